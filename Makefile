@@ -1,0 +1,30 @@
+# reproscore — developer entry points. Every target sets up what it needs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install test bench demo lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP) ## A .venv with the project and its test dependencies
+
+test: $(STAMP) ## The whole test suite
+	$(BIN)/python -m pytest
+
+bench: $(STAMP) ## Benchmarks: scorer cost vs reading every file once
+	$(BIN)/python tests/benchmarks/bench_scorer.py
+
+demo: $(STAMP) ## Score the bundled sample repositories end to end, offline
+	$(BIN)/python -m reproscore.demo
+
+lint: $(STAMP) ## Static checks
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) demo-out bench-out .pytest_cache

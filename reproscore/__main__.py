@@ -1,0 +1,3 @@
+from reproscore.cli import main
+
+main()

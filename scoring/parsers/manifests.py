@@ -1,0 +1,1639 @@
+"""Dependency manifests of Python, conda, R and Julia projects, parsed into typed records.
+
+Every function here is pure: it takes the text of one file (and its repository-relative
+POSIX path, used for messages and for resolving relative includes) and returns
+dataclasses. Nothing reads the filesystem; :func:`resolve_requirements` receives a
+``read`` callback instead. Deposits are untrusted and often malformed, so no parser
+raises on bad input: problems are recorded in ``Manifest.problems`` and parsing carries
+on with whatever could be understood.
+
+Pin classes follow METRICS.md E1 (V2):
+
+* ``exact`` - a single version is selected (one ``==``/``===`` clause without ``.*``,
+  a 40-hex VCS commit, a versioned wheel URL, a conda export pin, ...);
+* ``bounded`` - any other non-empty constraint (``>=``, ``~=``, ``==1.*``, ``^1.2``,
+  a VCS tag, a conda ``=X.Y`` fuzzy pin, a Julia ``[compat]`` entry, ...);
+* ``unpinned`` - no constraint at all.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import functools
+import json
+import posixpath
+import re
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import yaml
+from packaging.requirements import InvalidRequirement, Requirement
+
+__all__ = [
+    "CUDA_TAG_RE",
+    "PIN_BOUNDED",
+    "PIN_EXACT",
+    "PIN_UNPINNED",
+    "Dependency",
+    "InterpreterDecl",
+    "Manifest",
+    "classify_pep508",
+    "counts",
+    "has_cuda_tag",
+    "interpreter_from_version_file",
+    "interpreters_from_version_file",
+    "is_explicit_conda_spec",
+    "is_runtime_manifest_name",
+    "normalize_name",
+    "parse_conda_env",
+    "parse_description",
+    "parse_julia_project",
+    "parse_pipfile",
+    "parse_pyproject",
+    "parse_requirements",
+    "parse_setup_cfg",
+    "parse_setup_py",
+    "resolve_requirements",
+    "score_manifest",
+]
+
+PIN_EXACT = "exact"
+PIN_BOUNDED = "bounded"
+PIN_UNPINNED = "unpinned"
+_PIN_RANK = {PIN_UNPINNED: 0, PIN_BOUNDED: 1, PIN_EXACT: 2}
+
+# Problems quote offending input; keep them short enough for a report line, and keep a
+# garbage file from producing one problem per line.
+_SNIPPET = 120
+_MAX_PROBLEMS = 50
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """One declared dependency, as written in one manifest."""
+
+    name: str
+    normalized: str
+    spec: str
+    pin: str
+    line: int | None
+    ecosystem: str
+    source: str
+    raw: str
+    marker: str = ""
+    # Repository-relative path of the file holding the entry. Entries pulled in through
+    # ``-r`` live in another file than the manifest they are reported under.
+    file: str = ""
+
+
+@dataclass(frozen=True)
+class InterpreterDecl:
+    """A declared interpreter version or constraint (E4)."""
+
+    language: str
+    spec: str
+    line: int | None
+    source: str
+
+
+@dataclass
+class Manifest:
+    """The parsed content of one manifest file."""
+
+    path: str
+    kind: str
+    dependencies: list[Dependency]
+    runtime: bool = True
+    includes: list[str] = field(default_factory=list)
+    constraint_files: list[str] = field(default_factory=list)
+    interpreters: list[InterpreterDecl] = field(default_factory=list)
+    build_requires: list[Dependency] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    unknown: bool = False
+    conda_export: bool = False
+
+
+# --------------------------------------------------------------------------- helpers
+
+_NORMALIZE_RE = re.compile(r"[-_.]+")
+_HEX40_RE = re.compile(r"^[0-9a-fA-F]{40}$")
+_HEX40_SEGMENT_RE = re.compile(r"(?:^|/)([0-9a-fA-F]{40})(?:\.(?:zip|tar\.gz|tgz|tar\.bz2))?$")
+_TAG_ARCHIVE_RE = re.compile(r"/archive/(?:refs/tags/)?(v?\d[^/]*?)\.(?:zip|tar\.gz|tgz)$")
+_WHEEL_RE = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*)-(?P<version>\d[^-]*)(?:-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$"
+)
+_VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+", "git://")
+_URL_PREFIXES = (*_VCS_PREFIXES, "http://", "https://", "file:", "ftp://")
+_PEP508_SPEC_RE = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*(?P<spec>[^;]*)")
+_VERSION_TOKEN_RE = re.compile(r"^\d+(?:\.\d+)*")
+
+
+def normalize_name(name: str) -> str:
+    """PEP 503 normalisation: lower-case, runs of ``-``, ``_`` and ``.`` become ``-``."""
+    return _NORMALIZE_RE.sub("-", name.strip()).lower()
+
+
+def _split_lines(text: str) -> list[str]:
+    # str.splitlines() also breaks on form feeds and Unicode separators, which editors and
+    # pip do not count as new lines; splitting on newlines keeps line numbers honest.
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _snippet(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= _SNIPPET else text[: _SNIPPET - 1] + "…"
+
+
+def _problem(path: str, line: int | None, message: str) -> str:
+    return f"{path}:{line}: {message}" if line else f"{path}: {message}"
+
+
+def _stronger(a: str, b: str) -> str:
+    return a if _PIN_RANK[a] >= _PIN_RANK[b] else b
+
+
+def _weaker(a: str, b: str) -> str:
+    return a if _PIN_RANK[a] <= _PIN_RANK[b] else b
+
+
+class _LineFinder:
+    """Best-effort mapping of parsed TOML/YAML/INI entries back to source lines.
+
+    Structured parsers drop positions, so entries are located by text. A cursor per
+    section keeps repeated texts mapped to successive lines.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.lines = _split_lines(text)
+
+    def header(self, pattern: str, start: int = 0) -> int:
+        """0-based index of the first line at or after ``start`` matching ``pattern`` (or 0)."""
+        regex = re.compile(pattern)
+        for index in range(start, len(self.lines)):
+            if regex.search(self.lines[index]):
+                return index
+        return 0
+
+    def find(self, pattern: re.Pattern[str] | str, start: int = 0) -> int | None:
+        """0-based index of the first matching line at or after ``start``, else anywhere."""
+        regex = pattern if isinstance(pattern, re.Pattern) else re.compile(re.escape(pattern))
+        for index in range(start, len(self.lines)):
+            if regex.search(self.lines[index]):
+                return index
+        for index in range(0, min(start, len(self.lines))):
+            if regex.search(self.lines[index]):
+                return index
+        return None
+
+    def text(self, index: int | None) -> str:
+        return self.lines[index].strip() if index is not None else ""
+
+
+def _guarded(kind: str) -> Callable[[Callable[..., Manifest]], Callable[..., Manifest]]:
+    """Last line of defence: a parser bug on a hostile file must not abort a scoring run."""
+
+    def decorate(parse: Callable[..., Manifest]) -> Callable[..., Manifest]:
+        @functools.wraps(parse)
+        def wrapper(text: str, path: str, *args: Any, **kwargs: Any) -> Manifest:
+            try:
+                manifest = parse(text, path, *args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - deliberately total
+                return Manifest(
+                    path=path,
+                    kind=kind,
+                    dependencies=[],
+                    problems=[_problem(path, None, f"internal parser error: {type(exc).__name__}: {exc}")],
+                )
+            _cap_problems(manifest)
+            return manifest
+
+        return wrapper
+
+    return decorate
+
+
+def _cap_problems(manifest: Manifest) -> None:
+    extra = len(manifest.problems) - _MAX_PROBLEMS
+    if extra > 0:
+        del manifest.problems[_MAX_PROBLEMS:]
+        manifest.problems.append(_problem(manifest.path, None, f"{extra} more problems not listed"))
+
+
+_AUX_NAME_TOKENS = frozenset(
+    {
+        "dev", "devel", "develop", "development", "test", "tests", "testing", "doc", "docs",
+        "documentation", "lint", "linting", "style", "typing", "mypy", "ci",
+    }
+)  # fmt: skip
+_AUX_DIRS = frozenset({"doc", "docs", "test", "tests"})
+_MANIFEST_SUFFIX_RE = re.compile(r"\.(?:txt|in|ya?ml|lock)$", re.IGNORECASE)
+
+
+def is_runtime_manifest_name(path: str) -> bool:
+    """False when the file name (or its folder) marks development, test or docs use.
+
+    ``requirements-dev.txt``, ``requirements_test.txt``, ``dev-requirements.txt``,
+    ``requirements/docs.txt``, ``docs/requirements.txt``, ``environment-dev.yml``.
+    """
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    if not parts:
+        return True
+    stem = _MANIFEST_SUFFIX_RE.sub("", parts[-1].lower())
+    if set(re.split(r"[-_.]+", stem)) & _AUX_NAME_TOKENS:
+        return False
+    return not (len(parts) > 1 and parts[-2].lower() in _AUX_DIRS)
+
+
+# --------------------------------------------------------------------------- PEP 508
+
+
+def _classify_url(url: str) -> tuple[str, str | None]:
+    """Pin class of a direct URL or VCS reference, and a name derivable from it."""
+    url = url.strip()
+    fragment = ""
+    if "#" in url:
+        url, fragment = url.split("#", 1)
+    egg_name = None
+    if fragment:
+        egg = parse_qs(fragment).get("egg")
+        if egg and egg[0]:
+            egg_name = re.split(r"[<>=!~\[;\s]", egg[0], maxsplit=1)[0] or None
+
+    lowered = url.lower()
+    if lowered.startswith(_VCS_PREFIXES):
+        bare = re.sub(r"^(?:git|hg|svn|bzr)\+", "", url, flags=re.IGNORECASE)
+        if "://" in bare:
+            path = urlsplit(bare).path
+            ref = path.rsplit("@", 1)[1] if "@" in path else ""
+            repo_path = path.rsplit("@", 1)[0] if "@" in path else path
+        else:
+            # scp-like git+git@host:org/repo.git@ref - the first '@' belongs to the host.
+            tail = url.split("@", 1)[1] if "@" in url else url
+            ref = tail.rsplit("@", 1)[1] if "@" in tail else ""
+            repo_path = tail.rsplit("@", 1)[0]
+        repo_name = posixpath.basename(repo_path.rstrip("/"))
+        repo_name = repo_name[:-4] if repo_name.endswith(".git") else repo_name
+        name = egg_name or repo_name or None
+        if _HEX40_RE.match(ref):
+            return PIN_EXACT, name
+        # A ref is treated as a tag when it names a version (v1.2, 2023.01, release-3);
+        # branch names such as main or develop move and so are not pins.
+        if ref and re.search(r"\d", ref):
+            return PIN_BOUNDED, name
+        return PIN_UNPINNED, name
+
+    path = unquote(urlsplit(url).path) if "://" in url else unquote(url.split(":", 1)[-1])
+    basename = posixpath.basename(path)
+    wheel = _WHEEL_RE.match(basename)
+    if wheel:
+        return PIN_EXACT, egg_name or wheel.group("name")
+    if _HEX40_SEGMENT_RE.search(path):
+        return PIN_EXACT, egg_name
+    if _TAG_ARCHIVE_RE.search(path):
+        return PIN_BOUNDED, egg_name
+    return PIN_UNPINNED, egg_name
+
+
+def _is_exact_specifier(specifiers: list[Any]) -> bool:
+    # One equality clause fixes the version; extra exclusions (!=, <) cannot loosen it.
+    equalities = [s for s in specifiers if s.operator in ("==", "===")]
+    return len(equalities) == 1 and not (
+        equalities[0].operator == "==" and equalities[0].version.endswith(".*")
+    )
+
+
+def _pin_of_specifiers(specifiers: list[Any]) -> str:
+    if not specifiers:
+        return PIN_UNPINNED
+    return PIN_EXACT if _is_exact_specifier(specifiers) else PIN_BOUNDED
+
+
+def _marker_text(extras: Iterable[str], marker: object | None) -> str:
+    parts = []
+    extras = sorted(extras)
+    if extras:
+        parts.append(f"[{','.join(extras)}]")
+    if marker is not None:
+        parts.append(str(marker))
+    return "; ".join(parts)
+
+
+def classify_pep508(text: str) -> tuple[str, str, str, str] | None:
+    """``(name, spec, pin, marker)`` of a PEP 508 requirement, or None if unparseable.
+
+    Also accepts a bare VCS/URL requirement (``git+https://…@<sha>#egg=name``, a wheel
+    URL); its spec is the URL. ``marker`` carries extras (``[a,b]``) and the environment
+    marker, joined by ``; ``.
+    """
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    if not text:
+        return None
+    if text.lower().startswith(_URL_PREFIXES) or text.lower().endswith(".whl"):
+        url, _, marker = text.partition(" ;")
+        if ";" in url and not marker:
+            url, _, marker = url.partition(";")
+        pin, name = _classify_url(url)
+        if not name:
+            return None
+        return name, url.strip(), pin, marker.strip()
+    try:
+        requirement = Requirement(text)
+    except (InvalidRequirement, ValueError, TypeError):
+        return None
+    marker = _marker_text(requirement.extras, requirement.marker)
+    if requirement.url:
+        pin, _ = _classify_url(requirement.url)
+        return requirement.name, requirement.url, pin, marker
+    specifiers = list(requirement.specifier)
+    written = _PEP508_SPEC_RE.match(text)
+    spec = written.group("spec").strip() if written else ""
+    if spec.startswith("(") and spec.endswith(")"):
+        spec = spec[1:-1].strip()
+    if specifiers and not spec:
+        spec = str(requirement.specifier)
+    return requirement.name, spec, _pin_of_specifiers(specifiers), marker
+
+
+def _pep508_dependency(
+    text: str, *, line: int | None, source: str, path: str, raw: str | None = None
+) -> Dependency | None:
+    parsed = classify_pep508(text)
+    if parsed is None:
+        return None
+    name, spec, pin, marker = parsed
+    return Dependency(
+        name=name,
+        normalized=normalize_name(name),
+        spec=spec,
+        pin=pin,
+        line=line,
+        ecosystem="pypi",
+        source=source,
+        raw=_snippet(raw if raw is not None else text),
+        marker=marker,
+        file=path,
+    )
+
+
+# --------------------------------------------------------------------------- requirements.txt
+
+_COMMENT_RE = re.compile(r"(?:^|\s+)#.*$")
+# pip allows per-requirement options after the requirement (``pkg==1 --hash=sha256:…``).
+_TRAILING_OPTIONS_RE = re.compile(r"\s+--?[A-Za-z].*$")
+_OPTION_RE = re.compile(
+    r"^(?P<flag>-r|--requirement|-c|--constraint|-e|--editable)(?:\s*=\s*|\s+|(?<=^-[rce]))(?P<value>\S.*)$"
+)
+_LOCAL_PATH_RE = re.compile(r"^(?:\.{1,2}(?:[/\\].*)?|[/\\~].*|[A-Za-z]:[/\\].*)$")
+
+
+def _logical_lines(text: str) -> list[tuple[int, str]]:
+    """Requirement-file logical lines: comments stripped, ``\\`` continuations joined."""
+    result: list[tuple[int, str]] = []
+    buffer: list[str] = []
+    start = 0
+    for number, physical in enumerate(_split_lines(text), start=1):
+        if not buffer:
+            start = number
+        if physical.endswith("\\"):
+            buffer.append(physical[:-1])
+            continue
+        buffer.append(physical)
+        logical = _COMMENT_RE.sub("", "".join(buffer)).strip()
+        buffer = []
+        if logical:
+            result.append((start, logical))
+    if buffer:
+        logical = _COMMENT_RE.sub("", "".join(buffer)).strip()
+        if logical:
+            result.append((start, logical))
+    return result
+
+
+def _resolve_relative(path: str, target: str) -> str | None:
+    """Repository-relative POSIX path of ``target`` named in ``path``; None if outside."""
+    target = target.strip().strip("'\"").replace("\\", "/")
+    if not target or "://" in target or target.startswith("/"):
+        return None
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if joined == ".." or joined.startswith("../"):
+        return None
+    return joined
+
+
+def _requirement_line(
+    line: int | None, text: str, path: str, source: str, problems: list[str]
+) -> Dependency | None:
+    """One non-option requirement line, or None (a problem is recorded when not local)."""
+    text = _TRAILING_OPTIONS_RE.sub("", text).strip()
+    if not text or (_LOCAL_PATH_RE.match(text) and not text.lower().endswith(".whl")):
+        # `.`, `./pkg`, `/abs/path`: the project itself or a local tree, not a dependency.
+        return None
+    dependency = _pep508_dependency(text, line=line, source=source, path=path)
+    if dependency is None:
+        problems.append(
+            _problem(path, line, f"unparseable requirement {_snippet(text)!r}")
+        )
+    return dependency
+
+
+@_guarded("requirements")
+def parse_requirements(text: str, path: str) -> Manifest:
+    """Parse a pip requirements file; ``-r``/``-c`` targets are recorded, not followed."""
+    manifest = Manifest(
+        path=path, kind="requirements", dependencies=[], runtime=is_runtime_manifest_name(path)
+    )
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    for line, logical in _logical_lines(text):
+        if logical.startswith("-"):
+            option = _OPTION_RE.match(logical)
+            if option is None:
+                continue  # --index-url, -f, --hash, --pre … do not declare dependencies
+            flag, value = option.group("flag"), option.group("value").strip()
+            if flag in ("-e", "--editable"):
+                dependency = _requirement_line(
+                    line, value, path, "requirements", manifest.problems
+                )
+                if dependency is not None:
+                    manifest.dependencies.append(replace(dependency, raw=_snippet(logical)))
+                continue
+            value = _TRAILING_OPTIONS_RE.sub("", value)
+            target = _resolve_relative(path, value)
+            if target is None:
+                manifest.problems.append(
+                    _problem(path, line, f"include outside the repository: {_snippet(value)!r}")
+                )
+            elif flag in ("-r", "--requirement"):
+                manifest.includes.append(target)
+            else:
+                manifest.constraint_files.append(target)
+            continue
+        dependency = _requirement_line(line, logical, path, "requirements", manifest.problems)
+        if dependency is not None:
+            manifest.dependencies.append(dependency)
+    return manifest
+
+
+def _constraint_pins(
+    paths: list[str], read: Callable[[str], str | None], problems: list[str]
+) -> dict[str, Dependency]:
+    """Strongest constraint per normalised name over the constraint files (transitively)."""
+    pins: dict[str, Dependency] = {}
+    seen: set[str] = set()
+    pending = list(paths)
+    while pending:
+        path = pending.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        text = _safe_read(read, path)
+        if text is None:
+            problems.append(_problem(path, None, "constraints file not found"))
+            continue
+        parsed = parse_requirements(text, path)
+        problems.extend(parsed.problems)
+        pending.extend(parsed.includes + parsed.constraint_files)
+        for dependency in parsed.dependencies:
+            current = pins.get(dependency.normalized)
+            if current is None or _PIN_RANK[dependency.pin] > _PIN_RANK[current.pin]:
+                pins[dependency.normalized] = dependency
+    return pins
+
+
+def _safe_read(read: Callable[[str], str | None], path: str) -> str | None:
+    try:
+        text = read(path)
+    except Exception:  # noqa: BLE001 - a failing reader means "not available"
+        return None
+    return text if isinstance(text, str) else None
+
+
+def resolve_requirements(path: str, read: Callable[[str], str | None]) -> Manifest:
+    """Parse ``path`` and follow its ``-r`` includes and ``-c`` constraints.
+
+    Included entries join the result with their own ``line`` and ``file``; ``includes``
+    lists every file pulled in (transitively). An unpinned or bounded entry whose name
+    has a stronger pin in a constraints file takes that pin; its spec then shows both
+    clauses (``>=1.0,==1.2.3``).
+    """
+    text = _safe_read(read, path)
+    if text is None:
+        return Manifest(
+            path=path,
+            kind="requirements",
+            dependencies=[],
+            runtime=is_runtime_manifest_name(path),
+            problems=[_problem(path, None, "file not found")],
+        )
+    root = parse_requirements(text, path)
+    result = Manifest(
+        path=path,
+        kind="requirements",
+        dependencies=list(root.dependencies),
+        runtime=root.runtime,
+        constraint_files=list(root.constraint_files),
+        problems=list(root.problems),
+    )
+    seen = {path}
+
+    def follow(manifest: Manifest, stack: tuple[str, ...]) -> None:
+        for target in manifest.includes:
+            if target in stack:
+                result.problems.append(_problem(manifest.path, None, f"include cycle via {target}"))
+                continue
+            if target in seen:
+                continue
+            seen.add(target)
+            included_text = _safe_read(read, target)
+            if included_text is None:
+                result.problems.append(_problem(manifest.path, None, f"missing include {target}"))
+                continue
+            included = parse_requirements(included_text, target)
+            result.includes.append(target)
+            result.dependencies.extend(included.dependencies)
+            result.problems.extend(included.problems)
+            for constraint in included.constraint_files:
+                if constraint not in result.constraint_files:
+                    result.constraint_files.append(constraint)
+            follow(included, (*stack, target))
+
+    follow(root, (path,))
+    if result.constraint_files:
+        pins = _constraint_pins(result.constraint_files, read, result.problems)
+        result.dependencies = [_apply_constraint(d, pins) for d in result.dependencies]
+    return result
+
+
+def _apply_constraint(dependency: Dependency, pins: dict[str, Dependency]) -> Dependency:
+    constraint = pins.get(dependency.normalized)
+    if constraint is None or _PIN_RANK[constraint.pin] <= _PIN_RANK[dependency.pin]:
+        return dependency
+    spec = ",".join(s for s in (dependency.spec, constraint.spec) if s)
+    return replace(dependency, pin=constraint.pin, spec=spec)
+
+
+# --------------------------------------------------------------------------- pyproject.toml
+
+_POETRY_BARE_VERSION_RE = re.compile(
+    r"^(?:==?)?\s*v?\d+(?:\.\d+)*(?:[A-Za-z]+\d*)?(?:[-+._][A-Za-z0-9]+)*$"
+)
+
+
+def _load_toml(text: str, path: str, problems: list[str]) -> dict[str, Any] | None:
+    if not isinstance(text, str):
+        problems.append(_problem(path, None, "content is not text"))
+        return None
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, TypeError) as exc:
+        problems.append(_problem(path, None, f"invalid TOML: {_snippet(str(exc))}"))
+        return None
+
+
+def _table(data: Any, *keys: str) -> dict[str, Any]:
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _pep508_list(
+    values: Any,
+    *,
+    path: str,
+    source: str,
+    finder: _LineFinder,
+    start: int,
+    problems: list[str],
+    what: str,
+) -> list[Dependency]:
+    if values is None:
+        return []
+    if not isinstance(values, list):
+        problems.append(_problem(path, None, f"{what} is not a list"))
+        return []
+    dependencies = []
+    cursor = start
+    for value in values:
+        if not isinstance(value, str):
+            problems.append(_problem(path, None, f"{what}: non-string entry {_snippet(repr(value))}"))
+            continue
+        index = finder.find(value, cursor)
+        if index is not None:
+            cursor = index + 1
+        line = index + 1 if index is not None else None
+        dependency = _pep508_dependency(value, line=line, source=source, path=path)
+        if dependency is None:
+            problems.append(_problem(path, line, f"unparseable requirement {_snippet(value)!r}"))
+        else:
+            dependencies.append(dependency)
+    return dependencies
+
+
+def _poetry_version_pin(constraint: str) -> str:
+    constraint = constraint.strip()
+    if constraint in ("", "*"):
+        return PIN_UNPINNED
+    if "*" not in constraint and _POETRY_BARE_VERSION_RE.match(constraint):
+        return PIN_EXACT
+    return PIN_BOUNDED
+
+
+def _ref_pin(ref: object) -> str:
+    """A 40-hex commit is exact; a version-like ref (a tag) bounded; a branch unpinned."""
+    if not isinstance(ref, str) or not ref.strip():
+        return PIN_UNPINNED
+    if _HEX40_RE.match(ref.strip()):
+        return PIN_EXACT
+    return PIN_BOUNDED if re.search(r"\d", ref) else PIN_UNPINNED
+
+
+def _git_ref_pin(table: dict[str, Any]) -> str:
+    if isinstance(table.get("rev"), str) and table["rev"].strip():
+        return _ref_pin(table["rev"])
+    if isinstance(table.get("tag"), str) and table["tag"].strip():
+        return PIN_BOUNDED
+    return PIN_UNPINNED
+
+
+def _poetry_entry(value: Any) -> tuple[str, str, str] | None:
+    """``(spec, pin, marker)`` of one Poetry dependency value."""
+    if isinstance(value, str):
+        return value, _poetry_version_pin(value), ""
+    if isinstance(value, dict):
+        marker_parts = []
+        if isinstance(value.get("extras"), list):
+            marker_parts.append(f"[{','.join(sorted(str(e) for e in value['extras']))}]")
+        for key in ("markers", "python", "platform"):
+            if isinstance(value.get(key), str):
+                marker_parts.append(f"{key}={value[key]}" if key != "markers" else value[key])
+        marker = "; ".join(marker_parts)
+        if isinstance(value.get("version"), str):
+            return value["version"], _poetry_version_pin(value["version"]), marker
+        if isinstance(value.get("git"), str):
+            ref = next((value[k] for k in ("rev", "tag", "branch") if isinstance(value.get(k), str)), "")
+            return f"git {value['git']}{'@' + ref if ref else ''}", _git_ref_pin(value), marker
+        if isinstance(value.get("url"), str):
+            return value["url"], _classify_url(value["url"])[0], marker
+        if isinstance(value.get("path"), str):
+            return f"path {value['path']}", PIN_UNPINNED, marker
+        return "", PIN_UNPINNED, marker
+    if isinstance(value, list):
+        # Multiple-constraint form: the declaration is only as tight as its loosest branch.
+        entries = [e for e in (_poetry_entry(v) for v in value) if e is not None]
+        if not entries:
+            return None
+        pin = PIN_EXACT
+        for _, entry_pin, _ in entries:
+            pin = _weaker(pin, entry_pin)
+        return " || ".join(e[0] for e in entries), pin, "; ".join(e[2] for e in entries if e[2])
+    return None
+
+
+def _poetry_dependencies(
+    table: dict[str, Any],
+    *,
+    path: str,
+    finder: _LineFinder,
+    header: str,
+    manifest: Manifest,
+    seen: set[str],
+) -> None:
+    start = finder.header(header)
+    for name, value in table.items():
+        index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*="), start)
+        line = index + 1 if index is not None else None
+        if name.lower() == "python":
+            if isinstance(value, str):
+                manifest.interpreters.append(InterpreterDecl("python", value, line, "poetry"))
+            continue
+        if normalize_name(name) in seen:
+            continue
+        entry = _poetry_entry(value)
+        if entry is None:
+            manifest.problems.append(
+                _problem(path, line, f"unrecognised Poetry dependency {name!r}")
+            )
+            continue
+        spec, pin, marker = entry
+        seen.add(normalize_name(name))
+        raw = finder.text(index) or f"{name} = {json.dumps(value, default=str)}"
+        manifest.dependencies.append(
+            Dependency(
+                name=name,
+                normalized=normalize_name(name),
+                spec=spec,
+                pin=pin,
+                line=line,
+                ecosystem="pypi",
+                source="poetry",
+                raw=_snippet(raw),
+                marker=marker,
+                file=path,
+            )
+        )
+
+
+@_guarded("pyproject")
+def parse_pyproject(text: str, path: str) -> Manifest:
+    """``[project]`` (PEP 621), Poetry main-group dependencies and ``[build-system]``."""
+    manifest = Manifest(path=path, kind="pyproject", dependencies=[])
+    data = _load_toml(text, path, manifest.problems)
+    if data is None:
+        return manifest
+    finder = _LineFinder(text)
+
+    project = _table(data, "project")
+    project_start = finder.header(r"^\s*\[\s*project\s*\]")
+    manifest.dependencies.extend(
+        _pep508_list(
+            project.get("dependencies"),
+            path=path,
+            source="project.dependencies",
+            finder=finder,
+            start=finder.header(r"^\s*dependencies\s*=", project_start) or project_start,
+            problems=manifest.problems,
+            what="[project].dependencies",
+        )
+    )
+    requires_python = project.get("requires-python")
+    if isinstance(requires_python, str):
+        index = finder.find(re.compile(r"^\s*requires-python\s*="), project_start)
+        manifest.interpreters.append(
+            InterpreterDecl(
+                "python", requires_python, index + 1 if index is not None else None, "requires-python"
+            )
+        )
+
+    poetry = _table(data, "tool", "poetry")
+    seen: set[str] = set()
+    _poetry_dependencies(
+        _table(poetry, "dependencies"),
+        path=path,
+        finder=finder,
+        header=r"^\s*\[\s*tool\.poetry\.dependencies\s*\]",
+        manifest=manifest,
+        seen=seen,
+    )
+    _poetry_dependencies(
+        _table(poetry, "group", "main", "dependencies"),
+        path=path,
+        finder=finder,
+        header=r"^\s*\[\s*tool\.poetry\.group\.main\.dependencies\s*\]",
+        manifest=manifest,
+        seen=seen,
+    )
+
+    build_system = _table(data, "build-system")
+    build_start = finder.header(r"^\s*\[\s*build-system\s*\]")
+    manifest.build_requires.extend(
+        _pep508_list(
+            build_system.get("requires"),
+            path=path,
+            source="build-system",
+            finder=finder,
+            start=build_start,
+            problems=manifest.problems,
+            what="[build-system].requires",
+        )
+    )
+    return manifest
+
+
+# --------------------------------------------------------------------------- setup.cfg / setup.py
+
+
+def _requirement_strings_from_lines(
+    value: str, *, path: str, finder: _LineFinder, start: int, source: str, manifest: Manifest
+) -> None:
+    cursor = start
+    for piece in value.split("\n"):
+        piece = _COMMENT_RE.sub("", piece).strip()
+        if not piece:
+            continue
+        index = finder.find(piece, cursor)
+        if index is not None:
+            cursor = index + 1
+        line = index + 1 if index is not None else None
+        dependency = _pep508_dependency(piece, line=line, source=source, path=path)
+        if dependency is not None:
+            manifest.dependencies.append(dependency)
+            continue
+        # A one-line comma-separated list is a common mistake setuptools rejects, but the
+        # author's intent is clear enough to read the names.
+        parts = [p.strip() for p in piece.split(",") if p.strip()]
+        parsed = [_pep508_dependency(p, line=line, source=source, path=path, raw=piece) for p in parts]
+        if len(parts) > 1 and all(parsed):
+            manifest.dependencies.extend(d for d in parsed if d is not None)
+            manifest.problems.append(_problem(path, line, "install_requires entries separated by commas"))
+        else:
+            manifest.problems.append(_problem(path, line, f"unparseable requirement {_snippet(piece)!r}"))
+
+
+@_guarded("setup.cfg")
+def parse_setup_cfg(text: str, path: str) -> Manifest:
+    """``[options] install_requires`` and ``python_requires`` of a setuptools config."""
+    manifest = Manifest(path=path, kind="setup.cfg", dependencies=[])
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text, source=path)
+    except configparser.Error as exc:
+        manifest.problems.append(_problem(path, None, f"invalid INI: {_snippet(str(exc))}"))
+        return manifest
+    if not parser.has_section("options"):
+        return manifest
+    options = parser["options"]
+    finder = _LineFinder(text)
+    start = finder.header(r"^\s*\[\s*options\s*\]")
+
+    install_requires = options.get("install_requires", options.get("install-requires"))
+    if install_requires is not None:
+        stripped = install_requires.strip()
+        if stripped.startswith("file:"):
+            for target in stripped[len("file:") :].split(","):
+                resolved = _resolve_relative(path, target)
+                if resolved:
+                    manifest.includes.append(resolved)
+        else:
+            key_index = finder.find(re.compile(r"^\s*install[_-]requires\s*="), start)
+            _requirement_strings_from_lines(
+                install_requires,
+                path=path,
+                finder=finder,
+                start=key_index if key_index is not None else start,
+                source="setup.cfg",
+                manifest=manifest,
+            )
+
+    python_requires = options.get("python_requires", options.get("python-requires"))
+    if python_requires is not None and python_requires.strip().strip("'\""):
+        index = finder.find(re.compile(r"^\s*python[_-]requires\s*="), start)
+        manifest.interpreters.append(
+            InterpreterDecl(
+                "python",
+                python_requires.strip().strip("'\""),
+                index + 1 if index is not None else None,
+                "python_requires",
+            )
+        )
+    return manifest
+
+
+class _NotLiteral(Exception):
+    """The expression cannot be evaluated without running the setup script."""
+
+
+def _literal_strings(node: ast.AST, assignments: dict[str, ast.AST], depth: int = 0) -> list[ast.Constant]:
+    if depth > 10:
+        raise _NotLiteral
+    if isinstance(node, (ast.List, ast.Tuple)):
+        constants = []
+        for element in node.elts:
+            if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                constants.append(element)
+            else:
+                raise _NotLiteral
+        return constants
+    if isinstance(node, ast.Name) and node.id in assignments:
+        return _literal_strings(assignments[node.id], assignments, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _literal_strings(node.left, assignments, depth + 1) + _literal_strings(
+            node.right, assignments, depth + 1
+        )
+    raise _NotLiteral
+
+
+def _module_assignments(tree: ast.Module) -> dict[str, ast.AST]:
+    """Module-level ``NAME = <expr>``; a name assigned twice is not trusted."""
+    assignments: dict[str, ast.AST] = {}
+    ambiguous: set[str] = set()
+    for statement in tree.body:
+        targets: list[ast.expr] = []
+        value: ast.AST | None = None
+        if isinstance(statement, ast.Assign):
+            targets, value = statement.targets, statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets, value = [statement.target], statement.value
+        elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+            ambiguous.add(statement.target.id)
+        for target in targets:
+            if isinstance(target, ast.Name):
+                if target.id in assignments:
+                    ambiguous.add(target.id)
+                assignments[target.id] = value  # type: ignore[assignment]
+    for name in ambiguous:
+        assignments.pop(name, None)
+    return assignments
+
+
+def _is_setup_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return name.endswith("setup")
+
+
+@_guarded("setup.py")
+def parse_setup_py(text: str, path: str) -> Manifest:
+    """Literal ``install_requires`` / ``python_requires`` of the ``setup(...)`` call."""
+    manifest = Manifest(path=path, kind="setup.py", dependencies=[])
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        manifest.problems.append(_problem(path, line, f"syntax error: {_snippet(str(exc))}"))
+        return manifest
+    calls = [node for node in ast.walk(tree) if _is_setup_call(node)]
+    if not calls:
+        manifest.problems.append(_problem(path, None, "no setup() call found"))
+        return manifest
+    assignments = _module_assignments(tree)
+    ordered = sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+    install = _first_keyword(ordered, "install_requires")
+    if install is not None:
+        _setup_py_requirements(install, assignments, _split_lines(text), path, manifest)
+    elif any(k.arg is None for call in ordered for k in call.keywords):
+        # setup(**options): the requirements may hide in the unpacked mapping.
+        manifest.unknown = True
+        manifest.problems.append(
+            _problem(path, ordered[0].lineno, "setup() receives **kwargs; install_requires unknown")
+        )
+    python = _first_keyword(ordered, "python_requires")
+    if python is not None:
+        value = python.value
+        if isinstance(value, ast.Name) and isinstance(assignments.get(value.id), ast.Constant):
+            value = assignments[value.id]
+        if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value.strip():
+            manifest.interpreters.append(
+                InterpreterDecl("python", value.value.strip(), python.value.lineno, "python_requires")
+            )
+        else:
+            manifest.problems.append(
+                _problem(path, python.value.lineno, "python_requires is not a literal string")
+            )
+    return manifest
+
+
+def _first_keyword(calls: list[ast.Call], name: str) -> ast.keyword | None:
+    for call in calls:
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                return keyword
+    return None
+
+
+def _setup_py_requirements(
+    install: ast.keyword,
+    assignments: dict[str, ast.AST],
+    lines: list[str],
+    path: str,
+    manifest: Manifest,
+) -> None:
+    try:
+        constants = _literal_strings(install.value, assignments)
+    except _NotLiteral:
+        manifest.unknown = True
+        manifest.problems.append(_problem(path, install.value.lineno, "install_requires is not a literal"))
+        return
+    for constant in constants:
+        raw = lines[constant.lineno - 1] if constant.lineno <= len(lines) else constant.value
+        dependency = _pep508_dependency(constant.value, line=constant.lineno, source="setup.py", path=path)
+        if dependency is None:
+            manifest.problems.append(
+                _problem(path, constant.lineno, f"unparseable requirement {_snippet(constant.value)!r}")
+            )
+        else:
+            manifest.dependencies.append(replace(dependency, raw=_snippet(raw)))
+
+
+# --------------------------------------------------------------------------- Pipfile
+
+
+def _pipfile_entry(value: Any) -> tuple[str, str, str] | None:
+    """``(spec, pin, marker)`` of one Pipfile ``[packages]`` value."""
+    if isinstance(value, str):
+        return value, _pip_spec_pin(value), ""
+    if isinstance(value, dict):
+        marker_parts = []
+        if isinstance(value.get("extras"), list):
+            marker_parts.append(f"[{','.join(sorted(str(e) for e in value['extras']))}]")
+        if isinstance(value.get("markers"), str):
+            marker_parts.append(value["markers"])
+        marker = "; ".join(marker_parts)
+        if isinstance(value.get("version"), str):
+            return value["version"], _pip_spec_pin(value["version"]), marker
+        if isinstance(value.get("git"), str):
+            ref = value.get("ref") if isinstance(value.get("ref"), str) else ""
+            return f"git {value['git']}{'@' + ref if ref else ''}", _ref_pin(ref), marker
+        for key in ("file", "url"):
+            if isinstance(value.get(key), str):
+                return value[key], _classify_url(value[key])[0], marker
+        if isinstance(value.get("path"), str):
+            return f"path {value['path']}", PIN_UNPINNED, marker
+        return "", PIN_UNPINNED, marker
+    return None
+
+
+def _pip_spec_pin(spec: str) -> str:
+    spec = spec.strip()
+    if spec in ("", "*"):
+        return PIN_UNPINNED
+    if _VERSION_TOKEN_RE.match(spec):
+        return PIN_BOUNDED if "*" in spec else PIN_EXACT  # a bare version reads as ==
+    parsed = classify_pep508(f"placeholder{spec}")
+    if parsed is not None and parsed[0] == "placeholder":
+        return parsed[2]
+    return PIN_BOUNDED
+
+
+@_guarded("pipfile")
+def parse_pipfile(text: str, path: str) -> Manifest:
+    """Pipfile ``[packages]`` and ``[requires]`` python version."""
+    manifest = Manifest(path=path, kind="pipfile", dependencies=[])
+    data = _load_toml(text, path, manifest.problems)
+    if data is None:
+        return manifest
+    finder = _LineFinder(text)
+    start = finder.header(r"^\s*\[\s*packages\s*\]")
+    for name, value in _table(data, "packages").items():
+        index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*="), start)
+        line = index + 1 if index is not None else None
+        entry = _pipfile_entry(value)
+        if entry is None:
+            manifest.problems.append(_problem(path, line, f"unrecognised Pipfile entry {name!r}"))
+            continue
+        spec, pin, marker = entry
+        manifest.dependencies.append(
+            Dependency(
+                name=name,
+                normalized=normalize_name(name),
+                spec=spec if spec != "*" else "",
+                pin=pin,
+                line=line,
+                ecosystem="pypi",
+                source="pipfile",
+                raw=_snippet(finder.text(index) or f"{name} = {json.dumps(value, default=str)}"),
+                marker=marker,
+                file=path,
+            )
+        )
+    requires = _table(data, "requires")
+    requires_start = finder.header(r"^\s*\[\s*requires\s*\]")
+    for key in ("python_full_version", "python_version"):
+        value = requires.get(key)
+        if isinstance(value, str) and value.strip():
+            index = finder.find(re.compile(rf"^\s*{key}\s*="), requires_start)
+            manifest.interpreters.append(
+                InterpreterDecl("python", value.strip(), index + 1 if index is not None else None, "pipfile")
+            )
+    return manifest
+
+
+# --------------------------------------------------------------------------- conda environment.yml
+
+_CONDA_SPEC_RE = re.compile(r"^(?P<name>[A-Za-z0-9_][A-Za-z0-9_.\-]*)(?P<rest>.*)$")
+_CONDA_BRACKET_VERSION_RE = re.compile(r"version\s*=\s*[\"']?(?P<version>[^\"',\]]+)")
+_CONDA_BRACKET_BUILD_RE = re.compile(r"build\s*=\s*[\"']?(?P<build>[^\"',\]]+)")
+_RANGE_CHARS = set("*,|<>!~")
+
+
+@dataclass(frozen=True)
+class _CondaSpec:
+    name: str
+    spec: str  # the version part as written ('=1.2', '>=1.0', '1.24.3'), '' when bare
+    operator: str  # '', '==', '=', 'space', 'range'
+    version: str
+    build: str
+
+
+def _parse_conda_spec(entry: str) -> _CondaSpec | None:
+    entry = entry.strip()
+    if "::" in entry:
+        entry = entry.split("::", 1)[1].strip()
+    match = _CONDA_SPEC_RE.match(entry)
+    if match is None:
+        return None
+    name, rest = match.group("name"), match.group("rest")
+    spec = rest.strip()
+    if not spec:
+        return _CondaSpec(name, "", "", "", "")
+    if spec.startswith("["):
+        version = _CONDA_BRACKET_VERSION_RE.search(spec)
+        build = _CONDA_BRACKET_BUILD_RE.search(spec)
+        if version is None:
+            return _CondaSpec(name, spec, "", "", build.group("build") if build else "")
+        spec_rest = version.group("version").strip()
+        inner = _parse_conda_spec(f"{name} {spec_rest}")
+        if inner is None:
+            return None
+        return replace(inner, spec=spec, build=build.group("build") if build else inner.build)
+    if spec.startswith("=="):
+        version, _, build = spec[2:].partition("=")
+        return _CondaSpec(name, spec, "==", version.strip(), build.strip())
+    if spec.startswith("="):
+        version, _, build = spec[1:].partition("=")
+        return _CondaSpec(name, spec, "=", version.strip(), build.strip())
+    if spec[0] in "<>!~":
+        return _CondaSpec(name, spec, "range", spec, "")
+    if rest[:1].isspace():
+        tokens = spec.split()
+        if tokens[0][0] in "<>!~=":
+            return replace(_parse_conda_spec(name + tokens[0]) or _CondaSpec(name, spec, "range", spec, ""), spec=spec)
+        return _CondaSpec(name, spec, "space", tokens[0], tokens[1] if len(tokens) > 1 else "")
+    return None
+
+
+def _conda_pin(spec: _CondaSpec, export: bool) -> str:
+    if not spec.operator:
+        return PIN_UNPINNED
+    if spec.operator == "range" or _RANGE_CHARS & set(spec.version):
+        return PIN_BOUNDED
+    if spec.operator in ("==", "space"):
+        return PIN_EXACT if spec.version else PIN_UNPINNED
+    # Single '=' is conda's fuzzy match (=1.2 means 1.2.*), so only a full version, a build
+    # string, or an exported environment (which records what was installed) selects one build.
+    if not spec.version:
+        return PIN_UNPINNED
+    if spec.build or export or len(spec.version.split(".")) >= 3:
+        return PIN_EXACT
+    return PIN_BOUNDED
+
+
+def _yaml_entry_pattern(entry: str) -> re.Pattern[str]:
+    return re.compile(rf"^\s*-\s*[\"']?{re.escape(entry)}[\"']?\s*(?:#.*)?$")
+
+
+@_guarded("conda")
+def parse_conda_env(text: str, path: str) -> Manifest:
+    """A conda ``environment.yml``: match specs plus the nested ``pip:`` list."""
+    manifest = Manifest(path=path, kind="conda", dependencies=[], runtime=is_runtime_manifest_name(path))
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        manifest.problems.append(_problem(path, None, f"invalid YAML: {_snippet(str(exc))}"))
+        return manifest
+    if data is None:
+        manifest.problems.append(_problem(path, None, "empty environment file"))
+        return manifest
+    if not isinstance(data, dict):
+        manifest.problems.append(_problem(path, None, "environment file is not a mapping"))
+        return manifest
+    entries = data.get("dependencies")
+    if entries is None:
+        return manifest
+    if not isinstance(entries, list):
+        manifest.problems.append(_problem(path, None, "dependencies is not a list"))
+        return manifest
+
+    finder = _LineFinder(text)
+    cursor = finder.header(r"^\s*dependencies\s*:")
+    conda_specs: list[tuple[_CondaSpec, str, int | None]] = []
+    pip_lists: list[tuple[list[Any], int]] = []
+    for entry in entries:
+        if isinstance(entry, dict):
+            if "pip" in entry and isinstance(entry["pip"], list):
+                pip_index = finder.find(re.compile(r"^\s*-\s*[\"']?pip[\"']?\s*:"), cursor)
+                pip_lists.append((entry["pip"], pip_index if pip_index is not None else cursor))
+            else:
+                manifest.problems.append(
+                    _problem(path, None, f"unrecognised dependency mapping {_snippet(repr(entry))}")
+                )
+            continue
+        if isinstance(entry, (int, float)) or not isinstance(entry, str):
+            manifest.problems.append(_problem(path, None, f"non-string dependency {_snippet(repr(entry))}"))
+            continue
+        index = finder.find(_yaml_entry_pattern(entry.strip()), cursor)
+        if index is not None:
+            cursor = index + 1
+        line = index + 1 if index is not None else None
+        spec = _parse_conda_spec(entry)
+        if spec is None:
+            manifest.problems.append(_problem(path, line, f"unrecognised conda spec {_snippet(entry)!r}"))
+            continue
+        conda_specs.append((spec, entry.strip(), line))
+
+    manifest.conda_export = "prefix" in data or (
+        bool(conda_specs) and all(spec.operator in ("=", "==") for spec, _, _ in conda_specs)
+    )
+    for spec, raw, line in conda_specs:
+        lowered = spec.name.lower()
+        if lowered in ("python", "r-base") and spec.operator:
+            language = "python" if lowered == "python" else "r"
+            manifest.interpreters.append(InterpreterDecl(language, spec.spec, line, "conda"))
+        if lowered in ("python", "pip"):
+            continue
+        manifest.dependencies.append(
+            Dependency(
+                name=spec.name,
+                normalized=normalize_name(spec.name),
+                spec=spec.spec,
+                pin=_conda_pin(spec, manifest.conda_export),
+                line=line,
+                ecosystem="conda",
+                source="conda",
+                raw=_snippet(raw),
+                file=path,
+            )
+        )
+
+    for pip_entries, pip_start in pip_lists:
+        pip_cursor = pip_start
+        for entry in pip_entries:
+            if not isinstance(entry, str):
+                manifest.problems.append(_problem(path, None, f"non-string pip entry {_snippet(repr(entry))}"))
+                continue
+            index = finder.find(_yaml_entry_pattern(entry.strip()), pip_cursor)
+            if index is not None:
+                pip_cursor = index + 1
+            line = index + 1 if index is not None else None
+            stripped = entry.strip()
+            if stripped.startswith("-"):
+                option = _OPTION_RE.match(stripped)
+                if option is None:
+                    continue
+                flag, value = option.group("flag"), option.group("value").strip()
+                if flag in ("-e", "--editable"):
+                    stripped = value
+                else:
+                    target = _resolve_relative(path, value)
+                    if target is None:
+                        manifest.problems.append(_problem(path, line, f"include outside the repository: {value!r}"))
+                    elif flag in ("-r", "--requirement"):
+                        manifest.includes.append(target)
+                    else:
+                        manifest.constraint_files.append(target)
+                    continue
+            dependency = _requirement_line(line, stripped, path, "conda-pip", manifest.problems)
+            if dependency is not None:
+                manifest.dependencies.append(replace(dependency, raw=_snippet(entry)))
+    return manifest
+
+
+def is_explicit_conda_spec(text: str) -> bool:
+    """True when the first non-blank, non-comment line is ``@EXPLICIT`` (a conda lock list)."""
+    if not isinstance(text, str):
+        return False
+    for line in _split_lines(text):
+        stripped = line.strip().lstrip("\ufeff")
+        if not stripped or stripped.startswith("#"):
+            continue
+        return stripped == "@EXPLICIT"
+    return False
+
+
+# --------------------------------------------------------------------------- R DESCRIPTION
+
+_DCF_FIELD_RE = re.compile(r"^(?P<field>[A-Za-z][A-Za-z0-9/._@-]*)\s*:(?P<value>.*)$")
+_R_ENTRY_RE = re.compile(
+    r"^(?P<name>[A-Za-z][A-Za-z0-9.]*)\s*(?:\(\s*(?P<op>[<>=!]=?)\s*(?P<version>[^)\s]+)\s*\))?$"
+)
+_DESCRIPTION_DEPENDENCY_FIELDS = ("Depends", "Imports", "LinkingTo")
+
+
+def _dcf_fields(text: str, path: str, problems: list[str]) -> dict[str, list[tuple[int, str]]]:
+    """Field name → its (line, text) segments; continuation lines start with whitespace."""
+    fields: dict[str, list[tuple[int, str]]] = {}
+    current: list[tuple[int, str]] | None = None
+    for number, line in enumerate(_split_lines(text), start=1):
+        if not line.strip():
+            current = None
+            continue
+        if line[:1].isspace():
+            if current is None:
+                problems.append(_problem(path, number, "continuation line outside a field"))
+            else:
+                current.append((number, line.strip()))
+            continue
+        match = _DCF_FIELD_RE.match(line)
+        if match is None:
+            problems.append(_problem(path, number, f"malformed line {_snippet(line)!r}"))
+            current = None
+            continue
+        current = []
+        fields.setdefault(match.group("field"), current)
+        if fields[match.group("field")] is not current:
+            problems.append(_problem(path, number, f"duplicate field {match.group('field')!r}"))
+            current = fields[match.group("field")]
+        if match.group("value").strip():
+            current.append((number, match.group("value").strip()))
+    return fields
+
+
+def _comma_entries(segments: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    entries: list[tuple[int, str]] = []
+    buffer: list[str] = []
+    start: int | None = None
+    for number, segment in segments:
+        for position, piece in enumerate(segment.split(",")):
+            if position > 0 and buffer:
+                entries.append((start or number, " ".join(buffer)))
+                buffer, start = [], None
+            if piece.strip():
+                buffer.append(piece.strip())
+                start = start or number
+    if buffer:
+        entries.append((start or 0, " ".join(buffer)))
+    return entries
+
+
+@_guarded("description")
+def parse_description(text: str, path: str) -> Manifest:
+    """An R package ``DESCRIPTION``: Depends, Imports and LinkingTo; ``R (>= x)`` is an interpreter."""
+    manifest = Manifest(path=path, kind="description", dependencies=[])
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    fields = _dcf_fields(text, path, manifest.problems)
+    for field_name in _DESCRIPTION_DEPENDENCY_FIELDS:
+        for line, entry in _comma_entries(fields.get(field_name, [])):
+            match = _R_ENTRY_RE.match(entry)
+            if match is None:
+                manifest.problems.append(_problem(path, line, f"unparseable {field_name} entry {_snippet(entry)!r}"))
+                continue
+            name, op, version = match.group("name"), match.group("op"), match.group("version")
+            spec = f"{op} {version}" if op else ""
+            if name == "R":
+                if op:
+                    manifest.interpreters.append(InterpreterDecl("r", spec, line, "description"))
+                continue
+            pin = PIN_UNPINNED if not op else PIN_EXACT if op == "==" else PIN_BOUNDED
+            manifest.dependencies.append(
+                Dependency(
+                    name=name,
+                    normalized=normalize_name(name),
+                    spec=spec,
+                    pin=pin,
+                    line=line,
+                    ecosystem="cran",
+                    source="description",
+                    raw=_snippet(entry),
+                    marker=field_name,
+                    file=path,
+                )
+            )
+    return manifest
+
+
+# --------------------------------------------------------------------------- Julia Project.toml
+
+_JULIA_EXACT_COMPAT_RE = re.compile(r"^=\s*\d+(?:\.\d+){0,2}$")
+
+
+@_guarded("julia-project")
+def parse_julia_project(text: str, path: str) -> Manifest:
+    """A Julia ``Project.toml``: ``[deps]`` names, pinned by ``[compat]`` entries."""
+    manifest = Manifest(path=path, kind="julia-project", dependencies=[])
+    data = _load_toml(text, path, manifest.problems)
+    if data is None:
+        return manifest
+    finder = _LineFinder(text)
+    compat = _table(data, "compat")
+    compat_start = finder.header(r"^\s*\[\s*compat\s*\]")
+    deps_start = finder.header(r"^\s*\[\s*deps\s*\]")
+    for name in _table(data, "deps"):
+        index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*="), deps_start)
+        bound = compat.get(name)
+        spec = bound.strip() if isinstance(bound, str) else ""
+        if not spec:
+            pin = PIN_UNPINNED
+        elif "," not in spec and _JULIA_EXACT_COMPAT_RE.match(spec):
+            pin = PIN_EXACT
+        else:
+            pin = PIN_BOUNDED
+        manifest.dependencies.append(
+            Dependency(
+                name=name,
+                normalized=normalize_name(name),
+                spec=spec,
+                pin=pin,
+                line=index + 1 if index is not None else None,
+                ecosystem="julia",
+                source="julia-project",
+                raw=_snippet(finder.text(index) or name),
+                file=path,
+            )
+        )
+    julia = compat.get("julia")
+    if isinstance(julia, str) and julia.strip():
+        index = finder.find(re.compile(r"^\s*[\"']?julia[\"']?\s*="), compat_start)
+        manifest.interpreters.append(
+            InterpreterDecl("julia", julia.strip(), index + 1 if index is not None else None, "julia-compat")
+        )
+    return manifest
+
+
+# --------------------------------------------------------------------------- interpreter version files
+
+_PYTHON_VERSION_TOKEN_RE = re.compile(
+    r"^(?:c?python-?|pypy)?(?P<version>\d+(?:\.\d+){0,2})(?:[abrc]+\d*|t|-dev|\.dev\d*|[+-][\w.]*)?$",
+    re.IGNORECASE,
+)
+_RUNTIME_R_RE = re.compile(r"^r-(?:(?P<version>\d+\.\d+(?:\.\d+)?)-)?(?P<date>\d{4}-\d{2}-\d{2})$", re.IGNORECASE)
+_TOOL_LANGUAGES = {"python": "python", "r": "r", "julia": "julia"}
+_VERSION_FILE_KINDS = {
+    ".python-version": "python-version",
+    "python-version": "python-version",
+    "runtime.txt": "runtime.txt",
+    ".tool-versions": "tool-versions",
+    "tool-versions": "tool-versions",
+    "mise.toml": "mise",
+    ".mise.toml": "mise",
+    "mise": "mise",
+    "uv.lock": "uv.lock",
+    "manifest.toml": "julia-manifest",
+    "julia-manifest": "julia-manifest",
+    "renv.lock": "renv.lock",
+}
+
+
+def _version_like(token: str) -> str | None:
+    match = _PYTHON_VERSION_TOKEN_RE.match(token.strip())
+    return match.group("version") if match else None
+
+
+def _content_lines(text: str) -> Iterable[tuple[int, str]]:
+    for number, line in enumerate(_split_lines(text), start=1):
+        stripped = line.split("#", 1)[0].strip().lstrip("\ufeff")
+        if stripped:
+            yield number, stripped
+
+
+def _toml_or_none(text: str) -> dict[str, Any] | None:
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, TypeError):
+        return None
+
+
+def _declarations_in_version_file(text: str, kind: str) -> list[InterpreterDecl]:
+    finder = _LineFinder(text)
+    if kind == "python-version":
+        for number, line in _content_lines(text):
+            version = _version_like(line.split()[0])
+            return [InterpreterDecl("python", version, number, "python-version-file")] if version else []
+        return []
+    if kind == "runtime.txt":
+        for number, line in _content_lines(text):
+            r_match = _RUNTIME_R_RE.match(line)
+            if r_match:
+                spec = r_match.group("version") or r_match.group("date")
+                return [InterpreterDecl("r", spec, number, "runtime.txt")]
+            version = _version_like(line)
+            return [InterpreterDecl("python", version, number, "runtime.txt")] if version else []
+        return []
+    if kind == "tool-versions":
+        found = []
+        for number, line in _content_lines(text):
+            tokens = line.split()
+            language = _TOOL_LANGUAGES.get(tokens[0].lower())
+            if language and len(tokens) > 1 and re.match(r"^v?\d", tokens[1]):
+                found.append(InterpreterDecl(language, tokens[1], number, "tool-versions"))
+        return found
+    if kind == "mise":
+        data = _toml_or_none(text)
+        found = []
+        for tool, value in _table(data or {}, "tools").items():
+            language = _TOOL_LANGUAGES.get(str(tool).lower())
+            if isinstance(value, list) and value:
+                value = value[0]
+            if isinstance(value, dict):
+                value = value.get("version")
+            if language and isinstance(value, str) and re.match(r"^v?\d", value.strip()):
+                index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(str(tool))}[\"']?\s*="))
+                found.append(
+                    InterpreterDecl(language, value.strip(), index + 1 if index is not None else None, "mise")
+                )
+        return found
+    if kind == "uv.lock":
+        data = _toml_or_none(text)
+        value = (data or {}).get("requires-python")
+        if isinstance(value, str) and value.strip():
+            index = finder.find(re.compile(r"^requires-python\s*="))
+            return [InterpreterDecl("python", value.strip(), index + 1 if index is not None else None, "uv.lock")]
+        return []
+    if kind == "julia-manifest":
+        data = _toml_or_none(text)
+        value = (data or {}).get("julia_version")
+        if isinstance(value, str) and value.strip():
+            index = finder.find(re.compile(r"^julia_version\s*="))
+            return [
+                InterpreterDecl(
+                    "julia", value.strip(), index + 1 if index is not None else None, "manifest-julia_version"
+                )
+            ]
+        return []
+    if kind == "renv.lock":
+        try:
+            data = json.loads(text)
+        except (ValueError, TypeError):
+            return []
+        version = _table(data, "R").get("Version")
+        if isinstance(version, str) and version.strip():
+            start = finder.find(re.compile(r"^\s*\"R\"\s*:")) or 0
+            index = finder.find(re.compile(r"\"Version\"\s*:"), start)
+            return [InterpreterDecl("r", version.strip(), index + 1 if index is not None else None, "renv.lock")]
+        return []
+    return []
+
+
+def interpreters_from_version_file(text: str, path: str, kind: str | None = None) -> list[InterpreterDecl]:
+    """Every interpreter declaration in a version file (``.tool-versions`` may list several).
+
+    ``kind`` is the file's conventional name (``.python-version``, ``runtime.txt``,
+    ``.tool-versions``, ``mise.toml``, ``uv.lock``, ``Manifest.toml``, ``renv.lock``) or
+    one of the short kinds (``python-version``, ``tool-versions``, ``mise``,
+    ``julia-manifest``); None infers it from ``path``.
+    """
+    if not isinstance(text, str):
+        return []
+    key = (kind or posixpath.basename(path or "")).lower()
+    resolved = _VERSION_FILE_KINDS.get(key)
+    if resolved is None and key.endswith("manifest.toml"):
+        resolved = "julia-manifest"  # JuliaManifest.toml, Manifest-v1.10.toml
+    if resolved is None:
+        return []
+    try:
+        return _declarations_in_version_file(text, resolved)
+    except Exception:  # noqa: BLE001 - hostile content must not abort scoring
+        return []
+
+
+def interpreter_from_version_file(text: str, path: str, kind: str | None = None) -> InterpreterDecl | None:
+    """The declaration of a version file, preferring Python when several languages appear."""
+    declarations = interpreters_from_version_file(text, path, kind)
+    for declaration in declarations:
+        if declaration.language == "python":
+            return declaration
+    return declarations[0] if declarations else None
+
+
+# --------------------------------------------------------------------------- E1 scoring
+
+
+def counts(manifest: Manifest) -> dict[str, int]:
+    """Entry counts of one manifest by pin class."""
+    pins = [d.pin for d in manifest.dependencies]
+    return {
+        "n_entries": len(pins),
+        "n_exact": pins.count(PIN_EXACT),
+        "n_bounded": pins.count(PIN_BOUNDED),
+        "n_unpinned": pins.count(PIN_UNPINNED),
+    }
+
+
+def score_manifest(manifest: Manifest) -> tuple[float, str]:
+    """V2 E1 level of one manifest: 80 all exact, 50–70 partial (half-even), else 20."""
+    tally = counts(manifest)
+    entries = tally["n_entries"]
+    if entries == 0:
+        return 20.0, "unpinned"
+    if tally["n_exact"] == entries:
+        return 80.0, "all_exact"
+    if tally["n_exact"] or tally["n_bounded"]:
+        fraction = (tally["n_exact"] + 0.5 * tally["n_bounded"]) / entries
+        return float(round(50 + 20 * fraction)), "partial"
+    return 20.0, "unpinned"
+
+
+# --------------------------------------------------------------------------- S7 CUDA tags
+
+CUDA_TAG_RE = re.compile(
+    r"""(?ix)
+    \+cu\d+                                  # local version tag: torch==2.0.1+cu118
+    | (?<![a-z0-9])cudatoolkit
+    | (?<=[a-z0-9])-cuda(?:\d+x?)?(?![a-z])  # pytorch-cuda, cupy-cuda11x, jax-cuda12-plugin
+    | (?<![a-z0-9])cuda-version
+    | \[[^\]]*cuda[^\]]*\]                   # extras: jax[cuda12], tensorflow[and-cuda]
+    | (?<![a-z0-9])nvidia-[a-z0-9-]*-cu\d+   # nvidia-cudnn-cu12
+    """
+)
+
+
+def has_cuda_tag(dep_or_text: Dependency | str) -> bool:
+    """True when a dependency (or spec text) names a CUDA build, i.e. declares GPU hardware."""
+    if isinstance(dep_or_text, Dependency):
+        texts = (dep_or_text.raw, dep_or_text.name, dep_or_text.spec, dep_or_text.marker)
+    elif isinstance(dep_or_text, str):
+        texts = (dep_or_text,)
+    else:
+        return False
+    return any(CUDA_TAG_RE.search(text) for text in texts if text)

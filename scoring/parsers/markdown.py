@@ -1,0 +1,336 @@
+"""Structure of prose documents (README, DATA.md, INSTALL): headings, code, prose, links.
+
+Markdown is parsed with markdown-it-py (CommonMark), so headings inside code fences,
+``# comments`` in code blocks and ``(#anchor)`` links are never mistaken for headings.
+reStructuredText gets a small structural reader (section titles, literal blocks,
+``code-block`` directives); plain text is read as Markdown. All line numbers are
+1-based lines of the source document.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from markdown_it import MarkdownIt
+
+URL_RE = re.compile(r"""(?:https?|ftp)://[^\s<>"'`)\]]+""")
+_WORD_RE = re.compile(r"[^\W_](?:[\w'’.-]*\w)?", re.UNICODE)
+_HTML_HEADING_RE = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG_RE = re.compile(r"<[^>]+>")
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    text: str
+    line_start: int      # first line of the code itself
+    line_end: int
+    info: str = ""       # fence info string / directive language
+    kind: str = "fence"  # fence | indented | rst
+
+    def lines(self) -> list[tuple[int, str]]:
+        return [(self.line_start + i, line) for i, line in enumerate(self.text.splitlines())]
+
+
+@dataclass(frozen=True)
+class InlineCode:
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """Rendered prose (inline code and URLs removed) of one block, with its first line."""
+
+    text: str
+    line_start: int
+    line_end: int
+
+
+@dataclass(frozen=True)
+class Link:
+    url: str
+    line: int
+    text: str = ""
+    is_image: bool = False
+    in_badge: bool = False   # an image link, or a link whose content is an image
+
+
+@dataclass
+class Section:
+    heading: Heading
+    line_start: int
+    line_end: int
+    paragraphs: list[Paragraph]
+    code_blocks: list[CodeBlock]
+
+    @property
+    def words(self) -> int:
+        return sum(count_words(p.text) for p in self.paragraphs)
+
+
+@dataclass
+class Document:
+    """The parsed structure of one prose document."""
+
+    path: str
+    line_count: int
+    headings: list[Heading] = field(default_factory=list)
+    code_blocks: list[CodeBlock] = field(default_factory=list)
+    inline_code: list[InlineCode] = field(default_factory=list)
+    paragraphs: list[Paragraph] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    raw_lines: list[str] = field(default_factory=list)
+
+    @cached_property
+    def sections(self) -> list[Section]:
+        """Each heading's section runs to the next heading of the same or higher level."""
+        result = []
+        for i, heading in enumerate(self.headings):
+            end = self.line_count
+            for later in self.headings[i + 1:]:
+                if later.level <= heading.level:
+                    end = later.line - 1
+                    break
+            result.append(
+                Section(
+                    heading=heading,
+                    line_start=heading.line,
+                    line_end=end,
+                    paragraphs=[p for p in self.paragraphs if heading.line < p.line_start <= end],
+                    code_blocks=[c for c in self.code_blocks if heading.line < c.line_start <= end],
+                )
+            )
+        return result
+
+    def section_of(self, line: int) -> Section | None:
+        """The innermost section containing ``line``."""
+        best = None
+        for section in self.sections:
+            if section.line_start <= line <= section.line_end:
+                if best is None or section.heading.level >= best.heading.level:
+                    best = section
+        return best
+
+    @property
+    def prose_words(self) -> int:
+        return sum(count_words(p.text) for p in self.paragraphs)
+
+    def code_lines(self) -> list[tuple[int, str, CodeBlock | None]]:
+        """Every line of every code block, and every inline code span, with its line."""
+        lines: list[tuple[int, str, CodeBlock | None]] = []
+        for block in self.code_blocks:
+            lines.extend((n, text, block) for n, text in block.lines())
+        lines.extend((c.line, c.text, None) for c in self.inline_code)
+        return lines
+
+
+def count_words(text: str) -> int:
+    return len(_WORD_RE.findall(URL_RE.sub(" ", text)))
+
+
+def parse_document(text: str, path: str) -> Document:
+    lower = path.lower()
+    if lower.endswith((".rst", ".rest")):
+        return parse_rst(text, path)
+    return parse_markdown(text, path)
+
+
+_MD = MarkdownIt("commonmark")
+
+
+def parse_markdown(text: str, path: str) -> Document:
+    lines = text.splitlines()
+    doc = Document(path=path, line_count=len(lines), raw_lines=lines)
+    tokens = _MD.parse(text)
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open" and tok.map:
+            inline = tokens[i + 1]
+            doc.headings.append(Heading(int(tok.tag[1]), _inline_plain(inline).strip(), tok.map[0] + 1))
+            _collect_inline(doc, inline, tok.map[0] + 1, prose=False)
+            i += 3
+            continue
+        if tok.type in ("fence", "code_block") and tok.map:
+            first = tok.map[0] + (2 if tok.type == "fence" else 1)
+            body = tok.content.rstrip("\n")
+            doc.code_blocks.append(
+                CodeBlock(
+                    text=body,
+                    line_start=first,
+                    line_end=first + max(body.count("\n"), 0),
+                    info=(tok.info or "").strip(),
+                    kind="fence" if tok.type == "fence" else "indented",
+                )
+            )
+        elif tok.type == "inline" and tok.map:
+            _collect_inline(doc, tok, tok.map[0] + 1, prose=True, line_end=tok.map[1])
+        elif tok.type == "html_block" and tok.map:
+            _collect_html(doc, tok.content, tok.map[0] + 1)
+        i += 1
+    return doc
+
+
+def _inline_plain(inline) -> str:
+    parts = []
+    for child in inline.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts)
+
+
+def _collect_inline(doc: Document, inline, line: int, *, prose: bool, line_end: int | None = None) -> None:
+    parts: list[str] = []
+    current_line = line
+    link_stack: list[tuple[str, int]] = []
+    children = inline.children or []
+    for idx, child in enumerate(children):
+        if child.type in ("softbreak", "hardbreak"):
+            current_line += 1
+            parts.append(" ")
+        elif child.type == "text":
+            parts.append(child.content)
+            for match in URL_RE.finditer(child.content):
+                doc.links.append(Link(match.group(0), current_line))
+        elif child.type == "code_inline":
+            doc.inline_code.append(InlineCode(child.content, current_line))
+        elif child.type == "link_open":
+            href = child.attrGet("href") or ""
+            has_image = any(c.type == "image" for c in children[idx + 1:_link_close(children, idx)])
+            doc.links.append(Link(href, current_line, is_image=False, in_badge=has_image))
+            link_stack.append((href, len(parts)))
+        elif child.type == "link_close" and link_stack:
+            link_stack.pop()
+        elif child.type == "image":
+            src = child.attrGet("src") or ""
+            doc.links.append(Link(src, current_line, text=child.content, is_image=True, in_badge=True))
+        elif child.type == "html_inline":
+            _collect_html(doc, child.content, current_line)
+    if prose:
+        text = URL_RE.sub(" ", "".join(parts)).strip()
+        if text:
+            doc.paragraphs.append(Paragraph(text, line, line_end or current_line))
+
+
+def _link_close(children, start: int) -> int:
+    depth = 0
+    for j in range(start, len(children)):
+        if children[j].type == "link_open":
+            depth += 1
+        elif children[j].type == "link_close":
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(children)
+
+
+def _collect_html(doc: Document, html: str, line: int) -> None:
+    for match in _HTML_HEADING_RE.finditer(html):
+        offset = html.count("\n", 0, match.start())
+        text = " ".join(_TAG_RE.sub(" ", match.group(2)).split())
+        doc.headings.append(Heading(int(match.group(1)), text, line + offset))
+    for match in re.finditer(r"""(?:href|src)\s*=\s*["']([^"']+)["']""", html, re.IGNORECASE):
+        offset = html.count("\n", 0, match.start())
+        is_img = html[max(0, match.start() - 200):match.start()].lower().rfind("<img") > html[
+            max(0, match.start() - 200):match.start()
+        ].lower().rfind(">")
+        doc.links.append(Link(match.group(1), line + offset, is_image=is_img, in_badge=is_img))
+    doc.headings.sort(key=lambda h: h.line)
+
+
+# --- reStructuredText -------------------------------------------------------------
+
+_RST_ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
+_RST_DIRECTIVE_CODE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode)::\s*(\S*)", re.IGNORECASE)
+_RST_LINK = re.compile(r"`[^`<]*<([^>]+)>`_")
+
+
+def parse_rst(text: str, path: str) -> Document:
+    lines = text.splitlines()
+    doc = Document(path=path, line_count=len(lines), raw_lines=lines)
+    levels: list[str] = []
+    para: list[str] = []
+    para_start = 0
+    i = 0
+
+    def flush(end: int) -> None:
+        nonlocal para
+        if para:
+            joined = " ".join(s.strip() for s in para)
+            for url in URL_RE.findall(joined):
+                doc.links.append(Link(url, para_start))
+            for match in _RST_LINK.finditer(joined):
+                doc.links.append(Link(match.group(1), para_start))
+            for match in re.finditer(r"``([^`]+)``", joined):
+                doc.inline_code.append(InlineCode(match.group(1), para_start))
+            prose = URL_RE.sub(" ", re.sub(r"``[^`]+``", " ", joined)).strip()
+            if prose:
+                doc.paragraphs.append(Paragraph(prose, para_start, end))
+        para = []
+
+    while i < len(lines):
+        line = lines[i]
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        # Title with underline (optionally overline).
+        if line.strip() and not line.startswith(" ") and _RST_ADORNMENT.match(nxt) and len(nxt.rstrip()) >= len(line.rstrip()):
+            flush(i)
+            char = nxt.strip()[0]
+            over = i > 0 and _RST_ADORNMENT.match(lines[i - 1] or "") is not None
+            key = char + ("o" if over else "")
+            if key not in levels:
+                levels.append(key)
+            doc.headings.append(Heading(levels.index(key) + 1, line.strip(), i + 1))
+            i += 2
+            continue
+        if _RST_ADORNMENT.match(line) and i + 2 < len(lines) and _RST_ADORNMENT.match(lines[i + 2]):
+            i += 1  # overline: the title line is handled next iteration
+            continue
+        directive = _RST_DIRECTIVE_CODE.match(line)
+        ends_literal = line.rstrip().endswith("::") and not line.strip().startswith("..")
+        if directive or ends_literal:
+            if ends_literal:
+                para.append(line.rstrip()[:-1])
+            flush(i + 1)
+            j = i + 1
+            while j < len(lines) and (not lines[j].strip() or lines[j].lstrip().startswith(":")) and directive:
+                j += 1
+            while j < len(lines) and not lines[j].strip():
+                j += 1
+            start = j
+            indent = None
+            body: list[str] = []
+            while j < len(lines) and (not lines[j].strip() or lines[j].startswith((" ", "\t"))):
+                if lines[j].strip():
+                    cur = len(lines[j]) - len(lines[j].lstrip())
+                    indent = cur if indent is None else min(indent, cur)
+                body.append(lines[j])
+                j += 1
+            if body and indent is not None:
+                while body and not body[-1].strip():
+                    body.pop()
+                dedented = "\n".join(b[indent:] for b in body)
+                doc.code_blocks.append(
+                    CodeBlock(dedented, start + 1, start + len(body), info=directive.group(1) if directive else "", kind="rst")
+                )
+            i = j
+            continue
+        if not line.strip():
+            flush(i)
+        else:
+            if not para:
+                para_start = i + 1
+            para.append(line)
+        i += 1
+    flush(len(lines))
+    return doc

@@ -1,0 +1,135 @@
+"""Tree sources: where the bytes of a source tree come from.
+
+The scorer never touches the filesystem directly; it asks a :class:`TreeSource` for a
+sorted listing and for the bytes of one file. A local directory is the first source;
+archives read in place and remote content stores implement the same two methods.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+KIND_FILE = "file"
+KIND_DIR = "dir"
+KIND_LINK = "link"          # a symbolic link, resolved or not (see ``link_target``)
+KIND_SPECIAL = "special"    # fifo, socket, device: never read
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One name in the tree. ``path`` is repository-relative POSIX.
+
+    For a link, ``link_target`` is the repository-relative path it resolves to when it
+    stays inside the root, ``None`` otherwise; ``link_status`` says why it was not
+    resolved (``dangling``, ``outside``, ``loop``).
+    """
+
+    path: str
+    kind: str
+    size: int = 0
+    link_target: str | None = None
+    link_target_kind: str | None = None
+    link_status: str | None = None
+    error: str | None = None
+
+
+class TreeSource(Protocol):
+    """The two things the scorer needs from a tree."""
+
+    label: str
+
+    def listdir(self, path: str) -> list[Entry]:
+        """Entries directly inside ``path`` ("" for the root), sorted by name."""
+
+    def read(self, path: str, limit: int) -> bytes:
+        """At most ``limit`` bytes of the regular file at ``path``; raises OSError."""
+
+
+class TreeSourceError(Exception):
+    """The tree as a whole cannot be read (missing root, not a directory, unreadable)."""
+
+
+class LocalDirectory:
+    """A directory on the local filesystem, read without ever following a link out."""
+
+    def __init__(self, root: str | os.PathLike[str]):
+        path = Path(root)
+        if not path.exists():
+            raise TreeSourceError(f"{root}: no such file or directory")
+        if not path.is_dir():
+            raise TreeSourceError(f"{root}: not a directory")
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise TreeSourceError(f"{root}: permission denied")
+        self.root = path.resolve()
+        self.label = str(root)
+        # Display paths of undecodable names differ from the on-disk names.
+        self._real: dict[str, str] = {}
+
+    def _abs(self, rel: str) -> str:
+        if not rel:
+            return str(self.root)
+        return self._real.get(rel) or str(self.root / rel)
+
+    def listdir(self, path: str) -> list[Entry]:
+        entries: list[Entry] = []
+        with os.scandir(self._abs(path)) as it:
+            items = sorted(it, key=lambda d: _name_key(d.name))
+        for item in items:
+            rel = _decode_name(item.name) if not path else f"{path}/{_decode_name(item.name)}"
+            self._real[rel] = item.path
+            try:
+                st = item.stat(follow_symlinks=False)
+            except OSError as exc:
+                entries.append(Entry(rel, KIND_SPECIAL, error=exc.strerror or str(exc)))
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                entries.append(self._link_entry(rel, Path(item.path)))
+            elif stat.S_ISDIR(st.st_mode):
+                entries.append(Entry(rel, KIND_DIR))
+            elif stat.S_ISREG(st.st_mode):
+                entries.append(Entry(rel, KIND_FILE, size=st.st_size))
+            else:
+                entries.append(Entry(rel, KIND_SPECIAL))
+        return entries
+
+    def _link_entry(self, rel: str, abs_path: Path) -> Entry:
+        try:
+            target = abs_path.resolve(strict=True)
+        except RuntimeError:
+            return Entry(rel, KIND_LINK, link_status="loop")
+        except OSError:
+            return Entry(rel, KIND_LINK, link_status="dangling")
+        try:
+            inside = target.relative_to(self.root)
+        except ValueError:
+            return Entry(rel, KIND_LINK, link_status="outside")
+        target_rel = PurePosixPath(*inside.parts).as_posix() if inside.parts else ""
+        kind = KIND_DIR if target.is_dir() else KIND_FILE if target.is_file() else KIND_SPECIAL
+        size = target.stat().st_size if kind == KIND_FILE else 0
+        return Entry(rel, KIND_LINK, size=size, link_target=target_rel, link_target_kind=kind)
+
+    def read(self, path: str, limit: int) -> bytes:
+        # O_NOFOLLOW: the index already resolved links; a file swapped for a link after
+        # listing must not make us read outside the root.
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(self._abs(path), flags)
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(limit)
+
+
+def _decode_name(name: str) -> str:
+    # Non-UTF-8 names arrive with surrogate escapes; make them printable and stable.
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _name_key(name: str) -> bytes:
+    # Code-point order of the UTF-8 name (METRICS.md §0.1.13), robust to surrogates.
+    return name.encode("utf-8", "surrogateescape")

@@ -1,0 +1,547 @@
+"""The tree index: one sorted walk, then lazy, cached access for every detector.
+
+Detectors never walk a tree or open a file; they ask the index. The walk applies the
+exclusions of METRICS.md §0.1.8 to repository-relative paths, never follows a link out
+of the root, and records everything it cannot use in the inventory. Each file is read
+at most once and decoded once; each parsed form (Python AST, notebook, TOML, YAML, JSON,
+Markdown, Dockerfile, manifests) is built at most once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import yaml
+
+from .model import Inventory
+from .parsers.markdown import Document, parse_document
+from .parsers.notebook import Notebook, NotebookError, parse_notebook, parse_rmarkdown
+from .parsers.python import CodeUnit
+from .sources import KIND_DIR, KIND_FILE, KIND_LINK, KIND_SPECIAL, LocalDirectory, TreeSource
+
+MiB = 1024 * 1024
+
+# Directory names that never hold the deposit's own analysis code (§0.1.8).
+EXCLUDED_DIR_NAMES = frozenset(
+    {".git", ".hg", ".svn", ".ipynb_checkpoints", "__pycache__", "node_modules", ".tox", ".nox",
+     ".eggs", "site-packages", "dist"}
+)
+
+FILE_TYPES: dict[str, tuple[str, ...]] = {
+    "python": (".py", ".pyw"),
+    "notebook": (".ipynb",),
+    "r": (".r",),
+    "rmd": (".rmd", ".qmd"),
+    "julia": (".jl",),
+    "shell": (".sh", ".bash"),
+    "js": (".js", ".mjs", ".cjs", ".ts", ".jsx", ".tsx"),
+}
+_EXT_TO_TYPE = {ext: kind for kind, exts in FILE_TYPES.items() for ext in exts}
+
+README_ORDER = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "readme.ipynb", "readme")
+
+# An embedded interpreter's library folder (lib/python3.11), not a package named python_x.
+_INTERPRETER_DIR = re.compile(r"python\d+(?:\.\d+)*t?")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Scan limits: scorer configuration, recorded in the inventory, never in a rubric."""
+
+    max_file_bytes: int = 2 * MiB
+    max_files: int = 5000
+    max_total_bytes: int = 256 * MiB
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str
+    size: int
+    ordinal: int                 # position in the sorted walk, for limits
+    alias_of: str | None = None  # a symlink inside the tree: the file it points to
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def parent(self) -> str:
+        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
+
+    @property
+    def depth(self) -> int:
+        """Root children have depth 1 (§0.1.14)."""
+        return self.path.count("/") + 1
+
+    @property
+    def suffix(self) -> str:
+        name = self.name
+        dot = name.rfind(".")
+        return name[dot:].lower() if dot > 0 else ""
+
+    @property
+    def type(self) -> str | None:
+        return _EXT_TO_TYPE.get(self.suffix)
+
+
+def file_type(path: str) -> str | None:
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return _EXT_TO_TYPE.get(name[dot:].lower()) if dot > 0 else None
+
+
+class TreeIndex:
+    """Everything detectors may know about one tree."""
+
+    def __init__(self, source: TreeSource, limits: Limits | None = None):
+        self.source = source
+        self.limits = limits or Limits()
+        self._files: dict[str, FileInfo] = {}
+        self._dirs: set[str] = {""}
+        self._children: dict[str, list[str]] = {"": []}
+        self._skipped: dict[str, str] = {}
+        self._problems: dict[str, list[str]] = {}
+        self._excluded: list[str] = []
+        self._text: dict[str, str | None] = {}
+        self._parsed: dict[tuple[str, str], Any] = {}
+        self._truncated = False
+        self._walk()
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> TreeIndex:
+        return cls(LocalDirectory(path), limits)
+
+    # --- the walk -----------------------------------------------------------------
+
+    def _walk(self) -> None:
+        stack = [""]
+        pending_links: list[tuple[str, str, int]] = []
+        while stack:
+            directory = stack.pop()
+            try:
+                entries = self.source.listdir(directory)
+            except OSError as exc:
+                self._skip(directory or ".", f"unreadable directory: {exc.strerror or exc}")
+                continue
+            subdirs: list[str] = []
+            for entry in entries:
+                name = entry.path.rsplit("/", 1)[-1]
+                if entry.kind == KIND_DIR:
+                    if self._is_excluded_dir(entry.path, name):
+                        self._excluded.append(entry.path)
+                        continue
+                    self._add_dir(entry.path)
+                    subdirs.append(entry.path)
+                elif entry.kind == KIND_FILE:
+                    self._add_child(entry.path)
+                    self._files[entry.path] = FileInfo(entry.path, entry.size, 0)
+                elif entry.kind == KIND_LINK:
+                    if entry.link_status:
+                        reason = {
+                            "dangling": "dangling symbolic link",
+                            "outside": "symbolic link pointing outside the tree",
+                            "loop": "symbolic link loop",
+                        }[entry.link_status]
+                        self._skip(entry.path, reason)
+                    elif entry.link_target_kind == KIND_FILE:
+                        pending_links.append((entry.path, entry.link_target or "", entry.size))
+                    elif entry.link_target_kind == KIND_DIR:
+                        self._skip(entry.path, "symbolic link to a directory inside the tree (not followed)")
+                    else:
+                        self._skip(entry.path, "symbolic link to a special file")
+                elif entry.kind == KIND_SPECIAL:
+                    self._skip(entry.path, entry.error and f"unreadable: {entry.error}" or "special file (fifo, socket or device)")
+            stack.extend(reversed(subdirs))
+        self._apply_limits()
+        for path, target, size in pending_links:
+            if target in self._files:
+                self._add_child(path)
+                self._files[path] = FileInfo(path, size, self._files[target].ordinal, alias_of=target)
+            else:
+                self._skip(path, "symbolic link to a file that is excluded or not indexed")
+        self._files = dict(sorted(self._files.items(), key=lambda kv: _sort_key(kv[0])))
+        for children in self._children.values():
+            children.sort(key=_sort_key)
+
+    def _apply_limits(self) -> None:
+        """Number files in sorted path order and mark those beyond the limits unreadable,
+        so which files are read never depends on the order detectors ask."""
+        total = 0
+        ordered = sorted(self._files.values(), key=lambda i: _sort_key(i.path))
+        for ordinal, info in enumerate(ordered):
+            self._files[info.path] = FileInfo(info.path, info.size, ordinal)
+            if info.size <= self.limits.max_file_bytes:
+                total += info.size
+            if ordinal >= self.limits.max_files:
+                self._skip(info.path, f"beyond the file limit ({self.limits.max_files} files)")
+                self._truncated = True
+            elif info.size > self.limits.max_file_bytes:
+                self._skip(info.path, f"larger than the per-file limit ({info.size} > {self.limits.max_file_bytes} bytes)")
+            elif total > self.limits.max_total_bytes:
+                self._skip(info.path, f"beyond the total size limit ({self.limits.max_total_bytes} bytes)")
+                self._truncated = True
+
+    def _is_excluded_dir(self, path: str, name: str) -> bool:
+        if name in EXCLUDED_DIR_NAMES or name.endswith(".egg-info"):
+            return True
+        parent_name = path.rsplit("/", 2)[-2] if "/" in path else ""
+        if parent_name in ("lib", "lib64") and _INTERPRETER_DIR.fullmatch(name):
+            return True
+        try:
+            children = {e.path.rsplit("/", 1)[-1]: e.kind for e in self.source.listdir(path)}
+        except OSError:
+            return False
+        if "pyvenv.cfg" in children or children.get("conda-meta") == KIND_DIR:
+            return True
+        if name == "build" and any(
+            (c.startswith("lib") and k == KIND_DIR) or c.startswith("bdist.") for c, k in children.items()
+        ):
+            return True
+        return False
+
+    def _add_dir(self, path: str) -> None:
+        self._dirs.add(path)
+        self._children.setdefault(path, [])
+        self._add_child(path)
+
+    def _add_child(self, path: str) -> None:
+        parent = path.rsplit("/", 1)[0] if "/" in path else ""
+        self._children.setdefault(parent, []).append(path)
+
+    def _skip(self, path: str, reason: str) -> None:
+        self._skipped.setdefault(path, reason)
+
+    def problem(self, path: str, reason: str) -> None:
+        """Record that ``path`` was read but could not be used as intended."""
+        reasons = self._problems.setdefault(path, [])
+        if reason not in reasons:
+            reasons.append(reason)
+
+    # --- listing ------------------------------------------------------------------
+
+    @property
+    def files(self) -> list[str]:
+        """Every indexed file path, sorted (in-tree symlinks to files included)."""
+        return list(self._files)
+
+    def info(self, path: str) -> FileInfo | None:
+        return self._files.get(path)
+
+    def exists(self, path: str) -> bool:
+        return path in self._files or path in self._dirs
+
+    def is_file(self, path: str) -> bool:
+        return path in self._files
+
+    def is_dir(self, path: str) -> bool:
+        return path in self._dirs
+
+    def listdir(self, directory: str = "") -> list[str]:
+        """Child paths (files and directories) of ``directory``, sorted."""
+        return list(self._children.get(directory, []))
+
+    def files_in(self, directory: str) -> list[str]:
+        """Files directly inside ``directory``."""
+        return [p for p in self._children.get(directory, []) if p in self._files]
+
+    def subdirs(self, directory: str = "") -> list[str]:
+        return [p for p in self._children.get(directory, []) if p in self._dirs]
+
+    def files_under(self, directory: str) -> list[str]:
+        """Files anywhere below ``directory`` ("" is the whole tree)."""
+        if not directory:
+            return self.files
+        prefix = directory + "/"
+        return [p for p in self._files if p.startswith(prefix)]
+
+    def find_ci(self, name: str, directory: str = "") -> str | None:
+        """The first child of ``directory`` whose name equals ``name`` case-insensitively."""
+        wanted = name.lower()
+        for path in self._children.get(directory, []):
+            if path.rsplit("/", 1)[-1].lower() == wanted:
+                return path
+        return None
+
+    def match(self, pattern: str | re.Pattern[str], directory: str | None = None, *, dirs: bool = False) -> list[str]:
+        """Paths whose *name* fully matches ``pattern`` (case-insensitive string patterns),
+        directly inside ``directory``, or anywhere when ``directory`` is None."""
+        regex = re.compile(pattern, re.IGNORECASE) if isinstance(pattern, str) else pattern
+        pool: Iterable[str]
+        if directory is None:
+            pool = sorted(self._dirs - {""}, key=_sort_key) if dirs else self._files
+        else:
+            pool = [p for p in self._children.get(directory, []) if (p in self._dirs) == dirs]
+        return [p for p in pool if regex.fullmatch(p.rsplit("/", 1)[-1])]
+
+    def by_type(self, kind: str) -> list[str]:
+        """Files of one source type (python, notebook, r, rmd, julia, shell, js), aliases excluded
+        so a linked file is counted once."""
+        cached = self._parsed.get(("by_type", kind))
+        if cached is None:
+            cached = [p for p, info in self._files.items() if info.type == kind and info.alias_of is None]
+            self._parsed[("by_type", kind)] = cached
+        return list(cached)
+
+    @cached_property
+    def languages(self) -> frozenset[str]:
+        """Languages the repository uses, by their source files (§0.1.10)."""
+        langs = set()
+        if self.by_type("python") or self.by_type("notebook"):
+            langs.add("python")
+        if self.by_type("r") or self.by_type("rmd"):
+            langs.add("r")
+        if self.by_type("julia"):
+            langs.add("julia")
+        if self.by_type("js"):
+            langs.add("js")
+        return frozenset(langs)
+
+    # --- reading ------------------------------------------------------------------
+
+    def readable(self, path: str) -> bool:
+        return path in self._files and path not in self._skipped
+
+    def text(self, path: str) -> str | None:
+        """The decoded text of ``path`` (read once), or None when it cannot be read as text.
+
+        Decoding is UTF-8; a BOM is dropped; undecodable bytes are replaced and the file
+        recorded as a problem. Files with NUL bytes are binary and are skipped.
+        """
+        if path in self._text:
+            return self._text[path]
+        info = self._files.get(path)
+        text: str | None = None
+        if info is not None and path not in self._skipped:
+            real = info.alias_of or path
+            if real != path:
+                text = self.text(real)
+            else:
+                try:
+                    data = self.source.read(path, self.limits.max_file_bytes + 1)
+                except OSError as exc:
+                    self._skip(path, f"unreadable: {exc.strerror or exc}")
+                    data = None
+                if data is not None:
+                    if b"\x00" in data[:8192]:
+                        self._skip(path, "binary content")
+                    else:
+                        if data.startswith(b"\xef\xbb\xbf"):
+                            data = data[3:]
+                        try:
+                            text = data.decode("utf-8")
+                        except UnicodeDecodeError:
+                            text = data.decode("utf-8", "replace")
+                            self.problem(path, "not valid UTF-8; decoded with replacement characters")
+        self._text[path] = text
+        return text
+
+    def lines(self, path: str) -> list[str]:
+        text = self.text(path)
+        return text.splitlines() if text else []
+
+    def _cached(self, kind: str, path: str, build: Callable[[str], Any]) -> Any:
+        key = (kind, path)
+        if key not in self._parsed:
+            text = self.text(path)
+            self._parsed[key] = None if text is None else build(text)
+        return self._parsed[key]
+
+    def json(self, path: str) -> Any:
+        def build(text: str) -> Any:
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError as exc:
+                self.problem(path, f"invalid JSON: {exc.msg} at line {exc.lineno}")
+                return None
+        return self._cached("json", path, build)
+
+    def toml(self, path: str) -> dict | None:
+        def build(text: str) -> dict | None:
+            try:
+                return tomllib.loads(text)
+            except tomllib.TOMLDecodeError as exc:
+                self.problem(path, f"invalid TOML: {exc}")
+                return None
+        return self._cached("toml", path, build)
+
+    def yaml(self, path: str) -> Any:
+        def build(text: str) -> Any:
+            try:
+                return yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                self.problem(path, f"invalid YAML: {str(exc).splitlines()[0]}")
+                return None
+        return self._cached("yaml", path, build)
+
+    def document(self, path: str) -> Document | None:
+        """A prose document (Markdown, reStructuredText, text, or a notebook's markdown)."""
+        if path.lower().endswith(".ipynb"):
+            def build_nb(_text: str) -> Document | None:
+                nb = self.notebook(path)
+                if nb is None:
+                    return None
+                return parse_document("\n\n".join(c.source for c in nb.markdown_cells), path)
+            return self._cached("document", path, build_nb)
+        return self._cached("document", path, lambda text: parse_document(text, path))
+
+    def notebook(self, path: str) -> Notebook | None:
+        """A Jupyter notebook or an R Markdown / Quarto document as cells; None if invalid."""
+        def build(text: str) -> Notebook | None:
+            if path.lower().endswith((".rmd", ".qmd")):
+                return parse_rmarkdown(text, path)
+            try:
+                return parse_notebook(text, path)
+            except NotebookError as exc:
+                self.problem(path, f"invalid notebook: {exc}")
+                return None
+        return self._cached("notebook", path, build)
+
+    def python_unit(self, path: str) -> CodeUnit | None:
+        def build(text: str) -> CodeUnit:
+            unit = CodeUnit.parse(path, text)
+            if unit.syntax_error:
+                self.problem(path, f"does not parse as Python 3 ({unit.syntax_error}); scanned with a token fallback")
+            return unit
+        return self._cached("python", path, build)
+
+    @cached_property
+    def _python_units(self) -> list[CodeUnit]:
+        units: list[CodeUnit] = []
+        for path in self.files:
+            info = self._files[path]
+            if info.alias_of is not None:
+                continue
+            if info.type == "python":
+                unit = self.python_unit(path)
+                if unit is not None:
+                    units.append(unit)
+            elif info.type in ("notebook", "rmd"):
+                nb = self.notebook(path)
+                if nb is None:
+                    continue
+                for cell in nb.code_cells:
+                    if cell.language != "python" and not cell.magics:
+                        continue
+                    unit = CodeUnit.parse(path, cell.python_source, cell=cell.index, line_offset=cell.line_offset, magics=cell.magics)
+                    units.append(unit)
+        return units
+
+    def python_units(self) -> list[CodeUnit]:
+        """Every Python code unit: ``.py``/``.pyw`` files and notebook code cells (magics
+        separated; cells that still fail to parse keep ``tree=None``)."""
+        return list(self._python_units)
+
+    def manifests(self):
+        """Every dependency manifest in the environment locations, parsed (see
+        :mod:`scoring.manifests_index`)."""
+        key = ("manifests", "")
+        if key not in self._parsed:
+            from .manifests_index import collect_manifests
+
+            self._parsed[key] = collect_manifests(self)
+        return list(self._parsed[key])
+
+    def task_targets(self, path: str) -> list:
+        """Targets of a Make-like file (:mod:`scoring.parsers.tasks`), parsed once."""
+        from .parsers.tasks import parse_task_file
+
+        name = path.rsplit("/", 1)[-1]
+        return self._cached("tasks", path, lambda text: parse_task_file(name, text)) or []
+
+    def make_like_files(self) -> list[str]:
+        """Make-like files (§0.1.14) at the root and in the environment locations."""
+        from .parsers.tasks import is_make_like
+
+        found = []
+        for location in self.env_locations:
+            found.extend(p for p in self.files_in(location) if is_make_like(p.rsplit("/", 1)[-1]))
+        return found
+
+    def dockerfile(self, path: str):
+        from .parsers.dockerfile import parse_dockerfile
+
+        return self._cached("dockerfile", path, parse_dockerfile)
+
+    # --- conventional locations ---------------------------------------------------
+
+    @cached_property
+    def readme(self) -> str | None:
+        """The root README by the priority of §0.1.13, case-insensitive."""
+        by_lower: dict[str, list[str]] = {}
+        for path in self.files_in(""):
+            by_lower.setdefault(path.lower(), []).append(path)
+        for candidate in README_ORDER:
+            if candidate in by_lower:
+                # Ties by exact name: prefer the conventional upper-case spelling.
+                return sorted(by_lower[candidate], key=lambda p: (not p.startswith("README"), p))[0]
+        return None
+
+    def readme_document(self) -> Document | None:
+        return self.document(self.readme) if self.readme else None
+
+    @cached_property
+    def env_locations(self) -> tuple[str, ...]:
+        """Where manifests are looked for (§2.3): the root, ``binder/``, ``.binder/``,
+        ``requirements/``, ``env/`` when it holds manifests rather than code, and every
+        directory holding a Dockerfile."""
+        locations = [""]
+        for name in ("binder", ".binder", "requirements"):
+            if self.is_dir(name):
+                locations.append(name)
+        if self.is_dir("env"):
+            children = self.files_under("env")
+            if children and not any(file_type(p) in ("python", "notebook", "r", "julia") for p in children):
+                locations.append("env")
+        for path in self.files:
+            name = path.rsplit("/", 1)[-1]
+            if name.lower() == "dockerfile" or name.lower() == "containerfile":
+                parent = path.rsplit("/", 1)[0] if "/" in path else ""
+                if parent not in locations:
+                    locations.append(parent)
+        return tuple(locations)
+
+    def has_js_lockfile_relevance(self) -> bool:
+        """JS lockfiles count only when there are no Python, R or Julia sources (§0.1.10)."""
+        return "js" in self.languages and not (self.languages & {"python", "r", "julia"})
+
+    # --- inventory ----------------------------------------------------------------
+
+    def inventory(self) -> Inventory:
+        by_type: dict[str, int] = {}
+        real_files = [i for i in self._files.values() if i.alias_of is None]
+        for info in real_files:
+            kind = info.type or "other"
+            by_type[kind] = by_type.get(kind, 0) + 1
+        return Inventory(
+            files=len(real_files),
+            bytes=sum(i.size for i in real_files),
+            by_type=dict(sorted(by_type.items())),
+            skipped=[{"path": p, "reason": r} for p, r in sorted(self._skipped.items(), key=lambda kv: _sort_key(kv[0]))],
+            problems=[
+                {"path": p, "reason": r}
+                for p, reasons in sorted(self._problems.items(), key=lambda kv: _sort_key(kv[0]))
+                for r in reasons
+            ],
+            excluded_dirs=sorted(self._excluded, key=_sort_key),
+            truncated=self._truncated,
+            limits={
+                "max_file_bytes": self.limits.max_file_bytes,
+                "max_files": self.limits.max_files,
+                "max_total_bytes": self.limits.max_total_bytes,
+            },
+        )
+
+
+def _sort_key(path: str) -> str:
+    # Code-point order of the POSIX repository-relative path (METRICS.md §0.1.13).
+    return path
+
+
+__all__ = ["FILE_TYPES", "FileInfo", "Limits", "TreeIndex", "file_type", "KIND_SPECIAL"]

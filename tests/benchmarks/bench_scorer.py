@@ -1,0 +1,201 @@
+"""Scorer benchmark (``make bench``): cost of scoring vs the cost of reading the files.
+
+Generates a deterministic corpus of research-software trees with realistic file mixes
+(Python packages and scripts, notebooks with outputs, R and shell scripts, manifests,
+READMEs, data tables, figures, a vendored folder that is excluded), then times:
+
+1. reading every file of the corpus once (open + read, the floor of any scanner);
+2. ``measure`` + ``score`` of every tree with the default rubric.
+
+Each is timed several times and the best run is kept, so both sides see a warm page
+cache. Prints the ratio; the target is at most 3x (the paper's reference
+implementation costs about 39x on real repositories).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from scoring import load_rubric, measure, score  # noqa: E402
+
+WORDS = (
+    "model data analysis sample result figure table method parameter estimate run "
+    "install environment input output pipeline experiment training evaluation seed"
+).split()
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def python_module(rng: random.Random, functions: int) -> str:
+    lines = ['"""' + _sentence(rng, 8) + '"""', "", "import os", "import numpy as np", "import pandas as pd", ""]
+    for i in range(functions):
+        lines.append(f"def step_{i}(frame, factor={rng.randint(1, 9)}):")
+        if rng.random() < 0.6:
+            lines.append(f'    """{_sentence(rng, 6)}"""')
+        lines.append(f"    # {_sentence(rng, 5)}")
+        lines.append("    values = frame.to_numpy() * factor")
+        if rng.random() < 0.2:
+            lines.append("    noise = np.random.normal(size=values.shape)")
+            lines.append("    values = values + noise")
+        lines.append("    for row in range(values.shape[0]):")
+        lines.append("        values[row] = values[row] / (1 + row)")
+        lines.append(f"    path = os.path.join('results', 'step_{i}.csv')")
+        lines.append("    pd.DataFrame(values).to_csv(path)")
+        lines.append("    return values")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def notebook(rng: random.Random, cells: int) -> str:
+    out = []
+    count = 0
+    for i in range(cells):
+        if rng.random() < 0.35:
+            out.append({"cell_type": "markdown", "metadata": {}, "source": ["## " + _sentence(rng, 4) + "\n", _sentence(rng, 20)]})
+            continue
+        count += 1
+        source = ["import numpy as np\n", "import matplotlib.pyplot as plt\n"] if i == 0 else [
+            f"x{i} = np.linspace(0, {rng.randint(2, 50)}, 200)\n",
+            f"y{i} = np.sin(x{i}) * {rng.random():.3f}\n",
+            f"plt.plot(x{i}, y{i})\n",
+        ]
+        outputs = []
+        if rng.random() < 0.5:
+            # Stored outputs (base64 images) are bytes a scanner must not mistake for code.
+            outputs.append({"output_type": "display_data", "metadata": {},
+                            "data": {"image/png": "iVBORw0KGgo" + "A" * rng.randint(2000, 20000), "text/plain": ["<Figure>"]}})
+        out.append({"cell_type": "code", "execution_count": count, "metadata": {}, "outputs": outputs, "source": source})
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {"language_info": {"name": "python"}}, "cells": out}, indent=1)
+
+
+def readme(rng: random.Random) -> str:
+    parts = [f"# Project {rng.randint(1, 9999)}", "", _sentence(rng, 30), ""]
+    for heading in rng.sample(["Installation", "Usage", "Data", "Requirements", "Results", "Citation", "License"], 4):
+        parts += [f"## {heading}", "", _sentence(rng, rng.randint(10, 60)), ""]
+        if heading in ("Installation", "Usage"):
+            parts += ["```bash", "pip install -r requirements.txt" if heading == "Installation" else "python run.py --config config.yaml", "```", ""]
+    if rng.random() < 0.5:
+        parts.append("Data: https://doi.org/10.5281/zenodo.%d" % rng.randint(100000, 999999))
+    return "\n".join(parts) + "\n"
+
+
+def make_tree(root: Path, rng: random.Random) -> None:
+    def write(rel: str, content: str | bytes) -> None:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+
+    write("README.md", readme(rng))
+    write("requirements.txt", "\n".join(f"{p}=={rng.randint(1, 3)}.{rng.randint(0, 9)}" if rng.random() < 0.5 else p
+                                        for p in ("numpy", "pandas", "scipy", "matplotlib", "scikit-learn")) + "\n")
+    if rng.random() < 0.3:
+        write("Dockerfile", "FROM python:3.11.4-slim\nCOPY . /app\nRUN pip install -r /app/requirements.txt\n")
+    if rng.random() < 0.4:
+        write("environment.yml", "name: env\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy=1.26.0\n  - pip:\n    - pandas==2.1.0\n")
+    package = f"pkg{rng.randint(1, 99)}"
+    for i in range(rng.randint(3, 25)):
+        write(f"src/{package}/module_{i}.py", python_module(rng, rng.randint(3, 30)))
+    write(f"src/{package}/__init__.py", '"""Package."""\n')
+    for i in range(rng.randint(0, 3)):
+        write(f"tests/test_module_{i}.py", f"from {package}.module_{i} import step_0\n\n\ndef test_step():\n    assert step_0 is not None\n")
+    for i in range(rng.randint(0, 6)):
+        write(f"notebooks/{i:02d}_analysis.ipynb", notebook(rng, rng.randint(8, 40)))
+    if rng.random() < 0.3:
+        write("analysis/plots.R", "\n".join(f"x{i} <- rnorm(100)\nplot(x{i})  # {_sentence(rng, 3)}" for i in range(40)) + "\n")
+    write("scripts/get_data.sh", "#!/bin/sh\nwget -q https://zenodo.org/records/1/files/data.csv\n")
+    for i in range(rng.randint(1, 5)):
+        rows = "\n".join(",".join(f"{rng.random():.6f}" for _ in range(8)) for _ in range(rng.randint(200, 3000)))
+        write(f"data/table_{i}.csv", "a,b,c,d,e,f,g,h\n" + rows + "\n")
+    for i in range(rng.randint(0, 4)):
+        write(f"figures/fig_{i}.png", b"\x89PNG\r\n\x1a\n" + rng.randbytes(rng.randint(20_000, 200_000)))
+    if rng.random() < 0.3:
+        write("docs/paper.pdf", b"%PDF-1.5\n" + rng.randbytes(rng.randint(100_000, 600_000)))
+    if rng.random() < 0.2:
+        # A committed virtual environment: excluded by the index, still on disk.
+        write(".venv/pyvenv.cfg", "home = /usr/bin\n")
+        for i in range(30):
+            write(f".venv/lib/python3.11/site-packages/dep{i}/__init__.py", python_module(rng, 5))
+    if rng.random() < 0.5:
+        write(".github/workflows/ci.yml", "on: [push]\njobs:\n  t:\n    runs-on: ubuntu-22.04\n    steps:\n      - run: pytest\n")
+    write("LICENSE", "MIT License\n" + _sentence(rng, 40) + "\n")
+
+
+def build_corpus(root: Path, trees: int, seed: int) -> list[Path]:
+    rng = random.Random(seed)
+    paths = []
+    for i in range(trees):
+        tree = root / f"repo_{i:04d}"
+        make_tree(tree, rng)
+        paths.append(tree)
+    return paths
+
+
+def read_all(paths: list[Path]) -> tuple[int, int]:
+    files = total = 0
+    for tree in paths:
+        for directory, _dirs, names in os.walk(tree):
+            for name in names:
+                with open(os.path.join(directory, name), "rb") as handle:
+                    total += len(handle.read())
+                files += 1
+    return files, total
+
+
+def score_all(paths: list[Path]) -> list[float]:
+    rubric = load_rubric("default")
+    return [score(measure(p), rubric).rrs for p in paths]
+
+
+def best_of(runs: int, func, *args):
+    best = float("inf")
+    value = None
+    for _ in range(runs):
+        start = time.perf_counter()
+        value = func(*args)
+        best = min(best, time.perf_counter() - start)
+    return best, value
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trees", type=int, default=200, help="number of generated trees (default 200)")
+    parser.add_argument("--seed", type=int, default=1, help="corpus seed")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs, best kept")
+    parser.add_argument("--keep", metavar="DIR", help="build the corpus in DIR and keep it")
+    args = parser.parse_args(argv)
+    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="reproscore-bench-"))
+    try:
+        if workdir.exists() and args.keep:
+            shutil.rmtree(workdir)
+        paths = build_corpus(workdir, args.trees, args.seed)
+        read_s, (files, total) = best_of(args.runs, read_all, paths)
+        score_s, scores = best_of(args.runs, score_all, paths)
+        ratio = score_s / read_s
+        print(f"corpus: {len(paths)} trees, {files} files, {total / 1e6:.1f} MB (seed {args.seed})")
+        print(f"read every file once : {read_s:8.3f} s")
+        print(f"measure + score      : {score_s:8.3f} s  ({1000 * score_s / len(paths):.1f} ms per tree)")
+        print(f"ratio scorer / read  : {ratio:8.2f}x  (target <= 3x; paper's reference ~39x)")
+        print(f"mean RRS             : {sum(scores) / len(scores):8.2f}")
+        return 0
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""The tree index: one sorted walk, exclusions, links, limits, read-once caching."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from scoring.sources import LocalDirectory, TreeSourceError
+from scoring.tree import Limits, TreeIndex
+
+
+def test_walk_is_sorted_and_applies_exclusions_to_relative_paths(make_tree):
+    root = make_tree(
+        {
+            "b.py": "x = 1\n",
+            "a/z.py": "",
+            "a.b": "",
+            ".git/config": "",
+            "node_modules/m/index.js": "",
+            "pkg.egg-info/PKG-INFO": "",
+            "venv/pyvenv.cfg": "home = /usr\n",
+            "venv/lib/python3.11/site-packages/x.py": "",
+            "env/conda-meta/history": "",
+            "env2/requirements.txt": "numpy\n",
+            "build/lib/pkg/mod.py": "",
+            "build/notes.txt": "",
+            "dist/pkg.tar.gz": b"\x1f\x8b",
+            "src/lib/python_helpers/util.py": "",
+            "lib/python3.10/os.py": "",
+        }
+    )
+    tree = TreeIndex.from_path(root)
+    # Code-point order of the POSIX path: "a.b" (0x2E) sorts before "a/z.py" (0x2F).
+    assert tree.files == ["a.b", "a/z.py", "b.py", "env2/requirements.txt", "src/lib/python_helpers/util.py"]
+    inventory = tree.inventory()
+    assert inventory.excluded_dirs == [".git", "build", "dist", "env", "lib/python3.10", "node_modules", "pkg.egg-info", "venv"]
+
+
+def test_a_folder_named_env_or_venv_without_markers_is_scanned(make_tree):
+    root = make_tree({"venv/analysis.py": "print(1)\n", "env/run.py": "print(2)\n", "build/make_figs.py": ""})
+    tree = TreeIndex.from_path(root)
+    assert tree.files == ["build/make_figs.py", "env/run.py", "venv/analysis.py"]
+
+
+def test_exclusion_never_looks_above_the_root(tmp_path):
+    # The reference implementation hid every file of a clone made under a "build" folder.
+    root = tmp_path / "build" / "env" / "repo"
+    root.mkdir(parents=True)
+    (root / "main.py").write_text("print(1)\n")
+    assert TreeIndex.from_path(root).files == ["main.py"]
+
+
+def test_links_inside_are_aliases_and_outside_dangling_loops_are_recorded(tmp_path):
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "README.md").write_text("# Title\n")
+    os.symlink("docs/README.md", root / "README.md")
+    os.symlink("/etc/hostname", root / "outside.txt")
+    os.symlink("missing.py", root / "dangling.py")
+    os.symlink("loop_b", root / "loop_a")
+    os.symlink("loop_a", root / "loop_b")
+    os.symlink("docs", root / "docs_link")
+    tree = TreeIndex.from_path(root)
+    assert tree.files == ["README.md", "docs/README.md"]
+    assert tree.info("README.md").alias_of == "docs/README.md"
+    assert tree.readme == "README.md"
+    assert tree.text("README.md") == "# Title\n"
+    skipped = {s["path"]: s["reason"] for s in tree.inventory().skipped}
+    assert skipped == {
+        "dangling.py": "dangling symbolic link",
+        "docs_link": "symbolic link to a directory inside the tree (not followed)",
+        "loop_a": "symbolic link loop",
+        "loop_b": "symbolic link loop",
+        "outside.txt": "symbolic link pointing outside the tree",
+    }
+    # A linked file is counted once.
+    assert tree.inventory().files == 1
+
+
+def test_binary_non_utf8_and_empty_files(make_tree):
+    root = make_tree({"bin.py": b"\x00\x01\x02import os", "latin.py": "s = 'caf\xe9'\n".encode("latin-1"), "empty.py": ""})
+    tree = TreeIndex.from_path(root)
+    assert tree.text("bin.py") is None
+    assert tree.text("latin.py") == "s = 'caf\ufffd'\n"
+    assert tree.text("empty.py") == ""
+    inventory = tree.inventory()
+    assert {"path": "bin.py", "reason": "binary content"} in inventory.skipped
+    assert {"path": "latin.py", "reason": "not valid UTF-8; decoded with replacement characters"} in inventory.problems
+
+
+def test_non_utf8_file_names_are_indexed(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / os.fsdecode(b"caf\xe9.py")).write_text("x = 1\n")
+    tree = TreeIndex.from_path(root)
+    assert tree.files == ["caf\ufffd.py"]
+    assert tree.text("caf\ufffd.py") == "x = 1\n"
+
+
+def test_limits_are_applied_in_sorted_order_and_recorded(make_tree):
+    root = make_tree({f"f{i}.py": "x = 1\n" for i in range(5)} | {"big.py": "#" * 100})
+    tree = TreeIndex.from_path(root, Limits(max_file_bytes=50, max_files=4))
+    assert tree.text("big.py") is None
+    assert tree.text("f0.py") == "x = 1\n"
+    assert tree.text("f3.py") is None  # the 5th file in sorted order: big.py, f0, f1, f2, f3
+    inventory = tree.inventory()
+    assert inventory.truncated is True
+    skipped = {s["path"]: s["reason"] for s in inventory.skipped}
+    assert skipped["big.py"] == "larger than the per-file limit (100 > 50 bytes)"
+    assert skipped["f3.py"] == "beyond the file limit (4 files)"
+    assert skipped["f4.py"] == "beyond the file limit (4 files)"
+
+
+class CountingSource(LocalDirectory):
+    """A real directory whose reads are counted (and can fail for chosen paths)."""
+
+    def __init__(self, root, fail=()):
+        super().__init__(root)
+        self.reads: list[str] = []
+        self.fail = set(fail)
+
+    def read(self, path, limit):
+        self.reads.append(path)
+        if path in self.fail:
+            raise PermissionError(13, "Permission denied")
+        return super().read(path, limit)
+
+
+def test_each_file_is_read_once_and_parsed_once(make_tree):
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": "import numpy"}]}
+    root = make_tree({"a.py": "import os\n", "n.ipynb": json.dumps(nb), "README.md": "# T\n", "pyproject.toml": "[project]\nname='x'\n"})
+    source = CountingSource(root)
+    tree = TreeIndex(source)
+    for _ in range(3):
+        tree.python_units()
+        tree.readme_document()
+        tree.toml("pyproject.toml")
+        tree.notebook("n.ipynb")
+        tree.text("a.py")
+    assert sorted(source.reads) == ["README.md", "a.py", "n.ipynb", "pyproject.toml"]
+    assert tree.python_unit("a.py") is tree.python_unit("a.py")
+
+
+def test_unreadable_file_is_recorded_not_raised(make_tree):
+    root = make_tree({"secret.py": "x = 1\n", "ok.py": "y = 2\n"})
+    tree = TreeIndex(CountingSource(root, fail={"secret.py"}))
+    assert tree.text("secret.py") is None
+    assert tree.text("ok.py") == "y = 2\n"
+    assert {"path": "secret.py", "reason": "unreadable: Permission denied"} in tree.inventory().skipped
+
+
+@pytest.mark.parametrize(
+    ("path_kind", "message"),
+    [("missing", "no such file or directory"), ("file", "not a directory")],
+)
+def test_a_root_that_is_not_a_directory_is_refused(tmp_path, path_kind, message):
+    target = tmp_path / "x"
+    if path_kind == "file":
+        target.write_text("")
+    with pytest.raises(TreeSourceError, match=message):
+        TreeIndex.from_path(target)
+
+
+def test_notebook_cells_magics_and_nbformat3(make_tree):
+    v4 = {
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Title\n", "Some text here."]},
+            {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+             "source": ["%pip install numpy\n", "import numpy as np\n", "files = !ls data\n", "if True:\n", "    !wget https://x.org/d.csv\n", "np.mean?\n"]},
+            {"cell_type": "code", "execution_count": 3, "metadata": {}, "outputs": [], "source": "%%bash\nwget https://x.org/e.csv\n"},
+        ],
+    }
+    v3 = {"nbformat": 3, "worksheets": [{"cells": [
+        {"cell_type": "heading", "level": 1, "source": "Old"},
+        {"cell_type": "code", "prompt_number": 1, "input": "x = 1", "outputs": []},
+    ]}]}
+    root = make_tree({"a.ipynb": json.dumps(v4), "old.ipynb": json.dumps(v3), "bad.ipynb": "{not json", "empty.ipynb": json.dumps({"nbformat": 4, "cells": []})})
+    tree = TreeIndex.from_path(root)
+    nb = tree.notebook("a.ipynb")
+    code = nb.code_cells[0]
+    assert code.execution_count == 2
+    assert [m.kind for m in code.magics] == ["line", "shell", "shell", "help"]
+    assert [m.shell_command for m in code.magics] == ["pip install numpy", "ls data", "wget https://x.org/d.csv", None]
+    assert code.python_source.splitlines() == ["pass", "import numpy as np", "pass", "if True:", "    pass", "pass"]
+    assert nb.code_cells[1].language == "shell"
+    old = tree.notebook("old.ipynb")
+    assert [(c.cell_type, c.execution_count) for c in old.cells] == [("markdown", None), ("code", 1)]
+    assert tree.notebook("bad.ipynb") is None
+    assert tree.notebook("empty.ipynb").cells == []
+    units = tree.python_units()
+    assert [(u.path, u.cell) for u in units] == [("a.ipynb", 2), ("a.ipynb", 3), ("old.ipynb", 2)]
+    assert units[0].tree is not None
+    assert {"path": "bad.ipynb", "reason": "invalid notebook: invalid JSON: Expecting property name enclosed in double quotes at line 1"} in tree.inventory().problems
+
+
+def test_readme_priority_and_markdown_structure(make_tree):
+    root = make_tree(
+        {
+            "readme.rst": "Title\n=====\n",
+            "README.md": "# Tool\n\n[![b](https://img.shields.io/x.svg)](https://ci.org)\n\nRun it:\n\n```bash\n# run the analysis\npython main.py\n```\n\n- see [docs](#installation)\n\nSetext\n------\n\nInline `make all` here.\n",
+        }
+    )
+    tree = TreeIndex.from_path(root)
+    assert tree.readme == "README.md"
+    doc = tree.readme_document()
+    # The comment inside the fence and the anchor link are not headings.
+    assert [(h.level, h.text, h.line) for h in doc.headings] == [(1, "Tool", 1), (2, "Setext", 14)]
+    assert [(b.info, b.line_start, b.text) for b in doc.code_blocks] == [("bash", 8, "# run the analysis\npython main.py")]
+    assert [(c.text, c.line) for c in doc.inline_code] == [("make all", 17)]
+    badge = [l for l in doc.links if l.is_image]
+    assert badge and badge[0].url == "https://img.shields.io/x.svg" and badge[0].in_badge
+
+
+def test_rst_titles_and_literal_blocks(make_tree):
+    text = "Tool\n====\n\nInstall\n-------\n\nRun::\n\n    pip install -r requirements.txt\n\n.. code-block:: bash\n\n   python run.py\n\nDone.\n"
+    root = make_tree({"README.rst": text})
+    doc = TreeIndex.from_path(root).readme_document()
+    assert [(h.level, h.text, h.line) for h in doc.headings] == [(1, "Tool", 1), (2, "Install", 4)]
+    assert [(b.text, b.line_start) for b in doc.code_blocks] == [("pip install -r requirements.txt", 9), ("python run.py", 13)]
+
+
+def test_empty_tree(tmp_path):
+    tree = TreeIndex.from_path(tmp_path)
+    assert tree.files == [] and tree.readme is None and tree.python_units() == []
+    assert tree.inventory().files == 0
