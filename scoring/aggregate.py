@@ -19,8 +19,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scoring import __version__
-
 from .catalog import CATEGORY_KEYS, METRIC_IDS
 from .model import OUTCOME_ERROR, Inventory, Measurement, Measurements
 from .rubric import DEFAULT_INPUT_SCALES, ROS_COMPONENT_ALIASES, ROS_COMPONENT_IDS, Rubric
@@ -54,6 +52,14 @@ RCS_BOUNDS = (0.0, 100.0)
 _METRIC_INDEX: dict[str, int] = {mid: i for i, mid in enumerate(METRIC_IDS)}
 
 
+def _scorer_version() -> str:
+    # Imported on use: scoring/__init__.py may grow imports of this module, and a
+    # module-level import would then be circular.
+    from scoring import __version__
+
+    return __version__
+
+
 class IncompleteMeasurements(ValueError):
     """Some of the 26 sub-metrics have no usable value; a partial RRS would be misleading."""
 
@@ -83,7 +89,16 @@ class CompiledRubric:
     Values are trusted: range checks belong to the callers that build them.
     """
 
-    __slots__ = ("rubric", "category_keys", "penalty_ids", "_categories", "_penalties", "_low", "_high", "_digits")
+    __slots__ = (
+        "rubric",
+        "category_keys",
+        "penalty_ids",
+        "_categories",
+        "_penalties",
+        "_low",
+        "_high",
+        "_digits",
+    )
 
     def __init__(self, rubric: Rubric) -> None:
         self.rubric = rubric
@@ -102,7 +117,9 @@ class CompiledRubric:
         self._penalties = tuple(
             (
                 p.target_kind == "category",
-                category_position[p.target] if p.target_kind == "category" else _METRIC_INDEX[p.target],
+                category_position[p.target]
+                if p.target_kind == "category"
+                else _METRIC_INDEX[p.target],
                 p.below,
                 p.points,
             )
@@ -202,13 +219,19 @@ def _values_tuple(values: Mapping[str, Any]) -> tuple[float, ...]:
     checked = []
     for mid in METRIC_IDS:
         value = values[mid]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 100.0:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not 0.0 <= value <= 100.0
+        ):
             raise ValueError(f"{mid}: value must be a number within [0, 100] (got {value!r})")
         checked.append(float(value))
     return tuple(checked)
 
 
-def _applicable_only_raw(submetrics: Mapping[str, float], values: Sequence[float], applicable: Mapping[str, bool]) -> float | None:
+def _applicable_only_raw(
+    submetrics: Mapping[str, float], values: Sequence[float], applicable: Mapping[str, bool]
+) -> float | None:
     total = 0.0
     weight_sum = 0.0
     for mid, weight in submetrics.items():
@@ -317,7 +340,9 @@ def _convert_ros_input(key: str, raw: Any, scale: str) -> float:
         raise ValueError(f"ROS component {key}: expected a number ({scale}), got {raw!r}")
     high = 1.0 if scale == "fraction" else 100.0
     if not 0.0 <= raw <= high:
-        raise ValueError(f"ROS component {key}: {scale} input must be within [0, {high:g}] (got {raw!r})")
+        raise ValueError(
+            f"ROS component {key}: {scale} input must be within [0, {high:g}] (got {raw!r})"
+        )
     return float(raw) * 100.0 if scale == "fraction" else float(raw)
 
 
@@ -334,7 +359,9 @@ def compute_ros(components: Mapping[str, Any] | None, rubric: Rubric) -> RosResu
     for key, raw in components.items():
         cid = ROS_COMPONENT_ALIASES.get(key, key)
         if cid not in ROS_COMPONENT_IDS:
-            raise ValueError(f"unknown ROS component {key!r} (expected one of {', '.join(ROS_COMPONENT_IDS)})")
+            raise ValueError(
+                f"unknown ROS component {key!r} (expected one of {', '.join(ROS_COMPONENT_IDS)})"
+            )
         if raw is None:
             continue
         if cid in found:
@@ -389,7 +416,7 @@ class Score:
     ros: RosResult | None
     rcs: RcsResult
     scorer_name: str = SCORER_NAME
-    scorer_version: str = __version__
+    scorer_version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -416,7 +443,9 @@ def _usable_values(measurements: Measurements) -> tuple[float, ...]:
         if measurement is None:
             problems[mid] = "missing"
         elif measurement.outcome == OUTCOME_ERROR:
-            problems[mid] = f"detector error: {measurement.reason}" if measurement.reason else "detector error"
+            problems[mid] = (
+                f"detector error: {measurement.reason}" if measurement.reason else "detector error"
+            )
         elif measurement.value is None:
             problems[mid] = "no value"
     if problems:
@@ -424,7 +453,9 @@ def _usable_values(measurements: Measurements) -> tuple[float, ...]:
     return _values_tuple({mid: by_id[mid].value for mid in by_id})
 
 
-def score(measurements: Measurements, rubric: Rubric, *, outcomes: Mapping[str, Any] | None = None) -> Score:
+def score(
+    measurements: Measurements, rubric: Rubric, *, outcomes: Mapping[str, Any] | None = None
+) -> Score:
     """Score a complete set of measurements; ``outcomes`` are optional ROS inputs.
 
     Raises :class:`IncompleteMeasurements` when any of the 26 sub-metrics is missing,
@@ -447,5 +478,5 @@ def score(measurements: Measurements, rubric: Rubric, *, outcomes: Mapping[str, 
         ros=ros,
         rcs=compute_rcs(rrs, ros, rubric),
         scorer_name=SCORER_NAME,
-        scorer_version=__version__ or measurements.scorer_version,
+        scorer_version=_scorer_version() or measurements.scorer_version,
     )

@@ -66,7 +66,8 @@ def collect_manifests(tree: TreeIndex) -> list[mf.Manifest]:
             if manifest is not None:
                 seen.add(path)
                 for problem in manifest.problems:
-                    tree.problem(path, problem)
+                    # Parser messages read "path:line: message"; the inventory keys by path.
+                    tree.problem(path, problem.removeprefix(f"{path}:").lstrip(" "))
                 found.append(manifest)
     # A file reached only through -r from another manifest is not scored on its own,
     # unless the two include each other.

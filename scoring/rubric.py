@@ -65,7 +65,14 @@ ROS_COMPONENT_ALIASES: Mapping[str, str] = MappingProxyType({"E": "E_prime"})
 INPUT_SCALES: tuple[str, ...] = ("boolean", "percent", "fraction")
 # Scales of the REF's inputs (METRICS.md §8): v1 files cannot declare them.
 DEFAULT_INPUT_SCALES: Mapping[str, str] = MappingProxyType(
-    {"I": "boolean", "X": "boolean", "delta": "percent", "N": "fraction", "E_prime": "fraction", "T": "fraction"}
+    {
+        "I": "boolean",
+        "X": "boolean",
+        "delta": "percent",
+        "N": "fraction",
+        "E_prime": "fraction",
+        "T": "fraction",
+    }
 )
 ROUNDING_MODES: tuple[str, ...] = ("half_even",)
 
@@ -85,12 +92,25 @@ ROS_COMPONENT_KEYS = ("weight", "input", "description")
 RCS_KEYS = ("alpha_max", "alpha_min")
 ROUNDING_KEYS = ("submetric", "category", "score", "mode")
 
-LEGACY_TOP_LEVEL_KEYS = ("name", "version", "description", "categories", "penalties", "ros_components", "rcs")
+LEGACY_TOP_LEVEL_KEYS = (
+    "name",
+    "version",
+    "description",
+    "categories",
+    "penalties",
+    "ros_components",
+    "rcs",
+)
 LEGACY_CATEGORY_KEYS = ("weight", "tau", "k", "name", "description")
 LEGACY_ROS_COMPONENT_KEYS = ("weight", "description")
 # (v2 id, v2 target, v1 threshold key, v1 points key), in the order the REF applies them.
 _LEGACY_PENALTIES = (
-    ("environment_hard", {"category": "E"}, "environment_hard_threshold", "environment_hard_penalty"),
+    (
+        "environment_hard",
+        {"category": "E"},
+        "environment_hard_threshold",
+        "environment_hard_penalty",
+    ),
     ("data_hard", {"category": "A"}, "data_hard_threshold", "data_hard_penalty"),
     ("seed", {"submetric": "seed_management"}, "seed_threshold", "seed_penalty"),
 )
@@ -98,9 +118,19 @@ LEGACY_PENALTY_KEYS = tuple(key for rule in _LEGACY_PENALTIES for key in rule[2:
 
 #: Every key either format knows; the schema reference (docs/rubrics.md) documents each.
 SCHEMA_KEYS: frozenset[str] = frozenset(
-    TOP_LEVEL_KEYS + CATEGORY_ENTRY_KEYS + PENALTY_KEYS + PENALTY_TARGET_KINDS + ROS_KEYS
-    + ROS_COMPONENT_KEYS + RCS_KEYS + ROUNDING_KEYS + LEGACY_TOP_LEVEL_KEYS + LEGACY_PENALTY_KEYS
-    + CATEGORY_KEYS + ROS_COMPONENT_IDS + tuple(ROS_COMPONENT_ALIASES)
+    TOP_LEVEL_KEYS
+    + CATEGORY_ENTRY_KEYS
+    + PENALTY_KEYS
+    + PENALTY_TARGET_KINDS
+    + ROS_KEYS
+    + ROS_COMPONENT_KEYS
+    + RCS_KEYS
+    + ROUNDING_KEYS
+    + LEGACY_TOP_LEVEL_KEYS
+    + LEGACY_PENALTY_KEYS
+    + CATEGORY_KEYS
+    + ROS_COMPONENT_IDS
+    + tuple(ROS_COMPONENT_ALIASES)
 )
 
 _NAME_RE = re.compile(r"[a-z0-9-]+")
@@ -213,10 +243,10 @@ class Rubric:
     alpha_max: float
     alpha_min: float
     rounding: Rounding
-    canonical: dict[str, Any]
+    canonical: dict[str, Any] = field(repr=False)
     sha256: str
     source: str
-    text: str
+    text: str = field(repr=False)
     legacy: bool = False
     description: str | None = None
     rationale: str | Mapping[str, str] | None = None
@@ -293,9 +323,10 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 def _construct_unique_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
-    loader.flatten_mapping(node)
     seen: set[Any] = set()
     for key_node, _value_node in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue  # keys merged in with ``<<`` may legitimately be overridden
         key = loader.construct_object(key_node, deep=True)
         try:
             duplicate = key in seen
@@ -303,18 +334,23 @@ def _construct_unique_mapping(loader: _StrictLoader, node: yaml.MappingNode, dee
             continue  # unhashable keys are reported by construct_mapping below
         if duplicate:
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark, f"duplicate key {key!r}", key_node.start_mark
+                "while constructing a mapping",
+                node.start_mark,
+                f"duplicate key {key!r}",
+                key_node.start_mark,
             )
         seen.add(key)
     return loader.construct_mapping(node, deep=deep)
 
 
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping)
+_StrictLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping
+)
 
 
 def _load_yaml(text: str, source: str | None) -> dict[str, Any]:
     try:
-        doc = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        doc = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         detail = " ".join(str(exc).split())
         raise RubricError([f"yaml: cannot parse the rubric: {detail}"], source) from exc
@@ -417,7 +453,9 @@ class _Checker:
             return None
         return number
 
-    def weight_sum(self, weights: list[float], path: str, tolerance: float, legacy_note: list[str]) -> None:
+    def weight_sum(
+        self, weights: list[float], path: str, tolerance: float, legacy_note: list[str]
+    ) -> None:
         total = 0.0
         for weight in weights:
             total += weight
@@ -462,7 +500,10 @@ def _from_legacy(doc: dict[str, Any], source: str | None) -> dict[str, Any]:
     if "version" in doc:
         version = _legacy_version(doc["version"])
         if version is None:
-            check.add("version", f"must be a version such as \"1.0\" or \"1.0.0\" (got {_kind(doc['version'])})")
+            check.add(
+                "version",
+                f'must be a version such as "1.0" or "1.0.0" (got {_kind(doc["version"])})',
+            )
         else:
             out["version"] = version
     if "description" in doc:
@@ -487,8 +528,16 @@ def _from_legacy(doc: dict[str, Any], source: str | None) -> dict[str, Any]:
                 check.add("penalties", f"missing {', '.join(missing)}")
             rules = []
             for pid, target, threshold_key, points_key in _LEGACY_PENALTIES:
-                below = check.number(penalties, threshold_key, "penalties", low=0, high=100) if threshold_key in penalties else None
-                points = check.number(penalties, points_key, "penalties", low=0) if points_key in penalties else None
+                below = (
+                    check.number(penalties, threshold_key, "penalties", low=0, high=100)
+                    if threshold_key in penalties
+                    else None
+                )
+                points = (
+                    check.number(penalties, points_key, "penalties", low=0)
+                    if points_key in penalties
+                    else None
+                )
                 rules.append({"id": pid, "target": dict(target), "below": below, "points": points})
             out["penalties"] = rules
     else:
@@ -502,7 +551,10 @@ def _from_legacy(doc: dict[str, Any], source: str | None) -> dict[str, Any]:
                 cid = ROS_COMPONENT_ALIASES.get(key, key)
                 where = f"ros_components.{key}"
                 if cid not in ROS_COMPONENT_IDS:
-                    check.add("ros_components", f"unknown component {key!r} (expected one of I, X, delta, N, E, T)")
+                    check.add(
+                        "ros_components",
+                        f"unknown component {key!r} (expected one of I, X, delta, N, E, T)",
+                    )
                     continue
                 if cid in mapped:
                     check.add("ros_components", f"{key!r} duplicates E_prime (E is its alias)")
@@ -543,7 +595,9 @@ def _merge_penalties(base: Any, child: Any, source: str | None) -> Any:
         return copy.deepcopy(child)
     merged = [copy.deepcopy(rule) for rule in base]
     position = {
-        rule["id"]: i for i, rule in enumerate(merged) if isinstance(rule, dict) and isinstance(rule.get("id"), str)
+        rule["id"]: i
+        for i, rule in enumerate(merged)
+        if isinstance(rule, dict) and isinstance(rule.get("id"), str)
     }
     seen_in_child: set[str] = set()
     for rule in child:
@@ -589,11 +643,18 @@ def _canonicalise_ros_aliases(doc: dict[str, Any]) -> None:
         return
     for alias, cid in ROS_COMPONENT_ALIASES.items():
         if alias in components and cid not in components:
-            ros["components"] = {(cid if key == alias else key): value for key, value in components.items()}
+            ros["components"] = {
+                (cid if key == alias else key): value for key, value in components.items()
+            }
 
 
 def _looks_like_path(reference: str) -> bool:
-    return "/" in reference or "\\" in reference or reference.endswith((".yaml", ".yml")) or reference.startswith(".")
+    return (
+        "/" in reference
+        or "\\" in reference
+        or reference.endswith((".yaml", ".yml"))
+        or reference.startswith(".")
+    )
 
 
 def _read_text(path: Path, where: str, source: str | None) -> str:
@@ -603,20 +664,28 @@ def _read_text(path: Path, where: str, source: str | None) -> str:
         raise RubricError([f"{where}: cannot read {path}: {exc}"], source) from exc
 
 
-def _resolve_base(reference: Any, base_dir: Path | None, chain: tuple[str, ...], source: str | None) -> dict[str, Any]:
+def _resolve_base(
+    reference: Any, base_dir: Path | None, chain: tuple[str, ...], source: str | None
+) -> dict[str, Any]:
     if not isinstance(reference, str) or not reference.strip():
-        raise RubricError([f"extends: must be \"name@version\", a bundled name or a path (got {_kind(reference)})"], source)
+        raise RubricError(
+            [f'extends: must be "name@version", a bundled name or a path (got {_kind(reference)})'],
+            source,
+        )
     wanted_version = ""
     if _looks_like_path(reference):
         path = ((base_dir or Path.cwd()) / reference).resolve()
         key = str(path)
         if not path.is_file():
-            raise RubricError([f"extends: no rubric file {reference!r} (looked for {path})"], source)
+            raise RubricError(
+                [f"extends: no rubric file {reference!r} (looked for {path})"], source
+            )
     else:
         name, _, wanted_version = reference.partition("@")
         if name not in list_bundled():
             raise RubricError(
-                [f"extends: no bundled rubric {name!r} (bundled: {', '.join(list_bundled())})"], source
+                [f"extends: no bundled rubric {name!r} (bundled: {', '.join(list_bundled())})"],
+                source,
             )
         path = RUBRICS_DIR / f"{name}.yaml"
         key = f"bundled:{name}"
@@ -626,7 +695,9 @@ def _resolve_base(reference: Any, base_dir: Path | None, chain: tuple[str, ...],
     resolved, _legacy = _resolve(_load_yaml(text, key), key, path.parent, (*chain, key))
     if wanted_version and resolved.get("version") != wanted_version:
         raise RubricError(
-            [f"extends: {reference!r} not found; the bundled {name!r} is version {resolved.get('version')!r}"],
+            [
+                f"extends: {reference!r} not found; the bundled {name!r} is version {resolved.get('version')!r}"
+            ],
             source,
         )
     return {section: resolved[section] for section in SCORING_SECTIONS if section in resolved}
@@ -639,7 +710,9 @@ def _resolve(
     if "schema" not in doc:
         return _from_legacy(doc, source), True
     if doc["schema"] != SCHEMA_V2:
-        raise RubricError([f"schema: unsupported schema {_kind(doc['schema'])} (expected {SCHEMA_V2})"], source)
+        raise RubricError(
+            [f"schema: unsupported schema {_kind(doc['schema'])} (expected {SCHEMA_V2})"], source
+        )
     doc = copy.deepcopy(doc)
     _canonicalise_ros_aliases(doc)
     if doc.get("extends") is None:
@@ -686,7 +759,10 @@ def _validate(doc: dict[str, Any], *, legacy: bool, source: str | None) -> _Vali
     if "version" not in doc:
         check.add("version", "required")
     elif not (isinstance(doc["version"], str) and _SEMVER_RE.fullmatch(doc["version"])):
-        check.add("version", f"must be a semantic version string such as \"1.0.0\" (got {_kind(doc['version'])})")
+        check.add(
+            "version",
+            f'must be a semantic version string such as "1.0.0" (got {_kind(doc["version"])})',
+        )
     metadata["name"] = name
     metadata["version"] = doc.get("version")
     for key in ("extends", "description", "license"):
@@ -709,14 +785,18 @@ def _validate(doc: dict[str, Any], *, legacy: bool, source: str | None) -> _Vali
         check.errors = [re.sub(r"^ros\.components", "ros_components", e) for e in check.errors]
         notes = [re.sub(r"^ros\.components", "ros_components", n) for n in notes]
     check.raise_if_any(source)
-    return _Validated(categories, penalties, clamp, ros, alpha_max, alpha_min, rounding, metadata, notes)
+    return _Validated(
+        categories, penalties, clamp, ros, alpha_max, alpha_min, rounding, metadata, notes
+    )
 
 
 def _validate_rationale(check: _Checker, value: Any) -> str | dict[str, str] | None:
     if isinstance(value, str):
         return value
     if not isinstance(value, dict):
-        check.add("rationale", f"must be a string or a mapping of category to text (got {_kind(value)})")
+        check.add(
+            "rationale", f"must be a string or a mapping of category to text (got {_kind(value)})"
+        )
         return None
     for key, text in value.items():
         if key not in CATEGORY_KEYS:
@@ -768,13 +848,21 @@ def _validate_categories(
         weight = check.number(entry, "weight", path, low=0)
         tau = check.number(entry, "tau", path, low=0, high=100, low_exclusive=True)
         k = check.number(entry, "k", path, low=1)
-        submetrics = _validate_submetrics(check, key, entry.get("submetrics"), path, tolerance, notes)
+        submetrics = _validate_submetrics(
+            check, key, entry.get("submetrics"), path, tolerance, notes
+        )
         label = check.string(entry["name"], f"{path}.name") if "name" in entry else None
-        text = check.string(entry["description"], f"{path}.description") if "description" in entry else None
+        text = (
+            check.string(entry["description"], f"{path}.description")
+            if "description" in entry
+            else None
+        )
         if weight is not None:
             weights.append(weight)
         if None not in (weight, tau, k, submetrics):
-            rules[key] = CategoryRule(key, weight, tau, k, MappingProxyType(submetrics), label, text)
+            rules[key] = CategoryRule(
+                key, weight, tau, k, MappingProxyType(submetrics), label, text
+            )
     if len(weights) == len(CATEGORY_KEYS):
         check.weight_sum(weights, "categories", tolerance, notes)
     return rules
@@ -800,7 +888,9 @@ def _validate_submetrics(
             continue
         ok = False
         if mid in METRICS_BY_ID:
-            check.add(where, f"{mid} belongs to category {METRICS_BY_ID[mid].category}, not {category}")
+            check.add(
+                where, f"{mid} belongs to category {METRICS_BY_ID[mid].category}, not {category}"
+            )
         else:
             check.add(where, f"unknown sub-metric {mid!r}")
     weights: dict[str, float] = {}
@@ -876,11 +966,16 @@ def _validate_clamp(check: _Checker, value: Any) -> tuple[float, float]:
         return (0.0, 100.0)
     low, high = float(value[0]), float(value[1])
     if not 0 <= low < high <= 100:
-        check.add("clamp", f"must satisfy 0 <= low < high <= 100 (got [{_fmt(value[0])}, {_fmt(value[1])}])")
+        check.add(
+            "clamp",
+            f"must satisfy 0 <= low < high <= 100 (got [{_fmt(value[0])}, {_fmt(value[1])}])",
+        )
     return (low, high)
 
 
-def _validate_ros(check: _Checker, value: Any, tolerance: float, notes: list[str]) -> dict[str, RosComponent]:
+def _validate_ros(
+    check: _Checker, value: Any, tolerance: float, notes: list[str]
+) -> dict[str, RosComponent]:
     ros = check.mapping(value, "ros")
     if ros is None:
         return {}
@@ -898,7 +993,10 @@ def _validate_ros(check: _Checker, value: Any, tolerance: float, notes: list[str
         cid = ROS_COMPONENT_ALIASES.get(key, key)
         path = f"ros.components.{key}"
         if cid not in ROS_COMPONENT_IDS:
-            check.add("ros.components", f"unknown component {key!r} (expected one of {', '.join(ROS_COMPONENT_IDS)})")
+            check.add(
+                "ros.components",
+                f"unknown component {key!r} (expected one of {', '.join(ROS_COMPONENT_IDS)})",
+            )
             continue
         if cid in found or (cid != key and cid in components):
             check.add("ros.components", f"{key!r} duplicates {cid} (E is an alias of E_prime)")
@@ -912,8 +1010,14 @@ def _validate_ros(check: _Checker, value: Any, tolerance: float, notes: list[str
         if "input" not in entry:
             check.add(f"{path}.input", f"required (one of {', '.join(INPUT_SCALES)})")
         elif scale not in INPUT_SCALES:
-            check.add(f"{path}.input", f"must be one of {', '.join(INPUT_SCALES)} (got {_kind(scale)})")
-        text = check.string(entry["description"], f"{path}.description") if "description" in entry else None
+            check.add(
+                f"{path}.input", f"must be one of {', '.join(INPUT_SCALES)} (got {_kind(scale)})"
+            )
+        text = (
+            check.string(entry["description"], f"{path}.description")
+            if "description" in entry
+            else None
+        )
         if weight is None or scale not in INPUT_SCALES:
             complete = False
             continue
@@ -950,14 +1054,18 @@ def _validate_rounding(check: _Checker, value: Any) -> Rounding:
         number = rounding[key]
         is_integral = _is_number(number) and float(number).is_integer()
         if not is_integral or not 0 <= number <= 10:
-            check.add(where, f"must be a whole number of decimals from 0 to 10 (got {_kind(number)})")
+            check.add(
+                where, f"must be a whole number of decimals from 0 to 10 (got {_kind(number)})"
+            )
             continue
         digits[key] = int(number)
     mode = rounding.get("mode")
     if "mode" not in rounding:
         check.add("rounding.mode", "required")
     elif mode not in ROUNDING_MODES:
-        check.add("rounding.mode", f"must be one of {', '.join(ROUNDING_MODES)} (got {_kind(mode)})")
+        check.add(
+            "rounding.mode", f"must be one of {', '.join(ROUNDING_MODES)} (got {_kind(mode)})"
+        )
     return Rounding(**digits, mode=mode if mode in ROUNDING_MODES else "half_even")
 
 
@@ -978,13 +1086,19 @@ def _canonical(validated: _Validated) -> dict[str, Any]:
             for key, rule in validated.categories.items()
         },
         "penalties": [
-            {"id": p.id, "target": {p.target_kind: p.target}, "below": float(p.below), "points": float(p.points)}
+            {
+                "id": p.id,
+                "target": {p.target_kind: p.target},
+                "below": float(p.below),
+                "points": float(p.points),
+            }
             for p in validated.penalties
         ],
         "clamp": [float(validated.clamp[0]), float(validated.clamp[1])],
         "ros": {
             "components": {
-                cid: {"weight": float(c.weight), "input": c.input} for cid, c in validated.ros.items()
+                cid: {"weight": float(c.weight), "input": c.input}
+                for cid, c in validated.ros.items()
             }
         },
         "rcs": {"alpha_max": float(validated.alpha_max), "alpha_min": float(validated.alpha_min)},
@@ -1037,14 +1151,22 @@ def _parse(text: str, source: str, base_dir: Path | None, chain_key: str) -> Rub
     )
 
 
-def parse_rubric(text: str, source: str = "<string>", *, base_dir: str | os.PathLike[str] | None = None) -> Rubric:
+def parse_rubric(
+    text: str, source: str = "<string>", *, base_dir: str | os.PathLike[str] | None = None
+) -> Rubric:
     """Parse rubric YAML (v2 or REF v1) without registering it.
 
-    A relative ``extends`` path is resolved against ``base_dir`` (default: the current
-    directory).
+    A relative ``extends`` path is resolved against ``base_dir``; by default against the
+    directory of ``source`` when it names an existing file, else the current directory.
     """
+    chain_key = source
+    source_path = Path(source)
+    if source_path.is_file():
+        chain_key = str(source_path.resolve())
+        if base_dir is None:
+            base_dir = source_path.parent
     directory = Path(base_dir) if base_dir is not None else None
-    return _parse(text, source, directory, source)
+    return _parse(text, source, directory, chain_key)
 
 
 def list_bundled() -> list[str]:
@@ -1068,13 +1190,18 @@ def _load(reference: str | os.PathLike[str]) -> Rubric:
             rubric = _bundled(name)
             if version and version != rubric.version:
                 raise RubricError(
-                    [f"version: the bundled rubric {name!r} is version {rubric.version}, not {version}"], name
+                    [
+                        f"version: the bundled rubric {name!r} is version {rubric.version}, not {version}"
+                    ],
+                    name,
                 )
             return rubric
     path = Path(reference)
     if not path.is_file():
         raise RubricError(
-            [f"rubric: no bundled rubric or file named {str(reference)!r} (bundled: {', '.join(list_bundled())})"]
+            [
+                f"rubric: no bundled rubric or file named {str(reference)!r} (bundled: {', '.join(list_bundled())})"
+            ]
         )
     source = str(path)
     return _parse(_read_text(path, "rubric", source), source, path.parent, str(path.resolve()))
@@ -1082,7 +1209,11 @@ def _load(reference: str | os.PathLike[str]) -> Rubric:
 
 def load_rubric(name_or_path: str | os.PathLike[str] = DEFAULT_RUBRIC_NAME) -> Rubric:
     """Load a bundled rubric (``default``, ``bioinformatics-v1``, optionally ``@version``)
-    or a rubric file, and register its identity."""
+    or a rubric file, and register its identity.
+
+    A string naming a bundled rubric always means the bundled one, even if a file of
+    that name exists; pass a ``Path`` (or a path with a directory part) for the file.
+    """
     rubric = _load(name_or_path)
     register(rubric)
     return rubric
@@ -1100,9 +1231,9 @@ def _seed_bundled() -> None:
     global _seeded
     if _seeded:
         return
-    _seeded = True
     for name in list_bundled():
         _record(_bundled(name))
+    _seeded = True
 
 
 def _record(rubric: Rubric) -> None:

@@ -9,6 +9,7 @@ optional ``counts`` (subset) and ``evidence``: a list of items each of which mus
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +17,7 @@ from scoring.catalog import METRIC_IDS
 from scoring.registry import DOC_SECTIONS, load_detectors
 from scoring.tree import TreeIndex
 
-from .conftest import FIXTURES
+FIXTURES = Path(__file__).parent / "fixtures"
 
 REGISTRY = load_detectors()
 

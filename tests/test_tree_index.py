@@ -210,7 +210,7 @@ def test_readme_priority_and_markdown_structure(make_tree):
     assert [(h.level, h.text, h.line) for h in doc.headings] == [(1, "Tool", 1), (2, "Setext", 14)]
     assert [(b.info, b.line_start, b.text) for b in doc.code_blocks] == [("bash", 8, "# run the analysis\npython main.py")]
     assert [(c.text, c.line) for c in doc.inline_code] == [("make all", 17)]
-    badge = [l for l in doc.links if l.is_image]
+    badge = [link for link in doc.links if link.is_image]
     assert badge and badge[0].url == "https://img.shields.io/x.svg" and badge[0].in_badge
 
 

@@ -39,7 +39,7 @@ KNOWN_INSTRUCTIONS = frozenset(
 )  # fmt: skip
 
 _MAX_PROBLEMS = 50
-_DIRECTIVE_RE = re.compile(r"^#\s*(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*=\s*(?P<value>.*?)\s*$")
+_DIRECTIVE_RE = re.compile(r"^#\s*(?P<key>[A-Za-z][A-Za-z0-9_-]*)\s*=(?P<value>.*)$")
 _INSTRUCTION_RE = re.compile(r"^\s*(?P<keyword>[A-Za-z]+)(?:\s+(?P<args>.*))?$", re.DOTALL)
 _HEREDOC_RE = re.compile(r"<<(?P<dash>-?)\s*(?P<quote>[\"']?)(?P<word>[A-Za-z_][A-Za-z0-9_]*)(?P=quote)")
 _VARIABLE_RE = re.compile(
@@ -197,11 +197,11 @@ def _parse_into(text: str, result: Dockerfile) -> None:
         directive = _DIRECTIVE_RE.match(lines[index])
         if directive is None:
             break
-        if directive.group("key").lower() == "escape" and directive.group("value") in ("\\", "`"):
-            escape = directive.group("value")
+        value = directive.group("value").strip()
+        if directive.group("key").lower() == "escape" and value in ("\\", "`"):
+            escape = value
         index += 1
 
-    continuation = re.compile(re.escape(escape) + r"[ \t]*$")
     seen_from = False
     while index < len(lines):
         line = lines[index]
@@ -212,11 +212,12 @@ def _parse_into(text: str, result: Dockerfile) -> None:
         start = index
         parts = []
         while True:
-            match = continuation.search(line)
-            if match is None:
+            # The builder accepts blanks after the escape character.
+            trimmed = line.rstrip(" \t")
+            if not trimmed.endswith(escape):
                 parts.append(line)
                 break
-            parts.append(line[: match.start()])
+            parts.append(trimmed[:-1])
             index += 1
             # Comment and empty lines inside a continuation are dropped by the builder.
             while index < len(lines) and (
@@ -336,7 +337,7 @@ def score_dockerfile(df: Dockerfile) -> tuple[int, str, str]:
 
 # --------------------------------------------------------------------------- Singularity
 
-_SINGULARITY_HEADER_RE = re.compile(r"^\s*(?P<key>[A-Za-z][A-Za-z0-9_]*)\s*:\s*(?P<value>.*?)\s*$")
+_SINGULARITY_HEADER_RE = re.compile(r"^\s*(?P<key>[A-Za-z][A-Za-z0-9_]*)\s*:(?P<value>.*)$")
 _SECTION_RE = re.compile(r"^\s*%(?P<name>[A-Za-z]+)\b")
 
 
@@ -377,7 +378,7 @@ def parse_singularity(text: str) -> SingularityDef | None:
         header = _SINGULARITY_HEADER_RE.match(line)
         if header is None:
             continue
-        key, value = header.group("key").lower(), header.group("value")
+        key, value = header.group("key").lower(), header.group("value").strip()
         if key == "bootstrap" and bootstrap is None:
             bootstrap = value
         elif key == "from" and from_ is None:

@@ -24,6 +24,7 @@ import functools
 import json
 import posixpath
 import re
+import shlex
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -51,6 +52,7 @@ __all__ = [
     "normalize_name",
     "parse_conda_env",
     "parse_description",
+    "parse_install_command",
     "parse_julia_project",
     "parse_pipfile",
     "parse_pyproject",
@@ -153,10 +155,6 @@ def _snippet(text: str) -> str:
 
 def _problem(path: str, line: int | None, message: str) -> str:
     return f"{path}:{line}: {message}" if line else f"{path}: {message}"
-
-
-def _stronger(a: str, b: str) -> str:
-    return a if _PIN_RANK[a] >= _PIN_RANK[b] else b
 
 
 def _weaker(a: str, b: str) -> str:
@@ -386,13 +384,26 @@ def _pep508_dependency(
 
 # --------------------------------------------------------------------------- requirements.txt
 
-_COMMENT_RE = re.compile(r"(?:^|\s+)#.*$")
+# Both patterns start with a fixed character and look behind for the whitespace, so a
+# hostile line of whitespace cannot make the search quadratic.
+_COMMENT_START_RE = re.compile(r"(?:^|(?<=\s))#")
 # pip allows per-requirement options after the requirement (``pkg==1 --hash=sha256:…``).
-_TRAILING_OPTIONS_RE = re.compile(r"\s+--?[A-Za-z].*$")
+_TRAILING_OPTION_START_RE = re.compile(r"(?<=\s)--?[A-Za-z]")
 _OPTION_RE = re.compile(
     r"^(?P<flag>-r|--requirement|-c|--constraint|-e|--editable)(?:\s*=\s*|\s+|(?<=^-[rce]))(?P<value>\S.*)$"
 )
 _LOCAL_PATH_RE = re.compile(r"^(?:\.{1,2}(?:[/\\].*)?|[/\\~].*|[A-Za-z]:[/\\].*)$")
+
+
+def _strip_comment(line: str) -> str:
+    """pip's comment rule: ``#`` at the start of a line or after whitespace."""
+    match = _COMMENT_START_RE.search(line)
+    return (line[: match.start()] if match else line).strip()
+
+
+def _strip_trailing_options(text: str) -> str:
+    match = _TRAILING_OPTION_START_RE.search(text)
+    return (text[: match.start()] if match else text).strip()
 
 
 def _logical_lines(text: str) -> list[tuple[int, str]]:
@@ -407,12 +418,12 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
             buffer.append(physical[:-1])
             continue
         buffer.append(physical)
-        logical = _COMMENT_RE.sub("", "".join(buffer)).strip()
+        logical = _strip_comment("".join(buffer))
         buffer = []
         if logical:
             result.append((start, logical))
     if buffer:
-        logical = _COMMENT_RE.sub("", "".join(buffer)).strip()
+        logical = _strip_comment("".join(buffer))
         if logical:
             result.append((start, logical))
     return result
@@ -433,7 +444,7 @@ def _requirement_line(
     line: int | None, text: str, path: str, source: str, problems: list[str]
 ) -> Dependency | None:
     """One non-option requirement line, or None (a problem is recorded when not local)."""
-    text = _TRAILING_OPTIONS_RE.sub("", text).strip()
+    text = _strip_trailing_options(text)
     if not text or (_LOCAL_PATH_RE.match(text) and not text.lower().endswith(".whl")):
         # `.`, `./pkg`, `/abs/path`: the project itself or a local tree, not a dependency.
         return None
@@ -467,7 +478,7 @@ def parse_requirements(text: str, path: str) -> Manifest:
                 if dependency is not None:
                     manifest.dependencies.append(replace(dependency, raw=_snippet(logical)))
                 continue
-            value = _TRAILING_OPTIONS_RE.sub("", value)
+            value = _strip_trailing_options(value)
             target = _resolve_relative(path, value)
             if target is None:
                 manifest.problems.append(
@@ -817,7 +828,7 @@ def _requirement_strings_from_lines(
 ) -> None:
     cursor = start
     for piece in value.split("\n"):
-        piece = _COMMENT_RE.sub("", piece).strip()
+        piece = _strip_comment(piece)
         if not piece:
             continue
         index = finder.find(piece, cursor)
@@ -1614,6 +1625,98 @@ def score_manifest(manifest: Manifest) -> tuple[float, str]:
     return 20.0, "unpinned"
 
 
+# --------------------------------------------------------------------------- inline installs
+
+_PIP_VALUE_OPTIONS = frozenset(
+    {
+        "-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url",
+        "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--src", "--platform",
+        "--python-version", "--implementation", "--abi", "--only-binary", "--no-binary",
+        "--upgrade-strategy", "--progress-bar", "--trusted-host", "-C", "--config-settings",
+        "--global-option", "--proxy", "--retries", "--timeout", "--cache-dir", "--log", "--report",
+    }
+)  # fmt: skip
+_CONDA_VALUE_OPTIONS = frozenset(
+    {"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file", "--override-channels-from"}
+)
+_CONDA_TOOLS = frozenset({"conda", "mamba", "micromamba"})
+_SHELL_SEPARATOR_RE = re.compile(r"&&|\|\||[;|&\n]")
+
+
+def _install_arguments(tokens: list[str]) -> tuple[str, list[str]] | None:
+    """``("pip"|"conda", arguments after install)`` of one simple command, else None."""
+    tokens = [t.lstrip("%!") if i == 0 else t for i, t in enumerate(tokens)]
+    index = 0
+    while index < len(tokens) and (tokens[index] in ("sudo", "env") or "=" in tokens[index]):
+        index += 1
+    tokens = tokens[index:]
+    if len(tokens) >= 3 and re.fullmatch(r"python[0-9.]*", tokens[0]) and tokens[1] == "-m":
+        tokens = tokens[2:]
+    if len(tokens) < 2:
+        return None
+    tool = posixpath.basename(tokens[0])
+    family = "pip" if re.fullmatch(r"pip[0-9.]*", tool) else "conda" if tool in _CONDA_TOOLS else None
+    if family is None or "install" not in tokens[1:3]:
+        return None
+    return family, tokens[tokens.index("install", 1) + 1 :]
+
+
+def parse_install_command(command: str, path: str, line: int | None = None) -> list[Dependency]:
+    """Packages named by ``pip install`` / ``conda install`` commands (C2 inline installs).
+
+    Accepts notebook magics (``%pip``, ``!pip``, ``%conda``), ``python -m pip`` and
+    chains (``&&``, ``;``, pipes). Entries have source ``inline-install``; options, local
+    paths and requirement files are skipped.
+    """
+    if not isinstance(command, str):
+        return []
+    found: list[Dependency] = []
+    for segment in _SHELL_SEPARATOR_RE.split(command):
+        try:
+            tokens = shlex.split(segment, comments=True)
+        except ValueError:
+            tokens = segment.split()
+        parsed = _install_arguments(tokens)
+        if parsed is None:
+            continue
+        family, arguments = parsed
+        value_options = _PIP_VALUE_OPTIONS if family == "pip" else _CONDA_VALUE_OPTIONS
+        skip_next = False
+        for argument in arguments:
+            if skip_next:
+                skip_next = False
+                continue
+            if argument.startswith("-"):
+                skip_next = argument in value_options
+                continue
+            if family == "pip":
+                if _LOCAL_PATH_RE.match(argument) and not argument.lower().endswith(".whl"):
+                    continue
+                dependency = _pep508_dependency(argument, line=line, source="inline-install", path=path)
+            else:
+                dependency = _conda_dependency(argument, line=line, source="inline-install", path=path)
+            if dependency is not None:
+                found.append(replace(dependency, raw=_snippet(segment)))
+    return found
+
+
+def _conda_dependency(entry: str, *, line: int | None, source: str, path: str) -> Dependency | None:
+    spec = _parse_conda_spec(entry)
+    if spec is None:
+        return None
+    return Dependency(
+        name=spec.name,
+        normalized=normalize_name(spec.name),
+        spec=spec.spec,
+        pin=_conda_pin(spec, export=False),
+        line=line,
+        ecosystem="conda",
+        source=source,
+        raw=_snippet(entry),
+        file=path,
+    )
+
+
 # --------------------------------------------------------------------------- S7 CUDA tags
 
 CUDA_TAG_RE = re.compile(
@@ -1622,7 +1725,7 @@ CUDA_TAG_RE = re.compile(
     | (?<![a-z0-9])cudatoolkit
     | (?<=[a-z0-9])-cuda(?:\d+x?)?(?![a-z])  # pytorch-cuda, cupy-cuda11x, jax-cuda12-plugin
     | (?<![a-z0-9])cuda-version
-    | \[[^\]]*cuda[^\]]*\]                   # extras: jax[cuda12], tensorflow[and-cuda]
+    | \[[^\]\[\n]{0,80}cuda[^\]\n]{0,80}\]     # extras: jax[cuda12], tensorflow[and-cuda]
     | (?<![a-z0-9])nvidia-[a-z0-9-]*-cu\d+   # nvidia-cudnn-cu12
     """
 )

@@ -108,13 +108,13 @@ def parse_taskfile(text: str) -> list[Target]:
     lines = text.splitlines()
     targets = []
     for name, body in tasks.items():
-        line = next((n for n, l in enumerate(lines, start=1) if re.match(rf"^\s+{re.escape(str(name))}\s*:", l)), 1)
+        line = next((n for n, text in enumerate(lines, start=1) if re.match(rf"^\s+{re.escape(str(name))}\s*:", text)), 1)
         target = Target(str(name), line)
         cmds = body.get("cmds", []) if isinstance(body, dict) else body if isinstance(body, list) else []
         for cmd in cmds or []:
             command = cmd if isinstance(cmd, str) else cmd.get("cmd") if isinstance(cmd, dict) else None
             if isinstance(command, str):
-                cline = next((n for n, l in enumerate(lines, start=1) if command.strip() and command.strip().splitlines()[0] in l), line)
+                cline = next((n for n, text in enumerate(lines, start=1) if command.strip() and command.strip().splitlines()[0] in text), line)
                 target.recipe.append((cline, command.strip()))
         targets.append(target)
     return targets
