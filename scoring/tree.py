@@ -305,6 +305,10 @@ class TreeIndex:
 
     # --- reading ------------------------------------------------------------------
 
+    def skip_reason(self, path: str) -> str | None:
+        """Why ``path`` was not read (too large, binary, beyond a limit…), or None."""
+        return self._skipped.get(path)
+
     def readable(self, path: str) -> bool:
         return path in self._files and path not in self._skipped
 

@@ -901,22 +901,61 @@ def _is_marker_comment(line_no: int, text: str) -> bool:
     return _CELL_MARKER.match(text) is not None
 
 
-def _python_docstring_lines(tree: TreeIndex, path: str) -> tuple[list[str], set[int]]:
+# Strings or comments, scanned left to right in one pass: a ``#`` inside a string
+# literal is never taken for a comment. Same comment lines as the tokenizer, ~10x faster.
+_PY_STRING_OR_COMMENT = re.compile(
+    r"""(?P<string>(?<![A-Za-z0-9_])[rRbBuUfF]{0,2}(?:"{3}(?:[^"\\]|\\[\s\S]|"(?!""))*"{3}"""
+    r"""|'{3}(?:[^'\\]|\\[\s\S]|'(?!''))*'{3}|"(?:[^"\\\n]|\\[\s\S])*"|'(?:[^'\\\n]|\\[\s\S])*'))"""
+    r"""|(?P<comment>#[^\n]*)"""
+)
+_DOC_OWNERS = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _python_comment_lines(source: str, lines: list[str]) -> set[int]:
+    found: set[int] = set()
+    line = 1
+    position = 0
+    for match in _PY_STRING_OR_COMMENT.finditer(source):
+        if match.lastgroup != "comment":
+            continue
+        line += source.count("\n", position, match.start())
+        position = match.start()
+        if not _is_marker_comment(line, lines[line - 1] if line <= len(lines) else ""):
+            found.add(line)
+    return found
+
+
+def _ast_docstring_lines(module: ast.Module) -> set[int]:
+    """Lines of module, class and function docstrings. Only statement bodies are walked:
+    docstrings never sit inside expressions, and skipping those is most of the cost."""
+    found: set[int] = set()
+    stack: list[ast.AST] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DOC_OWNERS):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                first = body[0].lineno
+                found.update(range(first, (body[0].end_lineno or first) + 1))
+        for field_name in _BODY_FIELDS:
+            children = getattr(node, field_name, None)
+            if children:
+                stack.extend(children)
+    return found
+
+
+def _python_explained_lines(tree: TreeIndex, path: str) -> tuple[list[str], set[int]]:
     unit = tree.python_unit(path)
     if unit is None:
         return [], set()
     lines = unit.lines
-    commented = {n for n, _text in unit.comments if 0 < n <= len(lines) and not _is_marker_comment(n, lines[n - 1])}
+    commented = _python_comment_lines(unit.source, lines)
     if unit.tree is not None:
-        for node in ast.walk(unit.tree):
-            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                body = node.body
-                if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                        and isinstance(body[0].value.value, str):
-                    first = body[0].lineno
-                    commented.update(range(first, (body[0].end_lineno or first) + 1))
+        commented |= _ast_docstring_lines(unit.tree)
     else:
-        commented.update(_docstring_lines_by_tokens(unit.source))
+        commented |= _docstring_lines_by_tokens(unit.source)
     return lines, commented
 
 
@@ -956,6 +995,8 @@ def _hash_comment_lines(lines: list[str], *, shell: bool, julia: bool) -> set[in
     for number, line in enumerate(lines, start=1):
         if depth:
             commented.add(number)
+        elif "#" not in line:
+            continue
         quote = ""
         i = 0
         while i < len(line):
@@ -1009,7 +1050,7 @@ def _longest_gap(lines: list[str], commented: set[int]) -> tuple[int, int] | Non
 
 def _script_density(tree: TreeIndex, path: str, kind: str) -> _ScriptDensity | None:
     if kind == "python":
-        lines, commented = _python_docstring_lines(tree, path)
+        lines, commented = _python_explained_lines(tree, path)
     else:
         lines = tree.lines(path)
         commented = _hash_comment_lines(lines, shell=kind == "shell", julia=kind == "julia")

@@ -59,6 +59,26 @@ def _env_files(tree: TreeIndex) -> Iterable[str]:
                 yield path
 
 
+class _Lines:
+    """Lines of files for snippets, each file split once per detector run (a hostile
+    Dockerfile may have thousands of FROM lines). Numbered as the manifest and Dockerfile
+    parsers number them: newlines only, where ``str.splitlines`` would also break on form
+    feeds."""
+
+    def __init__(self, tree: TreeIndex) -> None:
+        self._tree = tree
+        self._split: dict[str, list[str]] = {}
+
+    def get(self, path: str, line: int | None) -> str | None:
+        if not line:
+            return None
+        if path not in self._split:
+            text = self._tree.text(path) or ""
+            self._split[path] = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        lines = self._split[path]
+        return lines[line - 1] if 0 < line <= len(lines) else None
+
+
 def _join_names(names: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(names[:limit])
     return shown + (", …" if len(names) > limit else "")
@@ -87,6 +107,10 @@ _CONDA_LOCK_RE = re.compile(r".+\.conda-lock\.ya?ml", re.IGNORECASE)
 _JULIA_VERSIONED_MANIFEST_RE = re.compile(r"(?:julia)?manifest-v\d+(?:\.\d+)*\.toml", re.IGNORECASE)
 
 _LANGUAGE_NAMES = {"python": "Python", "r": "R", "julia": "Julia", "js": "JavaScript"}
+
+
+def _language_name(language: str) -> str:
+    return _LANGUAGE_NAMES.get(language, language)
 
 
 @dataclass(frozen=True)
@@ -298,7 +322,7 @@ def dep_pinning(tree: TreeIndex) -> Result:
     evidence: list[Evidence] = [
         Evidence(
             lock.path,
-            f"lockfile of the {_LANGUAGE_NAMES[lock.ecosystem]} ecosystem",
+            f"lockfile of the {_language_name(lock.ecosystem)} ecosystem",
             rule="dep_pinning.lockfile",
         )
         for lock in used_locks
@@ -306,14 +330,17 @@ def dep_pinning(tree: TreeIndex) -> Result:
     evidence += [
         Evidence(
             lock.path,
-            f"lockfile ignored: the repository has no {_LANGUAGE_NAMES[lock.ecosystem]} analysis code",
+            f"lockfile ignored: the repository has no {_language_name(lock.ecosystem)} analysis code",
             rule="dep_pinning.lockfile_unused",
         )
         for lock in unused_locks
     ]
     considered_ids = {id(s) for s in considered}
-    summaries = [_manifest_summary(s, id(s) in considered_ids) for s in scored]
-    evidence += summaries[: max(0, MAX_EVIDENCE // 4)]
+    # The deciding manifest first, so the summary cap never hides it.
+    ordered = sorted(scored, key=lambda s: s is not best)
+    evidence += [
+        _manifest_summary(s, id(s) in considered_ids) for s in ordered[: MAX_EVIDENCE // 4]
+    ]
     evidence = evidence[:MAX_EVIDENCE]
     if best is not None and not used_locks:
         evidence += _entry_evidence(best.manifest, MAX_EVIDENCE - len(evidence))
@@ -357,9 +384,10 @@ def dep_pinning(tree: TreeIndex) -> Result:
 
 # --------------------------------------------------------------------------- container files (E2, E4)
 
-# Dockerfile, Dockerfile.<variant>, <variant>.Dockerfile, Containerfile (§2.3: case-insensitive).
+# Dockerfile, Dockerfile.<variant>, <variant>.Dockerfile, Containerfile (§2.3: case-insensitive);
+# Dockerfile-gpu / Dockerfile_cpu are as common as Dockerfile.gpu and are Dockerfiles too.
 _DOCKERFILE_RE = re.compile(
-    r"(?:dockerfile|containerfile)(?:\.[^/]+)?|[^/]+\.dockerfile", re.IGNORECASE
+    r"(?:dockerfile|containerfile)(?:[._-][^/]+)?|[^/]+\.dockerfile", re.IGNORECASE
 )
 # Dockerfile.md and friends document a Dockerfile; they are not one.
 _DOC_SUFFIX_RE = re.compile(r".+\.(?:md|markdown|rst|html?|pdf|png|jpe?g|svg)", re.IGNORECASE)
@@ -381,7 +409,7 @@ class _ContainerScore:
     line: int | None = None  # the line a fix should touch (the unpinned FROM)
 
 
-def _score_dockerfile_file(tree: TreeIndex, path: str) -> _ContainerScore | None:
+def _score_dockerfile_file(tree: TreeIndex, path: str, lines: _Lines) -> _ContainerScore | None:
     df = tree.dockerfile(path)
     if df is None:
         return None
@@ -400,7 +428,7 @@ def _score_dockerfile_file(tree: TreeIndex, path: str) -> _ContainerScore | None
                 f"FROM {stage.image or '(unresolved)'}{alias}: {role}, {pin}",
                 rule="container_spec.from",
                 line_start=stage.line,
-                snippet=f"FROM {stage.image}{alias}",
+                snippet=lines.get(path, stage.line),
             )
         )
     runs = df.runs()
@@ -465,7 +493,7 @@ def _normalise(path: str) -> str | None:
 
 
 def _score_compose_file(
-    tree: TreeIndex, path: str, by_path: dict[str, _ContainerScore]
+    tree: TreeIndex, path: str, by_path: dict[str, _ContainerScore], lines: _Lines
 ) -> _ContainerScore | None:
     text = tree.text(path)
     if not text or not text.strip():
@@ -478,7 +506,7 @@ def _score_compose_file(
         [Evidence(path, "compose file", rule="container_spec.compose")],
     )
     for target in _compose_dockerfiles(tree, path):
-        built = by_path.get(target) or _score_dockerfile_file(tree, target)
+        built = by_path.get(target) or _score_dockerfile_file(tree, target, lines)
         if built is not None and built.value > result.value:
             result = _ContainerScore(
                 path,
@@ -496,7 +524,7 @@ def _score_compose_file(
     return result
 
 
-def _score_singularity_file(tree: TreeIndex, path: str) -> _ContainerScore | None:
+def _score_singularity_file(tree: TreeIndex, path: str, lines: _Lines) -> _ContainerScore | None:
     text = tree.text(path)
     definition = parse_singularity(text) if text else None
     if definition is None:
@@ -517,7 +545,7 @@ def _score_singularity_file(tree: TreeIndex, path: str) -> _ContainerScore | Non
                 f"From: {definition.from_} ({pin})",
                 rule="container_spec.from",
                 line_start=definition.from_line,
-                snippet=f"From: {definition.from_}",
+                snippet=lines.get(path, definition.from_line),
             )
         )
     if definition.post_line:
@@ -546,9 +574,10 @@ def container_spec(tree: TreeIndex) -> Result:
     """A container definition rebuilds the environment from a pinned base image.
 
     What it checks:
-        Every Dockerfile, Dockerfile.*, *.Dockerfile, Containerfile, docker-compose /
-        compose YAML file, and Singularity / Singularity.* / *.def file that has a
-        `Bootstrap:` header, anywhere in the tree (sorted). A Dockerfile is parsed with
+        Every Dockerfile, Dockerfile.* (also Dockerfile-*, Dockerfile_*), *.Dockerfile,
+        Containerfile, docker-compose / compose YAML file, and Singularity /
+        Singularity.* / *.def file that has a `Bootstrap:` header, anywhere in the tree
+        (sorted). A Dockerfile is parsed with
         continuations, comments, heredocs and ARG defaults; its final stage's base
         (following stage aliases back to an external image) is pinned when it has a
         digest or a tag containing \\d+.\\d+ or a date and is not `latest`. Levels:
@@ -572,24 +601,27 @@ def container_spec(tree: TreeIndex) -> Result:
     Known false positives:
         Vendored Dockerfiles of third-party code deep in the tree count like the
         project's own. A pinned base with a RUN that installs unpinned packages still
-        scores 100. A date in a tag is taken as a pin even when the tag is mutable.
+        scores 100. A date in a tag is taken as a pin even when the tag is mutable. A
+        compose file scores 80 whatever it contains (even invalid YAML or only
+        third-party service images).
     """
     scores: list[_ContainerScore] = []
     by_path: dict[str, _ContainerScore] = {}
+    lines = _Lines(tree)
     dockerfiles = _dockerfiles(tree)
     for path in dockerfiles:
-        scored = _score_dockerfile_file(tree, path)
+        scored = _score_dockerfile_file(tree, path, lines)
         if scored is not None:
             scores.append(scored)
             by_path[path] = scored
     compose_files = tree.match(_COMPOSE_RE)
     for path in compose_files:
-        scored = _score_compose_file(tree, path, by_path)
+        scored = _score_compose_file(tree, path, by_path, lines)
         if scored is not None:
             scores.append(scored)
     n_singularity = 0
     for path in tree.match(_SINGULARITY_RE):
-        scored = _score_singularity_file(tree, path)
+        scored = _score_singularity_file(tree, path, lines)
         if scored is not None:
             n_singularity += 1
             scores.append(scored)
@@ -609,6 +641,7 @@ def container_spec(tree: TreeIndex) -> Result:
             "and RUN steps that install the dependencies.",
             counts=counts,
         )
+    scores.sort(key=lambda c: c.path)  # ties go to the first path (§0.1.13)
     best = scores[0]
     for candidate in scores[1:]:
         if candidate.value > best.value:
@@ -692,12 +725,12 @@ _JULIA_INSTANTIATE_RE = re.compile(
     r"Pkg\.instantiate\s*\(|^\s*(?:\([^)]*\)\s*)?pkg>\s*instantiate\b", re.IGNORECASE
 )
 _BINDER_LINK_RE = re.compile(r"^https?://(?:www\.)?mybinder\.org/v2/", re.IGNORECASE)
-# Files repo2docker builds an environment from (the ones naming dependencies).
+# repo2docker configuration files that declare the environment's packages (apt.txt,
+# runtime.txt and postBuild alone do not).
 _BINDER_CONFIG_NAMES = frozenset(
     {
         "environment.yml", "requirements.txt", "pipfile", "pipfile.lock", "setup.py", "pyproject.toml",
-        "project.toml", "manifest.toml", "require", "install.r", "description", "dockerfile", "runtime.txt",
-        "apt.txt", "postbuild",
+        "project.toml", "manifest.toml", "require", "install.r", "description", "dockerfile",
     }
 )  # fmt: skip
 
@@ -1094,7 +1127,7 @@ def _image_repository(image: str) -> str:
     return "/".join(parts)
 
 
-def _docker_declarations(tree: TreeIndex) -> list[_Declaration]:
+def _docker_declarations(tree: TreeIndex, lines: _Lines) -> list[_Declaration]:
     found = []
     for path in _dockerfiles(tree):
         df = tree.dockerfile(path)
@@ -1120,7 +1153,7 @@ def _docker_declarations(tree: TreeIndex) -> list[_Declaration]:
                 continue
             spec = tag or ""
             source = "dockerfile"
-            snippet = f"FROM {image}"
+            snippet = lines.get(path, stage.line)
             if repository in _CONDA_IMAGES and python_run is not None:
                 spec = _CONDA_PYTHON_SPEC_RE.search(python_run.args).group(0)
                 source = "dockerfile-conda"
@@ -1129,15 +1162,9 @@ def _docker_declarations(tree: TreeIndex) -> list[_Declaration]:
     return found
 
 
-def _line_text(tree: TreeIndex, path: str, line: int | None) -> str | None:
-    if not line:
-        return None
-    lines = tree.lines(path)
-    return lines[line - 1] if 0 < line <= len(lines) else None
-
-
 def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
     found: list[_Declaration] = []
+    lines = _Lines(tree)
 
     def add(path: str, decl: InterpreterDecl) -> None:
         # A declaration names a version: `python` alone in environment.yml or `*` in Poetry does not.
@@ -1149,7 +1176,7 @@ def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
                     decl.spec.strip(),
                     decl.line,
                     decl.source,
-                    _line_text(tree, path, decl.line),
+                    lines.get(path, decl.line),
                 )
             )
 
@@ -1161,7 +1188,7 @@ def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
             text = tree.text(path)
             for decl in interpreters_from_version_file(text or "", path):
                 add(path, decl)
-    found += _docker_declarations(tree)
+    found += _docker_declarations(tree, lines)
     return found
 
 
@@ -1186,7 +1213,7 @@ def python_version_declared(tree: TreeIndex) -> Result:
     """The interpreter version (Python, R or Julia) the code needs is declared.
 
     What it checks:
-        100 (declared) when an environment location declares a version or constraint
+        100 when an environment location declares a version or constraint
         of the interpreter of a language the repository's sources use: .python-version
         or runtime.txt with version-like content; requires-python; Poetry `python`;
         setup.py/setup.cfg python_requires; Pipfile python_version/python_full_version;
@@ -1195,7 +1222,8 @@ def python_version_declared(tree: TreeIndex) -> Result:
         Project.toml [compat] julia; Manifest.toml julia_version; or a Dockerfile FROM
         of a language image with a \\d+.\\d+ tag (python, r-base, rocker/*, julia,
         jupyter/* with a python-X.Y tag, conda images only together with an explicit
-        python spec in a RUN). A declaration must contain a digit. Otherwise 0 (absent).
+        python spec in a RUN). A declaration must contain a digit. Otherwise 0. The
+        metric has no labelled levels, so the level is null (§0.1.4).
     Why it matters:
         Language releases change semantics and drop support for packages (dict order,
         integer division, removed modules; R's stringsAsFactors default); without the
@@ -1226,7 +1254,7 @@ def python_version_declared(tree: TreeIndex) -> Result:
     evidence = [
         Evidence(
             d.path,
-            f"{_LANGUAGE_NAMES[d.language]} {d.spec} declared ({d.source})",
+            f"{_language_name(d.language)} {d.spec} declared ({d.source})",
             rule=f"python_version_declared.{_rule_suffix(d.source)}",
             line_start=d.line,
             snippet=d.snippet,
@@ -1236,8 +1264,8 @@ def python_version_declared(tree: TreeIndex) -> Result:
     evidence += [
         Evidence(
             d.path,
-            f"{_LANGUAGE_NAMES[d.language]} {d.spec} declared, but the repository has no "
-            f"{_LANGUAGE_NAMES[d.language]} sources (not counted)",
+            f"{_language_name(d.language)} {d.spec} declared, but the repository has no "
+            f"{_language_name(d.language)} sources (not counted)",
             rule="python_version_declared.unused_language",
             line_start=d.line,
             snippet=d.snippet,
@@ -1249,16 +1277,16 @@ def python_version_declared(tree: TreeIndex) -> Result:
         first = counted[0]
         return Result(
             100,
-            level="declared",
+            level=None,
             evidence=evidence,
-            reason=f"{first.path}: {_LANGUAGE_NAMES[first.language]} {first.spec} ({first.source})",
+            reason=f"{first.path}: {_language_name(first.language)} {first.spec} ({first.source})",
             counts=counts,
         )
     if not used:
         reason = "no Python, R or Julia sources, so no interpreter declaration applies"
     else:
-        names = " or ".join(_LANGUAGE_NAMES[lang] for lang in used)
+        names = " or ".join(_language_name(lang) for lang in used)
         reason = f"no {names} version declared in the environment locations"
     return Result(
-        0, level="absent", evidence=evidence, reason=reason, fix=_version_fix(used), counts=counts
+        0, level=None, evidence=evidence, reason=reason, fix=_version_fix(used), counts=counts
     )

@@ -1,0 +1,522 @@
+"""Unit tests of the documentation detectors (category D, METRICS.md D1–D7).
+
+The golden cases live in tests/fixtures/<metric_id>/; this file covers command
+classification, comment counting, the fallbacks for unparsable input, and trees that
+git cannot hold (empty directories, binary bytes).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import scoring.detectors.documentation as doc
+from scoring.parsers.markdown import parse_document
+from scoring.parsers.shell import split_commands
+from scoring.registry import REGISTRY
+from scoring.tree import TreeIndex
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+D_METRICS = (
+    "doc_structure",
+    "install_instructions",
+    "usage_examples",
+    "inline_explanation_density",
+    "execution_entry_point",
+    "docstring_coverage",
+    "reuse_metadata",
+)
+
+
+def measure(metric_id: str, root: Path):
+    return REGISTRY[metric_id].run(TreeIndex.from_path(root))
+
+
+def notebook(*cells: tuple[str, str], nbformat: int = 4) -> str:
+    raw = []
+    for kind, source in cells:
+        cell = {"cell_type": kind, "metadata": {}, "source": source}
+        if kind == "code":
+            cell.update(execution_count=None, outputs=[])
+        raw.append(cell)
+    return json.dumps({"nbformat": nbformat, "metadata": {}, "cells": raw})
+
+
+# --------------------------------------------------------------------------- golden fixtures
+# test_detector_fixtures.py runs these too once every category module exists; running them
+# here keeps category D testable on its own.
+
+
+def _fixture_cases():
+    for metric_id in D_METRICS:
+        for case in sorted((FIXTURES / metric_id).iterdir()):
+            if (case / "expected.json").is_file():
+                yield pytest.param(metric_id, case, id=f"{metric_id}/{case.name}")
+
+
+@pytest.mark.parametrize(("metric_id", "case"), list(_fixture_cases()))
+def test_golden_fixture(metric_id, case, tmp_path):
+    expected = json.loads((case / "expected.json").read_text())
+    root = case / "tree" if (case / "tree").is_dir() else tmp_path
+    m = measure(metric_id, root)
+    assert m.value == pytest.approx(expected["value"], abs=0.01), m.reason
+    assert m.level == expected["level"]
+    assert m.applicable is expected["applicable"]
+    for key, value in expected.get("counts", {}).items():
+        assert m.counts.get(key) == value, key
+    produced = [e.to_dict() for e in m.evidence]
+    for item in expected.get("evidence", []):
+        assert any(all(ev.get(k) == v for k, v in item.items()) for ev in produced), (item, produced)
+    # A fix is offered exactly when there is something to fix.
+    if m.applicable:
+        assert (m.fix is None) == (m.value == 100), m.fix
+
+
+@pytest.mark.parametrize("metric_id", D_METRICS)
+def test_at_least_three_fixture_cases(metric_id):
+    assert len(list((FIXTURES / metric_id).glob("*/expected.json"))) >= 3
+
+
+# --------------------------------------------------------------------------- empty and bad input
+
+
+def test_empty_tree(tmp_path):
+    values = {mid: (measure(mid, tmp_path).value, measure(mid, tmp_path).applicable) for mid in D_METRICS}
+    assert values == {
+        "doc_structure": (0, True),
+        "install_instructions": (0, True),
+        "usage_examples": (0, True),
+        "inline_explanation_density": (50, False),
+        "execution_entry_point": (0, True),
+        "docstring_coverage": (50, False),
+        "reuse_metadata": (0, True),
+    }
+
+
+def test_bad_input_never_raises(make_tree):
+    root = make_tree({
+        "README.md": b"# Install\xff\xfe\n\n```\npip install -r requirements.txt\n```\n",
+        "binary.py": b"\x00\x01\x02def f(): pass\n",
+        "broken.ipynb": "{not json",
+        "cells_missing.ipynb": json.dumps({"nbformat": 4, "metadata": {}}),
+        "empty.py": "",
+        "blank.R": "\n\n   \n",
+        "py2.py": 'def main():\n    print "hi"\n',
+        "pyproject.toml": "[project\nname = ",
+        "setup.cfg": "[metadata\nname",
+        "CITATION.cff": "cff-version: [unclosed\n",
+        "codemeta.json": "[1, 2]",
+        "LICENSE": "",
+    })
+    results = {mid: measure(mid, root) for mid in D_METRICS}
+    assert results["doc_structure"].value == 25           # the heading survives bad bytes
+    assert results["install_instructions"].value == 100
+    # py2.py: 2 non-blank lines, no comment; binary.py and the notebooks drop out.
+    assert results["inline_explanation_density"].value == 0
+    assert results["inline_explanation_density"].counts["scripts"] == 1
+    assert results["docstring_coverage"].value == 0       # main() found by the line fallback
+    assert results["docstring_coverage"].counts == {
+        "public_defs": 1, "documented_defs": 0, "files": 2, "files_unparsed": 1}
+    assert results["reuse_metadata"].value == 0           # empty LICENSE, invalid CFF, codemeta not an object
+
+
+def test_hundred_thousand_line_script(make_tree):
+    body = "".join("# step\n" if i % 10 == 0 else f"x{i} = {i}\n" for i in range(100_000))
+    m = measure("inline_explanation_density", make_tree({"big.py": body}))
+    assert m.value == 50.0
+    assert m.counts["comment_lines"] == 10_000
+    assert m.counts["nonblank_lines"] == 100_000
+
+
+def test_nbformat3_notebook_is_counted(make_tree):
+    nb3 = json.dumps({"nbformat": 3, "metadata": {}, "worksheets": [{"cells": [
+        {"cell_type": "heading", "level": 1, "source": "Loading the survey data"},
+        {"cell_type": "code", "input": "x = 1", "prompt_number": 1, "outputs": []},
+        {"cell_type": "code", "input": "y = 2", "prompt_number": 2, "outputs": []},
+        {"cell_type": "code", "input": "z = 3", "prompt_number": 3, "outputs": []},
+        {"cell_type": "code", "input": "w = 4", "prompt_number": 4, "outputs": []},
+    ]}]})
+    m = measure("inline_explanation_density", make_tree({"old.ipynb": nb3}))
+    assert (m.counts["md_cells"], m.counts["code_cells"]) == (1, 4)
+    assert m.value == 50.0
+    assert m.evidence[0].cell == 2
+
+
+def test_invalid_notebook_drops_out_but_scripts_count(make_tree):
+    root = make_tree({"broken.ipynb": "{", "a.py": "# why\nx = 1\n"})
+    m = measure("inline_explanation_density", root)
+    assert m.value == 100.0
+    assert m.counts["notebooks"] == 0
+
+
+# --------------------------------------------------------------------------- commands in documents
+
+
+def test_doc_lines_strip_prompts_and_join_continuations():
+    text = "# T\n\n```\n$ python main.py \\\n    --in data/\n>>> import tool\n```\n\nThen `% make figures`.\n"
+    lines = doc.doc_lines(parse_document(text, "README.md"))
+    assert [(d.line, d.text, d.repl, d.in_block) for d in lines] == [
+        (4, "python main.py      --in data/", False, True),
+        (6, "import tool", True, True),
+        (9, "make figures", False, False),
+    ]
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    ("python main.py", "usage_examples.python_script"),
+    ("python3 -u scripts/fit.py --seed 1", "usage_examples.python_script"),
+    ("py -3 run.py", "usage_examples.python_script"),
+    ("python -W ignore -m tool.cli", "usage_examples.python_module"),
+    ("python -m pip install x", None),
+    ("python -m venv .venv", None),
+    ("python setup.py develop", None),
+    ("python install_deps.py", None),
+    ("python -c 'print(1)'", None),
+    ("python --version", None),
+    ("bash -c 'python run.py'", "usage_examples.python_script"),
+    ("bash scripts/run_all.sh", "usage_examples.shell_script"),
+    ("sh install.sh", None),
+    ("./bootstrap.sh", None),
+    ("./configure --prefix=/opt", None),
+    ("./run.sh data/", "usage_examples.shell_script"),
+    ("Rscript analysis.R", "usage_examples.rscript"),
+    ("Rscript -e 'rmarkdown::render(\"report.Rmd\")'", "usage_examples.rscript"),
+    ("Rscript -e 'renv::restore()'", None),
+    ("R CMD BATCH analysis.R", "usage_examples.r_batch"),
+    ("R CMD INSTALL .", None),
+    ("julia --project main.jl", "usage_examples.julia"),
+    ("julia --project -e 'using Pkg; Pkg.instantiate()'", None),
+    ("make", "usage_examples.make"),
+    ("make -j 4 figures", "usage_examples.make"),
+    ("make -C build install", None),
+    ("snakemake --cores 4", "usage_examples.snakemake"),
+    ("nextflow run main.nf", "usage_examples.nextflow"),
+    ("jupyter nbconvert --to notebook --execute analysis.ipynb", "usage_examples.jupyter_execute"),
+    ("jupyter notebook", None),
+    ("papermill in.ipynb out.ipynb", "usage_examples.papermill"),
+    ("docker run --rm tool:1.0", "usage_examples.container_run"),
+    ("docker build -t tool .", None),
+    ("apptainer exec tool.sif python run.py", "usage_examples.container_run"),
+    ("wordcount --input a.txt", "usage_examples.console_script"),
+    ("pip install wordcount", None),
+    ("cd src && python main.py", "usage_examples.python_script"),
+])
+def test_runnable_command_rules(line, rule):
+    found = [r for c in split_commands(line) if (r := doc._runnable(c, frozenset({"wordcount"})))]
+    assert (found[0] if found else None) == rule
+
+
+def _install(line: str, *, own=("tool",), declares=True, repl=False):
+    ctx = doc._InstallContext(frozenset(own), declares)
+    hit = doc._install_line(doc.DocLine("README.md", 1, line, repl, True), ctx)
+    return None if hit is None else (hit.value, hit.rule.rsplit(".", 1)[-1])
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("pip install -r requirements.txt", (100, "pip_requirements")),
+    ("pip3 install --user --requirement=requirements/base.txt", (100, "pip_requirements")),
+    ("python -m pip install -e '.[dev]'", (100, "local_project")),
+    ("uv pip install .", (100, "local_project")),
+    ("pip install tool==1.2", (100, "own_distribution")),
+    ("pip install Tool", (100, "own_distribution")),
+    ("pip install numpy scipy", (70, "package_by_package")),
+    ("pip install -i https://example.org/simple numpy", (70, "package_by_package")),
+    ("pip install --upgrade pip setuptools wheel", None),
+    ("pip install", None),
+    ("pip list", None),
+    ("conda env create", (100, "conda_env")),
+    ("micromamba env create -f env.yml", (100, "conda_env")),
+    ("conda env update --file environment.yml", (100, "conda_env")),
+    ("conda create -n tool --file spec-file.txt", (100, "conda_env")),
+    ("conda create -n tool python=3.9 numpy", (70, "package_by_package")),
+    ("conda install -c conda-forge numpy", (70, "package_by_package")),
+    ("conda install -c bioconda tool", (100, "own_distribution")),
+    ("conda activate tool", None),
+    ("poetry install --no-root", (100, "lock_sync")),
+    ("pipenv install", (100, "lock_sync")),
+    ("pipenv install requests", (70, "package_by_package")),
+    ("pipenv sync", (100, "lock_sync")),
+    ("pdm install", (100, "lock_sync")),
+    ("uv sync --frozen", (100, "lock_sync")),
+    ("pixi install", (100, "lock_sync")),
+    ("docker build -t tool .", (100, "container")),
+    ("docker compose up -d", (100, "container")),
+    ("docker-compose up", (100, "container")),
+    ("docker run tool", None),
+    ("singularity pull docker://tool:1.0", (100, "container")),
+    ("make setup", (100, "make_target")),
+    ("make figures", None),
+    ("bash install.sh", (100, "install_script")),
+    ("./install.sh", (100, "install_script")),
+    ("source setup_env.sh", (100, "install_script")),
+    ("bash run.sh", None),
+    ("python setup.py install", (70, "setup_py")),
+    ("Rscript -e 'renv::restore()'", (100, "lock_sync")),
+    ("renv::restore()", (100, "lock_sync")),
+    ("julia --project -e 'using Pkg; Pkg.instantiate()'", (100, "lock_sync")),
+    ("] instantiate", (100, "lock_sync")),
+    ("install.packages('ggplot2')", (70, "package_by_package")),
+    ("BiocManager::install(\"DESeq2\")", (70, "package_by_package")),
+    ("devtools::install_github(\"me/tool\")", (70, "package_by_package")),
+    ("Pkg.add(\"DataFrames\")", (70, "package_by_package")),
+    ("npm install", (70, "package_by_package")),
+    ("sudo apt-get install -y ffmpeg", (70, "system_packages")),
+])
+def test_install_command_tiers(line, expected):
+    assert _install(line) == expected
+
+
+def test_install_local_project_without_manifest_is_70():
+    assert _install("pip install -e .", declares=False) == (70, "local_project_without_manifest")
+
+
+def test_install_repl_line_is_not_a_command():
+    assert _install("pip install -r requirements.txt", repl=True) is None
+
+
+# --------------------------------------------------------------------------- D1
+
+
+@pytest.mark.parametrize(("heading", "families"), [
+    ("Installation and usage", {"install", "run"}),
+    ("Setting up the environment", {"install"}),
+    ("Experimental setup", set()),
+    ("Simulation environment", set()),
+    ("Runtime", set()),
+    ("Running time", set()),
+    ("Running the pipeline", {"run"}),
+    ("Reproducing the figures", {"run"}),
+    ("Reproducibility", set()),
+    ("Results", set()),
+    ("Example results", {"output"}),
+    ("Outputs", {"output"}),
+    ("Compute requirements", {"requirements"}),
+    ("Software dependencies", {"requirements"}),
+    ("Prerequisites", {"requirements"}),
+    ("Tutorials", {"run"}),
+])
+def test_heading_families(heading, families):
+    assert {f.key for f in doc.FAMILIES if f.matches(heading)} == families
+
+
+def test_doc_structure_reads_lowercase_readme_ipynb(make_tree):
+    root = make_tree({"readme.ipynb": notebook(("markdown", "# Tool\n\n## Installation\n\ntext"), ("code", "x = 1"))})
+    m = measure("doc_structure", root)
+    assert m.value == 25
+    assert m.evidence[0].path == "readme.ipynb"
+
+
+# --------------------------------------------------------------------------- D2
+
+
+def test_install_takes_the_maximum_over_documents(make_tree):
+    root = make_tree({
+        "README.md": "# Tool\n\n```\npip install numpy\n```\n",
+        "INSTALL": "Run\n\n    conda env create -f environment.yml\n",
+    })
+    m = measure("install_instructions", root)
+    assert m.value == 100
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("INSTALL", 3, "install_instructions.conda_env")]
+    assert m.counts["one_command"] == 1 and m.counts["package_commands"] == 1
+
+
+def test_install_script_file_is_not_an_install_document(make_tree):
+    m = measure("install_instructions", make_tree({"install.sh": "pip install -r requirements.txt\n"}))
+    assert m.value == 0
+    assert m.counts["install_files"] == 0
+
+
+def test_install_fix_names_the_manifest(make_tree):
+    m = measure("install_instructions", make_tree({"README.md": "# T\n", "environment.yml": "name: t\n"}))
+    assert m.value == 0
+    assert "conda env create -f environment.yml" in m.fix
+
+
+def test_install_own_distribution_from_setup_py(make_tree):
+    root = make_tree({
+        "README.md": "# T\n\nInstall with `pip install my-tool`.\n",
+        "setup.py": "from setuptools import setup\nsetup(name='my_tool', version='1')\n",
+    })
+    m = measure("install_instructions", root)
+    assert m.value == 100
+    assert (m.evidence[0].line_start, m.evidence[0].rule) == (3, "install_instructions.own_distribution")
+
+
+# --------------------------------------------------------------------------- D3
+
+
+def test_usage_inline_code_counts_as_runnable(make_tree):
+    m = measure("usage_examples", make_tree({"README.md": "# T\n\nThen run `python main.py` to reproduce.\n"}))
+    assert m.value == 100
+    assert m.counts["code_blocks"] == 0
+    assert (m.evidence[0].line_start, m.evidence[0].rule) == (3, "usage_examples.python_script")
+
+
+def test_usage_empty_examples_directory_does_not_count(tmp_path):
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "Demo").mkdir()
+    (tmp_path / "Demo" / "a.py").write_text("print(1)\n")
+    m = measure("usage_examples", tmp_path)
+    assert m.value == 30
+    assert [e.path for e in m.evidence] == ["Demo"]
+
+
+def test_usage_setup_py_entry_points(make_tree):
+    root = make_tree({
+        "README.md": "# T\n\n```\n$ fit-model data.csv\n```\n",
+        "setup.py": "setup(\n    name='t',\n    entry_points={'console_scripts': [\n        'fit-model = t.cli:main',\n    ]},\n)\n",
+    })
+    assert measure("usage_examples", root).value == 100
+    entry = measure("execution_entry_point", root)
+    assert entry.value == 100
+    assert [(e.path, e.line_start) for e in entry.evidence] == [("setup.py", 4)]
+
+
+# --------------------------------------------------------------------------- D4
+
+
+def test_hash_comments_outside_strings():
+    r_lines = ["#!/usr/bin/env Rscript", "x <- '#no'", "y <- 1 # yes", "#' roxygen", 'z <- "a#b"  # yes']
+    assert doc._hash_comment_lines(r_lines, shell=False, julia=False) == {3, 4, 5}
+    sh_lines = ["#!/bin/bash", "echo $#", "n=${#arr[@]}", "echo hi # note", "# %%", "  # indented"]
+    assert doc._hash_comment_lines(sh_lines, shell=True, julia=False) == {4, 6}
+    jl_lines = ["x = 1", "#= block", "still comment", "=# y = 2", "c = 'a' # char then comment", "#= one =# z = 3"]
+    assert doc._hash_comment_lines(jl_lines, shell=False, julia=True) == {2, 3, 4, 5, 6}
+
+
+def test_python_trailing_comments_and_docstrings(make_tree):
+    source = (
+        '"""Module doc."""\n'
+        "x = '# not a comment'\n"
+        "y = 2  # explained\n"
+        "def f():\n"
+        "    '''Two\n"
+        "    lines.'''\n"
+        "    return 1\n"
+        "z = 3\n"
+        "w = 4\n"
+        "v = 5\n"
+    )
+    m = measure("inline_explanation_density", make_tree({"a.py": source}))
+    # comment lines: 1, 3, 5, 6 out of 10 → 0.4 ≥ 0.2 → 100
+    assert (m.counts["comment_lines"], m.counts["nonblank_lines"]) == (4, 10)
+    assert m.value == 100.0
+
+
+def test_docstring_lines_by_tokens_for_python2():
+    source = '"""Module."""\nimport os\ndef f(x):\n    """Doc\n    more."""\n    print "x"\ns = "not a docstring"\n'
+    assert doc._docstring_lines_by_tokens(source) == {1, 4, 5}
+
+
+def test_julia_and_shell_scripts_join_the_script_part(make_tree):
+    root = make_tree({
+        "run.jl": "# load\nusing CSV\nx = 1\ny = 2\nz = 3\n",
+        "go.sh": "#!/bin/bash\nset -e\npython a.py\npython b.py\npython c.py\n",
+    })
+    m = measure("inline_explanation_density", root)
+    # 1 comment in 10 non-blank lines (the shebang is not one) → 0.1 / 0.2 → 50
+    assert (m.counts["comment_lines"], m.counts["nonblank_lines"], m.counts["scripts"]) == (1, 10, 2)
+    assert m.value == 50.0
+    # run.jl sits exactly on the 20 % target, so only go.sh is listed.
+    assert [(e.path, e.line_start, e.line_end) for e in m.evidence] == [("go.sh", 1, 5)]
+
+
+def test_density_rounds_to_one_decimal(make_tree):
+    # 1 md for 3 code cells → 66.666… ; no scripts → 66.7
+    root = make_tree({"a.ipynb": notebook(("markdown", "Explaining the next steps"),
+                                          ("code", "a = 1"), ("code", "b = 2"), ("code", "c = 3"))})
+    assert measure("inline_explanation_density", root).value == 66.7
+
+
+# --------------------------------------------------------------------------- D5
+
+
+@pytest.mark.parametrize(("files", "value", "evidence"), [
+    ({"makefile": "build:\n\tgcc a.c\nreproduce: build\n\tpython run.py\n"}, 100, ("makefile", 3)),
+    ({"justfile": "run:\n    python main.py\n"}, 100, ("justfile", 1)),
+    ({"workflow/Snakefile": "rule all:\n    input: 'x'\n"}, 100, ("workflow/Snakefile", None)),
+    ({"main.nf": "workflow {}\n"}, 100, ("main.nf", None)),
+    ({"Makefile": "install:\n\tpip install .\n"}, 0, None),
+    ({"scripts/run.sh": "python a.py\n"}, 0, None),
+    ({"main.cpp": "int main(){}\n"}, 0, None),
+])
+def test_entry_point_sources(make_tree, files, value, evidence):
+    m = measure("execution_entry_point", make_tree(files))
+    assert m.value == value
+    if evidence:
+        assert (m.evidence[0].path, m.evidence[0].line_start) == evidence
+
+
+def test_python_m_without_main_module_is_only_80(make_tree):
+    root = make_tree({"README.md": "# T\n\n```\npython -m tool\n```\n", "tool/__init__.py": ""})
+    m = measure("execution_entry_point", root)
+    assert m.value == 80
+    assert m.evidence[0].rule == "execution_entry_point.readme_command"
+
+
+# --------------------------------------------------------------------------- D6
+
+
+def test_docstring_module_level_blocks_overloads_and_nesting(make_tree):
+    source = (
+        "from typing import overload\n"
+        "try:\n"
+        "    def fast():\n"
+        "        '''Fast path.'''\n"
+        "except ImportError:\n"
+        "    def slow():\n"
+        "        pass\n"
+        "@overload\n"
+        "def g(x: int) -> int: ...\n"
+        "def g(x):\n"
+        "    '''G.'''\n"
+        "    def inner():\n"
+        "        pass\n"
+        "    return x\n"
+        "def empty():\n"
+        "    ''''''\n"
+    )
+    m = measure("docstring_coverage", make_tree({"a.py": source}))
+    assert (m.counts["public_defs"], m.counts["documented_defs"]) == (4, 2)
+    assert m.value == 50.0
+    assert [(e.line_start, e.snippet) for e in m.evidence] == [(6, "def slow():"), (15, "def empty():")]
+
+
+def test_docstring_notebooks_and_private_only_are_not_applicable(make_tree):
+    root = make_tree({
+        "a.ipynb": notebook(("code", "def public():\n    pass")),
+        "b.py": "def _private():\n    pass\nclass _Hidden:\n    def shown(self):\n        pass\n",
+    })
+    m = measure("docstring_coverage", root)
+    assert (m.value, m.applicable, m.fix) == (50, False, None)
+    assert m.reason == "no public Python definitions"
+
+
+# --------------------------------------------------------------------------- D7
+
+
+@pytest.mark.parametrize(("files", "value", "licence_path"), [
+    ({"COPYING.LESSER": "LGPL\n"}, 40, "COPYING.LESSER"),
+    ({"UNLICENSE": "public domain\n"}, 40, "UNLICENSE"),
+    ({"licence.md": "MIT\n"}, 40, "licence.md"),
+    ({"docs/LICENSE": "MIT\n"}, 0, None),
+    ({"citation.cff": "cff-version: 1.2.0\ntitle: T\n"}, 40, None),
+    ({"CITATION.cff": "title: no version\n"}, 0, None),
+    ({"codemeta.json": '{"@context": "x",'}, 0, None),
+])
+def test_reuse_items(make_tree, files, value, licence_path):
+    m = measure("reuse_metadata", make_tree(files))
+    assert m.value == value
+    if licence_path:
+        assert [e.path for e in m.evidence if e.rule == "reuse_metadata.licence"] == [licence_path]
+
+
+def test_reuse_empty_licenses_folder_does_not_count(tmp_path):
+    (tmp_path / "LICENSES").mkdir()
+    m = measure("reuse_metadata", tmp_path)
+    assert m.value == 0
+    assert m.counts["licence"] is False

@@ -1,0 +1,496 @@
+"""Category E detectors (scoring/detectors/environment.py): golden fixtures, rules the
+fixtures cover thinly, and bad input."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+import scoring.detectors.environment  # noqa: F401 - registers the E detectors
+from scoring.registry import DOC_SECTIONS, REGISTRY
+from scoring.tree import TreeIndex
+
+FIXTURES = Path(__file__).parent / "fixtures"
+E_METRICS = ("dep_pinning", "container_spec", "env_bootstrap", "python_version_declared")
+
+
+def run(metric_id: str, root: Path):
+    return REGISTRY[metric_id].run(TreeIndex.from_path(root))
+
+
+def rules(measurement) -> list[tuple[str | None, int | None, str]]:
+    return [(e.path, e.line_start, e.rule) for e in measurement.evidence]
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _fixture_cases():
+    for metric_id in E_METRICS:
+        for case in sorted((FIXTURES / metric_id).glob("*/expected.json")):
+            yield pytest.param(metric_id, case.parent, id=f"{metric_id}/{case.parent.name}")
+
+
+@pytest.mark.parametrize(("metric_id", "case"), list(_fixture_cases()))
+def test_fixture_case(metric_id, case):
+    # Mirrors tests/test_detector_fixtures.py so the E cases run on their own.
+    expected = json.loads((case / "expected.json").read_text())
+    measurement = run(metric_id, case / "tree")
+    assert measurement.value == pytest.approx(expected["value"], abs=0.01), measurement.reason
+    assert measurement.level == expected["level"]
+    assert measurement.applicable is expected["applicable"]
+    for key, value in expected.get("counts", {}).items():
+        assert measurement.counts.get(key) == value, key
+    produced = [e.to_dict() for e in measurement.evidence]
+    for item in expected.get("evidence", []):
+        assert any(all(ev.get(k) == v for k, v in item.items()) for ev in produced), (
+            item,
+            produced,
+        )
+
+
+@pytest.mark.parametrize("metric_id", E_METRICS)
+def test_documented_versioned_and_at_least_three_fixtures(metric_id):
+    detector = REGISTRY[metric_id]
+    assert detector.version == "2.0.0"
+    sections = detector.sections()
+    assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
+    assert sections[""].strip()
+    assert len(list((FIXTURES / metric_id).glob("*/expected.json"))) >= 3
+
+
+# --------------------------------------------------------------------------- E1 dep_pinning
+
+
+def test_dep_pinning_dev_manifest_ignored_while_runtime_manifest_declares(make_tree):
+    root = make_tree(
+        {"requirements.txt": "numpy\n", "requirements-dev.txt": "pytest==7.4.0\n", "a.py": ""}
+    )
+    m = run("dep_pinning", root)
+    assert (m.value, m.level) == (20, "unpinned")
+    assert m.counts["manifest"] == "requirements.txt"
+    assert ("requirements-dev.txt", None, "dep_pinning.manifest_aux") in rules(m)
+    assert m.fix.startswith("Pin numpy in requirements.txt")
+
+
+def test_dep_pinning_dev_manifest_counts_when_runtime_declares_nothing(make_tree):
+    # A pyproject.toml holding only tool configuration declares no runtime dependencies.
+    root = make_tree(
+        {
+            "pyproject.toml": "[tool.black]\nline-length = 88\n",
+            "requirements-dev.txt": "pytest==7.4.0\n",
+        }
+    )
+    m = run("dep_pinning", root)
+    assert (m.value, m.level) == (80, "all_exact")
+    assert ("requirements-dev.txt", 1, "dep_pinning.exact") in rules(m)
+
+
+def test_dep_pinning_follows_includes_and_constraints(make_tree):
+    root = make_tree(
+        {
+            "requirements.txt": "-r requirements/base.txt\n-c constraints.txt\nscipy\n",
+            "requirements/base.txt": "numpy==1.24.3\n",
+            "constraints.txt": "scipy==1.11.1\n",
+        }
+    )
+    m = run("dep_pinning", root)
+    assert (m.value, m.level) == (80, "all_exact")
+    assert m.counts["n_entries"] == 2
+    # The included entry is reported in its own file and line.
+    assert ("requirements/base.txt", 1, "dep_pinning.exact") in rules(m)
+    assert ("requirements.txt", 3, "dep_pinning.exact") in rules(m)
+
+
+def test_dep_pinning_setup_py_without_literal_is_present_with_no_entries(make_tree):
+    root = make_tree(
+        {
+            "setup.py": "from setuptools import setup\nsetup(install_requires=open('r').read().split())\n"
+        }
+    )
+    m = run("dep_pinning", root)
+    assert (m.value, m.level, m.counts["n_entries"]) == (20, "unpinned", 0)
+    assert "not a literal list" in m.fix
+
+
+def test_dep_pinning_explicit_conda_spec_is_a_lockfile(make_tree):
+    spec = "# platform: linux-64\n@EXPLICIT\nhttps://conda.anaconda.org/conda-forge/linux-64/numpy-1.24.3.tar.bz2\n"
+    root = make_tree({"spec-file.txt": spec, "a.py": ""})
+    m = run("dep_pinning", root)
+    assert (m.value, m.level) == (100, "lockfile")
+    assert rules(m)[0] == ("spec-file.txt", None, "dep_pinning.lockfile")
+    assert m.fix is None
+
+
+@pytest.mark.parametrize(
+    ("files", "value"),
+    [
+        ({"renv.lock": "{}", "analysis.R": ""}, 100),
+        ({"renv.lock": "{}", "analysis.py": ""}, 0),
+        ({"Manifest.toml": 'julia_version = "1.9.3"\n', "src/a.jl": ""}, 100),
+        ({"yarn.lock": "# yarn\n", "index.js": ""}, 100),
+        ({"yarn.lock": "# yarn\n", "index.js": "", "a.py": ""}, 0),
+        ({"uv.lock": "", "a.py": ""}, 0),  # an empty lockfile pins nothing
+        ({"docs/poetry.lock": "x", "a.py": ""}, 0),  # not an environment location
+    ],
+)
+def test_dep_pinning_lockfile_counts_only_for_a_used_ecosystem(make_tree, files, value):
+    assert run("dep_pinning", make_tree(files)).value == value
+
+
+def test_dep_pinning_evidence_is_bounded_and_prefers_entries_to_fix(make_tree):
+    lines = [f"pkg{i}==1.0.{i}" for i in range(40)] + ["loose"]
+    root = make_tree({"requirements.txt": "\n".join(lines) + "\n"})
+    m = run("dep_pinning", root)
+    assert len(m.evidence) <= 20
+    assert m.counts["n_entries"] == 41 and m.counts["n_exact"] == 40
+    assert ("requirements.txt", 41, "dep_pinning.unpinned") in rules(m)
+    assert m.value == round(50 + 20 * 40 / 41)  # 69.5… → 70
+
+
+# --------------------------------------------------------------------------- E2 container_spec
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "value", "level"),
+    [
+        ("FROM python@sha256:" + "a" * 64 + "\nRUN pip install x\n", 100, "pinned_base_with_run"),
+        (
+            "FROM jupyter/scipy-notebook:2023-10-20\nRUN pip install x\n",
+            100,
+            "pinned_base_with_run",
+        ),
+        (
+            "ARG BASE=python:3.11.4-slim\nFROM ${BASE}\nRUN pip install x\n",
+            100,
+            "pinned_base_with_run",
+        ),
+        ("  from python:3.10   \n  run pip install x\n", 100, "pinned_base_with_run"),
+        ("FROM python:latest\nRUN pip install x\n", 80, "run_unpinned"),
+        ("FROM python:3\nRUN pip install x\n", 80, "run_unpinned"),
+    ],
+)
+def test_container_spec_pin_rules(make_tree, dockerfile, value, level):
+    m = run("container_spec", make_tree({"Dockerfile": dockerfile}))
+    assert (m.value, m.level) == (value, level)
+
+
+def test_container_spec_takes_the_best_file_in_sorted_order(make_tree):
+    root = make_tree(
+        {
+            "a/Dockerfile": "FROM python:3\nRUN pip install x\n",
+            "b/Dockerfile.gpu": "FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04\nRUN pip install x\n",
+            "b/Dockerfile-cpu": "FROM ubuntu\nRUN pip install x\n",
+            "c/app.Dockerfile": "FROM python:3.11.4\nRUN pip install x\n",
+            "docs/Dockerfile.md": "FROM is explained here\n",
+        }
+    )
+    m = run("container_spec", root)
+    assert (m.value, m.counts["best"], m.counts["n_dockerfiles"]) == (100, "b/Dockerfile.gpu", 4)
+    assert ("b/Dockerfile.gpu", 1, "container_spec.from") in rules(m)
+    assert m.fix is None
+
+
+def test_container_spec_compose_build_resolves_to_an_unconventional_dockerfile(make_tree):
+    root = make_tree(
+        {
+            "deploy/docker-compose.yml": "services:\n  app:\n    build:\n      context: ../env\n      dockerfile: app.docker\n",
+            "env/app.docker": "FROM python:3.10.4\nRUN pip install x\n",
+        }
+    )
+    m = run("container_spec", root)
+    assert (m.value, m.level) == (100, "pinned_base_with_run")
+    assert ("deploy/docker-compose.yml", None, "container_spec.compose_build") in rules(m)
+    assert ("env/app.docker", 1, "container_spec.from") in rules(m)
+
+
+def test_container_spec_singularity_without_post_is_other_container(make_tree):
+    m = run("container_spec", make_tree({"Singularity": "Bootstrap: docker\nFrom: ubuntu:22.04\n"}))
+    assert (m.value, m.level) == (80, "other_container")
+    assert "%post" in m.fix
+
+
+def test_container_spec_unpinned_fix_names_the_line(make_tree):
+    m = run(
+        "container_spec",
+        make_tree({"Dockerfile": "# base\nFROM python\nRUN pip install x\n", "a.R": ""}),
+    )
+    assert (m.value, m.level) == (80, "run_unpinned")
+    assert "Dockerfile line 2" in m.fix
+
+
+# --------------------------------------------------------------------------- E3 env_bootstrap
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("micromamba create -f environment.yml", 80),
+        ("conda create -n x --file requirements.txt", 80),
+        ("conda create -n x -f environment.yml", 0),  # -f is --force for conda
+        ("conda create -n x python=3.10", 0),
+        ("pip install -r requirements.txt", 0),  # not a bootstrap (REF and V2)
+        ("$ uv sync", 80),
+        ("poetry install --no-root", 80),
+        ("pipenv sync", 80),
+        ("pdm install", 80),
+        ("pixi install", 80),
+        ("make -j4 install-deps", 80),
+        ("make test", 0),
+        ("bash scripts/setup.sh", 80),
+        ("./install.sh", 80),
+        ("docker compose up --build", 80),
+        ("repo2docker .", 80),
+        ('Rscript -e "renv::restore()"', 80),
+        ("> renv::restore()", 80),
+        ('julia --project -e "using Pkg; Pkg.instantiate()"', 80),
+        ("cd repo && conda env create -f env.yml && conda activate x", 80),
+        (">>> make install", 0),  # Python REPL input, not shell
+    ],
+)
+def test_env_bootstrap_readme_commands(make_tree, line, value):
+    m = run("env_bootstrap", make_tree({"README.md": f"# T\n\n```\n{line}\n```\n"}))
+    assert m.value == value
+    if value:
+        assert rules(m) == [("README.md", 4, "env_bootstrap.readme_command")]
+
+
+def test_env_bootstrap_prose_never_counts(make_tree):
+    readme = "# T\n\nRun conda env create -f environment.yml, then make install.\n"
+    assert run("env_bootstrap", make_tree({"README.md": readme})).value == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "script", "line"),
+    [
+        (
+            "bin/bootstrap.sh",
+            "#!/bin/bash\nset -e\nsudo apt-get install -y gcc\nmamba env create -f env.yml\n",
+            4,
+        ),
+        ("create_env.sh", "python3 -m venv .venv && source .venv/bin/activate\n", 1),
+        ("setup.bash", "export X=1\n/opt/conda/bin/conda install -y numpy\n", 2),
+        ("install.bat", "@echo off\nrem conda\ncall conda env create -f environment.yml\n", 3),
+        ("setup.ps1", "& pip install -r requirements.txt\n", 1),
+        ("install.sh", "Rscript -e 'install.packages(\"renv\"); renv::restore()'\n", 1),
+        ("install.sh", "julia --project=. -e 'using Pkg; Pkg.instantiate()'\n", 1),
+        ("Scripts/install_env.sh", "pip3 install -r requirements.txt \\\n  --no-cache-dir\n", 1),
+    ],
+)
+def test_env_bootstrap_scripts_invoking_a_manager(make_tree, name, script, line):
+    m = run("env_bootstrap", make_tree({name: script}))
+    assert (m.value, m.level) == (100, "script")
+    assert rules(m)[0] == (name, line, "env_bootstrap.script")
+
+
+@pytest.mark.parametrize(
+    ("name", "script"),
+    [
+        ("src/install.sh", "pip install -r requirements.txt\n"),  # not root, scripts/ or bin/
+        ("install.py", "import subprocess\n"),  # not a shell script
+        ("setup.sh", "echo 'run pip install -r requirements.txt yourself'\n"),  # pip is an argument
+        ("setup.sh", "# conda env create -f environment.yml\n"),  # a comment
+        ("install.sh", "python main.py\n"),
+    ],
+)
+def test_env_bootstrap_scripts_that_do_not_count(make_tree, name, script):
+    assert run("env_bootstrap", make_tree({name: script})).value == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "value"),
+    [
+        ("makefile", "install:\n\t$(PIP) install -r requirements.txt\n", 100),
+        ("GNUmakefile", "env:\n\t$(PYTHON) -m venv .venv\n", 100),
+        ("Makefile", "deps: requirements.txt\n\t@echo start\n\tpip install -r $<\n", 100),
+        ("Makefile", "install-docs:\n\tpip install sphinx\n", 100),
+        ("Makefile", "setup:\n\tmkdir -p data\n", 0),
+        ("Makefile", "all:\n\tpip install -r requirements.txt\n", 0),
+        ("justfile", "bootstrap:\n    uv sync\n", 100),
+        (
+            "Taskfile.yml",
+            "version: '3'\ntasks:\n  setup:\n    cmds:\n      - poetry install\n",
+            100,
+        ),
+        (
+            "tasks.py",
+            "from invoke import task\n\n@task\ndef install(c):\n    c.run('conda env update -f env.yml')\n",
+            100,
+        ),
+    ],
+)
+def test_env_bootstrap_make_like_targets(make_tree, name, text, value):
+    m = run("env_bootstrap", make_tree({name: text}))
+    assert m.value == value
+    if value:
+        assert m.level == "make_target"
+        assert rules(m)[0][0] == name and rules(m)[0][2] == "env_bootstrap.make_target"
+
+
+def test_env_bootstrap_binder_badge(make_tree):
+    readme = "# T\n\n[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/me/study/HEAD)\n"
+    m = run("env_bootstrap", make_tree({"README.md": readme}))
+    assert (m.value, m.level) == (80, "binder")
+    assert rules(m) == [("README.md", 3, "env_bootstrap.binder_badge")]
+
+
+def test_env_bootstrap_binder_folder_without_config_does_not_count(make_tree):
+    assert run("env_bootstrap", make_tree({"binder/README.md": "notes\n"})).value == 0
+
+
+def test_env_bootstrap_fix_suggests_a_command_for_the_declared_manifest(make_tree):
+    m = run("env_bootstrap", make_tree({"environment.yml": "dependencies:\n  - numpy\n"}))
+    assert m.value == 0
+    assert "conda env create -f environment.yml" in m.fix
+
+
+# --------------------------------------------------------------------------- E4 python_version_declared
+
+
+@pytest.mark.parametrize(
+    ("files", "value", "rule"),
+    [
+        ({"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.9"\n'}, 100, "poetry"),
+        ({"pyproject.toml": '[tool.poetry.dependencies]\npython = "*"\n'}, 0, None),
+        ({"Pipfile": '[requires]\npython_version = "3.9"\n'}, 100, "pipfile"),
+        (
+            {"setup.py": "from setuptools import setup\nsetup(python_requires='>=3.8')\n"},
+            100,
+            "python_requires",
+        ),
+        ({"environment.yml": "dependencies:\n  - python>=3.8\n"}, 100, "conda"),
+        ({"environment.yml": "dependencies:\n  - python\n"}, 0, None),
+        ({"runtime.txt": "python-3.10.12\n"}, 100, "runtime_txt"),
+        ({"binder/runtime.txt": "python-3.9\n"}, 100, "runtime_txt"),
+        ({".tool-versions": "nodejs 18.0.0\npython 3.11.4\n"}, 100, "tool_versions"),
+        ({"mise.toml": '[tools]\npython = "3.12"\n'}, 100, "mise"),
+        ({"uv.lock": 'version = 1\nrequires-python = ">=3.10"\n'}, 100, "uv_lock"),
+        ({"docs/.python-version": "3.11\n"}, 0, None),  # not an environment location
+        (
+            {
+                "Dockerfile": "FROM continuumio/miniconda3:23.3.1-0\nRUN conda install -y python=3.9\n"
+            },
+            100,
+            "dockerfile_conda",
+        ),
+        (
+            {"Dockerfile": "FROM continuumio/miniconda3:23.3.1-0\nRUN conda install -y numpy\n"},
+            0,
+            None,
+        ),
+        ({"Dockerfile": "FROM jupyter/scipy-notebook:python-3.10\n"}, 100, "dockerfile"),
+        ({"Dockerfile": "FROM jupyter/scipy-notebook:2023-10-20\n"}, 0, None),
+        ({"Dockerfile": "FROM docker.io/library/python:3.10-slim\n"}, 100, "dockerfile"),
+        ({"Dockerfile": "FROM ubuntu:22.04\n"}, 0, None),
+    ],
+)
+def test_python_version_sources(make_tree, files, value, rule):
+    m = run("python_version_declared", make_tree({**files, "main.py": "print(1)\n"}))
+    assert m.value == value
+    if rule:
+        assert m.evidence[0].rule == f"python_version_declared.{rule}"
+        assert m.evidence[0].line_start is not None
+        assert m.fix is None
+    else:
+        assert "requires-python" in m.fix
+
+
+@pytest.mark.parametrize(
+    ("files", "value"),
+    [
+        ({"DESCRIPTION": "Package: x\nDepends: R (>= 4.0)\n", "R/a.R": ""}, 100),
+        ({"renv.lock": '{"R": {"Version": "4.2.1"}}', "a.Rmd": ""}, 100),
+        ({"Project.toml": '[compat]\njulia = "1.9"\n', "src/a.jl": ""}, 100),
+        ({"Manifest.toml": 'julia_version = "1.9.3"\n', "src/a.jl": ""}, 100),
+        ({"Dockerfile": "FROM julia:1.9.3\n", "src/a.jl": ""}, 100),
+        ({"Dockerfile": "FROM r-base:4.3.1\n", "src/a.jl": ""}, 0),  # R image, Julia code
+    ],
+)
+def test_python_version_r_and_julia(make_tree, files, value):
+    assert run("python_version_declared", make_tree(files)).value == value
+
+
+def test_python_version_no_sources_is_absent_with_a_reason(make_tree):
+    m = run(
+        "python_version_declared", make_tree({"README.md": "# T\n", ".python-version": "3.11\n"})
+    )
+    assert (m.value, m.level, m.applicable) == (0, None, True)
+    assert "no Python, R or Julia sources" in m.reason
+    assert rules(m) == [(".python-version", 1, "python_version_declared.unused_language")]
+
+
+def test_python_version_r_project_gets_an_r_fix(make_tree):
+    m = run("python_version_declared", make_tree({"analysis.R": "x <- 1\n"}))
+    assert m.value == 0 and "renv.lock" in m.fix
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_empty_tree(make_tree):
+    root = make_tree({})
+    values = {mid: run(mid, root) for mid in E_METRICS}
+    assert {mid: (m.value, m.level, m.applicable) for mid, m in values.items()} == {
+        "dep_pinning": (0, "absent", True),
+        "container_spec": (0, "absent", True),
+        "env_bootstrap": (0, "absent", True),
+        "python_version_declared": (0, None, True),
+    }
+    assert all(m.fix for m in values.values())
+
+
+def test_hostile_environment_files_do_not_raise(make_tree):
+    root = make_tree(
+        {
+            "Dockerfile": b"\x00\x01\x02FROM python:3.10\nRUN x\n",  # binary: unreadable
+            "docker-compose.yml": "services: [unclosed\n",
+            "Singularity": "Bootstrap: docker\nFrom: ${BASE}\n%post\n",
+            "pyproject.toml": "[project\nname = 'x'",
+            "environment.yml": "dependencies: [unclosed\n  - numpy",
+            "requirements.txt": "numpy===\n@@@ not a requirement\n-r missing.txt\n-r requirements.txt\n",
+            "setup.cfg": "[options\npython_requires = >=3",
+            "renv.lock": "{not json",
+            ".python-version": "\xff\xfe\n".encode("latin-1"),
+            "install.sh": "echo 'unbalanced\nconda env create\n",
+            "Makefile": "setup:\n\tpip install 'x\n",
+            "README.md": "```\nmake install\n",  # unclosed fence
+            "a.py": "print 'py2'\n",
+        }
+    )
+    values = {mid: run(mid, root) for mid in E_METRICS}
+    assert values["container_spec"].value == 80  # compose file (and unpinned Singularity)
+    assert values["env_bootstrap"].value == 100
+    # Four unparseable manifests are still manifests (20); renv.lock has no R code beside it.
+    assert (values["dep_pinning"].value, values["dep_pinning"].counts["n_manifests"]) == (20, 4)
+    assert ("renv.lock", None, "dep_pinning.lockfile_unused") in rules(values["dep_pinning"])
+    assert values["python_version_declared"].value == 0
+
+
+def test_large_manifest_and_readme_are_fast(make_tree):
+    requirements = "".join(f"p{i}=={i}\n" for i in range(100_000))  # ~1.1 MB, under the 2 MiB cap
+    readme = "# T\n\n" + "Some prose line.\n" * 100_000 + "```\nuv sync\n```\n"
+    root = make_tree({"requirements.txt": requirements, "README.md": readme, "a.py": ""})
+    started = time.perf_counter()
+    tree = TreeIndex.from_path(root)
+    m1 = REGISTRY["dep_pinning"].run(tree)
+    m3 = REGISTRY["env_bootstrap"].run(tree)
+    assert (m1.value, m3.value) == (80, 80)
+    assert m3.evidence[0].line_start == 100_004
+    assert len(m1.evidence) <= 20
+    assert time.perf_counter() - started < 60
+
+
+def test_dockerfile_with_thousands_of_stages_stays_linear(make_tree):
+    stages = "".join(f"FROM python:3.10 AS s{i}\nRUN pip install x\n" for i in range(30_000))
+    root = make_tree({"Dockerfile": stages, "a.py": ""})
+    started = time.perf_counter()
+    tree = TreeIndex.from_path(root)
+    e2 = REGISTRY["container_spec"].run(tree)
+    e4 = REGISTRY["python_version_declared"].run(tree)
+    assert (e2.value, e4.value, e4.counts["n_declarations"]) == (100, 100, 30_000)
+    assert len(e2.evidence) <= 20 and len(e4.evidence) == 20
+    assert e4.evidence[-1].line_start == 39  # the 20th FROM
+    assert time.perf_counter() - started < 30
