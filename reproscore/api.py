@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from scoring import __version__
-from scoring.aggregate import score
+from scoring.aggregate import IncompleteMeasurements, score
 from scoring.catalog import METRICS, resolve_metric
 from scoring.fixes import rank_fixes
-from scoring.measure import measure
+from scoring.measurement import measure
 from scoring.registry import load_detectors
-from scoring.rubric import Rubric, load_rubric, parse_rubric
+from scoring.rubric import Rubric, RubricError, load_rubric, parse_rubric
+from scoring.sources import LocalDirectory
+from scoring.swhid import SwhidError, TreeIdentity, tree_identity
 from scoring.tree import Limits
+
+from .store import NotFound, RescoreReport, Store, StoreError
 
 
 @dataclass
@@ -71,4 +76,166 @@ def show_rubric(name_or_path: str) -> dict[str, Any]:
     return data
 
 
-__all__ = ["TreeScore", "score_tree", "explain_metric", "list_metrics", "validate_rubric_file", "show_rubric", "__version__"]
+# --------------------------------------------------------------------------- store
+
+
+def identify_tree(path: str | os.PathLike[str]) -> TreeIdentity:
+    """The snapshot identity of the tree at ``path``: its SWHID, file count and bytes.
+
+    Raises ``scoring.sources.TreeSourceError`` for an unreadable path and
+    ``scoring.swhid.SwhidError`` when an entry of the tree cannot be read.
+    """
+    return tree_identity(LocalDirectory(path))
+
+
+def _detector_versions() -> dict[str, str]:
+    return {mid: det.version for mid, det in load_detectors().items()}
+
+
+def _scored(label: str, measurements, rub: Rubric, identity: TreeIdentity | None) -> TreeScore:
+    result = score(measurements, rub).to_dict()
+    result["snapshot"] = None if identity is None else identity.to_dict()
+    return TreeScore(path=label, result=result, fixes=rank_fixes(measurements, rub))
+
+
+def score_path(
+    path: str | os.PathLike[str],
+    rubric: str | os.PathLike[str] | Rubric = "default",
+    *,
+    db: str | os.PathLike[str] | None = None,
+    limits: Limits | None = None,
+) -> TreeScore:
+    """Score the tree at ``path`` like :func:`score_tree`, adding its snapshot identity
+    (``result["snapshot"]``: SWHID, files, bytes).
+
+    With ``db``, the snapshot, its measurements with evidence and the score are stored;
+    a tree already stored with measurements by the current detector versions is not
+    measured again, and storing it twice changes nothing. A tree that cannot be scored
+    (``IncompleteMeasurements``) is stored with its measurements and a failure record
+    before the error is raised.
+    """
+    rub = rubric if isinstance(rubric, Rubric) else load_rubric(rubric)
+    source = LocalDirectory(path)
+    if db is None:
+        measurements = measure(source, limits=limits)
+        try:
+            identity: TreeIdentity | None = tree_identity(source)
+        except SwhidError:
+            identity = None  # the score does not need it; only storing does
+        return _scored(str(path), measurements, rub, identity)
+    identity = tree_identity(source)
+    label = str(Path(path).resolve())
+    with Store(db) as store:
+        rubric_id = store.ensure_rubric(rub)
+        reusable = None
+        if limits is None or limits == Limits():
+            reusable = store.reusable_measurements(identity.swhid, _detector_versions())
+        measurements = reusable[1] if reusable else measure(source, limits=limits)
+        try:
+            scored = score(measurements, rub)
+        except IncompleteMeasurements as exc:
+            snapshot_id = store.save_snapshot(identity, measurements, label=label)
+            store.record_failure("score", type(exc).__name__, str(exc), snapshot_id=snapshot_id)
+            raise
+        store.save_snapshot(identity, measurements, label=label, score=(rubric_id, scored))
+    result = scored.to_dict()
+    result["snapshot"] = identity.to_dict()
+    return TreeScore(path=str(path), result=result, fixes=rank_fixes(measurements, rub))
+
+
+def _rubric_for_store(store: Store, reference: str | os.PathLike[str] | Rubric) -> Rubric:
+    """A bundled rubric or rubric file, else one stored in the database by ``name`` or
+    ``name@version`` (so a collection can be rescored under a rubric whose file is gone)."""
+    if isinstance(reference, Rubric):
+        return reference
+    try:
+        return load_rubric(reference)
+    except RubricError:
+        stored = store.find_stored_rubric(str(reference))
+        if stored is None:
+            raise
+        return stored
+
+
+def rescore(
+    db: str | os.PathLike[str],
+    rubric: str | os.PathLike[str] | Rubric,
+    *,
+    batch_size: int | None = None,
+) -> RescoreReport:
+    """Score every snapshot stored in ``db`` under ``rubric`` from stored measurements
+    only (no tree is read); idempotent. Returns counts and the time taken."""
+    with Store(db, create=False) as store:
+        rub = _rubric_for_store(store, rubric)
+        if batch_size is None:
+            return store.rescore(rub)
+        return store.rescore(rub, batch_size=batch_size)
+
+
+def show_stored(
+    db: str | os.PathLike[str],
+    reference: str,
+    rubric: str | os.PathLike[str] | Rubric | None = None,
+) -> TreeScore:
+    """The stored score of a snapshot or deposit, in the JSON shape of ``score``.
+
+    ``reference`` is a SWHID, a unique prefix of its hash, a deposit (``source:id``,
+    version DOI, origin URL) or a local directory (identified by its SWHID). Without
+    ``rubric``, the most recently computed score is shown. The result is rebuilt from
+    the stored measurements by the same scoring code as ``score``, checked against the
+    stored score row, and carries that row's provenance under ``stored``.
+    """
+    with Store(db, create=False) as store:
+        if os.path.isdir(reference):
+            reference = identify_tree(reference).swhid
+        record = store.resolve(reference)
+        if record.detector_set_id is None:
+            raise NotFound(f"snapshot {record.swhid} has no stored measurements")
+        if rubric is None:
+            stored = store.stored_score(record)
+            if stored is None:
+                raise NotFound(f"snapshot {record.swhid} has no stored score")
+            rub = store.load_stored_rubric(stored.rubric_id)
+        else:
+            rub = _rubric_for_store(store, rubric)
+            rubric_id = store.rubric_id(rub)
+            stored = None if rubric_id is None else store.stored_score(record, rubric_id)
+            if stored is None:
+                raise NotFound(
+                    f"snapshot {record.swhid} has no stored score under rubric "
+                    f"{rub.name}@{rub.version}; run: reproscore rescore --db {db} --rubric {rubric}"
+                )
+        measurements = store.load_measurements(record.id)
+        label = record.label or record.swhid
+    scored = _scored(label, measurements, rub, record.identity)
+    result = scored.result
+    if (result["rrs"], result["rrs_unclamped"]) != (stored.rrs, stored.rrs_unclamped):
+        raise StoreError(
+            f"snapshot {record.swhid}: the stored score under {rub.name}@{rub.version} "
+            f"(RRS {stored.rrs}) differs from its recomputation (RRS {result['rrs']})"
+        )
+    result["stored"] = stored.provenance()
+    return scored
+
+
+def store_stats(db: str | os.PathLike[str]) -> dict[str, Any]:
+    """Counts per table, snapshots and deposits per source, rubric versions with their
+    score counts, failures per stage."""
+    with Store(db, create=False) as store:
+        return store.stats()
+
+
+__all__ = [
+    "TreeScore",
+    "score_tree",
+    "score_path",
+    "identify_tree",
+    "rescore",
+    "show_stored",
+    "store_stats",
+    "explain_metric",
+    "list_metrics",
+    "validate_rubric_file",
+    "show_rubric",
+    "__version__",
+]

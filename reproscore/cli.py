@@ -18,8 +18,10 @@ from scoring.aggregate import IncompleteMeasurements
 from scoring.catalog import CATEGORIES
 from scoring.rubric import RubricError, list_bundled
 from scoring.sources import TreeSourceError
+from scoring.swhid import SwhidError
 
 from . import api
+from .store import DEFAULT_DB, ENV_DB, RESCORE_BATCH, StoreError
 
 EXIT_UNSCORED = 1
 EXIT_USAGE = 2
@@ -51,11 +53,16 @@ RUBRIC_HELP = "Rubric: a bundled name (" + ", ".join(list_bundled()) + ") or a Y
     help="text: a readable summary; json: the full result (one JSON object per line for several paths).",
 )
 @click.option("--top", default=5, show_default=True, type=click.IntRange(0), help="How many ranked fixes the text format shows.")
-def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: int) -> None:
+@click.option(
+    "--db", "db", envvar=ENV_DB, default=None, metavar="FILE", type=click.Path(dir_okay=False),
+    help=f"Also store each snapshot, its measurements with evidence and its score in this SQLite database (created if absent; also ${ENV_DB}). A tree already stored is not measured again.",
+)
+def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: int, db: str | None) -> None:
     """Measure each source tree PATH and print its readiness score.
 
     The text format shows the RRS, the five-category profile, the penalties and the top
-    fixes ranked by the RRS points they would gain.
+    fixes ranked by the RRS points they would gain. The JSON result includes the
+    snapshot identity (SWHID of the tree, files, bytes).
     """
     try:
         rub = api.load_rubric(rubric)
@@ -64,8 +71,8 @@ def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: 
     status = 0
     for path in paths:
         try:
-            scored = api.score_tree(path, rub)
-        except TreeSourceError as exc:
+            scored = api.score_path(path, rub, db=db)
+        except (TreeSourceError, SwhidError, StoreError) as exc:
             fail(str(exc))
         except IncompleteMeasurements as exc:
             click.echo(f"reproscore: error: {path}: not scored: {exc}", err=True)
@@ -109,6 +116,9 @@ def render_text(scored: api.TreeScore, top: int) -> str:
         f"{len(inventory['skipped'])} skipped, {len(inventory['problems'])} with problems"
         + ("; TRUNCATED by limits" if inventory["truncated"] else "")
     )
+    snapshot = result.get("snapshot")
+    if snapshot:
+        lines.append(f"  snapshot {snapshot['swhid']} ({snapshot['files']} files, {snapshot['bytes']} bytes)")
     if top and scored.fixes:
         lines.append("")
         lines.append("  top fixes (RRS points gained if fixed):")
@@ -183,6 +193,99 @@ def rubric_list() -> None:
     for name in list_bundled():
         rub = api.load_rubric(name)
         click.echo(f"{rub.name:<22} {rub.version:<8} {rub.sha256}")
+
+
+DB_HELP = f"The SQLite store (also ${ENV_DB})."
+
+
+def db_option(function):
+    return click.option(
+        "--db", "db", envvar=ENV_DB, default=DEFAULT_DB, show_default=True, metavar="FILE",
+        type=click.Path(dir_okay=False), help=DB_HELP,
+    )(function)
+
+
+@cli.command("rescore")
+@db_option
+@click.option("--rubric", "rubric", required=True, help="Rubric to score under: a bundled name, a YAML file, or the name (or name@version) of a rubric stored in the database.")
+@click.option("--batch-size", default=RESCORE_BATCH, show_default=True, type=click.IntRange(1), help="Snapshots read, scored and written per transaction.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="text: one summary line; json: the counts as an object.")
+def rescore_command(db: str, rubric: str, batch_size: int, output_format: str) -> None:
+    """Score every stored snapshot under RUBRIC from stored measurements alone.
+
+    No tree is read or downloaded. Scores already stored are kept, so running it again
+    changes nothing. Prints how many snapshots were scored and the time taken.
+    """
+    try:
+        report = api.rescore(db, rubric, batch_size=batch_size)
+    except (RubricError, StoreError, OSError) as exc:
+        fail(str(exc).replace("\n", "; "))
+    if output_format == "json":
+        click.echo(json.dumps(report.to_dict()))
+        return
+    rub = report.rubric
+    click.echo(
+        f"rescored {report.scored} snapshots under {rub['name']} {rub['version']} "
+        f"(sha256 {rub['sha256'][:12]}) in {report.seconds:.2f} s "
+        f"({report.per_second:,.0f} snapshots/s): {report.inserted} new, "
+        f"{report.scored - report.inserted} already stored, {report.incomplete} incomplete"
+    )
+    for swhid in report.incomplete_swhids:
+        click.echo(f"  incomplete (a measurement failed or is missing): {swhid}")
+
+
+@cli.command("show")
+@db_option
+@click.argument("reference", metavar="SNAPSHOT_OR_DEPOSIT")
+@click.option("--rubric", "rubric", default=None, help="Show the score under this rubric (bundled name, file, or stored name[@version]). Default: the most recently computed score.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="text: a readable summary; json: the result of `reproscore score --format json`, plus the stored row's provenance under `stored`.")
+@click.option("--top", default=5, show_default=True, type=click.IntRange(0), help="How many ranked fixes the text format shows.")
+def show_command(db: str, reference: str, rubric: str | None, output_format: str, top: int) -> None:
+    """Print the stored score of a snapshot or deposit, with its evidence.
+
+    SNAPSHOT_OR_DEPOSIT is a SWHID (swh:1:dir:...), a unique prefix of its hash, a
+    deposit (source:id, version DOI or origin URL) or a local directory.
+    """
+    try:
+        scored = api.show_stored(db, reference, rubric)
+    except (RubricError, StoreError, TreeSourceError, SwhidError, OSError) as exc:
+        fail(str(exc).replace("\n", "; "))
+    if output_format == "json":
+        click.echo(json.dumps(scored.result, ensure_ascii=False, sort_keys=False))
+        return
+    click.echo(render_text(scored, top))
+    stored = scored.result["stored"]
+    click.echo(f"  stored score {stored['score_id']}, computed {stored['computed_at']} by reproscore {stored['scorer_version']}")
+
+
+@cli.group("db")
+def db_group() -> None:
+    """Inspect the SQLite store (browse it with `datasette reproscore.db`)."""
+
+
+@db_group.command("stats")
+@db_option
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format.")
+def db_stats_command(db: str, output_format: str) -> None:
+    """Print row counts per table, snapshots and deposits per source, and the stored
+    rubric versions with their score counts."""
+    try:
+        stats = api.store_stats(db)
+    except StoreError as exc:
+        fail(str(exc))
+    if output_format == "json":
+        click.echo(json.dumps(stats, indent=2))
+        return
+    click.echo(f"{stats['database']}  (schema: {', '.join(stats['schema'])})")
+    click.echo("tables:")
+    for name, count in stats["tables"].items():
+        click.echo(f"  {name:<20} {count:>10,}")
+    for title, key in (("snapshots by source", "snapshots_by_source"), ("deposits by source", "deposits_by_source"), ("failures by stage", "failures_by_stage")):
+        counts = stats[key]
+        click.echo(f"{title}: " + (", ".join(f"{k} {v:,}" for k, v in counts.items()) or "none"))
+    click.echo("rubrics:" + ("" if stats["rubrics"] else " none"))
+    for rub in stats["rubrics"]:
+        click.echo(f"  {rub['name']:<22} {rub['version']:<8} sha256 {rub['sha256'][:12]}  {rub['scores']:,} scores")
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ the store.
 __version__ = "0.1.0"
 
 _LAZY = {
-    "measure": ("scoring.measure", "measure"),
+    "measure": ("scoring.measurement", "measure"),
     "score": ("scoring.aggregate", "score"),
     "load_rubric": ("scoring.rubric", "load_rubric"),
     "TreeIndex": ("scoring.tree", "TreeIndex"),

@@ -11,7 +11,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 KIND_FILE = "file"
 KIND_DIR = "dir"
@@ -25,7 +25,8 @@ class Entry:
 
     For a link, ``link_target`` is the repository-relative path it resolves to when it
     stays inside the root, ``None`` otherwise; ``link_status`` says why it was not
-    resolved (``dangling``, ``outside``, ``loop``).
+    resolved (``dangling``, ``outside``, ``loop``). ``executable`` is True for a
+    regular file with any execute bit set (Software Heritage's rule for mode 100755).
     """
 
     path: str
@@ -35,6 +36,7 @@ class Entry:
     link_target_kind: str | None = None
     link_status: str | None = None
     error: str | None = None
+    executable: bool = False
 
 
 class TreeSource(Protocol):
@@ -91,7 +93,9 @@ class LocalDirectory:
             elif stat.S_ISDIR(st.st_mode):
                 entries.append(Entry(rel, KIND_DIR))
             elif stat.S_ISREG(st.st_mode):
-                entries.append(Entry(rel, KIND_FILE, size=st.st_size))
+                entries.append(
+                    Entry(rel, KIND_FILE, size=st.st_size, executable=bool(st.st_mode & 0o111))
+                )
             else:
                 entries.append(Entry(rel, KIND_SPECIAL))
         return entries
@@ -113,12 +117,28 @@ class LocalDirectory:
         return Entry(rel, KIND_LINK, size=size, link_target=target_rel, link_target_kind=kind)
 
     def read(self, path: str, limit: int) -> bytes:
+        with self.open_binary(path) as handle:
+            return handle.read(limit)
+
+    def open_binary(self, path: str) -> BinaryIO:
+        """The regular file at ``path``, opened for streaming (e.g. hashing a large file)."""
         # O_NOFOLLOW: the index already resolved links; a file swapped for a link after
         # listing must not make us read outside the root.
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(self._abs(path), flags)
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read(limit)
+        return os.fdopen(fd, "rb")
+
+    def readlink(self, path: str) -> bytes:
+        """The raw text of the symbolic link at ``path`` (never followed)."""
+        return os.readlink(os.fsencode(self._abs(path)))
+
+    def raw_name(self, path: str) -> bytes:
+        """The on-disk bytes of the last component of ``path``.
+
+        ``Entry.path`` shows undecodable names with replacement characters; content
+        identity must hash the name as stored.
+        """
+        return os.fsencode(os.path.basename(self._abs(path)))
 
 
 def _decode_name(name: str) -> str:

@@ -306,7 +306,8 @@ def test_doc_structure_reads_lowercase_readme_ipynb(make_tree):
     root = make_tree({"readme.ipynb": notebook(("markdown", "# Tool\n\n## Installation\n\ntext"), ("code", "x = 1"))})
     m = measure("doc_structure", root)
     assert m.value == 25
-    assert m.evidence[0].path == "readme.ipynb"
+    # Lines of the joined markdown cells are not lines of the .ipynb file: none is given.
+    assert (m.evidence[0].path, m.evidence[0].line_start) == ("readme.ipynb", None)
 
 
 # --------------------------------------------------------------------------- D2
@@ -322,6 +323,14 @@ def test_install_takes_the_maximum_over_documents(make_tree):
     assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
         ("INSTALL", 3, "install_instructions.conda_env")]
     assert m.counts["one_command"] == 1 and m.counts["package_commands"] == 1
+
+
+def test_install_local_project_without_dependencies_asks_to_declare_them(make_tree):
+    root = make_tree({"README.md": "# T\n\n    pip install -e .\n", "pyproject.toml": "[project]\nname = 't'\n"})
+    m = measure("install_instructions", root)
+    assert m.value == 70
+    assert m.evidence[0].rule == "install_instructions.local_project_without_manifest"
+    assert "[project].dependencies" in m.fix
 
 
 def test_install_script_file_is_not_an_install_document(make_tree):
@@ -405,6 +414,43 @@ def test_python_trailing_comments_and_docstrings(make_tree):
     # comment lines: 1, 3, 5, 6 out of 10 → 0.4 ≥ 0.2 → 100
     assert (m.counts["comment_lines"], m.counts["nonblank_lines"]) == (4, 10)
     assert m.value == 100.0
+
+
+COMMENT_TRAPS = r'''a = '#no'  # yes
+s = """
+# inside a triple-quoted string
+"""
+t = """it's # still a string"""
+u = 'esc \' # still string' # comment
+v = f"{a!r}#x"  # after f-string
+w = rb'#raw' + br"#"
+x = ('a'
+     # comment in brackets
+     'b')
+y = 1 \
+    + 2  # after continuation
+'''
+
+
+def test_comment_scan_agrees_with_the_tokenizer():
+    import io
+    import tokenize
+
+    lines = COMMENT_TRAPS.splitlines()
+    by_tokenizer = {t.start[0] for t in tokenize.generate_tokens(io.StringIO(COMMENT_TRAPS).readline)
+                    if t.type == tokenize.COMMENT}
+    assert doc._python_comment_lines(COMMENT_TRAPS, lines) == by_tokenizer == {1, 6, 7, 10, 13}
+    # Python 2: a string right after a keyword is still a string.
+    assert doc._python_comment_lines('print"#not a comment"\n', ['print"#not a comment"']) == set()
+
+
+def test_comment_scan_survives_unterminated_strings():
+    # A non-possessive scanner backtracks exponentially on this (minutes at n=24).
+    source = '"""' + 'ab"c' * 40 + "\n# after\n"
+    # The file does not tokenize; like CodeUnit.comments' line fallback, line 2 counts.
+    assert doc._python_comment_lines(source, source.splitlines()) == {2}
+    source = "x = 1  # one\ns = 'open\n# two\n"
+    assert doc._python_comment_lines(source, source.splitlines()) == {1, 3}
 
 
 def test_docstring_lines_by_tokens_for_python2():

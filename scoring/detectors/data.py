@@ -300,13 +300,30 @@ A2_LEVELS = {100: "archival", 80: "institutional", 75: "kaggle", 60: "code_host"
              40: "direct_url", 25: "local_file", 0: "absent"}
 
 _URL_RE = re.compile(r"(?:https?|ftp)://[^\s<>\"'`\\^{}|\[\]()]+", re.IGNORECASE)
-_DOI_RE = re.compile(r"(?<![\w./-])(10\.\d{4,9}/[^\s\"'<>{}\[\]|\\^`]+)")
+# No look-behind at the start: a leading literal lets the regex engine skip ahead fast;
+# the boundary before "10." is checked in _dois().
+_DOI_RE = re.compile(r"10\.\d{4,9}/[^\s\"'<>{}\[\]|\\^`]+")
+_DOI_BOUNDARY = frozenset("./-_")
 _TRAILING = ".,;:!?*_~'"
 
 _ACCESSION_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:GSE\d{3,}|[SED]R[RPX]\d{5,}|PRJ[NED][AB]\d{3,}|E-[A-Z]{4}-\d+|PXD\d{6}|EGA[SD]\d{11})"
     r"(?![A-Za-z0-9])"
 )
+
+# Every accession starts with one of D E G P S followed by an upper-case letter or '-': a
+# single character-class scan rejects most text several times faster than _ACCESSION_RE.
+_ACCESSION_HINT_RE = re.compile(r"[DEGPS][A-Z-][A-Z0-9]")
+
+
+def _may_hold_pointer(text: str) -> bool:
+    """A cheap test before the URL, DOI and accession patterns run."""
+    if "://" in text:
+        return True
+    if "10." in text and _DOI_RE.search(text) is not None:
+        return True
+    return _ACCESSION_HINT_RE.search(text) is not None and _ACCESSION_RE.search(text) is not None
+
 
 # Registrant prefixes of data repositories (offline DOI classification, A2 V2 rule 3).
 ARCHIVE_DOI_PREFIXES = frozenset({
@@ -340,9 +357,9 @@ ARCHIVE_DOI_PREFIXES = frozenset({
 KAGGLE_DOI_PREFIX = "10.34740"
 
 _ARCHIVE_HOSTS = ("zenodo.org", "figshare.com", "osf.io", "datadryad.org", "data.mendeley.com",
-                  "pangaea.de", "ukdataservice.ac.uk", "data.4tu.nl", "openneuro.org",
+                  "pangaea.de", "ukdataservice.ac.uk", "data.4tu.nl", "openneuro.org", "physionet.org",
                   "icpsr.umich.edu", "openicpsr.org", "b2share.eudat.eu")
-_INSTITUTIONAL_HOSTS = ("archive.ics.uci.edu", "ega-archive.org", "physionet.org", "synapse.org", "openml.org")
+_INSTITUTIONAL_HOSTS = ("archive.ics.uci.edu", "ega-archive.org", "synapse.org", "openml.org")
 _NCBI_DATA_PATHS = ("/geo/", "/sra/", "/bioproject/", "/biosample/")
 _EBI_DATA_PATHS = ("/ena/", "/arrayexpress/", "/pride/")
 _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
@@ -385,8 +402,8 @@ def data_extension(name: str) -> str | None:
 
 
 def _clean_url(url: str) -> str:
-    url = url.rstrip(_TRAILING)
-    return url
+    """Drop sentence punctuation and Markdown emphasis glued to the end of a URL."""
+    return url.rstrip(_TRAILING)
 
 
 def _clean_doi(doi: str) -> str:
@@ -491,7 +508,8 @@ def own_identifiers(tree: TreeIndex) -> OwnIdentifiers:
         if isinstance(data, dict):
             for key in ("doi", "url", "repository", "repository-code", "repository-artifact"):
                 own.add(data.get(key))
-            for ident in data.get("identifiers") or [] if isinstance(data.get("identifiers"), list) else []:
+            identifiers = data.get("identifiers")
+            for ident in identifiers if isinstance(identifiers, list) else []:
                 if isinstance(ident, dict):
                     own.add(ident.get("value"))
     codemeta = tree.find_ci("codemeta.json")
@@ -531,7 +549,7 @@ def own_identifiers(tree: TreeIndex) -> OwnIdentifiers:
 class _Context:
     data: bool        # a data section, a DATA document, or code
     citation: bool    # a citation section or a BibTeX entry
-    badge_urls: frozenset[str] = frozenset()
+    badge_urls: frozenset[str] = frozenset()   # badge URLs on this line (raw and normalised)
 
 
 @dataclass(frozen=True)
@@ -562,7 +580,7 @@ class _PointerScan:
 
     def scan_text(self, text: str, ctx: _Context, path: str, line: int | None, cell: int | None) -> None:
         """URLs, DOIs and (in a data context) accession numbers of one line of text."""
-        if "://" not in text and "10." not in text and not (ctx.data and _ACCESSION_RE.search(text)):
+        if not _may_hold_pointer(text):
             return
         rest = text
         for match in _URL_RE.finditer(text):
@@ -570,12 +588,21 @@ class _PointerScan:
             self.add(classify_url(url, ctx, self.own), path, line, cell)
         if "://" in text:
             rest = _URL_RE.sub(" ", text)
-        for match in _DOI_RE.finditer(rest):
-            self.add(classify_doi(_clean_doi(match.group(1)), ctx, self.own), path, line, cell)
+        for doi in _dois(rest):
+            self.add(classify_doi(doi, ctx, self.own), path, line, cell)
         if ctx.data:
             for match in _ACCESSION_RE.finditer(rest):
                 self.add(Pointer(80, "data_pointer.accession", match.group(0),
                                  f"accession number {match.group(0)} in a data context"), path, line, cell)
+
+
+def _dois(text: str) -> Iterator[str]:
+    """Bare DOIs (``10.NNNN/…``) not glued to a preceding word, number or path."""
+    for match in _DOI_RE.finditer(text):
+        start = match.start()
+        before = text[start - 1] if start else " "
+        if not (before.isalnum() or before in _DOI_BOUNDARY):
+            yield _clean_doi(match.group(0))
 
 
 def classify_doi(doi: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
@@ -689,13 +716,23 @@ def _bibtex_lines(lines: list[str]) -> set[int]:
     return inside
 
 
-def _document_badges(doc: Document) -> tuple[frozenset[str], set[int]]:
-    """Badge URLs (image links and links wrapping an image) and RST image-directive lines."""
-    urls: set[str] = set()
+_LINK_DEFINITION_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?\S+")
+
+
+def _document_badges(doc: Document) -> tuple[dict[int, frozenset[str]], set[int]]:
+    """Badge URLs per line (image links, links wrapping an image, HTML anchors around an
+    ``<img>``, and reference definitions used by a badge) and RST image-directive lines.
+
+    Badges are matched on their own line: the same URL written elsewhere in prose is
+    not a badge construct and is classified like any other link.
+    """
+    by_line: dict[int, set[str]] = {}
+    anywhere: set[str] = set()
     for link in doc.links:
         if link.in_badge or link.is_image:
-            urls.add(link.url)
-            urls.add(_norm_url(link.url))
+            forms = {link.url, _norm_url(link.url)}
+            by_line.setdefault(link.line, set()).update(forms)
+            anywhere.update(forms)
     lines: set[int] = set()
     in_directive = False
     for number, raw in enumerate(doc.raw_lines, start=1):
@@ -707,15 +744,17 @@ def _document_badges(doc: Document) -> tuple[frozenset[str], set[int]]:
             lines.add(number)
             continue
         in_directive = False
+        if _LINK_DEFINITION_RE.match(raw):
+            # ``[doi]: https://…`` used by ``[![…][img]][doi]``: the link sits on another line.
+            by_line.setdefault(number, set()).update(anywhere)
         if "<img" in raw.lower():
             for match in _HTML_BADGE_ANCHOR_RE.finditer(raw):
-                urls.add(match.group(1))
-                urls.add(_norm_url(match.group(1)))
-    return frozenset(urls), lines
+                by_line.setdefault(number, set()).update({match.group(1), _norm_url(match.group(1))})
+    return {n: frozenset(u) for n, u in by_line.items()}, lines
 
 
 def _scan_document(tree: TreeIndex, path: str, doc: Document, scan: _PointerScan, *, data_doc: bool) -> None:
-    badge_urls, badge_lines = _document_badges(doc)
+    badges_by_line, badge_lines = _document_badges(doc)
     data_ranges = [(s.line_start, s.line_end) for s in doc.sections if is_data_heading(s.heading.text)]
     cite_ranges = [(s.line_start, s.line_end) for s in doc.sections if _CITATION_HEADING_RE.search(s.heading.text)]
     cite_ranges += [(b.line_start, b.line_end) for b in doc.code_blocks if b.info.lower() in ("bibtex", "bib", "biblatex")]
@@ -729,7 +768,7 @@ def _scan_document(tree: TreeIndex, path: str, doc: Document, scan: _PointerScan
         data = data_doc or _ranges_contain(data_ranges, number)
         citation = number in bibtex or _ranges_contain(cite_ranges, number)
         line, cell = locate(number)
-        scan.scan_text(raw, _Context(data, citation, badge_urls), path, line, cell)
+        scan.scan_text(raw, _Context(data, citation, badges_by_line.get(number, frozenset())), path, line, cell)
 
 
 _CODE_CONTEXT = _Context(data=True, citation=False)
@@ -739,6 +778,9 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
     """String literals of Python units, and the non-comment lines of other scripts,
     Make-like files, workflow files and notebook shell/R/Julia cells."""
     for unit in _python_units(tree):
+        # Most code holds no URL, DOI or accession: skip its AST walk.
+        if not _may_hold_pointer(unit.source):
+            continue
         cell, offset = _unit_cell(unit)
         literals = _guarded(tree, unit.path, "reading string literals", lambda u=unit: u.string_literals, [])
         for literal in literals:
@@ -900,7 +942,9 @@ def data_pointer(tree: TreeIndex) -> Result:
     if tree.readme and tree.readme not in {p for p, _ in docs}:
         docs.append((tree.readme, False))
     for path in tree.by_type("notebook"):
-        if path != tree.readme:
+        nb = _notebook(tree, path) if path != tree.readme else None
+        # Parse a notebook's markdown only when some cell could hold a pointer.
+        if nb is not None and any(_may_hold_pointer(c.source) for c in nb.markdown_cells):
             docs.append((path, False))
     for path, is_data_doc in docs:
         doc = _document(tree, path)
@@ -967,6 +1011,7 @@ _ENGINES: tuple[tuple[str, Callable[[str], bool], re.Pattern[str] | None], ...] 
     ("targets", lambda n: n == "_targets.r", re.compile(r"\btar_target\s*\(")),
 )
 
+_ENGINE_IMPORT_HINT_RE = re.compile(r"^\s*(?:from|import)\s+(?:airflow|luigi|prefect)\b", re.MULTILINE)
 _AIRFLOW_DAG_CALLS = re.compile(r"^airflow(?:\.models(?:\.dag)?|\.sdk)?\.DAG$|^airflow(?:\.decorators|\.sdk)?\.dag$")
 _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
@@ -1095,6 +1140,8 @@ def _python_engines(tree: TreeIndex) -> list[Evidence]:
     """Airflow DAGs, Luigi task classes and Prefect flows, resolved through imports."""
     found: list[Evidence] = []
     for unit in _python_units(tree):
+        if not _ENGINE_IMPORT_HINT_RE.search(unit.source):
+            continue
         tops = {ref.top for ref in unit.imports}
         if not tops & {"airflow", "luigi", "prefect"} or unit.tree is None:
             continue
@@ -1128,9 +1175,9 @@ def _python_engine_hit(unit: CodeUnit) -> tuple[str, int] | None:
             for deco in node.decorator_list:
                 name = _resolve(unit, dotted_name(deco.func if isinstance(deco, ast.Call) else deco))
                 if _AIRFLOW_DAG_CALLS.match(name):
-                    return "airflow", node.lineno
+                    return "airflow", deco.lineno
                 if _PREFECT_FLOW.match(name):
-                    return "prefect", node.lineno
+                    return "prefect", deco.lineno
         elif isinstance(node, ast.ClassDef):
             for base in node.bases:
                 if _LUIGI_TASK.match(_resolve(unit, dotted_name(base))):
@@ -1201,18 +1248,17 @@ def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -
     """The data download performed by one shell line (its simple commands), if any."""
     for index, cmd in enumerate(commands):
         program = cmd.program
-        args = [a for a in cmd.args]
+        args = list(cmd.args)
         if program in _DOWNLOADERS:
             urls = [a for a in args if _URL_START_RE.match(a)]
             if not urls or all(_is_local_url(u) for u in urls):
                 continue
             if program == "curl" and (_CURL_UPLOAD_FLAGS & set(args) or _curl_writes(args)):
                 continue
-            piped = index + 1 < len(commands) and commands[index + 1].piped_from and \
-                commands[index + 1].program in _INTERPRETERS
-            if piped:
+            reader = commands[index + 1] if index + 1 < len(commands) else None
+            if reader is not None and reader.piped_from and reader.program in _INTERPRETERS:
                 return Download("data_acquisition_script.installer_ignored",
-                                f"{program} output piped into {commands[index + 1].program} (an installer)", installer=True)
+                                f"{program} output piped into {reader.program} (an installer)", installer=True)
             if all(is_installer_url(u) for u in urls):
                 return Download("data_acquisition_script.installer_ignored",
                                 f"{program} of an installer URL", installer=True)
@@ -1277,7 +1323,7 @@ def _download_tool(program: str, args: list[str], own: OwnIdentifiers | None) ->
 _SHELL_VAR_RE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 _MAKE_VAR_REF_RE = re.compile(r"\$[({](\w+)[)}]")
 _SHELL_ASSIGN_RE = re.compile(r"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)=(\S.*)$")
-_MAKE_ASSIGN_RE = re.compile(r"^\s*(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?::::?|\?|\+|!)?=\s*(.*)$")
+_MAKE_ASSIGN_RE = re.compile(r"^\s*(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?::{1,3}|\?|\+|!)?=\s*(.*)$")
 
 
 def _assignments(lines: Iterable[str], pattern: re.Pattern[str]) -> dict[str, str]:
@@ -1407,6 +1453,13 @@ _DATASET_CALL_RE = re.compile(
     r"dvc\.api\.(?:open|read)|torchvision\.datasets\.utils\.download_file_from_google_drive|"
     r"torchtext\.datasets\.\w+|openml\.datasets\.get_dataset)$"
 )
+# Substrings without which a unit cannot hold a URL-less download (URL downloads need
+# "://"); plain substring tests are faster than one alternation regex. "download" covers
+# hf_hub_download, snapshot_download, download=True, *_download_files; "datasets" covers
+# load_dataset and tensorflow_datasets; "load_data" the Keras loaders.
+_PY_DOWNLOAD_HINTS = ("download", "datasets", "load_data", "fetch_", "tfds", "pooch", "gdown", "zenodo_get",
+                      "osfclient", "kaggle", "get_GEO", "efetch", "synapse", "datalad", "dvc", "openml",
+                      "subprocess", "system", "popen", "getoutput")
 _TORCH_DATASET_RE = re.compile(r"^(?:torchvision|torchaudio)\.datasets\.[A-Z]\w*$")
 _SUBPROCESS_RE = re.compile(r"^(?:subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|os\.(?:system|popen))$")
 _KAGGLE_METHOD_RE = re.compile(r"(?:^|\.)(?:dataset|competition)_download_files?$")
@@ -1449,7 +1502,13 @@ class _UrlResolver:
             joined = "".join(parts)
             return joined if _URL_START_RE.match(joined) else None
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-            return self.url(node.left, depth + 1)
+            left = self.url(node.left, depth + 1)
+            if left is None:
+                return None
+            if isinstance(node.op, ast.Mod):  # "https://…/%s.csv" % name: the template is the URL
+                return left
+            right = _const_str(node.right)
+            return left + (right if right is not None else "{}")
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Attribute) and node.func.attr == "format":
                 return self.url(node.func.value, depth + 1)
@@ -1560,6 +1619,8 @@ def _scan_python(tree: TreeIndex, unit: CodeUnit, scan: _DownloadScan) -> None:
                     scan.add(unit.path, number + offset, cell, line, Download(
                         "data_acquisition_script.python_call", "download call (line pattern; the file does not parse)"))
         return
+    if "://" not in unit.source and not any(hint in unit.source for hint in _PY_DOWNLOAD_HINTS):
+        return  # no URL and no fetcher name: nothing here can download (skips the AST walk)
     resolver = _UrlResolver(unit)
     for call in unit.calls:
         found = python_download(unit, call, resolver, scan.own)

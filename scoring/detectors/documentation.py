@@ -57,6 +57,12 @@ def _suffix(path: str) -> str:
     return name[dot:].lower() if dot > 0 else ""
 
 
+def _file_line(doc: Document, line: int) -> int | None:
+    """A document line as a file line. A notebook README's document is its markdown cells
+    joined, whose line numbers are not lines of the ``.ipynb`` file."""
+    return None if doc.path.lower().endswith(".ipynb") else line
+
+
 def _join(items: Sequence[str], limit: int = 4) -> str:
     shown = ", ".join(items[:limit])
     return shown + (", …" if len(items) > limit else "")
@@ -70,7 +76,7 @@ class DocLine:
     """One logical code line of a prose document, console prompt removed."""
 
     path: str
-    line: int
+    line: int | None    # None in a notebook README (see _file_line)
     text: str
     repl: bool          # ``>>>`` / ``...`` Python REPL input
     in_block: bool      # from a code block (False: inline code)
@@ -87,11 +93,11 @@ def doc_lines(doc: Document) -> list[DocLine]:
         for offset, logical in command_lines(block.text):
             text, repl = strip_prompt(logical)
             if text:
-                out.append(DocLine(doc.path, block.line_start + offset - 1, text, repl, True))
+                out.append(DocLine(doc.path, _file_line(doc, block.line_start + offset - 1), text, repl, True))
     for span in doc.inline_code:
         text, repl = strip_prompt(span.text)
         if text:
-            out.append(DocLine(doc.path, span.line, text, repl, False))
+            out.append(DocLine(doc.path, _file_line(doc, span.line), text, repl, False))
     return out
 
 
@@ -299,9 +305,9 @@ def doc_structure(tree: TreeIndex) -> Result:
         Add README headings for the missing topics, e.g. "## Installation", "## Usage",
         "## Expected output", "## Requirements".
     Known false positives:
-        Any heading with the word counts, whatever its content ("## Environment" in a
-        paper about environmental science counts as install; "## Output" of a tool's
-        reference manual counts as expected output). "Experimental setup", "simulation
+        Any heading with the word counts, whatever its content ("## Study environment"
+        describing field sites counts as install; "## Output" of a tool's reference
+        manual counts as expected output). "Experimental setup", "simulation
         environment", "running time" and a bare "Results" are excluded on purpose.
     """
     readme = tree.readme
@@ -321,7 +327,7 @@ def doc_structure(tree: TreeIndex) -> Result:
         matched.append(family.key)
         evidence.append(Evidence(
             readme, f"{family.title} section: heading '{heading.text}'",
-            rule=f"doc_structure.{family.key}", line_start=heading.line, snippet=heading.text,
+            rule=f"doc_structure.{family.key}", line_start=_file_line(doc, heading.line), snippet=heading.text,
         ))
     missing = [f for f in FAMILIES if f.key not in matched]
     value = 25 * len(matched)
@@ -621,7 +627,7 @@ def install_instructions(tree: TreeIndex) -> Result:
             if hit is not None:
                 hits.append((hit, line))
     install_docs = [p for p in install_files + docs_files if (tree.text(p) or "").strip()]
-    prose: list[tuple[str, int, str]] = []
+    prose: list[tuple[str, int | None, str]] = []
     readme_doc = tree.readme_document()
     if readme_doc is not None:
         for heading in readme_doc.headings:
@@ -631,6 +637,7 @@ def install_instructions(tree: TreeIndex) -> Result:
             if _INSTALL_PROSE.search(paragraph.text):
                 prose.append((readme_doc.path, paragraph.line_start, paragraph.text))
         prose.sort(key=lambda item: item[1])
+        prose = [(path, _file_line(readme_doc, line), text) for path, line, text in prose]
     counts = {
         "one_command": sum(1 for h, _ in hits if h.value == 100),
         "package_commands": sum(1 for h, _ in hits if h.value == 70),
@@ -659,7 +666,11 @@ def install_instructions(tree: TreeIndex) -> Result:
     elif best == 70:
         reason = ("installation is described package by package or in an INSTALL file, "
                   "without one command that creates the whole environment")
-        fix = _install_fix(tree)
+        if any(h.rule == "install_instructions.local_project_without_manifest" for h, _ in hits):
+            fix = ("Declare the dependencies in pyproject.toml ([project].dependencies) or setup.py "
+                   "(install_requires) so that the documented `pip install .` installs them.")
+        else:
+            fix = _install_fix(tree)
     elif best == 30:
         reason, fix = "installation or dependencies are mentioned in prose only", _install_fix(tree)
     else:
@@ -721,7 +732,8 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0) -> str | No
         if kind == "module":
             return None if name.split(".")[0] in _PIP_LIKE_MODULES else "usage_examples.python_module"
         if kind == "script":
-            return None if _name(name).lower() == "setup.py" or _is_install_script(name) else "usage_examples.python_script"
+            # setup.py, install.py, bootstrap.py …: environment set-up, not usage (§0.1.25).
+            return None if _is_install_script(name) else "usage_examples.python_script"
         return None
     if lower in _SHELL_PROGRAMS and "-c" in args and depth == 0:
         index = args.index("-c")
@@ -844,7 +856,8 @@ def usage_examples(tree: TreeIndex) -> Result:
     if blocks:
         first = blocks[0]
         evidence = [Evidence(doc.path, "code block without a runnable command", rule="usage_examples.code_block",
-                             line_start=first.line_start, line_end=max(first.line_start, first.line_end),
+                             line_start=_file_line(doc, first.line_start),
+                             line_end=_file_line(doc, max(first.line_start, first.line_end)),
                              snippet=first.text.splitlines()[0] if first.text.strip() else None)]
         return Result(60, evidence=evidence, reason="the README has code blocks but no runnable command",
                       fix=fix, counts=counts)
@@ -901,26 +914,40 @@ def _is_marker_comment(line_no: int, text: str) -> bool:
     return _CELL_MARKER.match(text) is not None
 
 
-# Strings or comments, scanned left to right in one pass: a ``#`` inside a string
-# literal is never taken for a comment. Same comment lines as the tokenizer, ~10x faster.
-_PY_STRING_OR_COMMENT = re.compile(
-    r"""(?P<string>(?<![A-Za-z0-9_])[rRbBuUfF]{0,2}(?:"{3}(?:[^"\\]|\\[\s\S]|"(?!""))*"{3}"""
-    r"""|'{3}(?:[^'\\]|\\[\s\S]|'(?!''))*'{3}|"(?:[^"\\\n]|\\[\s\S])*"|'(?:[^'\\\n]|\\[\s\S])*'))"""
-    r"""|(?P<comment>#[^\n]*)"""
+# Python string literals. Prefixes are not matched: they never change where a literal
+# ends. Quantifiers are possessive so an unterminated string cannot trigger
+# catastrophic backtracking.
+_PY_STRING = (
+    r'"{3}(?:[^"\\]++|\\[\s\S]|"(?!""))*+"{3}'
+    r"|'{3}(?:[^'\\]++|\\[\s\S]|'(?!''))*+'{3}"
+    r'|"(?:[^"\\\n]++|\\[\s\S])*+"'
+    r"|'(?:[^'\\\n]++|\\[\s\S])*+'"
 )
+# Each match consumes code and whole string literals up to the next comment (group 1)
+# or the end of the text, so a ``#`` inside a string is never a comment and the Python
+# loop visits comments only: the tokenizer's comment lines at a fraction of its cost.
+# A stray quote is consumed as code, and matching at the end keeps the scan linear.
+_PY_NEXT_COMMENT = re.compile(rf"(?:[^#\"']++|{_PY_STRING}|[\"'])*+(?:(#)|\Z)")
 _DOC_OWNERS = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+# Statements that hold other statements; every other statement is a leaf for this walk.
+_COMPOUND = frozenset({
+    ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
+    ast.While, ast.With, ast.AsyncWith, ast.Try, ast.ExceptHandler, ast.Match, ast.match_case,
+    *([ast.TryStar] if hasattr(ast, "TryStar") else []),
+})
 
 
 def _python_comment_lines(source: str, lines: list[str]) -> set[int]:
     found: set[int] = set()
     line = 1
     position = 0
-    for match in _PY_STRING_OR_COMMENT.finditer(source):
-        if match.lastgroup != "comment":
-            continue
-        line += source.count("\n", position, match.start())
-        position = match.start()
+    for match in _PY_NEXT_COMMENT.finditer(source):
+        at = match.start(1)
+        if at < 0:
+            break
+        line += source.count("\n", position, at)
+        position = at
         if not _is_marker_comment(line, lines[line - 1] if line <= len(lines) else ""):
             found.add(line)
     return found
@@ -940,9 +967,9 @@ def _ast_docstring_lines(module: ast.Module) -> set[int]:
                 first = body[0].lineno
                 found.update(range(first, (body[0].end_lineno or first) + 1))
         for field_name in _BODY_FIELDS:
-            children = getattr(node, field_name, None)
-            if children:
-                stack.extend(children)
+            for child in getattr(node, field_name, None) or ():
+                if type(child) in _COMPOUND:
+                    stack.append(child)
     return found
 
 
@@ -1270,7 +1297,7 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         headings = [h for h in doc.headings if _RUN_FAMILY.matches(h.text)]
         commands = runnable_commands(doc, frozenset(s.name for s in scripts))
         readme_evidence = [Evidence(doc.path, f"run section heading '{h.text}'", rule="execution_entry_point.readme_heading",
-                                    line_start=h.line, snippet=h.text) for h in headings[:5]]
+                                    line_start=_file_line(doc, h.line), snippet=h.text) for h in headings[:5]]
         readme_evidence += [Evidence(r.line.path, "runnable README command", rule="execution_entry_point.readme_command",
                                      line_start=r.line.line, snippet=r.line.text) for r in commands[:5]]
         counts.update({"run_headings": len(headings), "runnable_commands": len(commands)})

@@ -19,6 +19,7 @@ import json
 import posixpath
 import re
 import weakref
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from typing import Any
 
 from scoring.model import Evidence
 from scoring.parsers.manifests import has_cuda_tag
-from scoring.parsers.python import CodeUnit
+from scoring.parsers.python import CodeUnit, dotted_name
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -78,6 +79,16 @@ def _strip_hash_comment(line: str) -> str:
         elif char == "#":
             return line[:index]
     return line
+
+
+_STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+
+
+def _blank_strings(code: str) -> str:
+    """``code`` with string literal contents removed, so ``print("use sample()")`` is no call."""
+    if '"' not in code and "'" not in code:
+        return code
+    return _STRING_RE.sub(lambda m: m.group(0)[0] * 2, code)
 
 
 @dataclass(frozen=True)
@@ -278,13 +289,63 @@ def _literal(node: ast.AST) -> Any:
     return node.value if isinstance(node, ast.Constant) else _DYNAMIC
 
 
-def _ast_sites(unit: CodeUnit) -> Iterator[_CallSite]:
-    for call in unit.calls:
-        node = call.node
+def _hint_lines(source: str, hint: re.Pattern[str]) -> list[int]:
+    """Sorted numbers of the lines where ``hint`` matches."""
+    lines: list[int] = []
+    line, position = 1, 0
+    for match in hint.finditer(source):
+        line += source.count("\n", position, match.start())
+        position = match.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def _pruned_scan(unit: CodeUnit, hint: re.Pattern[str]) -> tuple[dict[str, str], list[ast.Call]]:
+    """Import aliases and the calls on lines where ``hint`` matches, in one walk that
+    skips every expression not spanning such a line (most of a module's nodes). The
+    aliases follow :attr:`CodeUnit.aliases`."""
+    wanted = _hint_lines(unit.source, hint)
+    aliases: dict[str, str] = {}
+    calls: list[ast.Call] = []
+    stack: list[ast.AST] = [unit.tree] if unit.tree is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    aliases.setdefault(top, top)
+            continue
+        if isinstance(node, ast.ImportFrom):
+            if node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            continue
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                first = bisect_left(wanted, child.lineno)
+                if first == len(wanted) or wanted[first] > (child.end_lineno or child.lineno):
+                    continue
+            stack.append(child)
+    calls.sort(key=lambda c: (c.lineno, c.col_offset))
+    return aliases, calls
+
+
+def _ast_sites(calls: list[ast.Call]) -> Iterator[_CallSite]:
+    for node in calls:
+        written = dotted_name(node.func)
+        if not written:
+            continue
         star = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
         yield _CallSite(
-            written=call.written,
-            line=call.line,
+            written=written,
+            line=node.lineno,
             args=tuple(_literal(a) for a in node.args if not isinstance(a, ast.Starred)),
             keywords={k.arg: _literal(k.value) for k in node.keywords if k.arg},
             star=star,
@@ -294,8 +355,10 @@ def _ast_sites(unit: CodeUnit) -> Iterator[_CallSite]:
 _FALLBACK_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\(")
 _FALLBACK_KEYWORD_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)\s*(.*)$", re.DOTALL)
 _NUMBER_RE = re.compile(r"^-?\d+(?:\.\d*)?$")
-_IMPORT_LINE_RE = re.compile(r"^\s*import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)", re.MULTILINE)
-_FROM_LINE_RE = re.compile(r"^\s*from\s+([\w.]+)\s+import\s+\(?\s*([\w\s,]+)", re.MULTILINE)
+_IMPORT_LINE_RE = re.compile(
+    r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)", re.MULTILINE
+)
+_FROM_LINE_RE = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+)", re.MULTILINE)
 _STAR_IMPORT_RE = re.compile(r"^\s*from\s+([A-Za-z_][\w.]*)\s+import\s+\*", re.MULTILINE)
 
 
@@ -403,19 +466,39 @@ class _SeedFile:
         return self.path.lower().endswith((".py", ".pyw"))
 
 
+@lru_cache(maxsize=1)
+def _random_hint_re() -> re.Pattern[str]:
+    """Identifiers at least one of which appears in any file with a random or seed call:
+    the callee's last name, or its module's (``random`` for every numpy.random call,
+    which must be imported under that name somewhere in the file)."""
+    python = _stochastic_table()["python"]
+    tokens = {python["sample_method"]["name"], *python["seed_methods"]}
+    for name in (*python["seed_calls"], *python["generators"], *python["functions"]):
+        tokens.add(name.rsplit(".", 1)[-1])
+    for module, spec in python["modules"].items():
+        tokens.update(spec.get("only") or [module.rsplit(".", 1)[-1]])
+    for package in python["packages"].values():
+        tokens.update(package["names"])
+    return re.compile("|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True)))
+
+
 def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
+    if any(unit.tree is None for unit in units):
+        record.unparseable = True
+    hint = _random_hint_re()
+    if not any(hint.search(unit.source) for unit in units):
+        return  # no random, seed or *seed* call can be written here: skip the AST walks
     rules = _rules()
+    scans = {id(unit): _pruned_scan(unit, hint) for unit in units if unit.tree is not None}
     aliases: dict[str, str] = {}
     stars: list[str] = []
     for unit in units:
         # Cells of one notebook share one namespace: imports of any cell resolve calls of all.
-        aliases.update(unit.aliases if unit.tree is not None else _fallback_aliases(unit.source))
+        aliases.update(scans[id(unit)][0] if unit.tree is not None else _fallback_aliases(unit.source))
         if "import" in unit.source and "*" in unit.source:
             stars.extend(_STAR_IMPORT_RE.findall(unit.source))
-        if unit.tree is None:
-            record.unparseable = True
     for unit in units:
-        sites = _ast_sites(unit) if unit.tree is not None else _fallback_sites(unit)
+        sites = _ast_sites(scans[id(unit)][1]) if unit.tree is not None else _fallback_sites(unit)
         for site in sites:
             head, _, rest = site.written.partition(".")
             base = aliases.get(head)
@@ -474,10 +557,11 @@ def _text_patterns() -> dict[str, dict[str, re.Pattern[str]]]:
 def _scan_text(record: _SeedFile, unit: _TextUnit) -> None:
     patterns = _text_patterns()[unit.language]
     for line, code, raw in unit.code_lines():
-        match = patterns["seed"].search(code)
+        plain = _blank_strings(code)
+        match = patterns["seed"].search(plain)
         if match:
             record.seeds.append(_Hit(unit.path, line, unit.cell, match.group(1) or match.group(2), raw))
-        match = patterns["random"].search(code)
+        match = patterns["random"].search(plain)
         if match:
             record.random.append(_Hit(unit.path, line, unit.cell, match.group(1), raw))
         for match in patterns["source"].finditer(code):
@@ -679,7 +763,7 @@ def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Pro
         elif record.random and all(h.explicit for h in record.random):
             first = record.random[0]
             proofs[path] = _Proof(
-                "seed_management.explicit_seed", "every random call passes an explicit seed or generator", first
+                "seed_management.explicit_seed", "passes an explicit seed or generator to every random call", first
             )
     unseeded = [p for p, r in files.items() if r.random and p not in proofs]
     if not unseeded or not any(r.seeds for r in files.values()):
@@ -842,3 +926,918 @@ def seed_management(tree: TreeIndex) -> Result:
         counts=counts,
         reason=f"{len(seeded)} of {len(random_files)} files with random calls set a seed",
     )
+
+
+# =========================================================================== S2 notebook_exec_order
+
+
+@detector("notebook_exec_order", version="2.0.0")
+def notebook_exec_order(tree: TreeIndex) -> Result:
+    """Jupyter notebooks were executed top to bottom (execution counts strictly increase).
+
+    What it checks:
+        Every .ipynb file (nbformat 3 worksheets and nbformat 4) outside excluded folders
+        such as .ipynb_checkpoints. The execution counts of its code cells, in cell order
+        and skipping cells never run, must strictly increase (gaps allowed, repeats not).
+        A notebook with fewer than two counts, never executed included, is ordered.
+        Value = 100 · ordered / parsed notebooks. Notebooks that are not valid JSON
+        notebooks are counted as unparseable and left out of the denominator; with no
+        parsed notebook the metric is not applicable and scores 100.
+    Why it matters:
+        Cells run out of order leave results that a top-to-bottom rerun may not
+        reproduce: the stored outputs depend on a hidden kernel state.
+    Evidence:
+        For each out-of-order notebook, its first out-of-order cell (cell index, its
+        count and the previous one); each unparseable notebook. Counts: parsed, ordered,
+        out of order, unexecuted, unparseable and unreadable notebooks.
+    How to fix:
+        Restart the kernel and run all cells in order (Kernel → Restart & Run All), then
+        save the notebook; or clear all outputs before committing.
+    Known false positives:
+        A notebook deliberately re-executed in part (for example a cell re-run to show a
+        changing value) is out of order although its final state may be reproducible;
+        notebooks executed by papermill or nbconvert in order always pass, whatever their
+        content.
+    """
+    parsed = ordered = unexecuted = unparseable = unreadable = 0
+    evidence: list[Evidence] = []
+    out_of_order: list[str] = []
+    for path in tree.by_type("notebook"):
+        nb = tree.notebook(path)
+        if nb is None:
+            if tree.text(path) is None:
+                unreadable += 1
+            else:
+                unparseable += 1
+                evidence.append(Evidence(path, "not a valid notebook; left out of the ratio", rule="notebook_exec_order.unparseable"))
+            continue
+        parsed += 1
+        executed = [cell for cell in nb.code_cells if cell.execution_count is not None]
+        if not executed:
+            unexecuted += 1
+        previous = None
+        bad = None
+        for cell in executed:
+            if previous is not None and cell.execution_count <= previous.execution_count:
+                bad = (previous, cell)
+                break
+            previous = cell
+        if bad is None:
+            ordered += 1
+            continue
+        before, cell = bad
+        out_of_order.append(path)
+        lines = cell.source.splitlines() or [""]
+        evidence.append(
+            Evidence(
+                path,
+                f"cell {cell.index} ran as [{cell.execution_count}] after cell {before.index} ran as [{before.execution_count}]",
+                rule="notebook_exec_order.out_of_order",
+                line_start=1,
+                line_end=len(lines),
+                snippet=lines[0],
+                cell=cell.index,
+            )
+        )
+    counts = {
+        "notebooks_parsed": parsed,
+        "ordered": ordered,
+        "out_of_order": parsed - ordered,
+        "unexecuted": unexecuted,
+        "unparseable": unparseable,
+        "unreadable": unreadable,
+    }
+    if parsed == 0:
+        reason = "no parseable Jupyter notebook" + (f" ({unparseable} unparseable)" if unparseable else "")
+        return Result(100, applicable=False, evidence=evidence[:MAX_EVIDENCE], counts=counts, reason=reason)
+    fix = None
+    if out_of_order:
+        fix = (
+            f"Restart the kernel and run all cells in order (Restart & Run All), then save "
+            f"{_join_names(out_of_order)}."
+        )
+    return Result(
+        100 * ordered / parsed,
+        evidence=evidence[:MAX_EVIDENCE],
+        fix=fix,
+        counts=counts,
+        reason=f"{ordered} of {parsed} notebooks have strictly increasing execution counts",
+    )
+
+
+# =========================================================================== S3 test_file_presence
+
+_TEST_DIRS = frozenset({"tests", "test"})
+_NOT_TEST_MODULES = frozenset({"__init__.py", "conftest.py"})
+_PY_TEST_NAME_RE = re.compile(r"test_.*\.pyw?|.*_test\.pyw?", re.IGNORECASE)
+_R_TESTTHAT_NAME_RE = re.compile(r"test[-_].*\.r", re.IGNORECASE)
+_R_TEST_RE = re.compile(r"(?<![\w.])(?:testthat::)?test_that\s*\(")
+_JULIA_TEST_RE = re.compile(r"(?<![\w])@test(?:set|_throws|_broken|_skip|_logs|_warn|_nowarn)?\b")
+_PY_TEST_FALLBACK_RE = re.compile(
+    r"^\s*(?:async\s+)?def\s+test\w*\s*\(|^\s*class\s+Test\w*|^\s*class\s+\w+\s*\([^)]*TestCase"
+)
+_PY_ASSERT_FALLBACK_RE = re.compile(r"^\s*assert\b")
+
+
+def _in_test_dir(path: str) -> bool:
+    return any(part.lower() in _TEST_DIRS for part in path.split("/")[:-1])
+
+
+def _first_python_test(unit: CodeUnit, allow_assert: bool) -> int | None:
+    """Line of the first test in a unit: a ``test*`` function, a ``Test*`` class, a
+    ``TestCase`` subclass or, where ``allow_assert``, an ``assert`` statement."""
+    if unit.tree is None:
+        for number, line in enumerate(unit.lines, start=1):
+            if _PY_TEST_FALLBACK_RE.match(line) or (allow_assert and _PY_ASSERT_FALLBACK_RE.match(line)):
+                return number
+        return None
+    best: int | None = None
+    for node in ast.walk(unit.tree):
+        found = False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = node.name.startswith("test")
+        elif isinstance(node, ast.ClassDef):
+            found = node.name.startswith("Test") or any(
+                (_dotted(base) or "").endswith("TestCase") for base in node.bases
+            )
+        elif isinstance(node, ast.Assert):
+            found = allow_assert
+        if found and (best is None or node.lineno < best):
+            best = node.lineno
+    return best
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _is_python_test_module(path: str) -> bool:
+    name = _name(path)
+    if name.lower() in _NOT_TEST_MODULES:
+        return False
+    return bool(_PY_TEST_NAME_RE.fullmatch(name)) or _in_test_dir(path)
+
+
+def _is_r_test_module(path: str) -> bool:
+    parent = _parent(path).lower()
+    if parent.endswith("tests/testthat") or parent == "testthat" or parent.endswith("/testthat"):
+        return bool(_R_TESTTHAT_NAME_RE.fullmatch(_name(path)))
+    return _name(parent) in ("tests",)
+
+
+def _is_julia_test_module(path: str) -> bool:
+    return _name(_parent(path)).lower() in _TEST_DIRS
+
+
+@detector("test_file_presence", version="2.0.0")
+def test_file_presence(tree: TreeIndex) -> Result:
+    """Automated test modules that contain at least one test (0, 50 or 100).
+
+    What it checks:
+        Test modules: Python test_*.py / *_test.py anywhere, or any .py file under a
+        tests/ or test/ folder other than __init__.py and conftest.py; R
+        tests/testthat/test-*.R or test_*.R and tests/*.R; Julia test/*.jl (runtests.jl
+        included); notebooks under tests/. A module counts only if it contains a test:
+        a test* function, a Test* class or unittest.TestCase subclass (AST, token
+        fallback for Python 2), an assert statement for files under a tests folder, an
+        R test_that( call, or a Julia @test/@testset macro. Value = min(|T| / 2, 1) · 100
+        for |T| counted modules.
+    Why it matters:
+        Tests let a third party check that the code still computes what it computed for
+        the authors, on their own machine, before trusting any result.
+    Evidence:
+        Each counted test module at its first test (file, line), and test-named modules
+        without any test. Counts: counted test modules and candidate modules.
+    How to fix:
+        Add pytest tests (tests/test_<module>.py with test_* functions), testthat tests
+        (tests/testthat/test-<topic>.R) or Julia tests (test/runtests.jl with @testset),
+        at least two modules for the full score.
+    Known false positives:
+        A test that asserts nothing meaningful still counts, as does any script with an
+        assert statement inside a tests/ folder; helpers named test_* count. Notebook
+        tests run by nbval without assertions are not recognised.
+    """
+    counted: list[Evidence] = []
+    empty: list[str] = []
+    candidates = 0
+    python_units = None
+    for path in tree.by_type("python"):
+        if not _is_python_test_module(path):
+            continue
+        candidates += 1
+        unit = tree.python_unit(path)
+        line = _first_python_test(unit, _in_test_dir(path)) if unit is not None else None
+        if line is None:
+            empty.append(path)
+            continue
+        counted.append(Evidence(path, "test module with a test", rule="test_file_presence.python",
+                                line_start=line, snippet=_line_text(unit.lines, line)))
+    notebooks = [p for p in tree.by_type("notebook") if _in_test_dir(p)]
+    if notebooks:
+        python_units = _units_by_path(tree)
+    for path in notebooks:
+        candidates += 1
+        hit = None
+        for unit in (python_units or {}).get(path, []):
+            line = _first_python_test(unit, True)
+            if line is not None:
+                hit = Evidence(path, "test notebook with a test", rule="test_file_presence.notebook",
+                               line_start=line, snippet=_line_text(unit.lines, line), cell=unit.cell)
+                break
+        if hit is None:
+            empty.append(path)
+        else:
+            counted.append(hit)
+    for kind, is_module, pattern, rule in (
+        ("r", _is_r_test_module, _R_TEST_RE, "test_file_presence.r_testthat"),
+        ("julia", _is_julia_test_module, _JULIA_TEST_RE, "test_file_presence.julia"),
+    ):
+        for path in tree.by_type(kind):
+            if not is_module(path):
+                continue
+            candidates += 1
+            found = None
+            for number, line in enumerate(tree.lines(path), start=1):
+                if pattern.search(_blank_strings(_strip_hash_comment(line))):
+                    found = (number, line)
+                    break
+            if found is None:
+                empty.append(path)
+            else:
+                counted.append(Evidence(path, "test file with a test", rule=rule, line_start=found[0], snippet=found[1]))
+    n = len(counted)
+    value = min(n / 2, 1) * 100
+    evidence = counted[:MAX_EVIDENCE] + [
+        Evidence(p, "test module without any test function, test class or assertion", rule="test_file_presence.no_tests")
+        for p in empty[: max(0, MAX_EVIDENCE - len(counted))]
+    ]
+    counts = {"test_files": n, "candidate_modules": candidates, "modules_without_tests": len(empty)}
+    if n == 0:
+        fix = ("Add automated tests, e.g. tests/test_<module>.py with pytest test_* functions "
+               "(tests/testthat/test-<topic>.R for R, test/runtests.jl for Julia).")
+    elif n == 1:
+        fix = f"Add at least one more test module beside {counted[0].path} to cover the rest of the analysis code."
+    else:
+        fix = None
+    return Result(value, evidence=evidence, fix=fix, counts=counts,
+                  reason=f"{n} test module{'s' if n != 1 else ''} with at least one test")
+
+
+# =========================================================================== S4 expected_outputs
+
+_OUTPUT_DIR_NAMES = frozenset({
+    "results", "outputs", "output", "expected", "reference", "expected_outputs", "reference_outputs",
+    "ground_truth", "figures", "figs", "fig", "plots", "expected_results", "reference_results",
+    "golden", "snapshots",
+})
+_EXPECTED_OUTPUT_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:expected|sample|example|reference)\s+(?:outputs?|results?)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+_FIGURE_SUFFIXES = frozenset({".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".tif", ".tiff"})
+_ASSET_DIRS = frozenset({"docs", "doc", "assets", "img", "imgs", "images", ".github"})
+_ASSET_NAME_RE = re.compile(r"(?:logo|banner|icon|badge)", re.IGNORECASE)
+
+
+def _output_dirs(tree: TreeIndex) -> list[tuple[str, list[str]]]:
+    """Output directories at depth ≤ 2 with the non-hidden files they hold (recursively)."""
+    found = []
+    level_one = [d for d in tree.subdirs("") if not _name(d).startswith(".")]
+    level_two = [s for d in level_one for s in tree.subdirs(d) if not _name(s).startswith(".")]
+    for directory in level_one + level_two:
+        if _name(directory).lower() not in _OUTPUT_DIR_NAMES:
+            continue
+        prefix = len(directory) + 1
+        files = [p for p in tree.files_under(directory) if not _is_hidden(p[prefix:])]
+        if files:
+            found.append((directory, files))
+    return found
+
+
+def _readme_output_mentions(tree: TreeIndex) -> list[Evidence]:
+    doc = tree.readme_document()
+    if doc is None:
+        return []
+    found = []
+    for heading in doc.headings:
+        if _EXPECTED_OUTPUT_RE.search(heading.text):
+            found.append(Evidence(doc.path, f"README heading '{heading.text}'", rule="expected_outputs.readme_heading",
+                                  line_start=heading.line, snippet=_line_text(doc.raw_lines, heading.line)))
+    for paragraph in doc.paragraphs:
+        if not _EXPECTED_OUTPUT_RE.search(paragraph.text):
+            continue
+        line = next(
+            (n for n in range(paragraph.line_start, paragraph.line_end + 1)
+             if _EXPECTED_OUTPUT_RE.search(_line_text(doc.raw_lines, n) or "")),
+            paragraph.line_start,
+        )
+        found.append(Evidence(doc.path, "README sentence about expected output", rule="expected_outputs.readme_sentence",
+                              line_start=line, snippet=_line_text(doc.raw_lines, line)))
+    return sorted(found, key=lambda e: e.line_start or 0)
+
+
+def _is_result_figure(path: str) -> bool:
+    name = _name(path)
+    dot = name.rfind(".")
+    if dot <= 0 or name[dot:].lower() not in _FIGURE_SUFFIXES:
+        return False
+    if _is_hidden(path) or _ASSET_NAME_RE.match(name):
+        return False
+    return not any(part.lower() in _ASSET_DIRS for part in path.split("/")[:-1])
+
+
+@detector("expected_outputs", version="2.0.0")
+def expected_outputs(tree: TreeIndex) -> Result:
+    """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
+
+    What it checks:
+        100: a directory named results, outputs, output, expected, reference,
+        expected_outputs, reference_outputs, ground_truth, figures, figs, fig, plots,
+        expected_results, reference_results, golden or snapshots (any case) at depth ≤ 2
+        holding at least one non-hidden file at any depth. 60: a README heading or
+        sentence about expected / sample / example / reference output(s) or result(s).
+        40: a committed figure (.png .pdf .svg .jpg .jpeg .eps .tif .tiff) outside
+        documentation and asset locations (docs/, doc/, assets/, img/, images/,
+        .github/, hidden folders; files named logo*, banner*, icon*, badge*), or a
+        Jupyter notebook with stored outputs in at least one code cell. 0: none. The
+        highest tier found wins.
+    Why it matters:
+        Reproducing a result means comparing a rerun with the published numbers and
+        figures; without committed outputs there is nothing to compare against.
+    Evidence:
+        The output directory and its file count, the README line, or the figures and the
+        first notebook cell with stored output. Counts: output directories, README
+        mentions, figures, notebooks with outputs.
+    How to fix:
+        Commit the reference outputs of a run (results/ with tables and figures), and
+        describe the expected output in the README.
+    Known false positives:
+        A results/ or figures/ folder holding placeholders or documentation images
+        (docs/figures/ included) counts; so does a README that only mentions "example
+        output" in passing, a paper PDF at the root, or a notebook whose outputs are
+        error tracebacks.
+    """
+    dirs = _output_dirs(tree)
+    mentions = _readme_output_mentions(tree)
+    figures = [p for p in tree.files if _is_result_figure(p)]
+    notebook_outputs: list[Evidence] = []
+    for path in tree.by_type("notebook"):
+        nb = tree.notebook(path)
+        cell = next((c for c in nb.code_cells if c.has_outputs), None) if nb is not None else None
+        if cell is not None:
+            notebook_outputs.append(Evidence(path, f"notebook with stored outputs (first in cell {cell.index})",
+                                             rule="expected_outputs.notebook_outputs", line_start=1, cell=cell.index,
+                                             snippet=(cell.source.splitlines() or [""])[0]))
+    counts = {
+        "output_dirs": len(dirs),
+        "readme_mentions": len(mentions),
+        "figures": len(figures),
+        "notebooks_with_outputs": len(notebook_outputs),
+    }
+    if dirs:
+        evidence = [Evidence(d, f"output directory holding {len(files)} file{'s' if len(files) != 1 else ''}",
+                             rule="expected_outputs.output_dir", snippet=", ".join(_name(f) for f in files[:5]))
+                    for d, files in dirs]
+        return Result(100, evidence=evidence[:MAX_EVIDENCE], counts=counts,
+                      reason=f"reference outputs committed in {_join_names([d for d, _ in dirs])}")
+    if mentions:
+        return Result(60, evidence=mentions[:MAX_EVIDENCE], counts=counts,
+                      fix="Commit the reference outputs of a run in results/ (tables, figures) next to the README description.",
+                      reason="the README describes the expected output, but no output directory is committed")
+    if figures or notebook_outputs:
+        evidence = [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in figures[:10]]
+        evidence += notebook_outputs[: MAX_EVIDENCE - len(evidence)]
+        return Result(40, evidence=evidence, counts=counts,
+                      fix="Collect the reference outputs in a results/ directory and describe them under an 'Expected output' README heading.",
+                      reason="only figures or notebook outputs are committed")
+    return Result(0, counts=counts,
+                  fix="Commit the outputs of a reference run in results/ and describe the expected output in the README.",
+                  reason="no committed outputs, output directory or README description of expected output")
+
+
+# =========================================================================== S5 ci_presence
+
+_CI_ROOT_FILES = frozenset({
+    ".travis.yml", ".travis.yaml", ".gitlab-ci.yml", ".gitlab-ci.yaml", "azure-pipelines.yml",
+    "azure-pipelines.yaml", "jenkinsfile", "appveyor.yml", ".appveyor.yml", "appveyor.yaml",
+    ".appveyor.yaml", "bitbucket-pipelines.yml", ".drone.yml", ".drone.yaml", ".woodpecker.yml",
+    ".woodpecker.yaml", ".cirrus.yml",
+})
+# Directories whose YAML files are CI pipelines (path segments matched case-insensitively).
+_CI_DIRS = ((".github", "workflows"), (".circleci",), (".buildkite",), (".woodpecker",))
+_YAML_NAME_RE = re.compile(r".+\.ya?ml", re.IGNORECASE)
+_CI_TEST_RE = re.compile(
+    r"(?<![\w-])(?:pytest|tox|nox|make\s+(?:test|check)|R\s+CMD\s+check|rcmdcheck|devtools::test|"
+    r"testthat|check-r-package|Pkg\.test|julia-runtest|unittest|npm\s+test|ctest|cargo\s+test|go\s+test)(?![\w-])"
+)
+
+
+def _ci_files(tree: TreeIndex) -> list[str]:
+    found = [p for p in tree.files_in("") if _name(p).lower() in _CI_ROOT_FILES]
+    for segments in _CI_DIRS:
+        directory = ""
+        for segment in segments:
+            directory = tree.find_ci(segment, directory) or ""
+            if not directory or not tree.is_dir(directory):
+                break
+        else:
+            found.extend(p for p in tree.files_in(directory) if _YAML_NAME_RE.fullmatch(_name(p)))
+    return sorted(found)
+
+
+@detector("ci_presence", version="2.0.0")
+def ci_presence(tree: TreeIndex) -> Result:
+    """A continuous-integration configuration file exists (0 or 100).
+
+    What it checks:
+        A workflow file .github/workflows/*.yml|yaml, .circleci/*.yml, .buildkite/*.yml
+        or .woodpecker/*.yml, or one of the top-level files .travis.yml, .gitlab-ci.yml
+        (.yaml), azure-pipelines.yml, Jenkinsfile, appveyor.yml, .appveyor.yml,
+        bitbucket-pipelines.yml, .drone.yml, .woodpecker.yml, .cirrus.yml (names
+        matched case-insensitively). Whether a job runs tests (pytest, tox, nox, make
+        test, R CMD check, Pkg.test …) is recorded but does not change the value.
+    Why it matters:
+        CI runs the code on a clean machine at every change: the cheapest continuous
+        evidence that the code works outside the author's environment.
+    Evidence:
+        Each CI file, and the first line that runs tests in each. Counts: CI files, and
+        runs_tests.
+    How to fix:
+        Add a workflow such as .github/workflows/tests.yml that installs the environment
+        and runs the tests on every push.
+    Known false positives:
+        A workflow that only runs bots (stale issues, labeler) or deploys documentation
+        counts; so does a configuration left behind for a CI service no longer in use.
+    """
+    files = _ci_files(tree)
+    if not files:
+        return Result(0, counts={"ci_files": 0, "runs_tests": False},
+                      fix="Add a CI workflow such as .github/workflows/tests.yml that installs the environment and runs the tests on every push.",
+                      reason="no continuous-integration configuration file")
+    evidence = [Evidence(p, "CI configuration file", rule="ci_presence.config") for p in files]
+    runs_tests = False
+    for path in files:
+        for number, line in enumerate(tree.lines(path), start=1):
+            if _CI_TEST_RE.search(_strip_hash_comment(line)):
+                runs_tests = True
+                evidence.append(Evidence(path, "CI job runs tests", rule="ci_presence.runs_tests",
+                                         line_start=number, snippet=line))
+                break
+    return Result(100, evidence=evidence[:MAX_EVIDENCE], counts={"ci_files": len(files), "runs_tests": runs_tests},
+                  reason=f"CI configured in {_join_names(files)}")
+
+
+# =========================================================================== S6 config_externalised
+
+_PARAM_FILE_RE = re.compile(r"(?:config|params|settings|hyperparams)\.(?:ya?ml|json|toml|ini|cfg)", re.IGNORECASE)
+_PARAM_SUFFIX_RE = re.compile(r".+\.(?:ya?ml|json|toml|ini|cfg)", re.IGNORECASE)
+_CONFIG_DIR_NAMES = frozenset({"config", "configs", "conf", "params", "settings"})
+_TOOL_CONFIG_NAMES = frozenset({
+    "setup.cfg", "tox.ini", "pyproject.toml", "pytest.ini", "mypy.ini", "ruff.toml", "codecov.yml",
+    "mkdocs.yml", "package.json", "package-lock.json", "tsconfig.json", "renovate.json",
+    "environment.yml", "environment.yaml", "meta.yaml", "pixi.toml", "cargo.toml", "project.toml",
+    "manifest.toml", "codemeta.json", "citation.cff", ".zenodo.json", "dependabot.yml",
+}) | _CI_ROOT_FILES
+_CONDA_ENV_NAME_RE = re.compile(r"(?:.*[-_.])?environment(?:[-_.].*)?\.ya?ml", re.IGNORECASE)
+_CONFIG_IMPORTS = frozenset({"hydra", "omegaconf"})
+_CLI_IMPORTS = frozenset({"argparse", "optparse", "getopt", "click", "typer", "docopt", "fire"})
+_ABSL_FLAGS = ("absl.flags", "absl.app")
+_CONFIG_HINT_RE = re.compile(r"hydra|omegaconf|argparse|optparse|getopt|click|typer|docopt|fire|absl|argv")
+_ARGV_FALLBACK_RE = re.compile(r"(?<![\w.])sys\.argv\s*\[")
+_R_CONFIG_GET_RE = re.compile(r"(?<![\w.])config::get\s*\(")
+_R_CLI_RE = re.compile(
+    r"(?<![\w.])(?:(?:library|require|requireNamespace|p_load)\s*\(\s*[\"']?(?:optparse|argparse|docopt|getopt)\b"
+    r"|(?:optparse|argparse|docopt|getopt)::|commandArgs\s*\()"
+)
+_JULIA_CLI_RE = re.compile(r"(?<![\w.])ARGS(?!\w)|^\s*(?:using|import)\s+(?:ArgParse|DocOpt|Comonicon)\b")
+_SNAKEMAKE_CONFIG_RE = re.compile(r"^\s*configfile\s*:")
+_NEXTFLOW_PARAMS_RE = re.compile(r"^\s*params\s*\{|^\s*params\.[A-Za-z_]\w*\s*=")
+_FRONT_MATTER_PARAMS_RE = re.compile(r"^params\s*:")
+
+
+def _is_tool_config(name: str) -> bool:
+    lower = name.lower()
+    return lower in _TOOL_CONFIG_NAMES or lower.startswith(".") or bool(_CONDA_ENV_NAME_RE.fullmatch(name))
+
+
+def _parameter_files(tree: TreeIndex) -> list[Evidence]:
+    found = [Evidence(p, "parameter file at the root", rule="config_externalised.parameter_file")
+             for p in tree.files_in("") if _PARAM_FILE_RE.fullmatch(_name(p))]
+    level_one = [d for d in tree.subdirs("") if not _name(d).startswith(".")]
+    level_two = [s for d in level_one for s in tree.subdirs(d) if not _name(s).startswith(".")]
+    for directory in level_one + level_two:
+        if _name(directory).lower() not in _CONFIG_DIR_NAMES:
+            continue
+        prefix = len(directory) + 1
+        for path in tree.files_under(directory):
+            name = _name(path)
+            if _PARAM_SUFFIX_RE.fullmatch(name) and not _is_tool_config(name) and not _is_hidden(path[prefix:]):
+                found.append(Evidence(path, f"parameter file in the config directory {directory}/",
+                                      rule="config_externalised.config_dir"))
+                break
+    return found
+
+
+def _argv_subscript(unit: CodeUnit) -> int | None:
+    """Line of the first ``sys.argv[…]`` (or ``argv[…]`` imported from sys)."""
+    if "argv" not in unit.source:
+        return None
+    if unit.tree is None:
+        for number, line in enumerate(unit.lines, start=1):
+            if _ARGV_FALLBACK_RE.search(_strip_hash_comment(line)):
+                return number
+        return None
+    aliases = unit.aliases
+    for node in ast.walk(unit.tree):
+        if not isinstance(node, ast.Subscript):
+            continue
+        value = node.value
+        if isinstance(value, ast.Attribute) and value.attr == "argv" and isinstance(value.value, ast.Name):
+            if aliases.get(value.value.id, value.value.id) == "sys":
+                return node.lineno
+        elif isinstance(value, ast.Name) and aliases.get(value.id) == "sys.argv":
+            return node.lineno
+    return None
+
+
+def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
+    """(100-tier, 80-tier) evidence from Python files and notebook cells, one per file."""
+    full: dict[str, Evidence] = {}
+    cli: dict[str, Evidence] = {}
+    for unit in tree.python_units():
+        if unit.path in full or not _CONFIG_HINT_RE.search(unit.source):
+            continue
+        for ref in unit.imports:
+            line, cell = _unit_location(unit, ref.line)
+            snippet = _line_text(unit.lines, ref.line)
+            if ref.top in _CONFIG_IMPORTS:
+                full[unit.path] = Evidence(unit.path, f"imports {ref.top}, a configuration framework",
+                                           rule="config_externalised.config_framework", line_start=line, cell=cell, snippet=snippet)
+                break
+            if unit.path not in cli and (ref.top in _CLI_IMPORTS or ref.module.startswith(_ABSL_FLAGS)):
+                cli[unit.path] = Evidence(unit.path, f"imports the command-line parser {ref.module}",
+                                          rule="config_externalised.cli_parser", line_start=line, cell=cell, snippet=snippet)
+        if unit.path in full or unit.path in cli:
+            continue
+        absl = next((v for v in unit.aliases.values() if v.startswith(_ABSL_FLAGS)), None)
+        if absl:
+            ref = next((r for r in unit.imports if r.top == "absl"), None)
+            line, cell = _unit_location(unit, ref.line if ref else 1)
+            cli[unit.path] = Evidence(unit.path, f"imports the command-line parser {absl}",
+                                      rule="config_externalised.cli_parser", line_start=line, cell=cell)
+            continue
+        argv = _argv_subscript(unit)
+        if argv is not None:
+            line, cell = _unit_location(unit, argv)
+            cli[unit.path] = Evidence(unit.path, "reads command-line arguments from sys.argv",
+                                      rule="config_externalised.argv", line_start=line, cell=cell,
+                                      snippet=_line_text(unit.lines, argv))
+    return list(full.values()), [e for p, e in cli.items() if p not in full]
+
+
+def _text_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
+    """(100-tier, 80-tier) evidence from R and Julia code."""
+    full: list[Evidence] = []
+    cli: list[Evidence] = []
+    seen_full: set[str] = set()
+    seen_cli: set[str] = set()
+    for unit in _text_units(tree):
+        for line, code, raw in unit.code_lines():
+            if unit.language == "r" and unit.path not in seen_full and _R_CONFIG_GET_RE.search(code):
+                seen_full.add(unit.path)
+                full.append(Evidence(unit.path, "reads parameters with config::get()", rule="config_externalised.r_config",
+                                     line_start=line, cell=unit.cell, snippet=raw))
+            pattern = _R_CLI_RE if unit.language == "r" else _JULIA_CLI_RE
+            if unit.path not in seen_cli and pattern.search(code):
+                seen_cli.add(unit.path)
+                cli.append(Evidence(unit.path, "reads command-line arguments", rule="config_externalised.cli_parser",
+                                    line_start=line, cell=unit.cell, snippet=raw))
+    return full, [e for e in cli if e.path not in seen_full]
+
+
+def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
+    """Snakemake configfile:, Nextflow params, papermill parameters cells, R Markdown params."""
+    found: list[Evidence] = []
+    for path in tree.files:
+        name = _name(path).lower()
+        if name == "snakefile" or name.endswith(".smk"):
+            pattern, rule, reason = _SNAKEMAKE_CONFIG_RE, "config_externalised.snakemake_configfile", "Snakemake configfile:"
+        elif name.endswith(".nf") or name == "nextflow.config":
+            pattern, rule, reason = _NEXTFLOW_PARAMS_RE, "config_externalised.nextflow_params", "Nextflow params"
+        else:
+            continue
+        for number, line in enumerate(tree.lines(path), start=1):
+            if pattern.search(line):
+                found.append(Evidence(path, reason, rule=rule, line_start=number, snippet=line))
+                break
+    for path in tree.by_type("notebook"):
+        nb = tree.notebook(path)
+        cell = next((c for c in nb.code_cells if "parameters" in c.tags), None) if nb is not None else None
+        if cell is not None:
+            found.append(Evidence(path, "papermill cell tagged 'parameters'", rule="config_externalised.papermill",
+                                  line_start=1, cell=cell.index, snippet=(cell.source.splitlines() or [""])[0]))
+    for path in tree.by_type("rmd"):
+        lines = tree.lines(path)
+        if not lines or lines[0].strip() != "---":
+            continue
+        for number, line in enumerate(lines[1:], start=2):
+            if line.strip() in ("---", "..."):
+                break
+            if _FRONT_MATTER_PARAMS_RE.match(line):
+                found.append(Evidence(path, "parameterised report (params: in the YAML header)",
+                                      rule="config_externalised.rmd_params", line_start=number, snippet=line))
+                break
+    return found
+
+
+@detector("config_externalised", version="2.0.0")
+def config_externalised(tree: TreeIndex) -> Result:
+    """Run parameters live outside the code: parameter files (100) or a command line (80).
+
+    What it checks:
+        100: a parameter file — config|params|settings|hyperparams with a .yaml .yml
+        .json .toml .ini .cfg extension at the root, or any file with those extensions
+        under a config, configs, conf, params or settings directory at depth ≤ 2 (tool
+        configuration such as setup.cfg, tox.ini, pyproject.toml, environment.yml, CI
+        and hidden files excluded); a Hydra or OmegaConf import; Snakemake configfile:;
+        Nextflow params; a papermill cell tagged "parameters"; R config::get(); params:
+        in an R Markdown/Quarto YAML header. 80: a command-line parser imported
+        (argparse, optparse, getopt, click, typer, docopt, fire, absl.flags/app), a
+        sys.argv subscript, R optparse/argparse/docopt/getopt or commandArgs(), Julia
+        ARGS or ArgParse/DocOpt/Comonicon. 0: none. Imports are read from the parsed
+        code, never from comments or prose; the highest tier found wins.
+    Why it matters:
+        Parameters buried in code must be edited by hand to rerun or vary an analysis;
+        externalised parameters record exactly what the published run used.
+    Evidence:
+        The parameter file, config directory file or the import / call line (cell for
+        notebooks). Counts: parameter files, configuration framework uses, CLI uses.
+    How to fix:
+        Move run parameters into config.yaml (or params.yaml) and read it in the code,
+        or at least expose them as command-line options with argparse.
+    Known false positives:
+        A file named config.json or a configs/ folder holding something other than run
+        parameters counts; an argparse import in a helper script counts although the
+        analysis itself may hard-code its parameters.
+    """
+    files = _parameter_files(tree)
+    py_full, py_cli = _python_config_signals(tree)
+    text_full, text_cli = _text_config_signals(tree)
+    workflow = _workflow_config_signals(tree)
+    full = files + workflow + py_full + text_full
+    cli = py_cli + text_cli
+    counts = {"parameter_files": len(files), "config_frameworks": len(py_full) + len(text_full) + len(workflow),
+              "cli_files": len(cli)}
+    if full:
+        return Result(100, evidence=full[:MAX_EVIDENCE], counts=counts,
+                      reason=f"parameters externalised ({full[0].reason}: {full[0].path})")
+    if cli:
+        return Result(80, evidence=cli[:MAX_EVIDENCE], counts=counts,
+                      fix="Move the run parameters into a parameter file (config.yaml or params.yaml) read by the code, "
+                          "so the exact settings of the published run are recorded.",
+                      reason=f"parameters come from the command line ({_join_names([e.path for e in cli])})")
+    return Result(0, counts=counts,
+                  fix="Move hard-coded run parameters into config.yaml (read with yaml/Hydra) or expose them as "
+                      "argparse command-line options.",
+                  reason="no parameter file, configuration framework or command-line parser found")
+
+
+# =========================================================================== S7 hardware_requirements
+
+_GPU_DEPENDENCY_RE = re.compile(
+    r"torch|pytorch|tensorflow(?:-gpu|-metal)?|tf-nightly-gpu|jax|jaxlib|jax-cuda.*|cupy(?:-.+)?|cudf(?:-.+)?"
+    r"|cuml(?:-.+)?|cugraph(?:-.+)?|rapids(?:-.+)?|mxnet(?:-.+)?|lightning|pytorch-lightning|pytorch-cuda"
+    r"|cudatoolkit|cuda-toolkit|cuda-python|cuda|pycuda|paddlepaddle-gpu|onnxruntime-gpu|nvidia-.+|.+-cu\d+x?"
+)
+_GPU_IMPORTS = frozenset({
+    "torch", "tensorflow", "jax", "jaxlib", "cupy", "cupyx", "cudf", "cuml", "cugraph", "mxnet",
+    "lightning", "pytorch_lightning", "pycuda", "paddle", "tensorrt", "triton",
+})
+_GPU_HINT_RE = re.compile(
+    r"torch|tensorflow|jax|cupy|cudf|cuml|cugraph|mxnet|lightning|pycuda|paddle|tensorrt|triton|numba|cuda"
+)
+_R_GPU_RE = re.compile(r"(?<![\w.])(?:library|require|requireNamespace)\s*\(\s*[\"']?(torch|tensorflow|keras|gpuR)\b")
+_JULIA_GPU_RE = re.compile(r"^\s*(?:using|import)\s+[^#]*?(?<![\w.])(CUDA|CuArrays|AMDGPU)(?!\w)")
+_HARDWARE_WORDS_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:GPUs?|CUDA|cuDNN|NVIDIA|VRAM|TPUs?|CPU[- ]only)(?![A-Za-z0-9])", re.IGNORECASE
+)
+_MEMORY_RE = re.compile(
+    r"(?<![A-Za-z0-9])\d+(?:\.\d+)?\s*(?:GB|GiB|TB)\s+(?:of\s+)?(?:(?:system|GPU|host|main)\s+)?(?:RAM|memory|VRAM)(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9])(?:RAM|memory)(?![A-Za-z0-9])[^.\n]{0,40}?\d+(?:\.\d+)?\s*(?:GB|GiB|TB)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+_GPUS_FLAG_RE = re.compile(r"--gpus\b")
+_CUDA_WHEEL_INDEX_RE = re.compile(r"/whl/cu\d+|/cu\d+/torch", re.IGNORECASE)
+_GPU_IMAGE_RE = re.compile(r"(?:^|/)nvidia/|nvcr\.io/|(?<![a-z0-9])(?:cuda|cudnn|gpu)(?![a-z])", re.IGNORECASE)
+_DOCKERFILE_NAME_RE = re.compile(r"(?:.+\.)?(?:dockerfile|containerfile)(?:\..+)?", re.IGNORECASE)
+_COMPOSE_NAME_RE = re.compile(r"(?:docker-)?compose(?:\..+)?\.ya?ml", re.IGNORECASE)
+_COMPOSE_GPU_RE = re.compile(r"(?:runtime|driver)\s*:\s*[\"']?nvidia|capabilities\s*:.*\bgpu\b", re.IGNORECASE)
+_PROSE_SUFFIXES = ("", ".md", ".markdown", ".rst", ".txt")
+_NOT_HARDWARE_DOCS_RE = re.compile(
+    r"(?:license|licence|copying|changelog|changes|news|history|code_of_conduct|authors|contributors)(?:[-_.].*)?"
+    r"|(?:.*[-_.])?(?:requirements|constraints)(?:[-_.].*)?\.(?:txt|in)",
+    re.IGNORECASE,
+)
+
+
+def _gpu_triggers(tree: TreeIndex, limit: int = 5) -> list[Evidence]:
+    """Why the repository can use a GPU: declared frameworks, imports, CUDA calls."""
+    found: list[Evidence] = []
+    for manifest in tree.manifests():
+        for dep in manifest.dependencies:
+            if _GPU_DEPENDENCY_RE.fullmatch(dep.normalized):
+                found.append(Evidence(dep.file or manifest.path, f"GPU-capable dependency {dep.name}",
+                                      rule="hardware_requirements.gpu_dependency", line_start=dep.line, snippet=dep.raw))
+                break
+        if len(found) >= limit:
+            return found
+    seen: set[str] = set()
+    for unit in tree.python_units():
+        if unit.path in seen or not _GPU_HINT_RE.search(unit.source):
+            continue
+        for ref in unit.imports:
+            if ref.top in _GPU_IMPORTS or ref.module.startswith("numba.cuda"):
+                line, cell = _unit_location(unit, ref.line)
+                found.append(Evidence(unit.path, f"imports {ref.module}", rule="hardware_requirements.gpu_import",
+                                      line_start=line, cell=cell, snippet=_line_text(unit.lines, ref.line)))
+                seen.add(unit.path)
+                break
+        else:
+            call = _cuda_call(unit)
+            if call is not None:
+                line, cell = _unit_location(unit, call)
+                found.append(Evidence(unit.path, "moves computation to a CUDA device", rule="hardware_requirements.cuda_call",
+                                      line_start=line, cell=cell, snippet=_line_text(unit.lines, call)))
+                seen.add(unit.path)
+        if len(found) >= limit:
+            return found
+    for unit in _text_units(tree):
+        if unit.path in seen:
+            continue
+        pattern = _R_GPU_RE if unit.language == "r" else _JULIA_GPU_RE
+        for line, code, raw in unit.code_lines():
+            match = pattern.search(code)
+            if match:
+                found.append(Evidence(unit.path, f"loads {match.group(1)}", rule="hardware_requirements.gpu_import",
+                                      line_start=line, cell=unit.cell, snippet=raw))
+                seen.add(unit.path)
+                break
+        if len(found) >= limit:
+            break
+    return found
+
+
+def _cuda_call(unit: CodeUnit) -> int | None:
+    """Line of ``x.cuda()``, ``device("cuda…")`` or ``x.to("cuda…")``."""
+    if "cuda" not in unit.source:
+        return None
+    for call in unit.calls:
+        last = call.written.rsplit(".", 1)[-1]
+        if last == "cuda" and "." in call.written:
+            return call.line
+        if last in ("device", "to"):
+            values = [a for a in call.node.args[:1]] + [k.value for k in call.node.keywords if k.arg == "device"]
+            if any(isinstance(v, ast.Constant) and isinstance(v.value, str) and v.value.startswith("cuda") for v in values):
+                return call.line
+    return None
+
+
+def _prose_documents(tree: TreeIndex) -> list[str]:
+    """README files anywhere, root documentation files and files under docs/ or doc/."""
+    readme = tree.readme
+    docs: list[str] = [readme] if readme else []
+    doc_roots = tuple(d + "/" for d in tree.subdirs("") if _name(d).lower() in ("docs", "doc"))
+    for path in tree.files:
+        if path == readme:
+            continue
+        name = _name(path)
+        lower = name.lower()
+        dot = lower.rfind(".")
+        suffix = lower[dot:] if dot > 0 else ""
+        if suffix not in _PROSE_SUFFIXES:
+            continue
+        if lower.startswith(("readme", "install")):
+            docs.append(path)
+        elif "/" not in path and suffix in (".md", ".markdown", ".rst") and not _NOT_HARDWARE_DOCS_RE.fullmatch(name):
+            docs.append(path)
+        elif path.startswith(doc_roots) and suffix:
+            docs.append(path)
+    return docs
+
+
+def _prose_declaration(path: str, lines: Sequence[str]) -> Evidence | None:
+    for number, line in enumerate(lines, start=1):
+        if (_HARDWARE_WORDS_RE.search(line) or _MEMORY_RE.search(line) or _GPUS_FLAG_RE.search(line)
+                or _CUDA_WHEEL_INDEX_RE.search(line) or has_cuda_tag(line)):
+            return Evidence(path, "hardware requirement stated", rule="hardware_requirements.documented",
+                            line_start=number, snippet=line)
+    return None
+
+
+def _environment_declarations(tree: TreeIndex) -> Iterator[Evidence]:
+    """CUDA-tagged manifest entries, CUDA wheel indexes, GPU base images, ``--gpus``."""
+    for manifest in tree.manifests():
+        for dep in manifest.dependencies:
+            if has_cuda_tag(dep):
+                yield Evidence(dep.file or manifest.path, f"CUDA build pinned ({dep.name})",
+                               rule="hardware_requirements.cuda_pin", line_start=dep.line, snippet=dep.raw)
+                break
+        else:
+            for number, line in enumerate(tree.lines(manifest.path), start=1):
+                if _CUDA_WHEEL_INDEX_RE.search(line) and not line.lstrip().startswith("#"):
+                    yield Evidence(manifest.path, "CUDA wheel index", rule="hardware_requirements.cuda_pin",
+                                   line_start=number, snippet=line)
+                    break
+    for path in tree.files:
+        name = _name(path)
+        if _DOCKERFILE_NAME_RE.fullmatch(name):
+            dockerfile = tree.dockerfile(path)
+            if dockerfile is None:
+                continue
+            for stage in dockerfile.stages:
+                if _GPU_IMAGE_RE.search(stage.image or ""):
+                    yield Evidence(path, f"GPU base image {stage.image}", rule="hardware_requirements.gpu_image",
+                                   line_start=stage.line, snippet=f"FROM {stage.image}")
+                    break
+            else:
+                for instruction in dockerfile.instructions:
+                    if has_cuda_tag(instruction.args) or _CUDA_WHEEL_INDEX_RE.search(instruction.args) or _GPUS_FLAG_RE.search(instruction.args):
+                        yield Evidence(path, "CUDA build installed in the image", rule="hardware_requirements.cuda_pin",
+                                       line_start=instruction.line_start, line_end=instruction.line_end,
+                                       snippet=f"{instruction.keyword} {instruction.args}")
+                        break
+        elif _COMPOSE_NAME_RE.fullmatch(name):
+            for number, line in enumerate(tree.lines(path), start=1):
+                if _COMPOSE_GPU_RE.search(line):
+                    yield Evidence(path, "container requests an NVIDIA GPU", rule="hardware_requirements.compose_gpu",
+                                   line_start=number, snippet=line)
+                    break
+
+
+@detector("hardware_requirements", version="2.0.0")
+def hardware_requirements(tree: TreeIndex) -> Result:
+    """Code that can use a GPU states its hardware requirements (0 or 100; N/A → 100).
+
+    What it checks:
+        Applicable when a GPU-capable framework is declared in any dependency manifest
+        (torch, tensorflow(-gpu), jax/jaxlib, cupy*, cudf/cuml/rapids, mxnet*,
+        (pytorch-)lightning, nvidia-* wheels, pytorch-cuda, cudatoolkit, Julia CUDA …),
+        imported in code (Python, R library(torch|tensorflow|keras), Julia using CUDA),
+        or the code calls .cuda(), device("cuda") or .to("cuda"). Then 100 if hardware is
+        declared: whole words GPU(s), CUDA, cuDNN, NVIDIA, VRAM, TPU(s), CPU-only, or a
+        RAM/memory size in GB, in a README (any folder), a root documentation file,
+        INSTALL*, or docs/; a CUDA-tagged manifest entry (+cu118, pytorch-cuda,
+        cudatoolkit, -cuda12, [cuda] extras, nvidia-*-cu12) or a CUDA wheel index; a GPU
+        base image (FROM nvidia/cuda, *-cuda*/*-gpu tags) or a CUDA build installed in a
+        Dockerfile; docker --gpus or a compose file requesting an NVIDIA device.
+        Otherwise 0. With no GPU-capable dependency the metric is not applicable and
+        scores 100.
+    Why it matters:
+        GPU code may fail, run for weeks, or give different numbers on other hardware;
+        a reader needs to know what the published run used before trying to repeat it.
+    Evidence:
+        The triggering dependency, import or call (file, line), and the declaration
+        (file, line). Counts: GPU triggers and declarations found.
+    How to fix:
+        State the hardware in the README: GPU model and memory, CUDA version (or that a
+        CPU is enough), and the RAM a full run needs.
+    Known false positives:
+        Any mention of GPU/CUDA in the documentation counts, even "no GPU needed" or a
+        changelog-style note; torch and tensorflow are GPU-capable but often run on CPU
+        only, which still makes the metric applicable.
+    """
+    triggers = _gpu_triggers(tree)
+    if not triggers:
+        return Result(100, applicable=False, counts={"gpu_triggers": 0, "declarations": 0},
+                      reason="no GPU-capable framework declared, imported or called; not applicable")
+    declarations: list[Evidence] = []
+    for path in _prose_documents(tree):
+        if path.lower().endswith(".ipynb"):
+            doc = tree.document(path)  # a README notebook: its markdown, never its outputs
+            lines = doc.raw_lines if doc is not None else []
+        else:
+            lines = tree.lines(path)
+        found = _prose_declaration(path, lines)
+        if found is not None:
+            declarations.append(found)
+            break
+    if not declarations:
+        declarations.extend(_environment_declarations(tree))
+    counts = {"gpu_triggers": len(triggers), "declarations": len(declarations)}
+    evidence = (triggers + declarations)[:MAX_EVIDENCE]
+    if declarations:
+        first = declarations[0]
+        return Result(100, evidence=evidence, counts=counts,
+                      reason=f"GPU-capable code; hardware declared in {first.path} line {first.line_start}")
+    readme = tree.readme or "README.md"
+    return Result(0, evidence=evidence, counts=counts,
+                  fix=f"State the hardware in {readme}: GPU model and memory and CUDA version, or that a CPU is enough, "
+                      "and the RAM a full run needs.",
+                  reason=f"GPU-capable code ({triggers[0].reason}) but no hardware requirement is stated")

@@ -1,0 +1,206 @@
+"""The store's schema, as the ordered list of migrations recorded in the database.
+
+Migrations run through sqlite-utils' ``Migrations`` (applied names are recorded in its
+``_sqlite_migrations`` table under the set name ``reproscore``). A migration, once
+released, is never edited: a schema change is a new function appended at the end.
+``docs/store.md`` documents every table and column; keep it in step.
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+MIGRATION_SET = "reproscore"
+
+migrations = Migrations(MIGRATION_SET)
+
+
+def _run(db: Database, statements: tuple[str, ...]) -> None:
+    # One statement at a time: executescript() would commit the migration's transaction.
+    for statement in statements:
+        db.execute(statement)
+
+
+@migrations()
+def m001_core_tables(db: Database) -> None:
+    _run(
+        db,
+        (
+            """
+            CREATE TABLE deposits (
+                id INTEGER PRIMARY KEY,
+                source TEXT NOT NULL,
+                source_id TEXT NOT NULL,
+                version_doi TEXT,
+                concept_doi TEXT,
+                origin_url TEXT,
+                title TEXT,
+                license TEXT,
+                creators TEXT,
+                publication_date TEXT,
+                datestamp TEXT,
+                related_urls TEXT,
+                swhid TEXT,
+                metadata TEXT,
+                first_seen_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                UNIQUE (source, source_id)
+            )
+            """,
+            """
+            CREATE TABLE detector_sets (
+                id INTEGER PRIMARY KEY,
+                sha256 TEXT NOT NULL UNIQUE,
+                versions TEXT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE snapshots (
+                id INTEGER PRIMARY KEY,
+                swhid TEXT NOT NULL UNIQUE
+                    CHECK (swhid GLOB 'swh:1:dir:[0-9a-f]*' AND length(swhid) = 50),
+                source TEXT NOT NULL,
+                deposit_id INTEGER REFERENCES deposits(id),
+                label TEXT,
+                files INTEGER NOT NULL CHECK (files >= 0),
+                bytes INTEGER NOT NULL CHECK (bytes >= 0),
+                inventory TEXT NOT NULL,
+                detector_set_id INTEGER REFERENCES detector_sets(id),
+                fetched_at TEXT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE deposit_snapshots (
+                deposit_id INTEGER NOT NULL REFERENCES deposits(id),
+                snapshot_id INTEGER NOT NULL REFERENCES snapshots(id),
+                seen_at TEXT NOT NULL,
+                PRIMARY KEY (deposit_id, snapshot_id)
+            )
+            """,
+            """
+            CREATE TABLE measurements (
+                id INTEGER PRIMARY KEY,
+                snapshot_id INTEGER NOT NULL REFERENCES snapshots(id),
+                metric_id TEXT NOT NULL,
+                metric_position INTEGER NOT NULL CHECK (metric_position BETWEEN 0 AND 25),
+                category TEXT NOT NULL,
+                detector_version TEXT NOT NULL,
+                value REAL CHECK (value IS NULL OR (value >= 0 AND value <= 100)),
+                applicable INTEGER NOT NULL CHECK (applicable IN (0, 1)),
+                level TEXT,
+                outcome TEXT NOT NULL CHECK (outcome IN ('measured', 'not_applicable', 'error')),
+                reason TEXT NOT NULL DEFAULT '',
+                fix TEXT,
+                counts TEXT NOT NULL DEFAULT '{}',
+                truncated INTEGER NOT NULL DEFAULT 0 CHECK (truncated IN (0, 1)),
+                evidence_count INTEGER NOT NULL DEFAULT 0,
+                is_current INTEGER NOT NULL DEFAULT 1 CHECK (is_current IN (0, 1)),
+                scorer_version TEXT NOT NULL,
+                measured_at TEXT NOT NULL,
+                UNIQUE (snapshot_id, metric_id, detector_version),
+                CHECK (outcome = 'error' OR value IS NOT NULL)
+            )
+            """,
+            """
+            CREATE TABLE evidence (
+                id INTEGER PRIMARY KEY,
+                measurement_id INTEGER NOT NULL REFERENCES measurements(id),
+                position INTEGER NOT NULL,
+                path TEXT,
+                line_start INTEGER,
+                line_end INTEGER,
+                cell INTEGER,
+                rule TEXT NOT NULL DEFAULT '',
+                reason TEXT NOT NULL,
+                snippet TEXT,
+                UNIQUE (measurement_id, position)
+            )
+            """,
+            """
+            CREATE TABLE rubrics (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                version TEXT NOT NULL,
+                sha256 TEXT NOT NULL,
+                canonical TEXT NOT NULL,
+                definition TEXT NOT NULL,
+                source_text TEXT NOT NULL,
+                source TEXT,
+                stored_at TEXT NOT NULL,
+                UNIQUE (name, version)
+            )
+            """,
+            """
+            CREATE TABLE scores (
+                id INTEGER PRIMARY KEY,
+                snapshot_id INTEGER NOT NULL REFERENCES snapshots(id),
+                rubric_id INTEGER NOT NULL REFERENCES rubrics(id),
+                detector_set_id INTEGER NOT NULL REFERENCES detector_sets(id),
+                rrs REAL NOT NULL,
+                rrs_unclamped REAL NOT NULL,
+                e_raw REAL NOT NULL,
+                a_raw REAL NOT NULL,
+                d_raw REAL NOT NULL,
+                c_raw REAL NOT NULL,
+                s_raw REAL NOT NULL,
+                e_contribution REAL NOT NULL,
+                a_contribution REAL NOT NULL,
+                d_contribution REAL NOT NULL,
+                c_contribution REAL NOT NULL,
+                s_contribution REAL NOT NULL,
+                penalties_fired TEXT NOT NULL,
+                scorer_version TEXT NOT NULL,
+                computed_at TEXT NOT NULL,
+                UNIQUE (snapshot_id, rubric_id, detector_set_id)
+            )
+            """,
+            """
+            CREATE TABLE failures (
+                id INTEGER PRIMARY KEY,
+                deposit_id INTEGER REFERENCES deposits(id),
+                snapshot_id INTEGER REFERENCES snapshots(id),
+                stage TEXT NOT NULL,
+                error_class TEXT NOT NULL,
+                message TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 1,
+                first_at TEXT NOT NULL,
+                last_at TEXT NOT NULL,
+                CHECK (deposit_id IS NOT NULL OR snapshot_id IS NOT NULL)
+            )
+            """,
+        ),
+    )
+
+
+@migrations()
+def m002_query_indexes(db: Database) -> None:
+    _run(
+        db,
+        (
+            # Rescoring reads every current value in (snapshot, catalog) order from this
+            # index alone; show and score --db read one snapshot's measurements from it.
+            """
+            CREATE INDEX measurements_current
+                ON measurements (snapshot_id, metric_position, value) WHERE is_current = 1
+            """,
+            "CREATE INDEX measurements_by_metric ON measurements (metric_id, value)",
+            "CREATE INDEX scores_by_rubric ON scores (rubric_id, rrs)",
+            "CREATE INDEX rubrics_by_sha256 ON rubrics (sha256)",
+            "CREATE INDEX snapshots_by_deposit ON snapshots (deposit_id)",
+            "CREATE INDEX snapshots_by_source ON snapshots (source)",
+            "CREATE INDEX deposit_snapshots_by_snapshot ON deposit_snapshots (snapshot_id)",
+            "CREATE INDEX deposits_by_version_doi ON deposits (version_doi)",
+            "CREATE INDEX deposits_by_origin_url ON deposits (origin_url)",
+            # One row per subject and stage; NULL would make every row distinct.
+            """
+            CREATE UNIQUE INDEX failures_by_subject
+                ON failures (coalesce(deposit_id, 0), coalesce(snapshot_id, 0), stage)
+            """,
+        ),
+    )
+
+
+def migration_names() -> tuple[str, ...]:
+    """Every migration this version knows, in order."""
+    return tuple(m.name for m in migrations.pending(Database(memory=True)))

@@ -1,0 +1,979 @@
+"""The provenance store: one SQLite file holding deposits, snapshots, measurements with
+their evidence, rubrics and scores, so that every score can be audited and recomputed.
+
+* **Identity.** A snapshot is one source tree, identified by the SWHID of its root
+  directory (:mod:`scoring.swhid`); the same tree reached twice is one row and is
+  measured once. Measurements are keyed by (snapshot, metric, detector version); the
+  ones used for scoring are flagged ``is_current``.
+* **Provenance.** A score row names its snapshot, its rubric (name, version, sha256,
+  canonical text stored in ``rubrics``), the detector versions behind it
+  (``detector_sets``), the scorer version and when it was computed.
+* **Robustness.** WAL mode, foreign keys on, a busy timeout, and short ``BEGIN
+  IMMEDIATE`` transactions: a snapshot with all its measurements, evidence and score
+  is written in one transaction, so a killed process leaves nothing half-written and
+  two writers queue instead of failing. Every write is idempotent (insert-or-ignore on
+  natural keys; updates only when something changed), so a re-run changes nothing.
+* **Schema.** Created and upgraded by the migrations of :mod:`reproscore.migrations`,
+  recorded in the database; a database written by a newer reproscore is refused.
+
+``docs/store.md`` documents every table and column.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+import rfc8785
+from sqlite_utils import Database
+
+from scoring import __version__ as SCORER_VERSION
+from scoring.aggregate import Score, compile_rubric
+from scoring.catalog import CATEGORY_KEYS, METRIC_IDS
+from scoring.model import OUTCOME_ERROR, Evidence, Inventory, Measurement, Measurements
+from scoring.rubric import Rubric, RubricError, parse_rubric
+from scoring.swhid import SWHID_DIR_PREFIX, TreeIdentity
+
+from .migrations import MIGRATION_SET, migration_names, migrations
+
+__all__ = [
+    "BUSY_TIMEOUT_SECONDS",
+    "DEFAULT_DB",
+    "DEPOSIT_FIELDS",
+    "ENV_DB",
+    "MIGRATION_SET",
+    "RESCORE_BATCH",
+    "TABLES",
+    "NotFound",
+    "RescoreReport",
+    "RubricConflict",
+    "SchemaTooNew",
+    "SnapshotRecord",
+    "Store",
+    "StoreError",
+    "StoredScore",
+    "detector_set_sha256",
+    "utc_now",
+]
+
+DEFAULT_DB = "reproscore.db"
+ENV_DB = "REPROSCORE_DB"
+BUSY_TIMEOUT_SECONDS = 60.0
+RESCORE_BATCH = 5000
+
+TABLES = (
+    "deposits",
+    "snapshots",
+    "deposit_snapshots",
+    "detector_sets",
+    "measurements",
+    "evidence",
+    "rubrics",
+    "scores",
+    "failures",
+)
+
+DEPOSIT_FIELDS = (
+    "version_doi",
+    "concept_doi",
+    "origin_url",
+    "title",
+    "license",
+    "creators",
+    "publication_date",
+    "datestamp",
+    "related_urls",
+    "swhid",
+    "metadata",
+)
+_JSON_DEPOSIT_FIELDS = frozenset({"creators", "related_urls", "metadata"})
+
+_POSITION = {mid: i for i, mid in enumerate(METRIC_IDS)}
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
+_METRIC_COUNT = len(METRIC_IDS)
+
+_SCORE_COLUMNS = (
+    "snapshot_id, rubric_id, detector_set_id, rrs, rrs_unclamped, "
+    + ", ".join(f"{key.lower()}_raw" for key in CATEGORY_KEYS)
+    + ", "
+    + ", ".join(f"{key.lower()}_contribution" for key in CATEGORY_KEYS)
+    + ", penalties_fired, scorer_version, computed_at"
+)
+_INSERT_SCORE = (
+    f"INSERT INTO scores ({_SCORE_COLUMNS}) VALUES ({', '.join('?' * (_SCORE_COLUMNS.count(',') + 1))}) "
+    "ON CONFLICT (snapshot_id, rubric_id, detector_set_id) DO NOTHING"
+)
+
+# A measurement that failed (outcome "error") is no measurement: a later run with the
+# same detector version replaces it; anything else stored under that key is kept.
+_UPSERT_MEASUREMENT = """
+INSERT INTO measurements (
+    snapshot_id, metric_id, metric_position, category, detector_version, value, applicable,
+    level, outcome, reason, fix, counts, truncated, evidence_count, is_current,
+    scorer_version, measured_at
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+ON CONFLICT (snapshot_id, metric_id, detector_version) DO UPDATE SET
+    category = excluded.category, value = excluded.value, applicable = excluded.applicable,
+    level = excluded.level, outcome = excluded.outcome, reason = excluded.reason,
+    fix = excluded.fix, counts = excluded.counts, truncated = excluded.truncated,
+    evidence_count = excluded.evidence_count, scorer_version = excluded.scorer_version,
+    measured_at = excluded.measured_at
+WHERE measurements.outcome = 'error' AND excluded.outcome <> 'error'
+RETURNING id
+"""
+_INSERT_EVIDENCE = """
+INSERT INTO evidence (measurement_id, position, path, line_start, line_end, cell, rule, reason, snippet)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_MARK_CURRENT = """
+UPDATE measurements SET is_current = (detector_version = ?)
+WHERE snapshot_id = ? AND metric_id = ? AND is_current <> (detector_version = ?)
+"""
+_SNAPSHOT_COLUMNS = "id, swhid, source, label, files, bytes, deposit_id, detector_set_id, fetched_at"
+
+
+class StoreError(Exception):
+    """The database cannot be used for the request (its message says why)."""
+
+
+class SchemaTooNew(StoreError):
+    """The database was written by a newer reproscore whose migrations this one lacks."""
+
+
+class RubricConflict(StoreError):
+    """A rubric's (name, version) is stored with another content hash."""
+
+
+class NotFound(StoreError):
+    """No stored snapshot, deposit or score matches the request."""
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def detector_set_sha256(versions: Mapping[str, str]) -> str:
+    """SHA-256 of the RFC 8785 form of a {metric id: detector version} map."""
+    return hashlib.sha256(rfc8785.dumps(dict(versions))).hexdigest()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class SnapshotRecord:
+    id: int
+    swhid: str
+    source: str
+    label: str | None
+    files: int
+    bytes: int
+    deposit_id: int | None
+    detector_set_id: int | None
+    fetched_at: str
+
+    @property
+    def identity(self) -> TreeIdentity:
+        return TreeIdentity(self.swhid, self.files, self.bytes)
+
+
+@dataclass(frozen=True)
+class StoredScore:
+    id: int
+    snapshot_id: int
+    rubric_id: int
+    detector_set_id: int
+    rrs: float
+    rrs_unclamped: float
+    raw: dict[str, float]
+    contribution: dict[str, float]
+    penalties_fired: list[str]
+    scorer_version: str
+    computed_at: str
+
+    def provenance(self) -> dict[str, Any]:
+        return {
+            "score_id": self.id,
+            "scorer_version": self.scorer_version,
+            "computed_at": self.computed_at,
+        }
+
+
+@dataclass
+class RescoreReport:
+    """What a rescore did: snapshots seen, scores computed and newly stored, time taken."""
+
+    rubric: dict[str, str]
+    snapshots: int = 0
+    scored: int = 0
+    inserted: int = 0
+    incomplete: int = 0
+    seconds: float = 0.0
+    incomplete_swhids: list[str] = field(default_factory=list)
+
+    @property
+    def per_second(self) -> float:
+        return self.scored / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rubric": self.rubric,
+            "snapshots": self.snapshots,
+            "scored": self.scored,
+            "inserted": self.inserted,
+            "already_stored": self.scored - self.inserted,
+            "incomplete": self.incomplete,
+            "seconds": round(self.seconds, 3),
+            "snapshots_per_second": round(self.per_second, 1),
+        }
+
+
+def _score_row_from_score(
+    snapshot_id: int, rubric_id: int, detector_set_id: int, scored: Score, computed_at: str
+) -> tuple:
+    categories = scored.categories
+    return (
+        snapshot_id,
+        rubric_id,
+        detector_set_id,
+        scored.rrs,
+        scored.rrs_unclamped,
+        *(categories[key].raw for key in CATEGORY_KEYS),
+        *(categories[key].gated for key in CATEGORY_KEYS),
+        _json([p.id for p in scored.penalties if p.fired]),
+        SCORER_VERSION,
+        computed_at,
+    )
+
+
+def _stored_evidence(row: tuple) -> Evidence:
+    path, reason, rule, line_start, line_end, snippet, cell = row
+    evidence = Evidence(
+        path=path, reason=reason, rule=rule, line_start=line_start, line_end=line_end, cell=cell
+    )
+    # The stored snippet was redacted when first made; redacting it again would mask
+    # the mask ("abcd…(14 chars)" becomes "abcd…(15 chars)") and change the evidence.
+    object.__setattr__(evidence, "snippet", snippet)
+    return evidence
+
+
+def _value_vectors(
+    snapshots: list[tuple[int, int]], rows: list[tuple[int, float | None]]
+) -> Iterator[tuple[int, int, tuple[float, ...] | None]]:
+    """Pair each (snapshot id, detector set id) with its 26 current values in catalog
+    order, or None when one is missing or failed. ``rows`` are (snapshot id, value)
+    ordered by snapshot and catalog position, covering exactly the snapshots' id range.
+    """
+    n = _METRIC_COUNT
+    sids = tuple(map(_FIRST, rows))
+    values = tuple(map(_SECOND, rows))
+    ids = tuple(snapshot_id for snapshot_id, _ in snapshots)
+    # The common case, checked in C over the whole batch: every snapshot has exactly n
+    # rows (the first and last row of each run of n belong to it; ids are increasing,
+    # so no row of another snapshot can sit inside the run) and no value is missing.
+    if len(sids) == n * len(ids) and sids[::n] == ids and sids[n - 1 :: n] == ids and None not in values:
+        for k, (snapshot_id, detector_set_id) in enumerate(snapshots):
+            yield snapshot_id, detector_set_id, values[k * n : k * n + n]
+        return
+    start = 0
+    for snapshot_id, detector_set_id in snapshots:
+        start = bisect.bisect_left(sids, snapshot_id, start)
+        end = bisect.bisect_right(sids, snapshot_id, start)
+        vector = values[start:end]
+        start = end
+        complete = len(vector) == n and None not in vector
+        yield snapshot_id, detector_set_id, vector if complete else None
+
+
+class Store:
+    """One open store database. Use as a context manager, or call :meth:`close`.
+
+    ``create=False`` refuses a path where no database exists yet (commands that only
+    read must not leave an empty file behind a typo).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        timeout: float = BUSY_TIMEOUT_SECONDS,
+    ) -> None:
+        self.path = str(path)
+        if not create and not Path(self.path).is_file():
+            raise StoreError(f"{self.path}: no such database")
+        try:
+            conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the database: {exc}") from exc
+        self.conn = conn
+        try:
+            self.db = Database(conn, execute_plugins=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            self.db.enable_wal()
+            # In WAL mode NORMAL loses no consistency on a crash, only (on power loss)
+            # the last commits, which an idempotent re-run writes again.
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{self.path}: not a usable reproscore database: {exc}") from exc
+        except BaseException:
+            conn.close()
+            raise
+        self._rubric_ids: dict[tuple[str, str, str], int] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction. IMMEDIATE takes the write lock up front, so a
+        busy database is waited for (busy timeout) instead of failing half-way."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """Several queries over one consistent state of the database."""
+        self.conn.execute("BEGIN")
+        try:
+            yield self.conn
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ schema
+
+    def _migrate(self) -> None:
+        known = migration_names()
+        if self._check_applied() == len(known):
+            return
+        with self.write():
+            applied = self._check_applied()
+            if applied == len(known):
+                return
+            if applied == 0:
+                foreign = [
+                    name
+                    for name in self.db.table_names()
+                    if name not in TABLES and not name.startswith(("sqlite_", "_sqlite_"))
+                ]
+                if foreign:
+                    raise StoreError(
+                        f"{self.path}: not a reproscore database (it has other tables: "
+                        f"{', '.join(sorted(foreign)[:5])})"
+                    )
+            migrations.apply(self.db)
+
+    def _check_applied(self) -> int:
+        applied = [m.name for m in migrations.applied(self.db)]
+        known = set(migration_names())
+        unknown = [name for name in applied if name not in known]
+        if unknown:
+            raise SchemaTooNew(
+                f"{self.path}: this database was written by a newer reproscore: its schema has "
+                f"migration(s) {', '.join(unknown)} that reproscore {SCORER_VERSION} does not "
+                "know. Upgrade reproscore to use it (the database was not changed)."
+            )
+        return len(applied)
+
+    def schema(self) -> list[dict[str, str]]:
+        """The applied migrations, in order, with when each was applied."""
+        return [{"name": m.name, "applied_at": m.applied_at} for m in migrations.applied(self.db)]
+
+    # ------------------------------------------------------------------ rubrics
+
+    def rubric_id(self, rubric: Rubric) -> int | None:
+        """The stored id of ``rubric``, or None; a (name, version) stored with another
+        hash raises :class:`RubricConflict`."""
+        key = (rubric.name, rubric.version, rubric.sha256)
+        if key in self._rubric_ids:
+            return self._rubric_ids[key]
+        row = self.conn.execute(
+            "SELECT id, sha256 FROM rubrics WHERE name = ? AND version = ?",
+            (rubric.name, rubric.version),
+        ).fetchone()
+        if row is None:
+            return None
+        if row[1] != rubric.sha256:
+            raise RubricConflict(
+                f"rubric {rubric.name}@{rubric.version} is stored in {self.path} with sha256 "
+                f"{row[1]}; this definition ({rubric.source}) has sha256 {rubric.sha256}. "
+                "One (name, version) must always mean the same rubric: change the version "
+                "when changing a rubric."
+            )
+        self._rubric_ids[key] = row[0]
+        return row[0]
+
+    def ensure_rubric(self, rubric: Rubric) -> int:
+        """Store ``rubric`` (once) and return its id; see :meth:`rubric_id` for conflicts."""
+        found = self.rubric_id(rubric)
+        if found is not None:
+            return found
+        with self.write() as conn:
+            found = self.rubric_id(rubric)  # another process may have stored it meanwhile
+            if found is not None:
+                return found
+            conn.execute(
+                "INSERT INTO rubrics (name, version, sha256, canonical, definition, source_text,"
+                " source, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    rubric.name,
+                    rubric.version,
+                    rubric.sha256,
+                    rfc8785.dumps(rubric.canonical).decode("utf-8"),
+                    _json(rubric.to_dict()),
+                    rubric.text,
+                    rubric.source,
+                    utc_now(),
+                ),
+            )
+        found = self.rubric_id(rubric)
+        assert found is not None
+        return found
+
+    def load_stored_rubric(self, rubric_id: int) -> Rubric:
+        """Rebuild a stored rubric from its definition (so scores can be recomputed even
+        when the file it came from is gone)."""
+        row = self.conn.execute(
+            "SELECT name, version, sha256, definition FROM rubrics WHERE id = ?", (rubric_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"no rubric with id {rubric_id} in {self.path}")
+        name, version, sha256, definition = row
+        try:
+            rubric = parse_rubric(definition, source=f"{self.path}:{name}@{version}")
+        except RubricError as exc:
+            raise StoreError(f"stored rubric {name}@{version} cannot be read: {exc}") from exc
+        if rubric.sha256 != sha256:
+            raise StoreError(
+                f"stored rubric {name}@{version} does not hash to its recorded sha256 "
+                f"({rubric.sha256} != {sha256})"
+            )
+        return rubric
+
+    def find_stored_rubric(self, reference: str) -> Rubric | None:
+        """A stored rubric by ``name`` (its newest stored version) or ``name@version``."""
+        name, _, version = reference.partition("@")
+        if version:
+            row = self.conn.execute(
+                "SELECT id FROM rubrics WHERE name = ? AND version = ?", (name, version)
+            ).fetchone()
+        else:
+            row = self.conn.execute(
+                "SELECT id FROM rubrics WHERE name = ? ORDER BY stored_at DESC, id DESC LIMIT 1",
+                (name,),
+            ).fetchone()
+        return None if row is None else self.load_stored_rubric(row[0])
+
+    # ------------------------------------------------------------------ deposits
+
+    def upsert_deposit(self, source: str, source_id: str, **fields: Any) -> int:
+        """Insert or update a deposit by (source, source id); unchanged data writes nothing.
+
+        ``fields`` are columns of :data:`DEPOSIT_FIELDS`; ``creators``, ``related_urls``
+        and ``metadata`` may be given as JSON-ready values.
+        """
+        unknown = sorted(set(fields) - set(DEPOSIT_FIELDS))
+        if unknown:
+            raise ValueError(f"unknown deposit field(s): {', '.join(unknown)}")
+        values = {
+            name: _json(fields[name])
+            if name in _JSON_DEPOSIT_FIELDS and fields.get(name) is not None
+            else fields.get(name)
+            for name in DEPOSIT_FIELDS
+        }
+        now = utc_now()
+        columns = ", ".join(DEPOSIT_FIELDS)
+        changed = " OR ".join(f"deposits.{c} IS NOT excluded.{c}" for c in DEPOSIT_FIELDS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in DEPOSIT_FIELDS)
+        with self.write() as conn:
+            conn.execute(
+                f"INSERT INTO deposits (source, source_id, {columns}, first_seen_at, updated_at) "
+                f"VALUES (?, ?, {', '.join('?' * len(DEPOSIT_FIELDS))}, ?, ?) "
+                f"ON CONFLICT (source, source_id) DO UPDATE SET {updates}, updated_at = excluded.updated_at "
+                f"WHERE {changed}",
+                (source, source_id, *values.values(), now, now),
+            )
+            row = conn.execute(
+                "SELECT id FROM deposits WHERE source = ? AND source_id = ?", (source, source_id)
+            ).fetchone()
+        return row[0]
+
+    def link_deposit(self, deposit_id: int, snapshot_id: int) -> None:
+        """Record that ``deposit_id`` holds the tree ``snapshot_id`` (once)."""
+        with self.write() as conn:
+            self._link(conn, deposit_id, snapshot_id)
+
+    @staticmethod
+    def _link(conn: sqlite3.Connection, deposit_id: int, snapshot_id: int) -> None:
+        conn.execute(
+            "INSERT INTO deposit_snapshots (deposit_id, snapshot_id, seen_at) VALUES (?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
+            (deposit_id, snapshot_id, utc_now()),
+        )
+
+    # ------------------------------------------------------------------ failures
+
+    def record_failure(
+        self,
+        stage: str,
+        error_class: str,
+        message: str,
+        *,
+        deposit_id: int | None = None,
+        snapshot_id: int | None = None,
+    ) -> None:
+        """Record that ``stage`` failed for a deposit or snapshot; a repeat counts an attempt."""
+        if deposit_id is None and snapshot_id is None:
+            raise ValueError("a failure concerns a deposit or a snapshot")
+        now = utc_now()
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO failures (deposit_id, snapshot_id, stage, error_class, message,"
+                " attempts, first_at, last_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)"
+                " ON CONFLICT (coalesce(deposit_id, 0), coalesce(snapshot_id, 0), stage)"
+                " DO UPDATE SET attempts = attempts + 1, error_class = excluded.error_class,"
+                " message = excluded.message, last_at = excluded.last_at",
+                (deposit_id, snapshot_id, stage, error_class, message, now, now),
+            )
+
+    # ------------------------------------------------------------------ snapshots
+
+    def _snapshot(self, where: str, params: tuple) -> SnapshotRecord | None:
+        row = self.conn.execute(
+            f"SELECT {_SNAPSHOT_COLUMNS} FROM snapshots WHERE {where}", params
+        ).fetchone()
+        return None if row is None else SnapshotRecord(*row)
+
+    def find_snapshot(self, swhid: str) -> SnapshotRecord | None:
+        return self._snapshot("swhid = ?", (swhid,))
+
+    def detector_versions(self, detector_set_id: int) -> dict[str, str]:
+        row = self.conn.execute(
+            "SELECT versions FROM detector_sets WHERE id = ?", (detector_set_id,)
+        ).fetchone()
+        return {} if row is None else json.loads(row[0])
+
+    def save_snapshot(
+        self,
+        identity: TreeIdentity,
+        measurements: Measurements,
+        *,
+        source: str = "local",
+        label: str | None = None,
+        deposit_id: int | None = None,
+        score: tuple[int, Score] | None = None,
+    ) -> int:
+        """Store a tree, its measurements with evidence and optionally one score
+        (``(rubric id, Score)``), all in one transaction. Returns the snapshot id.
+
+        A tree already stored keeps its row; measurements already stored under the same
+        detector version are kept (unless they had failed); the given measurements
+        become the snapshot's current ones.
+        """
+        missing = [mid for mid in METRIC_IDS if mid not in measurements.measurements]
+        if missing:
+            raise ValueError(f"cannot store partial measurements: missing {', '.join(missing)}")
+        versions = {mid: measurements[mid].detector_version for mid in METRIC_IDS}
+        now = utc_now()
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO snapshots (swhid, source, deposit_id, label, files, bytes, inventory,"
+                " fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (swhid) DO NOTHING",
+                (
+                    identity.swhid,
+                    source,
+                    deposit_id,
+                    label,
+                    identity.files,
+                    identity.bytes,
+                    _json(measurements.inventory.to_dict()),
+                    now,
+                ),
+            )
+            snapshot_id, current_set = conn.execute(
+                "SELECT id, detector_set_id FROM snapshots WHERE swhid = ?", (identity.swhid,)
+            ).fetchone()
+            detector_set_id = self._ensure_detector_set(conn, versions)
+            for mid in METRIC_IDS:
+                self._save_measurement(conn, snapshot_id, measurements[mid], now)
+            conn.executemany(
+                _MARK_CURRENT,
+                [(versions[mid], snapshot_id, mid, versions[mid]) for mid in METRIC_IDS],
+            )
+            if current_set != detector_set_id:
+                conn.execute(
+                    "UPDATE snapshots SET detector_set_id = ? WHERE id = ?",
+                    (detector_set_id, snapshot_id),
+                )
+            if deposit_id is not None:
+                self._link(conn, deposit_id, snapshot_id)
+            if score is not None:
+                rubric_id, scored = score
+                conn.execute(
+                    _INSERT_SCORE,
+                    _score_row_from_score(snapshot_id, rubric_id, detector_set_id, scored, now),
+                )
+        return snapshot_id
+
+    @staticmethod
+    def _ensure_detector_set(conn: sqlite3.Connection, versions: Mapping[str, str]) -> int:
+        sha256 = detector_set_sha256(versions)
+        conn.execute(
+            "INSERT INTO detector_sets (sha256, versions) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (sha256, _json(dict(versions))),
+        )
+        return conn.execute("SELECT id FROM detector_sets WHERE sha256 = ?", (sha256,)).fetchone()[0]
+
+    @staticmethod
+    def _save_measurement(
+        conn: sqlite3.Connection, snapshot_id: int, m: Measurement, now: str
+    ) -> None:
+        row = conn.execute(
+            _UPSERT_MEASUREMENT,
+            (
+                snapshot_id,
+                m.metric_id,
+                _POSITION[m.metric_id],
+                m.category,
+                m.detector_version,
+                m.value,
+                int(m.applicable),
+                m.level,
+                m.outcome,
+                m.reason,
+                m.fix,
+                _json(m.counts),
+                int(m.truncated),
+                len(m.evidence),
+                SCORER_VERSION,
+                now,
+            ),
+        ).fetchone()
+        if row is None:
+            return  # already stored under this detector version
+        measurement_id = row[0]
+        conn.execute("DELETE FROM evidence WHERE measurement_id = ?", (measurement_id,))
+        conn.executemany(
+            _INSERT_EVIDENCE,
+            [
+                (
+                    measurement_id,
+                    position,
+                    e.path,
+                    e.line_start,
+                    e.line_end,
+                    e.cell,
+                    e.rule,
+                    e.reason,
+                    e.snippet,
+                )
+                for position, e in enumerate(m.evidence)
+            ],
+        )
+
+    def load_measurements(self, snapshot_id: int) -> Measurements:
+        """The snapshot's current measurements, rebuilt exactly as they were stored."""
+        with self.read() as conn:
+            found = conn.execute(
+                "SELECT inventory FROM snapshots WHERE id = ?", (snapshot_id,)
+            ).fetchone()
+            if found is None:
+                raise NotFound(f"no snapshot with id {snapshot_id} in {self.path}")
+            rows = conn.execute(
+                "SELECT id, metric_id, category, value, applicable, level, outcome, reason, fix,"
+                " counts, detector_version, truncated, scorer_version FROM measurements"
+                " WHERE snapshot_id = ? AND is_current = 1 ORDER BY metric_position",
+                (snapshot_id,),
+            ).fetchall()
+            evidence_rows = conn.execute(
+                "SELECT e.measurement_id, e.path, e.reason, e.rule, e.line_start, e.line_end,"
+                " e.snippet, e.cell FROM evidence e JOIN measurements m ON m.id = e.measurement_id"
+                " WHERE m.snapshot_id = ? AND m.is_current = 1"
+                " ORDER BY e.measurement_id, e.position",
+                (snapshot_id,),
+            ).fetchall()
+        evidence: dict[int, list[Evidence]] = {}
+        for row in evidence_rows:
+            evidence.setdefault(row[0], []).append(_stored_evidence(row[1:]))
+        by_id: dict[str, Measurement] = {}
+        scorer_version = ""
+        for row in rows:
+            (mid_, metric_id, category, value, applicable, level, outcome, reason, fix, counts,
+             detector_version, truncated, scorer_version) = row  # fmt: skip
+            by_id[metric_id] = Measurement(
+                metric_id=metric_id,
+                category=category,
+                value=value,
+                applicable=bool(applicable),
+                level=level,
+                evidence=evidence.get(mid_, []),
+                fix=fix,
+                reason=reason,
+                counts=json.loads(counts),
+                outcome=outcome,
+                detector_version=detector_version,
+                truncated=bool(truncated),
+            )
+        return Measurements(
+            measurements=by_id,
+            inventory=Inventory.from_dict(json.loads(found[0])),
+            scorer_version=scorer_version,
+        )
+
+    def reusable_measurements(
+        self, swhid: str, versions: Mapping[str, str]
+    ) -> tuple[SnapshotRecord, Measurements] | None:
+        """The stored measurements of tree ``swhid`` when they were made by exactly these
+        detector versions and none failed: such a tree need not be measured again."""
+        record = self.find_snapshot(swhid)
+        if record is None or record.detector_set_id is None:
+            return None
+        if self.detector_versions(record.detector_set_id) != dict(versions):
+            return None
+        measurements = self.load_measurements(record.id)
+        if len(measurements.measurements) != _METRIC_COUNT or any(
+            m.outcome == OUTCOME_ERROR for m in measurements.measurements.values()
+        ):
+            return None
+        return record, measurements
+
+    def resolve(self, reference: str) -> SnapshotRecord:
+        """The snapshot named by ``reference``: a SWHID (``swh:1:dir:…``), a unique prefix
+        of its hash (at least 6 hex digits), or a deposit as ``source:source_id``, a
+        version DOI or an origin URL (its most recently linked snapshot)."""
+        ref = reference.strip()
+        if ref.startswith(SWHID_DIR_PREFIX):
+            record = self.find_snapshot(ref.lower())
+            if record is None:
+                raise NotFound(f"no snapshot {ref} in {self.path}")
+            return record
+        if re.fullmatch(r"[0-9a-fA-F]{6,40}", ref):
+            rows = self.conn.execute(
+                f"SELECT {_SNAPSHOT_COLUMNS} FROM snapshots WHERE swhid GLOB ? LIMIT 6",
+                (SWHID_DIR_PREFIX + ref.lower() + "*",),
+            ).fetchall()
+            if len(rows) == 1:
+                return SnapshotRecord(*rows[0])
+            if len(rows) > 1:
+                candidates = ", ".join(row[1] for row in rows[:5])
+                raise NotFound(f"{ref} is ambiguous in {self.path}: {candidates}, …")
+        deposit_id = self._resolve_deposit(ref)
+        if deposit_id is None:
+            raise NotFound(f"no snapshot or deposit {reference!r} in {self.path}")
+        record = self._snapshot(
+            "id = (SELECT snapshot_id FROM deposit_snapshots WHERE deposit_id = ?"
+            " ORDER BY seen_at DESC, rowid DESC LIMIT 1)",
+            (deposit_id,),
+        )
+        if record is None:
+            raise NotFound(f"deposit {reference!r} has no stored snapshot in {self.path}")
+        return record
+
+    def _resolve_deposit(self, ref: str) -> int | None:
+        doi = re.sub(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", "", ref, flags=re.IGNORECASE)
+        queries: list[tuple[str, tuple]] = [
+            ("version_doi = ? COLLATE NOCASE", (doi,)),
+            ("origin_url = ?", (ref,)),
+        ]
+        source, sep, source_id = ref.partition(":")
+        if sep and not ref.startswith(("http://", "https://")):
+            queries.insert(0, ("source = ? AND source_id = ?", (source, source_id)))
+        for where, params in queries:
+            row = self.conn.execute(
+                f"SELECT id FROM deposits WHERE {where} ORDER BY id DESC LIMIT 1", params
+            ).fetchone()
+            if row is not None:
+                return row[0]
+        return None
+
+    # ------------------------------------------------------------------ scores
+
+    def stored_score(self, snapshot: SnapshotRecord, rubric_id: int | None = None) -> StoredScore | None:
+        """The score of the snapshot's current measurements under ``rubric_id``, or the
+        most recently computed one under any rubric."""
+        where = "snapshot_id = ? AND detector_set_id = ?"
+        params: tuple = (snapshot.id, snapshot.detector_set_id)
+        if rubric_id is not None:
+            where += " AND rubric_id = ?"
+            params += (rubric_id,)
+        row = self.conn.execute(
+            f"SELECT id, {_SCORE_COLUMNS} FROM scores WHERE {where}"
+            " ORDER BY computed_at DESC, id DESC LIMIT 1",
+            params,
+        ).fetchone()
+        if row is None:
+            return None
+        n = len(CATEGORY_KEYS)
+        raws = row[6 : 6 + n]
+        contributions = row[6 + n : 6 + 2 * n]
+        return StoredScore(
+            id=row[0],
+            snapshot_id=row[1],
+            rubric_id=row[2],
+            detector_set_id=row[3],
+            rrs=row[4],
+            rrs_unclamped=row[5],
+            raw=dict(zip(CATEGORY_KEYS, raws, strict=True)),
+            contribution=dict(zip(CATEGORY_KEYS, contributions, strict=True)),
+            penalties_fired=json.loads(row[6 + 2 * n]),
+            scorer_version=row[7 + 2 * n],
+            computed_at=row[8 + 2 * n],
+        )
+
+    def rescore(self, rubric: Rubric, *, batch_size: int = RESCORE_BATCH) -> RescoreReport:
+        """Score every stored snapshot under ``rubric`` from stored measurements alone.
+
+        Streams in batches of ``batch_size`` snapshots (memory does not grow with the
+        collection): one indexed read of the current values in catalog order, the
+        compiled rubric, one ``executemany`` of the new score rows, each batch in its
+        own short transactions. Idempotent: existing scores are left as they are.
+        Snapshots with a failed or missing measurement are counted as incomplete.
+        """
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        started = time.perf_counter()
+        rubric_id = self.ensure_rubric(rubric)
+        compiled = compile_rubric(rubric)
+        report = RescoreReport(rubric=rubric.identity())
+        order = [compiled.category_keys.index(key) for key in CATEGORY_KEYS]
+        in_catalog_order = order == list(range(len(CATEGORY_KEYS)))
+        penalty_ids = compiled.penalty_ids
+        fired_json: dict[tuple[bool, ...], str] = {}
+        conn = self.conn
+        last = 0
+        while True:
+            with self.read():
+                snapshots = conn.execute(
+                    "SELECT id, detector_set_id FROM snapshots WHERE id > ?"
+                    " AND detector_set_id IS NOT NULL ORDER BY id LIMIT ?",
+                    (last, batch_size),
+                ).fetchall()
+                if not snapshots:
+                    break
+                high = snapshots[-1][0]
+                rows = conn.execute(
+                    "SELECT snapshot_id, value FROM measurements WHERE is_current = 1"
+                    " AND snapshot_id > ? AND snapshot_id <= ?"
+                    " ORDER BY snapshot_id, metric_position",
+                    (last, high),
+                ).fetchall()
+            computed_at = utc_now()
+            out = []
+            incomplete = []
+            for snapshot_id, detector_set_id, vector in _value_vectors(snapshots, rows):
+                if vector is None:
+                    incomplete.append(snapshot_id)
+                    continue
+                raws, gateds, fired, unclamped, rrs = compiled(vector)
+                if not in_catalog_order:
+                    raws = tuple(raws[i] for i in order)
+                    gateds = tuple(gateds[i] for i in order)
+                penalties = fired_json.get(fired)
+                if penalties is None:
+                    penalties = fired_json[fired] = _json(
+                        [pid for pid, hit in zip(penalty_ids, fired, strict=True) if hit]
+                    )
+                out.append(
+                    (snapshot_id, rubric_id, detector_set_id, rrs, unclamped, *raws, *gateds,
+                     penalties, SCORER_VERSION, computed_at)  # fmt: skip
+                )
+            report.snapshots += len(snapshots)
+            report.scored += len(out)
+            report.incomplete += len(incomplete)
+            if out:
+                with self.write():
+                    before = conn.total_changes
+                    conn.executemany(_INSERT_SCORE, out)
+                    report.inserted += conn.total_changes - before
+            for snapshot_id in incomplete[: 20 - len(report.incomplete_swhids)]:
+                report.incomplete_swhids.append(
+                    conn.execute("SELECT swhid FROM snapshots WHERE id = ?", (snapshot_id,)).fetchone()[0]
+                )
+            last = high
+        report.seconds = time.perf_counter() - started
+        return report
+
+    # ------------------------------------------------------------------ statistics
+
+    def stats(self) -> dict[str, Any]:
+        """Counts per table, snapshots and deposits per source, scores per rubric version."""
+        conn = self.conn
+        with self.read():
+            tables = {
+                name: conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in TABLES
+            }
+            snapshots_by_source = dict(
+                conn.execute(
+                    "SELECT source, count(*) FROM snapshots GROUP BY source ORDER BY source"
+                ).fetchall()
+            )
+            deposits_by_source = dict(
+                conn.execute(
+                    "SELECT source, count(*) FROM deposits GROUP BY source ORDER BY source"
+                ).fetchall()
+            )
+            rubrics = [
+                {"name": name, "version": version, "sha256": sha256, "scores": count}
+                for name, version, sha256, count in conn.execute(
+                    "SELECT r.name, r.version, r.sha256,"
+                    " (SELECT count(*) FROM scores s WHERE s.rubric_id = r.id)"
+                    " FROM rubrics r ORDER BY r.name, r.version"
+                ).fetchall()
+            ]
+            failures_by_stage = dict(
+                conn.execute(
+                    "SELECT stage, count(*) FROM failures GROUP BY stage ORDER BY stage"
+                ).fetchall()
+            )
+        return {
+            "database": self.path,
+            "schema": [m["name"] for m in self.schema()],
+            "tables": tables,
+            "snapshots_by_source": snapshots_by_source,
+            "deposits_by_source": deposits_by_source,
+            "rubrics": rubrics,
+            "failures_by_stage": failures_by_stage,
+        }
+
+    def integrity_check(self) -> list[str]:
+        """``PRAGMA integrity_check`` and ``foreign_key_check``; empty when all is well."""
+        problems = [
+            row[0] for row in self.conn.execute("PRAGMA integrity_check").fetchall() if row[0] != "ok"
+        ]
+        problems += [
+            f"foreign key: {row[0]} row {row[1]} -> {row[2]}"
+            for row in self.conn.execute("PRAGMA foreign_key_check").fetchall()
+        ]
+        return problems

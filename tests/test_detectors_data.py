@@ -1,0 +1,595 @@
+"""Unit tests of the category A detectors (scoring/detectors/data.py): rules the golden
+fixtures do not pin down, and bad input.
+
+Detectors are run through the registry after importing only the data module, so these
+tests do not depend on the other category modules.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+import scoring.detectors.data as data
+from scoring.parsers.shell import split_commands
+from scoring.registry import REGISTRY
+from scoring.tree import TreeIndex
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+A_METRICS = ("data_description", "data_pointer", "workflow_orchestration", "data_acquisition_script")
+
+
+@pytest.fixture
+def run(make_tree):
+    """``run(metric_id, files)`` → the Measurement of one category-A detector."""
+
+    def measure(metric_id: str, files: dict[str, str | bytes]):
+        return REGISTRY[metric_id].run(TreeIndex.from_path(make_tree(files)))
+
+    return measure
+
+
+def notebook(cells: list[tuple[str, str]], language: str = "python") -> str:
+    raw = []
+    for kind, source in cells:
+        cell = {"cell_type": kind, "metadata": {}, "source": source}
+        if kind == "code":
+            cell.update({"execution_count": None, "outputs": []})
+        raw.append(cell)
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {"language_info": {"name": language}}, "cells": raw})
+
+
+def evidence(measurement) -> list[dict]:
+    return [e.to_dict() for e in measurement.evidence]
+
+
+def words(n: int) -> str:
+    return " ".join(f"word{i}" for i in range(n))
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _my_cases():
+    for metric in A_METRICS:
+        for case in sorted((FIXTURES / metric).glob("*/expected.json")):
+            yield pytest.param(metric, case.parent, id=f"{metric}/{case.parent.name}")
+
+
+@pytest.mark.parametrize(("metric_id", "case"), list(_my_cases()))
+def test_golden_fixture(metric_id, case):
+    """The golden cases of this module, run without the other category modules."""
+    expected = json.loads((case / "expected.json").read_text())
+    measurement = REGISTRY[metric_id].run(TreeIndex.from_path(case / "tree"))
+    assert measurement.value == pytest.approx(expected["value"], abs=0.01), measurement.reason
+    assert measurement.level == expected["level"]
+    assert measurement.applicable is expected["applicable"]
+    for key, value in expected.get("counts", {}).items():
+        assert measurement.counts.get(key) == value, key
+    produced = evidence(measurement)
+    for item in expected.get("evidence", []):
+        assert any(all(ev.get(k) == v for k, v in item.items()) for ev in produced), (item, produced)
+
+
+@pytest.mark.parametrize("metric_id", A_METRICS)
+def test_every_metric_has_three_fixture_cases_and_fix_rules(metric_id):
+    assert len(list((FIXTURES / metric_id).glob("*/expected.json"))) >= 3
+    assert REGISTRY[metric_id].version == "2.0.0"
+
+
+# =========================================================================== A1
+
+
+@pytest.mark.parametrize(
+    ("heading", "is_data"),
+    [
+        ("Data", True),
+        ("Input data", True),
+        ("Data availability", True),
+        ("Datasets and preprocessing", True),
+        ("Data access", True),
+        ("Dataset", True),
+        ("Database", False),
+        ("Database and data storage", False),
+        ("Dataframe tips", False),
+        ("Metadata", False),
+        ("Data structures", False),
+        ("Usage", False),
+    ],
+)
+def test_data_heading_rule(heading, is_data):
+    assert data.is_data_heading(heading) is is_data
+
+
+def test_section_words_exclude_heading_code_and_urls(run):
+    # 59 prose words: REF counted the heading's "##" and "Data" (61 -> 80); V2 counts
+    # rendered prose only, so the section is 50.
+    readme = (
+        "# Tool\n\n## Data\n\n" + words(58) + " see https://example.org/a/b/c/d\n`inline code words here`\n\n"
+        "```bash\nwget one two three four five six seven eight nine ten\n```\n\n## Usage\n\nRun.\n"
+    )
+    m = run("data_description", {"README.md": readme})
+    assert m.counts["section_words"] == 59
+    assert m.value == 50
+    assert evidence(m)[0]["line_start"] == 3 and evidence(m)[0]["line_end"] == 11
+
+
+def test_section_includes_subsections_until_same_level_heading(run):
+    readme = "# Tool\n\n## Data\n\n" + words(30) + "\n\n### Sources\n\n" + words(30) + "\n\n## Usage\n\n" + words(50) + "\n"
+    m = run("data_description", {"README.md": readme})
+    assert m.value == 80
+    assert m.counts["section_words"] == 60
+
+
+def test_heading_inside_code_fence_is_not_a_data_section(run):
+    m = run("data_description", {"README.md": "# Tool\n\n```markdown\n## Data\n" + words(80) + "\n```\n"})
+    assert m.value == 0
+    assert m.counts["readme_data_sections"] == 0
+
+
+def test_keyword_in_code_only_does_not_count(run):
+    m = run("data_description", {"README.md": "# Tool\n\nCall `load_dataset()` here.\n\n```\ndataset = 1\n```\n"})
+    assert m.value == 0
+    assert m.counts["keyword_matches"] == 0
+
+
+def test_keyword_plural_and_phrase_across_lines(run):
+    m = run("data_description", {"README.md": "# Tool\n\nWe list every data\nsource below.\n"})
+    assert m.value == 20
+    assert evidence(m)[0]["line_start"] == 3
+
+
+def test_empty_data_document_does_not_count(run):
+    m = run("data_description", {"DATA.md": "", "README.md": "# Tool\n"})
+    assert m.value == 0
+    assert evidence(m) == [{"path": "DATA.md", "line_start": None, "line_end": None,
+                            "reason": "data document has no prose words", "rule": "data_description.empty_document",
+                            "snippet": None}]
+
+
+def test_maximum_over_sources(run):
+    m = run("data_description", {
+        "data.md": words(10),
+        "README.md": "# Tool\n\n## Data\n\n" + words(60) + "\n",
+    })
+    assert m.value == 80
+    assert [e["rule"] for e in evidence(m)] == ["data_description.readme_section", "data_description.data_document"]
+    assert m.counts["data_documents"] == 1
+
+
+def test_lowercase_and_nested_data_documents(run):
+    m = run("data_description", {"Data/readme.txt": words(35), "DATA_AVAILABILITY.md": words(120), "docs/DATA.md": words(500)})
+    assert m.value == 100
+    assert {e["path"] for e in evidence(m)} == {"DATA_AVAILABILITY.md", "Data/readme.txt"}
+
+
+def test_readme_notebook_section_reports_cell(run):
+    readme = notebook([("markdown", "# Tool\n\nIntro."), ("code", "x = 1"), ("markdown", "## Dataset\n\n" + words(25))])
+    m = run("data_description", {"README.ipynb": readme})
+    assert m.value == 50
+    assert evidence(m)[0]["cell"] == 3 and evidence(m)[0]["line_start"] == 1
+
+
+# =========================================================================== A2
+
+
+def test_data_extension_strips_compression():
+    assert data.data_extension("x.csv.gz") == ".csv"
+    assert data.data_extension("x.tsv.bz2") == ".tsv"
+    assert data.data_extension("table.parquet") == ".parquet"
+    assert data.data_extension("archive.zip") is None
+    assert data.data_extension("bundle.tar.gz") is None
+    assert data.data_extension(".csv") is None
+
+
+@pytest.mark.parametrize(
+    ("url", "value"),
+    [
+        ("https://zenodo.org/records/123", 100),
+        ("https://doi.org/10.6084/m9.figshare.99", 100),
+        ("https://dataverse.harvard.edu/dataset.xhtml?persistentId=doi:10.7910/DVN/X", 100),
+        ("https://osf.io/abc12/", 100),
+        ("https://www.ncbi.nlm.nih.gov/geo/query/acc.cgi?acc=GSE1", 80),
+        ("https://ftp.ncbi.nlm.nih.gov/genomes/all/x.fa.gz", 80),
+        ("https://www.ebi.ac.uk/ena/browser/view/PRJEB1", 80),
+        ("https://huggingface.co/datasets/imdb", 80),
+        ("https://www.kaggle.com/datasets/a/b", 75),
+        ("https://raw.githubusercontent.com/o/r/main/data/x.csv", 60),
+        ("https://github.com/o/r/blob/main/data/x.tsv", 60),
+        ("https://github.com/o/r/releases/download/v1/inputs.zip", 60),
+        ("https://github.com/lab/covid-data", 60),
+        ("https://example.org/files/table.parquet", 40),
+    ],
+)
+def test_url_classes(url, value):
+    ctx = data._Context(data=False, citation=False)
+    pointer = data.classify_url(url, ctx, data.OwnIdentifiers(set(), set()))
+    assert isinstance(pointer, data.Pointer) and pointer.value == value
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("https://pubmed.ncbi.nlm.nih.gov/123/", "not_data"),
+        ("https://www.ncbi.nlm.nih.gov/pmc/articles/PMC1/", "not_data"),
+        ("https://europepmc.org/article/MED/1", "not_data"),
+        ("https://github.com/o/r/blob/main/run.py", "code_host_not_data"),
+        ("https://github.com/o/r/archive/refs/heads/main.zip", "code_host_not_data"),
+        ("https://github.com/conda-forge/miniforge/releases/download/x/Miniforge3-Linux-x86_64.sh", "code_host_not_data"),
+        ("https://img.shields.io/badge/data-zenodo-blue", "badge"),
+        ("https://zenodo.org/badge/DOI/10.5281/zenodo.1.svg", "badge"),
+        ("https://pypi.org/pypi/numpy/json", "not_data"),
+        ("https://example.org/files/archive.zip", "not_data"),
+        ("https://doi.org/10.1038/s41586-020-2649-2", "doi_outside_data_context"),
+    ],
+)
+def test_urls_that_are_not_data_pointers(url, why):
+    ctx = data._Context(data=False, citation=False)
+    assert data.classify_url(url, ctx, data.OwnIdentifiers(set(), set())) == why
+
+
+def test_doi_classes_by_prefix():
+    own = data.OwnIdentifiers(set(), {"10.5281/zenodo.9"})
+    plain = data._Context(data=False, citation=False)
+    in_data = data._Context(data=True, citation=False)
+    in_citation = data._Context(data=False, citation=True)
+    assert data.classify_doi("10.5281/zenodo.1", plain, own).value == 100
+    assert data.classify_doi("10.34740/kaggle/dsv/1", plain, own).value == 75
+    assert data.classify_doi("10.1093/gigascience/giad113", in_data, own).value == 60
+    assert data.classify_doi("10.1093/gigascience/giad113", plain, own) == "doi_outside_data_context"
+    assert data.classify_doi("10.5281/zenodo.1", in_citation, own) == "citation"
+    assert data.classify_doi("10.5281/zenodo.9", in_data, own) == "own"
+
+
+def test_own_repository_urls_from_metadata_are_ignored(run):
+    m = run("data_pointer", {
+        "README.md": "# Tool\n\nSee https://github.com/me/tool-data and https://zenodo.org/records/77.\n",
+        "pyproject.toml": '[project]\nname = "tool"\n[project.urls]\nSource = "https://github.com/me/tool-data"\n',
+        "codemeta.json": json.dumps({"@context": "https://w3id.org/codemeta/3.0", "identifier": "https://doi.org/10.5281/zenodo.77"}),
+    })
+    assert m.value == 0
+    assert m.counts["ignored_own"] == 2
+
+
+def test_homepage_without_path_does_not_swallow_its_host(run):
+    m = run("data_pointer", {
+        "README.md": "# Tool\n\nData: https://lab.example.org/files/obs.csv\n",
+        "CITATION.cff": "cff-version: 1.2.0\nurl: https://lab.example.org\n",
+    })
+    assert m.value == 40
+
+
+def test_accession_needs_data_context(run):
+    m = run("data_pointer", {"README.md": "# Tool\n\nWe compared with GSE12345 and SRR1234567.\n"})
+    assert m.value == 0
+    m = run("data_pointer", {"DATA.md": "Counts come from GSE12345.\n"})
+    assert m.value == 80
+    assert evidence(m)[0] == {"path": "DATA.md", "line_start": 1, "line_end": 1,
+                              "reason": "accession number GSE12345 in a data context",
+                              "rule": "data_pointer.accession", "snippet": "GSE12345"}
+
+
+def test_citation_doi_counts_only_in_data_context(run):
+    cite = "## How to cite\n\n```bibtex\n@misc{data,\n  doi = {10.5281/zenodo.42}\n}\n```\n"
+    m = run("data_pointer", {"README.md": "# Tool\n\n" + cite})
+    assert m.value == 0 and m.counts["ignored_citation"] == 1
+    # The same BibTeX entry in a data document is a data pointer.
+    m = run("data_pointer", {"DATA.md": "Cite the data as\n\n@misc{data,\n  doi = {10.5281/zenodo.42}\n}\n"})
+    assert m.value == 100
+    assert evidence(m)[0]["line_start"] == 4
+
+
+def test_rst_and_reference_style_badges_are_ignored(run):
+    rst = (
+        "Tool\n====\n\n.. image:: https://zenodo.org/badge/DOI/10.5281/zenodo.5.svg\n"
+        "   :target: https://doi.org/10.5281/zenodo.5\n\nText.\n"
+    )
+    m = run("data_pointer", {"README.rst": rst})
+    assert m.value == 0 and m.counts["ignored_badges"] == 2
+    md = "# Tool\n\n[![DOI][badge]][doi]\n\n[badge]: https://zenodo.org/badge/DOI/10.5281/zenodo.5.svg\n[doi]: https://doi.org/10.5281/zenodo.5\n"
+    m = run("data_pointer", {"README.md": md})
+    assert m.value == 0
+
+
+def test_html_badge_anchor_is_ignored(run):
+    md = '# Tool\n\n<a href="https://doi.org/10.5281/zenodo.5"><img src="https://zenodo.org/badge/DOI/10.5281/zenodo.5.svg"></a>\n'
+    assert run("data_pointer", {"README.md": md}).value == 0
+
+
+def test_code_literals_and_scripts_are_scanned(run):
+    m = run("data_pointer", {
+        "src/load.py": '"""Loads https://zenodo.org/records/1 (docstring, ignored)."""\nURL = "https://huggingface.co/datasets/org/set"\n',
+        "fetch.sh": "# https://zenodo.org/records/2 in a comment\ncurl -O https://example.org/t.tsv\n",
+    })
+    assert m.value == 80
+    produced = evidence(m)
+    assert produced[0]["path"] == "src/load.py" and produced[0]["line_start"] == 2
+    assert {"path": "fetch.sh", "line_start": 2} == {k: produced[1][k] for k in ("path", "line_start")}
+    assert m.counts["archival"] == 0
+
+
+def test_local_data_file_rules(run):
+    big = json.dumps({"values": list(range(400))})
+    assert len(big) > 1024
+    m = run("data_pointer", {
+        "data/meta.json": "{}",
+        "results.json": big,
+        "config/params.json": big,
+        "settings.json": big,
+        "package.json": big,
+        ".hidden/x.csv": "a\n",
+        "inputs/raw.csv.gz": "x",
+        "data/bundle.zip": "x",
+    })
+    assert m.value == 25
+    assert sorted(e["path"] for e in evidence(m)) == ["data/meta.json", "inputs/raw.csv.gz", "results.json"]
+
+
+def test_notebook_markdown_links_report_cells(run):
+    nb = notebook([("code", "import pandas"), ("markdown", "# Data\n\nInputs: https://zenodo.org/records/5")])
+    m = run("data_pointer", {"analysis.ipynb": nb})
+    assert m.value == 100
+    assert (evidence(m)[0]["cell"], evidence(m)[0]["line_start"]) == (2, 3)
+
+
+# =========================================================================== A3
+
+
+@pytest.mark.parametrize(
+    ("files", "value", "rule"),
+    [
+        ({"rules/align.smk": "rule align:\n    shell: 'bwa mem'\n"}, 100, "workflow_orchestration.snakemake"),
+        ({"main.nf": "process FOO {\n  script:\n  'echo'\n}\n"}, 100, "workflow_orchestration.nextflow"),
+        ({"dvc.yaml": "stages:\n  train:\n    cmd: python train.py\n"}, 100, "workflow_orchestration.dvc"),
+        ({"_targets.R": "library(targets)\nlist(tar_target(x, 1))\n"}, 100, "workflow_orchestration.targets"),
+        ({"wf/analysis.ga": '{"a_galaxy_workflow": "true"}'}, 100, "workflow_orchestration.galaxy"),
+        ({"wf/analysis.ga": '{"other": 1}'}, 0, None),
+        ({"makefile": "figs:\n\tpython plot.py\n"}, 80, "workflow_orchestration.make_like"),
+        ({"GNUmakefile": "figs: data.csv\n\tpython plot.py\n"}, 80, "workflow_orchestration.make_like"),
+        ({"binder/Makefile": "env:\n\tconda env create\n"}, 80, "workflow_orchestration.make_like"),
+        ({"scripts/pipeline.sh": "python a.py\n"}, 70, "workflow_orchestration.pipeline_script"),
+        ({"src/pipeline.py": "x = 1\n"}, 0, None),
+        ({"analysis/run_all.R": "source('a.R')\n"}, 0, None),
+    ],
+)
+def test_workflow_tiers(run, files, value, rule):
+    m = run("workflow_orchestration", files)
+    assert m.value == value
+    if rule:
+        assert evidence(m)[0]["rule"] == rule
+
+
+def test_luigi_and_prefect_resolved_through_imports(run):
+    luigi = "import luigi as lg\n\n\nclass Fetch(lg.Task):\n    pass\n"
+    m = run("workflow_orchestration", {"flows/fetch.py": luigi})
+    assert (m.value, evidence(m)[0]["line_start"], evidence(m)[0]["rule"]) == (100, 4, "workflow_orchestration.luigi")
+    prefect = "from prefect import flow\n\n\n@flow\ndef main():\n    pass\n"
+    m = run("workflow_orchestration", {"flow.py": prefect})
+    assert (m.value, evidence(m)[0]["line_start"]) == (100, 4)
+    # A local class named Task is not Luigi.
+    assert run("workflow_orchestration", {"a.py": "import luigi\nclass X(Task):\n    pass\n"}).value == 0
+
+
+def test_kedro_project(run):
+    m = run("workflow_orchestration", {"pyproject.toml": '[project]\nname = "p"\n\n[tool.kedro]\npackage_name = "p"\n'})
+    assert (m.value, evidence(m)[0]["line_start"]) == (100, 4)
+    m = run("workflow_orchestration", {"conf/base/catalog.yml": "x: 1\n", "requirements.txt": "kedro==0.19.1\n"})
+    assert m.value == 100
+    assert evidence(m)[0]["path"] == "requirements.txt" and evidence(m)[0]["line_start"] == 1
+    assert run("workflow_orchestration", {"requirements.txt": "kedro==0.19.1\n"}).value == 0
+
+
+def test_tasks_py_needs_invoke(run):
+    celery = "from celery import Celery\napp = Celery()\n\n@app.task\ndef add(x, y):\n    return x + y\n"
+    assert run("workflow_orchestration", {"tasks.py": celery}).value == 0
+    invoke = "from invoke import task\n\n@task\ndef figures(c):\n    c.run('python plot.py')\n"
+    m = run("workflow_orchestration", {"tasks.py": invoke})
+    assert (m.value, evidence(m)[0]["line_start"]) == (80, 4)
+
+
+# =========================================================================== A4
+
+
+@pytest.mark.parametrize(
+    ("line", "counted"),
+    [
+        ("wget https://zenodo.org/record/1/files/d.zip", True),
+        ("wget -O d.zip https://example.org/d.zip", True),
+        ("aria2c -x 4 https://example.org/big.tar", True),
+        ("curl -L https://example.org/d.csv | tar xz", True),
+        ("cd data && curl -LO https://example.org/d.csv", True),
+        ("curl -fsSL https://get.docker.com | sh", False),
+        ("curl -sSL https://example.org/setup | sudo bash -", False),
+        ("wget https://repo.anaconda.com/miniconda/Miniconda3-latest-Linux-x86_64.sh", False),
+        ("wget https://bootstrap.pypa.io/get-pip.py", False),
+        ("curl -X POST https://api.example.org/upload -d @x.json", False),
+        ("curl http://localhost:8000/health", False),
+        ("wget $URL", False),
+        ("echo wget https://example.org/d.csv", False),
+        ("zenodo_get 10.5281/zenodo.1", True),
+        ("osf -p abc12 clone data/", True),
+        ("kaggle datasets download -d owner/name", True),
+        ("kaggle kernels pull owner/name", False),
+        ("dvc pull", True),
+        ("datalad get -r inputs/", True),
+        ("prefetch SRR000001", True),
+        ("aws s3 cp s3://bucket/x.csv data/", True),
+        ("aws s3 cp results/ s3://bucket/ --recursive", False),
+        ("gsutil -m cp gs://bucket/x .", True),
+        ("git clone https://huggingface.co/datasets/org/set", True),
+        ("git clone https://github.com/org/tool", False),
+        ("pip install -r requirements.txt", False),
+    ],
+)
+def test_shell_download_rule(line, counted):
+    found = data.shell_download(split_commands(line), data.OwnIdentifiers(set(), set()))
+    assert (found is not None and not found.installer) is counted
+
+
+@pytest.mark.parametrize(
+    ("source", "counted"),
+    [
+        ('import requests\nr = requests.get(f"https://zenodo.org/records/{rid}/files/x.csv")\n', True),
+        ('import requests as rq\nrq.get("https://example.org/api/data.json", timeout=5)\n', True),
+        ('import requests\nrequests.get(url)\n', False),
+        ('import pandas as pd\ndf = pd.read_csv("https://example.org/t.csv")\n', True),
+        ('import pandas as pd\ndf = pd.read_csv("data/t.csv")\n', False),
+        ('from urllib.request import urlretrieve\nurlretrieve("https://example.org/%s.csv" % name, "x")\n', True),
+        ('from urllib.request import urlretrieve\nurlretrieve("https://bootstrap.pypa.io/get-pip.py", "g.py")\n', False),
+        ('from datasets import load_dataset\nds = load_dataset("imdb")\n', True),
+        ('from datasets import load_dataset\nds = load_dataset("csv", data_files="local.csv")\n', False),
+        ('from datasets import load_dataset\nds = load_dataset("csv", data_files="https://example.org/x.csv")\n', True),
+        ('from sklearn.datasets import fetch_openml\nX = fetch_openml("mnist_784")\n', True),
+        ('from sklearn.datasets import load_iris\nX = load_iris()\n', False),
+        ('import torchvision\nds = torchvision.datasets.MNIST("data", download=True)\n', True),
+        ('from torchvision import datasets\nds = datasets.CIFAR10("data", download=False)\n', False),
+        ('import tensorflow as tf\n(x, y), _ = tf.keras.datasets.mnist.load_data()\n', True),
+        ('from huggingface_hub import hf_hub_download\nhf_hub_download("org/m", "w.bin")\n', True),
+        ('import subprocess\nsubprocess.run(["wget", "-q", "https://example.org/x.csv"], check=True)\n', True),
+        ('import os\nos.system("curl -s https://get.docker.com | sh")\n', False),
+        ('from kaggle.api.kaggle_api_extended import KaggleApi\napi = KaggleApi()\napi.dataset_download_files("o/n")\n', True),
+        ('def fetch_data():\n    pass\nfetch_data()\n', False),
+        ('import GEOparse\ngse = GEOparse.get_GEO(geo="GSE1")\n', True),
+        ('from Bio import Entrez\nh = Entrez.efetch(db="nucleotide", id="1")\n', True),
+    ],
+)
+def test_python_download_rule(run, source, counted):
+    m = run("data_acquisition_script", {"code.py": source})
+    assert m.value == (100 if counted else 0), evidence(m)
+    if counted:
+        assert evidence(m)[0]["path"] == "code.py" and evidence(m)[0]["line_start"] >= 2
+
+
+def test_python2_file_uses_line_patterns(run):
+    source = 'import urllib2\nprint "fetching"\nresp = urllib2.urlopen("http://example.org/x.csv")\n'
+    m = run("data_acquisition_script", {"old.py": source})
+    assert m.value == 100
+    assert evidence(m)[0]["line_start"] == 3
+    assert evidence(m)[0]["rule"] == "data_acquisition_script.python_call"
+
+
+def test_make_recipe_expands_variables_and_ignores_docs_makefile(run):
+    makefile = "DATA_URL := https://example.org/obs.csv\n\ndata/obs.csv:\n\tmkdir -p data\n\twget -O $@ $(DATA_URL)\n"
+    m = run("data_acquisition_script", {"Makefile": makefile})
+    assert m.value == 100
+    assert (evidence(m)[0]["path"], evidence(m)[0]["line_start"]) == ("Makefile", 5)
+    assert "https://example.org/obs.csv" in evidence(m)[0]["snippet"]
+    # Make-like files count only at the root and in environment locations (§0.1.14).
+    assert run("data_acquisition_script", {"docs/Makefile": "data:\n\twget https://example.org/x.csv\n"}).value == 0
+
+
+def test_notebook_magics_and_cells(run):
+    nb = notebook([("markdown", "# Get data"), ("code", "%%bash\nset -e\nwget https://example.org/x.csv\n")])
+    m = run("data_acquisition_script", {"get.ipynb": nb})
+    assert m.value == 100
+    assert (evidence(m)[0]["cell"], evidence(m)[0]["line_start"]) == (2, 3)
+    nb = notebook([("code", "x = !curl -s https://example.org/api/list.json\n")])
+    assert run("data_acquisition_script", {"a.ipynb": nb}).value == 100
+    nb_r = notebook([("code", 'download.file("https://example.org/x.csv", "x.csv")')], language="R")
+    m = run("data_acquisition_script", {"r.ipynb": nb_r})
+    assert (m.value, evidence(m)[0]["cell"], evidence(m)[0]["rule"]) == (100, 1, "data_acquisition_script.r_call")
+
+
+def test_rmarkdown_chunk_reports_file_line(run):
+    rmd = "---\ntitle: x\n---\n\nText.\n\n```{r}\nlibrary(GEOquery)\ngse <- getGEO('GSE1')\n```\n"
+    m = run("data_acquisition_script", {"analysis.Rmd": rmd})
+    assert m.value == 100
+    assert (evidence(m)[0]["line_start"], evidence(m)[0].get("cell")) == (9, None)
+
+
+def test_r_and_julia_calls(run):
+    assert run("data_acquisition_script", {"a.R": 'x <- read.csv("data/x.csv")\n# download.file("https://e.org/x")\n'}).value == 0
+    m = run("data_acquisition_script", {"a.R": 'd <- data.table::fread("https://example.org/x.tsv")\n'})
+    assert m.value == 100
+    m = run("data_acquisition_script", {"get.jl": 'using Downloads\nDownloads.download("https://example.org/x.csv", "x.csv")\n'})
+    assert (m.value, evidence(m)[0]["line_start"]) == (100, 2)
+    m = run("data_acquisition_script", {"deps.jl": 'using DataDeps\nregister(DataDep("mnist", "msg", "https://e.org/m.gz"))\n'})
+    assert m.value == 100
+
+
+def test_workflow_remote_inputs(run):
+    m = run("data_acquisition_script", {"main.nf": "ch = Channel.fromPath('https://example.org/reads/*.fq.gz')\n"})
+    assert (m.value, evidence(m)[0]["rule"]) == (100, "data_acquisition_script.workflow_remote")
+    m = run("data_acquisition_script", {"dvc.yaml": "stages:\n  get:\n    cmd: wget -O data/x.csv https://example.org/x.csv\n"})
+    assert (m.value, evidence(m)[0]["line_start"]) == (100, 3)
+
+
+def test_readme_commands_and_dvc_config_are_not_scripts(run):
+    files = {
+        "README.md": "# T\n\n```\nwget https://example.org/x.csv\ndvc pull\n```\n",
+        ".dvc/config": "[core]\nremote = s3\n",
+        "notes.dvc": "not a tracking file\n",
+    }
+    m = run("data_acquisition_script", files)
+    assert m.value == 0
+    assert m.counts == {"downloads": 0, "files_with_downloads": 0, "ignored_installers": 0, "dvc_tracking_files": 0}
+
+
+# =========================================================================== bad input
+
+
+def test_empty_tree(run, make_tree):
+    tree = TreeIndex.from_path(make_tree({}))
+    values = {mid: REGISTRY[mid].run(tree) for mid in A_METRICS}
+    assert {mid: (m.value, m.level, m.applicable) for mid, m in values.items()} == {
+        "data_description": (0, None, True),
+        "data_pointer": (0, "absent", True),
+        "workflow_orchestration": (0, "absent", True),
+        "data_acquisition_script": (0, None, True),
+    }
+    assert all(m.fix for m in values.values())
+
+
+def test_hostile_inputs_never_raise(make_tree):
+    root = make_tree({
+        "binary.py": b"\x00\x00ELF with a .py name",
+        "binary.sh": b"\x00\x01wget https://example.org/x.csv",
+        "broken.ipynb": '{"cells": [',
+        "markdown_only.ipynb": notebook([("markdown", "## Data\n\nOnly prose.")]),
+        "not_a_notebook.ipynb": "[1, 2, 3]",
+        "pyproject.toml": "[project\nname = 'x'",
+        "CITATION.cff": ": : not yaml : :\n\t- x",
+        "codemeta.json": "{not json",
+        ".zenodo.json": '["a list"]',
+        "latin1.R": 'download.file("https://example.org/caf\xe9.csv", "x")\n'.encode("latin-1"),
+        "py2.py": "print 'hello'\nexcept:\n",
+        "empty.py": "",
+        "empty.sh": "",
+        "README.md": b"# T\xff\xfe\n\n## Data\n\n\xff\xff prose here\n",
+        "Makefile": "\t\torphan recipe\n:::\n",
+        "Snakefile": '"""unterminated\n',
+        "dvc.yaml": "stages: [unclosed\n",
+        "x.dvc": b"\x00\x00",
+        "tasks.py": "from invoke import task\n@task\ndef (:\n",
+        "weird.txt": "https://[::1/bad and doi 10.1234/(((\n",
+        "data/odd.csv": b"\x00\x01\x02",
+    })
+    tree = TreeIndex.from_path(root)
+    results = {mid: REGISTRY[mid].run(tree) for mid in A_METRICS}
+    assert results["data_description"].value == 20  # "## Data" heading in the undecodable README
+    assert results["data_acquisition_script"].value == 100  # the latin-1 R script still downloads
+    assert results["data_acquisition_script"].evidence[0].path == "latin1.R"
+    assert results["workflow_orchestration"].value == 100  # Snakefile and dvc.yaml exist
+    assert results["data_pointer"].value == 40  # the R script's URL of a .csv
+    problems = {p["path"] for p in tree.inventory().problems}
+    assert {"broken.ipynb", "pyproject.toml", "latin1.R", "README.md"} <= problems
+
+
+def test_large_files_stay_fast(make_tree):
+    root = make_tree({
+        "huge.py": "x = 1\n" * 100_000,
+        "huge.sh": "echo step\n" * 100_000,
+        "README.md": ("Some prose about the dataset, line.\n" * 20_000) + "## Data\n\nhttps://zenodo.org/records/1\n",
+        "data/big.csv": "a,b\n" * 100_000,
+    })
+    tree = TreeIndex.from_path(root)
+    start = time.perf_counter()
+    results = {mid: REGISTRY[mid].run(tree) for mid in A_METRICS}
+    elapsed = time.perf_counter() - start
+    assert results["data_pointer"].value == 100
+    assert results["data_description"].value == 20
+    assert elapsed < 10, elapsed

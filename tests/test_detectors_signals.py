@@ -1,0 +1,376 @@
+"""Category S detectors (scoring/detectors/signals.py): golden fixtures of S1–S7 and the
+rules and bad inputs the fixtures cannot hold or do not pin down."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import scoring.detectors.signals  # noqa: F401 - registers the S detectors
+from scoring.registry import DOC_SECTIONS, REGISTRY
+from scoring.tree import TreeIndex
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+S_METRICS = (
+    "seed_management",
+    "notebook_exec_order",
+    "test_file_presence",
+    "expected_outputs",
+    "ci_presence",
+    "config_externalised",
+    "hardware_requirements",
+)
+
+
+@pytest.fixture
+def measure_s(make_tree):
+    """``measure_s(metric, files)`` → the Measurement of one S detector on a fresh tree."""
+
+    def run(metric: str, files: dict[str, str | bytes]):
+        return REGISTRY[metric].run(TreeIndex.from_path(make_tree(files)))
+
+    return run
+
+
+def notebook(*cells, nbformat: int = 4) -> str:
+    """A notebook whose code cells are ``(source, execution_count)`` pairs; strings are markdown."""
+    out = []
+    for cell in cells:
+        if isinstance(cell, str):
+            out.append({"cell_type": "markdown", "metadata": {}, "source": cell})
+        else:
+            out.append({"cell_type": "code", "execution_count": cell[1], "metadata": {}, "outputs": [], "source": cell[0]})
+    return json.dumps({"nbformat": nbformat, "nbformat_minor": 5, "metadata": {}, "cells": out})
+
+
+def evidence_of(measurement, rule: str) -> list[dict]:
+    return [e.to_dict() for e in measurement.evidence if e.rule == rule]
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _s_cases():
+    for metric in S_METRICS:
+        for case in sorted((FIXTURES / metric).glob("*/expected.json")):
+            yield pytest.param(metric, case.parent, id=f"{metric}/{case.parent.name}")
+
+
+@pytest.mark.parametrize(("metric", "case"), list(_s_cases()))
+def test_golden_fixture(metric, case):
+    # tests/test_detector_fixtures.py runs these too once every category module exists;
+    # this copy keeps the S fixtures checked on their own.
+    expected = json.loads((case / "expected.json").read_text())
+    measurement = REGISTRY[metric].run(TreeIndex.from_path(case / "tree"))
+    assert measurement.value == pytest.approx(expected["value"], abs=0.01), measurement.reason
+    assert measurement.level == expected["level"]
+    assert measurement.applicable is expected["applicable"]
+    for key, value in expected.get("counts", {}).items():
+        assert measurement.counts.get(key) == value, key
+    produced = [e.to_dict() for e in measurement.evidence]
+    for item in expected.get("evidence", []):
+        assert any(all(ev.get(k) == v for k, v in item.items()) for ev in produced), (item, produced)
+
+
+@pytest.mark.parametrize("metric", S_METRICS)
+def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
+    assert len(list((FIXTURES / metric).glob("*/expected.json"))) >= 3
+    detector = REGISTRY[metric]
+    assert detector.version == "2.0.0"
+    sections = detector.sections()
+    assert sections[""].strip()
+    assert all(sections.get(title) for title in DOC_SECTIONS)
+
+
+def test_empty_tree_fill_values(tmp_path):
+    tree = TreeIndex.from_path(tmp_path)
+    got = {m: REGISTRY[m].run(tree) for m in S_METRICS}
+    assert {m: (r.value, r.applicable) for m, r in got.items()} == {
+        "seed_management": (100, False),
+        "notebook_exec_order": (100, False),
+        "test_file_presence": (0, True),
+        "expected_outputs": (0, True),
+        "ci_presence": (0, True),
+        "config_externalised": (0, True),
+        "hardware_requirements": (100, False),
+    }
+    assert all(r.fix for m, r in got.items() if r.value < 100)
+    assert all(r.fix is None for r in got.values() if r.value == 100)
+
+
+def test_hostile_inputs_never_raise(make_tree):
+    root = make_tree({
+        "binary.py": b"\x00\x01np.random.rand(3)\x00",
+        "binary.ipynb": b"\x00\x00\x00",
+        "list.ipynb": "[1, 2, 3]",
+        "latin1.R": "# caf\xe9\nx <- rnorm(3)\n".encode("latin-1"),
+        "empty.py": "",
+        "empty.jl": "",
+        "huge.py": "x = 1\n" * 100_000,
+        "tests/test_py2.py": "print 'x'\ndef test_it():\n    assert 1\n",
+        "markdown_only.ipynb": json.dumps({"nbformat": 4, "metadata": {}, "cells": [{"cell_type": "markdown", "source": "Prose."}]}),
+        "pyproject.toml": "[project\nname = 'x'",
+        "environment.yml": "dependencies: [unclosed",
+        "Dockerfile": b"FROM \x00",
+        "README.md": b"\xff\xfe GPU",
+    })
+    tree = TreeIndex.from_path(root)
+    for metric in S_METRICS:
+        measurement = REGISTRY[metric].run(tree)
+        assert 0 <= measurement.value <= 100
+    seed = REGISTRY["seed_management"].run(tree)
+    assert seed.counts["stochastic_files"] == 1  # latin1.R; the binary .py is never read
+    order = REGISTRY["notebook_exec_order"].run(tree)
+    assert (order.counts["notebooks_parsed"], order.counts["unparseable"], order.counts["unreadable"]) == (1, 1, 1)
+    assert REGISTRY["test_file_presence"].run(tree).counts["test_files"] == 1
+
+
+# --------------------------------------------------------------------------- S1 seed_management
+
+
+def test_python2_file_is_scanned_with_the_token_fallback(measure_s):
+    m = measure_s("seed_management", {
+        "old.py": "import numpy as np\nprint 'start'\nnp.random.seed(1)\nx = np.random.rand(3)\n",
+        "old_km.py": "from sklearn.cluster import KMeans\nprint 'fit'\nkm = KMeans(n_clusters=3, random_state=0)\n",
+        "old_unseeded.py": "import random as rnd\nprint rnd.choice([1, 2])  # random pick\n",
+    })
+    assert m.value == pytest.approx(200 / 3)
+    assert m.counts["unparseable_files"] == 3
+    assert evidence_of(m, "seed_management.unseeded")[0] | {} == {
+        "path": "old_unseeded.py", "line_start": 2, "line_end": 2, "rule": "seed_management.unseeded",
+        "reason": "random call random.choice with no seed set for this file",
+        "snippet": "print rnd.choice([1, 2]) # random pick",
+    }
+    assert [e["path"] for e in evidence_of(m, "seed_management.explicit_seed")] == ["old_km.py"]
+
+
+@pytest.mark.parametrize(("source", "value", "applicable"), [
+    ("import numpy as np\nnp.random.seed()\nx = np.random.rand(2)\n", 0, True),          # reseeds from the OS
+    ("import random\nrandom.seed(None)\nrandom.random()\n", 0, True),
+    ("from sklearn.model_selection import train_test_split\ntrain_test_split(X, y, shuffle=False)\n", 100, False),
+    ("from sklearn.model_selection import KFold\nKFold(5)\n", 100, False),
+    ("from sklearn.model_selection import KFold\nKFold(5, shuffle=True)\n", 0, True),
+    ("from sklearn.model_selection import KFold\nKFold(5, shuffle=True, random_state=seed)\n", 100, True),
+    ("from sklearn.cluster import KMeans\nKMeans(3, random_state=None)\n", 0, True),
+    ("from sklearn.cluster import KMeans\nKMeans(3, **params)\n", 100, True),
+    ("import pandas as pd\nx = pd.read_csv('a.csv').sample(frac=0.5, random_state=1)\n", 100, True),
+    ("import pandas as pd\nx = pd.read_csv('a.csv').sample(n=3)\n", 0, True),
+    ("from scipy import signal\ny = signal.resample(x, 10)\nz = df.resample('1h').sum()\n", 100, False),
+    ("import jax\nkey = jax.random.PRNGKey(0)\nx = jax.random.normal(key, (3,))\n", 100, True),
+    ("import numpy as np\nrng = np.random.default_rng(42)\nnp.random.shuffle(x)\n", 0, True),
+    ("import numpy as np\nrng = np.random.default_rng()\n", 0, True),
+    ("import torch\ng = torch.Generator().manual_seed(0)\nx = torch.rand(3, generator=g)\n", 100, True),
+    ("import tensorflow as tf\nx = tf.random.uniform((2,), seed=1)\n", 100, True),
+    ("import tensorflow as tf\nx = tf.random.stateless_uniform((2,), seed=[1, 2])\n", 100, False),
+    ("from sklearn.ensemble import *\nm = RandomForestClassifier()\n", 0, True),
+    ("import lightning as L\nL.seed_everything(42)\nimport random\nrandom.random()\n", 100, True),
+    ("from torch.utils.data import DataLoader\nDataLoader(ds, batch_size=8)\n", 100, False),
+    ("from torch.utils.data import DataLoader\nDataLoader(ds, batch_size=8, shuffle=True)\n", 0, True),
+])
+def test_python_random_and_seed_rules(measure_s, source, value, applicable):
+    m = measure_s("seed_management", {"a.py": source})
+    assert (m.value, m.applicable) == (value, applicable), m.evidence
+
+
+def test_seed_inside_an_uncalled_function_does_not_seed_importers(measure_s):
+    m = measure_s("seed_management", {
+        "utils.py": "import numpy as np\n\n\ndef init():\n    np.random.seed(0)\n",
+        "b.py": "import numpy as np\nimport utils\n\nx = np.random.rand(3)\n",
+    })
+    assert m.value == 0
+    assert evidence_of(m, "seed_management.unseeded")[0]["path"] == "b.py"
+
+
+def test_transitive_relative_import_of_a_seeding_module(measure_s):
+    m = measure_s("seed_management", {
+        "pkg/__init__.py": "",
+        "pkg/seeding.py": "import random\nrandom.seed(5)\n",
+        "pkg/base.py": "from . import seeding\n",
+        "pkg/model.py": "import random\n\nfrom .base import *\n\nx = random.random()\n",
+    })
+    assert m.value == 100
+    proof = evidence_of(m, "seed_management.seeding_import")
+    assert [(e["path"], e["line_start"]) for e in proof] == [("pkg/seeding.py", 2)]
+    assert "imports pkg/seeding.py" in evidence_of(m, "seed_management.seeded")[0]["reason"]
+
+
+def test_r_source_and_julia_seeds(measure_s):
+    m = measure_s("seed_management", {
+        "main.R": "set.seed(1)\nsource(\"R/sim.R\")\n",
+        "R/sim.R": "draws <- rnorm(10)\n",
+        "nullseed.R": "set.seed(NULL)\nx <- runif(3)\n",
+        "not_random.R": "y <- resample(x)\nz <- x$resample(2)\n",
+        "seeded.jl": "using Random\nRandom.seed!(1)\nx = rand(3)\n",
+        "unseeded.jl": "x = randn(3)  # draws\n",
+    })
+    assert m.counts["stochastic_files"] == 4
+    assert m.value == 50
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [
+        ("nullseed.R", 2), ("unseeded.jl", 1)]
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seeded_importer")] == [("main.R", 1)]
+
+
+def test_rmarkdown_chunks_report_file_lines(measure_s):
+    m = measure_s("seed_management", {
+        "report.Rmd": "---\ntitle: x\n---\n\nText.\n\n```{r}\nx <- rnorm(5)\n```\n\n```{python}\nimport random\nrandom.shuffle(v)\n```\n",
+    })
+    assert m.counts["stochastic_files"] == 1
+    assert evidence_of(m, "seed_management.unseeded")[0]["line_start"] == 8
+
+
+def test_seed_evidence_is_bounded_and_unseeded_files_come_first(measure_s):
+    files = {f"s{i:02}.py": "import random\nrandom.random()\n" for i in range(30)}
+    files["z_seeded.py"] = "import random\nrandom.seed(1)\nrandom.random()\n"
+    m = measure_s("seed_management", files)
+    assert m.counts["stochastic_files"] == 31
+    assert m.value == pytest.approx(100 / 31)
+    assert len(m.evidence) == 20
+    assert {e.rule for e in m.evidence} == {"seed_management.unseeded"}
+    assert m.fix.startswith("Set a seed in s00.py, s01.py, s02.py and 27 more")
+
+
+# --------------------------------------------------------------------------- S2 notebook_exec_order
+
+
+def test_notebook_without_code_cells_counts_as_ordered(measure_s):
+    m = measure_s("notebook_exec_order", {
+        "prose.ipynb": notebook("Only prose."),
+        "bad.ipynb": notebook(("a = 1", 3), ("b = 2", 4), ("c = 3", 4)),
+    })
+    assert m.value == 50
+    assert m.counts == {"notebooks_parsed": 2, "ordered": 1, "out_of_order": 1, "unexecuted": 1,
+                        "unparseable": 0, "unreadable": 0}
+    assert m.fix == "Restart the kernel and run all cells in order (Restart & Run All), then save bad.ipynb."
+
+
+def test_rmarkdown_is_not_a_jupyter_notebook(measure_s):
+    m = measure_s("notebook_exec_order", {"a.Rmd": "```{r}\nx <- 1\n```\n"})
+    assert (m.value, m.applicable) == (100, False)
+
+
+# --------------------------------------------------------------------------- S3 test_file_presence
+
+
+def test_test_notebooks_and_helpers(measure_s):
+    m = measure_s("test_file_presence", {
+        "tests/helpers.py": "def make_data():\n    return [1]\n",
+        "tests/check.ipynb": notebook(("import tool", 1), ("assert tool.run() == 1", 2)),
+        "test/runtests.jl": "# no tests yet\nprintln(\"@test later\")\n",
+        "src/test_config.yaml": "a: 1\n",
+    })
+    assert m.value == 50
+    assert m.counts == {"test_files": 1, "candidate_modules": 3, "modules_without_tests": 2}
+    found = evidence_of(m, "test_file_presence.notebook")
+    assert [(e["path"], e["cell"], e["line_start"]) for e in found] == [("tests/check.ipynb", 2, 1)]
+    assert {e["path"] for e in evidence_of(m, "test_file_presence.no_tests")} == {"tests/helpers.py", "test/runtests.jl"}
+
+
+def test_assert_outside_a_tests_folder_is_not_a_test(measure_s):
+    m = measure_s("test_file_presence", {"scripts/test_inputs.py": "assert open('x').read()\n"})
+    assert m.value == 0
+    assert m.counts["modules_without_tests"] == 1
+
+
+# --------------------------------------------------------------------------- S4 expected_outputs
+
+
+@pytest.mark.parametrize(("files", "value"), [
+    ({"a/b/results/x.csv": "1\n"}, 0),            # depth 3 is too deep
+    ({"src/Results/x.csv": "1\n"}, 100),          # depth 2, any case
+    ({".cache/results/x.csv": "1\n"}, 0),         # hidden parents never hold outputs
+    ({"plots/.DS_Store": "x"}, 0),
+    ({"analysis/logo_small.png": "x", "analysis/icon.svg": "x"}, 0),
+    ({"paper/figure2.PDF": "x"}, 40),
+])
+def test_output_locations(measure_s, files, value):
+    assert measure_s("expected_outputs", files).value == value
+
+
+def test_readme_sentence_points_at_its_line(measure_s):
+    m = measure_s("expected_outputs", {
+        "README.md": "# Tool\n\nRun the script.\nThe example\noutputs are in the paper.\n",
+    })
+    assert m.value == 60
+    assert [(e["line_start"], e["rule"]) for e in (x.to_dict() for x in m.evidence)] == [
+        (3, "expected_outputs.readme_sentence")]
+
+
+def test_bare_results_heading_is_not_an_expected_output(measure_s):
+    assert measure_s("expected_outputs", {"README.md": "# Tool\n\n## Results\n\nGood.\n"}).value == 0
+
+
+# --------------------------------------------------------------------------- S5 ci_presence
+
+
+def test_ci_directories_are_matched_case_insensitively(measure_s):
+    m = measure_s("ci_presence", {".GitHub/Workflows/CI.YML": "on: push\n", ".circleci/config.yml": "version: 2.1\n"})
+    assert m.value == 100
+    assert [e.path for e in m.evidence] == [".GitHub/Workflows/CI.YML", ".circleci/config.yml"]
+    assert m.counts == {"ci_files": 2, "runs_tests": False}
+
+
+def test_ci_yaml_below_workflows_subfolder_does_not_count(measure_s):
+    assert measure_s("ci_presence", {".github/workflows/old/ci.yml": "on: push\n"}).value == 0
+
+
+# --------------------------------------------------------------------------- S6 config_externalised
+
+
+@pytest.mark.parametrize(("files", "value", "rule"), [
+    ({"params.yaml": "lr: 0.1\n"}, 100, "config_externalised.parameter_file"),
+    ({"src/conf/model/resnet.yaml": "depth: 50\n"}, 100, "config_externalised.config_dir"),
+    ({"a/b/configs/x.yaml": "k: 1\n"}, 0, None),
+    ({".config/x.yaml": "k: 1\n"}, 0, None),
+    ({"main.py": "from absl import flags\nFLAGS = flags.FLAGS\n"}, 80, "config_externalised.cli_parser"),
+    ({"main.py": "import sys\n# sys.argv[1] is the input\nprint(len(sys.argv))\n"}, 0, None),
+    ({"main.py": "import sys\nprint 'using', sys.argv[1]\n"}, 80, "config_externalised.argv"),
+    ({"main.py": "from sys import argv\nname = argv[1]\n"}, 80, "config_externalised.argv"),
+    ({"main.nf": "params.reads = 'data/*.fq'\n"}, 100, "config_externalised.nextflow_params"),
+    ({"report.Rmd": "---\ntitle: r\nparams:\n  year: 2020\n---\n"}, 100, "config_externalised.rmd_params"),
+    ({"run.jl": "n = parse(Int, ARGS[1])\n"}, 80, "config_externalised.cli_parser"),
+    ({"fit.R": "library(optparse)\n"}, 80, "config_externalised.cli_parser"),
+    ({"fit.R": "cfg <- config::get()\n"}, 100, "config_externalised.r_config"),
+    ({"fit.R": "# we could use commandArgs() here\n"}, 0, None),
+])
+def test_config_sources(measure_s, files, value, rule):
+    m = measure_s("config_externalised", files)
+    assert m.value == value
+    assert [e.rule for e in m.evidence][:1] == ([rule] if rule else [])
+
+
+def test_python_config_evidence_points_at_the_import_line(measure_s):
+    m = measure_s("config_externalised", {
+        "nb.ipynb": notebook(("x = 1", 1), ("import click\nfrom omegaconf import OmegaConf", 2)),
+    })
+    assert m.value == 100
+    assert [(e.path, e.cell, e.line_start) for e in m.evidence] == [("nb.ipynb", 2, 2)]
+
+
+# --------------------------------------------------------------------------- S7 hardware_requirements
+
+
+@pytest.mark.parametrize(("files", "value", "applicable"), [
+    ({"requirements.txt": "barracuda-tools==1.0\n", "README.md": "# x\n"}, 100, False),
+    ({"run.py": "model.cuda()\n", "README.md": "Needs cuDNN 8.\n"}, 100, True),
+    ({"run.py": "x = x.to('cuda:0')\n", "README.md": "# x\n"}, 0, True),
+    ({"fit.R": "library(torch)\n", "README.md": "# x\n"}, 0, True),
+    ({"train.jl": "using Flux, CUDA\n", "README.md": "A full run needs 16 GB of RAM.\n"}, 100, True),
+    ({"environment.yml": "dependencies:\n  - pytorch\n  - pytorch-cuda=11.8\n"}, 100, True),
+    ({"requirements.txt": "jax==0.4.20\n", "docker-compose.yml": "services:\n  app:\n    runtime: nvidia\n"}, 100, True),
+    ({"requirements.txt": "tensorflow==2.13\n", "docs/setup.md": "Tested on an NVIDIA A100.\n"}, 100, True),
+    ({"requirements.txt": "tensorflow==2.13\n", "README.md": "Debugging tips for CPUs and GPUless setups.\n"}, 0, True),
+    ({"requirements.txt": "tensorflow==2.13\n", "CHANGELOG.md": "Added GPU support.\n"}, 0, True),
+])
+def test_gpu_use_and_declarations(measure_s, files, value, applicable):
+    m = measure_s("hardware_requirements", files)
+    assert (m.value, m.applicable) == (value, applicable), [e.to_dict() for e in m.evidence]
+
+
+def test_undeclared_gpu_fix_names_the_readme(measure_s):
+    m = measure_s("hardware_requirements", {"readme.rst": "Tool\n====\n", "a.py": "import cupy\n"})
+    assert m.value == 0
+    assert m.fix.startswith("State the hardware in readme.rst:")
+    assert [(e.rule, e.path, e.line_start) for e in m.evidence] == [("hardware_requirements.gpu_import", "a.py", 1)]
