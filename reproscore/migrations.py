@@ -178,13 +178,18 @@ def m002_query_indexes(db: Database) -> None:
     _run(
         db,
         (
+            # At most one current measurement per snapshot and metric: rescoring relies on
+            # it to align values with metrics without reading their ids.
+            """
+            CREATE UNIQUE INDEX measurements_one_current
+                ON measurements (snapshot_id, metric_position) WHERE is_current = 1
+            """,
             # Rescoring reads every current value in (snapshot, catalog) order from this
-            # index alone; show and score --db read one snapshot's measurements from it.
+            # index alone, without touching the table.
             """
             CREATE INDEX measurements_current
                 ON measurements (snapshot_id, metric_position, value) WHERE is_current = 1
             """,
-            "CREATE INDEX measurements_by_metric ON measurements (metric_id, value)",
             "CREATE INDEX scores_by_rubric ON scores (rubric_id, rrs)",
             "CREATE INDEX rubrics_by_sha256 ON rubrics (sha256)",
             "CREATE INDEX snapshots_by_deposit ON snapshots (deposit_id)",

@@ -71,7 +71,7 @@ __all__ = [
 DEFAULT_DB = "reproscore.db"
 ENV_DB = "REPROSCORE_DB"
 BUSY_TIMEOUT_SECONDS = 60.0
-RESCORE_BATCH = 5000
+RESCORE_BATCH = 1000
 
 TABLES = (
     "deposits",
@@ -124,7 +124,7 @@ INSERT INTO measurements (
     snapshot_id, metric_id, metric_position, category, detector_version, value, applicable,
     level, outcome, reason, fix, counts, truncated, evidence_count, is_current,
     scorer_version, measured_at
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
 ON CONFLICT (snapshot_id, metric_id, detector_version) DO UPDATE SET
     category = excluded.category, value = excluded.value, applicable = excluded.applicable,
     level = excluded.level, outcome = excluded.outcome, reason = excluded.reason,
@@ -138,9 +138,29 @@ _INSERT_EVIDENCE = """
 INSERT INTO evidence (measurement_id, position, path, line_start, line_end, cell, rule, reason, snippet)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
+# Two statements, old flag off before new flag on: the database allows one current
+# measurement per snapshot and metric at every moment.
+_UNMARK_CURRENT = """
+UPDATE measurements SET is_current = 0
+WHERE snapshot_id = ? AND metric_id = ? AND detector_version <> ? AND is_current = 1
+"""
 _MARK_CURRENT = """
-UPDATE measurements SET is_current = (detector_version = ?)
-WHERE snapshot_id = ? AND metric_id = ? AND is_current <> (detector_version = ?)
+UPDATE measurements SET is_current = 1
+WHERE snapshot_id = ? AND metric_id = ? AND detector_version = ? AND is_current = 0
+"""
+# The snapshots of one rescore batch, then their current values in (snapshot, catalog)
+# order; CROSS JOIN keeps the snapshots as the outer loop so that the values come from
+# the covering index in order, without a sort.
+_BATCH_SNAPSHOTS = """
+SELECT id, detector_set_id FROM snapshots
+WHERE id > ? AND detector_set_id IS NOT NULL ORDER BY id LIMIT ?
+"""
+_BATCH_VALUES = """
+SELECT {columns} FROM snapshots s
+CROSS JOIN measurements m INDEXED BY measurements_current
+    ON m.snapshot_id = s.id AND m.is_current = 1
+WHERE s.id > ? AND s.id <= ? AND s.detector_set_id IS NOT NULL
+ORDER BY s.id, m.metric_position
 """
 _SNAPSHOT_COLUMNS = "id, swhid, source, label, files, bytes, deposit_id, detector_set_id, fetched_at"
 
@@ -272,23 +292,27 @@ def _stored_evidence(row: tuple) -> Evidence:
 
 
 def _value_vectors(
-    snapshots: list[tuple[int, int]], rows: list[tuple[int, float | None]]
-) -> Iterator[tuple[int, int, tuple[float, ...] | None]]:
-    """Pair each (snapshot id, detector set id) with its 26 current values in catalog
-    order, or None when one is missing or failed. ``rows`` are (snapshot id, value)
-    ordered by snapshot and catalog position, covering exactly the snapshots' id range.
-    """
+    conn: sqlite3.Connection, snapshots: list[tuple[int, int]], low: int, high: int
+) -> list[tuple[int, int, tuple[float, ...] | None]]:
+    """Pair each (snapshot id, detector set id) of a batch with its current values in
+    catalog order, or None when one is missing or failed. ``snapshots`` are the measured
+    snapshots with ids in (low, high], in id order."""
     n = _METRIC_COUNT
+    values = tuple(
+        map(_FIRST, conn.execute(_BATCH_VALUES.format(columns="m.value"), (low, high)))
+    )
+    # The common case, decided without reading metric ids: no snapshot has more than n
+    # current values (a unique index guarantees it), so n values per snapshot in all
+    # means exactly n each, in (snapshot, catalog) order.
+    if len(values) == n * len(snapshots) and None not in values:
+        return [
+            (snapshot_id, detector_set_id, values[k * n : k * n + n])
+            for k, (snapshot_id, detector_set_id) in enumerate(snapshots)
+        ]
+    rows = conn.execute(_BATCH_VALUES.format(columns="s.id, m.value"), (low, high)).fetchall()
     sids = tuple(map(_FIRST, rows))
     values = tuple(map(_SECOND, rows))
-    ids = tuple(snapshot_id for snapshot_id, _ in snapshots)
-    # The common case, checked in C over the whole batch: every snapshot has exactly n
-    # rows (the first and last row of each run of n belong to it; ids are increasing,
-    # so no row of another snapshot can sit inside the run) and no value is missing.
-    if len(sids) == n * len(ids) and sids[::n] == ids and sids[n - 1 :: n] == ids and None not in values:
-        for k, (snapshot_id, detector_set_id) in enumerate(snapshots):
-            yield snapshot_id, detector_set_id, values[k * n : k * n + n]
-        return
+    vectors = []
     start = 0
     for snapshot_id, detector_set_id in snapshots:
         start = bisect.bisect_left(sids, snapshot_id, start)
@@ -296,7 +320,8 @@ def _value_vectors(
         vector = values[start:end]
         start = end
         complete = len(vector) == n and None not in vector
-        yield snapshot_id, detector_set_id, vector if complete else None
+        vectors.append((snapshot_id, detector_set_id, vector if complete else None))
+    return vectors
 
 
 class Store:
@@ -628,10 +653,9 @@ class Store:
             detector_set_id = self._ensure_detector_set(conn, versions)
             for mid in METRIC_IDS:
                 self._save_measurement(conn, snapshot_id, measurements[mid], now)
-            conn.executemany(
-                _MARK_CURRENT,
-                [(versions[mid], snapshot_id, mid, versions[mid]) for mid in METRIC_IDS],
-            )
+            keys = [(snapshot_id, mid, versions[mid]) for mid in METRIC_IDS]
+            conn.executemany(_UNMARK_CURRENT, keys)
+            conn.executemany(_MARK_CURRENT, keys)
             if current_set != detector_set_id:
                 conn.execute(
                     "UPDATE snapshots SET detector_set_id = ? WHERE id = ?",
@@ -875,24 +899,15 @@ class Store:
         last = 0
         while True:
             with self.read():
-                snapshots = conn.execute(
-                    "SELECT id, detector_set_id FROM snapshots WHERE id > ?"
-                    " AND detector_set_id IS NOT NULL ORDER BY id LIMIT ?",
-                    (last, batch_size),
-                ).fetchall()
+                snapshots = conn.execute(_BATCH_SNAPSHOTS, (last, batch_size)).fetchall()
                 if not snapshots:
                     break
                 high = snapshots[-1][0]
-                rows = conn.execute(
-                    "SELECT snapshot_id, value FROM measurements WHERE is_current = 1"
-                    " AND snapshot_id > ? AND snapshot_id <= ?"
-                    " ORDER BY snapshot_id, metric_position",
-                    (last, high),
-                ).fetchall()
+                vectors = _value_vectors(conn, snapshots, last, high)
             computed_at = utc_now()
             out = []
             incomplete = []
-            for snapshot_id, detector_set_id, vector in _value_vectors(snapshots, rows):
+            for snapshot_id, detector_set_id, vector in vectors:
                 if vector is None:
                     incomplete.append(snapshot_id)
                     continue

@@ -73,10 +73,12 @@ def test_golden_fixture(metric_id, case):
     produced = evidence(measurement)
     for item in expected.get("evidence", []):
         assert any(all(ev.get(k) == v for k, v in item.items()) for ev in produced), (item, produced)
+    # A fix sentence exactly when something is left to fix.
+    assert (measurement.fix is None) is (measurement.value == 100), measurement.fix
 
 
 @pytest.mark.parametrize("metric_id", A_METRICS)
-def test_every_metric_has_three_fixture_cases_and_fix_rules(metric_id):
+def test_every_metric_has_three_fixture_cases(metric_id):
     assert len(list((FIXTURES / metric_id).glob("*/expected.json"))) >= 3
     assert REGISTRY[metric_id].version == "2.0.0"
 
@@ -423,6 +425,8 @@ def test_tasks_py_needs_invoke(run):
         ("git clone https://huggingface.co/datasets/org/set", True),
         ("git clone https://github.com/org/tool", False),
         ("pip install -r requirements.txt", False),
+        ("wget -qO- https://e.org/key.gpg | sudo apt-key add -", False),
+        ("curl -fsSL https://get.docker.com | sh && wget https://example.org/x.csv", True),
     ],
 )
 def test_shell_download_rule(line, counted):
@@ -593,3 +597,11 @@ def test_large_files_stay_fast(make_tree):
     assert results["data_pointer"].value == 100
     assert results["data_description"].value == 20
     assert elapsed < 10, elapsed
+
+
+def test_rmarkdown_prose_and_chunks_are_scanned_once(run):
+    rmd = "---\ntitle: x\n---\n\n# Data\n\nCounts from GSE4242.\n\n```{r}\nx <- read.csv('https://zenodo.org/records/9/files/c.csv')\n```\n"
+    m = run("data_pointer", {"report.Rmd": rmd})
+    assert m.value == 100
+    assert [(e["line_start"], e["rule"]) for e in evidence(m)] == [
+        (10, "data_pointer.archival_host"), (7, "data_pointer.accession")]

@@ -97,7 +97,7 @@ def test_empty_tree_fill_values(tmp_path):
         "config_externalised": (0, True),
         "hardware_requirements": (100, False),
     }
-    assert all(r.fix for m, r in got.items() if r.value < 100)
+    assert all(r.fix for r in got.values() if r.value < 100)
     assert all(r.fix is None for r in got.values() if r.value == 100)
 
 
@@ -169,10 +169,21 @@ def test_python2_file_is_scanned_with_the_token_fallback(measure_s):
     ("import lightning as L\nL.seed_everything(42)\nimport random\nrandom.random()\n", 100, True),
     ("from torch.utils.data import DataLoader\nDataLoader(ds, batch_size=8)\n", 100, False),
     ("from torch.utils.data import DataLoader\nDataLoader(ds, batch_size=8, shuffle=True)\n", 0, True),
+    ("from numpy.random import normal as draw\n\nx = draw(size=3)\n", 0, True),
+    ("import numpy as np\nprint('np.random.rand(3) is random')\n", 100, False),
 ])
 def test_python_random_and_seed_rules(measure_s, source, value, applicable):
     m = measure_s("seed_management", {"a.py": source})
     assert (m.value, m.applicable) == (value, applicable), m.evidence
+
+
+def test_notebook_cells_share_imports(measure_s):
+    m = measure_s("seed_management", {
+        "a.ipynb": notebook(("from numpy.random import normal as draw", 1), "Draw.", ("x = draw(size=3)", 2)),
+    })
+    assert m.value == 0
+    assert [(e["cell"], e["line_start"], e["reason"]) for e in evidence_of(m, "seed_management.unseeded")] == [
+        (3, 1, "random call numpy.random.normal with no seed set for this file")]
 
 
 def test_seed_inside_an_uncalled_function_does_not_seed_importers(measure_s):

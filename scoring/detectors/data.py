@@ -376,7 +376,8 @@ DATA_EXTENSIONS = frozenset({".csv", ".tsv", ".parquet", ".feather", ".h5", ".hd
                              ".npz", ".rds", ".xlsx", ".xls", ".json", ".mat", ".fastq", ".fasta",
                              ".vcf", ".bam", ".nii"})
 _COMPRESSION_SUFFIXES = (".tar.gz", ".gz", ".bz2", ".xz", ".zip")
-_INSTALLER_SUFFIXES = (".sh", ".exe", ".deb", ".rpm", ".pkg", ".dmg", ".whl", ".msi", ".appimage")
+_INSTALLER_SUFFIXES = (".sh", ".exe", ".deb", ".rpm", ".pkg", ".dmg", ".whl", ".msi", ".appimage",
+                       ".gpg", ".asc")
 
 _CITATION_HEADING_RE = re.compile(
     _ww(r"cit(?:e|es|ing|ation|ations)|references?|bibliography|bibtex|publications?"), re.IGNORECASE
@@ -818,7 +819,10 @@ def _script_files(tree: TreeIndex) -> list[str]:
     for kind in ("shell", "r", "julia"):
         found.extend(tree.by_type(kind))
     found.extend(p for p in tree.make_like_files() if not p.lower().endswith(".py"))
-    found.extend(p for p in tree.files if _is_workflow_file(p) and tree.info(p) and tree.info(p).alias_of is None)
+    for path in tree.files:
+        info = tree.info(path)
+        if _is_workflow_file(path) and info is not None and info.alias_of is None:
+            found.append(path)
     return sorted(set(found))
 
 
@@ -893,7 +897,7 @@ def data_pointer(tree: TreeIndex) -> Result:
 
     What it checks:
         URLs, DOIs (``https://doi.org/…``, ``doi:10.…``, bare ``10.NNNN/…``) and accession
-        numbers are read from the README, the data documents of A1, notebook markdown,
+        numbers are read from the README, the data documents of A1, notebook and R Markdown prose,
         Python string literals (docstrings excluded; ``.py`` files and notebook cells) and
         the lines of shell, R, Julia, Make-like and workflow files and notebook shell/R
         cells. The value is the maximum (METRICS.md A2 V2, §0.1.21):
@@ -945,6 +949,11 @@ def data_pointer(tree: TreeIndex) -> Result:
         nb = _notebook(tree, path) if path != tree.readme else None
         # Parse a notebook's markdown only when some cell could hold a pointer.
         if nb is not None and any(_may_hold_pointer(c.source) for c in nb.markdown_cells):
+            docs.append((path, False))
+    for path in tree.by_type("rmd"):
+        # R Markdown / Quarto prose; its code chunks are read again as code (same file
+        # lines, so a pointer found twice is recorded once).
+        if _may_hold_pointer(tree.text(path) or ""):
             docs.append((path, False))
     for path, is_data_doc in docs:
         doc = _document(tree, path)
@@ -1212,8 +1221,9 @@ _INSTALLER_HOSTS = ("repo.anaconda.com", "repo.continuum.io", "get.docker.com", 
                     "astral.sh", "sh.rustup.rs", "bootstrap.pypa.io", "micro.mamba.pm", "pixi.sh",
                     "deb.nodesource.com", "rpm.nodesource.com", "get.sdkman.io")
 _INSTALLER_NAME_RE = re.compile(r"(?:miniconda|miniforge|mambaforge|anaconda3|get-pip\.py)", re.IGNORECASE)
+# Programs that consume a download as an installer or a signing key rather than as data.
 _INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3",
-                           "perl", "ruby", "node", "php", "Rscript"})
+                           "perl", "ruby", "node", "php", "Rscript", "apt-key", "gpg"})
 _DOWNLOADERS = frozenset({"wget", "curl", "aria2c"})
 _CURL_UPLOAD_FLAGS = frozenset({"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F", "--form",
                                 "-T", "--upload-file"})
@@ -1245,7 +1255,9 @@ class Download:
 
 
 def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -> Download | None:
-    """The data download performed by one shell line (its simple commands), if any."""
+    """The data download performed by one shell line (its simple commands), if any; an
+    installer download is returned only when the line holds no data download."""
+    installer: Download | None = None
     for index, cmd in enumerate(commands):
         program = cmd.program
         args = list(cmd.args)
@@ -1257,16 +1269,20 @@ def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -
                 continue
             reader = commands[index + 1] if index + 1 < len(commands) else None
             if reader is not None and reader.piped_from and reader.program in _INTERPRETERS:
-                return Download("data_acquisition_script.installer_ignored",
-                                f"{program} output piped into {reader.program} (an installer)", installer=True)
-            if all(is_installer_url(u) for u in urls):
-                return Download("data_acquisition_script.installer_ignored",
-                                f"{program} of an installer URL", installer=True)
-            return Download("data_acquisition_script.shell_download", f"{program} downloads {urls[0]}")
+                installer = installer or Download(
+                    "data_acquisition_script.installer_ignored",
+                    f"{program} output piped into {reader.program} (an installer or key)", installer=True)
+                continue
+            data_urls = [u for u in urls if not is_installer_url(u)]
+            if not data_urls:
+                installer = installer or Download(
+                    "data_acquisition_script.installer_ignored", f"{program} of an installer URL", installer=True)
+                continue
+            return Download("data_acquisition_script.shell_download", f"{program} downloads {data_urls[0]}")
         tool = _download_tool(program, args, own)
         if tool:
             return Download("data_acquisition_script.download_tool", tool)
-    return None
+    return installer
 
 
 def _curl_writes(args: list[str]) -> bool:
@@ -1361,10 +1377,12 @@ class _Hit:
 
 
 class _DownloadScan:
+    """Collects downloads, one per located line (two fetch calls on one line are one step)."""
+
     def __init__(self, own: OwnIdentifiers):
         self.own = own
         self.hits: list[_Hit] = []
-        self.files: set[str] = set()
+        self._seen: set[tuple[str, int | None, int | None]] = set()
 
     def shell_line(self, text: str, path: str, line: int | None, cell: int | None,
                    table: dict[str, str] | None = None, pattern: re.Pattern[str] = _SHELL_VAR_RE) -> None:
@@ -1373,10 +1391,13 @@ class _DownloadScan:
         commands = split_commands(text)
         found = shell_download(commands, self.own) if commands else None
         if found:
-            self.hits.append(_Hit(path, line, cell, text, found))
+            self.add(path, line, cell, text, found)
 
     def add(self, path: str, line: int | None, cell: int | None, snippet: str, download: Download) -> None:
-        self.hits.append(_Hit(path, line, cell, snippet, download))
+        key = (path, line, cell)
+        if line is None or key not in self._seen:
+            self._seen.add(key)
+            self.hits.append(_Hit(path, line, cell, snippet, download))
 
 
 def _scan_shell_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None:

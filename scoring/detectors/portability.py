@@ -20,6 +20,7 @@ four detectors, so each file is read and tokenized once.
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import math
 import re
@@ -322,8 +323,20 @@ class _Segment:
         return _lex(self.text, self.language) if self.language in ("r", "julia") else []
 
     @cached_property
-    def python_facts(self) -> _PythonFacts:
-        return _python_facts(self.unit if self.language == "python" else None)
+    def python_bindings(self) -> list[tuple[str, ast.Constant]]:
+        """Python literal bindings (C3); the AST is walked only when the text could hold one."""
+        unit = self.unit
+        if self.language != "python" or unit is None or unit.tree is None or not _may_bind_credential(self.text):
+            return []
+        return [b for node in ast.walk(unit.tree) if isinstance(node, _BINDING_NODES) for b in _node_bindings(node)]
+
+    @cached_property
+    def python_handlers(self) -> list[ast.ExceptHandler]:
+        """Python exception handlers (C4), found through statement bodies only."""
+        unit = self.unit
+        if self.language != "python" or unit is None or unit.tree is None or "except" not in self.text:
+            return []
+        return list(_handlers_in(unit.tree.body))
 
     @cached_property
     def packages(self) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
@@ -344,10 +357,6 @@ class _ScannedFile:
     kind: str                      # python, notebook, r, rmd, julia, shell, or a parameter format
     segments: list[_Segment]
     unparseable: bool = False
-
-    @property
-    def is_code(self) -> bool:
-        return self.kind in _CODE_KINDS
 
 
 @dataclass
@@ -447,7 +456,6 @@ def _code_file(tree: TreeIndex, path: str, kind: str, units_by_cell: dict[tuple[
         return _ScannedFile(path, kind, [_Segment("python", unit.source, None, 0, unit)], unparseable=True)
     is_jupyter = kind == "notebook"
     segments: list[_Segment] = []
-    unparseable = False
     for cell in notebook.code_cells:
         cell_no = cell.index if is_jupyter else None
         if cell.language == "python":
@@ -457,7 +465,7 @@ def _code_file(tree: TreeIndex, path: str, kind: str, units_by_cell: dict[tuple[
         elif cell.language in ("r", "julia", "shell"):
             body, shift = _cell_body(cell)
             segments.append(_Segment(cell.language, body, cell_no, cell.line_offset + shift))
-    return _ScannedFile(path, kind, segments, unparseable)
+    return _ScannedFile(path, kind, segments)
 
 
 # --------------------------------------------------------------------------- located hits
@@ -517,6 +525,8 @@ def _provider_tokens(text: str) -> Iterator[tuple[str, re.Match[str]]]:
         if any(prefix in text for prefix in prefixes):
             for match in regex.finditer(text):
                 yield name, match
+
+
 # A PEM private key counts only with key material after its header (a bare header string
 # is how key-handling code recognises keys).
 _PEM_RE = re.compile(
@@ -633,12 +643,12 @@ def _bare_or_quoted(raw: str, markers: str = "#") -> str | None:
     return _strip_comment(raw, markers).strip()
 
 
-def _strip_quotes(value: str) -> tuple[str, bool]:
-    """A bare or quoted value → (decoded value, was it double-quoted)."""
+def _unquote(value: str) -> str:
+    """A bare or quoted value, decoded (double quotes decode escapes, single do not)."""
     value = value.strip()
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return (_unescape(value[1:-1]) if value[0] == '"' else value[1:-1]), value[0] == '"'
-    return value, False
+        return _unescape(value[1:-1]) if value[0] == '"' else value[1:-1]
+    return value
 
 
 def _strip_comment(line: str, markers: str = "#") -> str:
@@ -672,7 +682,7 @@ def _line_bindings(segment: _Segment) -> Iterator[tuple[str, str, int]]:
             continue
         if language == "toml":
             for match in _TOML_PAIR_RE.finditer(line):
-                yield match.group("name"), _strip_quotes(match.group("value"))[0], number
+                yield match.group("name"), _unquote(match.group("value")), number
         elif language in ("yaml", "ini", "env"):
             regex = _YAML_LINE_RE if language == "yaml" else _INI_LINE_RE if language == "ini" else _ENV_LINE_RE
             match = regex.match(line)
@@ -683,12 +693,12 @@ def _line_bindings(segment: _Segment) -> Iterator[tuple[str, str, int]]:
             code = _strip_comment(line)
             magic = _MAGIC_ENV_RE.match(code)
             if magic:
-                yield magic.group("name"), _strip_quotes(magic.group("value"))[0], number
+                yield magic.group("name"), _unquote(magic.group("value")), number
                 continue
             for match in _SHELL_ASSIGN_STRICT_RE.finditer(code):
-                yield match.group("name"), _strip_quotes(match.group("value"))[0], number
+                yield match.group("name"), _unquote(match.group("value")), number
             for match in _CLI_OPTION_RE.finditer(code):
-                yield match.group("name"), _strip_quotes(match.group("value"))[0], number
+                yield match.group("name"), _unquote(match.group("value")), number
         elif language == "python":  # fallback for code that does not parse
             for match in _QUOTED_BINDING_RE.finditer(line):
                 value = match.group("value")
@@ -707,7 +717,7 @@ def _mask_line(line: str, secrets: Iterable[str] = ()) -> str:
     for regex in (_QUOTED_BINDING_RE, _JSON_PAIR_RE, _SHELL_ASSIGN_STRICT_RE, _CLI_OPTION_RE, _BARE_BINDING_RE):
         for match in regex.finditer(line):
             raw = match.group("value")
-            value, _ = _strip_quotes(raw)
+            value = _unquote(raw)
             quoted = regex in (_QUOTED_BINDING_RE, _JSON_PAIR_RE) or raw[:1] in "\"'"
             if not _credential_word(match.group("name")) or len(value) < 4:
                 continue
@@ -729,7 +739,7 @@ def _mask_line(line: str, secrets: Iterable[str] = ()) -> str:
         if 0 < start and stop < len(line) and line[start - 1] == line[stop] and line[stop] in "\"'":
             start, stop = start - 1, stop + 1
         out.append(line[position:start])
-        out.append(mask_secret(_strip_quotes(line[start:stop])[0]))
+        out.append(mask_secret(_unquote(line[start:stop])))
         position = stop
     out.append(line[position:])
     return "".join(out)
@@ -752,7 +762,13 @@ _ABSOLUTE_PATH_RULES = (
     ("windows_drive", r"(?<![A-Za-z0-9])[A-Za-z]:[\\/](?![\\/])"),
 )
 _ABSOLUTE_PATH_RE = re.compile("|".join(f"(?P<{rule}_{i}>{rx})" for i, (rule, rx) in enumerate(_ABSOLUTE_PATH_RULES)))
+# Loose form of the rules above, run over raw text (escapes not decoded) to skip files
+# that cannot hold a hit.
+_PATH_HINT_RE = re.compile(
+    r"/(?:home|Users|root|mnt|Volumes|scratch|gpfs|lustre|nfs|n|content)/|~[A-Za-z_]|(?<![A-Za-z0-9])[A-Za-z]:[\\/]"
+)
 _EMBEDDED_URL_RE = re.compile(r"\w+://\S+")
+_JSON_STRING_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _PATH_TAIL_RE = re.compile(r"[^\s\"'<>|,;()\[\]{}]+")
 
 
@@ -772,6 +788,8 @@ def _absolute_paths(value: str) -> Iterator[tuple[str, str, int]]:
 
 def _c1_string_values(segment: _Segment) -> Iterator[tuple[str, int]]:
     """``(decoded string value, first line)`` of the string literals of a code segment."""
+    if not _PATH_HINT_RE.search(segment.text):
+        return  # no candidate anywhere in the text: skip the string extraction
     if segment.language == "python" and segment.unit is not None:
         unit = segment.unit
         fallback = unit.tree is None
@@ -783,7 +801,7 @@ def _c1_string_values(segment: _Segment) -> Iterator[tuple[str, int]]:
                 yield tok.text, tok.line
     elif segment.language == "json":
         for number, line in enumerate(segment.lines, start=1):
-            for match in re.finditer(r'"((?:[^"\\]|\\.)*)"', line):
+            for match in _JSON_STRING_RE.finditer(line):
                 yield _unescape(match.group(1)), number
     else:
         # Shell, YAML, TOML, INI and .env: each line without its comment.
@@ -950,11 +968,35 @@ def _catches_import_errors(handler_type: ast.expr | None) -> bool:
     return False
 
 
-def _python_import_statements(body: Sequence[ast.AST], guarded: bool = False) -> Iterator[tuple[tuple[str, ...], int, bool]]:
-    """``(dotted candidates, line, guarded)`` of absolute imports. Only statement bodies
-    are walked (imports cannot sit in expressions), so deep expressions cost nothing;
-    ``guarded`` marks imports inside a ``try`` that handles ImportError (optional)."""
-    for node in body:
+def _lines_with_import(text: str) -> list[int]:
+    """Sorted line numbers holding the substring ``import`` (a superset of import lines)."""
+    lines, line, position = [], 1, 0
+    found = text.find("import")
+    while found >= 0:
+        line += text.count("\n", position, found)
+        position = found
+        if not lines or lines[-1] != line:
+            lines.append(line)
+        found = text.find("import", found + 6)
+    return lines
+
+
+def _python_import_statements(body: Sequence[ast.AST], text: str) -> Iterator[tuple[tuple[str, ...], int, bool]]:
+    """``(dotted candidates, line, guarded)`` of absolute imports, in source order. Only
+    statement bodies are walked (imports cannot sit in expressions), and only those whose
+    lines contain the word ``import``; ``guarded`` marks imports inside a ``try`` that
+    handles ImportError (optional dependencies)."""
+    import_lines = _lines_with_import(text)
+
+    def may_contain_import(node: ast.AST) -> bool:
+        index = bisect.bisect_left(import_lines, node.lineno)
+        return index < len(import_lines) and import_lines[index] <= (getattr(node, "end_lineno", None) or node.lineno)
+
+    stack: list[tuple[ast.AST, bool]] = [(node, False) for node in reversed(body)]
+    while stack:
+        node, guarded = stack.pop()
+        if not isinstance(node, (ast.Import, ast.ImportFrom, ast.match_case)) and not may_contain_import(node):
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield (alias.name,), node.lineno, guarded
@@ -964,20 +1006,15 @@ def _python_import_statements(body: Sequence[ast.AST], guarded: bool = False) ->
                 yield (*names, node.module), node.lineno, guarded
         elif isinstance(node, (ast.Try, ast.TryStar)):
             optional = guarded or any(_catches_import_errors(h.type) for h in node.handlers)
-            yield from _python_import_statements(node.body, optional)
-            for handler in node.handlers:
-                yield from _python_import_statements(handler.body, guarded)
-            yield from _python_import_statements(node.orelse, guarded)
-            yield from _python_import_statements(node.finalbody, guarded)
-        else:
-            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                children = getattr(node, name, None)
-                if isinstance(children, list):
-                    for child in children:
-                        if isinstance(child, (ast.ExceptHandler, ast.match_case)):
-                            yield from _python_import_statements(child.body, guarded)
-                        elif isinstance(child, ast.stmt):
-                            yield from _python_import_statements([child], guarded)
+            later = [*(s for h in node.handlers for s in h.body), *node.orelse, *node.finalbody]
+            stack.extend((child, guarded) for child in reversed(later))
+            stack.extend((child, optional) for child in reversed(node.body))
+        elif isinstance(node, (ast.ExceptHandler, ast.match_case)):
+            stack.extend((child, guarded) for child in reversed(node.body))
+        elif isinstance(node, ast.stmt):
+            children = [c for name in ("body", "handlers", "cases", "orelse", "finalbody")
+                        for c in (getattr(node, name, None) or ()) if isinstance(c, ast.AST)]
+            stack.extend((child, guarded) for child in reversed(children))
 
 
 _IMPORT_LINE_RE = re.compile(
@@ -988,7 +1025,7 @@ _IMPORT_LINE_RE = re.compile(
 
 def _python_imports(unit: CodeUnit) -> Iterator[tuple[tuple[str, ...], int, bool]]:
     if unit.tree is not None:
-        yield from _python_import_statements(unit.tree.body)
+        yield from _python_import_statements(unit.tree.body, unit.source)
         return
     # Code that does not parse (Python 2, syntax errors): import lines by regex. Not
     # CodeUnit.imports, whose fallback pattern lets ``\s*`` run across blank lines and so
@@ -1073,7 +1110,7 @@ def _local_modules(tree: TreeIndex, scan: _TreeScan) -> _LocalModules:
             local.dotted.add(".".join(folders[start:]))
         if len(folders) >= 2 and folders[0] == "src":
             local.tops.add(folders[1])
-    for manifest in _manifests(tree):
+    for manifest in tree.manifests():
         own = _project_name(tree, manifest.path, manifest.kind)
         if own:
             local.own.add(normalize_name(own))
@@ -1103,13 +1140,6 @@ def _project_name(tree: TreeIndex, path: str, kind: str) -> str | None:
         match = (_SETUP_NAME_RE if kind == "setup.py" else _SETUP_CFG_NAME_RE).search(tree.text(path) or "")
         return match.group(1) if match else None
     return None
-
-
-def _manifests(tree: TreeIndex) -> list:
-    try:
-        return tree.manifests()
-    except (ImportError, AttributeError):  # the manifest index is not available in this build
-        return []
 
 
 def _r_string_args(arg: Sequence[_Tok]) -> list[str]:
@@ -1203,7 +1233,7 @@ def _julia_packages(segment: _Segment) -> tuple[list[tuple[str, int]], list[tupl
 
 def _declared(tree: TreeIndex, scan: _TreeScan) -> _Declared:
     declared = _Declared()
-    for manifest in _manifests(tree):
+    for manifest in tree.manifests():
         entries = [*manifest.dependencies, *manifest.build_requires]
         if entries:
             declared.manifests.append(manifest.path)
@@ -1361,14 +1391,15 @@ def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
     What it checks:
-        Imports of Python files and notebook code cells (AST; the index's regex fallback
+        Imports of Python files and notebook code cells (AST; a line-by-line fallback
         for code that does not parse; relative imports skipped), R ``library()``,
         ``require()``, ``requireNamespace()`` and ``pkg::`` uses, and Julia
         ``using``/``import``. Excluded: the frozen standard-library list (CPython 3.6–3.13
         and Python 2.7 names), Jupyter- and Colab-provided modules, build tools imported
         by ``setup.py``, base and recommended R packages, Julia's standard library, and
-        local modules (``<name>.py`` anywhere, packages with ``__init__.py``, dotted
-        paths present in the tree, ``src/<name>``, the project's own distribution name).
+        local modules (``<name>.py`` anywhere, folders with ``__init__.py``, dotted
+        imports whose path exists in the tree such as ``models.net`` for
+        ``models/net.py``, ``src/<name>``, the project's own distribution name).
         Imports inside a ``try`` that handles ImportError are optional and not counted.
         The declared set is every parsed manifest (dependencies and build requirements:
         requirements files, pyproject, setup.py/cfg, Pipfile, conda, DESCRIPTION,
@@ -1443,7 +1474,7 @@ def import_resolvability(tree: TreeIndex) -> Result:
     missing = sorted({_suggested_distribution(u) for u in undeclared})
     fix = None
     if undeclared:
-        target = _manifest_target(tree, declared, undeclared)
+        target = _manifest_target(tree, undeclared)
         fix = f"Declare {_join(missing)} in {target}."
     if not declared.any():
         return Result(0, counts=counts, evidence=evidence, fix=fix,
@@ -1455,11 +1486,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
     return Result(value, counts=counts, evidence=evidence, fix=fix, reason=reason)
 
 
-def _manifest_target(tree: TreeIndex, declared: _Declared, undeclared: Sequence[_ImportUse]) -> str:
+def _manifest_target(tree: TreeIndex, undeclared: Sequence[_ImportUse]) -> str:
     languages = {u.language for u in undeclared}
     targets = []
     if "python" in languages:
-        python_manifests = [m.path for m in _manifests(tree) if any(d.ecosystem in ("pypi", "conda") for d in m.dependencies)]
+        python_manifests = [m.path for m in tree.manifests() if any(d.ecosystem in ("pypi", "conda") for d in m.dependencies)]
         targets.append(python_manifests[0] if python_manifests else "requirements.txt")
     if "r" in languages:
         targets.append("DESCRIPTION")
@@ -1504,25 +1535,37 @@ def _node_bindings(node: ast.AST) -> Iterator[tuple[str, ast.Constant]]:
                 yield arg.arg, default
 
 
-@dataclass
-class _PythonFacts:
-    """What C3 and C4 need from one Python AST, collected in a single walk."""
+_BINDING_NODES = (ast.Assign, ast.AnnAssign, ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# A Python literal bound to a credential-named key needs, somewhere in the text, a
+# credential word followed by a binding and a quote: files without one skip the AST walk.
+# Substring search plus an anchored match is much cheaper than a case-insensitive search.
+_CREDENTIAL_WORDS_LOWER = ("password", "passwd", "pwd", "key", "secret", "token", "auth", "credentials", "credential")
+_BINDING_TAIL_RE = re.compile(r"""["']?\s*(?:(?::[^=\n]{0,40})?=|:|,)\s*\(?\s*[rbuf]{0,2}["']""")
 
-    handlers: list[ast.ExceptHandler] = field(default_factory=list)
-    bindings: list[tuple[str, ast.Constant]] = field(default_factory=list)
+
+def _may_bind_credential(text: str) -> bool:
+    lowered = text.lower()
+    for word in _CREDENTIAL_WORDS_LOWER:
+        start = lowered.find(word)
+        while start >= 0:
+            if _BINDING_TAIL_RE.match(lowered, start + len(word)):
+                return True
+            start = lowered.find(word, start + 1)
+    return False
 
 
-def _python_facts(unit: CodeUnit | None) -> _PythonFacts:
-    facts = _PythonFacts()
-    if unit is None or unit.tree is None:
-        return facts
-    for node in ast.walk(unit.tree):
+def _handlers_in(body: Sequence[ast.AST]) -> Iterator[ast.ExceptHandler]:
+    """Exception handlers below ``body``, walking statements only (handlers cannot sit
+    inside expressions), so large expression trees cost nothing."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
         if isinstance(node, ast.ExceptHandler):
-            facts.handlers.append(node)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.Dict, ast.Call, ast.FunctionDef,
-                               ast.AsyncFunctionDef, ast.Lambda)):
-            facts.bindings.extend(_node_bindings(node))
-    return facts
+            yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, name, None)
+            if isinstance(children, list):
+                stack.extend(reversed([c for c in children if isinstance(c, (ast.stmt, ast.ExceptHandler, ast.match_case))]))
 
 
 def _is_str(node: ast.AST | None) -> bool:
@@ -1597,7 +1640,7 @@ def _segment_secrets(segment: _Segment) -> Iterator[_Secret]:
 
 def _segment_bindings(segment: _Segment) -> Iterator[tuple[str, str, int]]:
     if segment.language == "python" and segment.unit is not None and segment.unit.tree is not None:
-        for name, node in segment.python_facts.bindings:
+        for name, node in segment.python_bindings:
             yield name, node.value, node.lineno
     elif segment.language in ("r", "julia"):
         yield from _token_bindings(segment.tokens)
@@ -1735,7 +1778,7 @@ def _python_masking(segment: _Segment) -> Iterator[tuple[int, int, str]]:
     if unit.tree is None:
         yield from _python_masking_fallback(segment.lines)
         return
-    for node in segment.python_facts.handlers:
+    for node in segment.python_handlers:
         if _is_broad(node.type) and node.body and all(_is_silent_statement(s, segment.magic_lines) for s in node.body):
             end = getattr(node.body[-1], "end_lineno", None) or node.body[-1].lineno
             rule = "bare" if node.type is None else "broad"

@@ -7,9 +7,9 @@ reference outputs (S4), continuous integration (S5), parameters kept outside the
 (S6), and stated hardware requirements when the code can use a GPU (S7).
 
 Source code is read through the tree index's cached views (``python_units``,
-``notebook``, ``text``); conventional files are found by cheap name tests before anything
-is read. No detector here reads a file that another view has not already decoded, except
-the few prose, CI and workflow files that only this category looks at.
+``notebook``, ``text``, ``manifests``); conventional files are found by cheap name tests
+before anything is read, and Python syntax trees are walked only where a cheap text test
+says a relevant name occurs.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class _TextUnit:
                 yield number + self.offset, code, raw
 
 
-# R/Julia units per tree, shared by S1, S3, S6 and S7 (the tree index has no such view).
+# R/Julia units per tree, shared by S1, S6 and S7 (the tree index has no such view).
 _TEXT_UNITS: weakref.WeakKeyDictionary[TreeIndex, list[_TextUnit]] = weakref.WeakKeyDictionary()
 
 
@@ -301,16 +301,39 @@ def _hint_lines(source: str, hint: re.Pattern[str]) -> list[int]:
     return lines
 
 
-def _pruned_scan(unit: CodeUnit, hint: re.Pattern[str]) -> tuple[dict[str, str], list[ast.Call]]:
-    """Import aliases and the calls on lines where ``hint`` matches, in one walk that
-    skips every expression not spanning such a line (most of a module's nodes). The
-    aliases follow :attr:`CodeUnit.aliases`."""
-    wanted = _hint_lines(unit.source, hint)
-    aliases: dict[str, str] = {}
+def _pruned_walk(unit: CodeUnit, wanted: list[int]) -> tuple[list[ast.Import | ast.ImportFrom], list[ast.Call]]:
+    """Import statements and calls of a unit, in one walk that skips every node spanning
+    none of the ``wanted`` lines (sorted). Most of a module is skipped this way."""
+    imports: list[ast.Import | ast.ImportFrom] = []
     calls: list[ast.Call] = []
     stack: list[ast.AST] = [unit.tree] if unit.tree is not None else []
     while stack:
         node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+            continue
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        for child in ast.iter_child_nodes(node):
+            start = getattr(child, "lineno", None)
+            if start is not None:
+                first = bisect_left(wanted, start)
+                if first == len(wanted) or wanted[first] > (getattr(child, "end_lineno", None) or start):
+                    continue
+            stack.append(child)
+    imports.sort(key=lambda n: n.lineno)
+    calls.sort(key=lambda c: (c.lineno, c.col_offset))
+    return imports, calls
+
+
+def _import_lines(unit: CodeUnit) -> list[int]:
+    return _hint_lines(unit.source, _IMPORT_START_RE)
+
+
+def _aliases_of(imports: Iterable[ast.Import | ast.ImportFrom]) -> dict[str, str]:
+    """Local name → dotted name, as :attr:`CodeUnit.aliases` builds it."""
+    aliases: dict[str, str] = {}
+    for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -318,23 +341,11 @@ def _pruned_scan(unit: CodeUnit, hint: re.Pattern[str]) -> tuple[dict[str, str],
                 else:
                     top = alias.name.split(".")[0]
                     aliases.setdefault(top, top)
-            continue
-        if isinstance(node, ast.ImportFrom):
-            if node.module and not node.level:
-                for alias in node.names:
-                    if alias.name != "*":
-                        aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-            continue
-        if isinstance(node, ast.Call):
-            calls.append(node)
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.expr):
-                first = bisect_left(wanted, child.lineno)
-                if first == len(wanted) or wanted[first] > (child.end_lineno or child.lineno):
-                    continue
-            stack.append(child)
-    calls.sort(key=lambda c: (c.lineno, c.col_offset))
-    return aliases, calls
+        elif node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
 
 
 def _ast_sites(calls: list[ast.Call]) -> Iterator[_CallSite]:
@@ -466,20 +477,43 @@ class _SeedFile:
         return self.path.lower().endswith((".py", ".pyw"))
 
 
+def _trie_pattern(words: Iterable[str]) -> str:
+    """A regular expression matching any of ``words``, factored by common prefixes
+    (several times faster than a flat alternation of a few hundred names)."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 and "" not in node else "(?:" + "|".join(branches) + ")"
+        return body + ("?" if "" in node else "")
+
+    return build(trie)
+
+
 @lru_cache(maxsize=1)
 def _random_hint_re() -> re.Pattern[str]:
-    """Identifiers at least one of which appears in any file with a random or seed call:
-    the callee's last name, or its module's (``random`` for every numpy.random call,
-    which must be imported under that name somewhere in the file)."""
+    """Names at least one of which appears in any file with a random or seed call: the
+    callee's last name, or its module's (``random`` for every numpy.random call, which
+    must be imported under that name somewhere in the file)."""
     python = _stochastic_table()["python"]
-    tokens = {python["sample_method"]["name"], *python["seed_methods"]}
+    tokens = {python["sample_method"]["name"], *python["seed_methods"], "seed"}
     for name in (*python["seed_calls"], *python["generators"], *python["functions"]):
         tokens.add(name.rsplit(".", 1)[-1])
     for module, spec in python["modules"].items():
         tokens.update(spec.get("only") or [module.rsplit(".", 1)[-1]])
     for package in python["packages"].values():
         tokens.update(package["names"])
-    return re.compile("|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True)))
+    return re.compile(_trie_pattern(tokens))
+
+
+_IMPORT_START_RE = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
 
 
 def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
@@ -489,16 +523,27 @@ def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
     if not any(hint.search(unit.source) for unit in units):
         return  # no random, seed or *seed* call can be written here: skip the AST walks
     rules = _rules()
-    scans = {id(unit): _pruned_scan(unit, hint) for unit in units if unit.tree is not None}
     aliases: dict[str, str] = {}
     stars: list[str] = []
     for unit in units:
         # Cells of one notebook share one namespace: imports of any cell resolve calls of all.
-        aliases.update(scans[id(unit)][0] if unit.tree is not None else _fallback_aliases(unit.source))
+        if unit.tree is not None:
+            aliases.update(_aliases_of(_pruned_walk(unit, _import_lines(unit))[0]))
+        else:
+            aliases.update(_fallback_aliases(unit.source))
         if "import" in unit.source and "*" in unit.source:
             stars.extend(_STAR_IMPORT_RE.findall(unit.source))
+    # ``from numpy.random import normal as draw``: calls of ``draw`` carry no hint name.
+    renamed = [local for local, target in aliases.items() if hint.search(target) and not hint.search(local)]
+    renamed_re = re.compile(r"\b(?:" + "|".join(map(re.escape, renamed)) + r")\b") if renamed else None
     for unit in units:
-        sites = _ast_sites(scans[id(unit)][1]) if unit.tree is not None else _fallback_sites(unit)
+        if unit.tree is not None:
+            wanted = set(_hint_lines(unit.source, hint))
+            if renamed_re is not None:
+                wanted.update(_hint_lines(unit.source, renamed_re))
+            sites = _ast_sites(_pruned_walk(unit, sorted(wanted))[1])
+        else:
+            sites = _fallback_sites(unit)
         for site in sites:
             head, _, rest = site.written.partition(".")
             base = aliases.get(head)
@@ -529,7 +574,7 @@ def _build_text_patterns() -> dict[str, dict[str, re.Pattern[str]]]:
     table = _stochastic_table()
 
     def alternation(names: Iterable[str]) -> str:
-        return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        return _trie_pattern(names)
 
     r, julia = table["r"], table["julia"]
     return {
@@ -695,29 +740,33 @@ class _ModuleIndex:
         return found
 
 
-_RELATIVE_IMPORT_RE = re.compile(r"^\s*from\s+(\.+)\s*([\w.]*)\s+import\s+\(?([^#]*)")
-
-
-def _relative_targets(unit: CodeUnit, line: int, level: int, index: _ModuleIndex) -> list[str]:
-    text = _line_text(unit.lines, line) or ""
-    match = _RELATIVE_IMPORT_RE.match(text)
-    if not match:
-        return []
-    directory = _parent(unit.path)
-    for _ in range(level - 1):
-        directory = _parent(directory)
-    module = match.group(2)
-    names_text = match.group(3)
-    if "(" in text and ")" not in text:
-        # A parenthesised name list continues on the following lines.
-        for extra in unit.lines[line:line + 50]:
-            names_text += " " + extra.split("#", 1)[0]
-            if ")" in extra:
-                break
-    names = [w.split()[0] for w in names_text.replace("(", " ").replace(")", " ").split(",") if w.split()]
-    found = index.relative(directory, module)
-    for name in names:
-        found.extend(index.relative(directory, f"{module}.{name}" if module else name))
+def _imported_files(unit: CodeUnit, index: _ModuleIndex) -> set[str]:
+    """Local Python modules a unit imports (absolute by name suffix, relative by path)."""
+    found: set[str] = set()
+    if unit.tree is None:
+        for ref in unit.imports:  # token fallback: absolute imports only
+            if ref.module and not ref.level:
+                found.update(index.absolute(ref.module))
+        return found
+    imports, _ = _pruned_walk(unit, _import_lines(unit))
+    for node in imports:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.update(index.absolute(alias.name))
+        elif not node.level:
+            if node.module:
+                found.update(index.absolute(node.module))
+                for alias in node.names:
+                    found.update(index.by_name.get(f"{node.module}.{alias.name}", ()))
+        else:
+            directory = _parent(unit.path)
+            for _ in range(node.level - 1):
+                directory = _parent(directory)
+            module = node.module or ""
+            found.update(index.relative(directory, module))
+            for alias in node.names:
+                if alias.name != "*":
+                    found.update(index.relative(directory, f"{module}.{alias.name}" if module else alias.name))
     return found
 
 
@@ -736,13 +785,7 @@ def _import_edges(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, set
     for path, record in files.items():
         targets: set[str] = set()
         for unit in record.units:
-            for ref in unit.imports:
-                if ref.level:
-                    targets.update(_relative_targets(unit, ref.line, ref.level, index))
-                elif ref.module:
-                    targets.update(index.absolute(ref.module))
-            for dotted in unit.aliases.values():
-                targets.update(index.absolute(dotted))
+            targets.update(_imported_files(unit, index))
         for target in record.sourced:
             resolved = _resolve_sourced(tree, record, target)
             if resolved:
@@ -1086,10 +1129,10 @@ def _is_python_test_module(path: str) -> bool:
 
 
 def _is_r_test_module(path: str) -> bool:
-    parent = _parent(path).lower()
-    if parent.endswith("tests/testthat") or parent == "testthat" or parent.endswith("/testthat"):
+    folder = _name(_parent(path)).lower()
+    if folder == "testthat":
         return bool(_R_TESTTHAT_NAME_RE.fullmatch(_name(path)))
-    return _name(parent) in ("tests",)
+    return folder == "tests"
 
 
 def _is_julia_test_module(path: str) -> bool:
@@ -1486,7 +1529,7 @@ def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Eviden
                                           rule="config_externalised.cli_parser", line_start=line, cell=cell, snippet=snippet)
         if unit.path in full or unit.path in cli:
             continue
-        absl = next((v for v in unit.aliases.values() if v.startswith(_ABSL_FLAGS)), None)
+        absl = "absl" in unit.source and next((v for v in unit.aliases.values() if v.startswith(_ABSL_FLAGS)), None)
         if absl:
             ref = next((r for r in unit.imports if r.top == "absl"), None)
             line, cell = _unit_location(unit, ref.line if ref else 1)
@@ -1835,7 +1878,8 @@ def hardware_requirements(tree: TreeIndex) -> Result:
     if declarations:
         first = declarations[0]
         return Result(100, evidence=evidence, counts=counts,
-                      reason=f"GPU-capable code; hardware declared in {first.path} line {first.line_start}")
+                      reason=f"GPU-capable code; hardware declared in {first.path}"
+                             + (f" line {first.line_start}" if first.line_start else ""))
     readme = tree.readme or "README.md"
     return Result(0, evidence=evidence, counts=counts,
                   fix=f"State the hardware in {readme}: GPU model and memory and CUDA version, or that a CPU is enough, "

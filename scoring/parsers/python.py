@@ -75,55 +75,32 @@ class CodeUnit:
         return line + self.line_offset
 
     @cached_property
+    def _facts(self) -> _Facts:
+        """One walk over the AST collecting what every view needs (walks dominate cost)."""
+        return _collect_facts(self.tree) if self.tree is not None else _Facts()
+
+    @property
     def docstring_nodes(self) -> set[int]:
-        ids: set[int] = set()
-        if self.tree is None:
-            return ids
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                body = getattr(node, "body", [])
-                if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-                    ids.add(id(body[0].value))
-        return ids
+        return self._facts.docstrings
 
     @cached_property
     def string_literals(self) -> list[StringLiteral]:
         """String constants (f-string parts included), docstrings excluded."""
         if self.tree is None:
             return self._fallback_strings()
-        out: list[StringLiteral] = []
-        contexts = self._binding_contexts
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in self.docstring_nodes:
-                out.append(StringLiteral(node.value, node.lineno, getattr(node, "end_lineno", node.lineno) or node.lineno, contexts.get(id(node), "")))
+        facts = self._facts
+        out = [
+            StringLiteral(node.value, node.lineno, getattr(node, "end_lineno", None) or node.lineno, facts.contexts.get(id(node), ""))
+            for node in facts.strings
+            if id(node) not in facts.docstrings
+        ]
         out.sort(key=lambda s: (s.line_start, s.value))
         return out
 
-    @cached_property
+    @property
     def _binding_contexts(self) -> dict[int, str]:
         """Map string-constant nodes to the name they are bound to (assignments, dict keys, keywords)."""
-        ctx: dict[int, str] = {}
-        if self.tree is None:
-            return ctx
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                names = [_target_name(t) for t in targets]
-                name = next((n for n in names if n), "")
-                if name and node.value is not None:
-                    for sub in _string_nodes(node.value):
-                        ctx[id(sub)] = name
-            elif isinstance(node, ast.Dict):
-                for key, value in zip(node.keys, node.values, strict=True):
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                        for sub in _string_nodes(value):
-                            ctx[id(sub)] = key.value
-            elif isinstance(node, ast.Call):
-                for kw in node.keywords:
-                    if kw.arg:
-                        for sub in _string_nodes(kw.value):
-                            ctx[id(sub)] = kw.arg
-        return ctx
+        return self._facts.contexts
 
     def _fallback_strings(self) -> list[StringLiteral]:
         out = []
@@ -163,34 +140,12 @@ class CodeUnit:
                 else:
                     refs.extend(ImportRef(m.strip(), line) for m in match.group(2).split(","))
             return refs
-        refs = []
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Import):
-                refs.extend(ImportRef(alias.name, node.lineno) for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                refs.append(ImportRef(node.module or "", node.lineno, node.level or 0))
-        refs.sort(key=lambda r: (r.line, r.module))
-        return refs
+        return sorted(self._facts.imports, key=lambda r: (r.line, r.module))
 
     @cached_property
     def aliases(self) -> dict[str, str]:
         """Local name → fully dotted name, from import statements."""
-        table: dict[str, str] = {}
-        if self.tree is None:
-            return table
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        table[alias.asname] = alias.name
-                    else:
-                        top = alias.name.split(".")[0]
-                        table.setdefault(top, top)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                for alias in node.names:
-                    if alias.name != "*":
-                        table[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-        return table
+        return self._facts.aliases
 
     @cached_property
     def calls(self) -> list[Call]:
@@ -198,16 +153,94 @@ class CodeUnit:
             return []
         out = []
         aliases = self.aliases
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call):
-                written = dotted_name(node.func)
-                if not written:
-                    continue
-                head, _, rest = written.partition(".")
-                resolved = aliases.get(head, head)
-                out.append(Call(f"{resolved}.{rest}" if rest else resolved, written, node.lineno, node))
+        for node in self._facts.calls:
+            written = dotted_name(node.func)
+            if not written:
+                continue
+            head, _, rest = written.partition(".")
+            resolved = aliases.get(head, head)
+            out.append(Call(f"{resolved}.{rest}" if rest else resolved, written, node.lineno, node))
         out.sort(key=lambda c: (c.line, c.name))
         return out
+
+
+@dataclass
+class _Facts:
+    docstrings: set[int] = field(default_factory=set)
+    strings: list[ast.Constant] = field(default_factory=list)
+    contexts: dict[int, str] = field(default_factory=dict)
+    imports: list[ImportRef] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)
+    calls: list[ast.Call] = field(default_factory=list)
+
+
+_SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _collect_facts(tree: ast.Module) -> _Facts:
+    facts = _Facts()
+    stack: list[ast.AST] = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    AST, Constant, Call_, Import, ImportFrom = ast.AST, ast.Constant, ast.Call, ast.Import, ast.ImportFrom
+    Assign, AnnAssign, Dict = ast.Assign, ast.AnnAssign, ast.Dict
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is Constant:
+            if isinstance(node.value, str):
+                facts.strings.append(node)
+            continue
+        if kind is Call_:
+            facts.calls.append(node)
+            for kw in node.keywords:
+                if kw.arg:
+                    for sub in _string_nodes(kw.value):
+                        facts.contexts[id(sub)] = kw.arg
+        elif kind is Import:
+            for alias in node.names:
+                facts.imports.append(ImportRef(alias.name, node.lineno))
+                if alias.asname:
+                    facts.aliases[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    facts.aliases.setdefault(top, top)
+        elif kind is ImportFrom:
+            facts.imports.append(ImportRef(node.module or "", node.lineno, node.level or 0))
+            if node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        facts.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif kind is Assign or kind is AnnAssign:
+            targets = node.targets if kind is Assign else [node.target]
+            name = next((n for n in map(_target_name, targets) if n), "")
+            if name and node.value is not None:
+                for sub in _string_nodes(node.value):
+                    facts.contexts[id(sub)] = name
+        elif kind is Dict:
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, Constant) and isinstance(key.value, str):
+                    for sub in _string_nodes(value):
+                        facts.contexts[id(sub)] = key.value
+        if isinstance(node, _SCOPES):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, Constant) and isinstance(body[0].value.value, str):
+                facts.docstrings.add(id(body[0].value))
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                extend(v for v in value if isinstance(v, AST))
+            elif isinstance(value, AST):
+                push(value)
+    return facts
+
+
+# Expression contexts and operators carry nothing any view needs; skipping them saves a
+# third of the nodes of a typical module.
+_LEAF_FIELDS = frozenset({"ctx", "op"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def dotted_name(node: ast.AST) -> str:

@@ -1,0 +1,514 @@
+"""Category C detectors (METRICS.md C1–C4): rules the golden fixtures cover thinly,
+secret redaction, and bad input."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import pytest
+
+from scoring.detectors import portability as P
+from scoring.registry import REGISTRY
+from scoring.tree import TreeIndex
+
+C_METRICS = ("no_absolute_paths", "import_resolvability", "no_hardcoded_credentials", "silent_failure_masking")
+
+
+def measure(metric_id, root):
+    return REGISTRY[metric_id].run(TreeIndex.from_path(root))
+
+
+def evidence(measurement):
+    return [e.to_dict() for e in measurement.evidence]
+
+
+def located(measurement):
+    """(path, cell, line_start, rule) of every evidence item."""
+    return [(e.path, e.cell, e.line_start, e.rule) for e in measurement.evidence]
+
+
+def notebook(*sources, language="python"):
+    cells = [{"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None} for s in sources]
+    meta = {"kernelspec": {"name": language, "language": language}, "language_info": {"name": language}}
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": meta, "cells": cells})
+
+
+# --------------------------------------------------------------------------- bundled data
+
+
+def test_stdlib_list_is_the_frozen_union_of_cpython_36_to_313_and_python_27():
+    names = P.stdlib_modules()
+    assert set(sys.stdlib_module_names) <= names  # the running 3.11 is one of the versions
+    removed_in_312_313 = {"distutils", "imp", "asynchat", "asyncore", "smtpd", "cgi", "telnetlib", "lib2to3"}
+    only_36_to_310 = {"formatter", "parser", "symbol", "macpath", "dummy_threading", "_dummy_thread", "binhex"}
+    added_312_313 = {"_pydatetime", "_pylong", "_sha2", "_colorize", "_interpreters", "_pyrepl"}
+    python27 = {"urllib2", "cPickle", "StringIO", "ConfigParser", "Queue", "Tkinter", "httplib", "urlparse"}
+    assert removed_in_312_313 | only_36_to_310 | added_312_313 | python27 | {"__future__", "tomllib"} <= names
+    assert not {"numpy", "pandas", "requests", "yaml", "test", "setuptools"} & names
+
+
+def test_stdlib_data_file_says_how_it_was_built():
+    text = (P.resources.files("scoring") / "data/stdlib_modules.txt").read_text()
+    assert text.startswith("# Frozen list of Python standard-library")
+    assert "sys.stdlib_module_names of CPython 3.6-3.13" in text
+
+
+REF_TABLE = {
+    "cv2": "opencv-python", "PIL": "pillow", "sklearn": "scikit-learn", "skimage": "scikit-image",
+    "bs4": "beautifulsoup4", "yaml": "pyyaml", "dotenv": "python-dotenv", "pkg_resources": "setuptools",
+    "tf": "tensorflow", "Bio": "biopython", "osgeo": "gdal", "Crypto": "pycryptodome", "jwt": "pyjwt",
+    "dateutil": "python-dateutil", "attr": "attrs", "google": "google-cloud", "azure": "azure-storage-blob",
+    "wx": "wxpython", "gi": "pygobject", "gtk": "pygobject", "sklearn_crfsuite": "sklearn-crfsuite",
+    "umap": "umap-learn",
+}
+V2_ADDITIONS = {
+    "mpl_toolkits": "matplotlib", "google.protobuf": "protobuf", "Levenshtein": "python-levenshtein",
+    "community": "python-louvain", "igraph": "python-igraph", "fitz": "pymupdf", "docx": "python-docx",
+    "serial": "pyserial", "zmq": "pyzmq", "OpenGL": "pyopengl", "torch": "pytorch", "cv2": "py-opencv",
+}
+
+
+@pytest.mark.parametrize(("module", "distribution"), [*REF_TABLE.items(), *V2_ADDITIONS.items(), ("cv2", "opencv")])
+def test_mapping_is_a_superset_of_the_reference_table_and_v2_additions(module, distribution):
+    assert distribution in P.import_distributions()[module]
+
+
+def test_environment_provided_modules_include_jupyter_and_colab():
+    assert {"IPython", "ipykernel", "ipywidgets", "nbformat", "traitlets", "google.colab"} <= P._environment_provided()
+
+
+# --------------------------------------------------------------------------- C1 no_absolute_paths
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("/home/alice/x.csv", [("home", "/home/alice/x.csv", 0)]),
+        ("see /Users/bob/Desktop/f.pdf", [("macos_users", "/Users/bob/Desktop/f.pdf", 4)]),
+        ("C:\\Users\\me\\x", [("windows_drive", "C:\\Users\\me\\x", 0)]),
+        ("d:/data/x", [("windows_drive", "d:/data/x", 0)]),
+        ("/root/.cache/x", [("root", "/root/.cache/x", 0)]),
+        ("/mnt/c/Users/x", [("mnt", "/mnt/c/Users/x", 0)]),
+        ("/Volumes/Ext/run", [("volumes", "/Volumes/Ext/run", 0)]),
+        ("/scratch/run1", [("cluster", "/scratch/run1", 0)]),
+        ("/gpfs/fs1/x", [("cluster", "/gpfs/fs1/x", 0)]),
+        ("/n/holylfs/x", [("cluster", "/n/holylfs/x", 0)]),
+        ("/content/drive/MyDrive", [("colab_drive", "/content/drive/MyDrive", 0)]),
+        ("~alice/data", [("user_home", "~alice/data", 0)]),
+        ("~/data", []),                          # the current user's home is portable
+        ("c://x", []),                           # §0.1.27: no second separator
+        ("https://x.org/home/alice/f", []),      # embedded URLs are removed first
+        ("file:///home/alice/f", []),
+        ("data/home/alice/x", []),               # relative path that merely contains /home/
+        ("/homework/a/", []),
+        ("%H:%M", []),
+        ("12:30/x", []),
+    ],
+)
+def test_absolute_path_patterns(value, expected):
+    assert list(P._absolute_paths(value)) == expected
+
+
+def test_c1_scans_magics_env_files_json_configs_and_skips_comments(make_tree):
+    root = make_tree({
+        "nb.ipynb": notebook("import os\n# /home/alice/ in a comment\n", "%cd /content/drive/MyDrive/run\nx = 1\n"),
+        ".env": "# DATA=/home/x/\nDATA_DIR=/home/bob/data\n",
+        "configs/run.json": '{\n  "name": "a",\n  "root": "C:\\\\Users\\\\bob\\\\data"\n}\n',
+        "clean.sh": "#!/bin/sh\n# cd /home/alice\npython run.py data/\n",
+    })
+    m = measure("no_absolute_paths", root)
+    assert m.value == pytest.approx(25.0)
+    assert m.counts == {"files_scanned": 4, "files_with_absolute_paths": 3, "absolute_path_hits": 3,
+                        "parameter_files": 2, "unparseable_files": 0}
+    assert located(m) == [
+        (".env", None, 2, "no_absolute_paths.home"),
+        ("configs/run.json", None, 3, "no_absolute_paths.windows_drive"),
+        ("nb.ipynb", 2, 1, "no_absolute_paths.colab_drive"),
+    ]
+    assert m.fix.startswith("Replace the absolute paths in .env, configs/run.json, nb.ipynb with paths relative")
+
+
+def test_c1_excludes_ci_packaging_metadata_and_conda_export_files(make_tree):
+    root = make_tree({
+        ".github/workflows/ci.yml": "steps:\n  - run: cd /home/runner/work\n",
+        "package.json": '{"main": "/Users/x/index.js"}\n',
+        "CITATION.cff": "message: see /home/alice/\n",
+        "codemeta.json": '{"x": "/home/alice/"}\n',
+        "environment.yml": "name: x\nprefix: /home/alice/miniconda3/envs/x\n",
+        "config/poetry.lock": "path = '/home/alice/x'\n",
+        "data/results.json": '{"file": "/home/alice/out.csv"}\n',
+    })
+    m = measure("no_absolute_paths", root)
+    assert (m.value, m.applicable, m.counts["files_scanned"]) == (100, False, 0)
+
+
+def test_c1_python2_file_is_scanned_with_the_token_fallback(make_tree):
+    root = make_tree({"old.py": "print 'start'\n\nPATH = 'C:\\\\Users\\\\me\\\\data'\n", "new.py": "x = 1\n"})
+    m = measure("no_absolute_paths", root)
+    assert m.value == pytest.approx(50.0)
+    assert m.counts["unparseable_files"] == 1
+    assert evidence(m)[0] == {
+        "path": "old.py", "line_start": 3, "line_end": 3, "reason": "machine-specific absolute path 'C:\\Users\\me\\data'",
+        "rule": "no_absolute_paths.windows_drive", "snippet": "PATH = 'C:\\\\Users\\\\me\\\\data'",
+    }
+
+
+def test_c1_r_markdown_reports_file_lines(make_tree):
+    root = make_tree({"report.Rmd": "---\ntitle: x\n---\n\nText /home/alice/ in prose.\n\n```{r}\nx <- 1\nd <- read.csv('/home/alice/d.csv')\n```\n"})
+    m = measure("no_absolute_paths", root)
+    assert located(m) == [("report.Rmd", None, 9, "no_absolute_paths.home")]
+
+
+# --------------------------------------------------------------------------- C2 import_resolvability
+
+
+def test_c2_dotted_prefixes_families_and_environment_modules(make_tree):
+    root = make_tree({
+        "requirements.txt": "protobuf\ngoogle-cloud-storage\nmatplotlib-base\nazure-keyvault-secrets\ncupy-cuda12x\n",
+        "a.py": ("from google.protobuf import message\nfrom google.cloud import storage\n"
+                 "from mpl_toolkits.mplot3d import Axes3D\nfrom google.colab import drive\nimport IPython\n"
+                 "from google.cloud import spanner\nfrom azure.keyvault.secrets import SecretClient\nimport cupy\n"),
+    })
+    m = measure("import_resolvability", root)
+    assert m.value == pytest.approx(100 * 5 / 6)
+    assert m.counts["environment_imports"] == 2
+    assert located(m)[0] == ("a.py", None, 6, "import_resolvability.undeclared")
+    assert m.fix == "Declare google-cloud-spanner in requirements.txt."
+
+
+def test_c2_local_modules_setup_py_build_tools_and_own_distribution(make_tree):
+    root = make_tree({
+        "setup.py": "from setuptools import setup, find_packages\nsetup(name='soil-tool', install_requires=['numpy'])\n",
+        "soil_tool/__init__.py": "",
+        "scripts/run.py": "import soil_tool\nimport numpy\nimport tensorflow\nimport models.net\nfrom helpers import f\n",
+        "tensorflow/train.py": "x = 1\n",     # a folder of scripts, not a package: does not shadow tensorflow
+        "models/net.py": "y = 2\n",
+        "lib/helpers.py": "def f():\n    pass\n",
+    })
+    m = measure("import_resolvability", root)
+    assert m.value == pytest.approx(50.0)
+    assert (m.counts["third_party"], m.counts["local_imports"], m.counts["environment_imports"]) == (2, 3, 1)
+    assert located(m)[0] == ("scripts/run.py", None, 3, "import_resolvability.undeclared")
+
+
+def test_c2_conda_spellings_and_r_packages_from_conda(make_tree):
+    root = make_tree({
+        "environment.yml": ("name: x\ndependencies:\n  - python=3.10\n  - pytorch=2.0\n  - py-opencv\n"
+                            "  - r-ggplot2\n  - pip:\n    - umap-learn==0.5\n"),
+        "a.py": "import torch\nimport cv2\nimport umap\n",
+        "b.R": "library(ggplot2)\nlibrary(dplyr)\nlibrary(stats)\n",
+    })
+    m = measure("import_resolvability", root)
+    assert m.value == pytest.approx(80.0)
+    assert located(m)[0] == ("b.R", None, 2, "import_resolvability.undeclared")
+    assert m.fix == "Declare dplyr in DESCRIPTION."
+
+
+def test_c2_renv_lock_and_build_system_requires_join_the_declared_set(make_tree):
+    root = make_tree({
+        "renv.lock": json.dumps({"R": {"Version": "4.3.1"}, "Packages": {"dplyr": {"Package": "dplyr"}}}),
+        "pyproject.toml": "[build-system]\nrequires = ['setuptools>=61', 'cython']\n[project]\nname = 'x'\n",
+        "a.R": "suppressMessages(library(dplyr))\n",
+        "b.py": "import Cython\nimport setuptools\n",
+    })
+    m = measure("import_resolvability", root)
+    assert (m.value, m.counts["third_party"], m.counts["manifests"]) == (100, 3, 2)
+
+
+def test_c2_julia_using_against_project_toml(make_tree):
+    root = make_tree({
+        "Project.toml": 'name = "MyPkg"\n[deps]\nDataFrames = "a93c6f00-e57d-5684-b7b6-d8193f3e46c0"\n',
+        "src/MyPkg.jl": "module MyPkg\nusing DataFrames, LinearAlgebra\nusing CSV: read\nusing .Internal\nend\n",
+        "test/runtests.jl": "using MyPkg\nusing Test\nusing Pkg; Pkg.add([\"Plots\"])\nusing Plots\n",
+    })
+    m = measure("import_resolvability", root)
+    assert m.value == pytest.approx(100 * 2 / 3)
+    assert located(m)[0] == ("src/MyPkg.jl", None, 3, "import_resolvability.undeclared")
+    assert ("test/runtests.jl", None, 3, "import_resolvability.inline_install") in located(m)
+
+
+def test_c2_optional_imports_are_not_counted(make_tree):
+    root = make_tree({
+        "requirements.txt": "numpy\n",
+        "a.py": ("import numpy\ntry:\n    import ujson as json\nexcept ImportError:\n    import json\n"
+                 "try:\n    import torch\nexcept RuntimeError:\n    torch = None\n"),
+    })
+    m = measure("import_resolvability", root)
+    assert m.value == pytest.approx(50.0)
+    assert (m.counts["optional_imports"], m.counts["undeclared"]) == (1, 1)
+    assert located(m)[0] == ("a.py", None, 7, "import_resolvability.undeclared")
+
+
+def test_c2_python2_fallback_reports_the_import_line(make_tree):
+    root = make_tree({"requirements.txt": "requests\n", "old.py": "\n\nimport urllib2, numpy\nprint 'x'\n"})
+    m = measure("import_resolvability", root)
+    assert m.value == pytest.approx(0.0)
+    assert (m.counts["third_party"], m.counts["stdlib_imports"]) == (1, 1)
+    assert located(m)[0] == ("old.py", None, 3, "import_resolvability.undeclared")
+
+
+def test_c2_stdlib_only_is_applicable_100_and_empty_tree_is_not_applicable(make_tree, tmp_path):
+    stdlib_only = measure("import_resolvability", make_tree({"a.py": "import os, sys, argparse, tomllib\n"}))
+    assert (stdlib_only.value, stdlib_only.applicable, stdlib_only.fix) == (100, True, None)
+    empty = measure("import_resolvability", make_tree({}))
+    assert (empty.value, empty.applicable) == (100, False)
+
+
+def test_c2_r_package_calls():
+    segment = P._Segment("r", (
+        'library(dplyr)\nrequire("tidyr")\nlibrary(pkg, character.only = TRUE)\nx <- data.table::fread("a")\n'
+        'install.packages(c("a1", "b2"))\nBiocManager::install("DESeq2")\nremotes::install_github("user/cool.pkg@v1")\n'
+        "pacman::p_load(readr)\n# library(commented)\n"
+    ))
+    used, installed = segment.packages
+    assert used == [("dplyr", 1), ("tidyr", 2), ("data.table", 4), ("BiocManager", 6), ("remotes", 7),
+                    ("pacman", 8), ("readr", 8)]
+    assert installed == [("a1", 5), ("b2", 5), ("DESeq2", 6), ("cool.pkg", 7), ("readr", 8)]
+
+
+# --------------------------------------------------------------------------- C3 no_hardcoded_credentials
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("api_key", ("api_key", False)), ("apiKey", ("api_key", False)), ("X-API-KEY", ("api_key", False)),
+        ("db-password", ("password", False)), ("user.password", ("password", False)),
+        ("AWS_SECRET_ACCESS_KEY", ("secret_access_key", False)), ("githubToken", ("token", True)),
+        ("pwd", ("pwd", True)), ("credentials", ("credentials", False)),
+        ("token_pattern", None), ("token_url", None), ("PASSWORD_PROMPT", None), ("key", None), ("Authorization", None),
+    ],
+)
+def test_credential_word_is_the_last_component_of_the_name(name, expected):
+    assert P._credential_word(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("password", "hunter2hunter2", "password"),
+        ("password", "password123", "password"),
+        ("token", "abcd1234efgh", "token"),
+        ("token", "aaaaaaaaaaaa", None),               # generic word, entropy < 3.0 bits
+        ("password", "short", None),                   # fewer than 8 characters
+        ("password", "Enter your password", None),     # whitespace
+        ("api_key", "https://x.org/key", None),        # URL
+        ("api_key", "keys/api.txt", None),             # path
+        ("token", r"\d{4}-\w+", None),                 # regular expression
+        ("api_key", "${API_KEY}", None),               # template
+        ("secret", "{{ vault }}", None),
+        ("api_key", "YOUR_API_KEY", None),             # placeholders
+        ("password", "<password>", None),
+        ("api_key", "AKIAIOSFODNN7EXAMPLE", None),
+        ("password", "user_password", None),           # a field name, not a secret
+        ("TOKEN", "access_token", None),
+    ],
+)
+def test_secret_value_filters(name, value, expected):
+    assert P._secret_value(name, value) == expected
+
+
+SECRETS = {
+    "escaped": "q8Zr2Lm\\T7vXp4NcB",
+    "pem": "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0",
+    "yaml": "Tr0ub4dor-3x9qZ",
+    "env": "n7Kq2Lx9Vb3Tz8Pw",
+    "cli": "Zx82kLq0Wm3vN7b",
+    "multiline": "Mu1tiL1neS3cretV4lue",
+    "same_line_as_path": "Pq93LmZx81KvTr2",
+    "github": "ghp_8fK2mQ9xL4vT7nR1cW6yB3hJ5pZ0sD2gA9eU",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "r": "Rr83kdLq0Zm2Xv7",
+    "dict": "Dk83mZq2Lx7Vb0P",
+    "notebook": "sk-3bN8qLx7Tz2Vd9Kf4Rm6Wp1Hc5Jg0Ys8Ae2Ub7Xn",
+}
+
+
+def test_secrets_never_appear_in_any_measurement_output(make_tree):
+    s = SECRETS
+    escaped_source = s["escaped"].replace("\\", "\\\\")
+    root = make_tree({
+        "a.py": (f'password = "{escaped_source}"\n'
+                 f'KEY = """-----BEGIN RSA PRIVATE KEY-----\n{s["pem"]}\n-----END RSA PRIVATE KEY-----"""\n'
+                 f'secret_key = """{s["multiline"]}\n"""\n'
+                 f'open("/home/alice/x", "r"); password="{s["same_line_as_path"]}"\n'
+                 f'H = {{"Authorization": "token {s["github"]}"}}\n'
+                 f'config = {{"api_key": "{s["dict"]}"}}\n'),
+        "b.py": f'try:\n    login(password="{s["same_line_as_path"]}")\nexcept: pass\nJ = "{s["jwt"]}"\n',
+        "config/app.yaml": f"db:\n  password: {s['yaml']}  # prod\n  path: /home/alice/db\n",
+        ".env": f"API_KEY={s['env']}\n",
+        "run.sh": f"python x.py --password {s['cli']} --out /scratch/alice/\n",
+        "c.R": f'api_key <- "{s["r"]}"\ntry(read.csv("/home/alice/x.csv"), silent = TRUE)\n',
+        "nb.ipynb": notebook(f'import openai\nopenai.api_key = "{s["notebook"]}"\nprint(open("/home/alice/k").read())\n'),
+    })
+    tree = TreeIndex.from_path(root)
+    results = {metric: REGISTRY[metric].run(tree) for metric in C_METRICS}
+    dumped = json.dumps({metric: m.to_dict() for metric, m in results.items()})
+    for label, secret in SECRETS.items():
+        # json.dumps escapes backslashes: look for the raw and the JSON-escaped form.
+        assert secret not in dumped and json.dumps(secret)[1:-1] not in dumped, label
+    credentials = results["no_hardcoded_credentials"]
+    assert credentials.value == 0
+    assert credentials.counts["files_with_credentials"] == 7
+    assert credentials.counts["credential_hits"] == 13
+    by_place = {(e.path, e.cell, e.line_start): e for e in credentials.evidence}
+    assert by_place[("a.py", None, 2)].rule == "no_hardcoded_credentials.token.private_key"
+    assert by_place[(".env", None, 1)].snippet == "API_KEY=n7Kq…(16 chars)"
+    assert by_place[("nb.ipynb", 1, 2)].reason == "openai token format sk-3…(43 chars)"
+    assert by_place[("a.py", None, 1)].reason == f"credential-named 'password' bound to a literal value {P.mask_secret(s['escaped'])}"
+
+
+def test_c3_skips_example_env_files_and_placeholder_tokens(make_tree):
+    root = make_tree({
+        ".env.example": "API_KEY=q8Zr2LmT7vXp4NcB9sKd\n",
+        ".env.sample": "API_KEY=q8Zr2LmT7vXp4NcB9sKd\n",
+        ".env.local": "API_KEY=q8Zr2LmT7vXp4NcB9sKd\n",
+        "aws.py": 'ACCESS_KEY_ID = "AKIAIOSFODNN7EXAMPLE"\nPEM_HEADER = "-----BEGIN RSA PRIVATE KEY-----"\n',
+    })
+    m = measure("no_hardcoded_credentials", root)
+    assert (m.value, m.counts["files_scanned"], m.counts["env_files"]) == (50, 2, 1)
+    assert located(m) == [(".env.local", None, 1, "no_hardcoded_credentials.assignment")]
+
+
+def test_c3_r_and_julia_bindings():
+    r = P._Segment("r", 'cfg$password <- "Xk29fjq83Lz0"\nSys.setenv(API_KEY = "q8Zr2LmT7vXp")\n"Zq83LmZx81Kv" -> db_pwd\n')
+    julia = P._Segment("julia", 'ENV["GITHUB_TOKEN"] = "Q8zR2lMt7VxP4nCb"\nconf = Dict("api_key" => "q8Zr2LmT7vXp")\n')
+    assert list(P._token_bindings(r.tokens)) == [
+        ("password", "Xk29fjq83Lz0", 1), ("API_KEY", "q8Zr2LmT7vXp", 2), ("db_pwd", "Zq83LmZx81Kv", 3),
+    ]
+    assert list(P._token_bindings(julia.tokens)) == [("GITHUB_TOKEN", "Q8zR2lMt7VxP4nCb", 1), ("api_key", "q8Zr2LmT7vXp", 2)]
+
+
+# --------------------------------------------------------------------------- C4 silent_failure_masking
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("try(f(x), silent = TRUE)\n", [(1, 1, "silent_failure_masking.r_try_silent")]),
+        ("try(f(x), TRUE)\n", [(1, 1, "silent_failure_masking.r_try_silent")]),
+        ("if (ok) try(f(x), silent = TRUE)\n", [(1, 1, "silent_failure_masking.r_try_silent")]),
+        ("suppressWarnings(try(f(x), silent = TRUE))\n", [(1, 1, "silent_failure_masking.r_try_silent")]),
+        ("for (i in 1:3) {\n  try(\n    f(i),\n    silent = TRUE\n  )\n}\n", [(2, 5, "silent_failure_masking.r_try_silent")]),
+        ("res <- try(f(x), silent = TRUE)\n", []),
+        ("try(f(x), silent = TRUE) -> res\n", []),
+        ("if (inherits(try(f(x), silent = TRUE), 'try-error')) stop()\n", []),
+        ("try(f(x))\n", []),
+        ("x <- tryCatch(f(), error = function(e) NULL)\n", [(1, 1, "silent_failure_masking.r_trycatch_null")]),
+        ("tryCatch({\n  f()\n}, error = function(e) invisible(NULL))\n", [(1, 3, "silent_failure_masking.r_trycatch_null")]),
+        ("tryCatch(f(), error = function(e) {})\n", [(1, 1, "silent_failure_masking.r_trycatch_null")]),
+        ("tryCatch(f(), error = \\(e) NULL, finally = done())\n", [(1, 1, "silent_failure_masking.r_trycatch_null")]),
+        ("tryCatch(f(), error = function(e) message(conditionMessage(e)))\n", []),
+        ("tryCatch(f(), warning = function(w) NULL)\n", []),
+        ("tryCatch(g(error = function(e) NULL), error = function(e) stop(e))\n", []),
+        ("# try(f(), silent = TRUE)\nx <- 'try(f(), silent = TRUE)'\ny <- r\"(try(f(), silent=TRUE))\"\n", []),
+    ],
+)
+def test_r_masking_rules(code, expected):
+    assert list(P._r_masking(P._Segment("r", code))) == expected
+
+
+def test_c4_python_handler_shapes(make_tree):
+    root = make_tree({
+        "tuple.py": "try:\n    f()\nexcept (ValueError, Exception):\n    pass\n",
+        "string_body.py": "try:\n    f()\nexcept BaseException:\n    'ignored on purpose'\n",
+        "loop.py": "for x in xs:\n    try:\n        f(x)\n    except Exception:\n        continue\n",
+        "handled.py": "try:\n    f()\nexcept:\n    pass\n    cleanup()\n",
+        "builtins_qualified.py": "import builtins\ntry:\n    f()\nexcept builtins.Exception:\n    ...\n",
+    })
+    m = measure("silent_failure_masking", root)
+    assert m.value == pytest.approx(20.0)
+    assert located(m) == [
+        ("builtins_qualified.py", None, 4, "silent_failure_masking.python_broad"),
+        ("loop.py", None, 4, "silent_failure_masking.python_broad"),
+        ("string_body.py", None, 3, "silent_failure_masking.python_broad"),
+        ("tuple.py", None, 3, "silent_failure_masking.python_broad"),
+    ]
+
+
+def test_c4_notebook_magics_r_cells_and_python2_fallback(make_tree):
+    root = make_tree({
+        "magic.ipynb": notebook("try:\n    import foo\nexcept:\n    !pip install foo\n"),
+        "rkernel.ipynb": notebook("x <- 1\n", "try(unlink('tmp'), silent = TRUE)\n", language="R"),
+        "mixed.ipynb": notebook("%%R\ntryCatch(f(), error = function(e) NULL)\n"),
+        "old.py": "try:\n    x = 1\nexcept Exception, e:\n    pass\nexcept: pass  # ignore\n",
+        "old_handled.py": "print 'x'\ntry:\n    f()\nexcept:\n    log()\n",
+    })
+    m = measure("silent_failure_masking", root)
+    assert m.value == pytest.approx(40.0)
+    assert m.counts["unparseable_files"] == 2
+    assert located(m) == [
+        ("mixed.ipynb", 1, 2, "silent_failure_masking.r_trycatch_null"),
+        ("old.py", None, 3, "silent_failure_masking.python_broad"),
+        ("old.py", None, 5, "silent_failure_masking.python_bare"),
+        ("rkernel.ipynb", 2, 1, "silent_failure_masking.r_try_silent"),
+    ]
+
+
+# --------------------------------------------------------------------------- bad input and cost
+
+
+def test_hostile_files_never_raise_and_stay_in_the_denominators(make_tree):
+    root = make_tree({
+        "binary.py": b"\x00\x00\x00ELF binary with a .py name",
+        "broken.ipynb": '{"cells": [\n  "import numpy\\n",\n  "x = \'/home/bob/x\'\\n",\n  "except:\\n",\n  "    pass\\n"',
+        "markdown_only.ipynb": json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                                           "cells": [{"cell_type": "markdown", "metadata": {}, "source": "Only prose."}]}),
+        "config/bad.toml": "[x\npassword = 'q8Zr2LmT7vXp'",
+        "config/bad.yaml": "a: [unclosed\n  password: q8Zr2LmT7vXp4\n",
+        "latin1.py": "# caf\xe9\nx = '/home/\xe9/a/'\n".encode("latin-1"),
+        "empty.py": "",
+        "empty.R": "",
+        "binary.R": b"\x00R binary",
+        "py2.py": "import urllib2\nprint 'hello'\n",
+    })
+    tree = TreeIndex.from_path(root)
+    results = {metric: REGISTRY[metric].run(tree) for metric in C_METRICS}
+    # binary.py and binary.R are skipped by the index and in no denominator.
+    assert results["no_absolute_paths"].counts["files_scanned"] == 8
+    assert results["no_absolute_paths"].counts["unparseable_files"] == 2   # broken.ipynb, py2.py
+    assert results["no_absolute_paths"].value == pytest.approx(75.0)
+    assert located(results["no_absolute_paths"])[0] == ("broken.ipynb", None, 3, "no_absolute_paths.home")
+    assert located(results["no_hardcoded_credentials"]) == [
+        ("config/bad.toml", None, 2, "no_hardcoded_credentials.assignment"),
+        ("config/bad.yaml", None, 2, "no_hardcoded_credentials.assignment"),
+    ]
+    assert results["no_hardcoded_credentials"].value == pytest.approx(75.0)
+    assert results["silent_failure_masking"].counts["files_scanned"] == 6
+    assert located(results["silent_failure_masking"]) == [("broken.ipynb", None, 4, "silent_failure_masking.python_bare")]
+    assert results["import_resolvability"].value == 0  # numpy from the broken notebook, nothing declared
+    assert located(results["import_resolvability"]) == [("broken.ipynb", None, 2, "import_resolvability.undeclared")]
+
+
+def test_empty_tree_scores_100_not_applicable_everywhere(make_tree):
+    tree = TreeIndex.from_path(make_tree({}))
+    for metric in C_METRICS:
+        m = REGISTRY[metric].run(tree)
+        assert (m.value, m.applicable, m.fix, m.evidence) == (100, False, None, []), metric
+
+
+def test_large_files_cost_linear_time(make_tree):
+    root = make_tree({
+        "huge.py": "x = 1\n" * 100_000,
+        "big.R": "".join(f'x{i} <- read.csv("data/{i}.csv")  # c\n' for i in range(20_000)),
+        "config/big.yaml": "".join(f"key{i}: value/{i}  # note\n" for i in range(50_000)),
+        "bad.py": "try:\n    pass\nexcept:\n    pass\n",
+    })
+    tree = TreeIndex.from_path(root)
+    tree.python_units()  # parsing is shared with other categories; time the detectors alone
+    start = time.perf_counter()
+    results = {metric: REGISTRY[metric].run(tree) for metric in C_METRICS}
+    assert time.perf_counter() - start < 8.0
+    assert results["silent_failure_masking"].value == pytest.approx(100 * 2 / 3)
+    assert results["no_absolute_paths"].counts["files_scanned"] == 4
+
+
+def test_the_four_detectors_share_one_scan_per_tree(make_tree):
+    tree = TreeIndex.from_path(make_tree({"a.py": "x = 1\n", "b.R": "y <- 2\n"}))
+    first = P._scan(tree)
+    REGISTRY["no_absolute_paths"].run(tree)
+    REGISTRY["silent_failure_masking"].run(tree)
+    assert P._scan(tree) is first
+    assert [f.path for f in first.code] == ["a.py", "b.R"]
