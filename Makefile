@@ -17,8 +17,9 @@ install: $(STAMP) ## A .venv with the project and its test dependencies
 test: $(STAMP) ## The whole test suite
 	$(BIN)/python -m pytest
 
-bench: $(STAMP) ## Benchmarks: scorer cost vs reading every file once
+bench: $(STAMP) ## Benchmarks: scorer cost vs reading every file once; rescoring 100,000 stored snapshots
 	$(BIN)/python tests/benchmarks/bench_scorer.py
+	$(BIN)/python tests/benchmarks/bench_rescore.py
 
 demo: $(STAMP) ## Score the bundled sample repositories end to end, offline
 	$(BIN)/python -m reproscore.demo

@@ -35,7 +35,10 @@ def iter_commands(group: click.Group, prefix: str = "reproscore"):
 def cli_markdown() -> str:
     lines = [GENERATED_NOTE, "", "# Command reference", ""]
     for full, command in iter_commands(cli):
-        ctx = click.Context(command, info_name=full)
+        # The group's settings (help option names), as a real invocation would inherit
+        # them: click caches a command's help option, so the text must not depend on
+        # whether the command ran before in this process.
+        ctx = click.Context(command, info_name=full, **cli.context_settings)
         lines += [f"## `{full}`", "", "```", command.get_help(ctx), "```", ""]
     return "\n".join(lines)
 

@@ -46,6 +46,9 @@ _ASSIGNED_SECRET_RE = re.compile(
 )
 
 
+_MASKED_RE = re.compile(r".{0,4}…\(\d+ chars\)")
+
+
 def mask_secret(value: str) -> str:
     """``abcd…(40 chars)``: enough to recognise a secret, not enough to use it."""
     return f"{value[:4]}…({len(value)} chars)"
@@ -55,11 +58,13 @@ def redact(text: str) -> str:
     """Remove secrets (provider tokens, PEM keys, quoted credential values) from ``text``."""
     text = _PEM_RE.sub("-----BEGIN PRIVATE KEY----- [redacted]", text)
     text = _TOKEN_RE.sub(lambda m: mask_secret(m.group(0)), text)
-    return _ASSIGNED_SECRET_RE.sub(
-        lambda m: f"{m.group('name')}{m.group('sep')}{m.group('quote')}"
-        f"{mask_secret(m.group('value'))}{m.group('quote')}",
-        text,
-    )
+    def mask_assignment(m: re.Match[str]) -> str:
+        value = m.group("value")
+        if _MASKED_RE.fullmatch(value):  # already masked by a detector: keep its true length
+            return m.group(0)
+        return f"{m.group('name')}{m.group('sep')}{m.group('quote')}{mask_secret(value)}{m.group('quote')}"
+
+    return _ASSIGNED_SECRET_RE.sub(mask_assignment, text)
 
 
 def make_snippet(text: str | None) -> str | None:

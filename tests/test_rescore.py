@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import synthetic
 import yaml
 from click.testing import CliRunner
 
-import synthetic
 from reproscore import api
 from reproscore.cli import cli
 from reproscore.store import Store

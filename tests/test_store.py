@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
+import synthetic
 import yaml
 from click.testing import CliRunner
 from sqlite_utils import Database
 
-import synthetic
 from reproscore.cli import cli
 from reproscore.migrations import MIGRATION_SET, migration_names, migrations
 from reproscore.store import (

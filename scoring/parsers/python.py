@@ -14,7 +14,7 @@ import tokenize
 from dataclasses import dataclass, field
 from functools import cached_property
 
-_IMPORT_FALLBACK = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.MULTILINE)
+_IMPORT_FALLBACK = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.MULTILINE)
 
 
 @dataclass(frozen=True)
