@@ -92,6 +92,8 @@ def _strip_comment(line: str) -> str:
 
 
 def _words(piece: str) -> list[str]:
+    if not any(ch in piece for ch in "'\"\\#"):
+        return piece.split()  # nothing shlex would treat specially; str.split is far cheaper
     try:
         return shlex.split(piece, posix=True)
     except ValueError:
