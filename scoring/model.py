@@ -49,6 +49,16 @@ _ASSIGNED_SECRET_RE = re.compile(
 _MASKED_RE = re.compile(r".{0,4}…\(\d+ chars\)")
 
 
+# Credentials passed on command lines and in URLs (``curl --user id:secret``,
+# ``https://user:pass@host``, ``-H "Authorization: Bearer …"``).
+_URL_USERINFO_RE = re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^/\s:@]+:)(?P<value>[^/\s@]+)(?=@)", re.IGNORECASE)
+_CLI_SECRET_RE = re.compile(
+    r"(?P<head>(?<![\w-])(?:--user|-u|--password|--pass|--passwd|--token|--api-key|--apikey|--secret)(?:=|\s+)['\"]?)"
+    r"(?P<value>[^\s'\"]{4,})",
+)
+_AUTH_HEADER_RE = re.compile(r"(?P<head>\bAuthorization:\s*(?:Bearer|Basic|token)\s+)(?P<value>[^\s'\"]{4,})", re.IGNORECASE)
+
+
 def mask_secret(value: str) -> str:
     """``abcd…(40 chars)``: enough to recognise a secret, not enough to use it."""
     return f"{value[:4]}…({len(value)} chars)"
@@ -58,6 +68,9 @@ def redact(text: str) -> str:
     """Remove secrets (provider tokens, PEM keys, quoted credential values) from ``text``."""
     text = _PEM_RE.sub("-----BEGIN PRIVATE KEY----- [redacted]", text)
     text = _TOKEN_RE.sub(lambda m: mask_secret(m.group(0)), text)
+    for pattern in (_URL_USERINFO_RE, _CLI_SECRET_RE, _AUTH_HEADER_RE):
+        # A value a detector already masked ("…(16 chars)") is left as it is.
+        text = pattern.sub(lambda m: m.group(0) if "…" in m.group("value") else m.group("head") + mask_secret(m.group("value")), text)
     def mask_assignment(m: re.Match[str]) -> str:
         value = m.group("value")
         if _MASKED_RE.fullmatch(value):  # already masked by a detector: keep its true length

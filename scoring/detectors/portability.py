@@ -544,7 +544,7 @@ _MIN_GENERIC_ENTROPY = 3.0
 _MIN_SECRET_LENGTH = 8
 
 # Every credential word contains one of these (case-insensitive): a line without them binds none.
-_CREDENTIAL_HINT_RE = re.compile(r"(?i)pass|pwd|key|secret|token|auth|credential")
+_CREDENTIAL_HINT_RE = re.compile(r"(?i)pass|pwd|key|secret|token|auth|credential|--user|-u\s|://[^/\s:@]+:[^/\s@]+@")
 _CAMEL_RE = re.compile(r"([a-z0-9])([A-Z])")
 _NAME_SPLIT_RE = re.compile(r"[^A-Za-z0-9]+")
 _PLACEHOLDER_MARKERS = (
@@ -615,6 +615,7 @@ _MAGIC_ENV_RE = re.compile(r"^\s*%(?:env|set_env)\s+(?P<name>[A-Za-z_]\w*)(?:\s*
 _CLI_OPTION_RE = re.compile(
     r"""(?:^|\s)--?(?P<name>[A-Za-z][\w\-]*)(?:=|\s+)(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s;&|#'"-][^\s;&|#'"]*)"""
 )
+_URL_PASSWORD_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<password>[^/\s@]+)@", re.IGNORECASE)
 _ENV_LINE_RE = re.compile(r"^\s*(?:export\s+)?(?P<name>[A-Za-z_][\w.\-]*)\s*=\s*(?P<value>.*)$")
 _YAML_LINE_RE = re.compile(r"""^\s*(?:-\s+)?(?P<q>["']?)(?P<name>[A-Za-z_][\w.\- ]*?)(?P=q)\s*:\s+(?P<value>.*)$""")
 _INI_LINE_RE = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.\- ]*?)\s*[=:]\s*(?P<value>.*)$")
@@ -698,7 +699,14 @@ def _line_bindings(segment: _Segment) -> Iterator[tuple[str, str, int]]:
             for match in _SHELL_ASSIGN_STRICT_RE.finditer(code):
                 yield match.group("name"), _unquote(match.group("value")), number
             for match in _CLI_OPTION_RE.finditer(code):
-                yield match.group("name"), _unquote(match.group("value")), number
+                name, value = match.group("name"), _unquote(match.group("value"))
+                if name in ("user", "u") and ":" in value:
+                    # curl/wget ``--user id:secret`` carries a password after the colon.
+                    yield "password", value.split(":", 1)[1], number
+                else:
+                    yield name, value, number
+            for match in _URL_PASSWORD_RE.finditer(code):
+                yield "password", match.group("password"), number
         elif language == "python":  # fallback for code that does not parse
             for match in _QUOTED_BINDING_RE.finditer(line):
                 value = match.group("value")
