@@ -15,6 +15,7 @@ from scoring.aggregate import IncompleteMeasurements, score
 from scoring.catalog import METRICS, resolve_metric
 from scoring.fixes import rank_fixes
 from scoring.measurement import measure
+from scoring.model import Measurements
 from scoring.registry import load_detectors
 from scoring.rubric import Rubric, RubricError, load_rubric, parse_rubric
 from scoring.sources import LocalDirectory
@@ -92,7 +93,9 @@ def _detector_versions() -> dict[str, str]:
     return {mid: det.version for mid, det in load_detectors().items()}
 
 
-def _scored(label: str, measurements, rub: Rubric, identity: TreeIdentity | None) -> TreeScore:
+def _scored(
+    label: str, measurements: Measurements, rub: Rubric, identity: TreeIdentity | None
+) -> TreeScore:
     result = score(measurements, rub).to_dict()
     result["snapshot"] = None if identity is None else identity.to_dict()
     return TreeScore(path=label, result=result, fixes=rank_fixes(measurements, rub))

@@ -152,7 +152,7 @@ def m001_core_tables(db: Database) -> None:
                 penalties_fired TEXT NOT NULL,
                 scorer_version TEXT NOT NULL,
                 computed_at TEXT NOT NULL,
-                UNIQUE (snapshot_id, rubric_id, detector_set_id)
+                UNIQUE (rubric_id, snapshot_id, detector_set_id)
             )
             """,
             """
@@ -190,7 +190,9 @@ def m002_query_indexes(db: Database) -> None:
             CREATE INDEX measurements_current
                 ON measurements (snapshot_id, metric_position, value) WHERE is_current = 1
             """,
-            "CREATE INDEX scores_by_rubric ON scores (rubric_id, rrs)",
+            # Scores are keyed rubric first, so a rescore appends to one end of the key
+            # instead of writing all over an index; this one serves lookups by tree.
+            "CREATE INDEX scores_by_snapshot ON scores (snapshot_id)",
             "CREATE INDEX rubrics_by_sha256 ON rubrics (sha256)",
             "CREATE INDEX snapshots_by_deposit ON snapshots (deposit_id)",
             "CREATE INDEX snapshots_by_source ON snapshots (source)",

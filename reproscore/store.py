@@ -114,7 +114,7 @@ _SCORE_COLUMNS = (
 )
 _INSERT_SCORE = (
     f"INSERT INTO scores ({_SCORE_COLUMNS}) VALUES ({', '.join('?' * (_SCORE_COLUMNS.count(',') + 1))}) "
-    "ON CONFLICT (snapshot_id, rubric_id, detector_set_id) DO NOTHING"
+    "ON CONFLICT (rubric_id, snapshot_id, detector_set_id) DO NOTHING"
 )
 
 # A measurement that failed (outcome "error") is no measurement: a later run with the
@@ -350,14 +350,14 @@ class Store:
             self.db = Database(conn, execute_plugins=False)
             conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             conn.execute("PRAGMA foreign_keys = ON")
-            self.db.enable_wal()
+            self._enable_wal(timeout)
             # In WAL mode NORMAL loses no consistency on a crash, only (on power loss)
             # the last commits, which an idempotent re-run writes again.
             conn.execute("PRAGMA synchronous = NORMAL")
             self._migrate()
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise StoreError(f"{self.path}: not a usable reproscore database: {exc}") from exc
+            raise StoreError(f"{self.path}: cannot use the database: {exc}") from exc
         except BaseException:
             conn.close()
             raise
@@ -396,6 +396,22 @@ class Store:
         finally:
             if self.conn.in_transaction:
                 self.conn.execute("COMMIT")
+
+    def _enable_wal(self, timeout: float) -> None:
+        # Switching a new database to WAL needs an exclusive lock, and SQLite reports a
+        # busy database at once instead of calling the busy handler: when two processes
+        # create the store together, wait here the way the busy timeout would.
+        deadline = time.monotonic() + timeout
+        delay = 0.005
+        while True:
+            try:
+                self.db.enable_wal()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(2 * delay, 0.25)
 
     # ------------------------------------------------------------------ schema
 

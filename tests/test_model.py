@@ -35,3 +35,11 @@ def test_snippet_is_one_line_and_capped():
     ev = Evidence("a.py", "long", snippet="x = 1\n" + "y" * 500, line_start=3)
     assert "\n" not in ev.snippet and len(ev.snippet) == 200 and ev.snippet.endswith("…")
     assert (ev.line_start, ev.line_end) == (3, 3)
+
+
+@pytest.mark.parametrize(("text", "_secret"), SECRETS)
+def test_redact_is_idempotent_so_stored_snippets_round_trip(text, _secret):
+    once = redact(text)
+    assert redact(once) == once
+    ev = Evidence("a.py", "hit", snippet=text, line_start=1)
+    assert Evidence.from_dict(ev.to_dict()) == ev

@@ -4,6 +4,7 @@ scores in the shape of ``reproscore score``; end to end on the sample trees."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -238,8 +239,6 @@ def test_scoring_a_tree_twice_into_the_store_changes_nothing_and_measures_once(t
         stats = store.stats()
     assert stats["tables"]["snapshots"] == 1 and stats["tables"]["measurements"] == 26
     # A copy of the tree elsewhere is the same snapshot.
-    import shutil
-
     copy = tmp_path / "copy"
     shutil.copytree(sample, copy, symlinks=True)
     api.score_path(copy, "bioinformatics-v1", db=db)

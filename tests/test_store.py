@@ -4,6 +4,7 @@ child processes."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import signal
@@ -82,7 +83,7 @@ def test_a_new_store_has_the_schema_wal_foreign_keys_and_recorded_migrations(tmp
         assert set(TABLES) <= names
         assert [m["name"] for m in store.schema()] == list(migration_names())
         indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-        assert {"measurements_current", "measurements_one_current", "scores_by_rubric"} <= indexes
+        assert {"measurements_current", "measurements_one_current", "scores_by_snapshot"} <= indexes
         assert store.integrity_check() == []
     rows = sqlite3.connect(path).execute("SELECT migration_set, name FROM _sqlite_migrations").fetchall()
     assert rows == [(MIGRATION_SET, name) for name in migration_names()]
@@ -298,8 +299,6 @@ def test_a_stored_rubric_can_be_rebuilt_from_its_definition(tmp_path):
         assert store.find_stored_rubric("bioinformatics-v1").sha256 == BIO.sha256
         assert store.find_stored_rubric("unknown") is None
         row = store.conn.execute("SELECT canonical, source_text FROM rubrics WHERE name = 'bioinformatics-v1'").fetchone()
-    import hashlib
-
     assert hashlib.sha256(row[0].encode()).hexdigest() == BIO.sha256
     assert row[1] == BIO.text
 
@@ -488,12 +487,12 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
         assert store.stats()["tables"]["detector_sets"] == 1
 
 
-def test_two_processes_creating_the_database_at_once_both_succeed(tmp_path):
+def test_processes_creating_the_database_at_once_all_succeed(tmp_path):
     path = tmp_path / "new.db"
-    children = [store_child(path, i * 5, 5, rescore_every=0) for i in range(2)]
+    children = [store_child(path, i * 5, 5, rescore_every=0) for i in range(3)]
     for child in children:
         _, err = child.communicate(timeout=120)
         assert child.returncode == 0, err
-    assert check_consistency(path) == {"snapshots": 10, "scores": 10}
+    assert check_consistency(path) == {"snapshots": 15, "scores": 15}
     with Store(path) as store:
         assert [m["name"] for m in store.schema()] == list(migration_names())
