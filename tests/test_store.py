@@ -496,3 +496,18 @@ def test_processes_creating_the_database_at_once_all_succeed(tmp_path):
     assert check_consistency(path) == {"snapshots": 15, "scores": 15}
     with Store(path) as store:
         assert [m["name"] for m in store.schema()] == list(migration_names())
+
+
+def test_a_secret_found_in_a_deposit_never_reaches_the_database(tmp_path):
+    secret = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    db = tmp_path / "s.db"
+    result = CliRunner().invoke(cli, ["score", str(ROOT / "tests" / "fixtures" / "samples" / "legacy-scripts"), "--db", str(db), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert secret not in result.output
+    evidence = json.loads(result.output)["submetrics"]["no_hardcoded_credentials"]["evidence"]
+    assert [(e["path"], e["line_start"]) for e in evidence] == [("analysis.py", 5)]
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    for path in tmp_path.iterdir():
+        assert secret.encode() not in path.read_bytes(), path.name
