@@ -528,20 +528,25 @@ def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
     for unit in units:
         # Cells of one notebook share one namespace: imports of any cell resolve calls of all.
         if unit.tree is not None:
-            aliases.update(_aliases_of(_pruned_walk(unit, _import_lines(unit))[0]))
+            aliases.update(unit.aliases)
         else:
             aliases.update(_fallback_aliases(unit.source))
         if "import" in unit.source and "*" in unit.source:
             stars.extend(_STAR_IMPORT_RE.findall(unit.source))
     # ``from numpy.random import normal as draw``: calls of ``draw`` carry no hint name.
-    renamed = [local for local, target in aliases.items() if hint.search(target) and not hint.search(local)]
-    renamed_re = re.compile(r"\b(?:" + "|".join(map(re.escape, renamed)) + r")\b") if renamed else None
+    renamed = {local for local, target in aliases.items() if hint.search(target) and not hint.search(local)}
     for unit in units:
         if unit.tree is not None:
-            wanted = set(_hint_lines(unit.source, hint))
-            if renamed_re is not None:
-                wanted.update(_hint_lines(unit.source, renamed_re))
-            sites = _ast_sites(_pruned_walk(unit, sorted(wanted))[1])
+            # Only calls whose own callee carries a hint name (or a renamed import of one)
+            # can be classified; testing the short callee text is far cheaper than
+            # scanning the source.
+            candidates_nodes = []
+            for node in unit.call_nodes:
+                written = dotted_name(node.func)
+                if written and (hint.search(written) or written.partition(".")[0] in renamed):
+                    candidates_nodes.append(node)
+            candidates_nodes.sort(key=lambda c: (c.lineno, c.col_offset))
+            sites = _ast_sites(candidates_nodes)
         else:
             sites = _fallback_sites(unit)
         for site in sites:
