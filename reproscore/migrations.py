@@ -208,6 +208,86 @@ def m002_query_indexes(db: Database) -> None:
     )
 
 
+@migrations()
+def m003_harvesting(db: Database) -> None:
+    """Harvest runs and windows, the per-source checkpoint, and the harvested fields of
+    a deposit (its OAI identity, files, withdrawal and processing state)."""
+    _run(
+        db,
+        (
+            "ALTER TABLE deposits ADD COLUMN oai_identifier TEXT",
+            "ALTER TABLE deposits ADD COLUMN version TEXT",
+            "ALTER TABLE deposits ADD COLUMN communities TEXT",
+            "ALTER TABLE deposits ADD COLUMN dates TEXT",
+            "ALTER TABLE deposits ADD COLUMN github_repo TEXT",
+            "ALTER TABLE deposits ADD COLUMN github_tag TEXT",
+            "ALTER TABLE deposits ADD COLUMN resource_type_general TEXT",
+            "ALTER TABLE deposits ADD COLUMN files TEXT",
+            "ALTER TABLE deposits ADD COLUMN swh TEXT",
+            "ALTER TABLE deposits ADD COLUMN withdrawn INTEGER NOT NULL DEFAULT 0"
+            " CHECK (withdrawn IN (0, 1))",
+            "ALTER TABLE deposits ADD COLUMN tombstone TEXT",
+            # What the pipeline still has to do for the deposit's current datestamp:
+            # NULL for deposits not harvested (stored by other commands).
+            "ALTER TABLE deposits ADD COLUMN status TEXT CHECK (status IS NULL OR status IN"
+            " ('pending', 'scored', 'failed', 'withdrawn'))",
+            "ALTER TABLE deposits ADD COLUMN processed_at TEXT",
+            # One row per harvested record: the upsert key of the harvester.
+            """
+            CREATE UNIQUE INDEX deposits_by_oai_identifier
+                ON deposits (source, oai_identifier) WHERE oai_identifier IS NOT NULL
+            """,
+            "CREATE INDEX deposits_by_status ON deposits (status) WHERE status IS NOT NULL",
+            """
+            CREATE TABLE harvest_runs (
+                id INTEGER PRIMARY KEY,
+                source TEXT NOT NULL,
+                command TEXT NOT NULL,
+                status TEXT NOT NULL
+                    CHECK (status IN ('running', 'completed', 'failed', 'interrupted')),
+                from_ts TEXT,
+                until_ts TEXT,
+                windows INTEGER NOT NULL DEFAULT 0,
+                records INTEGER NOT NULL DEFAULT 0,
+                deposits_scored INTEGER NOT NULL DEFAULT 0,
+                deposits_failed INTEGER NOT NULL DEFAULT 0,
+                message TEXT,
+                started_at TEXT NOT NULL,
+                finished_at TEXT
+            )
+            """,
+            """
+            CREATE TABLE harvest_windows (
+                id INTEGER PRIMARY KEY,
+                run_id INTEGER NOT NULL REFERENCES harvest_runs(id),
+                source TEXT NOT NULL,
+                start TEXT NOT NULL,
+                "end" TEXT NOT NULL,
+                status TEXT NOT NULL
+                    CHECK (status IN ('running', 'completed', 'failed', 'interrupted')),
+                attempts INTEGER NOT NULL DEFAULT 1,
+                pages INTEGER NOT NULL DEFAULT 0,
+                records_seen INTEGER NOT NULL DEFAULT 0,
+                records_new INTEGER NOT NULL DEFAULT 0,
+                records_updated INTEGER NOT NULL DEFAULT 0,
+                error TEXT,
+                started_at TEXT NOT NULL,
+                finished_at TEXT
+            )
+            """,
+            "CREATE INDEX harvest_windows_by_run ON harvest_windows (run_id)",
+            """
+            CREATE TABLE checkpoints (
+                source TEXT PRIMARY KEY,
+                until_ts TEXT NOT NULL,
+                window_id INTEGER REFERENCES harvest_windows(id),
+                updated_at TEXT NOT NULL
+            )
+            """,
+        ),
+    )
+
+
 def migration_names() -> tuple[str, ...]:
     """Every migration this version knows, in order."""
     return tuple(m.name for m in migrations.pending(Database(memory=True)))

@@ -28,9 +28,9 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from operator import itemgetter
 from pathlib import Path
@@ -56,7 +56,9 @@ __all__ = [
     "MIGRATION_SET",
     "RESCORE_BATCH",
     "TABLES",
+    "HARVEST_FIELDS",
     "NotFound",
+    "WindowCounts",
     "RescoreReport",
     "RubricConflict",
     "SchemaTooNew",
@@ -83,6 +85,9 @@ TABLES = (
     "rubrics",
     "scores",
     "failures",
+    "harvest_runs",
+    "harvest_windows",
+    "checkpoints",
 )
 
 DEPOSIT_FIELDS = (
@@ -99,6 +104,20 @@ DEPOSIT_FIELDS = (
     "metadata",
 )
 _JSON_DEPOSIT_FIELDS = frozenset({"creators", "related_urls", "metadata"})
+
+# The columns a harvested record fills (m003 adds all but the first eleven).
+HARVEST_FIELDS = (
+    *DEPOSIT_FIELDS,
+    "oai_identifier",
+    "version",
+    "communities",
+    "dates",
+    "github_repo",
+    "github_tag",
+    "resource_type_general",
+)
+# Deposit states the pipeline works through (see docs/store.md, `deposits.status`).
+PENDING, SCORED, FAILED, WITHDRAWN = "pending", "scored", "failed", "withdrawn"
 
 _POSITION = {mid: i for i, mid in enumerate(METRIC_IDS)}
 _FIRST = itemgetter(0)
@@ -260,6 +279,56 @@ class RescoreReport:
             "seconds": round(self.seconds, 3),
             "snapshots_per_second": round(self.per_second, 1),
         }
+
+
+@dataclass
+class WindowCounts:
+    """Records of one harvested window: seen, newly stored, and updated (newer datestamp)."""
+
+    seen: int = 0
+    new: int = 0
+    updated: int = 0
+
+
+def _announced_swhid(swh: Mapping[str, Any] | None) -> str | None:
+    """The SWHID in a Zenodo ``swh`` field, whatever key holds it (its shape is not
+    documented), or None."""
+    if not swh:
+        return None
+    for value in swh.values():
+        if isinstance(value, str) and value.startswith("swh:1:"):
+            return value
+    return None
+
+
+def _harvest_values(record: Any) -> tuple:
+    """The :data:`HARVEST_FIELDS` values of a harvested DepositRecord, JSON encoded."""
+    creators = [
+        {key: value for key, value in asdict(c).items() if value is not None}
+        for c in record.creators
+    ]
+    origin = f"https://github.com/{record.github_repo}" if record.github_repo else None
+    dates = dict(record.dates or {})
+    return (
+        record.doi,
+        record.concept_doi,
+        origin,
+        record.title,
+        record.licence,
+        _json(creators),
+        dates.get("Issued"),
+        record.datestamp,
+        _json(list(record.related or [])),
+        _announced_swhid(record.swh),
+        _json(record.raw_metadata),
+        record.oai_identifier,
+        record.version,
+        _json(list(record.communities or [])),
+        _json(dates),
+        record.github_repo,
+        record.github_tag,
+        record.resource_type_general,
+    )
 
 
 def _score_row_from_score(
@@ -607,6 +676,219 @@ class Store:
                 " DO UPDATE SET attempts = attempts + 1, error_class = excluded.error_class,"
                 " message = excluded.message, last_at = excluded.last_at",
                 (deposit_id, snapshot_id, stage, error_class, message, now, now),
+            )
+
+    # ------------------------------------------------------------------ harvesting
+
+    def start_run(self, source: str, command: str, from_ts: str | None, until_ts: str | None) -> int:
+        """Record a harvest run as running; returns its id."""
+        with self.write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO harvest_runs (source, command, status, from_ts, until_ts, started_at)"
+                " VALUES (?, ?, 'running', ?, ?, ?)",
+                (source, command, from_ts, until_ts, utc_now()),
+            )
+        return int(cursor.lastrowid)
+
+    def finish_run(self, run_id: int, status: str, *, message: str | None = None, **counts: int) -> None:
+        """Close a run with its final status, counters (``windows``, ``records``,
+        ``deposits_scored``, ``deposits_failed``) and an optional message."""
+        allowed = {"windows", "records", "deposits_scored", "deposits_failed"}
+        unknown = sorted(set(counts) - allowed)
+        if unknown:
+            raise ValueError(f"unknown run counter(s): {', '.join(unknown)}")
+        sets = "".join(f", {name} = ?" for name in counts)
+        with self.write() as conn:
+            conn.execute(
+                f"UPDATE harvest_runs SET status = ?, message = ?, finished_at = ?{sets} WHERE id = ?",
+                (status, message, utc_now(), *counts.values(), run_id),
+            )
+
+    def interrupt_stale(self, source: str) -> int:
+        """Mark the runs and windows of ``source`` still recorded as running (their process
+        was killed) as interrupted. Call it only while holding the run lock."""
+        now = utc_now()
+        with self.write() as conn:
+            windows = conn.execute(
+                "UPDATE harvest_windows SET status = 'interrupted', finished_at = ?"
+                " WHERE source = ? AND status = 'running'",
+                (now, source),
+            ).rowcount
+            conn.execute(
+                "UPDATE harvest_runs SET status = 'interrupted', finished_at = ?"
+                " WHERE source = ? AND status = 'running'",
+                (now, source),
+            )
+        return windows
+
+    def start_window(self, run_id: int, source: str, start: str, end: str) -> int:
+        """Record a window ``[start, end]`` as being harvested; returns its id."""
+        with self.write() as conn:
+            cursor = conn.execute(
+                'INSERT INTO harvest_windows (run_id, source, start, "end", status, started_at)'
+                " VALUES (?, ?, ?, ?, 'running', ?)",
+                (run_id, source, start, end, utc_now()),
+            )
+        return int(cursor.lastrowid)
+
+    def fail_window(self, window_id: int, error: str, *, attempts: int = 1) -> None:
+        """Close a window that could not be harvested; the checkpoint does not move."""
+        with self.write() as conn:
+            conn.execute(
+                "UPDATE harvest_windows SET status = 'failed', error = ?, attempts = ?,"
+                " finished_at = ? WHERE id = ?",
+                (error, attempts, utc_now(), window_id),
+            )
+
+    def checkpoint(self, source: str) -> str | None:
+        """The ``until`` of the last completed window of ``source`` (None before the first)."""
+        row = self.conn.execute(
+            "SELECT until_ts FROM checkpoints WHERE source = ?", (source,)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def complete_window(
+        self, window_id: int, records: Iterable[Any], *, pages: int, attempts: int = 1
+    ) -> WindowCounts:
+        """Store every record of a harvested window, close the window and advance the
+        checkpoint, all in one transaction: a killed process leaves either the whole
+        window stored with the checkpoint moved, or nothing (and the window is harvested
+        again). The checkpoint moves only forward and only when the window starts at or
+        before it, so a window harvested out of sequence (``--from``) never hides a gap.
+
+        ``records`` are :class:`harvester.records.DepositRecord`. A record is upserted by
+        (source, OAI identifier): a newer datestamp updates the row and makes the deposit
+        pending again; the same or an older datestamp changes nothing.
+        """
+        counts = WindowCounts()
+        now = utc_now()
+        with self.write() as conn:
+            source, start, end = conn.execute(
+                'SELECT source, start, "end" FROM harvest_windows WHERE id = ?', (window_id,)
+            ).fetchone()
+            for record in records:
+                counts.seen += 1
+                outcome = self._upsert_harvested(conn, record, now)
+                if outcome == "new":
+                    counts.new += 1
+                elif outcome == "updated":
+                    counts.updated += 1
+            conn.execute(
+                "UPDATE harvest_windows SET status = 'completed', pages = ?, attempts = ?,"
+                " records_seen = ?, records_new = ?, records_updated = ?, error = NULL,"
+                " finished_at = ? WHERE id = ?",
+                (pages, attempts, counts.seen, counts.new, counts.updated, now, window_id),
+            )
+            current = conn.execute(
+                "SELECT until_ts FROM checkpoints WHERE source = ?", (source,)
+            ).fetchone()
+            if current is None or (start <= current[0] < end):
+                conn.execute(
+                    "INSERT INTO checkpoints (source, until_ts, window_id, updated_at)"
+                    " VALUES (?, ?, ?, ?) ON CONFLICT (source) DO UPDATE SET"
+                    " until_ts = excluded.until_ts, window_id = excluded.window_id,"
+                    " updated_at = excluded.updated_at",
+                    (source, end, window_id, now),
+                )
+        return counts
+
+    @staticmethod
+    def _upsert_harvested(conn: sqlite3.Connection, record: Any, now: str) -> str:
+        """Insert or update one harvested record; returns 'new', 'updated' or 'same'."""
+        values = _harvest_values(record)
+        found = conn.execute(
+            "SELECT id, datestamp FROM deposits WHERE source = ? AND source_id = ?",
+            (record.source, record.record_id),
+        ).fetchone()
+        if found is not None and found[1] is not None and found[1] >= record.datestamp:
+            return "same"  # this datestamp (or a newer one) is stored already
+        columns = ", ".join(HARVEST_FIELDS)
+        if found is None:
+            conn.execute(
+                f"INSERT INTO deposits (source, source_id, {columns}, status, first_seen_at,"
+                f" updated_at) VALUES (?, ?, {', '.join('?' * len(HARVEST_FIELDS))}, ?, ?, ?)",
+                (record.source, record.record_id, *values, PENDING, now, now),
+            )
+            return "new"
+        updates = ", ".join(f"{c} = ?" for c in HARVEST_FIELDS)
+        conn.execute(
+            f"UPDATE deposits SET {updates}, status = ?, updated_at = ? WHERE id = ?",
+            (*values, PENDING, now, found[0]),
+        )
+        return "updated"
+
+    def deposit_id(self, source: str, source_id: str) -> int | None:
+        row = self.conn.execute(
+            "SELECT id FROM deposits WHERE source = ? AND source_id = ?", (source, source_id)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def deposits_to_process(self, source: str, *, max_attempts: int) -> list[tuple[int, str]]:
+        """(id, source id) of the deposits the pipeline still has to fetch and score:
+        pending ones, and failed ones that failed fewer than ``max_attempts`` times."""
+        rows = self.conn.execute(
+            "SELECT d.id, d.source_id FROM deposits d WHERE d.source = ? AND (d.status = ?"
+            " OR (d.status = ? AND (SELECT coalesce(max(f.attempts), 0) FROM failures f"
+            " WHERE f.deposit_id = d.id) < ?)) ORDER BY d.id",
+            (source, PENDING, FAILED, max_attempts),
+        ).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
+    def save_deposit_files(
+        self,
+        deposit_id: int,
+        files: list[dict[str, Any]],
+        *,
+        swh: dict[str, Any] | None = None,
+        withdrawn: bool = False,
+        tombstone: dict[str, Any] | None = None,
+    ) -> None:
+        """Store a deposit's file list and ``swh`` field as the REST API gave them; a
+        withdrawn deposit (HTTP 410) keeps its tombstone and is not processed further."""
+        swhid = _announced_swhid(swh)
+        with self.write() as conn:
+            conn.execute(
+                "UPDATE deposits SET files = ?, swh = ?, withdrawn = ?, tombstone = ?,"
+                " swhid = coalesce(?, swhid),"
+                " status = CASE WHEN ? THEN 'withdrawn' ELSE status END,"
+                " processed_at = CASE WHEN ? THEN ? ELSE processed_at END WHERE id = ?",
+                (
+                    _json(files),
+                    None if swh is None else _json(swh),
+                    int(withdrawn),
+                    None if tombstone is None else _json(tombstone),
+                    swhid,
+                    int(withdrawn),
+                    int(withdrawn),
+                    utc_now(),
+                    deposit_id,
+                ),
+            )
+
+    def mark_deposit_scored(self, deposit_id: int, snapshot_id: int) -> None:
+        """Link the deposit to its tree and mark it done (one transaction)."""
+        with self.write() as conn:
+            self._link(conn, deposit_id, snapshot_id)
+            conn.execute(
+                "UPDATE deposits SET status = ?, processed_at = ? WHERE id = ?",
+                (SCORED, utc_now(), deposit_id),
+            )
+
+    def mark_deposit_failed(self, deposit_id: int, stage: str, error_class: str, message: str) -> None:
+        """Record a deposit's failure at ``stage`` and mark it failed (one transaction)."""
+        now = utc_now()
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO failures (deposit_id, snapshot_id, stage, error_class, message,"
+                " attempts, first_at, last_at) VALUES (?, NULL, ?, ?, ?, 1, ?, ?)"
+                " ON CONFLICT (coalesce(deposit_id, 0), coalesce(snapshot_id, 0), stage)"
+                " DO UPDATE SET attempts = attempts + 1, error_class = excluded.error_class,"
+                " message = excluded.message, last_at = excluded.last_at",
+                (deposit_id, stage, error_class, message, now, now),
+            )
+            conn.execute(
+                "UPDATE deposits SET status = ?, processed_at = ? WHERE id = ?",
+                (FAILED, now, deposit_id),
             )
 
     # ------------------------------------------------------------------ snapshots

@@ -314,7 +314,7 @@ def _pruned_walk(unit: CodeUnit, wanted: list[int]) -> tuple[list[ast.Import | a
             continue
         if isinstance(node, ast.Call):
             calls.append(node)
-        for child in ast.iter_child_nodes(node):
+        for child in _children(node):
             start = getattr(child, "lineno", None)
             if start is not None:
                 first = bisect_left(wanted, start)
@@ -324,6 +324,26 @@ def _pruned_walk(unit: CodeUnit, wanted: list[int]) -> tuple[list[ast.Import | a
     imports.sort(key=lambda n: n.lineno)
     calls.sort(key=lambda c: (c.lineno, c.col_offset))
     return imports, calls
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """Child nodes, skipping expression contexts and operators (ast.iter_child_nodes is a
+    generator over every field and costs twice as much here)."""
+    kind = type(node)
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in ("ctx", "op"))
+    out: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out.extend(v for v in value if isinstance(v, ast.AST))
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
 
 
 def _import_lines(unit: CodeUnit) -> list[int]:
@@ -528,25 +548,20 @@ def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
     for unit in units:
         # Cells of one notebook share one namespace: imports of any cell resolve calls of all.
         if unit.tree is not None:
-            aliases.update(unit.aliases)
+            aliases.update(_aliases_of(_pruned_walk(unit, _import_lines(unit))[0]))
         else:
             aliases.update(_fallback_aliases(unit.source))
         if "import" in unit.source and "*" in unit.source:
             stars.extend(_STAR_IMPORT_RE.findall(unit.source))
     # ``from numpy.random import normal as draw``: calls of ``draw`` carry no hint name.
-    renamed = {local for local, target in aliases.items() if hint.search(target) and not hint.search(local)}
+    renamed = [local for local, target in aliases.items() if hint.search(target) and not hint.search(local)]
+    renamed_re = re.compile(r"\b(?:" + "|".join(map(re.escape, renamed)) + r")\b") if renamed else None
     for unit in units:
         if unit.tree is not None:
-            # Only calls whose own callee carries a hint name (or a renamed import of one)
-            # can be classified; testing the short callee text is far cheaper than
-            # scanning the source.
-            candidates_nodes = []
-            for node in unit.call_nodes:
-                written = dotted_name(node.func)
-                if written and (hint.search(written) or written.partition(".")[0] in renamed):
-                    candidates_nodes.append(node)
-            candidates_nodes.sort(key=lambda c: (c.lineno, c.col_offset))
-            sites = _ast_sites(candidates_nodes)
+            wanted = set(_hint_lines(unit.source, hint))
+            if renamed_re is not None:
+                wanted.update(_hint_lines(unit.source, renamed_re))
+            sites = _ast_sites(_pruned_walk(unit, sorted(wanted))[1])
         else:
             sites = _fallback_sites(unit)
         for site in sites:

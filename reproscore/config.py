@@ -1,0 +1,187 @@
+"""Configuration of the nightly run: a TOML file (``reproscore.toml`` by default).
+
+Every key has a default, so the file is optional; a key this version does not know is
+refused with its name (a typo must not silently fall back to a default). Each key is
+documented, with its default, in ``docs/configuration.md``; ``tests/test_pipeline.py``
+checks that the two stay in step.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CONFIG = "reproscore.toml"
+ENV_CONFIG = "REPROSCORE_CONFIG"
+
+GiB = 1024**3
+MiB = 1024**2
+
+
+class ConfigError(Exception):
+    """The configuration file cannot be used (the message names the file and the key)."""
+
+
+@dataclass(frozen=True)
+class ZenodoConfig:
+    """``[zenodo]``: where and how to harvest."""
+
+    oai_url: str = "https://zenodo.org/oai2d"
+    api_url: str = "https://zenodo.org/api"
+    metadata_prefix: str = "oai_datacite"
+    set_spec: str = "software"
+    window_hours: int = 24
+    lag_hours: int = 1
+    start: str | None = None
+    oai_per_minute: float = 30.0
+    api_per_minute: float = 60.0
+
+
+@dataclass(frozen=True)
+class HttpConfig:
+    """``[http]``: the shared HTTP client."""
+
+    contact: str | None = None
+    connect_timeout: float = 10.0
+    read_timeout: float = 60.0
+    max_attempts: int = 6
+    backoff_base: float = 1.0
+    backoff_max: float = 300.0
+    pacing: bool = True
+
+
+@dataclass(frozen=True)
+class DownloadConfig:
+    """``[download]``: caps on what a deposit may make us download."""
+
+    max_file_bytes: int = 2 * GiB
+    max_deposit_bytes: int = 4 * GiB
+
+
+@dataclass(frozen=True)
+class ExtractConfig:
+    """``[extract]``: caps on what an archive may unpack to."""
+
+    max_total_bytes: int = 2 * GiB
+    max_entries: int = 100_000
+    max_ratio: float = 200.0
+    max_file_bytes: int = 1 * GiB
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """``[run]``: the nightly job itself."""
+
+    work_dir: str = "reproscore-work"
+    keep: bool = False
+    lock_file: str | None = None
+    rubric: str = "default"
+    max_attempts: int = 3
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration; every section and key has a default."""
+
+    zenodo: ZenodoConfig = field(default_factory=ZenodoConfig)
+    http: HttpConfig = field(default_factory=HttpConfig)
+    download: DownloadConfig = field(default_factory=DownloadConfig)
+    extract: ExtractConfig = field(default_factory=ExtractConfig)
+    run: RunConfig = field(default_factory=RunConfig)
+
+    def with_overrides(self, section: str, **values: Any) -> Config:
+        """A copy with some keys of one section replaced (command-line options); None
+        values are ignored, so an option not given keeps the file's value."""
+        given = {key: value for key, value in values.items() if value is not None}
+        if not given:
+            return self
+        return replace(self, **{section: replace(getattr(self, section), **given)})
+
+
+SECTIONS: dict[str, type] = {
+    "zenodo": ZenodoConfig,
+    "http": HttpConfig,
+    "download": DownloadConfig,
+    "extract": ExtractConfig,
+    "run": RunConfig,
+}
+
+
+def documented_keys() -> dict[str, Any]:
+    """Every ``section.key`` with its default (what docs/configuration.md must list)."""
+    out: dict[str, Any] = {}
+    for section, cls in SECTIONS.items():
+        defaults = cls()
+        for f in fields(cls):
+            out[f"{section}.{f.name}"] = getattr(defaults, f.name)
+    return out
+
+
+def _check_type(where: str, value: Any, annotation: str) -> Any:
+    """Check a TOML value against a field's annotation (given as a string under
+    ``from __future__ import annotations``); ints are accepted for floats."""
+    optional = annotation.endswith("| None")
+    base = annotation.replace("| None", "").strip()
+    if value is None and optional:
+        return value
+    expected = {"str": str, "int": int, "float": (int, float), "bool": bool}[base]
+    # bool is an int in Python, but `window_hours = true` is a mistake.
+    if isinstance(value, bool) and base != "bool" or not isinstance(value, expected):
+        raise ConfigError(f"{where}: expected {base}, got {type(value).__name__} {value!r}")
+    if base == "float":
+        value = float(value)
+    if base in ("int", "float") and value < 0:
+        raise ConfigError(f"{where}: must not be negative, got {value!r}")
+    return value
+
+
+def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
+    """A :class:`Config` from parsed TOML; unknown sections or keys and wrong types raise
+    :class:`ConfigError` naming them."""
+    sections: dict[str, Any] = {}
+    for name, table in data.items():
+        cls = SECTIONS.get(name)
+        if cls is None:
+            raise ConfigError(
+                f"{source}: unknown section [{name}] (known: {', '.join(SECTIONS)})"
+            )
+        if not isinstance(table, dict):
+            raise ConfigError(f"{source}: {name} must be a table ([{name}])")
+        known = {f.name: f for f in fields(cls)}
+        values = {}
+        for key, value in table.items():
+            if key not in known:
+                raise ConfigError(
+                    f"{source}: unknown key {name}.{key} (known in [{name}]: {', '.join(known)})"
+                )
+            values[key] = _check_type(f"{source}: {name}.{key}", value, str(known[key].type))
+        sections[name] = cls(**values)
+    config = Config(**sections)
+    if config.zenodo.window_hours < 1:
+        raise ConfigError(f"{source}: zenodo.window_hours must be at least 1")
+    if config.run.max_attempts < 1:
+        raise ConfigError(f"{source}: run.max_attempts must be at least 1")
+    return config
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
+    """The configuration from ``path``; without one, from ``$REPROSCORE_CONFIG`` or
+    ``./reproscore.toml`` when present, else the defaults. A path given explicitly
+    must exist."""
+    explicit = path is not None or ENV_CONFIG in os.environ
+    chosen = Path(path if path is not None else os.environ.get(ENV_CONFIG, DEFAULT_CONFIG))
+    if not chosen.is_file():
+        if explicit:
+            raise ConfigError(f"{chosen}: no such configuration file")
+        return Config()
+    try:
+        with chosen.open("rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{chosen}: not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{chosen}: cannot read: {exc}") from exc
+    return parse_config(data, str(chosen))

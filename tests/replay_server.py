@@ -1,0 +1,270 @@
+"""A real HTTP server on 127.0.0.1 that replays scripted responses, for harvester tests.
+
+Nothing in the test suite reaches the internet: tests register replies per method and path
+(optionally per query subset) and point the code under test at ``server.url``. The server
+can also misbehave the way real servers and networks do: answer late (read timeouts),
+close the connection without answering (connection reset), or send fewer bytes than the
+``Content-Length`` it announced (truncated body).
+
+Usage::
+
+    with ReplayServer() as server:
+        server.add("GET", "/oai2d", Reply(503, headers={"Retry-After": "1"}), Reply(200, body=xml))
+        response = requests.get(server.url + "/oai2d", params={"verb": "Identify"})
+        assert [r["path"] for r in server.requests] == ["/oai2d", "/oai2d"]
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlsplit
+
+__all__ = ["Reply", "ReplayServer"]
+
+
+@dataclass
+class Reply:
+    """One scripted answer.
+
+    ``body`` may be bytes, text (sent as UTF-8) or a callable that receives the request
+    dict (see ``ReplayServer.requests``) and returns bytes or text.
+    """
+
+    status: int = 200
+    body: bytes | str | Callable[[dict], bytes | str] = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds to wait before answering (read-timeout tests)
+    reset: bool = False  # close the connection with a TCP reset instead of answering
+    truncate: int | None = None  # send only this many body bytes, then close
+    chunk_size: int | None = None  # write the body in pieces of this size
+
+
+@dataclass
+class _Route:
+    method: str
+    path: str
+    query: dict[str, str]
+    replies: list[Reply]
+    served: int = 0
+
+    def matches(self, method: str, path: str, query: dict[str, str]) -> bool:
+        return (
+            self.method == method
+            and self.path == path
+            and all(query.get(k) == v for k, v in self.query.items())
+        )
+
+    def next_reply(self) -> Reply:
+        # Replies are consumed in order; the last one answers every later request.
+        reply = self.replies[min(self.served, len(self.replies) - 1)]
+        self.served += 1
+        return reply
+
+
+class ReplayServer:
+    """A threading HTTP server on 127.0.0.1 (port chosen by the OS); a context manager."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        self._routes: list[_Route] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.replay = self
+        self._thread: threading.Thread | None = None
+        host, port = self._httpd.server_address[:2]
+        self.url = f"http://{host}:{port}"
+
+    # -- scripting ---------------------------------------------------------------------
+
+    def add(
+        self,
+        method: str,
+        path: str,
+        *responses: Reply,
+        query: dict[str, str] | None = None,
+    ) -> None:
+        """Serve ``responses`` in order to requests matching method, path and query subset.
+
+        When several routes match, the one constraining the most query parameters wins
+        (ties go to the route added first), so a catch-all route and a specific one can
+        coexist. Unmatched requests get 404.
+        """
+        if not responses:
+            raise ValueError("add() needs at least one Reply")
+        route = _Route(method.upper(), path, dict(query or {}), list(responses))
+        with self._lock:
+            self._routes.append(route)
+
+    def requests_for(self, path: str, method: str = "GET") -> list[dict]:
+        """The requests seen so far for ``method`` and ``path``."""
+        with self._lock:
+            return [r for r in self.requests if r["path"] == path and r["method"] == method]
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> ReplayServer:
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes handlers sleeping in Reply.delay
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+            self._thread = None
+        # Keep-alive connections park handler threads in a blocking read: unblock them.
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._httpd.server_close()
+
+    def __enter__(self) -> ReplayServer:
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    # -- used by the handler -----------------------------------------------------------
+
+    def _record(self, request: dict) -> Reply | None:
+        with self._lock:
+            self.requests.append(request)
+            candidates = [
+                r
+                for r in self._routes
+                if r.matches(request["method"], request["path"], request["query"])
+            ]
+            if not candidates:
+                return None
+            best = max(candidates, key=lambda r: len(r.query))  # max() keeps the first tie
+            return best.next_reply()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # Handler threads are woken explicitly in ReplayServer.stop(); do not wait on them.
+    block_on_close = False
+    replay: ReplayServer
+
+    def process_request(self, request, client_address):
+        with self.replay._lock:
+            self.replay._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request):
+        with self.replay._lock:
+            self.replay._connections.discard(request)
+        super().shutdown_request(request)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as requests.Session expects
+    server: _Server
+
+    def log_message(self, format, *args):  # noqa: A002 - silence the default stderr log
+        pass
+
+    def do_GET(self):
+        self._serve()
+
+    def do_POST(self):
+        self._serve()
+
+    def do_HEAD(self):
+        self._serve(send_body=False)
+
+    def _serve(self, send_body: bool = True) -> None:
+        replay = self.server.replay
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        payload = self.rfile.read(length) if length else b""
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        if payload and self.headers.get("Content-Type", "").startswith(
+            "application/x-www-form-urlencoded"
+        ):
+            # OAI-PMH allows POST with form parameters; match them like a query string.
+            query.update(parse_qsl(payload.decode("utf-8", "replace"), keep_blank_values=True))
+        request = {
+            "method": self.command,
+            "path": parts.path,
+            "query": query,
+            "headers": dict(self.headers.items()),
+            "time": time.monotonic(),
+            "body": payload,
+        }
+        reply = replay._record(request)
+        if reply is None:
+            self._send(404, f"no reply scripted for {self.command} {parts.path}".encode(), {})
+            return
+        if reply.delay and replay._stopping.wait(reply.delay):
+            self.close_connection = True
+            return
+        if reply.reset:
+            self._reset()
+            return
+        body = reply.body(request) if callable(reply.body) else reply.body
+        headers = dict(reply.headers)
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+            headers.setdefault("Content-Type", "text/plain; charset=utf-8")
+        self._send(
+            reply.status,
+            body,
+            headers,
+            send_body=send_body,
+            truncate=reply.truncate,
+            chunk_size=reply.chunk_size,
+        )
+
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        headers: dict[str, str],
+        *,
+        send_body: bool = True,
+        truncate: int | None = None,
+        chunk_size: int | None = None,
+    ) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        if not any(name.lower() == "content-length" for name in headers):
+            self.send_header("Content-Length", str(len(body)))
+        if truncate is not None:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if not send_body:
+            return
+        if truncate is not None:
+            body = body[:truncate]
+            self.close_connection = True
+        step = chunk_size or len(body) or 1
+        try:
+            for start in range(0, len(body), step):
+                self.wfile.write(body[start : start + step])
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (e.g. a size cap was hit): nothing more to do.
+            self.close_connection = True
+
+    def _reset(self) -> None:
+        # SO_LINGER with a zero timeout makes close() send RST: a genuine connection reset.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.connection.close()
