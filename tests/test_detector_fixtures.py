@@ -1,8 +1,8 @@
 """Golden fixtures per detector: ``tests/fixtures/<metric_id>/<case>/`` holds a mini
 repository in ``tree/`` and the expected measurement in ``expected.json``.
 
-``expected.json`` keys: ``value`` (compared to 0.01), ``level``, ``applicable``,
-optional ``counts`` (subset) and ``evidence``: a list of items each of which must match
+``expected.json`` keys: ``value`` (compared to 0.01), ``level`` and ``applicable``
+(both required), optional ``counts`` (subset) and ``evidence``: a list of items each of which must match
 (on the keys it gives) some evidence item of the measurement.
 """
 
@@ -36,10 +36,8 @@ def test_fixture_case(metric_id, case):
         tree.mkdir()  # an empty tree cannot be committed to git
     measurement = REGISTRY[metric_id].run(TreeIndex.from_path(tree))
     assert measurement.value == pytest.approx(expected["value"], abs=0.01), measurement.reason
-    if "level" in expected:
-        assert measurement.level == expected["level"]
-    if "applicable" in expected:
-        assert measurement.applicable is expected["applicable"]
+    assert measurement.level == expected["level"]
+    assert measurement.applicable is expected["applicable"]
     for key, value in expected.get("counts", {}).items():
         assert measurement.counts.get(key) == value, key
     produced = [e.to_dict() for e in measurement.evidence]
@@ -55,4 +53,4 @@ def test_every_detector_is_documented_and_has_fixtures(metric_id):
     assert not missing, f"{metric_id} docstring lacks sections {missing}"
     assert sections.get("", "").strip(), f"{metric_id} docstring lacks a summary line"
     cases = [p for p in (FIXTURES / metric_id).glob("*/expected.json")] if (FIXTURES / metric_id).is_dir() else []
-    assert len(cases) >= 2, f"{metric_id} needs at least two fixture cases under tests/fixtures/{metric_id}/"
+    assert len(cases) >= 3, f"{metric_id} needs at least three fixture cases under tests/fixtures/{metric_id}/"

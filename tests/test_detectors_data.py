@@ -54,29 +54,6 @@ def words(n: int) -> str:
 # --------------------------------------------------------------------------- fixtures
 
 
-def _my_cases():
-    for metric in A_METRICS:
-        for case in sorted((FIXTURES / metric).glob("*/expected.json")):
-            yield pytest.param(metric, case.parent, id=f"{metric}/{case.parent.name}")
-
-
-@pytest.mark.parametrize(("metric_id", "case"), list(_my_cases()))
-def test_golden_fixture(metric_id, case):
-    """The golden cases of this module, run without the other category modules."""
-    expected = json.loads((case / "expected.json").read_text())
-    measurement = REGISTRY[metric_id].run(TreeIndex.from_path(case / "tree"))
-    assert measurement.value == pytest.approx(expected["value"], abs=0.01), measurement.reason
-    assert measurement.level == expected["level"]
-    assert measurement.applicable is expected["applicable"]
-    for key, value in expected.get("counts", {}).items():
-        assert measurement.counts.get(key) == value, key
-    produced = evidence(measurement)
-    for item in expected.get("evidence", []):
-        assert any(all(ev.get(k) == v for k, v in item.items()) for ev in produced), (item, produced)
-    # A fix sentence exactly when something is left to fix.
-    assert (measurement.fix is None) is (measurement.value == 100), measurement.fix
-
-
 @pytest.mark.parametrize("metric_id", A_METRICS)
 def test_every_metric_has_three_fixture_cases(metric_id):
     assert len(list((FIXTURES / metric_id).glob("*/expected.json"))) >= 3

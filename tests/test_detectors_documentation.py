@@ -50,31 +50,6 @@ def notebook(*cells: tuple[str, str], nbformat: int = 4) -> str:
 # here keeps category D testable on its own.
 
 
-def _fixture_cases():
-    for metric_id in D_METRICS:
-        for case in sorted((FIXTURES / metric_id).iterdir()):
-            if (case / "expected.json").is_file():
-                yield pytest.param(metric_id, case, id=f"{metric_id}/{case.name}")
-
-
-@pytest.mark.parametrize(("metric_id", "case"), list(_fixture_cases()))
-def test_golden_fixture(metric_id, case, tmp_path):
-    expected = json.loads((case / "expected.json").read_text())
-    root = case / "tree" if (case / "tree").is_dir() else tmp_path
-    m = measure(metric_id, root)
-    assert m.value == pytest.approx(expected["value"], abs=0.01), m.reason
-    assert m.level == expected["level"]
-    assert m.applicable is expected["applicable"]
-    for key, value in expected.get("counts", {}).items():
-        assert m.counts.get(key) == value, key
-    produced = [e.to_dict() for e in m.evidence]
-    for item in expected.get("evidence", []):
-        assert any(all(ev.get(k) == v for k, v in item.items()) for ev in produced), (item, produced)
-    # A fix is offered exactly when there is something to fix.
-    if m.applicable:
-        assert (m.fix is None) == (m.value == 100), m.fix
-
-
 @pytest.mark.parametrize("metric_id", D_METRICS)
 def test_at_least_three_fixture_cases(metric_id):
     assert len(list((FIXTURES / metric_id).glob("*/expected.json"))) >= 3

@@ -3,7 +3,6 @@ fixtures cover thinly, and bad input."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -26,30 +25,6 @@ def rules(measurement) -> list[tuple[str | None, int | None, str]]:
 
 
 # --------------------------------------------------------------------------- fixtures
-
-
-def _fixture_cases():
-    for metric_id in E_METRICS:
-        for case in sorted((FIXTURES / metric_id).glob("*/expected.json")):
-            yield pytest.param(metric_id, case.parent, id=f"{metric_id}/{case.parent.name}")
-
-
-@pytest.mark.parametrize(("metric_id", "case"), list(_fixture_cases()))
-def test_fixture_case(metric_id, case):
-    # Mirrors tests/test_detector_fixtures.py so the E cases run on their own.
-    expected = json.loads((case / "expected.json").read_text())
-    measurement = run(metric_id, case / "tree")
-    assert measurement.value == pytest.approx(expected["value"], abs=0.01), measurement.reason
-    assert measurement.level == expected["level"]
-    assert measurement.applicable is expected["applicable"]
-    for key, value in expected.get("counts", {}).items():
-        assert measurement.counts.get(key) == value, key
-    produced = [e.to_dict() for e in measurement.evidence]
-    for item in expected.get("evidence", []):
-        assert any(all(ev.get(k) == v for k, v in item.items()) for ev in produced), (
-            item,
-            produced,
-        )
 
 
 @pytest.mark.parametrize("metric_id", E_METRICS)

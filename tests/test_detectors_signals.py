@@ -53,28 +53,6 @@ def evidence_of(measurement, rule: str) -> list[dict]:
 # --------------------------------------------------------------------------- fixtures
 
 
-def _s_cases():
-    for metric in S_METRICS:
-        for case in sorted((FIXTURES / metric).glob("*/expected.json")):
-            yield pytest.param(metric, case.parent, id=f"{metric}/{case.parent.name}")
-
-
-@pytest.mark.parametrize(("metric", "case"), list(_s_cases()))
-def test_golden_fixture(metric, case):
-    # tests/test_detector_fixtures.py runs these too once every category module exists;
-    # this copy keeps the S fixtures checked on their own.
-    expected = json.loads((case / "expected.json").read_text())
-    measurement = REGISTRY[metric].run(TreeIndex.from_path(case / "tree"))
-    assert measurement.value == pytest.approx(expected["value"], abs=0.01), measurement.reason
-    assert measurement.level == expected["level"]
-    assert measurement.applicable is expected["applicable"]
-    for key, value in expected.get("counts", {}).items():
-        assert measurement.counts.get(key) == value, key
-    produced = [e.to_dict() for e in measurement.evidence]
-    for item in expected.get("evidence", []):
-        assert any(all(ev.get(k) == v for k, v in item.items()) for ev in produced), (item, produced)
-
-
 @pytest.mark.parametrize("metric", S_METRICS)
 def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     assert len(list((FIXTURES / metric).glob("*/expected.json"))) >= 3
