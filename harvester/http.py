@@ -130,8 +130,8 @@ class HttpClient:
     """A paced, retrying HTTP GET client over one ``requests.Session``.
 
     ``timeout`` is (connect, read) in seconds. ``max_attempts`` counts the first try.
-    Backoff after attempt *n* is ``min(backoff_max, backoff_base * 2**(n-1))`` plus a
-    random jitter of up to ``backoff_base``; a server-given wait is used as it is, and a
+    Backoff after attempt *n* is ``backoff_base * 2**(n-1)`` plus a random jitter of up to
+    ``backoff_base``, capped at ``backoff_max``; a server-given wait is used as it is, and a
     server asking for more than ``backoff_max`` makes the client give up rather than
     come back early. ``per_minute`` spaces request starts by ``60 / per_minute`` seconds
     (None: no client-side pace). Statuses in ``accept_status`` are returned to the
@@ -172,6 +172,9 @@ class HttpClient:
         self._now = now
         self._session = requests.Session()
         self._session.headers["User-Agent"] = user_agent
+        self._exponential = tenacity.wait_exponential_jitter(
+            initial=backoff_base, max=backoff_max, jitter=backoff_base
+        )
         self._pace_lock = threading.Lock()
         self._next_start: float | None = None  # monotonic time before which we must not send
 
@@ -268,10 +271,7 @@ class HttpClient:
         failure = retry_state.outcome.exception() if retry_state.outcome else None
         if isinstance(failure, _Retry) and failure.wait is not None:
             return failure.wait
-        exponential = tenacity.wait_exponential_jitter(
-            initial=self.backoff_base, max=self.backoff_max, jitter=self.backoff_base
-        )
-        return exponential(retry_state)
+        return self._exponential(retry_state)
 
     def _count_retry(self, retry_state: tenacity.RetryCallState) -> None:
         self.stats["retries"] += 1
@@ -284,10 +284,9 @@ class HttpClient:
     def _pace(self) -> None:
         """Wait for this request's slot, and book the next one ``60 / per_minute`` later."""
         with self._pace_lock:
-            start = self._clock()
-            if self._next_start is not None and self._next_start > start:
-                start = self._next_start
-            wait = start - self._clock()
+            now = self._clock()
+            start = now if self._next_start is None else max(now, self._next_start)
+            wait = start - now
             interval = 60.0 / self.per_minute if self.per_minute else 0.0
             self._next_start = start + interval
         self._wait(wait)
