@@ -172,9 +172,11 @@ class HttpClient:
         self._now = now
         self._session = requests.Session()
         self._session.headers["User-Agent"] = user_agent
-        self._exponential = tenacity.wait_exponential_jitter(
-            initial=backoff_base, max=backoff_max, jitter=backoff_base
-        )
+        # Built from tenacity's stable primitives (wait_exponential_jitter renamed its
+        # arguments across releases); the cap is applied to the sum, jitter included.
+        self._exponential = tenacity.wait_exponential(
+            multiplier=backoff_base, max=backoff_max
+        ) + tenacity.wait_random(0, backoff_base)
         self._pace_lock = threading.Lock()
         self._next_start: float | None = None  # monotonic time before which we must not send
 
@@ -271,7 +273,7 @@ class HttpClient:
         failure = retry_state.outcome.exception() if retry_state.outcome else None
         if isinstance(failure, _Retry) and failure.wait is not None:
             return failure.wait
-        return self._exponential(retry_state)
+        return min(self.backoff_max, self._exponential(retry_state))
 
     def _count_retry(self, retry_state: tenacity.RetryCallState) -> None:
         self.stats["retries"] += 1

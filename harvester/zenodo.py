@@ -41,7 +41,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"
-_OAI = "{%s}" % OAI_NS
+_OAI = f"{{{OAI_NS}}}"
 _OAI_DATETIME = "%Y-%m-%dT%H:%M:%SZ"
 # Zenodo keeps the OAI-PMH set lag under an hour: never harvest closer to now than this.
 SET_LAG = timedelta(hours=1)
@@ -62,18 +62,72 @@ _ORCID = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dX])$", re.IGNORECASE)
 _SPDX_CANONICAL = {
     spdx.lower(): spdx
     for spdx in (
-        "0BSD", "AFL-3.0", "AGPL-3.0-only", "AGPL-3.0-or-later", "Apache-2.0", "Artistic-2.0",
-        "BSD-2-Clause", "BSD-3-Clause", "BSD-3-Clause-Clear", "BSD-4-Clause", "BSL-1.0",
-        "CC-BY-1.0", "CC-BY-2.0", "CC-BY-3.0", "CC-BY-4.0", "CC-BY-NC-4.0", "CC-BY-NC-ND-4.0",
-        "CC-BY-NC-SA-4.0", "CC-BY-ND-4.0", "CC-BY-SA-3.0", "CC-BY-SA-4.0", "CC0-1.0",
-        "CECILL-2.1", "CECILL-B", "CECILL-C", "ECL-2.0", "EPL-1.0", "EPL-2.0", "EUPL-1.1",
-        "EUPL-1.2", "GPL-2.0-only", "GPL-2.0-or-later", "GPL-3.0-only", "GPL-3.0-or-later",
-        "ISC", "LGPL-2.1-only", "LGPL-2.1-or-later", "LGPL-3.0-only", "LGPL-3.0-or-later",
-        "LPPL-1.3c", "MIT", "MIT-0", "MPL-1.1", "MPL-2.0", "MS-PL", "NCSA", "ODbL-1.0",
-        "OFL-1.1", "OSL-3.0", "PDDL-1.0", "PSF-2.0", "Python-2.0", "Unlicense", "UPL-1.0",
-        "W3C", "WTFPL", "Zlib", "ZPL-2.1",
+        "0BSD",
+        "AFL-3.0",
+        "AGPL-3.0-only",
+        "AGPL-3.0-or-later",
+        "Apache-2.0",
+        "Artistic-2.0",
+        "BSD-2-Clause",
+        "BSD-3-Clause",
+        "BSD-3-Clause-Clear",
+        "BSD-4-Clause",
+        "BSL-1.0",
+        "CC-BY-1.0",
+        "CC-BY-2.0",
+        "CC-BY-3.0",
+        "CC-BY-4.0",
+        "CC-BY-NC-4.0",
+        "CC-BY-NC-ND-4.0",
+        "CC-BY-NC-SA-4.0",
+        "CC-BY-ND-4.0",
+        "CC-BY-SA-3.0",
+        "CC-BY-SA-4.0",
+        "CC0-1.0",
+        "CECILL-2.1",
+        "CECILL-B",
+        "CECILL-C",
+        "ECL-2.0",
+        "EPL-1.0",
+        "EPL-2.0",
+        "EUPL-1.1",
+        "EUPL-1.2",
+        "GPL-2.0-only",
+        "GPL-2.0-or-later",
+        "GPL-3.0-only",
+        "GPL-3.0-or-later",
+        "ISC",
+        "LGPL-2.1-only",
+        "LGPL-2.1-or-later",
+        "LGPL-3.0-only",
+        "LGPL-3.0-or-later",
+        "LPPL-1.3c",
+        "MIT",
+        "MIT-0",
+        "MPL-1.1",
+        "MPL-2.0",
+        "MS-PL",
+        "NCSA",
+        "ODbL-1.0",
+        "OFL-1.1",
+        "OSL-3.0",
+        "PDDL-1.0",
+        "PSF-2.0",
+        "Python-2.0",
+        "Unlicense",
+        "UPL-1.0",
+        "W3C",
+        "WTFPL",
+        "Zlib",
+        "ZPL-2.1",
         # Deprecated SPDX ids that older deposits still carry.
-        "GPL-2.0", "GPL-2.0+", "GPL-3.0", "GPL-3.0+", "LGPL-2.1", "LGPL-3.0", "AGPL-3.0",
+        "GPL-2.0",
+        "GPL-2.0+",
+        "GPL-3.0",
+        "GPL-3.0+",
+        "LGPL-2.1",
+        "LGPL-3.0",
+        "AGPL-3.0",
     )
 }
 # Licence URLs seen without an SPDX id, mapped to the SPDX id they denote.
@@ -146,7 +200,7 @@ def harvest_windows(
     if max_hours <= 0:
         raise ValueError("max_hours must be positive")
     start = _utc_second(checkpoint)
-    stop = _utc_second(now - SET_LAG if now.tzinfo else now.replace(tzinfo=UTC) - SET_LAG)
+    stop = _utc_second(now) - SET_LAG
     step = timedelta(hours=max_hours)
     windows: list[tuple[datetime, datetime]] = []
     while start < stop:
@@ -167,7 +221,8 @@ def parse_datacite(record_xml: bytes | str | etree._Element) -> DepositRecord:
     Accepts the ``<record>`` element (as bytes, text or an lxml element) or a whole
     OAI-PMH response (its first record is used). Works for ``oai_datacite`` (the
     ``<resource>`` wrapped in ``<oai_datacite><payload>``) and bare ``datacite``, and for
-    any DataCite kernel namespace. The metadata XML is kept verbatim in ``raw_metadata``.
+    any DataCite kernel namespace. The metadata element is kept in ``raw_metadata``, serialised
+    as received minus the indentation between elements.
     """
     record = _record_element(record_xml)
     header = record.find(_OAI + "header")
@@ -185,7 +240,7 @@ def parse_datacite(record_xml: bytes | str | etree._Element) -> DepositRecord:
         oai_identifier=identifier,
         datestamp=datestamp,
         record_id=identifier.rsplit(":", 1)[-1],
-        communities=[s[len("user-"):] for s in set_specs if s.startswith("user-")],
+        communities=[s[len("user-") :] for s in set_specs if s.startswith("user-")],
         withdrawn=deleted,
     )
     metadata = record.find(_OAI + "metadata")
@@ -226,7 +281,8 @@ def _find_resource(payload: etree._Element) -> etree._Element | None:
 
 
 def _fill_from_resource(deposit: DepositRecord, resource: etree._Element) -> None:
-    ns = "{%s}" % etree.QName(resource).namespace if etree.QName(resource).namespace else ""
+    namespace = etree.QName(resource).namespace
+    ns = f"{{{namespace}}}" if namespace else ""
 
     def first(path: str) -> etree._Element | None:
         return resource.find(path.replace("d:", ns))
@@ -350,9 +406,7 @@ class _ZenodoSickle(Sickle):
         token = kwargs.get("resumptionToken")
         if token and self.token_deadline is not None and self._clock() >= self.token_deadline:
             raise WindowRestart("the resumption token expired before the next page was asked for")
-        response = self._client.get(
-            self.endpoint, params=kwargs, accept_status=frozenset({422})
-        )
+        response = self._client.get(self.endpoint, params=kwargs, accept_status=frozenset({422}))
         received = self._clock()
         try:
             tree = etree.fromstring(response.content, parser=_STRICT_PARSER)
@@ -443,9 +497,7 @@ class ZenodoHarvester:
 
     # -- OAI-PMH ------------------------------------------------------------------------
 
-    def harvest_window(
-        self, start: datetime, end: datetime
-    ) -> tuple[list[DepositRecord], int]:
+    def harvest_window(self, start: datetime, end: datetime) -> tuple[list[DepositRecord], int]:
         """Every record of ``[start, end]`` and the number of pages of the attempt kept.
 
         All pages are fetched before returning (tokens expire after about 120 s); each
@@ -466,8 +518,11 @@ class ZenodoHarvester:
                 self.restarts += 1
                 log.warning(
                     "restarting window %s..%s (%d/%d): %s",
-                    format_oai_datetime(start), format_oai_datetime(end),
-                    attempt, self.max_restarts, exc,
+                    format_oai_datetime(start),
+                    format_oai_datetime(end),
+                    attempt,
+                    self.max_restarts,
+                    exc,
                 )
 
     def _harvest_once(self, start: datetime, end: datetime) -> tuple[list[DepositRecord], int]:
@@ -483,21 +538,18 @@ class ZenodoHarvester:
             return [], 1
         records: list[DepositRecord] = []
         seen: set[tuple[str, str]] = set()
+        received = 0  # records on the pages so far, duplicates included
         page_count = 0
         for page in pages:
             page_count += 1
-            token = pages.resumption_token
-            if token is not None and token.cursor is not None:
-                _check_cursor(token.cursor, len(records) + _duplicates(seen, records))
+            _check_cursor(pages.resumption_token, received)
             for element in page.xml.iterfind(f"{_OAI}ListRecords/{_OAI}record"):
+                received += 1
                 record = parse_datacite(element)
                 key = (record.oai_identifier, record.datestamp)
                 if key not in seen:
                     seen.add(key)
                     records.append(record)
-                else:
-                    records_dup = _DuplicateCounter.bump(seen)
-                    del records_dup
         return records, page_count
 
     # -- REST ---------------------------------------------------------------------------
@@ -529,3 +581,68 @@ class ZenodoHarvester:
         record.withdrawn = False
         record.tombstone = None
         return record
+
+
+def _check_cursor(token: Any, received_before_page: int) -> None:
+    """A page's cursor must equal the records received before it; else a page was lost.
+
+    This catches a resumption request that was retried after the server had already
+    advanced its scroll (the retry then returns the page after the lost one).
+    """
+    if token is None or token.cursor is None:
+        return
+    try:
+        cursor = int(token.cursor)
+    except ValueError:
+        return
+    if cursor != received_before_page:
+        raise WindowRestart(
+            f"page cursor {cursor} but {received_before_page} records received before it: "
+            "a page was skipped"
+        )
+
+
+def _json_or_none(response: Any) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _file_refs(files: Any, files_url: str) -> list[FileRef]:
+    """FileRefs from the ``files`` of a REST record, legacy or InvenioRDM shape.
+
+    Legacy JSON (Zenodo's default): a list of ``{key, size, checksum, links: {self}}``
+    where ``links.self`` is the content URL. InvenioRDM JSON: ``{"entries": {key: {...}}}``
+    (or a list) with ``links.content``. Without links the content URL is built from the key.
+    """
+    if isinstance(files, dict):
+        entries = files.get("entries") or []
+        files = list(entries.values()) if isinstance(entries, dict) else entries
+    refs: list[FileRef] = []
+    for entry in files or []:
+        if not isinstance(entry, dict) or not entry.get("key"):
+            continue
+        key = str(entry["key"])
+        links = entry.get("links") or {}
+        url = links.get("content") or links.get("self") or f"{files_url}/{key}/content"
+        refs.append(
+            FileRef(
+                key=key,
+                size=_size(entry.get("size")),
+                checksum=entry.get("checksum") or None,
+                url=url,
+            )
+        )
+    return refs
+
+
+def _size(value: Any) -> int | None:
+    """A byte count from JSON (int or digit string), None when absent or malformed."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return None

@@ -22,6 +22,9 @@ from scoring.sources import LocalDirectory
 from scoring.swhid import SwhidError, TreeIdentity, tree_identity
 from scoring.tree import Limits
 
+from . import pipeline
+from .config import Config, load_config
+from .pipeline import Progress, RunSummary
 from .store import NotFound, RescoreReport, Store, StoreError
 
 
@@ -228,6 +231,83 @@ def store_stats(db: str | os.PathLike[str]) -> dict[str, Any]:
         return store.stats()
 
 
+# --------------------------------------------------------------------------- harvesting
+
+
+def _pipeline_config(
+    config: str | os.PathLike[str] | Config | None, oai_url: str | None, api_url: str | None
+) -> Config:
+    loaded = config if isinstance(config, Config) else load_config(config)
+    return loaded.with_overrides("zenodo", oai_url=oai_url, api_url=api_url)
+
+
+def harvest_zenodo(
+    db: str | os.PathLike[str],
+    *,
+    config: str | os.PathLike[str] | Config | None = None,
+    start: str | None = None,
+    until: str | None = None,
+    limit: int | None = None,
+    oai_url: str | None = None,
+    api_url: str | None = None,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """Harvest Zenodo's software records into ``db`` (metadata only, no download).
+
+    Without ``start`` the harvest resumes from the checkpoint; without ``until`` it
+    ends ``lag_hours`` before now. Raises ``pipeline.LockBusy`` when a run holds the
+    lock and ``config.ConfigError`` for a bad configuration."""
+    return pipeline.run(
+        db, _pipeline_config(config, oai_url, api_url), command="harvest",
+        start=None if start is None else pipeline.parse_time(start),
+        until=None if until is None else pipeline.parse_time(until),
+        limit=limit, process=False, progress=progress,
+    )
+
+
+def run_nightly(
+    db: str | os.PathLike[str],
+    *,
+    config: str | os.PathLike[str] | Config | None = None,
+    keep: bool | None = None,
+    oai_url: str | None = None,
+    api_url: str | None = None,
+    until: str | None = None,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """The nightly job: harvest from the checkpoint, then fetch, extract, score and store
+    every new or updated deposit (see :mod:`reproscore.pipeline`)."""
+    cfg = _pipeline_config(config, oai_url, api_url).with_overrides("run", keep=keep or None)
+    return pipeline.run(
+        db, cfg, command="run",
+        until=None if until is None else pipeline.parse_time(until), progress=progress,
+    )
+
+
+def deposit_results(db: str | os.PathLike[str], source: str = "zenodo") -> list[dict[str, Any]]:
+    """One row per harvested deposit: its id, title, status, SWHID, latest RRS (and its
+    rubric) and the latest failure, for the results table of ``run`` and the demo."""
+    with Store(db, create=False) as store:
+        rows = store.conn.execute(
+            """
+            SELECT d.source_id, d.title, d.version, d.status,
+                   s.swhid, sc.rrs, r.name, f.stage, f.message
+            FROM deposits d
+            LEFT JOIN deposit_snapshots ds ON ds.deposit_id = d.id
+            LEFT JOIN snapshots s ON s.id = ds.snapshot_id
+            LEFT JOIN scores sc ON sc.id = (SELECT id FROM scores WHERE snapshot_id = s.id
+                                            ORDER BY computed_at DESC, id DESC LIMIT 1)
+            LEFT JOIN rubrics r ON r.id = sc.rubric_id
+            LEFT JOIN failures f ON f.id = (SELECT id FROM failures WHERE deposit_id = d.id
+                                            ORDER BY last_at DESC, id DESC LIMIT 1)
+            WHERE d.source = ? ORDER BY CAST(d.source_id AS INTEGER), d.source_id
+            """,
+            (source,),
+        ).fetchall()
+    keys = ("record", "title", "version", "status", "swhid", "rrs", "rubric", "failed_stage", "failure")
+    return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
 __all__ = [
     "TreeScore",
     "score_tree",
@@ -236,6 +316,9 @@ __all__ = [
     "rescore",
     "show_stored",
     "store_stats",
+    "harvest_zenodo",
+    "run_nightly",
+    "deposit_results",
     "explain_metric",
     "list_metrics",
     "validate_rubric_file",

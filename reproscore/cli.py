@@ -1,8 +1,9 @@
 """The ``reproscore`` command line. Each command wraps one function of
 :mod:`reproscore.api`; this module only parses arguments and formats output.
 
-Exit status: 0 success; 1 a tree was read but could not be scored (a detector failed);
-2 bad usage, a path that cannot be read, or an invalid rubric.
+Exit status: 0 success; 1 a tree was read but could not be scored (a detector failed),
+or (``harvest``, ``run``) a harvest window failed; 2 bad usage, a path that cannot be
+read, an invalid rubric or configuration; 3 another run holds the lock.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .store import DEFAULT_DB, ENV_DB, RESCORE_BATCH, StoreError
 
 EXIT_UNSCORED = 1
 EXIT_USAGE = 2
+EXIT_LOCKED = 3
 
 
 def fail(message: str, status: int = EXIT_USAGE) -> None:
@@ -286,6 +288,81 @@ def db_stats_command(db: str, output_format: str) -> None:
     click.echo("rubrics:" + ("" if stats["rubrics"] else " none"))
     for rub in stats["rubrics"]:
         click.echo(f"  {rub['name']:<22} {rub['version']:<8} sha256 {rub['sha256'][:12]}  {rub['scores']:,} scores")
+
+
+def _finish_run(summary, output_format: str) -> None:
+    """Print the results of a harvest or run and exit with its status."""
+    if output_format == "json":
+        click.echo(json.dumps(summary.to_dict(), ensure_ascii=False))
+    else:
+        for deposit, stage, reason in summary.failures:
+            click.echo(f"failed: {deposit} at {stage}: {reason}")
+        click.echo(summary.line())
+    sys.exit(0 if summary.ok else 1)
+
+
+def _call_pipeline(function, *args, **kwargs):
+    from .config import ConfigError
+    from .pipeline import LockBusy
+
+    try:
+        return function(*args, **kwargs)
+    except LockBusy as exc:
+        fail(str(exc), EXIT_LOCKED)
+    except (ConfigError, RubricError, StoreError, ValueError) as exc:
+        fail(str(exc).replace("\n", "; "))
+
+
+FORMAT_RUN_HELP = "text: failed deposits and one summary line; json: the summary as an object."
+CONFIG_HELP = "TOML configuration file (default: $REPROSCORE_CONFIG, else ./reproscore.toml when present; see docs/configuration.md)."
+
+
+@cli.group("harvest")
+def harvest_group() -> None:
+    """Harvest deposit metadata from a source into the store (no download)."""
+
+
+@harvest_group.command("zenodo")
+@db_option
+@click.option("--from", "start", default=None, metavar="ISO", help="Start of the harvest (UTC ISO 8601). Default: the stored checkpoint (the end of the last completed window).")
+@click.option("--until", "until", default=None, metavar="ISO", help="End of the harvest (UTC ISO 8601). Default: zenodo.lag_hours before now.")
+@click.option("--limit", default=None, type=click.IntRange(1), metavar="N", help="Stop after the window in which N records were reached (that window is stored in full).")
+@click.option("--oai-url", default=None, metavar="URL", help="OAI-PMH endpoint (overrides zenodo.oai_url; default https://zenodo.org/oai2d).")
+@click.option("--api-url", default=None, metavar="URL", help="REST API root (overrides zenodo.api_url; default https://zenodo.org/api).")
+@click.option("--config", "config", default=None, metavar="FILE", help=CONFIG_HELP)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help=FORMAT_RUN_HELP)
+def harvest_zenodo_command(db: str, start: str | None, until: str | None, limit: int | None, oai_url: str | None, api_url: str | None, config: str | None, output_format: str) -> None:
+    """Harvest Zenodo's software records (OAI-PMH, oai_datacite) into the store.
+
+    Windows of full UTC timestamps, each stored with its checkpoint in one transaction;
+    records are upserted by OAI identifier and datestamp, so a re-run changes nothing.
+    Exit status 0 when every window completed, 1 when one failed, 3 when a run holds
+    the lock.
+    """
+    summary = _call_pipeline(api.harvest_zenodo, db, config=config, start=start, until=until, limit=limit, oai_url=oai_url, api_url=api_url)
+    _finish_run(summary, output_format)
+
+
+@cli.command("run")
+@db_option
+@click.option("--config", "config", default=None, metavar="FILE", help=CONFIG_HELP)
+@click.option("--keep", is_flag=True, default=False, help="Keep the downloaded and extracted trees in run.work_dir instead of deleting them.")
+@click.option("--oai-url", default=None, metavar="URL", help="OAI-PMH endpoint (overrides zenodo.oai_url).")
+@click.option("--api-url", default=None, metavar="URL", help="REST API root (overrides zenodo.api_url).")
+@click.option("--until", "until", default=None, metavar="ISO", help="End of the harvest (UTC ISO 8601) instead of zenodo.lag_hours before now, e.g. to replay a past period.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help=FORMAT_RUN_HELP)
+def run_command(db: str, config: str | None, keep: bool, oai_url: str | None, api_url: str | None, until: str | None, output_format: str) -> None:
+    """The nightly job: harvest Zenodo since the checkpoint, then download, extract,
+    score and store every new or updated deposit.
+
+    Trees already measured are not measured again; a deposit that fails (download,
+    checksum, hostile archive, ...) is recorded in `failures` and the run goes on.
+    Progress bars on a terminal, plain log lines otherwise; one summary line at the
+    end. Exit status 0 when every window completed, 1 when the harvest failed, 3 when
+    another run holds the lock.
+    """
+    summary = _call_pipeline(api.run_nightly, db, config=config, keep=keep, oai_url=oai_url, api_url=api_url, until=until)
+    _finish_run(summary, output_format)
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .parsers import manifests as mf
+from .tree import CONDA_ENV_DIRS
 
 if TYPE_CHECKING:
     from .tree import TreeIndex
@@ -54,7 +55,7 @@ def collect_manifests(tree: TreeIndex) -> list[mf.Manifest]:
             elif name == "Pipfile":
                 text = tree.text(path)
                 manifest = mf.parse_pipfile(text, path) if text is not None else None
-            elif _CONDA_NAME.fullmatch(name):
+            elif _CONDA_NAME.fullmatch(name) or (location in CONDA_ENV_DIRS and lower.endswith((".yml", ".yaml"))):
                 text = tree.text(path)
                 manifest = mf.parse_conda_env(text, path) if text is not None else None
             elif name == "DESCRIPTION":

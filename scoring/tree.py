@@ -45,6 +45,10 @@ FILE_TYPES: dict[str, tuple[str, ...]] = {
 }
 _EXT_TO_TYPE = {ext: kind for kind, exts in FILE_TYPES.items() for ext in exts}
 
+# Folders of per-step conda environments (Snakemake's documented layout): every YAML file
+# in them is an environment file, whatever its name.
+CONDA_ENV_DIRS = ("envs", "workflow/envs", "conda", "environments")
+
 README_ORDER = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "readme.ipynb", "readme")
 
 # An embedded interpreter's library folder (lib/python3.11), not a package named python_x.
@@ -493,10 +497,11 @@ class TreeIndex:
     @cached_property
     def env_locations(self) -> tuple[str, ...]:
         """Where manifests are looked for (§2.3): the root, ``binder/``, ``.binder/``,
-        ``requirements/``, ``env/`` when it holds manifests rather than code, and every
-        directory holding a Dockerfile."""
+        ``requirements/``, ``env/`` when it holds manifests rather than code, every
+        directory holding a Dockerfile, and the conda environment folders of workflow
+        layouts (Snakemake's ``workflow/envs/``, ``envs/``)."""
         locations = [""]
-        for name in ("binder", ".binder", "requirements"):
+        for name in ("binder", ".binder", "requirements", *CONDA_ENV_DIRS):
             if self.is_dir(name):
                 locations.append(name)
         if self.is_dir("env"):
