@@ -19,6 +19,7 @@ clocks are injectable so tests can assert the computed waits exactly.
 from __future__ import annotations
 
 import email.utils
+import logging
 import re
 import threading
 import time
@@ -28,9 +29,9 @@ from importlib import metadata
 import requests
 import tenacity
 
-__all__ = ["HttpClient", "HttpError", "user_agent", "PROJECT_URL"]
+__all__ = ["HttpClient", "HttpError", "user_agent"]
 
-PROJECT_URL = "https://github.com/reproscore/reproscore"
+log = logging.getLogger(__name__)
 
 # Values of X-RateLimit-Reset above this are Unix timestamps (Zenodo, Software Heritage,
 # GitHub); smaller ones are taken as seconds from now (some other APIs send a delta).
@@ -83,13 +84,15 @@ def _version() -> str:
 
 
 def user_agent(contact: str | None) -> str:
-    """The identifying User-Agent Zenodo asks harvesters to send.
+    """The identifying User-Agent Zenodo asks harvesters to send: the tool, its version
+    and the operator's contact address (from configuration).
 
     >>> user_agent("team@example.org")  # doctest: +ELLIPSIS
-    'reproscore/... (+https://...; mailto:team@example.org)'
+    'reproscore/... (mailto:team@example.org)'
     """
-    details = PROJECT_URL if contact is None else f"{PROJECT_URL}; mailto:{contact}"
-    return f"reproscore/{_version()} (+{details})"
+    if contact is None:
+        return f"reproscore/{_version()}"
+    return f"reproscore/{_version()} (mailto:{contact})"
 
 
 def parse_retry_after(value: str | None, now: float) -> float | None:
@@ -277,6 +280,16 @@ class HttpClient:
 
     def _count_retry(self, retry_state: tenacity.RetryCallState) -> None:
         self.stats["retries"] += 1
+        failure = retry_state.outcome.exception() if retry_state.outcome else None
+        wait = retry_state.next_action.sleep if retry_state.next_action else 0.0
+        log.info(
+            "retrying %s in %.1f s (attempt %d of %d failed: %s)",
+            retry_state.args[0] if retry_state.args else "?",
+            wait,
+            retry_state.attempt_number,
+            self.max_attempts,
+            getattr(failure, "reason", failure),
+        )
 
     def _wait(self, seconds: float) -> None:
         if seconds > 0:

@@ -45,6 +45,9 @@ _OAI = f"{{{OAI_NS}}}"
 _OAI_DATETIME = "%Y-%m-%dT%H:%M:%SZ"
 # Zenodo keeps the OAI-PMH set lag under an hour: never harvest closer to now than this.
 SET_LAG = timedelta(hours=1)
+# A token is treated as expired this many seconds before its expirationDate: the page took
+# time to travel, and the next request takes time to arrive.
+TOKEN_SAFETY_MARGIN = 5.0
 
 # Strict parsing: a truncated or garbled page must fail, not be silently "recovered"
 # into fewer records (sickle's own parser uses recover=True).
@@ -447,7 +450,8 @@ class _ZenodoSickle(Sickle):
 def _token_deadline(tree: etree._Element, received: float) -> float | None:
     """When (on the local clock) the page's resumption token stops being valid.
 
-    Measured from the server's own responseDate, so clock skew does not matter.
+    Measured from the server's own responseDate, so clock skew does not matter, less
+    ``TOKEN_SAFETY_MARGIN``.
     """
     token = tree.find(f"{_OAI}ListRecords/{_OAI}resumptionToken")
     if token is None or not (token.text or "").strip() or not token.get("expirationDate"):
@@ -457,7 +461,7 @@ def _token_deadline(tree: etree._Element, received: float) -> float | None:
         responded = _parse_oai_datetime(_text(tree.find(_OAI + "responseDate")) or "")
     except ValueError:
         return None
-    return received + (expires - responded).total_seconds()
+    return received + (expires - responded).total_seconds() - TOKEN_SAFETY_MARGIN
 
 
 def _parse_oai_datetime(value: str) -> datetime:
@@ -494,6 +498,7 @@ class ZenodoHarvester:
         self.max_restarts = max_restarts
         self._clock = clock
         self.restarts = 0  # windows restarted since this harvester was made
+        self.skipped_records = 0  # records without a usable header, logged and left out
 
     # -- OAI-PMH ------------------------------------------------------------------------
 
@@ -545,7 +550,13 @@ class ZenodoHarvester:
             _check_cursor(pages.resumption_token, received)
             for element in page.xml.iterfind(f"{_OAI}ListRecords/{_OAI}record"):
                 received += 1
-                record = parse_datacite(element)
+                try:
+                    record = parse_datacite(element)
+                except ValueError as exc:
+                    # One broken record must not block the window (and the checkpoint) forever.
+                    self.skipped_records += 1
+                    log.warning("skipping an unparsable record on page %d: %s", page_count, exc)
+                    continue
                 key = (record.oai_identifier, record.datestamp)
                 if key not in seen:
                     seen.add(key)

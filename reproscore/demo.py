@@ -1,39 +1,227 @@
-"""``make demo``: score the bundled sample repositories end to end, offline.
+"""``make demo``: the whole nightly job, offline.
 
-Writes one JSON result per sample to ``demo-out/`` and prints each score with its
-category profile and top fixes. Later stages of the nightly pipeline (harvest, store,
-export) join this demo as they are built.
+A local HTTP server (``tests/replay_server.py``) replays a small Zenodo: OAI-PMH pages in
+``oai_datacite`` and REST records from ``tests/fixtures/demo_zenodo/``, and GitHub-release
+style zips of the sample trees in ``tests/fixtures/samples/``, built here (deterministic
+bytes, so the MD5 sums in the REST records hold; no binary is committed). The demo runs
+``reproscore run`` against that server into a fresh ``demo-out/demo.db`` and prints the
+results table; it then scores the samples directly, as before, into ``demo-out/*.json``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import os
+import shutil
+import subprocess
 import sys
+import zipfile
 from pathlib import Path
-
-from .api import score_tree
-from .cli import render_text
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "tests" / "fixtures" / "samples"
+DEMO_ZENODO = ROOT / "tests" / "fixtures" / "demo_zenodo"
+# A fixed timestamp for every zip entry: the same tree always gives the same bytes.
+ZIP_TIME = (2026, 8, 20, 0, 0, 0)
+
+
+def manifest() -> dict[str, Any]:
+    """``deposits.json``: the pages, the window and the deposits of the demo."""
+    return json.loads((DEMO_ZENODO / "deposits.json").read_text(encoding="utf-8"))
+
+
+def release_folder(deposit: dict[str, Any]) -> str:
+    """The single top-level folder of a GitHub zipball: ``owner-repo-<short sha>``."""
+    sha = hashlib.sha1(f"{deposit['repo']}@{deposit['tag']}".encode()).hexdigest()[:7]
+    return f"{deposit['repo'].replace('/', '-')}-{sha}"
+
+
+def release_key(deposit: dict[str, Any]) -> str:
+    """The file key Zenodo's GitHub integration gives the zip (it contains a slash)."""
+    return f"{deposit['repo']}-{deposit['tag']}.zip"
+
+
+def build_release_zip(tree: Path, folder: str) -> bytes:
+    """A GitHub-release style zip of ``tree`` under one top-level ``folder``: entries in
+    sorted order, fixed times and modes, stored uncompressed, so the bytes (and their
+    MD5) depend only on the tree's content."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        directory = zipfile.ZipInfo(f"{folder}/", ZIP_TIME)
+        directory.external_attr = (0o40755 << 16) | 0x10
+        archive.writestr(directory, b"")
+        for path in sorted(tree.rglob("*")):
+            relative = path.relative_to(tree).as_posix()
+            if path.is_dir():
+                info = zipfile.ZipInfo(f"{folder}/{relative}/", ZIP_TIME)
+                info.external_attr = (0o40755 << 16) | 0x10
+                archive.writestr(info, b"")
+            elif path.is_file():
+                info = zipfile.ZipInfo(f"{folder}/{relative}", ZIP_TIME)
+                info.external_attr = 0o100644 << 16
+                archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def deposit_zips() -> dict[str, tuple[str, bytes]]:
+    """record id -> (file key, zip bytes) for every demo deposit that has files."""
+    out = {}
+    for record_id, deposit in manifest()["deposits"].items():
+        if deposit.get("withdrawn"):
+            continue
+        data = build_release_zip(SAMPLES / deposit["sample"], release_folder(deposit))
+        out[record_id] = (release_key(deposit), data)
+    return out
+
+
+def rest_record(record_id: str, api_url: str, blob: bytes | None = None) -> tuple[int, bytes]:
+    """The REST answer for a record, with ``{api_url}`` filled in; with ``blob``, its
+    file's size and MD5 are those of ``blob`` (tests serve other archives this way)."""
+    path = DEMO_ZENODO / "records" / f"{record_id}.json"
+    body = json.loads(path.read_text(encoding="utf-8").replace("{api_url}", api_url))
+    if body.get("status") == 410:
+        return 410, json.dumps(body).encode("utf-8")
+    if blob is not None:
+        body["files"][0]["size"] = len(blob)
+        body["files"][0]["checksum"] = "md5:" + hashlib.md5(blob).hexdigest()
+    return 200, json.dumps(body).encode("utf-8")
+
+
+def install_routes(
+    server: Any,
+    *,
+    zips: dict[str, tuple[str, bytes]] | None = None,
+    announce: dict[str, bytes] | None = None,
+    delay: float = 0.0,
+    oai_delay: float | None = None,
+) -> None:
+    """Teach a ReplayServer the demo's Zenodo: OAI pages by window (``from``) and by
+    resumption token, ``noRecordsMatch`` (HTTP 422) for any other window, REST records
+    and file contents. Tests replace a deposit's zip with ``zips``, make its REST record
+    announce the size and MD5 of other bytes with ``announce``, and slow every answer
+    down with ``delay`` (OAI answers with ``oai_delay`` when given)."""
+    from replay_server import Reply  # tests/ is put on sys.path by the caller
+
+    data = manifest()
+    api_url = f"{server.url}/api"
+    oai_delay = delay if oai_delay is None else oai_delay
+    for page in data["pages"]:
+        body = (DEMO_ZENODO / "oai" / page["file"]).read_bytes()
+        if "from" in page:
+            query = {"verb": "ListRecords", "metadataPrefix": "oai_datacite", "from": page["from"]}
+        else:
+            query = {"verb": "ListRecords", "resumptionToken": page["token_of"]}
+        server.add("GET", "/oai2d", Reply(200, body, {"Content-Type": "text/xml"}, delay=oai_delay), query=query)
+    no_records = (DEMO_ZENODO / "oai" / "error_noRecordsMatch.xml").read_bytes()
+    server.add("GET", "/oai2d", Reply(422, no_records, {"Content-Type": "text/xml"}, delay=oai_delay))
+    announce = announce or {}
+    for record_id in data["deposits"]:
+        status, body = rest_record(record_id, api_url, announce.get(record_id))
+        server.add(
+            "GET", f"/api/records/{record_id}",
+            Reply(status, body, {"Content-Type": "application/json"}, delay=delay),
+        )
+    served = deposit_zips()
+    served.update(zips or {})
+    for record_id, (key, blob) in served.items():
+        server.add(
+            "GET", f"/api/records/{record_id}/files/{key}/content",
+            Reply(200, blob, {"Content-Type": "application/octet-stream"}, delay=delay),
+        )
+
+
+def _tests_on_path() -> None:
+    tests = str(ROOT / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+
+
+def demo_config(path: Path, work_dir: Path) -> Path:
+    """A reproscore.toml for the demo: the replayed window, pacing off (local server)."""
+    window = manifest()["window"]
+    path.write_text(
+        "# Written by `make demo`: harvest the demo window from the local replay server.\n"
+        "[zenodo]\n"
+        f'start = "{window["start"]}"\n'
+        f"window_hours = {window['window_hours']}\n\n"
+        "[http]\n"
+        'contact = "demo@example.org"\n'
+        "pacing = false\n"
+        "max_attempts = 2\n"
+        "backoff_base = 0.1\n\n"
+        "[run]\n"
+        f'work_dir = "{work_dir}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def results_table(rows: list[dict[str, Any]]) -> str:
+    """The deposits of the run as a fixed-width table."""
+    lines = [f"{'record':<9} {'status':<10} {'RRS':>6}  {'tree (SWHID)':<22} title / reason"]
+    for row in rows:
+        rrs = f"{row['rrs']:6.2f}" if row["rrs"] is not None else "     -"
+        swhid = (row["swhid"] or "-")[:22]
+        text = row["title"] or ""
+        if row["status"] == "failed":
+            text = f"{row['failed_stage']}: {row['failure']}"
+        lines.append(f"{row['record']:<9} {row['status'] or '-':<10} {rrs}  {swhid:<22} {text}")
+    return "\n".join(lines)
+
+
+def run_nightly_demo(out_dir: Path) -> int:
+    """Serve the demo Zenodo and run ``reproscore run`` against it (a real subprocess,
+    as cron would), into a fresh database. Returns the run's exit status."""
+    _tests_on_path()
+    from replay_server import ReplayServer
+
+    from .api import deposit_results
+
+    db = out_dir / "demo.db"
+    for stale in out_dir.glob("demo.db*"):
+        stale.unlink()
+    work = out_dir / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    config = demo_config(out_dir / "reproscore.toml", work)
+    until = manifest()["window"]["until"]
+    with ReplayServer() as server:
+        install_routes(server)
+        command = [
+            sys.executable, "-m", "reproscore", "run", "--db", str(db), "--config", str(config),
+            "--oai-url", f"{server.url}/oai2d", "--api-url", f"{server.url}/api", "--until", until,
+        ]
+        print("$ reproscore run --db demo-out/demo.db --config demo-out/reproscore.toml "
+              f"--oai-url {server.url}/oai2d --api-url {server.url}/api --until {until}")
+        status = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode
+        requests = len(server.requests)
+    print(f"\n(the replay server answered {requests} requests; nothing left this machine)\n")
+    print(results_table(deposit_results(db)))
+    return status
+
+
+def score_samples(out_dir: Path) -> None:
+    """Score the bundled samples directly and write one JSON result each."""
+    from .api import score_tree
+
+    samples = sorted(p for p in SAMPLES.iterdir() if p.is_dir())
+    print(f"\nscoring the {len(samples)} sample trees directly (full JSON with evidence in demo-out/):")
+    for sample in samples:
+        scored = score_tree(sample, "default")
+        (out_dir / f"{sample.name}.json").write_text(
+            json.dumps(scored.result, indent=2, ensure_ascii=False) + "\n"
+        )
+        print(f"  {scored.result['rrs']:6.2f}  {sample.name}")
 
 
 def run(out_dir: Path = ROOT / "demo-out") -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
-    samples = sorted(p for p in SAMPLES.iterdir() if p.is_dir())
-    print(f"reproscore demo: scoring {len(samples)} bundled sample repositories (offline)\n")
-    summary = []
-    for sample in samples:
-        scored = score_tree(sample, "default")
-        (out_dir / f"{sample.name}.json").write_text(json.dumps(scored.result, indent=2, ensure_ascii=False) + "\n")
-        print(render_text(scored, top=3).replace(str(sample), sample.name, 1))
-        print()
-        summary.append((sample.name, scored.result["rrs"]))
-    print("summary (RRS under rubric default):")
-    for name, rrs in summary:
-        print(f"  {rrs:6.2f}  {name}")
-    print(f"\nfull JSON results with evidence: {out_dir.relative_to(ROOT) if out_dir.is_relative_to(ROOT) else out_dir}/")
-    return 0
+    print("reproscore demo: the nightly job against a replayed Zenodo, offline\n")
+    status = run_nightly_demo(out_dir)
+    score_samples(out_dir)
+    return status
 
 
 if __name__ == "__main__":

@@ -30,13 +30,16 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
+from harvester.fetch import ExtractionLimits, download, materialize
+from harvester.http import HttpClient, HttpError, user_agent
 from harvester.records import DepositRecord
+from harvester.zenodo import WindowRestart, ZenodoHarvester, harvest_windows
 from scoring.aggregate import IncompleteMeasurements, score
 from scoring.measurement import measure
 from scoring.registry import load_detectors
@@ -214,11 +217,9 @@ class RunSummary:
 # --------------------------------------------------------------------------- clients
 
 
-def make_client(config: Config, per_minute: float) -> Any:
+def make_client(config: Config, per_minute: float) -> HttpClient:
     """An HTTP client with the configured timeouts, retries and (unless pacing is off)
     the given client-side pace."""
-    from harvester.http import HttpClient, user_agent
-
     http = config.http
     return HttpClient(
         user_agent=user_agent(http.contact),
@@ -230,12 +231,10 @@ def make_client(config: Config, per_minute: float) -> Any:
     )
 
 
-def make_harvesters(config: Config) -> tuple[Any, Any]:
+def make_harvesters(config: Config) -> tuple[ZenodoHarvester, HttpClient]:
     """(harvester, download client). OAI and REST requests go through two clients, so
     each is paced by its own limit (30 and 60 per minute at Zenodo); downloads share the
     REST client's pace."""
-    from harvester.zenodo import ZenodoHarvester
-
     z = config.zenodo
     api_client = make_client(config, z.api_per_minute)
     harvester = ZenodoHarvester(
@@ -253,20 +252,15 @@ def make_harvesters(config: Config) -> tuple[Any, Any]:
 
 def plan_windows(start: datetime, until: datetime, max_hours: int) -> list[tuple[datetime, datetime]]:
     """Windows of at most ``max_hours`` covering [start, until], in full UTC seconds."""
-    from harvester.zenodo import harvest_windows
-
     # harvest_windows ends its last window one hour before "now"; shift "now" by that
     # hour so the windows end exactly at ``until`` (the caller applies its own lag).
     return harvest_windows(start, until + timedelta(hours=1), max_hours)
 
 
-def _harvest_one(oai: Any, start: datetime, end: datetime, progress: Progress) -> tuple[list, int, int]:
+def _harvest_one(oai: ZenodoHarvester, start: datetime, end: datetime, progress: Progress) -> tuple[list, int, int]:
     """All records and the page count of one window, and how many harvests it took: a
     window whose resumption token expired is harvested again from its start (tokens
     cannot be resumed). Raises :class:`HarvestFailed`."""
-    from harvester.http import HttpError
-    from harvester.zenodo import WindowRestart
-
     for attempt in range(1, WINDOW_ATTEMPTS + 1):
         try:
             records, pages = oai.harvest_window(start, end)
@@ -284,7 +278,7 @@ def _harvest_one(oai: Any, start: datetime, end: datetime, progress: Progress) -
 
 def harvest(
     store: Store,
-    oai: Any,
+    oai: ZenodoHarvester,
     run_id: int,
     windows: list[tuple[datetime, datetime]],
     summary: RunSummary,
@@ -345,8 +339,8 @@ class DepositContext:
     """What processing a deposit needs besides the deposit itself."""
 
     store: Store
-    rest: Any
-    client: Any
+    rest: ZenodoHarvester
+    client: HttpClient
     config: Config
     rubric: Rubric
     rubric_id: int
@@ -370,8 +364,6 @@ def _stage(stage: str, call: Callable[[], Any]) -> Any:
 def process_deposit(ctx: DepositContext, deposit_id: int, record_id: str) -> str:
     """Fetch, extract, identify, measure (unless already measured), score and store one
     deposit. Returns 'measured', 'reused' or 'withdrawn'; raises DepositFailure."""
-    from harvester.fetch import ExtractionLimits, download, materialize
-
     row = ctx.store.conn.execute(
         "SELECT oai_identifier, datestamp FROM deposits WHERE id = ?", (deposit_id,)
     ).fetchone()
@@ -426,10 +418,11 @@ def process_deposit(ctx: DepositContext, deposit_id: int, record_id: str) -> str
         try:
             scored = score(measurements, ctx.rubric)
         except IncompleteMeasurements as exc:
-            snapshot_id = ctx.store.save_snapshot(
+            # Stored (and linked) with its measurements, so the failed detector can be
+            # seen and the tree is not downloaded again once the detector is fixed.
+            ctx.store.save_snapshot(
                 identity, measurements, source=SOURCE, label=label, deposit_id=deposit_id
             )
-            ctx.store.link_deposit(deposit_id, snapshot_id)
             raise DepositFailure("score", type(exc).__name__, str(exc)) from exc
         snapshot_id = ctx.store.save_snapshot(
             identity, measurements, source=SOURCE, label=label, deposit_id=deposit_id,
@@ -511,7 +504,9 @@ def run(
     progress = progress or Progress()
     started = time.perf_counter()
     summary = RunSummary(command=command)
-    with run_lock(_lock_path(config, db)), Store(db) as store:
+    with ExitStack() as stack:
+        stack.enter_context(run_lock(_lock_path(config, db)))
+        store = stack.enter_context(Store(db))
         stale = store.interrupt_stale(SOURCE)
         if stale:
             progress.log(f"{stale} window(s) left running by a killed run marked interrupted")
@@ -522,6 +517,8 @@ def run(
             format_time(windows[-1][1]) if windows else None,
         )
         zenodo, client = make_harvesters(config)
+        stack.callback(zenodo.client.close)
+        stack.callback(client.close)
         progress.log(f"harvesting {len(windows)} window(s) from {config.zenodo.oai_url}")
         harvest(store, zenodo, run_id, windows, summary, progress, limit=limit)
         if process:

@@ -307,7 +307,9 @@ def _harvest_values(record: Any) -> tuple:
         {key: value for key, value in asdict(c).items() if value is not None}
         for c in record.creators
     ]
-    origin = f"https://github.com/{record.github_repo}" if record.github_repo else None
+    origin = record.github_repo
+    if origin and not origin.startswith(("http://", "https://")):
+        origin = f"https://github.com/{origin}"  # an owner/repo form
     dates = dict(record.dates or {})
     return (
         record.doi,

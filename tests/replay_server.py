@@ -43,6 +43,8 @@ class Reply:
     reset: bool = False  # close the connection with a TCP reset instead of answering
     truncate: int | None = None  # send only this many body bytes, then close
     chunk_size: int | None = None  # write the body in pieces of this size
+    # A "Transfer-Encoding: chunked" header makes the body go out chunk-encoded, with no
+    # Content-Length (as Zenodo answers); otherwise Content-Length is added when absent.
 
 
 @dataclass
@@ -241,10 +243,14 @@ class _Handler(BaseHTTPRequestHandler):
         truncate: int | None = None,
         chunk_size: int | None = None,
     ) -> None:
+        chunked = any(
+            name.lower() == "transfer-encoding" and value.lower() == "chunked"
+            for name, value in headers.items()
+        )
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
-        if not any(name.lower() == "content-length" for name in headers):
+        if not chunked and not any(name.lower() == "content-length" for name in headers):
             self.send_header("Content-Length", str(len(body)))
         if truncate is not None:
             self.send_header("Connection", "close")
@@ -257,7 +263,12 @@ class _Handler(BaseHTTPRequestHandler):
         step = chunk_size or len(body) or 1
         try:
             for start in range(0, len(body), step):
-                self.wfile.write(body[start : start + step])
+                piece = body[start : start + step]
+                if chunked:
+                    piece = b"%x\r\n%s\r\n" % (len(piece), piece)
+                self.wfile.write(piece)
+            if chunked and truncate is None:
+                self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             # The client gave up (e.g. a size cap was hit): nothing more to do.

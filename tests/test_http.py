@@ -9,6 +9,8 @@ from __future__ import annotations
 import email.utils
 import json
 import socket
+import threading
+import time
 
 import pytest
 import requests
@@ -66,10 +68,10 @@ def make_client(fake_time: FakeTime, **overrides) -> HttpClient:
 
 
 def test_user_agent_names_the_project_and_the_contact():
-    agent = user_agent("team@example.org")
-    assert agent.startswith("reproscore/")
-    assert "(+https://" in agent and agent.endswith("; mailto:team@example.org)")
-    assert "mailto" not in user_agent(None)
+    from scoring import __version__
+
+    assert user_agent("team@example.org") == f"reproscore/{__version__} (mailto:team@example.org)"
+    assert user_agent(None) == f"reproscore/{__version__}"
 
 
 def test_every_request_carries_the_user_agent_and_params(server, fake_time):
@@ -178,7 +180,10 @@ def test_503_retry_after_is_honoured(server, fake_time):
 
 def test_software_heritage_throttle_reason_is_honoured(server, fake_time):
     body = json.dumps(
-        {"exception": "Throttled", "reason": "Request was throttled. Expected available in 12 seconds."}
+        {
+            "exception": "Throttled",
+            "reason": "Request was throttled. Expected available in 12 seconds.",
+        }
     )
     server.add(
         "GET",
@@ -239,7 +244,9 @@ def test_accepted_status_is_returned_not_raised(server, fake_time):
 def test_accept_status_per_call_overrides_the_client(server, fake_time):
     server.add("GET", "/api/records/1", Reply(410, body='{"status": 410}'))
     client = make_client(fake_time)
-    assert client.get(server.url + "/api/records/1", accept_status=frozenset({410})).status_code == 410
+    assert (
+        client.get(server.url + "/api/records/1", accept_status=frozenset({410})).status_code == 410
+    )
     with pytest.raises(HttpError) as caught:
         client.get(server.url + "/api/records/1")
     assert caught.value.status == 410
@@ -357,3 +364,74 @@ def test_invalid_settings_are_refused():
 def test_http_error_is_not_a_requests_exception():
     # Callers catch HttpError alone; requests' own exceptions never escape get().
     assert not issubclass(HttpError, requests.RequestException)
+
+
+def test_a_server_that_never_answers_in_time_gives_up(server, fake_time):
+    server.add("GET", "/slow", Reply(200, body="late", delay=5.0))
+    client = make_client(fake_time, timeout=(2.0, 0.1), max_attempts=2)
+    with pytest.raises(HttpError) as caught:
+        client.get(server.url + "/slow")
+    assert caught.value.status is None and "ReadTimeout" in caught.value.reason
+
+
+# -- the replay server the harvester tests stand on --------------------------------------
+
+
+def test_replay_server_matches_query_subsets_and_repeats_the_last_reply(server):
+    server.add("GET", "/oai2d", Reply(200, body="any"))
+    server.add(
+        "GET", "/oai2d", Reply(200, body="p1"), Reply(200, body="p2"), query={"verb": "ListRecords"}
+    )
+    session = requests.Session()
+    texts = [
+        session.get(server.url + "/oai2d", params={"verb": "ListRecords", "set": "x"}).text
+        for _ in range(3)
+    ]
+    assert texts == ["p1", "p2", "p2"]
+    assert session.get(server.url + "/oai2d", params={"verb": "Identify"}).text == "any"
+    assert session.get(server.url + "/nowhere").status_code == 404
+    assert [r["query"].get("verb") for r in server.requests_for("/oai2d")] == [
+        "ListRecords",
+        "ListRecords",
+        "ListRecords",
+        "Identify",
+    ]
+
+
+def test_replay_server_bodies_can_depend_on_the_request(server):
+    server.add("GET", "/echo", Reply(200, body=lambda request: request["query"]["q"].upper()))
+    server.add("POST", "/oai2d", Reply(200, body="form"), query={"verb": "Identify"})
+    assert requests.get(server.url + "/echo", params={"q": "abc"}).text == "ABC"
+    assert requests.post(server.url + "/oai2d", data={"verb": "Identify"}).text == "form"
+
+
+def test_replay_server_stops_promptly_with_a_reply_still_delayed():
+    failures: list[type] = []
+
+    def call(url: str) -> None:
+        try:
+            requests.get(url, timeout=5)
+        except requests.RequestException as exc:
+            failures.append(type(exc))
+
+    with ReplayServer() as srv:
+        srv.add("GET", "/slow", Reply(200, delay=30.0))
+        caller = threading.Thread(target=call, args=(srv.url + "/slow",))
+        caller.start()
+        time.sleep(0.2)  # let the request reach the server and start its delay
+        started = time.monotonic()
+    assert time.monotonic() - started < 2.0  # stop() cut the 30 s delay short
+    caller.join(5)
+    assert failures == [requests.ConnectionError]  # the client saw the connection drop
+
+
+def test_retries_are_logged_with_their_reason(server, fake_time, caplog):
+    server.add("GET", "/oai2d", Reply(429, headers={"Retry-After": "7"}), Reply(200, body="ok"))
+    client = make_client(fake_time)
+    with caplog.at_level("INFO", logger="harvester.http"):
+        client.get(server.url + "/oai2d")
+    (message,) = [record.getMessage() for record in caplog.records]
+    assert (
+        message
+        == f"retrying {server.url}/oai2d in 7.0 s (attempt 1 of 4 failed: HTTP 429 Too Many Requests)"
+    )
