@@ -257,11 +257,13 @@ def harvest_zenodo(
     Without ``start`` the harvest resumes from the checkpoint; without ``until`` it
     ends ``lag_hours`` before now. Raises ``pipeline.LockBusy`` when a run holds the
     lock and ``config.ConfigError`` for a bad configuration."""
+    begin = None if start is None else pipeline.parse_time(start)
+    end = None if until is None else pipeline.parse_time(until)
+    if begin is not None and end is not None and begin >= end:
+        raise ValueError(f"--from {start} is not before --until {until}")
     return pipeline.run(
         db, _pipeline_config(config, oai_url, api_url), command="harvest",
-        start=None if start is None else pipeline.parse_time(start),
-        until=None if until is None else pipeline.parse_time(until),
-        limit=limit, process=False, progress=progress,
+        start=begin, until=end, limit=limit, process=False, progress=progress,
     )
 
 

@@ -504,6 +504,8 @@ def run(
     progress = progress or Progress()
     started = time.perf_counter()
     summary = RunSummary(command=command)
+    # A bad rubric must stop the run before anything is harvested.
+    rubric = load_rubric(config.run.rubric) if process else None
     with ExitStack() as stack:
         stack.enter_context(run_lock(_lock_path(config, db)))
         store = stack.enter_context(Store(db))
@@ -519,21 +521,32 @@ def run(
         zenodo, client = make_harvesters(config)
         stack.callback(zenodo.client.close)
         stack.callback(client.close)
-        progress.log(f"harvesting {len(windows)} window(s) from {config.zenodo.oai_url}")
-        harvest(store, zenodo, run_id, windows, summary, progress, limit=limit)
-        if process:
-            rubric = load_rubric(config.run.rubric)
-            work_dir = Path(config.run.work_dir)
-            work_dir.mkdir(parents=True, exist_ok=True)
-            ctx = DepositContext(
-                store=store, rest=zenodo, client=client, config=config, rubric=rubric,
-                rubric_id=store.ensure_rubric(rubric),
-                versions={mid: det.version for mid, det in load_detectors().items()},
-                work_dir=work_dir, keep=config.run.keep,
+        try:
+            progress.log(f"harvesting {len(windows)} window(s) from {config.zenodo.oai_url}")
+            harvest(store, zenodo, run_id, windows, summary, progress, limit=limit)
+            if rubric is not None:
+                work_dir = Path(config.run.work_dir)
+                work_dir.mkdir(parents=True, exist_ok=True)
+                ctx = DepositContext(
+                    store=store, rest=zenodo, client=client, config=config, rubric=rubric,
+                    rubric_id=store.ensure_rubric(rubric),
+                    versions={mid: det.version for mid, det in load_detectors().items()},
+                    work_dir=work_dir, keep=config.run.keep,
+                )
+                # Deposits of completed windows are processed even when a later window
+                # failed: they are stored, and tomorrow's run would do them anyway.
+                process_pending(ctx, summary, progress)
+        except BaseException as exc:
+            # Record how the run ended (a store error, Ctrl-C) before passing it on; a
+            # SIGKILL cannot be caught, and the next run marks that one interrupted.
+            interrupted = isinstance(exc, KeyboardInterrupt)
+            store.finish_run(
+                run_id, "interrupted" if interrupted else "failed",
+                message=f"{type(exc).__name__}: {exc}",
+                windows=summary.windows_completed, records=summary.records_seen,
+                deposits_scored=summary.scored, deposits_failed=summary.failed,
             )
-            # Deposits of completed windows are processed even when a later window
-            # failed: they are stored, and tomorrow's run would do them anyway.
-            process_pending(ctx, summary, progress)
+            raise
         summary.checkpoint = store.checkpoint(SOURCE)
         summary.seconds = time.perf_counter() - started
         store.finish_run(

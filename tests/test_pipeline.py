@@ -6,6 +6,7 @@ idempotence, and runs killed with SIGKILL at random points."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import re
@@ -299,6 +300,20 @@ def test_an_expired_token_restarts_the_window_from_its_first_page(tmp_path):
     assert [row[1] for row in content(db)["deposits"]] == RECORDS
 
 
+def test_harvest_refuses_an_empty_period_and_prints_json_on_request(zenodo, tmp_path):
+    db = tmp_path / "j.db"
+    base = ["harvest", "zenodo", *run_args(zenodo, db, config_file(tmp_path))[1:-2]]
+    result = CliRunner().invoke(cli, [*base, "--from", WINDOW["until"], "--until", WINDOW["start"]])
+    assert result.exit_code == 2
+    assert "is not before --until" in result.output
+    result = CliRunner().invoke(cli, [*base, "--from", WINDOW["start"], "--until", WINDOW["until"], "--format", "json"])
+    assert result.exit_code == 0
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["ok"] is True
+    assert (summary["windows_completed"], summary["records_new"]) == (2, 6)
+    assert summary["checkpoint"] == WINDOW["until"]
+
+
 def test_limit_stops_after_the_window_that_reached_it(zenodo, tmp_path):
     db = tmp_path / "l.db"
     result = CliRunner().invoke(cli, ["harvest", "zenodo", *run_args(zenodo, db, config_file(tmp_path))[1:-2],
@@ -542,7 +557,6 @@ def test_the_demo_zips_match_their_rest_records():
     """The zips are built at run time; their bytes must be the ones the REST records
     announce (size and MD5), and each holds one top-level folder, like GitHub's."""
     import hashlib
-    import json
 
     for record_id, (key, blob) in demo.deposit_zips().items():
         body = json.loads((demo.DEMO_ZENODO / "records" / f"{record_id}.json").read_text())
