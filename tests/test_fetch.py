@@ -11,7 +11,6 @@ import io
 import os
 import stat
 import tarfile
-import time
 import zipfile
 from pathlib import Path
 
@@ -601,14 +600,12 @@ def test_zip_device_file_is_refused(tmp_path):
 
 
 def test_a_hundred_thousand_tiny_entries_hit_the_entry_cap(tmp_path):
-    started = time.monotonic()
     path = tmp_path / "many.zip"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
         for index in range(LIMITS.max_entries + 1):
             archive.writestr(f"f/{index}", b"")
     error = assert_refused(tmp_path, [("many.zip", path)], match="more than 100000 entries")
     assert "many.zip" in error.reason
-    assert time.monotonic() - started < 15  # refused from the central directory, not by writing
 
 
 def test_tar_entry_cap_is_enforced_while_streaming(tmp_path):
