@@ -267,6 +267,42 @@ def harvest_zenodo(
     )
 
 
+def harvest_swh(
+    db: str | os.PathLike[str],
+    *,
+    config: str | os.PathLike[str] | Config | None = None,
+    origins: str | os.PathLike[str] | None = None,
+    query: str | None = None,
+    api_url: str | None = None,
+    deposits: bool | None = None,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """Discover Software Heritage origins and store each one's latest visit (root
+    directory SWHID, deposit metadata) into ``db``; nothing is fetched or scored.
+
+    ``origins`` is a watch-list file (one URL per line), ``query`` an origin search in
+    the query language; both override the configuration. Given either, only those
+    origins are harvested, unless ``deposits`` is True (then new deposits since the
+    ``swh`` checkpoint are searched too); given neither, every configured channel is
+    (deposits per ``swh.deposits``, the watch list, the Zenodo-linked origins). Runs
+    whatever ``swh.enabled`` says."""
+    cfg = (config if isinstance(config, Config) else load_config(config)).with_overrides(
+        "swh", api_url=api_url
+    )
+    if origins is not None:
+        pipeline.read_origins_file(origins)  # a missing file is a usage error, before the lock
+    explicit = origins is not None or query is not None
+    request = pipeline.SwhRequest(
+        origins_file=None if origins is None else os.fspath(origins), query=query,
+        deposits=False if explicit and deposits is None else deposits,
+        zenodo_links=False if explicit else None,
+    )
+    return pipeline.run(
+        db, cfg, command="harvest", process=False, progress=progress,
+        sources=(pipeline.SWH,), swh_request=request,
+    )
+
+
 def run_nightly(
     db: str | os.PathLike[str],
     *,
@@ -275,14 +311,28 @@ def run_nightly(
     oai_url: str | None = None,
     api_url: str | None = None,
     until: str | None = None,
+    swh_api_url: str | None = None,
+    origins: str | os.PathLike[str] | None = None,
+    query: str | None = None,
     progress: Progress | None = None,
 ) -> RunSummary:
-    """The nightly job: harvest from the checkpoint, then fetch, extract, score and store
-    every new or updated deposit (see :mod:`reproscore.pipeline`)."""
+    """The nightly job: harvest every enabled source from its checkpoint, then fetch,
+    extract, score and store every new or updated deposit (see
+    :mod:`reproscore.pipeline`). ``origins`` or ``query`` turn Software Heritage
+    discovery on for this run, whatever ``swh.enabled`` says."""
     cfg = _pipeline_config(config, oai_url, api_url).with_overrides("run", keep=keep or None)
+    cfg = cfg.with_overrides("swh", api_url=swh_api_url)
+    if origins is not None or query is not None:
+        if origins is not None:
+            pipeline.read_origins_file(origins)
+        cfg = cfg.with_overrides("swh", enabled=True)
+    request = pipeline.SwhRequest(
+        origins_file=None if origins is None else os.fspath(origins), query=query
+    )
     return pipeline.run(
         db, cfg, command="run",
         until=None if until is None else pipeline.parse_time(until), progress=progress,
+        swh_request=request,
     )
 
 
@@ -319,6 +369,7 @@ __all__ = [
     "show_stored",
     "store_stats",
     "harvest_zenodo",
+    "harvest_swh",
     "run_nightly",
     "deposit_results",
     "explain_metric",

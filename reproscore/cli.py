@@ -343,6 +343,31 @@ def harvest_zenodo_command(db: str, start: str | None, until: str | None, limit:
     _finish_run(summary, output_format)
 
 
+@harvest_group.command("swh")
+@db_option
+@click.option("--origins", "origins", default=None, metavar="FILE", type=click.Path(dir_okay=False), help="A watch list: one origin URL per line (# comment lines allowed); each origin's latest visit is stored. Overrides swh.origins_file.")
+@click.option("--query", "query", default=None, metavar="QL", help='An extra origin search in the Software Heritage query language, e.g. \'visit_type = [deposit] and metadata : "climate"\'. Overrides swh.query.')
+@click.option("--api-url", default=None, metavar="URL", help="Web API root (overrides swh.api_url; default https://archive.softwareheritage.org/api/1/).")
+@click.option("--deposits/--no-deposits", "deposits", default=None, help="Search new deposits since the swh checkpoint (default: swh.deposits, on; off when --origins or --query is given).")
+@click.option("--config", "config", default=None, metavar="FILE", help=CONFIG_HELP)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help=FORMAT_RUN_HELP)
+def harvest_swh_command(db: str, origins: str | None, query: str | None, api_url: str | None, deposits: bool | None, config: str | None, output_format: str) -> None:
+    """Discover Software Heritage origins and store each one's latest visit.
+
+    Given --origins or --query, those origins are harvested (with --deposits, new
+    deposits too); otherwise every configured channel: new deposits (query language,
+    since the checkpoint), swh.query, swh.origins_file and the origins linked from
+    Zenodo records in the store.
+    Each origin's latest visit with a snapshot is resolved to its root directory SWHID
+    and stored (deposit metadata included) with the visit history; nothing is fetched
+    or scored until `reproscore run`. A bearer token is read from $SWH_TOKEN (see
+    swh.token_env) and never stored or printed. Exit status 0 on success, 1 when the
+    discovery failed, 3 when a run holds the lock.
+    """
+    summary = _call_pipeline(api.harvest_swh, db, config=config, origins=origins, query=query, api_url=api_url, deposits=deposits)
+    _finish_run(summary, output_format)
+
+
 @cli.command("run")
 @db_option
 @click.option("--config", "config", default=None, metavar="FILE", help=CONFIG_HELP)
@@ -350,10 +375,17 @@ def harvest_zenodo_command(db: str, start: str | None, until: str | None, limit:
 @click.option("--oai-url", default=None, metavar="URL", help="OAI-PMH endpoint (overrides zenodo.oai_url).")
 @click.option("--api-url", default=None, metavar="URL", help="REST API root (overrides zenodo.api_url).")
 @click.option("--until", "until", default=None, metavar="ISO", help="End of the harvest (UTC ISO 8601) instead of zenodo.lag_hours before now, e.g. to replay a past period.")
+@click.option("--swh-api-url", default=None, metavar="URL", help="Software Heritage Web API root (overrides swh.api_url).")
+@click.option("--origins", "origins", default=None, metavar="FILE", type=click.Path(dir_okay=False), help="A Software Heritage watch list (one origin URL per line); turns Software Heritage discovery on for this run.")
+@click.option("--query", "query", default=None, metavar="QL", help="An extra Software Heritage origin search (query language); turns Software Heritage discovery on for this run.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help=FORMAT_RUN_HELP)
-def run_command(db: str, config: str | None, keep: bool, oai_url: str | None, api_url: str | None, until: str | None, output_format: str) -> None:
-    """The nightly job: harvest Zenodo since the checkpoint, then download, extract,
-    score and store every new or updated deposit.
+def run_command(db: str, config: str | None, keep: bool, oai_url: str | None, api_url: str | None, until: str | None, swh_api_url: str | None, origins: str | None, query: str | None, output_format: str) -> None:
+    """The nightly job: harvest each enabled source since its checkpoint (Zenodo, and
+    Software Heritage when [swh] enabled is set), then fetch, extract, score and store
+    every new or updated deposit of both sources.
+
+    A Software Heritage origin's root directory is fetched from the vault only when no
+    tree with that SWHID is measured yet, and the extracted tree must have that SWHID.
 
     Trees already measured are not measured again; a deposit that fails (download,
     checksum, hostile archive, ...) is recorded in `failures` and the run goes on.
@@ -361,7 +393,7 @@ def run_command(db: str, config: str | None, keep: bool, oai_url: str | None, ap
     end. Exit status 0 when every window completed, 1 when the harvest failed, 3 when
     another run holds the lock.
     """
-    summary = _call_pipeline(api.run_nightly, db, config=config, keep=keep, oai_url=oai_url, api_url=api_url, until=until)
+    summary = _call_pipeline(api.run_nightly, db, config=config, keep=keep, oai_url=oai_url, api_url=api_url, until=until, swh_api_url=swh_api_url, origins=origins, query=query)
     _finish_run(summary, output_format)
 
 

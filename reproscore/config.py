@@ -29,6 +29,7 @@ class ConfigError(Exception):
 class ZenodoConfig:
     """``[zenodo]``: where and how to harvest."""
 
+    enabled: bool = True
     oai_url: str = "https://zenodo.org/oai2d"
     api_url: str = "https://zenodo.org/api"
     metadata_prefix: str = "oai_datacite"
@@ -38,6 +39,32 @@ class ZenodoConfig:
     start: str | None = None
     oai_per_minute: float = 30.0
     api_per_minute: float = 60.0
+
+
+@dataclass(frozen=True)
+class SwhConfig:
+    """``[swh]``: the Software Heritage source (off unless enabled: it is a second
+    source, and each origin costs requests against a small anonymous budget)."""
+
+    enabled: bool = False
+    api_url: str = "https://archive.softwareheritage.org/api/1/"
+    # The *name* of the variable holding the token: the token itself never goes in a
+    # file that may be committed, logged or stored.
+    token_env: str = "SWH_TOKEN"
+    deposits: bool = True
+    start: str | None = None
+    overlap_hours: int = 1
+    query: str | None = None
+    query_limit: int = 1000
+    origins_file: str | None = None
+    zenodo_links: bool = True
+    per_minute: float = 60.0
+    vault: bool = True
+    vault_poll_seconds: float = 5.0
+    vault_poll_max_seconds: float = 60.0
+    vault_timeout_seconds: float = 3600.0
+    max_bundle_bytes: int = 2 * GiB
+    small_tree_files: int = 50
 
 
 @dataclass(frozen=True)
@@ -87,6 +114,7 @@ class Config:
     """The whole configuration; every section and key has a default."""
 
     zenodo: ZenodoConfig = field(default_factory=ZenodoConfig)
+    swh: SwhConfig = field(default_factory=SwhConfig)
     http: HttpConfig = field(default_factory=HttpConfig)
     download: DownloadConfig = field(default_factory=DownloadConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
@@ -103,6 +131,7 @@ class Config:
 
 SECTIONS: dict[str, type] = {
     "zenodo": ZenodoConfig,
+    "swh": SwhConfig,
     "http": HttpConfig,
     "download": DownloadConfig,
     "extract": ExtractConfig,
@@ -162,6 +191,10 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
     config = Config(**sections)
     if config.zenodo.window_hours < 1:
         raise ConfigError(f"{source}: zenodo.window_hours must be at least 1")
+    if config.swh.vault_poll_seconds <= 0 or config.swh.vault_poll_max_seconds <= 0:
+        raise ConfigError(f"{source}: swh.vault_poll_seconds and vault_poll_max_seconds must be positive")
+    if config.swh.per_minute <= 0:
+        raise ConfigError(f"{source}: swh.per_minute must be positive")
     if config.run.max_attempts < 1:
         raise ConfigError(f"{source}: run.max_attempts must be at least 1")
     return config

@@ -6,6 +6,14 @@ style zips of the sample trees in ``tests/fixtures/samples/``, built here (deter
 bytes, so the MD5 sums in the REST records hold; no binary is committed). The demo runs
 ``reproscore run`` against that server into a fresh ``demo-out/demo.db`` and prints the
 results table; it then scores the samples directly, as before, into ``demo-out/*.json``.
+
+The same server also speaks the Software Heritage Web API for the origins of
+``tests/fixtures/demo_swh/origins.json``: a HAL-style deposit (release → directory, with
+its Atom/CodeMeta metadata) watched through an origins file, whose tree the vault cooks
+(``new`` → ``pending`` → ``done``) and the run fetches, verifies and scores; and the
+GitHub repository of a Zenodo release, found through the Zenodo record, whose root
+directory is the tree Zenodo already gave, so it is scored without being fetched.
+Bundles are built from the trees at demo time.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "tests" / "fixtures" / "samples"
 DEMO_ZENODO = ROOT / "tests" / "fixtures" / "demo_zenodo"
+DEMO_SWH = ROOT / "tests" / "fixtures" / "demo_swh"
 # A fixed timestamp for every zip entry: the same tree always gives the same bytes.
 ZIP_TIME = (2026, 8, 20, 0, 0, 0)
 
@@ -133,20 +142,69 @@ def install_routes(
         )
 
 
+def swh_manifest() -> dict[str, Any]:
+    """``origins.json``: the demo's Software Heritage origins."""
+    return json.loads((DEMO_SWH / "origins.json").read_text(encoding="utf-8"))
+
+
+def swh_tree(spec: dict[str, Any], work: Path) -> Path:
+    """The tree an origin's root directory holds: a folder of ``demo_swh``, or the tree
+    of a demo Zenodo release (``zenodo:<record>``) as the run extracts it."""
+    from harvester.fetch import ExtractionLimits, materialize
+
+    tree = spec["tree"]
+    if not tree.startswith("zenodo:"):
+        return DEMO_SWH / tree
+    record_id = tree.split(":", 1)[1]
+    key, blob = deposit_zips()[record_id]
+    zipped = work / f"zenodo-{record_id}.zip"
+    zipped.parent.mkdir(parents=True, exist_ok=True)
+    zipped.write_bytes(blob)
+    return materialize([(key, zipped)], work / f"zenodo-{record_id}", ExtractionLimits())
+
+
+def install_swh_routes(server: Any, work: Path) -> list[str]:
+    """Teach a ReplayServer the demo's Software Heritage (under ``/api/1/``): each
+    origin's latest visit, snapshot, release or revision, deposit metadata, and the
+    vault cooking its root directory. Returns the watched origins."""
+    from swh_fakes import bundle, serve_origin, serve_vault, swhid_of  # tests/ is on sys.path
+
+    watched = []
+    for origin, spec in swh_manifest()["origins"].items():
+        tree = swh_tree(spec, work)
+        swhid = swhid_of(tree)
+        metadata = (DEMO_SWH / spec["metadata"]).read_bytes() if spec.get("metadata") else None
+        serve_origin(
+            server, origin, [(v["visit"], v["date"], swhid) for v in spec["visits"]],
+            kind=spec["kind"], metadata=metadata,
+        )
+        serve_vault(server, swhid, bundle(tree, swhid))
+        if spec.get("watch"):
+            watched.append(origin)
+    return watched
+
+
 def _tests_on_path() -> None:
     tests = str(ROOT / "tests")
     if tests not in sys.path:
         sys.path.insert(0, tests)
 
 
-def demo_config(path: Path, work_dir: Path) -> Path:
-    """A reproscore.toml for the demo: the replayed window, pacing off (local server)."""
+def demo_config(path: Path, work_dir: Path, swh: dict[str, Any] | None = None) -> Path:
+    """A reproscore.toml for the demo: the replayed window, pacing off (local server);
+    with ``swh``, an ``[swh]`` section holding those keys."""
     window = manifest()["window"]
+    swh_section = ""
+    if swh:
+        swh_section = "[swh]\n" + "".join(
+            f"{key} = {json.dumps(value)}\n" for key, value in swh.items()
+        ) + "\n"
     path.write_text(
         "# Written by `make demo`: harvest the demo window from the local replay server.\n"
         "[zenodo]\n"
         f'start = "{window["start"]}"\n'
         f"window_hours = {window['window_hours']}\n\n"
+        + swh_section +
         "[http]\n"
         'contact = "demo@example.org"\n'
         "pacing = false\n"
@@ -172,9 +230,24 @@ def results_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def swh_results_table(rows: list[dict[str, Any]]) -> str:
+    """The Software Heritage origins of the run as a fixed-width table."""
+    lines = [f"{'origin':<45} {'status':<8} {'RRS':>6}  {'root directory (SWHID)':<22} title / reason"]
+    for row in rows:
+        rrs = f"{row['rrs']:6.2f}" if row["rrs"] is not None else "     -"
+        text = row["title"] or ""
+        if row["status"] == "failed":
+            text = f"{row['failed_stage']}: {row['failure']}"
+        lines.append(
+            f"{row['record']:<45} {row['status'] or '-':<8} {rrs}  {(row['swhid'] or '-')[:22]:<22} {text}"
+        )
+    return "\n".join(lines)
+
+
 def run_nightly_demo(out_dir: Path) -> int:
-    """Serve the demo Zenodo and run ``reproscore run`` against it (a real subprocess,
-    as cron would), into a fresh database. Returns the run's exit status."""
+    """Serve the demo Zenodo and Software Heritage and run ``reproscore run`` against
+    them (a real subprocess, as cron would), into a fresh database. Returns the run's
+    exit status."""
     _tests_on_path()
     from replay_server import ReplayServer
 
@@ -185,10 +258,16 @@ def run_nightly_demo(out_dir: Path) -> int:
         stale.unlink()
     work = out_dir / "work"
     shutil.rmtree(work, ignore_errors=True)
-    config = demo_config(out_dir / "reproscore.toml", work)
     until = manifest()["window"]["until"]
     with ReplayServer() as server:
         install_routes(server)
+        watched = install_swh_routes(server, out_dir / "swh-trees")
+        origins = out_dir / "swh-origins.txt"
+        origins.write_text("# Software Heritage origins the demo watches\n" + "\n".join(watched) + "\n")
+        config = demo_config(out_dir / "reproscore.toml", work, swh={
+            "enabled": True, "api_url": f"{server.url}/api/1/", "deposits": False,
+            "origins_file": str(origins), "vault_poll_seconds": 0.05, "vault_poll_max_seconds": 0.1,
+        })
         command = [
             sys.executable, "-m", "reproscore", "run", "--db", str(db), "--config", str(config),
             "--oai-url", f"{server.url}/oai2d", "--api-url", f"{server.url}/api", "--until", until,
@@ -197,8 +276,11 @@ def run_nightly_demo(out_dir: Path) -> int:
               f"--oai-url {server.url}/oai2d --api-url {server.url}/api --until {until}")
         status = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode
         requests = len(server.requests)
+    shutil.rmtree(out_dir / "swh-trees", ignore_errors=True)
     print(f"\n(the replay server answered {requests} requests; nothing left this machine)\n")
     print(results_table(deposit_results(db)))
+    print("\nSoftware Heritage origins (a watched deposit, and the repository of a Zenodo release):")
+    print(swh_results_table(deposit_results(db, "swh")))
     return status
 
 
@@ -218,7 +300,7 @@ def score_samples(out_dir: Path) -> None:
 
 def run(out_dir: Path = ROOT / "demo-out") -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
-    print("reproscore demo: the nightly job against a replayed Zenodo, offline\n")
+    print("reproscore demo: the nightly job against a replayed Zenodo and Software Heritage, offline\n")
     status = run_nightly_demo(out_dir)
     score_samples(out_dir)
     return status

@@ -288,6 +288,46 @@ def m003_harvesting(db: Database) -> None:
     )
 
 
+@migrations()
+def m004_software_heritage(db: Database) -> None:
+    """Software Heritage: every visit of every origin seen (the longitudinal history of
+    an origin; the deposit row holds only its latest visit), and the git submodules of
+    a tree fetched from the archive."""
+    _run(
+        db,
+        (
+            # A JSON list of the tree's submodule paths; NULL when the tree did not come
+            # from Software Heritage (a downloaded archive cannot say).
+            "ALTER TABLE snapshots ADD COLUMN submodules TEXT",
+            """
+            CREATE TABLE swh_visits (
+                id INTEGER PRIMARY KEY,
+                deposit_id INTEGER NOT NULL REFERENCES deposits(id),
+                origin_url TEXT NOT NULL,
+                visit INTEGER NOT NULL,
+                visit_type TEXT,
+                date TEXT NOT NULL,
+                status TEXT NOT NULL,
+                swh_snapshot TEXT NOT NULL,
+                branch TEXT,
+                target_type TEXT,
+                target TEXT,
+                release TEXT,
+                revision TEXT,
+                directory TEXT NOT NULL
+                    CHECK (directory GLOB 'swh:1:dir:[0-9a-f]*' AND length(directory) = 50),
+                discovered_by TEXT NOT NULL,
+                snapshot_id INTEGER REFERENCES snapshots(id),
+                recorded_at TEXT NOT NULL,
+                UNIQUE (origin_url, visit)
+            )
+            """,
+            "CREATE INDEX swh_visits_by_deposit ON swh_visits (deposit_id, date)",
+            "CREATE INDEX swh_visits_by_directory ON swh_visits (directory)",
+        ),
+    )
+
+
 def migration_names() -> tuple[str, ...]:
     """Every migration this version knows, in order."""
     return tuple(m.name for m in migrations.pending(Database(memory=True)))

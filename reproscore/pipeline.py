@@ -19,6 +19,16 @@ Order of work and why:
    the tree. A deposit that fails at any stage is recorded in ``failures`` with the
    stage and the reason, and the run goes on. The work folder is deleted unless kept.
 
+3. **Software Heritage** (``[swh]``, or ``reproscore harvest swh``), a second source:
+   origins are discovered (new deposits since the ``swh`` checkpoint through the search
+   query language, an extra query, a watch list file, and the origins linked from
+   Zenodo records in the store); each origin's latest visit with a snapshot is resolved
+   to its root directory, and the origin is stored as a deposit (source ``swh``) with
+   every new visit in ``swh_visits``, all in one transaction with the checkpoint. Its
+   processing fetches the tree from the vault only when that root directory is not
+   already measured, verifies that the extracted tree *is* that directory (submodules
+   restored), then measures, scores and stores it like a Zenodo deposit.
+
 A lock (``fcntl.flock`` on a lock file) keeps two runs from working on one database.
 """
 
@@ -51,6 +61,9 @@ from .config import Config
 from .store import Store
 
 SOURCE = "zenodo"
+SWH = "swh"
+# Run labels of harvest_runs whose rows a new run may find left "running" by a kill.
+RUN_SOURCES = (SOURCE, SWH, f"{SOURCE},{SWH}")
 ISO = "%Y-%m-%dT%H:%M:%SZ"
 # A window whose token keeps expiring is given up after this many harvests of it.
 WINDOW_ATTEMPTS = 3
@@ -347,6 +360,8 @@ class DepositContext:
     versions: dict[str, str]
     work_dir: Path
     keep: bool
+    # The Software Heritage client, when deposits of that source are processed.
+    swh: Any = None
 
 
 def _stage(stage: str, call: Callable[[], Any]) -> Any:
@@ -359,6 +374,15 @@ def _stage(stage: str, call: Callable[[], Any]) -> Any:
     except Exception as exc:  # noqa: BLE001 - every failure of a deposit is recorded, the run goes on
         reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
         raise DepositFailure(stage, type(exc).__name__, str(reason)) from exc
+
+
+def extraction_limits(config: Config) -> ExtractionLimits:
+    """The ``[extract]`` caps, for Zenodo archives and Software Heritage bundles alike."""
+    x = config.extract
+    return ExtractionLimits(
+        max_total_bytes=x.max_total_bytes, max_entries=x.max_entries,
+        max_ratio=x.max_ratio, max_file_bytes=x.max_file_bytes,
+    )
 
 
 def process_deposit(ctx: DepositContext, deposit_id: int, record_id: str) -> str:
@@ -401,11 +425,7 @@ def process_deposit(ctx: DepositContext, deposit_id: int, record_id: str) -> str
                 ),
             )
             fetched.append((ref.key, path))
-        x = ctx.config.extract
-        limits = ExtractionLimits(
-            max_total_bytes=x.max_total_bytes, max_entries=x.max_entries,
-            max_ratio=x.max_ratio, max_file_bytes=x.max_file_bytes,
-        )
+        limits = extraction_limits(ctx.config)
         tree = _stage("extract", lambda: materialize(fetched, folder / "tree", limits))
         # The downloads are no longer needed; free the space before measuring.
         if not ctx.keep:
@@ -435,31 +455,232 @@ def process_deposit(ctx: DepositContext, deposit_id: int, record_id: str) -> str
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def process_pending(ctx: DepositContext, summary: RunSummary, progress: Progress) -> None:
-    """Process every deposit still to do; a failure is recorded and the run goes on."""
-    todo = ctx.store.deposits_to_process(SOURCE, max_attempts=ctx.config.run.max_attempts)
+def process_pending(
+    ctx: DepositContext, summary: RunSummary, progress: Progress, source: str = SOURCE
+) -> None:
+    """Process every deposit of ``source`` still to do; a failure is recorded and the
+    run goes on."""
+    todo = ctx.store.deposits_to_process(source, max_attempts=ctx.config.run.max_attempts)
+    handler = process_swh_deposit if source == SWH else process_deposit
     for done, (deposit_id, record_id) in enumerate(todo):
-        progress.bar(done, len(todo), f"{SOURCE}:{record_id}")
+        progress.bar(done, len(todo), f"{source}:{record_id}")
         try:
-            outcome = process_deposit(ctx, deposit_id, record_id)
+            outcome = handler(ctx, deposit_id, record_id)
         except DepositFailure as failure:
             ctx.store.mark_deposit_failed(deposit_id, failure.stage, failure.error_class, failure.reason)
             summary.failed += 1
-            summary.failures.append((f"{SOURCE}:{record_id}", failure.stage, failure.reason))
-            progress.log(f"{SOURCE}:{record_id}: failed at {failure.stage}: {failure.reason}")
+            summary.failures.append((f"{source}:{record_id}", failure.stage, failure.reason))
+            progress.log(f"{source}:{record_id}: failed at {failure.stage}: {failure.reason}")
             continue
         if outcome == "withdrawn":
             summary.withdrawn += 1
-            progress.log(f"{SOURCE}:{record_id}: withdrawn (HTTP 410), tombstone kept")
+            progress.log(f"{source}:{record_id}: withdrawn (HTTP 410), tombstone kept")
             continue
         summary.scored += 1
         if outcome == "reused":
             summary.reused += 1
         else:
             summary.measured += 1
-        progress.log(f"{SOURCE}:{record_id}: scored ({outcome})")
+        progress.log(f"{source}:{record_id}: scored ({outcome})")
     progress.bar(len(todo), len(todo), "done")
     progress.close()
+
+
+# --------------------------------------------------------------------------- Software Heritage
+
+
+def make_swh_client(config: Config) -> tuple[Any, HttpClient]:
+    """(Software Heritage client, its HTTP client): paced by ``swh.per_minute`` and the
+    archive's rate-limit headers. The bearer token is read from the environment variable
+    named by ``swh.token_env`` (never from a file), and only the client holds it."""
+    from harvester.swh import SwhClient  # imported here: Zenodo-only runs do not need it
+
+    http = make_client(config, config.swh.per_minute)
+    token = os.environ.get(config.swh.token_env) or None
+    return SwhClient(http, api_url=config.swh.api_url, token=token), http
+
+
+def read_origins_file(path: str | os.PathLike[str]) -> list[str]:
+    """The origin URLs of a watch list: one per line; blank lines and ``#`` comments are
+    ignored. Raises ValueError naming the file when it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the origins file: {exc.strerror or exc}") from exc
+    origins = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):  # a URL may hold '#': only whole-line comments
+            origins.append(line)
+    return origins
+
+
+@dataclass
+class SwhRequest:
+    """What one Software Heritage discovery looks at besides the configuration: the
+    watch list file and the extra query given on the command line (each overrides the
+    configured one)."""
+
+    origins_file: str | None = None
+    query: str | None = None
+    deposits: bool | None = None
+    zenodo_links: bool | None = None
+
+
+def _swh_window_start(store: Store, config: Config, now: datetime) -> datetime:
+    stored = store.checkpoint(SWH)
+    if stored is not None:
+        return parse_time(stored)
+    if config.swh.start is not None:
+        return parse_time(config.swh.start)
+    return now - timedelta(hours=24)
+
+
+def _resolve_origin(swh: Any, store: Store, origin: str, discovered_by: str) -> tuple | None:
+    """(record, visit facts) of the origin's latest visit with a snapshot, or None when
+    it has none or that visit is recorded already (nothing new to resolve)."""
+    from harvester.swh import origin_to_record, parse_deposit_metadata
+
+    visit = swh.latest_visit(origin)
+    if not visit or not visit.get("snapshot"):
+        return None
+    if store.swh_visit_known(origin, int(visit["visit"])):
+        return None
+    resolution = swh.resolve_root(visit["snapshot"])
+    metadata = None
+    if visit.get("type") == "deposit":
+        # The raw Atom/CodeMeta the depositor sent; the newest one describes this visit.
+        entries = swh.deposit_metadata(resolution.swhid)
+        if entries:
+            metadata = parse_deposit_metadata(entries[-1][1])
+    record = origin_to_record(origin, visit, resolution, metadata)
+    facts = {
+        "visit": int(visit["visit"]), "visit_type": visit.get("type"), "date": visit["date"],
+        "status": visit["status"], "swh_snapshot": visit["snapshot"],
+        "branch": resolution.branch, "target_type": resolution.target_type,
+        "target": resolution.target, "release": resolution.release,
+        "revision": resolution.revision, "directory": resolution.swhid,
+        "discovered_by": discovered_by,
+    }
+    return record, facts
+
+
+def discover_swh(
+    store: Store, swh: Any, run_id: int, config: Config, request: SwhRequest,
+    summary: RunSummary, progress: Progress, now: datetime,
+) -> None:
+    """One Software Heritage discovery, recorded as one window of source ``swh`` from
+    the checkpoint to ``now``: origins from every configured channel, each resolved to
+    its latest visit's root directory, stored with the checkpoint in one transaction.
+    The checkpoint (deposits discovered up to ``now``) moves only when the deposit
+    search ran and every origin it found was resolved; otherwise the next run searches
+    the same period again (stored visits are not resolved twice)."""
+    from harvester.swh import Discovery
+
+    c = config.swh
+    start = _swh_window_start(store, config, now)
+    window_id = store.start_window(run_id, SWH, format_time(start), format_time(now))
+    origins: dict[str, str] = {}  # origin -> how it was found (first channel wins)
+    deposits = c.deposits if request.deposits is None else request.deposits
+    query = request.query if request.query is not None else c.query
+    origins_file = request.origins_file if request.origins_file is not None else c.origins_file
+    try:
+        if deposits:
+            found = Discovery().deposits_since(swh, start, overlap=timedelta(hours=c.overlap_hours))
+            for origin in found:
+                origins.setdefault(origin, "deposits")
+        if query:
+            for item in swh.search_origins(query, use_ql=True, limit=c.query_limit):
+                origins.setdefault(item["url"], "query")
+        if origins_file:
+            for origin in read_origins_file(origins_file):
+                origins.setdefault(origin, "watch")
+        if c.zenodo_links if request.zenodo_links is None else request.zenodo_links:
+            for origin in store.zenodo_linked_origins():
+                origins.setdefault(origin, "zenodo")
+    except (HttpError, ValueError, OSError) as exc:
+        reason = getattr(exc, "reason", None) or str(exc)
+        store.fail_window(window_id, f"{type(exc).__name__}: {reason}")
+        summary.windows_failed += 1
+        summary.error = f"Software Heritage discovery: {reason}"
+        progress.log(f"harvest failed: {summary.error}")
+        return
+    progress.log(f"Software Heritage: {len(origins)} origin(s) to check at {c.api_url}")
+    found_items = []
+    unresolved = 0
+    for done, (origin, channel) in enumerate(origins.items()):
+        progress.bar(done, len(origins), origin)
+        try:
+            item = _resolve_origin(swh, store, origin, channel)
+        except Exception as exc:  # noqa: BLE001 - one origin's failure must not stop the others
+            unresolved += channel == "deposits"
+            reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
+            summary.failures.append((f"{SWH}:{origin}", "resolve", str(reason)))
+            progress.log(f"{SWH}:{origin}: cannot resolve its latest visit: {reason}")
+            continue
+        if item is None:
+            progress.log(f"{SWH}:{origin}: no new visit with a snapshot")
+            continue
+        found_items.append(item)
+    progress.close()
+    counts = store.complete_swh_window(
+        window_id, found_items, pages=1, advance=bool(deposits) and unresolved == 0
+    )
+    summary.windows_completed += 1
+    summary.records_seen += counts.seen
+    summary.records_new += counts.new
+    summary.records_updated += counts.updated
+    progress.log(
+        f"Software Heritage: {len(origins)} origin(s), {counts.seen} new visit(s),"
+        f" {counts.new} new origin(s), {counts.updated} updated"
+    )
+
+
+def process_swh_deposit(ctx: DepositContext, deposit_id: int, origin: str) -> str:
+    """Score the root directory of the origin's latest visit: from stored measurements
+    when that tree is already measured (nothing is fetched), else fetched from the
+    archive, verified against its SWHID, measured. Returns 'measured' or 'reused';
+    raises DepositFailure."""
+    from harvester.swh_vault import fetch_tree, verified_identity
+
+    latest = ctx.store.latest_swh_visit(deposit_id)
+    if latest is None:
+        raise DepositFailure("resolve", "NoVisit", "no visit with a snapshot is recorded")
+    visit_row, swhid = latest
+    label = f"{SWH}:{origin}"
+    reusable = ctx.store.reusable_measurements(swhid, ctx.versions)
+    submodules: list[str] | None = None
+    folder = ctx.work_dir / f"{SWH}-{swhid[len('swh:1:dir:'):]}"
+    try:
+        if reusable:
+            identity, measurements = reusable[0].identity, reusable[1]
+        else:
+            c = ctx.config.swh
+            shutil.rmtree(folder, ignore_errors=True)  # leftovers of a killed run
+            tree = _stage("fetch", lambda: fetch_tree(
+                ctx.swh, swhid, folder / "tree", limits=extraction_limits(ctx.config),
+                max_bytes=c.max_bundle_bytes, poll=(c.vault_poll_seconds, c.vault_poll_max_seconds),
+                timeout=c.vault_timeout_seconds, small_tree_files=c.small_tree_files,
+                use_vault=c.vault,
+            ))
+            identity, submodules = _stage(
+                "identify", lambda: verified_identity(tree, swhid, ctx.swh.directory)
+            )
+            measurements = _stage("measure", lambda: measure(LocalDirectory(tree)))
+        try:
+            scored = score(measurements, ctx.rubric)
+        except IncompleteMeasurements as exc:
+            ctx.store.save_snapshot(identity, measurements, source=SWH, label=label, deposit_id=deposit_id)
+            raise DepositFailure("score", type(exc).__name__, str(exc)) from exc
+        snapshot_id = ctx.store.save_snapshot(
+            identity, measurements, source=SWH, label=label, deposit_id=deposit_id,
+            score=(ctx.rubric_id, scored),
+        )
+        ctx.store.mark_swh_scored(deposit_id, visit_row, snapshot_id, submodules)
+        return "reused" if reusable else "measured"
+    finally:
+        if not ctx.keep:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- entry points
@@ -497,33 +718,54 @@ def run(
     process: bool = True,
     progress: Progress | None = None,
     now: datetime | None = None,
+    sources: tuple[str, ...] | None = None,
+    swh_request: SwhRequest | None = None,
 ) -> RunSummary:
     """The nightly job (``process=True``) or a metadata-only harvest (``process=False``)
-    into ``db``. Raises :class:`LockBusy` when another run holds the lock; returns the
-    summary otherwise (``summary.ok`` is False when the harvest failed)."""
+    into ``db``. ``sources`` are harvested (default: each source whose section is
+    enabled); processing covers the pending deposits of both sources. Raises
+    :class:`LockBusy` when another run holds the lock; returns the summary otherwise
+    (``summary.ok`` is False when a harvest failed)."""
     progress = progress or Progress()
     started = time.perf_counter()
     summary = RunSummary(command=command)
+    if sources is None:
+        sources = tuple(
+            name for name, on in ((SOURCE, config.zenodo.enabled), (SWH, config.swh.enabled)) if on
+        )
+    now = now or datetime.now(UTC)
     # A bad rubric must stop the run before anything is harvested.
     rubric = load_rubric(config.run.rubric) if process else None
     with ExitStack() as stack:
         stack.enter_context(run_lock(_lock_path(config, db)))
         store = stack.enter_context(Store(db))
-        stale = store.interrupt_stale(SOURCE)
+        # Holding the lock, any run or window still "running" was left by a killed run.
+        stale = sum(store.interrupt_stale(label) for label in RUN_SOURCES)
         if stale:
             progress.log(f"{stale} window(s) left running by a killed run marked interrupted")
-        windows = _windows_for_run(store, config, start, until, now or datetime.now(UTC))
+        windows = (
+            _windows_for_run(store, config, start, until, now) if SOURCE in sources else []
+        )
         run_id = store.start_run(
-            SOURCE, command,
+            ",".join(sources) or "none", command,
             format_time(windows[0][0]) if windows else None,
             format_time(windows[-1][1]) if windows else None,
         )
         zenodo, client = make_harvesters(config)
         stack.callback(zenodo.client.close)
         stack.callback(client.close)
+        swh = None
         try:
-            progress.log(f"harvesting {len(windows)} window(s) from {config.zenodo.oai_url}")
-            harvest(store, zenodo, run_id, windows, summary, progress, limit=limit)
+            if SOURCE in sources:
+                progress.log(f"harvesting {len(windows)} window(s) from {config.zenodo.oai_url}")
+                harvest(store, zenodo, run_id, windows, summary, progress, limit=limit)
+            if SWH in sources or (rubric is not None and store.deposits_to_process(
+                    SWH, max_attempts=config.run.max_attempts)):
+                swh, swh_http = make_swh_client(config)
+                stack.callback(swh_http.close)
+            if SWH in sources:
+                discover_swh(store, swh, run_id, config, swh_request or SwhRequest(), summary,
+                             progress, now.replace(microsecond=0))
             if rubric is not None:
                 work_dir = Path(config.run.work_dir)
                 work_dir.mkdir(parents=True, exist_ok=True)
@@ -531,11 +773,14 @@ def run(
                     store=store, rest=zenodo, client=client, config=config, rubric=rubric,
                     rubric_id=store.ensure_rubric(rubric),
                     versions={mid: det.version for mid, det in load_detectors().items()},
-                    work_dir=work_dir, keep=config.run.keep,
+                    work_dir=work_dir, keep=config.run.keep, swh=swh,
                 )
                 # Deposits of completed windows are processed even when a later window
                 # failed: they are stored, and tomorrow's run would do them anyway.
-                process_pending(ctx, summary, progress)
+                # Zenodo first: a tree it downloads is then not fetched from the vault.
+                process_pending(ctx, summary, progress, SOURCE)
+                if swh is not None:
+                    process_pending(ctx, summary, progress, SWH)
         except BaseException as exc:
             # Record how the run ended (a store error, Ctrl-C) before passing it on; a
             # SIGKILL cannot be caught, and the next run marks that one interrupted.
@@ -547,7 +792,8 @@ def run(
                 deposits_scored=summary.scored, deposits_failed=summary.failed,
             )
             raise
-        summary.checkpoint = store.checkpoint(SOURCE)
+        # The Zenodo checkpoint, unless only Software Heritage was harvested.
+        summary.checkpoint = store.checkpoint(SWH if sources == (SWH,) else SOURCE)
         summary.seconds = time.perf_counter() - started
         store.finish_run(
             run_id, "completed" if summary.ok else "failed", message=summary.error,

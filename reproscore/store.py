@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import rfc8785
 from sqlite_utils import Database
@@ -88,6 +89,7 @@ TABLES = (
     "harvest_runs",
     "harvest_windows",
     "checkpoints",
+    "swh_visits",
 )
 
 DEPOSIT_FIELDS = (
@@ -295,6 +297,11 @@ def _announced_swhid(swh: Mapping[str, Any] | None) -> str | None:
     documented), or None."""
     if not swh:
         return None
+    # Software Heritage records name their root directory "swhid" (beside a snapshot,
+    # release and revision SWHID): that key first.
+    named = swh.get("swhid")
+    if isinstance(named, str) and named.startswith("swh:1:"):
+        return named
     for value in swh.values():
         if isinstance(value, str) and value.startswith("swh:1:"):
             return value
@@ -818,6 +825,124 @@ class Store:
             (*values, PENDING, now, found[0]),
         )
         return "updated"
+
+    # ------------------------------------------------------------------ Software Heritage
+
+    def complete_swh_window(
+        self, window_id: int, found: Iterable[tuple[Any, Mapping[str, Any]]], *, pages: int,
+        advance: bool,
+    ) -> WindowCounts:
+        """Store what one Software Heritage discovery found, close its window and (with
+        ``advance``) move the ``swh`` checkpoint to the window's end, in one transaction.
+
+        ``found`` pairs a DepositRecord (source ``swh``, one per origin, its datestamp the
+        visit date) with the visit's facts: ``visit``, ``visit_type``, ``date``,
+        ``status``, ``swh_snapshot``, ``branch``, ``target_type``, ``target``,
+        ``release``, ``revision``, ``directory`` (SWHID) and ``discovered_by``. The
+        deposit row is upserted as a harvested record (a newer visit makes it pending
+        again) and every visit not seen before is added to ``swh_visits``: the origin's
+        history is kept even when its tree did not change.
+        """
+        counts = WindowCounts()
+        now = utc_now()
+        with self.write() as conn:
+            end = conn.execute(
+                'SELECT "end" FROM harvest_windows WHERE id = ?', (window_id,)
+            ).fetchone()[0]
+            for record, visit in found:
+                counts.seen += 1
+                outcome = self._upsert_harvested(conn, record, now)
+                if outcome == "new":
+                    counts.new += 1
+                elif outcome == "updated":
+                    counts.updated += 1
+                deposit_id = conn.execute(
+                    "SELECT id FROM deposits WHERE source = ? AND source_id = ?",
+                    (record.source, record.record_id),
+                ).fetchone()[0]
+                conn.execute(
+                    "INSERT INTO swh_visits (deposit_id, origin_url, visit, visit_type, date,"
+                    " status, swh_snapshot, branch, target_type, target, release, revision,"
+                    " directory, discovered_by, recorded_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (origin_url, visit) DO NOTHING",
+                    (deposit_id, record.record_id, visit["visit"], visit.get("visit_type"),
+                     visit["date"], visit["status"], visit["swh_snapshot"], visit.get("branch"),
+                     visit.get("target_type"), visit.get("target"), visit.get("release"),
+                     visit.get("revision"), visit["directory"], visit["discovered_by"], now),
+                )
+                if outcome != "same":
+                    # The announced root directory of the latest visit, before any fetch.
+                    conn.execute(
+                        "UPDATE deposits SET swhid = ? WHERE id = ?", (visit["directory"], deposit_id)
+                    )
+            conn.execute(
+                "UPDATE harvest_windows SET status = 'completed', pages = ?, records_seen = ?,"
+                " records_new = ?, records_updated = ?, error = NULL, finished_at = ? WHERE id = ?",
+                (pages, counts.seen, counts.new, counts.updated, now, window_id),
+            )
+            if advance:
+                conn.execute(
+                    "INSERT INTO checkpoints (source, until_ts, window_id, updated_at)"
+                    " VALUES ('swh', ?, ?, ?) ON CONFLICT (source) DO UPDATE SET"
+                    " until_ts = excluded.until_ts, window_id = excluded.window_id,"
+                    " updated_at = excluded.updated_at WHERE excluded.until_ts > checkpoints.until_ts",
+                    (end, window_id, now),
+                )
+        return counts
+
+    def swh_visit_known(self, origin_url: str, visit: int) -> bool:
+        """Whether this visit of the origin is recorded already (nothing to resolve)."""
+        return self.conn.execute(
+            "SELECT 1 FROM swh_visits WHERE origin_url = ? AND visit = ?", (origin_url, visit)
+        ).fetchone() is not None
+
+    def latest_swh_visit(self, deposit_id: int) -> tuple[int, str] | None:
+        """(visit row id, root directory SWHID) of the deposit's latest recorded visit."""
+        row = self.conn.execute(
+            "SELECT id, directory FROM swh_visits WHERE deposit_id = ?"
+            " ORDER BY date DESC, visit DESC LIMIT 1",
+            (deposit_id,),
+        ).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def zenodo_linked_origins(self) -> list[str]:
+        """Origins Software Heritage may hold for Zenodo records in the store: the GitHub
+        repository of a GitHub-integration release, and an ``origin=`` qualifier of the
+        record's ``swh`` field. De-duplicated, in first-seen order."""
+        seen: dict[str, None] = {}
+        rows = self.conn.execute(
+            "SELECT origin_url, swh FROM deposits WHERE source = 'zenodo' ORDER BY id"
+        ).fetchall()
+        for origin_url, swh in rows:
+            if origin_url:
+                seen.setdefault(origin_url.rstrip("/"), None)
+            for value in (json.loads(swh) if swh else {}).values():
+                if isinstance(value, str):
+                    match = re.search(r";origin=([^;]+)", value)
+                    if match:
+                        seen.setdefault(unquote(match.group(1)), None)
+        return list(seen)
+
+    def mark_swh_scored(self, deposit_id: int, visit_row_id: int, snapshot_id: int,
+                        submodules: list[str] | None) -> None:
+        """Link the deposit and its visit to the tree, record the tree's submodules (when
+        it was fetched) and mark the deposit done, in one transaction."""
+        now = utc_now()
+        with self.write() as conn:
+            self._link(conn, deposit_id, snapshot_id)
+            conn.execute(
+                "UPDATE swh_visits SET snapshot_id = ? WHERE id = ?", (snapshot_id, visit_row_id)
+            )
+            if submodules is not None:
+                conn.execute(
+                    "UPDATE snapshots SET submodules = ? WHERE id = ?",
+                    (_json(submodules), snapshot_id),
+                )
+            conn.execute(
+                "UPDATE deposits SET status = ?, processed_at = ? WHERE id = ?",
+                (SCORED, now, deposit_id),
+            )
 
     def deposit_id(self, source: str, source_id: str) -> int | None:
         row = self.conn.execute(
