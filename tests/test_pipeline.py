@@ -33,11 +33,6 @@ ROOT = Path(__file__).resolve().parents[1]
 WINDOW = demo.manifest()["window"]
 RECORDS = sorted(demo.manifest()["deposits"])
 
-def _fetch_available() -> bool:
-    return (ROOT / "harvester" / "fetch.py").is_file()
-
-
-needs_fetch = pytest.mark.skipif(not _fetch_available(), reason="harvester/fetch.py not written yet")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -347,7 +342,6 @@ def test_progress_is_plain_lines_off_a_terminal_and_a_bar_on_one():
 # --------------------------------------------------------------------------- run
 
 
-@needs_fetch
 def test_run_scores_every_software_record_and_a_rerun_changes_nothing(zenodo, tmp_path):
     db = tmp_path / "r.db"
     config = config_file(tmp_path)
@@ -383,7 +377,6 @@ def test_run_scores_every_software_record_and_a_rerun_changes_nothing(zenodo, tm
     assert len(zenodo.requests) == requests  # nothing to harvest, nothing pending
 
 
-@needs_fetch
 def test_keep_leaves_the_extracted_trees(zenodo, tmp_path):
     db = tmp_path / "k.db"
     result = CliRunner().invoke(cli, [*run_args(zenodo, db, config_file(tmp_path)), "--keep"])
@@ -400,7 +393,6 @@ def _hostile_zip() -> bytes:
     return buffer.getvalue()
 
 
-@needs_fetch
 def test_failures_are_recorded_per_deposit_and_the_run_goes_on(tmp_path):
     zips = demo.deposit_zips()
     key2, good2 = zips["9100002"]
@@ -501,7 +493,6 @@ def _checkpoint_not_ahead(db: Path) -> None:
             assert records <= ids, (checkpoint, records, ids)
 
 
-@needs_fetch
 def test_runs_killed_at_random_points_end_with_the_records_of_an_uninterrupted_run(tmp_path):
     rng = random.Random(20260820)
     with ReplayServer() as server:

@@ -29,17 +29,6 @@ DEFAULT = load_rubric("default")
 BIO = load_rubric("bioinformatics-v1")
 
 
-def detectors_missing() -> str | None:
-    try:
-        from scoring.registry import load_detectors
-
-        load_detectors()
-    except ImportError as exc:
-        return f"detector modules not written yet: {exc}"
-    return None
-
-
-needs_detectors = pytest.mark.skipif(detectors_missing() is not None, reason=str(detectors_missing()))
 
 
 def fill(path: Path, seeds: range) -> None:
@@ -203,7 +192,6 @@ def test_show_explains_what_is_missing(tmp_path):
 # --------------------------------------------------------------------------- end to end on real trees
 
 
-@needs_detectors
 def test_score_with_db_then_rescore_then_show_gives_the_numbers_of_score(tmp_path):
     """The acceptance check of the issue, over every sample tree."""
     db = tmp_path / "x.db"
@@ -226,7 +214,6 @@ def test_score_with_db_then_rescore_then_show_gives_the_numbers_of_score(tmp_pat
             assert result == expected, sample.name
 
 
-@needs_detectors
 def test_scoring_a_tree_twice_into_the_store_changes_nothing_and_measures_once(tmp_path):
     db = tmp_path / "x.db"
     sample = SAMPLES[0]
@@ -247,7 +234,6 @@ def test_scoring_a_tree_twice_into_the_store_changes_nothing_and_measures_once(t
     assert stats["tables"]["snapshots"] == 1 and stats["tables"]["scores"] == 2
 
 
-@needs_detectors
 def test_score_json_carries_the_snapshot_identity(tmp_path):
     proc = run("score", str(SAMPLES[0]), "--format", "json")
     assert proc.returncode == 0, proc.stderr
