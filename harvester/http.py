@@ -201,6 +201,20 @@ class HttpClient:
         errors and timeouts are retried up to ``max_attempts`` in all. With ``stream``
         the body is left unread for the caller to iterate (and close).
         """
+        return self.request("GET", url, params=params, stream=stream, headers=headers, accept_status=accept_status)
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: dict | None = None,
+        stream: bool = False,
+        headers: dict | None = None,
+        accept_status: frozenset[int] | None = None,
+    ) -> requests.Response:
+        """Any idempotent request (GET, or a POST the server treats as idempotent, such as
+        asking Software Heritage's vault to cook), with the retry rules of :meth:`get`."""
         accepted = self.accept_status if accept_status is None else frozenset(accept_status)
         retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(self.max_attempts),
@@ -211,11 +225,11 @@ class HttpClient:
             reraise=True,
         )
         try:
-            return retrying(self._attempt, url, params, stream, headers, accepted)
+            return retrying(self._attempt, method, url, params, stream, headers, accepted)
         except _Retry as last:
             raise HttpError(
                 url,
-                f"gave up on GET {url} after {self.max_attempts} attempts: {last.reason}",
+                f"gave up on {method} {url} after {self.max_attempts} attempts: {last.reason}",
                 last.status,
             ) from last
 
@@ -233,6 +247,7 @@ class HttpClient:
 
     def _attempt(
         self,
+        method: str,
         url: str,
         params: dict | None,
         stream: bool,
@@ -242,8 +257,8 @@ class HttpClient:
         self._pace()
         self.stats["requests"] += 1
         try:
-            response = self._session.get(
-                url, params=params, headers=headers, stream=stream, timeout=self.timeout
+            response = self._session.request(
+                method, url, params=params, headers=headers, stream=stream, timeout=self.timeout
             )
         except _TRANSIENT_ERRORS as exc:
             raise _Retry(f"{type(exc).__name__}: {exc}") from exc
@@ -261,13 +276,13 @@ class HttpClient:
                 # Coming back early would only be refused again; let the caller decide.
                 raise HttpError(
                     url,
-                    f"{description} for GET {url}: server asks to wait {wait:.0f} s, "
+                    f"{description} for {method} {url}: server asks to wait {wait:.0f} s, "
                     f"more than the {self.backoff_max:.0f} s allowed",
                     status,
                 )
             raise _Retry(description, status, wait)
         response.close()
-        raise HttpError(url, f"{description} for GET {url}", status)
+        raise HttpError(url, f"{description} for {method} {url}", status)
 
     # -- waiting -----------------------------------------------------------------------
 
@@ -284,7 +299,9 @@ class HttpClient:
         wait = retry_state.next_action.sleep if retry_state.next_action else 0.0
         log.info(
             "retrying %s in %.1f s (attempt %d of %d failed: %s)",
-            retry_state.args[0] if retry_state.args else "?",
+            # args are (method, url, ...): keep the GET log line as it was, name other methods
+            (retry_state.args[1] if retry_state.args[0] == "GET" else " ".join(retry_state.args[:2]))
+            if len(retry_state.args) > 1 else "?",
             wait,
             retry_state.attempt_number,
             self.max_attempts,

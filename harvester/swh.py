@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import logging
 import re
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -36,7 +35,7 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 import requests
 from lxml import etree
 
-from harvester.http import HttpClient, HttpError, _reason_wait, parse_retry_after
+from harvester.http import HttpClient
 from harvester.records import Creator, DepositRecord
 
 __all__ = [
@@ -172,8 +171,8 @@ class SwhClient:
     ``Authorization: Bearer …`` on requests to the API's own scheme, host and port
     only, so a ``Link`` or ``metadata_url`` pointing elsewhere never receives it. The
     caller reads it from the environment (``SWH_TOKEN``); it is kept wrapped so that it
-    never shows in ``repr``, logs or exception messages. ``sleep`` is used between POST
-    retries (default: the HTTP client's own sleep, which GET retries use).
+    never shows in ``repr``, logs or exception messages. Retries and pacing are the
+    HTTP client's, for GET and POST alike.
     """
 
     def __init__(
@@ -181,8 +180,6 @@ class SwhClient:
         client: HttpClient,
         api_url: str = DEFAULT_API_URL,
         token: str | None = None,
-        *,
-        sleep: Callable[[float], None] | None = None,
     ) -> None:
         self.client = client
         self.api_url = api_url if api_url.endswith("/") else api_url + "/"
@@ -195,20 +192,13 @@ class SwhClient:
             # requests would put the whole header value, token included, in its error.
             raise ValueError("the Software Heritage token holds characters not allowed in a header")
         self._token = _Secret(token) if token else None
-        # POST retries wait like the HTTP client's GET retries do, so that a client built
-        # with a no-op sleep (tests) never waits either.
-        self._sleep = sleep or getattr(client, "_sleep", time.sleep)
-        self._post_session: requests.Session | None = None
 
     def __repr__(self) -> str:
         auth = "token" if self._token else "anonymous"
         return f"SwhClient({self.api_url!r}, {auth})"
 
     def close(self) -> None:
-        """Close the POST session, if one was opened (the HTTP client is the caller's)."""
-        if self._post_session is not None:
-            self._post_session.close()
-            self._post_session = None
+        """Nothing to release: the HTTP client, and its session, are the caller's."""
 
     @property
     def authenticated(self) -> bool:
@@ -280,53 +270,11 @@ class SwhClient:
             response.close()
 
     def post_json(self, path: str) -> Any:
-        """The decoded JSON answer of ``POST path`` (the vault's cooking requests).
-
-        The shared HTTP client only GETs, so POSTs go through their own session with the
-        same User-Agent and timeouts, and are retried the same way: connection errors,
-        429 and 5xx, waiting what ``Retry-After`` or the 429 ``reason`` asks, else an
-        exponential backoff. Cooking is idempotent, so a repeated POST is harmless.
-        """
+        """The decoded JSON answer of ``POST path`` (the vault's cooking requests), with
+        the shared client's retry rules: cooking is idempotent, so a repeated POST is
+        harmless."""
         url = self.url(path)
-        client = self.client
-        if self._post_session is None:
-            self._post_session = requests.Session()
-            self._post_session.headers["User-Agent"] = client.user_agent
-        last = ""
-        status: int | None = None
-        for attempt in range(1, client.max_attempts + 1):
-            wait: float | None = None
-            client.stats["requests"] += 1
-            try:
-                response = self._post_session.post(
-                    url, headers=self._auth_headers(url), timeout=client.timeout
-                )
-            except (requests.ConnectionError, requests.Timeout) as exc:
-                last, status = type(exc).__name__, None
-            else:
-                status = response.status_code
-                if status < 400:
-                    return self._decode(response)
-                response.close()
-                last = f"HTTP {status} {response.reason or ''}".strip()
-                if status != 429 and status < 500:
-                    raise HttpError(url, f"{last} for POST {url}", status)
-                wait = parse_retry_after(response.headers.get("Retry-After"), time.time())
-                if wait is None:
-                    wait = _reason_wait(response)
-            if attempt == client.max_attempts:
-                break
-            if wait is None:
-                wait = client.backoff_base * 2 ** (attempt - 1)
-            if wait > client.backoff_max:
-                raise HttpError(url, f"{last} for POST {url}: server asks to wait {wait:.0f} s", status)
-            log.info("retrying POST %s in %.1f s (%s)", url, wait, last)
-            client.stats["retries"] += 1
-            client.stats["waited_seconds"] += wait
-            self._sleep(wait)
-        raise HttpError(
-            url, f"gave up on POST {url} after {client.max_attempts} attempts: {last}", status
-        )
+        return self._decode(self.client.request("POST", url, headers=self._auth_headers(url)))
 
     def paginate(self, path: str, params: dict | None = None) -> Iterator[Any]:
         """Every entry of a paginated answer, following ``Link: rel="next"`` to the end.
