@@ -617,6 +617,10 @@ def discover_swh(
             reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
             summary.failures.append((f"{SWH}:{origin}", "resolve", str(reason)))
             progress.log(f"{SWH}:{origin}: cannot resolve its latest visit: {reason}")
+            # The reason is kept per origin even before it has a scored visit: the row
+            # carries only the origin URL (no status), so nothing tries to fetch it.
+            deposit_id = store.deposit_id(SWH, origin) or store.upsert_deposit(SWH, origin, origin_url=origin)
+            store.record_failure("resolve", type(exc).__name__, str(reason), deposit_id=deposit_id)
             continue
         if item is None:
             progress.log(f"{SWH}:{origin}: no new visit with a snapshot")

@@ -25,6 +25,7 @@ from swh_fakes import (
     serve_origin,
     serve_vault,
     swhid_of,
+    visit_reply,
 )
 
 from harvester.fetch import ExtractionLimits, materialize
@@ -261,3 +262,23 @@ def test_new_deposits_are_discovered_since_the_checkpoint_which_is_then_recorded
     assert checkpoint >= before.strftime("%Y-%m-%dT%H:%M:%SZ")
     assert rows(db, "SELECT origin_url, discovered_by FROM swh_visits") == [(DEPOSIT, "deposits")]
     assert rows(db, "SELECT status FROM harvest_windows WHERE source = 'swh' ORDER BY id") == [("failed",), ("completed",)]
+
+
+def test_an_origin_that_cannot_be_resolved_is_a_recorded_failure_and_the_others_go_on(tmp_path, trees):
+    git_tree, git_swhid = trees["legacy-scripts"]
+    broken = "https://github.com/demo-lab/vanished"
+    with ReplayServer() as server:
+        serve_origin(server, GIT, [(3, "2026-08-20T10:00:00.000000+00:00", git_swhid)])
+        # Its latest visit names a snapshot the archive no longer answers for (404).
+        server.add("GET", f"{API}/origin/{broken}/visit/latest/",
+                   visit_reply(server, broken, 7, "2026-08-20T09:00:00.000000+00:00", "ab" * 20, "git"))
+        config = write_config(tmp_path, server)
+        db = tmp_path / "swh.db"
+        result = invoke("harvest", "swh", "--origins", watch_list(tmp_path, GIT, broken),
+                        "--api-url", f"{server.url}{API}", "--db", db, "--config", config)
+    assert "1 new" in result.output
+    failures = rows(db, "SELECT d.source_id, d.status, f.stage, f.error_class, f.attempts FROM failures f"
+                        " JOIN deposits d ON d.id = f.deposit_id")
+    assert failures == [(broken, None, "resolve", "HttpError", 1)]
+    assert rows(db, "SELECT source_id, status FROM deposits WHERE source = 'swh' ORDER BY source_id") == [
+        (GIT, "pending"), (broken, None)]
