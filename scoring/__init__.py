@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "measure": ("scoring.measurement", "measure"),
+    "measure_many": ("scoring.measurement", "measure_many"),
     "score": ("scoring.aggregate", "score"),
     "load_rubric": ("scoring.rubric", "load_rubric"),
     "TreeIndex": ("scoring.tree", "TreeIndex"),

@@ -6,12 +6,15 @@ be stored and scored again under any rubric (:func:`scoring.aggregate.score`).
 
 from __future__ import annotations
 
+import gc
 import os
 import traceback
+from collections.abc import Iterable, Iterator
 
 from . import __version__
 from .catalog import METRIC_IDS
 from .model import OUTCOME_ERROR, Measurement, Measurements
+from .parallel import ordered_map
 from .registry import load_detectors
 from .sources import TreeSource
 from .tree import Limits, TreeIndex
@@ -23,6 +26,7 @@ def measure(tree: str | os.PathLike[str] | TreeSource | TreeIndex, *, limits: Li
     A detector that raises does not abort the others: its measurement has outcome
     ``error`` and the reason, and the aggregator will refuse to score the tree.
     """
+    owned = not isinstance(tree, TreeIndex)
     if isinstance(tree, TreeIndex):
         index = tree
     elif isinstance(tree, (str, os.PathLike)):
@@ -31,6 +35,24 @@ def measure(tree: str | os.PathLike[str] | TreeSource | TreeIndex, *, limits: Li
         index = TreeIndex(tree, limits)
     registry = load_detectors()
     results: dict[str, Measurement] = {}
+    # Parsing builds hundreds of thousands of short-lived, acyclic AST objects; the cycle
+    # collector would rescan the growing heap again and again while a tree is measured
+    # (about a sixth of the CPU time). Reference counting frees them all the same; any
+    # cycles are collected once the collector is back on.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _run_detectors(index, registry, results)
+        inventory = index.inventory()
+        if owned:
+            index.release()
+    finally:
+        if collecting:
+            gc.enable()
+    return Measurements(measurements=results, inventory=inventory, scorer_version=__version__)
+
+
+def _run_detectors(index: TreeIndex, registry, results: dict[str, Measurement]) -> None:
     for metric_id in METRIC_IDS:
         det = registry[metric_id]
         try:
@@ -47,4 +69,19 @@ def measure(tree: str | os.PathLike[str] | TreeSource | TreeIndex, *, limits: Li
                 counts={"traceback_tail": traceback.format_exc(limit=3).splitlines()[-3:]},
                 detector_version=det.version,
             )
-    return Measurements(measurements=results, inventory=index.inventory(), scorer_version=__version__)
+
+
+def _measure_path(job: tuple[str, Limits | None]) -> Measurements:
+    path, limits = job
+    return measure(path, limits=limits)
+
+
+def measure_many(
+    paths: Iterable[str | os.PathLike[str]], *, jobs: int | None = 1, limits: Limits | None = None
+) -> Iterator[tuple[str, Measurements | BaseException]]:
+    """Measure several trees, ``jobs`` at a time (``None`` or 0: one per core), yielding
+    ``(path, measurements)`` in input order, or ``(path, exception)`` for a tree that
+    could not be read. Each tree is measured exactly as :func:`measure` would."""
+    jobs_list = [(os.fspath(path), limits) for path in paths]
+    for (path, _), outcome in ordered_map(_measure_path, jobs_list, jobs=jobs):
+        yield path, outcome

@@ -55,6 +55,12 @@ README_ORDER = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "rea
 _INTERPRETER_DIR = re.compile(r"python\d+(?:\.\d+)*t?")
 
 
+# What the detectors read besides code (see TreeIndex._likely_reads).
+_READ_SUFFIXES = frozenset({".md", ".rst", ".txt", ".yml", ".yaml", ".toml", ".cfg", ".cff", ".smk", ".nf", ".lock"})
+_SMALL_READ_SUFFIXES = frozenset({"", ".json", ".ini", ".in"})
+_SMALL_READ_BYTES = 64 * 1024
+
+
 @dataclass(frozen=True)
 class Limits:
     """Scan limits: scorer configuration, recorded in the inventory, never in a rubric."""
@@ -117,6 +123,9 @@ class TreeIndex:
         self._parsed: dict[tuple[str, str], Any] = {}
         self._truncated = False
         self._walk()
+        prefetch = getattr(source, "prefetch", None)
+        if callable(prefetch):
+            prefetch(self._likely_reads())
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> TreeIndex:
@@ -173,6 +182,21 @@ class TreeIndex:
         self._files = dict(sorted(self._files.items(), key=lambda kv: _sort_key(kv[0])))
         for children in self._children.values():
             children.sort(key=_sort_key)
+
+    def _likely_reads(self) -> list[str]:
+        """Files some detector will read: code, notebooks, documentation, manifests and
+        configuration, and small extensionless files (Makefile, Dockerfile, LICENSE).
+        Data tables, images and archives are never read, so never prefetched."""
+        out = []
+        for path, info in self._files.items():
+            if info.alias_of is not None or path in self._skipped:
+                continue
+            suffix = info.suffix
+            if suffix in _EXT_TO_TYPE or suffix in _READ_SUFFIXES or (
+                suffix in _SMALL_READ_SUFFIXES and info.size <= _SMALL_READ_BYTES
+            ):
+                out.append(path)
+        return out
 
     def _apply_limits(self) -> None:
         """Number files in sorted path order and mark those beyond the limits unreadable,
@@ -519,6 +543,14 @@ class TreeIndex:
     def has_js_lockfile_relevance(self) -> bool:
         """JS lockfiles count only when there are no Python, R or Julia sources (§0.1.10)."""
         return "js" in self.languages and not (self.languages & {"python", "r", "julia"})
+
+    def release(self) -> None:
+        """Drop every text and parsed form now rather than when the collector finds them
+        (parsed forms reference the index back, so reference counting alone never frees
+        them). The index stays usable: a later access reads and parses again."""
+        self._text.clear()
+        self._parsed.clear()
+        self.__dict__.pop("_python_units", None)
 
     # --- inventory ----------------------------------------------------------------
 

@@ -1058,23 +1058,6 @@ def _hash_comment_lines(lines: list[str], *, shell: bool, julia: bool) -> set[in
     return commented
 
 
-def _longest_gap(lines: list[str], commented: set[int]) -> tuple[int, int] | None:
-    best: tuple[int, int] | None = None
-    start = end = None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        if number in commented:
-            start = None
-            continue
-        if start is None:
-            start = number
-        end = number
-        if best is None or end - start > best[1] - best[0]:
-            best = (start, end)
-    return best
-
-
 def _script_density(tree: TreeIndex, path: str, kind: str) -> _ScriptDensity | None:
     if kind == "python":
         lines, commented = _python_explained_lines(tree, path)
@@ -1083,11 +1066,26 @@ def _script_density(tree: TreeIndex, path: str, kind: str) -> _ScriptDensity | N
         commented = _hash_comment_lines(lines, shell=kind == "shell", julia=kind == "julia")
     if not lines:
         return None
-    nonblank = {n for n, line in enumerate(lines, start=1) if line.strip()}
+    # One pass: non-blank and explained line counts, and the longest run of non-blank
+    # lines with no explanation (the evidence a reader is pointed to).
+    nonblank = comments = 0
+    best: tuple[int, int] | None = None
+    start = None
+    for number, line in enumerate(lines, start=1):
+        if not line or line.isspace():
+            continue
+        nonblank += 1
+        if number in commented:
+            comments += 1
+            start = None
+            continue
+        if start is None:
+            start = number
+        if best is None or number - start > best[1] - best[0]:
+            best = (start, number)
     if not nonblank:
         return None
-    comments = len(commented & nonblank)
-    return _ScriptDensity(path, len(nonblank), comments, _longest_gap(lines, commented & nonblank))
+    return _ScriptDensity(path, nonblank, comments, best)
 
 
 def _markdown_text(nb: Notebook, index: int, source: str) -> str:

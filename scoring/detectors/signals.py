@@ -533,6 +533,48 @@ def _random_hint_re() -> re.Pattern[str]:
     return re.compile(_trie_pattern(tokens))
 
 
+_WORD_RE = re.compile(r"\w+")
+_CALL_TAIL_RE = re.compile(r"[\w.]*\s*\(")
+
+
+def _call_hint_lines(source: str) -> list[int]:
+    """Sorted numbers of the lines where a word holding a hint name starts a call: the
+    word (``normal``, ``set_seed``), an optional attribute chain, then ``(``. Only such
+    lines can hold a random or seed call site; the same names in comments and prose are
+    mostly skipped, so the AST walk descends into far fewer statements.
+
+    The hint pattern is tried on each distinct word rather than at every position of the
+    source (a large alternation scanned position by position costs several times more),
+    and the few matching words are then located with ``str.find``."""
+    hint = _random_hint_re()
+    words = [word for word in set(_WORD_RE.findall(source)) if hint.search(word)]
+    if not words:
+        return []
+    starts: list[int] = []
+    size = len(source)
+    for word in words:
+        at = source.find(word)
+        while at != -1:
+            end = at + len(word)
+            whole = (at == 0 or not _is_word_char(source[at - 1])) and (end == size or not _is_word_char(source[end]))
+            if whole and _CALL_TAIL_RE.match(source, end):
+                starts.append(at)
+            at = source.find(word, end)
+    starts.sort()
+    lines: list[int] = []
+    line, position = 1, 0
+    for start in starts:
+        line += source.count("\n", position, start)
+        position = start
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
 _IMPORT_START_RE = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
 
 
@@ -545,10 +587,15 @@ def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
     rules = _rules()
     aliases: dict[str, str] = {}
     stars: list[str] = []
-    for unit in units:
+    call_lines: dict[int, set[int]] = {}
+    calls: dict[int, list[ast.Call]] = {}
+    for position, unit in enumerate(units):
         # Cells of one notebook share one namespace: imports of any cell resolve calls of all.
         if unit.tree is not None:
-            aliases.update(_aliases_of(_pruned_walk(unit, _import_lines(unit))[0]))
+            # One walk collects the imports and the calls on the hinted lines.
+            call_lines[position] = set(_call_hint_lines(unit.source))
+            imports, calls[position] = _pruned_walk(unit, sorted(call_lines[position].union(_import_lines(unit))))
+            aliases.update(_aliases_of(imports))
         else:
             aliases.update(_fallback_aliases(unit.source))
         if "import" in unit.source and "*" in unit.source:
@@ -556,12 +603,14 @@ def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
     # ``from numpy.random import normal as draw``: calls of ``draw`` carry no hint name.
     renamed = [local for local, target in aliases.items() if hint.search(target) and not hint.search(local)]
     renamed_re = re.compile(r"\b(?:" + "|".join(map(re.escape, renamed)) + r")\b") if renamed else None
-    for unit in units:
+    for position, unit in enumerate(units):
         if unit.tree is not None:
-            wanted = set(_hint_lines(unit.source, hint))
             if renamed_re is not None:
-                wanted.update(_hint_lines(unit.source, renamed_re))
-            sites = _ast_sites(_pruned_walk(unit, sorted(wanted))[1])
+                extra = set(_hint_lines(unit.source, renamed_re)) - call_lines[position]
+                if extra:
+                    wanted = call_lines[position] | extra | set(_import_lines(unit))
+                    calls[position] = _pruned_walk(unit, sorted(wanted))[1]
+            sites = _ast_sites(calls[position])
         else:
             sites = _fallback_sites(unit)
         for site in sites:
@@ -1472,7 +1521,9 @@ _CONDA_ENV_NAME_RE = re.compile(r"(?:.*[-_.])?environment(?:[-_.].*)?\.ya?ml", r
 _CONFIG_IMPORTS = frozenset({"hydra", "omegaconf"})
 _CLI_IMPORTS = frozenset({"argparse", "optparse", "getopt", "click", "typer", "docopt", "fire"})
 _ABSL_FLAGS = ("absl.flags", "absl.app")
-_CONFIG_HINT_RE = re.compile(r"hydra|omegaconf|argparse|optparse|getopt|click|typer|docopt|fire|absl|argv")
+# Substring tests: a few ``in`` scans of the source cost less than one alternation tried
+# at every position.
+_CONFIG_HINTS = ("hydra", "omegaconf", "argparse", "optparse", "getopt", "click", "typer", "docopt", "fire", "absl", "argv")
 _ARGV_FALLBACK_RE = re.compile(r"(?<![\w.])sys\.argv\s*\[")
 _R_CONFIG_GET_RE = re.compile(r"(?<![\w.])config::get\s*\(")
 _R_CLI_RE = re.compile(
@@ -1535,7 +1586,7 @@ def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Eviden
     full: dict[str, Evidence] = {}
     cli: dict[str, Evidence] = {}
     for unit in tree.python_units():
-        if unit.path in full or not _CONFIG_HINT_RE.search(unit.source):
+        if unit.path in full or not any(hint in unit.source for hint in _CONFIG_HINTS):
             continue
         for ref in unit.imports:
             line, cell = _unit_location(unit, ref.line)
@@ -1683,9 +1734,9 @@ _GPU_IMPORTS = frozenset({
     "torch", "tensorflow", "jax", "jaxlib", "cupy", "cupyx", "cudf", "cuml", "cugraph", "mxnet",
     "lightning", "pytorch_lightning", "pycuda", "paddle", "tensorrt", "triton",
 })
-_GPU_HINT_RE = re.compile(
-    r"torch|tensorflow|jax|cupy|cudf|cuml|cugraph|mxnet|lightning|pycuda|paddle|tensorrt|triton|numba|cuda"
-)
+# Substring tests, as for _CONFIG_HINTS ("cuda" covers "pycuda").
+_GPU_HINTS = ("torch", "tensorflow", "jax", "cupy", "cudf", "cuml", "cugraph", "mxnet", "lightning", "paddle",
+              "tensorrt", "triton", "numba", "cuda")
 _R_GPU_RE = re.compile(r"(?<![\w.])(?:library|require|requireNamespace)\s*\(\s*[\"']?(torch|tensorflow|keras|gpuR)\b")
 _JULIA_GPU_RE = re.compile(r"^\s*(?:using|import)\s+[^#]*?(?<![\w.])(CUDA|CuArrays|AMDGPU)(?!\w)")
 _HARDWARE_WORDS_RE = re.compile(
@@ -1723,7 +1774,7 @@ def _gpu_triggers(tree: TreeIndex, limit: int = 5) -> list[Evidence]:
             return found
     seen: set[str] = set()
     for unit in tree.python_units():
-        if unit.path in seen or not _GPU_HINT_RE.search(unit.source):
+        if unit.path in seen or not any(hint in unit.source for hint in _GPU_HINTS):
             continue
         for ref in unit.imports:
             if ref.top in _GPU_IMPORTS or ref.module.startswith("numba.cuda"):
