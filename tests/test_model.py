@@ -15,6 +15,19 @@ SECRETS = [
     ("token: ghp_1234567890abcdefghijklmnopqrstuvwxyz12", "ghp_1234567890abcdefghijklmnopqrstuvwxyz12"),
     ("AKIAIOSFODNN7EXAMPLE is the key id", "AKIAIOSFODNN7EXAMPLE"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEA"),
+    # Every provider format, bare in a line with no other marker: the cheap marker test
+    # that lets ordinary snippets skip the patterns must still let each of these through.
+    ("x = ASIAIOSFODNN7EXAMPLE", "ASIAIOSFODNN7EXAMPLE"),
+    ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"),
+    ("glpat-abcdefghijklmnopqrst12", "glpat-abcdefghijklmnopqrst12"),
+    ("sk-proj-abcdefghijklmnopqrstuvwx", "sk-proj-abcdefghijklmnopqrstuvwx"),
+    ("sk_live_abcdefghijklmnop1234", "sk_live_abcdefghijklmnop1234"),
+    ("xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij"),
+    ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "AIzaSyA1234567890abcdefghijklmnopqrstuv"),
+    ("hf_abcdefghijklmnopqrstuvwxyz123456", "hf_abcdefghijklmnopqrstuvwxyz123456"),
+    ("eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4f", "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4f"),
+    ('PASSWD = "correct horse battery"', "correct horse battery"),
+    ('conn(pwd="hunter2hunter2")', "hunter2hunter2"),
 ]
 
 

@@ -226,3 +226,50 @@ def test_empty_tree(tmp_path):
     tree = TreeIndex.from_path(tmp_path)
     assert tree.files == [] and tree.readme is None and tree.python_units() == []
     assert tree.inventory().files == 0
+
+
+class _RecordingDirectory(LocalDirectory):
+    """A local directory that records what it is asked to prefetch and to read."""
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.prefetched: list[str] = []
+        self.reads: list[str] = []
+
+    def prefetch(self, paths):
+        self.prefetched.extend(paths)
+        super().prefetch(paths)
+
+    def read(self, path, limit):
+        self.reads.append(path)
+        return super().read(path, limit)
+
+
+def test_prefetch_names_the_files_detectors_read_and_no_data(make_tree):
+    root = make_tree({
+        "README.md": "# x\n", "Makefile": "all:\n\ttrue\n", "requirements.txt": "numpy\n",
+        "src/a.py": "import numpy\n", "notebooks/n.ipynb": json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}),
+        "data/table.csv": "a,b\n1,2\n", "figures/f.png": b"\x89PNG" + b"\0" * 64, "config.json": "{}",
+        "data/big.json": "[" + "1," * 40000 + "1]",
+    })
+    source = _RecordingDirectory(root)
+    index = TreeIndex(source)
+    assert source.prefetched == ["Makefile", "README.md", "config.json", "notebooks/n.ipynb",
+                                 "requirements.txt", "src/a.py"]  # the index's sorted path order
+    from scoring import measure
+
+    measure(index)
+    # Everything prefetched is something the detectors read; data is never read.
+    assert set(source.prefetched) <= set(source.reads)
+    assert not {"data/table.csv", "figures/f.png", "data/big.json"} & set(source.reads)
+
+
+def test_release_drops_cached_forms_and_a_later_access_reads_again(make_tree):
+    root = make_tree({"a.py": "x = 1\n"})
+    source = _RecordingDirectory(root)
+    index = TreeIndex(source)
+    first = index.python_unit("a.py")
+    assert index.python_unit("a.py") is first and source.reads == ["a.py"]
+    index.release()
+    again = index.python_unit("a.py")
+    assert again is not first and again.source == "x = 1\n" and source.reads == ["a.py", "a.py"]
