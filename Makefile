@@ -17,10 +17,11 @@ install: $(STAMP) ## A .venv with the project and its test dependencies
 test: $(STAMP) ## The whole test suite
 	$(BIN)/python -m pytest
 
-bench: $(STAMP) ## Benchmarks: scorer cost vs reading every file once; rescoring 100,000 stored snapshots; harvest rate and memory
+bench: $(STAMP) ## Benchmarks: scorer cost vs reading every file once; rescoring 100,000 stored snapshots; harvest rate and memory; the audit report of 100,000 scored deposits
 	$(BIN)/python tests/benchmarks/bench_scorer.py
 	$(BIN)/python tests/benchmarks/bench_rescore.py
 	$(BIN)/python tests/benchmarks/bench_harvest.py
+	$(BIN)/python tests/benchmarks/bench_report.py
 
 demo: $(STAMP) ## The nightly run against a replayed Zenodo (local server), then the samples scored directly; offline
 	$(BIN)/python -m reproscore.demo

@@ -15,25 +15,35 @@ a refused deposit leaves nothing behind.
 
 from __future__ import annotations
 
-import bz2
+import errno
 import glob
 import hashlib
 import logging
-import lzma
 import os
-import re
 import shutil
-import stat
-import tarfile
 import tempfile
-import zipfile
-import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import requests
 
 from harvester.http import HttpClient
+from scoring.archive_safety import (
+    RULE_CONFLICT,
+    RULE_CORRUPT,
+    RULE_LINK_ESCAPE,
+    RULE_NAME_TOO_LONG,
+    ArchiveBudget,
+    ArchiveRuleError,
+    ExtractionLimits,
+    MemberRules,
+    check_links_inside,
+    open_zip,
+    single_top_folder,
+    sniff,
+    walk_tar,
+    walk_zip,
+)
+from scoring.archive_safety import safe_relpath as _safe_relpath
 
 __all__ = ["ExtractionLimits", "FetchError", "download", "materialize", "sniff"]
 
@@ -43,11 +53,6 @@ GiB = 1024**3
 MiB = 1024**2
 
 _CHUNK = MiB
-# Below this many expanded bytes an archive cannot hurt anyone, whatever its ratio: tiny
-# archives of repetitive text legitimately compress far better than 200:1.
-_RATIO_FLOOR = MiB
-# A symlink's target is a path, not data; anything longer is not a real link.
-_MAX_LINK_TARGET = 4096
 
 _ARCHIVE_SUFFIXES = (
     ".tar.gz",
@@ -60,8 +65,6 @@ _ARCHIVE_SUFFIXES = (
     ".tar",
     ".zip",
 )
-_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # local file header; empty archive
-_COMPRESSED_TAR_MAGIC = {b"\x1f\x8b": "tar.gz", b"BZh": "tar.bz2", b"\xfd7zXZ\x00": "tar.xz"}
 
 
 class FetchError(Exception):
@@ -70,20 +73,6 @@ class FetchError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-@dataclass(frozen=True)
-class ExtractionLimits:
-    """Caps applied to one deposit (all its files together, except ``max_ratio``).
-
-    ``max_ratio`` bounds expanded bytes over the archive's size on disk, per archive, once
-    an archive has expanded past 1 MiB.
-    """
-
-    max_total_bytes: int = 2 * GiB
-    max_entries: int = 100_000
-    max_ratio: float = 200.0
-    max_file_bytes: int = 1 * GiB
 
 
 # -- download ------------------------------------------------------------------------------
@@ -195,55 +184,8 @@ def _partial_path(dest: Path) -> Path:
 
 
 # -- recognising archives ------------------------------------------------------------------
-
-
-def sniff(path: Path) -> str | None:
-    """The archive type of ``path`` from its magic bytes alone, or None.
-
-    Returns 'zip', 'tar', 'tar.gz', 'tar.bz2' or 'tar.xz'. A compressed file counts as a
-    tar only when its first decompressed block is a tar header (a ``.csv.gz`` is None).
-    """
-    with open(path, "rb") as handle:
-        head = handle.read(4096)
-    if head.startswith(_ZIP_MAGIC):
-        return "zip"
-    for magic, kind in _COMPRESSED_TAR_MAGIC.items():
-        if head.startswith(magic):
-            return kind if _compressed_tar_header(path, kind) else None
-    return "tar" if _is_tar_header(head[:512]) else None
-
-
-def _compressed_tar_header(path: Path, kind: str) -> bool:
-    decompressor = {
-        "tar.gz": lambda: zlib.decompressobj(wbits=47),
-        "tar.bz2": bz2.BZ2Decompressor,
-        "tar.xz": lzma.LZMADecompressor,
-    }[kind]()
-    block = b""
-    try:
-        with open(path, "rb") as handle:
-            while len(block) < 512:
-                data = handle.read(64 * 1024)
-                if not data:
-                    break
-                # max_length keeps a bomb from expanding here: we need one block only.
-                block += decompressor.decompress(data, 512 - len(block))
-    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError):
-        return False
-    return _is_tar_header(block)
-
-
-def _is_tar_header(block: bytes) -> bool:
-    """True when ``block`` is a tar header: ustar magic, or a valid v7 checksum."""
-    if len(block) < 512:
-        return False
-    if block[257:262] == b"ustar":
-        return True
-    field = block[148:156].replace(b"\x00", b" ").strip()
-    if not field or not all(48 <= c <= 55 for c in field):  # octal digits only
-        return False
-    unsigned = sum(block[:148]) + 8 * 32 + sum(block[156:512])
-    return int(field, 8) == unsigned and any(block[:100])
+# ``sniff`` (magic bytes, never the name) is shared with reading archives in place; it is
+# imported from scoring.archive_safety above and re-exported here.
 
 
 def _claimed_archive(key: str) -> bool:
@@ -274,17 +216,14 @@ def safe_relpath(name: str, where: str = "entry") -> str:
     """``name`` as a normalised relative POSIX path ('' for the root), or FetchError.
 
     Backslashes count as separators (Windows-made zips); ``.`` and empty parts are
-    dropped; absolute paths, drive letters, ``..`` parts and NUL bytes are refused.
+    dropped; absolute paths, drive letters, ``..`` parts and NUL bytes are refused. The
+    rule itself is :func:`scoring.archive_safety.safe_relpath`, shared with reading
+    archives in place.
     """
-    if "\x00" in name:
-        raise FetchError(f"{where}: name with a NUL byte: {name!r}")
-    cleaned = name.replace("\\", "/")
-    if cleaned.startswith("/") or re.match(r"^[A-Za-z]:", cleaned):
-        raise FetchError(f"{where}: absolute path {name!r}")
-    parts = [part for part in cleaned.split("/") if part not in ("", ".")]
-    if ".." in parts:
-        raise FetchError(f"{where}: path leaving the tree {name!r}")
-    return "/".join(parts)
+    try:
+        return _safe_relpath(name, where)
+    except ArchiveRuleError as exc:
+        raise FetchError(exc.reason) from exc
 
 
 # -- materialize ---------------------------------------------------------------------------
@@ -299,8 +238,18 @@ def materialize(files: list[tuple[str, Path]], dest: Path, limits: ExtractionLim
     folder inside an archive (GitHub release zips) is stripped. Other files are placed
     under their key (``/`` makes folders); one that collides with extracted content is
     skipped. ``dest`` is replaced if it exists. Returns ``dest``.
+
+    The safety rules (names, caps, links, special files) are those of
+    :mod:`scoring.archive_safety`, the same that reading an archive in place applies; a
+    refusal is a FetchError whose ``reason`` is the rule's sentence.
     """
-    dest = Path(dest)
+    try:
+        return _materialize(files, Path(dest), limits)
+    except ArchiveRuleError as exc:
+        raise FetchError(exc.reason) from exc
+
+
+def _materialize(files: list[tuple[str, Path]], dest: Path, limits: ExtractionLimits) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     archives: list[tuple[str, Path, str]] = []
     plain: list[tuple[str, Path]] = []
@@ -320,14 +269,14 @@ def materialize(files: list[tuple[str, Path]], dest: Path, limits: ExtractionLim
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent))
     try:
         tree = staging / "tree"
-        budget = _Budget(limits)
+        budget = ArchiveBudget(limits)
         if len(archives) == 1:
             key, path, kind = archives[0]
             _extract(path, kind, staging / "x0", budget, key).rename(tree)
         else:
             tree.mkdir()
             for index, (key, path, kind) in enumerate(archives):
-                rel = _strip_archive_suffix(safe_relpath(key, "file key"))
+                rel = _strip_archive_suffix(_safe_relpath(key, "file key"))
                 if not rel:
                     raise FetchError(f"unusable file key: {key!r}")
                 target = tree / rel
@@ -348,123 +297,64 @@ def materialize(files: list[tuple[str, Path]], dest: Path, limits: ExtractionLim
     return dest
 
 
-class _Budget:
-    """What one deposit may still write: total bytes, entries, and per-file size."""
-
-    def __init__(self, limits: ExtractionLimits) -> None:
-        self.limits = limits
-        self.total = 0
-        self.entries = 0
-
-    def entry(self, where: str) -> None:
-        self.entries += 1
-        if self.entries > self.limits.max_entries:
-            raise FetchError(f"{where}: more than {self.limits.max_entries} entries")
-
-    def reserve(self, where: str, name: str, size: int) -> None:
-        if size > self.limits.max_file_bytes:
-            raise FetchError(
-                f"{where}: {name!r} is {size} bytes, over the "
-                f"{self.limits.max_file_bytes}-byte file cap"
-            )
-        if self.total + size > self.limits.max_total_bytes:
-            raise FetchError(
-                f"{where}: the deposit exceeds the {self.limits.max_total_bytes}-byte total cap"
-            )
-        self.total += size
-
-
-def _check_ratio(where: str, expanded: int, archive_bytes: int, limits: ExtractionLimits) -> None:
-    if expanded > _RATIO_FLOOR and expanded > limits.max_ratio * max(archive_bytes, 1):
-        ratio = expanded / max(archive_bytes, 1)
-        raise FetchError(
-            f"{where}: compression ratio {ratio:.0f}:1 exceeds the "
-            f"{limits.max_ratio:.0f}:1 cap (zip bomb?)"
-        )
-
-
-def _extract(path: Path, kind: str, into: Path, budget: _Budget, key: str) -> Path:
+def _extract(path: Path, kind: str, into: Path, budget: ArchiveBudget, key: str) -> Path:
     """Extract one archive into the new directory ``into``; return its content root."""
     into.mkdir()
-    writer = _TreeWriter(into, budget, key, archive_bytes=path.stat().st_size)
+    writer = _TreeWriter(into, MemberRules(budget, key, archive_bytes=path.stat().st_size))
     if kind == "zip":
-        _extract_zip(path, writer)
+        with open_zip(path, key) as archive:
+            walk_zip(archive, writer)
     else:
-        _extract_tar(path, writer)
+        walk_tar(path, writer)
     writer.create_links()
     # Links are checked against the tree as it will be used, i.e. after stripping: a
     # link to the archive's top folder would otherwise point out of the final tree.
     content = _strip_single_folder(into)
-    writer.check_links(content)
+    prefix = content.relative_to(into).as_posix() if content != into else ""
+    check_links_inside(writer.links, prefix, key)  # the shared rule, on the listing
+    writer.check_links(content)  # and the file system's own answer, as a second guard
     return content
 
 
 def _strip_single_folder(root: Path) -> Path:
     children = list(root.iterdir())
-    if len(children) == 1 and children[0].is_dir() and not children[0].is_symlink():
-        return children[0]
-    return root
+    top = single_top_folder([(c.name, c.is_dir() and not c.is_symlink()) for c in children])
+    return root / top if top is not None else root
 
 
 class _TreeWriter:
-    """Writes one archive's entries under ``root`` and enforces the caps while doing it.
+    """Writes one archive's entries under ``root``; ``rules`` checks each one first.
 
     Symbolic links are created only after every file is written, so no entry can ever be
     written *through* a link; then each link must resolve inside the final tree (links
     are resolved by the OS, so chains of individually harmless links are caught too).
     """
 
-    def __init__(self, root: Path, budget: _Budget, key: str, archive_bytes: int) -> None:
+    def __init__(self, root: Path, rules: MemberRules) -> None:
         self.root = root
-        self.budget = budget
-        self.key = key
-        self.archive_bytes = archive_bytes
-        self.expanded = 0
-        self.files: set[str] = set()
+        self.rules = rules
+        self.key = rules.where
         self.links: list[tuple[str, str]] = []
         self._dirs: set[str] = {""}
-
-    def entry(self, name: str) -> str:
-        """Count one entry and return its safe relative path."""
-        self.budget.entry(self.key)
-        return safe_relpath(name, self.key)
 
     def directory(self, rel: str) -> None:
         self._guard(lambda: _make_dirs(self.root, rel, self._dirs), rel)
 
-    def file(self, rel: str, source, size: int, executable: bool) -> None:
-        """Copy ``size`` bytes from the file object ``source`` to ``rel``."""
-        if not rel:
-            raise FetchError(f"{self.key}: a file entry has an empty name")
-        self.budget.reserve(self.key, rel, size)
-        _check_ratio(self.key, self.expanded + size, self.archive_bytes, self.budget.limits)
-        self.expanded += size
-        self._guard(lambda: self._write(rel, source, size, executable), rel)
-        self.files.add(rel)
+    def file(self, rel: str, size: int, executable: bool, open_data, handle=None) -> None:
+        """Copy ``size`` bytes from the stream ``open_data()`` opens to ``rel``."""
+        self.rules.file(rel, size)
+        self._guard(lambda: self._write(rel, open_data, size, executable), rel)
 
     def symlink(self, rel: str, target: str) -> None:
-        if not rel:
-            raise FetchError(f"{self.key}: a link entry has an empty name")
-        if not target or target.startswith("/") or re.match(r"^[A-Za-z]:", target):
-            raise FetchError(f"{self.key}: link {rel!r} points outside the tree ({target!r})")
+        self.rules.symlink(rel, target)
         self.links.append((rel, target))
 
     def hard_link(self, rel: str, target_name: str) -> None:
         """Materialise a tar hard link as a copy of a file extracted before it."""
-        try:
-            target = safe_relpath(target_name, self.key)
-        except FetchError as exc:
-            raise FetchError(
-                f"{self.key}: hard link {rel!r} leaves the tree ({target_name!r})"
-            ) from exc
-        if target not in self.files:
-            raise FetchError(
-                f"{self.key}: hard link {rel!r} to {target_name!r}, not a file extracted before it"
-            )
+        target = self.rules.hard_link_target(rel, target_name)
         source_path = self.root / target
-        with open(source_path, "rb") as source:
-            executable = bool(source_path.stat().st_mode & 0o111)
-            self.file(rel, source, source_path.stat().st_size, executable)
+        st = source_path.stat()
+        self.file(rel, st.st_size, bool(st.st_mode & 0o111), lambda: open(source_path, "rb"))
 
     def create_links(self) -> None:
         """Create the deferred symlinks (after every file, so none is written through)."""
@@ -475,7 +365,11 @@ class _TreeWriter:
                 parent = str(Path(rel).parent)
                 _make_dirs(self.root, "" if parent == "." else parent, self._dirs)
                 if os.path.lexists(link):
-                    raise FetchError(f"{self.key}: {rel!r} is both a link and another entry")
+                    raise ArchiveRuleError(
+                        f"{self.key}: {rel!r} is both a link and another entry",
+                        rule=RULE_CONFLICT,
+                        member=rel,
+                    )
                 os.symlink(target, link)
 
             self._guard(make, rel)
@@ -486,39 +380,54 @@ class _TreeWriter:
         for rel, target in self.links:
             resolved = os.path.realpath(self.root / rel)
             if os.path.commonpath([top, resolved]) != top:
-                raise FetchError(f"{self.key}: link {rel!r} points outside the tree ({target!r})")
+                raise ArchiveRuleError(
+                    f"{self.key}: link {rel!r} points outside the tree ({target!r})",
+                    rule=RULE_LINK_ESCAPE,
+                    member=rel,
+                )
 
-    def _write(self, rel: str, source, size: int, executable: bool) -> None:
+    def _write(self, rel: str, open_data, size: int, executable: bool) -> None:
         parent = str(Path(rel).parent)
         _make_dirs(self.root, "" if parent == "." else parent, self._dirs)
         target = self.root / rel
-        if os.path.lexists(target):
-            if target.is_dir() and not target.is_symlink():
-                raise IsADirectoryError(f"{rel!r} is both a folder and a file")
-            target.unlink()  # a later entry of the same name wins, as with tar
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-        fd = os.open(target, flags, 0o755 if executable else 0o644)
         written = 0
-        with os.fdopen(fd, "wb") as out:
-            # Never trust the declared size: read at most that much, then stop.
-            while written < size:
-                chunk = source.read(min(_CHUNK, size - written))
-                if not chunk:
-                    break
-                out.write(chunk)
-                written += len(chunk)
+        # The source is opened first: a hard link to the very name it replaces copies
+        # the file it replaces.
+        with open_data() as source:
+            if os.path.lexists(target):
+                if target.is_dir() and not target.is_symlink():
+                    raise IsADirectoryError(f"{rel!r} is both a folder and a file")
+                target.unlink()  # a later entry of the same name wins, as with tar
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+            fd = os.open(target, flags, 0o755 if executable else 0o644)
+            with os.fdopen(fd, "wb") as out:
+                # Never trust the declared size: read at most that much, then stop.
+                while written < size:
+                    chunk = source.read(min(_CHUNK, size - written))
+                    if not chunk:
+                        break
+                    out.write(chunk)
+                    written += len(chunk)
         if written != size:
-            raise FetchError(f"{self.key}: {rel!r} is truncated ({written} of {size} bytes)")
+            raise ArchiveRuleError(
+                f"{self.key}: {rel!r} is truncated ({written} of {size} bytes)",
+                rule=RULE_CORRUPT,
+                member=rel,
+            )
 
     def _guard(self, action, rel: str) -> None:
         # File-system errors from hostile names (a file where a folder must go, names too
         # long, ...) become one clear reason instead of a traceback.
         try:
             action()
-        except FetchError:
+        except (ArchiveRuleError, FetchError):
             raise
         except OSError as exc:
-            raise FetchError(f"{self.key}: cannot extract {rel!r}: {exc.strerror or exc}") from exc
+            raise ArchiveRuleError(
+                f"{self.key}: cannot extract {rel!r}: {exc.strerror or exc}",
+                rule=RULE_NAME_TOO_LONG if exc.errno == errno.ENAMETOOLONG else RULE_CONFLICT,
+                member=rel,
+            ) from exc
 
 
 def _make_dirs(root: Path, rel: str, known: set[str] | None = None) -> None:
@@ -540,75 +449,9 @@ def _make_dirs(root: Path, rel: str, known: set[str] | None = None) -> None:
         known.add(current)
 
 
-def _extract_zip(path: Path, writer: _TreeWriter) -> None:
-    limits = writer.budget.limits
-    try:
-        with zipfile.ZipFile(path) as archive:
-            infos = archive.infolist()
-            # The central directory tells sizes and counts up front: refuse before writing.
-            if writer.budget.entries + len(infos) > limits.max_entries:
-                raise FetchError(f"{writer.key}: more than {limits.max_entries} entries")
-            declared = sum(info.file_size for info in infos)
-            _check_ratio(writer.key, declared, writer.archive_bytes, limits)
-            if writer.budget.total + declared > limits.max_total_bytes:
-                raise FetchError(
-                    f"{writer.key}: the deposit exceeds the {limits.max_total_bytes}-byte total cap"
-                )
-            for info in infos:
-                rel = writer.entry(info.filename)
-                # Only Unix-made zips keep a file mode in the high bits; elsewhere they are
-                # attributes that must not be mistaken for link or device types.
-                mode = info.external_attr >> 16 if info.create_system == 3 else 0
-                kind = stat.S_IFMT(mode)
-                if info.is_dir() or kind == stat.S_IFDIR:
-                    writer.directory(rel)
-                elif kind == stat.S_IFLNK:
-                    if info.file_size > _MAX_LINK_TARGET:
-                        raise FetchError(f"{writer.key}: link {rel!r} has an oversized target")
-                    target = archive.read(info).decode("utf-8", "replace")
-                    writer.symlink(rel, target)
-                elif kind not in (0, stat.S_IFREG):
-                    raise FetchError(f"{writer.key}: {rel!r} is a device or special file")
-                else:
-                    with archive.open(info) as source:
-                        writer.file(rel, source, info.file_size, bool(mode & 0o111))
-    except FetchError:
-        raise
-    except RuntimeError as exc:  # zipfile's word for encrypted entries
-        raise FetchError(f"{writer.key}: cannot read zip archive: {exc}") from exc
-    except (zipfile.BadZipFile, NotImplementedError, EOFError, zlib.error, lzma.LZMAError) as exc:
-        raise FetchError(f"{writer.key}: corrupt zip archive: {exc}") from exc
-
-
-def _extract_tar(path: Path, writer: _TreeWriter) -> None:
-    try:
-        # Stream mode: headers are checked before their data is decompressed, so a bomb
-        # is refused at its first oversized member instead of after inflating it.
-        with tarfile.open(path, mode="r|*") as archive:
-            for member in archive:
-                rel = writer.entry(member.name)
-                if member.isdir():
-                    writer.directory(rel)
-                elif member.isreg():
-                    source = archive.extractfile(member)
-                    writer.file(rel, source, member.size, bool(member.mode & 0o111))
-                elif member.issym():
-                    writer.symlink(rel, member.linkname)
-                elif member.islnk():
-                    writer.hard_link(rel, member.linkname)
-                elif member.ischr() or member.isblk() or member.isfifo():
-                    raise FetchError(f"{writer.key}: {rel!r} is a device or special file")
-                else:
-                    raise FetchError(f"{writer.key}: {rel!r} has an unsupported entry type")
-    except FetchError:
-        raise
-    except (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError) as exc:
-        raise FetchError(f"{writer.key}: corrupt tar archive: {exc}") from exc
-
-
-def _place(tree: Path, key: str, path: Path, budget: _Budget) -> None:
+def _place(tree: Path, key: str, path: Path, budget: ArchiveBudget) -> None:
     """Copy one non-archive file to ``tree/key``."""
-    rel = safe_relpath(key, "file key")
+    rel = _safe_relpath(key, "file key")
     if not rel:
         raise FetchError(f"unusable file key: {key!r}")
     budget.entry(key)

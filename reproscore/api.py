@@ -6,6 +6,7 @@ The CLI only parses arguments and formats output; everything it does is availabl
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from scoring.catalog import METRICS, resolve_metric
 from scoring.fixes import rank_fixes
 from scoring.measurement import measure
 from scoring.model import Measurements
+from scoring.parallel import ordered_map
 from scoring.registry import load_detectors
 from scoring.rubric import Rubric, RubricError, load_rubric, parse_rubric
 from scoring.sources import LocalDirectory
@@ -97,11 +99,62 @@ def _detector_versions() -> dict[str, str]:
 
 
 def _scored(
-    label: str, measurements: Measurements, rub: Rubric, identity: TreeIdentity | None
+    label: str, measurements: Measurements, rub: Rubric, identity: TreeIdentity | None,
+    outcomes: dict[str, Any] | None = None,
 ) -> TreeScore:
-    result = score(measurements, rub).to_dict()
+    result = score(measurements, rub, outcomes=outcomes).to_dict()
     result["snapshot"] = None if identity is None else identity.to_dict()
     return TreeScore(path=label, result=result, fixes=rank_fixes(measurements, rub))
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What a worker hands back for one tree: its identity and its measurements (read
+    from the store when the same tree was measured by the same detector versions)."""
+
+    identity: TreeIdentity | None
+    measurements: Measurements
+    reused: bool
+
+
+def _prepare(job: tuple[str, str | None, Limits | None]) -> _Prepared:
+    """Identify and measure one tree; runs in a worker process for :func:`score_paths`."""
+    path, db, limits = job
+    source = LocalDirectory(path)
+    if db is None:
+        measurements = measure(source, limits=limits)
+        try:
+            identity: TreeIdentity | None = tree_identity(source)
+        except SwhidError:
+            identity = None  # the score does not need it; only storing does
+        return _Prepared(identity, measurements, False)
+    identity = tree_identity(source)
+    if limits is None or limits == Limits():
+        with Store(db) as store:
+            reusable = store.reusable_measurements(identity.swhid, _detector_versions())
+        if reusable:
+            return _Prepared(identity, reusable[1], True)
+    return _Prepared(identity, measure(source, limits=limits), False)
+
+
+def _finish(path: str, prepared: _Prepared, rub: Rubric, store: Store | None, rubric_id: int | None) -> TreeScore:
+    """Score prepared measurements and, with a store, save snapshot, evidence and score."""
+    if store is None:
+        return _scored(path, prepared.measurements, rub, prepared.identity)
+    assert prepared.identity is not None and rubric_id is not None
+    label = str(Path(path).resolve())
+    outcome = _stored_outcome(store, prepared.identity.swhid)  # execution tier: ROS, alpha, RCS
+    try:
+        scored = score(prepared.measurements, rub, outcomes=_outcome_inputs(outcome, rub))
+    except IncompleteMeasurements as exc:
+        snapshot_id = store.save_snapshot(prepared.identity, prepared.measurements, label=label)
+        store.record_failure("score", type(exc).__name__, str(exc), snapshot_id=snapshot_id)
+        raise
+    store.save_snapshot(prepared.identity, prepared.measurements, label=label, score=(rubric_id, scored))
+    result = scored.to_dict()
+    result["snapshot"] = prepared.identity.to_dict()
+    _note_outcome(result, outcome)
+    return TreeScore(path=path, result=result, fixes=rank_fixes(prepared.measurements, rub))
 
 
 def score_path(
@@ -120,33 +173,44 @@ def score_path(
     (``IncompleteMeasurements``) is stored with its measurements and a failure record
     before the error is raised.
     """
+    for _path, outcome in score_paths([path], rubric, db=db, limits=limits, jobs=1):
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+    raise AssertionError("unreachable: one path in, one result out")
+
+
+def score_paths(
+    paths: list[str | os.PathLike[str]],
+    rubric: str | os.PathLike[str] | Rubric = "default",
+    *,
+    db: str | os.PathLike[str] | None = None,
+    limits: Limits | None = None,
+    jobs: int | None = 1,
+) -> Iterator[tuple[str, TreeScore | BaseException]]:
+    """Score several trees as :func:`score_path` does, measuring ``jobs`` trees at a time
+    in worker processes (``None`` or 0: one per core). Yields ``(path, TreeScore)`` in
+    input order, or ``(path, exception)`` for a tree that could not be read, identified
+    or scored; the others go on. Only this process writes to the store.
+    """
     rub = rubric if isinstance(rubric, Rubric) else load_rubric(rubric)
-    source = LocalDirectory(path)
-    if db is None:
-        measurements = measure(source, limits=limits)
-        try:
-            identity: TreeIdentity | None = tree_identity(source)
-        except SwhidError:
-            identity = None  # the score does not need it; only storing does
-        return _scored(str(path), measurements, rub, identity)
-    identity = tree_identity(source)
-    label = str(Path(path).resolve())
-    with Store(db) as store:
-        rubric_id = store.ensure_rubric(rub)
-        reusable = None
-        if limits is None or limits == Limits():
-            reusable = store.reusable_measurements(identity.swhid, _detector_versions())
-        measurements = reusable[1] if reusable else measure(source, limits=limits)
-        try:
-            scored = score(measurements, rub)
-        except IncompleteMeasurements as exc:
-            snapshot_id = store.save_snapshot(identity, measurements, label=label)
-            store.record_failure("score", type(exc).__name__, str(exc), snapshot_id=snapshot_id)
-            raise
-        store.save_snapshot(identity, measurements, label=label, score=(rubric_id, scored))
-    result = scored.to_dict()
-    result["snapshot"] = identity.to_dict()
-    return TreeScore(path=str(path), result=result, fixes=rank_fixes(measurements, rub))
+    labels = [os.fspath(p) for p in paths]
+    database = None if db is None else os.fspath(db)
+    store = None if database is None else Store(database)  # migrated before workers read it
+    try:
+        rubric_id = None if store is None else store.ensure_rubric(rub)
+        work = [(label, database, limits) for label in labels]
+        for (label, _, _), prepared in ordered_map(_prepare, work, jobs=jobs):
+            if isinstance(prepared, BaseException):
+                yield label, prepared
+                continue
+            try:
+                yield label, _finish(label, prepared, rub, store, rubric_id)
+            except (IncompleteMeasurements, StoreError) as exc:
+                yield label, exc
+    finally:
+        if store is not None:
+            store.close()
 
 
 def _rubric_for_store(store: Store, reference: str | os.PathLike[str] | Rubric) -> Rubric:
@@ -213,8 +277,10 @@ def show_stored(
                 )
         measurements = store.load_measurements(record.id)
         label = record.label or record.swhid
-    scored = _scored(label, measurements, rub, record.identity)
+        outcome = store.outcome_for_snapshot(record.id)  # execution tier: ROS, alpha, RCS
+    scored = _scored(label, measurements, rub, record.identity, _outcome_inputs(outcome, rub))
     result = scored.result
+    _note_outcome(result, outcome)
     if (result["rrs"], result["rrs_unclamped"]) != (stored.rrs, stored.rrs_unclamped):
         raise StoreError(
             f"snapshot {record.swhid}: the stored score under {rub.name}@{rub.version} "
@@ -378,3 +444,428 @@ __all__ = [
     "show_rubric",
     "__version__",
 ]
+
+
+# --------------------------------------------------------------------------- exports
+# `reproscore export rocrate|codemeta|rdf` and `reproscore verify` (package exporters/).
+# The exporters (rocrate, rdflib) are imported when an export is made, so that the
+# other commands do not pay for them.
+
+
+@dataclass
+class ExportResult:
+    """What an export wrote: the path, the format and one summary per assessment."""
+
+    path: str
+    format: str
+    assessments: list[dict[str, Any]]
+
+
+def _export_summary(assessment: Any) -> dict[str, Any]:
+    return {
+        "subject": assessment.subject.iri,
+        "swhid": assessment.snapshot.swhid,
+        "rrs": assessment.score.rrs,
+        "rubric": assessment.rubric.identity(),
+    }
+
+
+def _export_rubric(store: Store, rubric: str | os.PathLike[str] | Rubric | None) -> Rubric | None:
+    return None if rubric is None else _rubric_for_store(store, rubric)
+
+
+def resolve_deposit(db: str | os.PathLike[str], reference: str) -> dict[str, Any]:
+    """What a deposit id names: the deposit (``source``, ``source_id``, ``version_doi``,
+    ``origin_url``, ``title``; None for a tree reached through no deposit) and the tree
+    (``swhid``). ``reference`` is a DOI, a Zenodo record id or URL, an origin URL, a
+    snapshot SWHID or ``source:id``. Raises ``NotFound`` (a ``StoreError``) naming what
+    was not found."""
+    with Store(db, create=False) as store:
+        deposit_id, record = store.resolve_subject(reference)
+        deposit = None
+        if deposit_id is not None:
+            row = store.deposit_record(deposit_id)
+            deposit = {key: row.get(key) for key in ("source", "source_id", "version_doi", "origin_url", "title")}
+    return {"deposit": deposit, "swhid": record.swhid}
+
+
+def export_rocrate(
+    db: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    deposit: str | None = None,
+    all_deposits: bool = False,
+    zip_file: bool = False,
+    rubric: str | os.PathLike[str] | Rubric | None = None,
+) -> ExportResult:
+    """Write the RO-Crate 1.3 assessment package of one deposit (``deposit``: a DOI, a
+    Zenodo record id, an origin URL or a SWHID), or with ``all_deposits`` the collection
+    crate of every scored deposit, to the directory ``out`` (a zip file with
+    ``zip_file``). The score is the one under ``rubric`` (bundled name, file, or stored
+    ``name[@version]``), else the most recently computed one. Raises ``NotFound``,
+    ``StoreError``, ``RubricError`` or ``exporters.assessment.ExportError``."""
+    from exporters.assessment import load_assessment, load_collection
+    from exporters.rocrate_export import write_collection, write_crate
+
+    if (deposit is None) == (not all_deposits):
+        raise ValueError("give either a deposit or all_deposits")
+    with Store(db, create=False) as store:
+        rub = _export_rubric(store, rubric)
+        if all_deposits:
+            assessments = list(load_collection(store, rub))
+            path = write_collection(assessments, out, zip_file=zip_file)
+            kind = "rocrate-collection"
+        else:
+            assessments = [load_assessment(store, deposit, rub)]
+            path = write_crate(assessments[0], out, zip_file=zip_file)
+            kind = "rocrate"
+    return ExportResult(str(path), kind + ("-zip" if zip_file else ""), [_export_summary(a) for a in assessments])
+
+
+def export_codemeta(
+    db: str | os.PathLike[str],
+    deposit: str,
+    out: str | os.PathLike[str],
+    *,
+    rubric: str | os.PathLike[str] | Rubric | None = None,
+    crate_url: str | None = None,
+) -> ExportResult:
+    """Write the CodeMeta 3.0 ``codemeta.json`` of one deposit, its score as a ``review``
+    (RRS rating, category profile, rubric name, version and hash, the assessment crate
+    by identifier and, given ``crate_url``, by URL), to the file ``out``."""
+    from exporters.assessment import load_assessment
+    from exporters.codemeta_export import write_codemeta
+
+    with Store(db, create=False) as store:
+        assessment = load_assessment(store, deposit, _export_rubric(store, rubric))
+    path = write_codemeta(assessment, out, crate_url=crate_url)
+    return ExportResult(str(path), "codemeta", [_export_summary(assessment)])
+
+
+def export_rdf(
+    db: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    deposit: str | None = None,
+    fmt: str = "turtle",
+    rubric: str | os.PathLike[str] | Rubric | None = None,
+) -> ExportResult:
+    """Write the DQV/PROV graph of one deposit, or without ``deposit`` of every scored
+    deposit in ``db``, to the file ``out`` as Turtle or JSON-LD (``fmt``)."""
+    from exporters.assessment import load_assessment, load_collection
+    from exporters.rdf_export import FORMATS, write_rdf
+
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown RDF format {fmt!r} (expected one of {', '.join(FORMATS)})")
+    with Store(db, create=False) as store:
+        rub = _export_rubric(store, rubric)
+        if deposit is None:
+            assessments = list(load_collection(store, rub))
+        else:
+            assessments = [load_assessment(store, deposit, rub)]
+    path = write_rdf(assessments, out, fmt)
+    return ExportResult(str(path), f"rdf-{fmt}", [_export_summary(a) for a in assessments])
+
+
+def verify_export(path: str | os.PathLike[str]) -> Any:
+    """Recompute every score an exported RO-Crate (directory or zip) or RDF file states,
+    from the export alone, and check it against the stated values and the rubric's
+    hashes. Returns an ``exporters.verify.VerifyReport`` (``.ok``, per-assessment
+    ``problems``); raises ``exporters.verify.VerifyError`` when ``path`` is no export."""
+    from exporters.verify import verify
+
+    return verify(path)
+
+
+__all__ += ["ExportResult", "resolve_deposit", "export_rocrate", "export_codemeta", "export_rdf", "verify_export"]
+
+
+# --------------------------------------------------------------------------- collection audit report
+# `reproscore report`. The report package draws with matplotlib: it is imported when a
+# report is made, so that the other commands do not pay for it.
+
+
+def collection_report(
+    db: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    rubric: str | os.PathLike[str] | Rubric = "default",
+    compare_rubric: str | os.PathLike[str] | Rubric | None = None,
+    source: str | None = None,
+    community: str | None = None,
+    since: str | None = None,
+) -> Any:
+    """Write the collection audit report of ``db`` into the folder ``out``:
+    ``out/index.html`` (self-contained, figures as inline SVG) and ``out/tables/*.csv``
+    (every table shown, and ``scores.csv`` with every scored deposit).
+
+    Scores under ``rubric`` (and ``compare_rubric``: a bundled name, a YAML file, or a
+    rubric stored in the database by ``name[@version]``) come from the store, or are
+    computed from the stored measurements where none is stored; nothing is fetched and
+    the database is not changed. ``source`` (zenodo, swh or local), ``community`` (a
+    Zenodo community id) and ``since`` (YYYY-MM-DD: deposits processed on or after that
+    night) select part of the collection. Returns a ``reproscore.report.ReportResult``.
+    Raises ``StoreError``, ``RubricError`` or ``ValueError`` (a bad selection).
+    """
+    from datetime import date as _date
+
+    from .report import Filters, build_report
+
+    if since is not None:
+        since = str(since)[:10]
+        try:
+            _date.fromisoformat(since)
+        except ValueError:
+            raise ValueError(f"--since {since!r} is not a date (YYYY-MM-DD)") from None
+    filters = Filters(source=source, community=community, since=since)
+    with Store(db, create=False) as store:
+        first = _rubric_for_store(store, rubric)
+        second = None if compare_rubric is None else _rubric_for_store(store, compare_rubric)
+        return build_report(store, out, first, compare_rubric=second, filters=filters)
+
+
+__all__ += ["collection_report"]
+
+
+# --------------------------------------------------------------------------- execution tier
+# `reproscore execute` and `reproscore outcome import` (package reproscore.execution,
+# docs/execution.md): outcome components of a stored tree, from a sandboxed run or from
+# outside, stored with their origin; `score --db` and `show` then report the ROS, alpha
+# and RCS of the tree's current outcome.
+
+EXECUTE_ORIGIN = "reproscore-execute"
+
+
+class TreeUnavailable(StoreError):
+    """The stored tree is not on disk (and no ``--tree`` copy was given), or the copy
+    given is another tree."""
+
+
+@dataclass
+class ExecutionResult:
+    """One execution: the tree run, the probes' report, the stored outcome and the
+    tree's scores with it (one per stored rubric; the default rubric's when none)."""
+
+    reference: str
+    swhid: str
+    snapshot_id: int
+    tree: str
+    outcome_id: int
+    report: Any  # reproscore.execution.probes.ExecutionReport
+    scores: list[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "deposit": self.reference,
+            "swhid": self.swhid,
+            "tree": self.tree,
+            "outcome_id": self.outcome_id,
+            **self.report.to_dict(),
+            "scores": self.scores,
+        }
+
+
+def _outcome_inputs(outcome: dict[str, Any] | None, rub: Rubric) -> dict[str, Any] | None:
+    from .execution.outcomes import inputs_for_rubric
+
+    return None if outcome is None else inputs_for_rubric(outcome["components"], rub)
+
+
+def _note_outcome(result: dict[str, Any], outcome: dict[str, Any] | None) -> None:
+    """Name the outcome behind ``result["ros"]``/``["rcs"]``; without one (RCS is the
+    RRS) the result is left as ``score`` makes it."""
+    if outcome is not None:
+        result["outcome"] = {
+            key: outcome[key]
+            for key in ("outcome_id", "origin", "executed_at", "failure_class", "sandbox", "components")
+        }
+
+
+def _stored_outcome(store: Store, swhid: str) -> dict[str, Any] | None:
+    record = store.find_snapshot(swhid)
+    return None if record is None else store.outcome_for_snapshot(record.id)
+
+
+def _outcome_scores(store: Store, record: Any) -> list[dict[str, Any]]:
+    """The tree's stored scores (current measurements) with their ROS, alpha and RCS;
+    computed under the default rubric when none is stored."""
+    rows = store.conn.execute(
+        "SELECT r.name, r.version, r.sha256, sc.rrs, sc.ros, sc.ros_coverage, sc.alpha, sc.rcs"
+        " FROM scores sc JOIN rubrics r ON r.id = sc.rubric_id"
+        " WHERE sc.snapshot_id = ? AND sc.detector_set_id IS ? ORDER BY r.name, r.version",
+        (record.id, record.detector_set_id),
+    ).fetchall()
+    keys = ("rrs", "ros", "coverage", "alpha", "rcs")
+    out = [{"rubric": {"name": r[0], "version": r[1], "sha256": r[2]}, **dict(zip(keys, r[3:], strict=True))}
+           for r in rows]
+    if out or record.detector_set_id is None:
+        return out
+    rub = load_rubric("default")
+    try:
+        scored = score(store.load_measurements(record.id), rub,
+                       outcomes=_outcome_inputs(store.outcome_for_snapshot(record.id), rub))
+    except IncompleteMeasurements:
+        return []
+    ros = scored.ros
+    return [{"rubric": rub.identity(), "rrs": scored.rrs, "ros": None if ros is None else round(ros.value, 2),
+             "coverage": None if ros is None else round(ros.coverage, 4),
+             "alpha": round(scored.rcs.alpha, 4), "rcs": scored.rcs.value}]
+
+
+def locate_tree(
+    store: Store, record: Any, tree: str | os.PathLike[str] | None = None, config: Config | None = None
+) -> Path:
+    """Where the files of stored tree ``record`` are: ``tree`` when given, else where
+    the store says it was read (a local tree's path; a deposit's extraction folder in
+    ``run.work_dir``, kept with ``run --keep``). The folder's SWHID must be the
+    snapshot's. Raises :class:`TreeUnavailable`."""
+    cfg = config or Config()
+    if tree is not None:
+        candidates = [("--tree", Path(tree))]
+    else:
+        candidates = []
+        if record.source == "local" and record.label:
+            candidates.append(("the scored folder", Path(record.label)))
+        work = Path(cfg.run.work_dir)
+        if record.source == "zenodo" and record.label and ":" in record.label:
+            candidates.append(("the kept extraction", work / f"zenodo-{record.label.split(':', 1)[1]}" / "tree"))
+        if record.source == "swh":
+            candidates.append(("the kept fetch", work / f"swh-{record.swhid[len('swh:1:dir:'):]}" / "tree"))
+    tried = []
+    for what, path in candidates:
+        if not path.is_dir():
+            tried.append(f"{what} {path} does not exist")
+            continue
+        try:
+            found = identify_tree(path).swhid
+        except (OSError, SwhidError) as exc:
+            tried.append(f"{what} {path} cannot be read ({exc})")
+            continue
+        if found != record.swhid:
+            tried.append(f"{what} {path} is tree {found}, not the snapshot's {record.swhid}")
+            continue
+        return path
+    detail = "; ".join(tried) if tried else "the store keeps no copy of its files"
+    raise TreeUnavailable(
+        f"the files of snapshot {record.swhid} are not available: {detail}. Give a copy of "
+        "the tree with --tree PATH (its SWHID is checked), or keep extracted deposits with "
+        "`reproscore run --keep`."
+    )
+
+
+def execute_deposit(
+    db: str | os.PathLike[str],
+    deposit: str,
+    *,
+    timeout: float | None = None,
+    install_timeout: float | None = None,
+    probes: str | list[str] | None = None,
+    sandbox: bool = True,
+    tree: str | os.PathLike[str] | None = None,
+    offline_install: bool = False,
+    find_links: list[str] | tuple[str, ...] = (),
+    no_index: bool = False,
+    config: str | os.PathLike[str] | Config | None = None,
+    log: Any = None,
+) -> ExecutionResult:
+    """Install and run a stored tree in a sandbox and store its outcome components.
+
+    ``deposit`` names the tree as ``show`` does (SWHID, ``source:id``, DOI, origin URL,
+    or a local folder, then both the tree's identity and its files).
+    Its files are taken from ``tree`` or from where the store says they are
+    (:func:`locate_tree`), copied into a scratch directory (deleted afterwards) and run
+    under bubblewrap: no network except for the install step (none with
+    ``offline_install``), per-probe wall-clock ``timeout``, memory, CPU, process and
+    file-size limits (``[execute]`` configuration), no access to the database, the home
+    directory or the environment. ``probes`` selects some of I, X, delta, N, E_prime, T
+    (default all). ``find_links``/``no_index`` go to every pip install (the folders are
+    made visible in the sandbox). ``sandbox=False`` runs the deposit directly on this
+    machine: only when the user asked for it (``--no-sandbox``).
+
+    The outcome is stored (origin ``reproscore-execute``) and every score of the tree
+    gets its ROS, alpha and RCS. Raises ``SandboxUnavailable`` (no bubblewrap),
+    ``TreeUnavailable``, ``NotFound``, ``ValueError`` (an unknown probe).
+    """
+    from .execution.probes import parse_probes, run_probes
+    from .execution.sandbox import Limits
+
+    cfg = config if isinstance(config, Config) else load_config(config)
+    x = cfg.execute
+    wanted = parse_probes(probes)
+    limits = Limits(
+        timeout=float(timeout if timeout is not None else x.timeout_seconds), memory_mb=x.memory_mb,
+        cpu_seconds=x.cpu_seconds, max_processes=x.max_processes, max_file_mb=x.max_file_mb,
+    )
+    if tree is None and os.path.isdir(deposit):
+        tree, deposit = deposit, identify_tree(deposit).swhid  # a local folder: that tree
+    with Store(db, create=False) as store:
+        record = store.resolve(deposit)
+        source = locate_tree(store, record, tree, cfg)
+    pip_options: list[str] = ["--no-index"] if no_index else []
+    for folder in find_links:
+        pip_options += ["--find-links", os.path.abspath(folder)]
+    database = os.path.abspath(os.fspath(db))
+    report = run_probes(
+        source, probes=wanted, sandbox=sandbox, limits=limits,
+        install_timeout=install_timeout if install_timeout is not None else x.install_timeout_seconds,
+        offline_install=offline_install, pip_options=pip_options,
+        read_only=[os.path.abspath(f) for f in find_links],
+        hidden=[database, database + "-wal", database + "-shm"],
+        conda=x.conda, scratch_parent=x.scratch_dir, sandbox_uid=x.sandbox_uid, log=log,
+    )
+    probes_rows = [
+        {"probe": p.id, "value": p.value, "status": p.status, "reason": p.reason, "command": p.command,
+         "exit_status": p.exit_status, "duration": round(p.duration, 3), "log_excerpt": p.log_excerpt,
+         "failure_class": p.failure_class, "details": p.details}
+        for p in report.probes.values()
+    ]
+    with Store(db) as store:
+        outcome_id = store.save_outcome(
+            record.id, components=report.components(), origin=EXECUTE_ORIGIN,
+            executed_at=report.started_at, deposit_id=record.deposit_id,
+            origin_detail={"name": EXECUTE_ORIGIN, "version": __version__, "tree": str(source)},
+            sandbox=report.sandbox, failure_class=report.failure_class,
+            environment=report.environment, duration=report.duration, probes=probes_rows,
+        )
+        scores = _outcome_scores(store, record)
+    return ExecutionResult(deposit, record.swhid, record.id, str(source), outcome_id, report, scores)
+
+
+def import_outcomes(db: str | os.PathLike[str], path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Store the outcome components of a ``reproscore-outcome/1`` JSON file (one
+    outcome or several), each with its origin (and the file's name and sha256), all or
+    none. Every subject must name a stored tree. Raises
+    ``reproscore.execution.outcomes.OutcomeError`` naming each bad field (an unknown
+    subject included). Returns, per outcome, its subject, tree, id and the tree's
+    scores with it."""
+    from .execution.outcomes import OutcomeError, parse_outcome_file
+
+    outcomes, file_info = parse_outcome_file(path)
+    with Store(db, create=False) as store:
+        records = []
+        problems = []
+        for item in outcomes:
+            try:
+                records.append(store.resolve(item.subject))
+            except NotFound as exc:
+                field_name = f"{item.path}.subject" if item.path else "subject"
+                problems.append(f"{field_name}: {exc}")
+        if problems:
+            raise OutcomeError(problems, os.fspath(path))
+        ids = store.save_outcomes(
+            (record.id, {
+                "components": item.components, "origin": item.origin,
+                "origin_detail": {**item.origin_detail, **file_info}, "executed_at": item.executed_at,
+                "deposit_id": record.deposit_id, "failure_class": item.failure_class,
+                "probes": item.probes,
+            })
+            for item, record in zip(outcomes, records, strict=True)
+        )
+        return [
+            {"subject": item.subject, "swhid": record.swhid, "outcome_id": outcome_id, "origin": item.origin,
+             "components": item.components, "scores": _outcome_scores(store, record)}
+            for item, record, outcome_id in zip(outcomes, records, ids, strict=True)
+        ]
+
+
+__all__ += ["ExecutionResult", "TreeUnavailable", "execute_deposit", "import_outcomes", "locate_tree"]

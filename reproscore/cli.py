@@ -59,7 +59,11 @@ RUBRIC_HELP = "Rubric: a bundled name (" + ", ".join(list_bundled()) + ") or a Y
     "--db", "db", envvar=ENV_DB, default=None, metavar="FILE", type=click.Path(dir_okay=False),
     help=f"Also store each snapshot, its measurements with evidence and its score in this SQLite database (created if absent; also ${ENV_DB}). A tree already stored is not measured again.",
 )
-def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: int, db: str | None) -> None:
+@click.option(
+    "--workers", "-j", "workers", default=0, show_default=True, type=click.IntRange(0), metavar="N",
+    help="Measure N trees at a time in worker processes; 0: one per CPU core (never more than the number of paths). Only this process writes to --db.",
+)
+def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: int, db: str | None, workers: int) -> None:
     """Measure each source tree PATH and print its readiness score.
 
     The text format shows the RRS, the five-category profile, the penalties and the top
@@ -71,15 +75,15 @@ def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: 
     except (RubricError, OSError) as exc:
         fail(f"rubric {rubric}: {exc}".replace("\n", "; "))
     status = 0
-    for path in paths:
-        try:
-            scored = api.score_path(path, rub, db=db)
-        except (TreeSourceError, SwhidError, StoreError) as exc:
-            fail(str(exc))
-        except IncompleteMeasurements as exc:
-            click.echo(f"reproscore: error: {path}: not scored: {exc}", err=True)
+    for path, scored in api.score_paths(list(paths), rub, db=db, jobs=workers):
+        if isinstance(scored, IncompleteMeasurements):
+            click.echo(f"reproscore: error: {path}: not scored: {scored}", err=True)
             status = EXIT_UNSCORED
             continue
+        if isinstance(scored, (TreeSourceError, SwhidError, StoreError)):
+            fail(str(scored))
+        if isinstance(scored, BaseException):
+            raise scored
         if output_format == "json":
             click.echo(json.dumps(scored.result, ensure_ascii=False, sort_keys=False))
         else:
@@ -96,6 +100,7 @@ def render_text(scored: api.TreeScore, top: int) -> str:
         f"{scored.path}",
         f"  RRS {result['rrs']:.2f} / 100   (before clamping {result['rrs_unclamped']:.2f};"
         f" rubric {rub['name']} {rub['version']}, sha256 {rub['sha256'][:12]})",
+        *outcome_lines(result),
         "",
         f"  {'category':<30} {'raw':>6} {'points':>7} {'of':>4}",
     ]
@@ -395,6 +400,324 @@ def run_command(db: str, config: str | None, keep: bool, oai_url: str | None, ap
     """
     summary = _call_pipeline(api.run_nightly, db, config=config, keep=keep, oai_url=oai_url, api_url=api_url, until=until, swh_api_url=swh_api_url, origins=origins, query=query)
     _finish_run(summary, output_format)
+
+
+# --------------------------------------------------------------------------- report
+
+
+@cli.command("report")
+@db_option
+@click.option("--out", "out", required=True, metavar="DIR", type=click.Path(file_okay=False), help="Folder to write the report into (created if absent): DIR/index.html and DIR/tables/*.csv; CSV files left there by an earlier report are replaced.")
+@click.option("--rubric", "rubric", default="default", show_default=True, metavar="NAME|FILE", help="Rubric to score under: a bundled name, a YAML file, or the name (or name@version) of a rubric stored in the database. Stored scores are used; missing ones are computed from the stored measurements.")
+@click.option("--compare-rubric", "compare_rubric", default=None, metavar="NAME|FILE", help="A second rubric to compare with: both side by side (weights, gates, penalties, hashes), Spearman and Kendall rank correlation of the two score lists, the deposits that move most and the categories that drive the moves.")
+@click.option("--source", "source", default=None, type=click.Choice(["zenodo", "swh", "local"]), help="Only deposits from this source (local: trees scored from a folder with `score --db`).")
+@click.option("--community", "community", default=None, metavar="ID", help="Only deposits of this Zenodo community (its id, as in the record's user-* OAI set).")
+@click.option("--since", "since", default=None, type=click.DateTime(formats=["%Y-%m-%d"]), metavar="DATE", help="Only deposits processed on or after this night (YYYY-MM-DD, UTC; a deposit's night is the date of the harvest run that processed it), and the runs and versions since then.")
+def report_command(db: str, out: str, rubric: str, compare_rubric: str | None, source: str | None, community: str | None, since) -> None:
+    """Write the collection audit report: one self-contained HTML page with figures
+    (inline SVG) and a CSV file of every table it shows.
+
+    It covers collection size and coverage (harvested, scored, failed by source and
+    reason), the RRS distribution, the five-category profile and penalties (also per
+    source and per community), the sub-metrics most often failed, the deposits most in
+    need of work with their top three fixes, trends per night and across versions, and
+    with --compare-rubric a comparison of two rubrics. Each deposit in a table links to
+    its own section (profile, evidence, fixes, history). Nothing is fetched and the
+    database is not changed; the same database and options give the same files.
+    Prints the path of index.html.
+    """
+    try:
+        result = api.collection_report(
+            db, out, rubric=rubric, compare_rubric=compare_rubric, source=source,
+            community=community, since=None if since is None else since.date().isoformat(),
+        )  # fmt: skip
+    except (RubricError, StoreError, ValueError, OSError) as exc:
+        fail(str(exc).replace("\n", "; "))
+    click.echo(result.line())
+    click.echo(str(result.index))
+
+
+# --------------------------------------------------------------------------- exports
+# `reproscore export rocrate|codemeta|rdf` and `reproscore verify` (see docs/exports.md).
+
+DEPOSIT_HELP = (
+    "The deposit: its DOI (10.5281/zenodo.123, doi:..., https://doi.org/...), its Zenodo "
+    "record id (123) or record URL, its origin URL (https://github.com/owner/repo) or the "
+    "SWHID of its snapshot (swh:1:dir:...)."
+)
+EXPORT_RUBRIC_HELP = (
+    "Export the score under this rubric (a bundled name, a YAML file, or the name[@version] "
+    "of a rubric stored in the database). Default: the most recently computed score."
+)
+
+
+def _call_export(function, *args, **kwargs):
+    from exporters.assessment import ExportError
+
+    try:
+        return function(*args, **kwargs)
+    except (ExportError, RubricError, StoreError, ValueError, OSError) as exc:
+        fail(str(exc).replace("\n", "; "))
+
+
+def _echo_export(result: api.ExportResult, what: str) -> None:
+    count = len(result.assessments)
+    click.echo(f"wrote {what} {result.path}: {count} assessment{'s' if count != 1 else ''}")
+    for item in result.assessments:
+        rub = item["rubric"]
+        click.echo(f"  RRS {item['rrs']:6.2f}  {item['subject']}  (rubric {rub['name']} {rub['version']}, tree {item['swhid']})")
+
+
+@cli.group("export")
+def export_group() -> None:
+    """Export stored scores with the policy that produced them: RO-Crate 1.3, CodeMeta
+    3.0 or RDF (W3C DQV with PROV).
+
+    Every export names the rubric by its content hash; the RO-Crate and RDF exports
+    carry the rubric and the 26 sub-metric values, so `reproscore verify` recomputes
+    the score from the export alone. Nothing is fetched: the JSON-LD contexts are
+    bundled. Exit status 0 on success, 2 for an unknown deposit, a score that is not
+    stored or bad usage.
+    """
+
+
+@export_group.command("rocrate")
+@db_option
+@click.option("--deposit", "deposit", default=None, metavar="ID", help=DEPOSIT_HELP)
+@click.option("--all", "all_deposits", is_flag=True, default=False, help="Export the whole collection: one crate with an entity per scored deposit (its review, rating, category and sub-metric values, scoring action) and every rubric used.")
+@click.option("--out", "out", required=True, metavar="PATH", type=click.Path(), help="The crate directory to write (created; a crate written there before is replaced), or with --zip the zip file.")
+@click.option("--zip", "zip_file", is_flag=True, default=False, help="Write the crate as one zip file instead of a directory.")
+@click.option("--rubric", "rubric", default=None, metavar="NAME|FILE", help=EXPORT_RUBRIC_HELP)
+def export_rocrate_command(db: str, deposit: str | None, all_deposits: bool, out: str, zip_file: bool, rubric: str | None) -> None:
+    """Write the RO-Crate 1.3 assessment package of one deposit (--deposit), or the
+    collection crate of every scored deposit (--all).
+
+    A deposit's crate is about the deposit (referenced, not copied); its main entity is
+    a Review whose Rating is the RRS; it holds one PropertyValue per category and per
+    sub-metric (derived from the evidence files), the rubric YAML (with its sha256 and
+    version), the scorer's native JSON report with the evidence, and the scoring
+    CreateAction (reproscore and its version, the deposit, the tree and the rubric in,
+    the values out). It validates as RO-Crate 1.3 (roc-validator).
+    """
+    if (deposit is None) == (not all_deposits):
+        fail("give either --deposit ID or --all")
+    result = _call_export(api.export_rocrate, db, out, deposit=deposit, all_deposits=all_deposits, zip_file=zip_file, rubric=rubric)
+    _echo_export(result, "collection RO-Crate" if all_deposits else "RO-Crate")
+
+
+@export_group.command("codemeta")
+@db_option
+@click.option("--deposit", "deposit", required=True, metavar="ID", help=DEPOSIT_HELP)
+@click.option("--out", "out", required=True, metavar="FILE", type=click.Path(dir_okay=False), help="The codemeta.json file to write.")
+@click.option("--rubric", "rubric", default=None, metavar="NAME|FILE", help=EXPORT_RUBRIC_HELP)
+@click.option("--crate-url", "crate_url", default=None, metavar="URL", help="Where the deposit's assessment crate is published, recorded in the review beside the crate's identifier.")
+def export_codemeta_command(db: str, deposit: str, out: str, rubric: str | None, crate_url: str | None) -> None:
+    """Write the deposit's CodeMeta 3.0 description (codemeta.json) with its score as a
+    review: the RRS rating, the category profile, the rubric (name, version, content
+    hash) and a reference to the assessment crate.
+
+    The metadata come from the deposit's DataCite record (Zenodo) or its deposit
+    metadata (Software Heritage). Terms CodeMeta does not define are written with the
+    schema: prefix, so that JSON-LD processing keeps them.
+    """
+    result = _call_export(api.export_codemeta, db, deposit, out, rubric=rubric, crate_url=crate_url)
+    _echo_export(result, "CodeMeta")
+
+
+@export_group.command("rdf")
+@db_option
+@click.option("--deposit", "deposit", default=None, metavar="ID", help=DEPOSIT_HELP + " Default: every scored deposit in the database.")
+@click.option("--format", "rdf_format", type=click.Choice(["turtle", "json-ld"]), default="turtle", show_default=True, help="The RDF serialisation (JSON-LD with its context inline).")
+@click.option("--out", "out", required=True, metavar="FILE", type=click.Path(dir_okay=False), help="The RDF file to write.")
+@click.option("--rubric", "rubric", default=None, metavar="NAME|FILE", help=EXPORT_RUBRIC_HELP)
+def export_rdf_command(db: str, deposit: str | None, rdf_format: str, out: str, rubric: str | None) -> None:
+    """Write the scores as RDF in the W3C Data Quality Vocabulary with PROV, for one
+    deposit or the whole database.
+
+    A dqv:QualityMeasurement per sub-metric, category and RRS (computed on the tree,
+    measuring a dqv:Metric of a dqv:Dimension per category, generated by the scoring
+    run, derived from the evidence files); the run is a prov:Activity following the
+    rubric, a prov:Plan with its checksum and its definition.
+    """
+    result = _call_export(api.export_rdf, db, out, deposit=deposit, fmt=rdf_format, rubric=rubric)
+    _echo_export(result, f"RDF ({rdf_format})")
+
+
+@cli.command("verify")
+@click.argument("path", metavar="PATH")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="text: one verdict per assessment with the failed checks; json: the verdicts as an object.")
+def verify_command(path: str, output_format: str) -> None:
+    """Recompute the scores an export states, from the export alone, and check them.
+
+    PATH is an RO-Crate written by `reproscore export rocrate` (a directory or a zip)
+    or an RDF file written by `reproscore export rdf` (.ttl or .jsonld). For every
+    assessment: the rubric's file hash and content hash, the 26 sub-metric values, each
+    category score and the RRS recomputed under the rubric (and the ROS and RCS when
+    outcome data are present), and the native report against the metadata. Exit status
+    0 when everything agrees, 1 when a check fails (each failure is printed), 2 when
+    PATH is not an export.
+    """
+    from exporters.verify import VerifyError
+
+    try:
+        report = api.verify_export(path)
+    except (VerifyError, OSError) as exc:
+        fail(str(exc))
+    if output_format == "json":
+        click.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        count = len(report.assessments)
+        verdict = "verified" if report.ok else "verification FAILED"
+        click.echo(f"{report.path}: {report.kind}, {count} assessment{'s' if count != 1 else ''}: {verdict}")
+        for problem in report.problems:
+            click.echo(f"  FAILED  {problem}")
+        for item in report.assessments:
+            if item.ok:
+                click.echo(f"  ok      {item.subject}: RRS {item.recomputed_rrs!r} recomputed under {item.rubric}")
+            else:
+                click.echo(f"  FAILED  {item.subject}:")
+                for problem in item.problems:
+                    click.echo(f"            {problem}")
+    if not report.ok:
+        click.echo(f"reproscore: error: {path}: verification failed", err=True)
+    sys.exit(0 if report.ok else EXIT_UNSCORED)
+
+
+# --------------------------------------------------------------------------- execution tier
+# `reproscore execute` and `reproscore outcome import` (docs/execution.md).
+
+PROBE_LABELS = {"I": "I", "X": "X", "delta": "Δ", "N": "N", "E_prime": "E′", "T": "T"}
+
+
+def outcome_lines(result: dict) -> list[str]:
+    """The ROS and RCS lines of a result whose tree has outcome components."""
+    ros = result.get("ros")
+    if not ros:
+        return []
+    rcs = result["rcs"]
+    parts = ", ".join(f"{PROBE_LABELS.get(cid, cid)} {c['y']:g}" for cid, c in ros["components"].items())
+    outcome = result.get("outcome") or {}
+    origin = f"; outcome of {outcome['origin']} at {outcome['executed_at'][:19]}Z" if outcome else ""
+    failure = f", failure class {outcome['failure_class']}" if outcome.get("failure_class") else ""
+    return [
+        f"  ROS {ros['value']:.2f} / 100   ({parts}; coverage {ros['coverage']:g})",
+        f"  RCS {rcs['value']:.2f} / 100   (alpha {rcs['alpha']:g}: (1 - alpha)·RRS + alpha·ROS{origin}{failure})",
+    ]
+
+
+def _score_lines(scores: list[dict]) -> list[str]:
+    lines = []
+    for item in scores:
+        rub = item["rubric"]
+        ros = "n/a" if item["ros"] is None else f"{item['ros']:.2f}"
+        lines.append(
+            f"  under {rub['name']} {rub['version']}: RRS {item['rrs']:.2f}  ROS {ros}  "
+            f"alpha {item['alpha']:g}  RCS {item['rcs']:.2f}"
+        )
+    return lines
+
+
+@cli.command("execute")
+@db_option
+@click.option("--deposit", "deposit", required=True, metavar="ID", help="The stored tree to run: a SWHID (swh:1:dir:...), a deposit as source:id, its version DOI or its origin URL, or a local folder scored with `score --db` (its files are then used).")
+@click.option("--timeout", "timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S", help="Wall-clock limit in seconds of each probe run (the import check, each run of the entry point, each notebook, the test suite). Default: execute.timeout_seconds (600).")
+@click.option("--install-timeout", "install_timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S", help="Wall-clock limit in seconds of each install step. Default: execute.install_timeout_seconds (1800).")
+@click.option("--probes", "probes", default="I,X,delta,N,E_prime,T", show_default=True, metavar="LIST", help="The probes to record, comma-separated: I (install), X (entry point), delta (determinism: a second run), N (notebooks), E_prime (imports), T (tests). The environment is installed whichever are chosen.")
+@click.option("--no-sandbox", "no_sandbox", is_flag=True, default=False, help="Run the deposit's code directly on this machine, without bubblewrap: it then has this machine's network and can read whatever your user can. Without this flag, execute refuses to run when bubblewrap is missing.")
+@click.option("--tree", "tree", default=None, metavar="PATH", type=click.Path(file_okay=False), help="A copy of the tree's files; its SWHID must be the snapshot's. Default: where the store says the tree was read (the folder given to `score --db`, or a deposit kept by `run --keep` in run.work_dir).")
+@click.option("--offline-install", "offline_install", is_flag=True, default=False, help="No network for the install step either (with --find-links: install from local wheels only).")
+@click.option("--find-links", "find_links", multiple=True, metavar="DIR", type=click.Path(file_okay=False, exists=True), help="A folder of wheels or sdists pip may install from (repeatable); made visible, read-only, inside the sandbox.")
+@click.option("--no-index", "no_index", is_flag=True, default=False, help="pip uses no package index, only the --find-links folders.")
+@click.option("--config", "config", default=None, metavar="FILE", help=CONFIG_HELP + " Its [execute] section sets the limits.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="text: one line per probe and the scores with the outcome; json: the whole report (components, probes with commands, exit statuses, durations, log excerpts) as an object.")
+def execute_command(db: str, deposit: str, timeout: float | None, install_timeout: float | None, probes: str, no_sandbox: bool, tree: str | None, offline_install: bool, find_links: tuple[str, ...], no_index: bool, config: str | None, output_format: str) -> None:
+    """Install and run a stored tree in a sandbox, and store its outcome components
+    (the ROS probes of the execution tier; see docs/execution.md).
+
+    A copy of the tree is made in a scratch directory (deleted afterwards) and, inside
+    bubblewrap, installed (I: requirements files, the project, environment.yml through
+    conda or mamba when present) and probed: third-party imports (E′), the entry point
+    the execution_entry_point detector found (X), every notebook (N), a second run
+    compared with the first (delta) and the test suite (T). Deposit code has no network
+    (only the install step has, unless --offline-install), a wall-clock timeout per
+    probe, memory, CPU, process and file-size limits, a clean environment, and no
+    access to the database or the home directory. The first failure is classified
+    (install_dep, missing_module, missing_data, code_error, timeout). Every stored score
+    of the tree then carries the ROS, alpha and RCS. Exit status 0 when the outcome was
+    stored (whatever it is), 2 when the tree, the sandbox or an option is unusable.
+    """
+    from .config import ConfigError
+    from .execution.sandbox import SandboxUnavailable
+
+    if no_sandbox:
+        click.echo("reproscore: warning: --no-sandbox: running the deposit's code directly on this "
+                   "machine, with its network and your user's files", err=True)
+    try:
+        result = api.execute_deposit(
+            db, deposit, timeout=timeout, install_timeout=install_timeout, probes=probes,
+            sandbox=not no_sandbox, tree=tree, offline_install=offline_install,
+            find_links=list(find_links), no_index=no_index, config=config,
+            log=lambda message: click.echo(message, err=True),
+        )  # fmt: skip
+    except SandboxUnavailable as exc:
+        fail(str(exc))
+    except (ConfigError, StoreError, ValueError, OSError) as exc:
+        fail(str(exc).replace("\n", "; "))
+    if output_format == "json":
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+        return
+    report = result.report
+    where = "a bubblewrap sandbox" if report.sandbox == "bubblewrap" else "NO sandbox"
+    click.echo(f"executed {result.reference} ({result.swhid}) in {where} in {report.duration:.1f} s; "
+               f"outcome {result.outcome_id} stored")
+    for probe in report.probes.values():
+        value = "n/a" if probe.value is None else f"{probe.value:.1f}"
+        note = f" [{probe.failure_class}]" if probe.failure_class else ""
+        click.echo(f"  {PROBE_LABELS[probe.id]:<2} {value:>6}  {probe.reason}{note}")
+        if probe.failure_class and probe.log_excerpt:
+            click.echo(f"          {probe.log_excerpt.strip().splitlines()[-1][:160]}")
+    click.echo(f"  failure class: {report.failure_class or 'none'}")
+    for line in _score_lines(result.scores):
+        click.echo(line)
+
+
+@cli.group("outcome")
+def outcome_group() -> None:
+    """Outcome components from outside: results of your own execution infrastructure
+    (repo2docker, Binder, CI) in the documented JSON schema (docs/execution.md)."""
+
+
+@outcome_group.command("import")
+@db_option
+@click.argument("results", metavar="RESULTS.json")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="text: one line per imported outcome with the scores it gives; json: the same as a list.")
+def outcome_import_command(db: str, results: str, output_format: str) -> None:
+    """Validate RESULTS.json (schema reproscore-outcome/1: one outcome, or several under
+    "outcomes") and store each outcome's components with its origin, all or none.
+
+    Each outcome names a stored tree (subject: SWHID, source:id, DOI or origin URL),
+    its origin (who ran it), when it ran and its components (I and X booleans, delta a
+    percent, N, E_prime and T fractions; null when not available). Every stored score
+    of the tree then carries the ROS, alpha and RCS. Exit status 2, naming every bad
+    field, when the file is invalid; nothing is stored then.
+    """
+    from .execution.outcomes import OutcomeError
+
+    try:
+        imported = api.import_outcomes(db, results)
+    except OutcomeError as exc:
+        click.echo(f"reproscore: error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except StoreError as exc:
+        fail(str(exc))
+    if output_format == "json":
+        click.echo(json.dumps(imported, ensure_ascii=False))
+        return
+    for item in imported:
+        available = ", ".join(f"{PROBE_LABELS[c]} {v:g}" for c, v in item["components"].items() if v is not None)
+        click.echo(f"imported outcome {item['outcome_id']} of {item['subject']} ({item['swhid']}) from {item['origin']}: {available}")
+        for line in _score_lines(item["scores"]):
+            click.echo(line)
 
 
 def main() -> None:

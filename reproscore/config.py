@@ -110,6 +110,22 @@ class RunConfig:
 
 
 @dataclass(frozen=True)
+class ExecuteConfig:
+    """``[execute]``: the execution tier (``reproscore execute``, never part of ``run``):
+    per-probe limits of the sandbox and where it works."""
+
+    timeout_seconds: float = 600.0
+    install_timeout_seconds: float = 1800.0
+    memory_mb: int = 4096
+    cpu_seconds: int | None = None
+    max_processes: int = 256
+    max_file_mb: int = 1024
+    scratch_dir: str | None = None
+    sandbox_uid: int = 65534
+    conda: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration; every section and key has a default."""
 
@@ -119,6 +135,7 @@ class Config:
     download: DownloadConfig = field(default_factory=DownloadConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     run: RunConfig = field(default_factory=RunConfig)
+    execute: ExecuteConfig = field(default_factory=ExecuteConfig)
 
     def with_overrides(self, section: str, **values: Any) -> Config:
         """A copy with some keys of one section replaced (command-line options); None
@@ -136,6 +153,7 @@ SECTIONS: dict[str, type] = {
     "download": DownloadConfig,
     "extract": ExtractConfig,
     "run": RunConfig,
+    "execute": ExecuteConfig,
 }
 
 
@@ -197,6 +215,11 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
         raise ConfigError(f"{source}: swh.per_minute must be positive")
     if config.run.max_attempts < 1:
         raise ConfigError(f"{source}: run.max_attempts must be at least 1")
+    x = config.execute
+    if x.timeout_seconds <= 0 or x.install_timeout_seconds <= 0:
+        raise ConfigError(f"{source}: execute.timeout_seconds and install_timeout_seconds must be positive")
+    if min(x.memory_mb, x.max_processes, x.max_file_mb) < 1 or (x.cpu_seconds is not None and x.cpu_seconds < 1):
+        raise ConfigError(f"{source}: execute.memory_mb, cpu_seconds, max_processes and max_file_mb must be at least 1")
     return config
 
 

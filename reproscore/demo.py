@@ -298,11 +298,68 @@ def score_samples(out_dir: Path) -> None:
         print(f"  {scored.result['rrs']:6.2f}  {sample.name}")
 
 
+def export_demo_collection(out_dir: Path) -> None:
+    """Export the demo collection as RO-Crate 1.3 into ``demo-out/exports/``: the
+    collection crate (``--all``) and one crate per scored deposit; verify one crate
+    (``reproscore verify``) and validate it with roc-validator offline when it is
+    installed (the ``test`` extra, which ``make install`` installs). Raises
+    RuntimeError when the crate does not verify or validate."""
+    from exporters import validator
+
+    from .api import deposit_results, export_rocrate, verify_export
+
+    db = out_dir / "demo.db"
+    exports = out_dir / "exports"
+    shutil.rmtree(exports, ignore_errors=True)
+    print("\nexporting the demo collection as RO-Crate 1.3 (score, evidence and rubric) into demo-out/exports/:")
+    print("$ reproscore export rocrate --db demo-out/demo.db --all --out demo-out/exports/collection")
+    collection = export_rocrate(db, exports / "collection", all_deposits=True)
+    print(f"  collection crate: {len(collection.assessments)} deposits")
+    crates = []
+    for source, prefix in (("zenodo", "zenodo-"), ("swh", "swh-")):
+        for row in deposit_results(db, source):
+            if row["rrs"] is None:
+                continue
+            name = prefix + "".join(ch if ch.isalnum() else "-" for ch in row["record"].split("://")[-1])
+            result = export_rocrate(db, exports / name, deposit=row["record"])
+            crates.append(Path(result.path))
+            print(f"  {result.assessments[0]['rrs']:6.2f}  demo-out/exports/{name}  ({row['record']})")
+    first = crates[0]
+    report = verify_export(first)
+    print(f"$ reproscore verify demo-out/exports/{first.name}\n  {report.kind}: "
+          + ("verified, RRS recomputed from the exported values and rubric" if report.ok else "FAILED"))
+    if not report.ok:
+        raise RuntimeError(f"{first}: {[a.problems for a in report.assessments]}")
+    if not validator.available():
+        print("  roc-validator is not installed (pip install -e '.[test]'): crate validation skipped")
+        return
+    outcome = validator.validate_crate(first, out_dir / "rocrate-validator-cache" / "http_cache")
+    print(f"roc-validator, profile {validator.PROFILE}, REQUIRED level, offline (contexts from the bundled "
+          f"copies): demo-out/exports/{first.name} is {'valid' if outcome.passed else 'INVALID'}")
+    if not outcome.passed:
+        raise RuntimeError(f"{first}: " + "; ".join(outcome.lines()))
+
+
+def report_demo_collection(out_dir: Path) -> Path:
+    """Write the demo collection's audit report (``reproscore report``, comparing the
+    default rubric with bioinformatics-v1) into ``demo-out/report/`` and print the path
+    of its index.html."""
+    from .api import collection_report
+
+    print("\n$ reproscore report --db demo-out/demo.db --out demo-out/report --compare-rubric bioinformatics-v1")
+    result = collection_report(out_dir / "demo.db", out_dir / "report", compare_rubric="bioinformatics-v1")
+    print(f"  {result.line()}")
+    print(f"the collection audit report: {result.index}")
+    return result.index
+
+
 def run(out_dir: Path = ROOT / "demo-out") -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     print("reproscore demo: the nightly job against a replayed Zenodo and Software Heritage, offline\n")
     status = run_nightly_demo(out_dir)
     score_samples(out_dir)
+    export_demo_collection(out_dir)
+    report_demo_collection(out_dir)
     return status
 
 

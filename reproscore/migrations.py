@@ -328,6 +328,80 @@ def m004_software_heritage(db: Database) -> None:
     )
 
 
+_COMPONENT_RANGE = "CHECK ({0} IS NULL OR ({0} >= 0 AND {0} <= 100))"
+_FAILURE_CLASS = (
+    "CHECK ({0} IS NULL OR {0} IN"
+    " ('install_dep', 'missing_module', 'missing_data', 'code_error', 'timeout'))"
+)
+
+
+@migrations()
+def m005_execution_outcomes(db: Database) -> None:
+    """The execution tier: outcome components of a tree (a sandboxed run of `execute`
+    or an imported result), each probe's record, and the ROS, alpha and RCS stored with
+    every score."""
+    components = ",\n".join(
+        f"                {column} REAL {_COMPONENT_RANGE.format(column)}"
+        for column in ("i", "x", "delta", "n", "e_prime", "t")
+    )
+    _run(
+        db,
+        (
+            f"""
+            CREATE TABLE outcomes (
+                id INTEGER PRIMARY KEY,
+                snapshot_id INTEGER NOT NULL REFERENCES snapshots(id),
+                deposit_id INTEGER REFERENCES deposits(id),
+                origin TEXT NOT NULL,
+                origin_detail TEXT NOT NULL DEFAULT '{{}}',
+                sandbox TEXT CHECK (sandbox IS NULL OR sandbox IN ('bubblewrap', 'none')),
+{components},
+                failure_class TEXT {_FAILURE_CLASS.format("failure_class")},
+                environment TEXT NOT NULL DEFAULT '{{}}',
+                executed_at TEXT NOT NULL,
+                duration REAL CHECK (duration IS NULL OR duration >= 0),
+                recorded_at TEXT NOT NULL,
+                scorer_version TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX outcomes_by_snapshot ON outcomes (snapshot_id, executed_at)",
+            f"""
+            CREATE TABLE outcome_probes (
+                id INTEGER PRIMARY KEY,
+                outcome_id INTEGER NOT NULL REFERENCES outcomes(id),
+                probe TEXT NOT NULL CHECK (probe IN ('I', 'X', 'delta', 'N', 'E_prime', 'T')),
+                value REAL {_COMPONENT_RANGE.format("value")},
+                status TEXT NOT NULL CHECK (status IN ('measured', 'not_applicable', 'error')),
+                reason TEXT NOT NULL DEFAULT '',
+                command TEXT,
+                exit_status INTEGER,
+                duration REAL,
+                log_excerpt TEXT,
+                failure_class TEXT {_FAILURE_CLASS.format("failure_class")},
+                details TEXT NOT NULL DEFAULT '{{}}',
+                UNIQUE (outcome_id, probe)
+            )
+            """,
+            # Every score carries the ROS, alpha and RCS of its tree's current outcome
+            # (NULL ROS, alpha 0 and RCS = RRS when the tree has none).
+            "ALTER TABLE scores ADD COLUMN outcome_id INTEGER REFERENCES outcomes(id)",
+            "ALTER TABLE scores ADD COLUMN ros REAL",
+            "ALTER TABLE scores ADD COLUMN ros_coverage REAL",
+            "ALTER TABLE scores ADD COLUMN alpha REAL NOT NULL DEFAULT 0",
+            "ALTER TABLE scores ADD COLUMN rcs REAL",
+            "UPDATE scores SET rcs = rrs",
+            # Whoever inserts a score (score --db, run, rescore), RCS is RRS until an
+            # outcome says otherwise.
+            """
+            CREATE TRIGGER scores_rcs_is_rrs AFTER INSERT ON scores WHEN NEW.rcs IS NULL
+            BEGIN
+                UPDATE scores SET rcs = NEW.rrs WHERE id = NEW.id;
+            END
+            """,
+        ),
+    )
+
+
 def migration_names() -> tuple[str, ...]:
     """Every migration this version knows, in order."""
     return tuple(m.name for m in migrations.pending(Database(memory=True)))

@@ -90,6 +90,8 @@ TABLES = (
     "harvest_windows",
     "checkpoints",
     "swh_visits",
+    "outcomes",
+    "outcome_probes",
 )
 
 DEPOSIT_FIELDS = (
@@ -133,8 +135,10 @@ _SCORE_COLUMNS = (
     + ", ".join(f"{key.lower()}_contribution" for key in CATEGORY_KEYS)
     + ", penalties_fired, scorer_version, computed_at"
 )
+# `rcs` starts as the RRS (parameter ?4): a tree's outcome, if any, then updates it (m005).
 _INSERT_SCORE = (
-    f"INSERT INTO scores ({_SCORE_COLUMNS}) VALUES ({', '.join('?' * (_SCORE_COLUMNS.count(',') + 1))}) "
+    f"INSERT INTO scores ({_SCORE_COLUMNS}, rcs) VALUES"
+    f" ({', '.join(f'?{i}' for i in range(1, _SCORE_COLUMNS.count(',') + 2))}, ?4) "
     "ON CONFLICT (rubric_id, snapshot_id, detector_set_id) DO NOTHING"
 )
 
@@ -184,6 +188,13 @@ WHERE s.id > ? AND s.id <= ? AND s.detector_set_id IS NOT NULL
 ORDER BY s.id, m.metric_position
 """
 _SNAPSHOT_COLUMNS = "id, swhid, source, label, files, bytes, deposit_id, detector_set_id, fetched_at"
+# The outcome components (ROS component id → column of `outcomes`), in rubric order.
+_OUTCOME_COLUMNS = {"I": "i", "X": "x", "delta": "delta", "N": "n", "E_prime": "e_prime", "T": "t"}
+_OUTCOME_SELECT = (
+    "o.id, o.snapshot_id, s.swhid, o.deposit_id, o.origin, o.origin_detail, o.sandbox, "
+    + ", ".join(f"o.{c}" for c in _OUTCOME_COLUMNS.values())
+    + ", o.failure_class, o.environment, o.executed_at, o.duration, o.recorded_at"
+)
 
 
 class StoreError(Exception):
@@ -1094,6 +1105,7 @@ class Store:
                     _INSERT_SCORE,
                     _score_row_from_score(snapshot_id, rubric_id, detector_set_id, scored, now),
                 )
+                self._refresh_outcome_scores(conn, snapshot_id=snapshot_id)
         return snapshot_id
 
     @staticmethod
@@ -1354,16 +1366,391 @@ class Store:
             report.incomplete += len(incomplete)
             if out:
                 with self.write():
-                    before = conn.total_changes
-                    conn.executemany(_INSERT_SCORE, out)
-                    report.inserted += conn.total_changes - before
+                    # rowcount: the rows inserted, without the trigger's updates (m005)
+                    report.inserted += conn.executemany(_INSERT_SCORE, out).rowcount
             for snapshot_id in incomplete[: 20 - len(report.incomplete_swhids)]:
                 report.incomplete_swhids.append(
                     conn.execute("SELECT swhid FROM snapshots WHERE id = ?", (snapshot_id,)).fetchone()[0]
                 )
             last = high
+        with self.write() as conn:
+            self._refresh_outcome_scores(conn, rubric_id=rubric_id)
         report.seconds = time.perf_counter() - started
         return report
+
+    # ------------------------------------------------------------------ exports
+    # The queries the exporters use (exporters.assessment): which deposit and tree an
+    # identifier names, a deposit's metadata, the Software Heritage visit of a tree, when
+    # a tree's measurements were made, and every scored deposit of a collection.
+
+    def resolve_subject(self, reference: str) -> tuple[int | None, SnapshotRecord]:
+        """The deposit (or None) and the tree that ``reference`` names, for an export.
+
+        ``reference`` is a version DOI (``10.5281/zenodo.123``, ``doi:…``,
+        ``https://doi.org/…``; a concept DOI names its newest version), a Zenodo record
+        id (``123``) or record URL, an origin URL (the Software Heritage origin, else the
+        newest Zenodo deposit linking that repository), a snapshot SWHID (``swh:1:dir:…``,
+        qualifiers allowed; the deposit through which the tree was first reached, if
+        any) or ``source:source_id``. A deposit names its most recently linked tree.
+        Raises :class:`NotFound` naming what was tried.
+        """
+        ref = reference.strip()
+        if not ref:
+            raise NotFound("an empty deposit id names nothing")
+        if ref.lower().startswith(SWHID_DIR_PREFIX):
+            swhid = ref.split(";", 1)[0].lower()
+            record = self.find_snapshot(swhid)
+            if record is None:
+                raise NotFound(f"no snapshot {swhid} in {self.path}")
+            deposit_id = record.deposit_id
+            if deposit_id is None:
+                row = self.conn.execute(
+                    "SELECT deposit_id FROM deposit_snapshots WHERE snapshot_id = ?"
+                    " ORDER BY seen_at, rowid LIMIT 1",
+                    (record.id,),
+                ).fetchone()
+                deposit_id = None if row is None else row[0]
+            return deposit_id, record
+        candidates = self._subject_deposits(ref)
+        if not candidates:
+            raise NotFound(
+                f"no deposit or snapshot matches {reference!r} in {self.path} (looked for a "
+                "DOI, a Zenodo record id or URL, an origin URL, a snapshot SWHID and "
+                "source:id)"
+            )
+        for deposit_id in candidates:
+            record = self._snapshot(
+                "id = (SELECT snapshot_id FROM deposit_snapshots WHERE deposit_id = ?"
+                " ORDER BY seen_at DESC, rowid DESC LIMIT 1)",
+                (deposit_id,),
+            )
+            if record is not None:
+                return deposit_id, record
+        row = self.conn.execute(
+            "SELECT source, source_id, status FROM deposits WHERE id = ?", (candidates[0],)
+        ).fetchone()
+        status = f" (status {row[2]})" if row[2] else ""
+        raise NotFound(
+            f"deposit {row[0]}:{row[1]}{status}, named by {reference!r}, has no stored tree "
+            f"in {self.path}: it was not scored"
+        )
+
+    def _subject_deposits(self, ref: str) -> list[int]:
+        """Ids of the deposits ``ref`` may name, best first (see :meth:`resolve_subject`)."""
+        def ids(where: str, params: tuple) -> list[int]:
+            return [
+                row[0]
+                for row in self.conn.execute(
+                    f"SELECT id FROM deposits WHERE {where} ORDER BY id DESC", params
+                ).fetchall()
+            ]
+
+        doi = re.sub(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", "", ref, flags=re.IGNORECASE)
+        if re.fullmatch(r"10\.\d{4,9}/\S+", doi):
+            return ids("version_doi = ? COLLATE NOCASE", (doi,)) or ids(
+                "concept_doi = ? COLLATE NOCASE", (doi,)
+            )
+        record = re.fullmatch(r"https?://(?:www\.)?zenodo\.org/records?/(\d+)/?", ref)
+        if ref.isdigit() or record:
+            return ids("source = 'zenodo' AND source_id = ?", (record.group(1) if record else ref,))
+        if ref.startswith(("http://", "https://")):
+            url = ref.rstrip("/")
+            return ids("source = 'swh' AND source_id IN (?, ?)", (url, url + "/")) + ids(
+                "source <> 'swh' AND origin_url IN (?, ?)", (url, url + "/")
+            )
+        source, sep, source_id = ref.partition(":")
+        if sep:
+            return ids("source = ? AND source_id = ?", (source, source_id))
+        return []
+
+    def deposit_record(self, deposit_id: int) -> dict[str, Any]:
+        """Every stored column of a deposit, JSON columns decoded."""
+        cursor = self.conn.execute("SELECT * FROM deposits WHERE id = ?", (deposit_id,))
+        row = cursor.fetchone()
+        if row is None:
+            raise NotFound(f"no deposit with id {deposit_id} in {self.path}")
+        record = dict(zip([d[0] for d in cursor.description], row, strict=True))
+        for name in ("creators", "related_urls", "communities", "dates", "files", "swh", "tombstone"):
+            if isinstance(record.get(name), str):
+                record[name] = json.loads(record[name])
+        if isinstance(record.get("metadata"), str):
+            try:  # stored as JSON: the raw XML as a string, or an object
+                record["metadata"] = json.loads(record["metadata"])
+            except ValueError:
+                pass
+        return record
+
+    def swh_visit_of(self, swhid: str, deposit_id: int | None = None) -> dict[str, Any] | None:
+        """The latest recorded Software Heritage visit whose root directory is ``swhid``
+        (a visit of ``deposit_id`` first), or None when the archive never showed it."""
+        cursor = self.conn.execute(
+            "SELECT origin_url, visit, date, swh_snapshot, release, revision FROM swh_visits"
+            " WHERE directory = ? ORDER BY (deposit_id IS ?) DESC, date DESC, visit DESC LIMIT 1",
+            (swhid, deposit_id),
+        )
+        row = cursor.fetchone()
+        return None if row is None else dict(zip([d[0] for d in cursor.description], row, strict=True))
+
+    def measurement_times(self, snapshot_id: int) -> tuple[str | None, str | None]:
+        """When the tree's current measurements were first and last stored."""
+        row = self.conn.execute(
+            "SELECT min(measured_at), max(measured_at) FROM measurements"
+            " WHERE snapshot_id = ? AND is_current = 1",
+            (snapshot_id,),
+        ).fetchone()
+        return row[0], row[1]
+
+    def score_under(
+        self, snapshot: SnapshotRecord, rubric: Rubric | None = None
+    ) -> tuple[StoredScore, Rubric]:
+        """The stored score of the snapshot's current measurements under ``rubric``, or
+        its most recently computed one, with the rubric it was computed under. Raises
+        :class:`NotFound` saying what is missing (and, for a rubric, how to score it)."""
+        if snapshot.detector_set_id is None:
+            raise NotFound(f"snapshot {snapshot.swhid} has no stored measurements")
+        if rubric is None:
+            stored = self.stored_score(snapshot)
+            if stored is None:
+                raise NotFound(f"snapshot {snapshot.swhid} has no stored score")
+            return stored, self.load_stored_rubric(stored.rubric_id)
+        rubric_id = self.rubric_id(rubric)
+        stored = None if rubric_id is None else self.stored_score(snapshot, rubric_id)
+        if stored is None:
+            raise NotFound(
+                f"snapshot {snapshot.swhid} has no stored score under rubric "
+                f"{rubric.name}@{rubric.version}; run: reproscore rescore --db {self.path} "
+                f"--rubric {rubric.name}"
+            )
+        return stored, rubric
+
+    def detector_set_sha256_of(self, detector_set_id: int) -> str:
+        row = self.conn.execute(
+            "SELECT sha256 FROM detector_sets WHERE id = ?", (detector_set_id,)
+        ).fetchone()
+        return "" if row is None else row[0]
+
+    def scored_subjects(self, rubric_id: int | None = None) -> list[tuple[int | None, SnapshotRecord]]:
+        """(deposit id, tree) of every deposit whose latest tree has a stored score of its
+        current measurements (under ``rubric_id`` when given), in deposit id order; then
+        (None, tree) for every such tree that no deposit holds."""
+        score_filter = (
+            "EXISTS (SELECT 1 FROM scores sc WHERE sc.snapshot_id = s.id"
+            " AND sc.detector_set_id = s.detector_set_id"
+            + ("" if rubric_id is None else " AND sc.rubric_id = ?")
+            + ")"
+        )
+        params: tuple = () if rubric_id is None else (rubric_id,)
+        columns = ", ".join(f"s.{c.strip()}" for c in _SNAPSHOT_COLUMNS.split(","))
+        rows = self.conn.execute(
+            f"SELECT d.id, {columns} FROM deposits d JOIN snapshots s ON s.id ="
+            " (SELECT snapshot_id FROM deposit_snapshots WHERE deposit_id = d.id"
+            "  ORDER BY seen_at DESC, rowid DESC LIMIT 1)"
+            f" WHERE {score_filter} ORDER BY d.id",
+            params,
+        ).fetchall()
+        out: list[tuple[int | None, SnapshotRecord]] = [(row[0], SnapshotRecord(*row[1:])) for row in rows]
+        alone = self.conn.execute(
+            f"SELECT {columns} FROM snapshots s WHERE NOT EXISTS (SELECT 1 FROM deposit_snapshots"
+            f" ds WHERE ds.snapshot_id = s.id) AND {score_filter} ORDER BY s.id",
+            params,
+        ).fetchall()
+        out.extend((None, SnapshotRecord(*row)) for row in alone)
+        return out
+
+    # ------------------------------------------------------------------ execution outcomes
+    # The execution tier (reproscore.execution, docs/execution.md): the outcome
+    # components of a tree, from a sandboxed run (`execute`) or imported from outside
+    # (`outcome import`), and the ROS, alpha and RCS they give every stored score. A tree's
+    # current outcome is its most recently executed one.
+
+    def save_outcome(
+        self,
+        snapshot_id: int,
+        *,
+        components: Mapping[str, float | None],
+        origin: str,
+        executed_at: str,
+        deposit_id: int | None = None,
+        origin_detail: Mapping[str, Any] | None = None,
+        sandbox: str | None = None,
+        failure_class: str | None = None,
+        environment: Mapping[str, Any] | None = None,
+        duration: float | None = None,
+        probes: Iterable[Mapping[str, Any]] = (),
+    ) -> int:
+        """Store one outcome of tree ``snapshot_id`` with its probes, and bring every
+        score of the tree up to date with the tree's current outcome, in one
+        transaction. ``components`` are on the 0–100 scale (None: not available)."""
+        with self.write() as conn:
+            outcome_id = self._insert_outcome(
+                conn, snapshot_id, components=components, origin=origin, executed_at=executed_at,
+                deposit_id=deposit_id, origin_detail=origin_detail, sandbox=sandbox,
+                failure_class=failure_class, environment=environment, duration=duration, probes=probes,
+            )
+            self._refresh_outcome_scores(conn, snapshot_id=snapshot_id)
+        return outcome_id
+
+    def save_outcomes(self, outcomes: Iterable[tuple[int, Mapping[str, Any]]]) -> list[int]:
+        """Several outcomes ``(snapshot id, save_outcome keywords)`` in one transaction:
+        all are stored or none."""
+        ids = []
+        with self.write() as conn:
+            touched = set()
+            for snapshot_id, fields in outcomes:
+                ids.append(self._insert_outcome(conn, snapshot_id, **fields))
+                touched.add(snapshot_id)
+            for snapshot_id in sorted(touched):
+                self._refresh_outcome_scores(conn, snapshot_id=snapshot_id)
+        return ids
+
+    @staticmethod
+    def _insert_outcome(
+        conn: sqlite3.Connection, snapshot_id: int, *, components: Mapping[str, float | None], origin: str,
+        executed_at: str, deposit_id: int | None = None, origin_detail: Mapping[str, Any] | None = None,
+        sandbox: str | None = None, failure_class: str | None = None,
+        environment: Mapping[str, Any] | None = None, duration: float | None = None,
+        probes: Iterable[Mapping[str, Any]] = (),
+    ) -> int:
+        unknown = sorted(set(components) - set(_OUTCOME_COLUMNS))
+        if unknown:
+            raise ValueError(f"unknown outcome component(s): {', '.join(unknown)}")
+        columns = ", ".join(_OUTCOME_COLUMNS.values())
+        values = tuple(components.get(cid) for cid in _OUTCOME_COLUMNS)
+        outcome_id = conn.execute(
+            f"INSERT INTO outcomes (snapshot_id, deposit_id, origin, origin_detail, sandbox, {columns},"
+            " failure_class, environment, executed_at, duration, recorded_at, scorer_version)"
+            f" VALUES (?, ?, ?, ?, ?, {', '.join('?' * len(values))}, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (snapshot_id, deposit_id, origin, _json(dict(origin_detail or {})), sandbox, *values,
+             failure_class, _json(dict(environment or {})), executed_at, duration, utc_now(), SCORER_VERSION),
+        ).fetchone()[0]
+        conn.executemany(
+            "INSERT INTO outcome_probes (outcome_id, probe, value, status, reason, command, exit_status,"
+            " duration, log_excerpt, failure_class, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (outcome_id, p["probe"], p.get("value"), p.get("status") or "measured", p.get("reason") or "",
+                 p.get("command"), p.get("exit_status"), p.get("duration"), p.get("log_excerpt"),
+                 p.get("failure_class"), _json(dict(p.get("details") or {})))
+                for p in probes
+            ],
+        )
+        return outcome_id
+
+    def _current_outcome_row(self, snapshot_id: int) -> tuple | None:
+        return self.conn.execute(
+            f"SELECT {_OUTCOME_SELECT} FROM outcomes o JOIN snapshots s ON s.id = o.snapshot_id"
+            " WHERE o.snapshot_id = ? ORDER BY o.executed_at DESC, o.id DESC LIMIT 1",
+            (snapshot_id,),
+        ).fetchone()
+
+    def outcome_for_snapshot(self, snapshot_id: int) -> dict[str, Any] | None:
+        """The current (most recently executed) outcome of tree ``snapshot_id``, or None.
+
+        ``{"outcome_id", "snapshot_id", "swhid", "deposit_id",
+        "components": {"I", "X", "delta", "N", "E_prime", "T"} (each on the 0–100 scale,
+        None when not available), "inputs" (the available components in the input
+        scales of METRICS.md §8 — I and X booleans, delta a percent, N, E_prime and T
+        fractions —, what ``scoring.aggregate.score(outcomes=…)`` takes under the
+        default rubric; :meth:`outcome_inputs` converts for any rubric), "origin"
+        ("reproscore-execute" or the imported origin's name), "origin_detail",
+        "executed_at", "recorded_at", "failure_class", "sandbox" ("bubblewrap", "none",
+        or None when imported), "environment", "duration_seconds",
+        "probes": [{"probe", "value", "status", "reason", "command", "exit_status",
+        "duration_seconds", "log_excerpt", "failure_class", "details"}]}``.
+        """
+        from .execution.outcomes import default_inputs
+
+        row = self._current_outcome_row(snapshot_id)
+        if row is None:
+            return None
+        (outcome_id, snap_id, swhid, deposit_id, origin, origin_detail, sandbox, *values) = row
+        components = dict(zip(_OUTCOME_COLUMNS, values[: len(_OUTCOME_COLUMNS)], strict=True))
+        failure_class, environment, executed_at, duration, recorded_at = values[len(_OUTCOME_COLUMNS):]
+        probes = [
+            {"probe": r[0], "value": r[1], "status": r[2], "reason": r[3], "command": r[4],
+             "exit_status": r[5], "duration_seconds": r[6], "log_excerpt": r[7], "failure_class": r[8],
+             "details": json.loads(r[9])}
+            for r in self.conn.execute(
+                "SELECT probe, value, status, reason, command, exit_status, duration, log_excerpt,"
+                " failure_class, details FROM outcome_probes WHERE outcome_id = ? ORDER BY id",
+                (outcome_id,),
+            ).fetchall()
+        ]
+        return {
+            "outcome_id": outcome_id,
+            "snapshot_id": snap_id,
+            "swhid": swhid,
+            "deposit_id": deposit_id,
+            "components": components,
+            "inputs": default_inputs(components),
+            "origin": origin,
+            "origin_detail": json.loads(origin_detail),
+            "executed_at": executed_at,
+            "recorded_at": recorded_at,
+            "failure_class": failure_class,
+            "sandbox": sandbox,
+            "environment": json.loads(environment),
+            "duration_seconds": duration,
+            "probes": probes,
+        }
+
+    def outcome_inputs(self, snapshot_id: int, rubric: Rubric) -> dict[str, Any] | None:
+        """The current outcome's available components as ROS inputs in ``rubric``'s
+        declared scales (for ``scoring.aggregate.score(outcomes=…)``), or None."""
+        from .execution.outcomes import inputs_for_rubric
+
+        outcome = self.outcome_for_snapshot(snapshot_id)
+        return None if outcome is None else inputs_for_rubric(outcome["components"], rubric)
+
+    def refresh_outcome_scores(self, *, snapshot_id: int | None = None, rubric_id: int | None = None) -> int:
+        """Bring the ROS, alpha and RCS of stored scores up to date with their tree's
+        current outcome; returns how many score rows changed."""
+        with self.write() as conn:
+            return self._refresh_outcome_scores(conn, snapshot_id=snapshot_id, rubric_id=rubric_id)
+
+    def _refresh_outcome_scores(
+        self, conn: sqlite3.Connection, *, snapshot_id: int | None = None, rubric_id: int | None = None
+    ) -> int:
+        from scoring.aggregate import compute_rcs, compute_ros
+
+        from .execution.outcomes import inputs_for_rubric
+
+        where = ["o.id = (SELECT o2.id FROM outcomes o2 WHERE o2.snapshot_id = o.snapshot_id"
+                 " ORDER BY o2.executed_at DESC, o2.id DESC LIMIT 1)", "sc.outcome_id IS NOT o.id"]
+        params: list[Any] = []
+        if snapshot_id is not None:
+            where.append("o.snapshot_id = ?")
+            params.append(snapshot_id)
+        if rubric_id is not None:
+            where.append("sc.rubric_id = ?")
+            params.append(rubric_id)
+        rows = conn.execute(
+            f"SELECT sc.id, sc.rubric_id, sc.rrs, o.id, {', '.join('o.' + c for c in _OUTCOME_COLUMNS.values())}"
+            " FROM outcomes o CROSS JOIN scores sc ON sc.snapshot_id = o.snapshot_id"
+            f" WHERE {' AND '.join(where)}",
+            params,
+        ).fetchall()
+        rubrics: dict[int, Rubric] = {}
+        updates = []
+        for score_id, rid, rrs, outcome_id, *values in rows:
+            rubric = rubrics.get(rid)
+            if rubric is None:
+                rubric = rubrics[rid] = self.load_stored_rubric(rid)
+            components = dict(zip(_OUTCOME_COLUMNS, values, strict=True))
+            ros = compute_ros(inputs_for_rubric(components, rubric), rubric)
+            rcs = compute_rcs(rrs, ros, rubric)
+            updates.append((
+                outcome_id,
+                None if ros is None else round(ros.value, 2),
+                None if ros is None else round(ros.coverage, 4),
+                round(rcs.alpha, 4),
+                rcs.value,
+                score_id,
+            ))
+        conn.executemany(
+            "UPDATE scores SET outcome_id = ?, ros = ?, ros_coverage = ?, alpha = ?, rcs = ? WHERE id = ?",
+            updates,
+        )
+        return len(updates)
 
     # ------------------------------------------------------------------ statistics
 

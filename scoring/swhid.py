@@ -27,7 +27,9 @@ only), and a fifo, socket or device file is hashed as an empty blob (git skips i
 The module is pure: it reads through a :class:`~scoring.sources.TreeSource` that can
 also give raw link text (``readlink``), and optionally the raw bytes of names
 (``raw_name``) and a streaming file handle (``open_binary``), as
-:class:`~scoring.sources.LocalDirectory` does.
+:class:`~scoring.sources.LocalDirectory` does. A source that already knows the git blob
+id of a file may also give it (``blob_id(path)``: 20 bytes, or None to have the file
+read), so an archive streamed once or a Software Heritage dataset need not be read again.
 """
 
 from __future__ import annotations
@@ -126,6 +128,14 @@ class _Hasher:
         self.bytes += length
 
     def file_hash(self, entry: Entry) -> bytes:
+        # A source that already knows a file's blob id (an archive hashed while it was
+        # streamed once, Software Heritage's dataset) gives it instead of its bytes.
+        known = getattr(self.source, "blob_id", None)
+        if known is not None:
+            digest = known(entry.path)
+            if digest is not None:
+                self.count(entry.size)
+                return digest
         opener = getattr(self.source, "open_binary", None)
         if opener is None:
             content = self.source.read(entry.path, entry.size + 1)

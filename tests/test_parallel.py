@@ -80,10 +80,10 @@ def test_score_paths_stores_every_tree_once_from_the_parent_process(tmp_path):
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_cli_score_with_jobs_prints_results_in_argument_order(jobs):
+def test_cli_score_with_workers_prints_results_in_argument_order(jobs):
     paths = [str(p) for p in SAMPLE_TREES]
     proc = subprocess.run(
-        [sys.executable, "-m", "reproscore", "score", *paths, "--format", "json", "--jobs", jobs],
+        [sys.executable, "-m", "reproscore", "score", *paths, "--format", "json", "--workers", jobs],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr

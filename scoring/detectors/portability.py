@@ -1507,6 +1507,16 @@ def import_resolvability(tree: TreeIndex) -> Result:
     return Result(value, counts=counts, evidence=evidence, fix=fix, reason=reason)
 
 
+def third_party_python_imports(tree: TreeIndex) -> list[str]:
+    """The modules of the tree's third-party Python imports as written (``sklearn``,
+    ``matplotlib.pyplot``), sorted: the set C2 counts (standard library, local,
+    environment-provided and ImportError-guarded imports excluded). The execution
+    tier's E′ probe tries to import each of them in the installed environment."""
+    scan = _scan(tree)
+    third, _tally = _imports(tree, scan, _local_modules(tree, scan))
+    return sorted({use.written for use in third.values() if use.language == "python"})
+
+
 def _manifest_target(tree: TreeIndex, undeclared: Sequence[_ImportUse]) -> str:
     languages = {u.language for u in undeclared}
     targets = []

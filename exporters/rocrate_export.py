@@ -1,0 +1,485 @@
+"""RO-Crate 1.3 exports, written with the ``rocrate`` library.
+
+**One crate per deposit** is an assessment package: it describes the deposit (by
+reference; no file of the deposit is copied) and carries the score with its policy.
+
+* Root dataset: ``about`` the deposit, ``mainEntity`` the ``Review``, ``mentions`` the
+  scoring ``CreateAction``, ``hasPart`` the rubric file and the native report.
+* The deposit (``CreativeWork``, ``@id`` its DOI URL, origin URL or SWHID) with its
+  metadata; the tree (``@id`` its SWHID, qualified with origin and visit when Software
+  Heritage archived it) ``isPartOf`` the deposit.
+* ``Review`` → ``Rating`` (the RRS, 0–100) → ``isBasedOn`` the rubric.
+* One ``PropertyValue`` per category (raw score) and per sub-metric (the value that
+  entered the arithmetic), with ``minValue``/``maxValue``, ``propertyID`` (the metric's
+  IRI), ``measurementTechnique`` → the metric's ``DefinedTerm`` in the rubric, and
+  ``wasDerivedFrom`` → the evidence files (contextual entities named by their path in
+  the tree, part of the tree and of the deposit).
+* The rubric, ``rubric/<name>-<version>.yaml``: a ``File`` + ``DefinedTermSet`` with
+  ``version``, ``sha256`` of the file's bytes and, as ``identifier``, the rubric's
+  content hash (the sha256 named by every stored score).
+* ``reproscore-result.json``: the native report (the full result with evidence).
+* A ``CreateAction``: ``instrument`` reproscore (name, url, version), ``object`` the
+  deposit, the tree and the rubric, ``result`` the review, the values and the report,
+  ``startTime`` when the tree was measured, ``endTime`` when the score was computed.
+* With outcome data: ``PropertyValue`` entities for each ROS component, the ROS, alpha
+  and the RCS.
+
+**A collection crate** (``--all``) holds one deposit entity per scored deposit with its
+review, rating, category and sub-metric values and scoring action, and every rubric
+used; evidence and reports stay in the per-deposit crates.
+
+Every crate passes ``roc-validator`` (profile ``ro-crate-1.3``, REQUIRED level).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from rocrate.model import ContextEntity
+from rocrate.rocrate import ROCrate
+
+from scoring.catalog import CATEGORY_KEYS, METRIC_IDS
+from scoring.rubric import ROS_COMPONENT_IDS
+
+from . import terms
+from .assessment import (
+    CATEGORY_NAMES,
+    CATEGORY_QUESTIONS,
+    METRIC_SPECS,
+    SCORER_NAME,
+    SCORER_URL,
+    Assessment,
+    ExportError,
+    iso_time,
+    rubric_file_name,
+    rubric_yaml,
+    spdx_license_url,
+)
+
+__all__ = [
+    "CC0",
+    "METADATA_FILE",
+    "REPORT_FILE",
+    "build_collection_crate",
+    "build_crate",
+    "write_collection",
+    "write_crate",
+]
+
+METADATA_FILE = "ro-crate-metadata.json"
+REPORT_FILE = "reproscore-result.json"
+CC0 = "https://creativecommons.org/publicdomain/zero/1.0/"
+COMPLETED = "http://schema.org/CompletedActionStatus"
+
+
+def _ref(entity_id: str) -> dict[str, str]:
+    return {"@id": entity_id}
+
+
+def _refs(ids: Iterable[str]) -> list[dict[str, str]] | dict[str, str]:
+    """References to ``ids``: one reference alone, several as a list (RO-Crate 1.3
+    recommends single values over singleton arrays)."""
+    refs = [_ref(i) for i in ids]
+    return refs[0] if len(refs) == 1 else refs
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _number(value: float) -> float:
+    """A JSON number that is read back as the same double (never an integer: JSON-LD
+    turns a float with a fractional part or exponent into ``xsd:double``)."""
+    return float(value)
+
+
+class _Builder:
+    """Adds entities to one crate, each once."""
+
+    def __init__(self, crate: ROCrate) -> None:
+        self.crate = crate
+
+    def add(self, entity_id: str, properties: dict[str, Any]) -> str:
+        existing = self.crate.get(entity_id)
+        if existing is None:
+            self.crate.add(ContextEntity(self.crate, entity_id, properties=properties))
+        return entity_id
+
+    def add_file(self, path: str, data: bytes, properties: dict[str, Any]) -> str:
+        props = dict(properties)
+        props.setdefault("contentSize", str(len(data)))
+        props["sha256"] = hashlib.sha256(data).hexdigest()
+        self.crate.add_file(source=io.BytesIO(data), dest_path=path, properties=props)
+        return path
+
+    # ------------------------------------------------------------------ shared entities
+
+    def license(self) -> str:
+        return self.add(CC0, {"@type": "CreativeWork", "name": "CC0 1.0 Universal",
+                              "description": "Public domain dedication"})
+
+    def license_of(self, text: str) -> str:
+        """A licence entity for ``text``: an SPDX id (what the Zenodo harvester stores)
+        becomes its spdx.org URL, anything else a named entity."""
+        text = text.strip()
+        url = spdx_license_url(text)
+        if url:
+            return self.add(url, {
+                "@type": "CreativeWork", "name": text, "identifier": text,
+                "description": f"The licence with SPDX identifier {text}"})
+        return self.add(f"#license-{_slug(text)}", {
+            "@type": "CreativeWork", "name": text, "description": f"Licence: {text}"})
+
+    def scorer(self, version: str) -> str:
+        return self.add(
+            f"#{SCORER_NAME}-{version}",
+            {"@type": "SoftwareApplication", "name": SCORER_NAME, "url": SCORER_URL,
+             "version": version,
+             "description": "Reproducibility readiness scorer: 26 static sub-metrics, "
+                            "aggregated under a versioned rubric"},
+        )
+
+    def completed(self) -> str:
+        return self.add(COMPLETED, {"@type": "ActionStatusType", "name": "Completed"})
+
+    def rubric(self, assessment: Assessment) -> str:
+        rub = assessment.rubric
+        path = rubric_file_name(rub)
+        if self.crate.get(path) is not None:
+            return path
+        hash_id = self.add(
+            f"#rubric-content-sha256-{rub.sha256}",
+            {"@type": "PropertyValue", "propertyID": terms.RUBRIC_SHA256,
+             "name": "Rubric content hash (SHA-256 of its RFC 8785 canonical form)",
+             "value": rub.sha256},
+        )
+        properties: dict[str, Any] = {
+            "@type": ["File", "DefinedTermSet"],
+            "name": f"Rubric {rub.name} {rub.version}",
+            "description": rub.description
+            or f"The scoring policy {rub.name} {rub.version}: weights, gates and penalties.",
+            "version": rub.version,
+            "encodingFormat": "application/yaml",
+            "identifier": _ref(hash_id),
+        }
+        if rub.license:
+            properties["license"] = _ref(self.license_of(rub.license))
+        self.add_file(path, rubric_yaml(rub).encode("utf-8"), properties)
+        return path
+
+    def term(self, iri: str, name: str, code: str, description: str, rubric_path: str) -> str:
+        entity = self.crate.get(iri)
+        if entity is None:
+            self.add(iri, {"@type": "DefinedTerm", "name": name, "termCode": code,
+                           "description": description, "inDefinedTermSet": _ref(rubric_path)})
+        elif all(getattr(s, "id", s) != rubric_path for s in _as_list(entity.get("inDefinedTermSet"))):
+            entity.append_to("inDefinedTermSet", self.crate.get(rubric_path))
+        else:
+            return iri
+        self.crate.get(rubric_path).append_to("hasDefinedTerm", self.crate.get(iri))
+        return iri
+
+    # ------------------------------------------------------------------ one assessment
+
+    def subject(self, a: Assessment) -> tuple[str, str]:
+        """Add the deposit and its tree; returns (deposit id, tree id)."""
+        s, snap = a.subject, a.snapshot
+        tree_props: dict[str, Any] = {
+            "@type": "CreativeWork",
+            "name": f"Source tree {snap.swhid}",
+            "description": f"The tree that was measured: {snap.files} files, {snap.bytes} bytes "
+                           "(its SWHID is the git tree hash of its root directory).",
+            "identifier": snap.qualified_swhid or snap.swhid,
+        }
+        if snap.swh_origin:
+            tree_props["url"] = snap.archive_url
+        if s.iri != snap.swhid:
+            tree_props["isPartOf"] = _ref(s.iri)
+            props: dict[str, Any] = {"@type": "CreativeWork", "name": s.display_name}
+            if s.doi:
+                props["identifier"] = f"https://doi.org/{s.doi}"
+            for key, value in (("url", s.record_url or s.origin_url), ("version", s.version),
+                               ("description", s.description),
+                               ("datePublished", s.publication_date)):
+                if value:
+                    props[key] = value
+            if s.license:
+                props["license"] = _ref(self.license_of(s.license))
+            if s.origin_url and s.origin_url != props.get("url"):
+                props["codeRepository"] = s.origin_url
+            if s.keywords:
+                props["keywords"] = ", ".join(s.keywords)
+            authors = [self.person(p, k) for k, p in enumerate(s.creators, 1)]
+            if authors:
+                props["author"] = _refs(authors)
+            self.add(s.iri, props)
+        self.add(snap.swhid, tree_props)
+        return s.iri, snap.swhid
+
+    def person(self, person: Any, position: int) -> str:
+        props: dict[str, Any] = {"@type": "Person", "name": person.name}
+        if person.affiliation:
+            props["affiliation"] = _ref(self.add(
+                f"#organization-{_slug(person.affiliation)}",
+                {"@type": "Organization", "name": person.affiliation}))
+        return self.add(person.iri or f"#person-{_slug(person.name)}-{position}", props)
+
+    def evidence(self, a: Assessment, prefix: str, deposit_id: str, tree_id: str) -> dict[str, list[str]]:
+        """One contextual entity per evidence path; returns metric id -> entity ids."""
+        paths = sorted({
+            e.path for m in a.score.submetrics.values() for e in m.evidence if e.path
+        })
+        ids = {path: f"{prefix}evidence-{n}" for n, path in enumerate(paths, 1)}
+        part_of = _refs(dict.fromkeys([tree_id, deposit_id]))
+        for path, entity_id in ids.items():
+            self.add(entity_id, {"@type": "CreativeWork", "name": path,
+                                 "description": f"{path} in {a.snapshot.swhid}",
+                                 "isPartOf": part_of})
+        derived: dict[str, list[str]] = {}
+        for mid, m in a.score.submetrics.items():
+            refs = list(dict.fromkeys(ids[e.path] for e in m.evidence if e.path))
+            if any(e.path is None for e in m.evidence):
+                refs.append(tree_id)
+            derived[mid] = refs
+        return derived
+
+    def values(self, a: Assessment, prefix: str, rubric_path: str,
+               derived: dict[str, list[str]] | None) -> list[str]:
+        """The PropertyValues of categories, sub-metrics and outcome; returns their ids."""
+        out: list[str] = []
+        sc = a.score
+        for key in CATEGORY_KEYS:
+            cat = sc.categories[key]
+            rule = a.rubric.categories[key]
+            term = self.term(terms.category_metric(key), f"{CATEGORY_NAMES[key]} ({key})", key,
+                             CATEGORY_QUESTIONS[key], rubric_path)
+            out.append(self.add(f"{prefix}category-{key}", {
+                "@type": "PropertyValue", "name": f"{CATEGORY_NAMES[key]} ({key}) raw score",
+                "propertyID": terms.category_metric(key), "value": _number(cat.raw),
+                "minValue": 0, "maxValue": 100, "unitText": "points",
+                "measurementTechnique": _ref(term),
+                "description": f"Weighted sum of the {key} sub-metrics; contributes "
+                               f"{cat.gated:.4g} RRS points (weight {rule.weight:g}, gate "
+                               f"tau {rule.tau:g}, k {rule.k:g}).",
+            }))
+        for mid in METRIC_IDS:
+            m = sc.submetrics[mid]
+            spec = METRIC_SPECS[mid]
+            term = self.term(terms.metric(mid), f"{spec.title} ({spec.code})", mid,
+                             f"Sub-metric {spec.code} of category {spec.category} "
+                             f"({CATEGORY_NAMES[spec.category]}).", rubric_path)
+            state = "not applicable" if not m.applicable else m.outcome.replace("_", " ")
+            level = f", level {m.level}" if m.level else ""
+            props: dict[str, Any] = {
+                "@type": "PropertyValue", "name": f"{spec.title} ({spec.code})",
+                "propertyID": terms.metric(mid), "value": _number(m.value),
+                "minValue": 0, "maxValue": 100, "unitText": "points",
+                "measurementTechnique": _ref(term),
+                "description": f"{state}{level}: {m.reason}".strip(),
+            }
+            if derived and derived.get(mid):
+                props["wasDerivedFrom"] = _refs(derived[mid])
+            out.append(self.add(f"{prefix}value-{mid}", props))
+        outcome = a.outcome
+        if outcome is not None:
+            for cid in ROS_COMPONENT_IDS:
+                comp = outcome.components.get(cid)
+                if comp is None:
+                    continue
+                term = self.term(terms.outcome_metric(cid), f"Outcome component {cid}", cid,
+                                 f"Execution outcome {cid} (ROS component).", rubric_path)
+                out.append(self.add(f"{prefix}outcome-{cid}", {
+                    "@type": "PropertyValue", "name": f"Outcome component {cid}",
+                    "propertyID": terms.outcome_metric(cid), "value": comp.input,
+                    "measurementTechnique": _ref(term),
+                    "description": f"As observed; {comp.y:.4g} on the 0-100 scale, weight "
+                                   f"{comp.weight:g} in the ROS.",
+                }))
+            for key, value, label, low, high in (
+                ("ROS", outcome.ros, "Reproducibility outcome score (ROS)", 0, 100),
+                ("coverage", outcome.coverage, "ROS coverage (weight of the observed components)", 0, 1),
+                ("alpha", outcome.alpha, "Weight alpha of the ROS in the RCS", 0, 1),
+                ("RCS", outcome.rcs, "Reproducibility composite score (RCS)", 0, 100),
+            ):
+                term = self.term(terms.score_metric(key), label, key, label, rubric_path)
+                out.append(self.add(f"{prefix}{key}", {
+                    "@type": "PropertyValue", "name": label, "propertyID": terms.score_metric(key),
+                    "value": _number(value), "minValue": low, "maxValue": high,
+                    "measurementTechnique": _ref(term),
+                }))
+        return out
+
+    def assessment(self, a: Assessment, prefix: str, *, evidence: bool,
+                   report: str | None) -> tuple[str, str, str]:
+        """Add one assessment; returns (deposit id, review id, action id)."""
+        rubric_path = self.rubric(a)
+        deposit_id, tree_id = self.subject(a)
+        derived = self.evidence(a, prefix, deposit_id, tree_id) if evidence else None
+        values = self.values(a, prefix, rubric_path, derived)
+        sc, rub = a.score, a.rubric
+        fired = [p.id for p in sc.penalties if p.fired]
+        rating = self.add(f"{prefix}rrs", {
+            "@type": "Rating", "name": f"RRS {sc.rrs:g}/100", "ratingValue": _number(sc.rrs),
+            "bestRating": 100, "worstRating": 0, "reviewAspect": "RRS",
+            "ratingExplanation": f"Reproducibility Readiness Score under rubric {rub.name} "
+                                 f"{rub.version}: gated weighted sum of the five category "
+                                 f"scores ({sc.rrs_unclamped:.6g} before clamping and rounding)"
+                                 + (f", penalties fired: {', '.join(fired)}" if fired else "")
+                                 + ".",
+        })
+        profile = ", ".join(f"{k} {sc.categories[k].raw:.1f}" for k in CATEGORY_KEYS)
+        weakest = min(CATEGORY_KEYS, key=lambda k: sc.categories[k].raw)
+        review = self.add(f"{prefix}assessment", {
+            "@type": "Review", "name": f"RRS assessment of {a.subject.label}",
+            "itemReviewed": _ref(deposit_id), "reviewRating": _ref(rating),
+            "reviewAspect": "Reproducibility readiness", "isBasedOn": _ref(rubric_path),
+            "datePublished": a.computed_at,
+            "reviewBody": f"RRS {sc.rrs:g}/100 under rubric {rub.name} {rub.version} "
+                          f"(sha256 {rub.sha256}). Category profile: {profile}; weakest: "
+                          f"{weakest} ({CATEGORY_NAMES[weakest]}). Penalties fired: "
+                          f"{', '.join(fired) or 'none'}.",
+        })
+        self.crate.get(deposit_id).append_to("review", self.crate.get(review), compact=True)
+        objects = [deposit_id] + ([tree_id] if tree_id != deposit_id else []) + [rubric_path]
+        results = [review, rating, *values] + ([report] if report else [])
+        action = self.add(f"{prefix}scoring-run", {
+            "@type": "CreateAction", "name": f"RRS scoring of {a.subject.label}",
+            "description": f"The tree {a.snapshot.swhid} measured by the 26 detectors and scored "
+                           f"under rubric {rub.name} {rub.version}.",
+            "instrument": _ref(self.scorer(a.scorer_version)),
+            "object": _refs(objects), "result": _refs(results),
+            "startTime": min(a.started_at, a.computed_at), "endTime": a.computed_at,
+            "actionStatus": _ref(self.completed()),
+        })
+        return deposit_id, review, action
+
+
+def _slug(text: str) -> str:
+    return "".join(ch.lower() if ch.isalnum() else "-" for ch in text).strip("-") or "x"
+
+
+def _report_bytes(a: Assessment) -> bytes:
+    return (json.dumps(a.result(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def build_crate(a: Assessment) -> ROCrate:
+    """The assessment crate of one deposit (see the module documentation)."""
+    crate = ROCrate()
+    b = _Builder(crate)
+    report = b.add_file(REPORT_FILE, _report_bytes(a), {
+        "@type": "File", "name": "reproscore result (native JSON)",
+        "description": "The full result of the scorer: every sub-metric's value, "
+                       "applicability, level, evidence (path, lines, rule, reason, redacted "
+                       "snippet) and fix, the categories, penalties, detector versions, "
+                       "rubric identity and scan inventory.",
+        "encodingFormat": "application/json",
+    })
+    deposit_id, review, action = b.assessment(a, "#", evidence=True, report=report)
+    sc, rub = a.score, a.rubric
+    root = crate.root_dataset
+    root["name"] = f"Reproducibility readiness of {a.subject.label}"
+    root["description"] = (
+        f"RRS {sc.rrs:g}/100 of {a.subject.display_name} (tree {a.snapshot.swhid}) under "
+        f"rubric {rub.name} {rub.version} (sha256 {rub.sha256}), with its category profile, "
+        f"the 26 sub-metric values and their evidence, the rubric itself and the scorer's "
+        f"native report. Exported by {SCORER_NAME}."
+    )
+    root["identifier"] = crate.get(b.add("#assessment-id", {
+        "@type": "PropertyValue", "name": "Assessment identifier", "propertyID": "urn:uuid",
+        "value": a.urn,
+        "description": "The same at every export of this score: derived from the deposit, "
+                       "the tree, the rubric's content hash and the detector versions."}))
+    root["datePublished"] = a.computed_at
+    root["license"] = crate.get(b.license())
+    root["about"] = crate.get(deposit_id)
+    root["mainEntity"] = crate.get(review)
+    root["mentions"] = crate.get(action)
+    return crate
+
+
+def build_collection_crate(assessments: Iterable[Assessment], *, name: str | None = None) -> ROCrate:
+    """One crate for a whole collection: per deposit its entity, review, rating, values
+    and scoring action; every rubric used as a file."""
+    crate = ROCrate()
+    b = _Builder(crate)
+    deposits: list[str] = []
+    actions: list[str] = []
+    times: list[str] = []
+    rubrics: dict[str, str] = {}
+    for k, a in enumerate(assessments, 1):
+        deposit_id, _review, action = b.assessment(a, f"#a{k}-", evidence=False, report=None)
+        deposits.append(deposit_id)
+        actions.append(action)
+        times.append(a.computed_at)
+        rubrics[a.rubric.sha256] = f"{a.rubric.name} {a.rubric.version}"
+    root = crate.root_dataset
+    root["name"] = name or f"Reproducibility readiness of {len(deposits)} deposits"
+    root["description"] = (
+        f"RRS assessments of {len(deposits)} deposits (one entity per deposit with its "
+        f"review, rating, category profile and 26 sub-metric values) under "
+        f"{len(rubrics)} rubric(s): {', '.join(sorted(rubrics.values())) or 'none'}. "
+        f"Evidence and native reports are in the per-deposit crates. Exported by {SCORER_NAME}."
+    )
+    root["datePublished"] = max(times) if times else iso_time(None)
+    root["license"] = crate.get(b.license())
+    if deposits:
+        root["about"] = _refs(dict.fromkeys(deposits))
+        root["mentions"] = _refs(actions)
+    return crate
+
+
+def _write(crate: ROCrate, out: str | os.PathLike[str], zip_file: bool) -> Path:
+    """Write ``crate`` to the directory (or zip file) ``out``, replacing a crate written
+    there before; anything else in the way is refused."""
+    target = Path(out)
+    if zip_file:
+        if target.is_dir():
+            raise ExportError(f"{target} is a directory; --zip writes a file")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp",
+                                         delete=False) as handle:
+            temporary = Path(handle.name)
+        try:
+            crate.write_zip(temporary)
+            temporary.chmod(0o644)
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+        return target
+    if target.exists() and not target.is_dir():
+        raise ExportError(f"{target} exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not (target / METADATA_FILE).is_file():
+        raise ExportError(f"{target} is a non-empty directory that holds no RO-Crate; not overwritten")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        crate.write(staging)
+        if target.is_dir():
+            shutil.rmtree(target)
+        staging.chmod(0o755)  # mkdtemp makes it private
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return target
+
+
+def write_crate(a: Assessment, out: str | os.PathLike[str], *, zip_file: bool = False) -> Path:
+    """Write the crate of one assessment to the directory ``out`` (or a zip file)."""
+    return _write(build_crate(a), out, zip_file)
+
+
+def write_collection(assessments: Iterable[Assessment], out: str | os.PathLike[str], *,
+                     zip_file: bool = False, name: str | None = None) -> Path:
+    """Write the collection crate of ``assessments`` to ``out`` (or a zip file)."""
+    return _write(build_collection_crate(assessments, name=name), out, zip_file)
