@@ -1640,7 +1640,7 @@ def _scan_python(tree: TreeIndex, unit: CodeUnit, scan: _DownloadScan) -> None:
                     scan.add(unit.path, number + offset, cell, line, Download(
                         "data_acquisition_script.python_call", "download call (line pattern; the file does not parse)"))
         return
-    if "://" not in unit.source and not any(hint in unit.source for hint in _PY_DOWNLOAD_HINTS):
+    if "://" not in unit.source and not any(hint in unit.word_text for hint in _PY_DOWNLOAD_HINTS):
         return  # no URL and no fetcher name: nothing here can download (skips the AST walk)
     resolver = _UrlResolver(unit)
     for call in unit.calls:

@@ -533,11 +533,10 @@ def _random_hint_re() -> re.Pattern[str]:
     return re.compile(_trie_pattern(tokens))
 
 
-_WORD_RE = re.compile(r"\w+")
 _CALL_TAIL_RE = re.compile(r"[\w.]*\s*\(")
 
 
-def _call_hint_lines(source: str) -> list[int]:
+def _call_hint_lines(unit: CodeUnit) -> list[int]:
     """Sorted numbers of the lines where a word holding a hint name starts a call: the
     word (``normal``, ``set_seed``), an optional attribute chain, then ``(``. Only such
     lines can hold a random or seed call site; the same names in comments and prose are
@@ -547,9 +546,12 @@ def _call_hint_lines(source: str) -> list[int]:
     source (a large alternation scanned position by position costs several times more),
     and the few matching words are then located with ``str.find``."""
     hint = _random_hint_re()
-    words = [word for word in set(_WORD_RE.findall(source)) if hint.search(word)]
+    # Pieces split at whitespace and ASCII punctuation (cost half of a \w+ scan); a piece
+    # may keep non-ASCII punctuation, which only adds candidate lines, never loses one.
+    words = [word for word in unit.words if hint.search(word)]
     if not words:
         return []
+    source = unit.source
     starts: list[int] = []
     size = len(source)
     for word in words:
@@ -593,7 +595,7 @@ def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
         # Cells of one notebook share one namespace: imports of any cell resolve calls of all.
         if unit.tree is not None:
             # One walk collects the imports and the calls on the hinted lines.
-            call_lines[position] = set(_call_hint_lines(unit.source))
+            call_lines[position] = set(_call_hint_lines(unit))
             imports, calls[position] = _pruned_walk(unit, sorted(call_lines[position].union(_import_lines(unit))))
             aliases.update(_aliases_of(imports))
         else:
@@ -1521,8 +1523,8 @@ _CONDA_ENV_NAME_RE = re.compile(r"(?:.*[-_.])?environment(?:[-_.].*)?\.ya?ml", r
 _CONFIG_IMPORTS = frozenset({"hydra", "omegaconf"})
 _CLI_IMPORTS = frozenset({"argparse", "optparse", "getopt", "click", "typer", "docopt", "fire"})
 _ABSL_FLAGS = ("absl.flags", "absl.app")
-# Substring tests: a few ``in`` scans of the source cost less than one alternation tried
-# at every position.
+# Names tested with ``in`` against CodeUnit.word_text (the distinct words, a fraction of
+# the source): cheaper than one alternation tried at every position of the source.
 _CONFIG_HINTS = ("hydra", "omegaconf", "argparse", "optparse", "getopt", "click", "typer", "docopt", "fire", "absl", "argv")
 _ARGV_FALLBACK_RE = re.compile(r"(?<![\w.])sys\.argv\s*\[")
 _R_CONFIG_GET_RE = re.compile(r"(?<![\w.])config::get\s*\(")
@@ -1586,7 +1588,7 @@ def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Eviden
     full: dict[str, Evidence] = {}
     cli: dict[str, Evidence] = {}
     for unit in tree.python_units():
-        if unit.path in full or not any(hint in unit.source for hint in _CONFIG_HINTS):
+        if unit.path in full or not any(hint in unit.word_text for hint in _CONFIG_HINTS):
             continue
         for ref in unit.imports:
             line, cell = _unit_location(unit, ref.line)
@@ -1774,7 +1776,7 @@ def _gpu_triggers(tree: TreeIndex, limit: int = 5) -> list[Evidence]:
             return found
     seen: set[str] = set()
     for unit in tree.python_units():
-        if unit.path in seen or not any(hint in unit.source for hint in _GPU_HINTS):
+        if unit.path in seen or not any(hint in unit.word_text for hint in _GPU_HINTS):
             continue
         for ref in unit.imports:
             if ref.top in _GPU_IMPORTS or ref.module.startswith("numba.cuda"):
