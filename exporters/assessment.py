@@ -12,8 +12,11 @@ writers read only these records.
 
 :func:`load_assessment` and :func:`load_collection` build them from a store handed in by
 the application (``reproscore.store.Store``; this package never imports it), through
-the store's export queries. :func:`build_assessment` builds one from measurements in
-memory (tests; a future execution tier passes ``outcomes``).
+the store's export queries, the tree's current execution outcome included
+(``Store.outcome_for_snapshot``: its components become the ROS inputs under the
+exported rubric, ``Store.outcome_inputs``, and its origin and probes the
+:class:`Execution` record). :func:`build_assessment` builds one from measurements in
+memory (tests), with optional ROS inputs ``outcomes`` and execution record.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import re
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from urllib.parse import quote
 
@@ -37,10 +40,12 @@ __all__ = [
     "SCORER_NAME",
     "SCORER_URL",
     "Assessment",
+    "Execution",
     "ExportError",
     "Outcome",
     "OutcomeComponent",
     "Person",
+    "ProbeRecord",
     "SnapshotInfo",
     "Subject",
     "build_assessment",
@@ -179,9 +184,116 @@ class Outcome:
         )
 
 
+# Origin of an outcome measured by ``reproscore execute`` (reproscore.api.EXECUTE_ORIGIN).
+EXECUTE_ORIGIN = "reproscore-execute"
+# Keys of an outcome's origin detail that are exported (``tree``, the local folder an
+# execution copied, is not: local paths stay local).
+ORIGIN_DETAIL_KEYS = ("name", "version", "url", "run_id", "description", "file", "sha256")
+
+
+@dataclass(frozen=True)
+class ProbeRecord:
+    """One outcome probe as it ran: the evidence behind an outcome component."""
+
+    probe: str  # the ROS component id (I, X, delta, N, E_prime, T)
+    status: str  # measured | not_applicable | error
+    value: float | None = None  # on the 0-100 scale
+    reason: str = ""
+    command: str | None = None
+    exit_status: int | None = None
+    duration_seconds: float | None = None
+    log_excerpt: str | None = None  # redacted when stored
+    failure_class: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "probe": self.probe, "status": self.status, "value": self.value, "reason": self.reason,
+            "command": self.command, "exit_status": self.exit_status,
+            "duration_seconds": self.duration_seconds, "log_excerpt": self.log_excerpt,
+            "failure_class": self.failure_class,
+        }
+
+
+@dataclass(frozen=True)
+class Execution:
+    """The provenance of a tree's execution outcome: who ran it (``origin``: the name of
+    the infrastructure, ``reproscore-execute`` for a sandboxed run of ``reproscore
+    execute``), when, in which sandbox, the first failure's class and every probe's
+    record (command, exit status, failure class). The components themselves, converted
+    for the rubric, are in the score's ROS (:class:`Outcome`)."""
+
+    origin: str
+    executed_at: str  # ISO 8601, +00:00
+    components: Mapping[str, float | None]  # stored, on the 0-100 scale
+    outcome_id: int | None = None
+    origin_detail: Mapping[str, str] = field(default_factory=dict)
+    recorded_at: str | None = None
+    failure_class: str | None = None
+    sandbox: str | None = None  # bubblewrap | none | None (imported)
+    duration_seconds: float | None = None
+    probes: tuple[ProbeRecord, ...] = ()
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Execution:
+        """From ``Store.outcome_for_snapshot``'s dict."""
+        detail = record.get("origin_detail") or {}
+        return cls(
+            origin=record["origin"],
+            executed_at=iso_time(record["executed_at"]),
+            components=dict(record.get("components") or {}),
+            outcome_id=record.get("outcome_id"),
+            origin_detail={k: str(detail[k]) for k in ORIGIN_DETAIL_KEYS if detail.get(k) is not None},
+            recorded_at=iso_time(record["recorded_at"]) if record.get("recorded_at") else None,
+            failure_class=record.get("failure_class"),
+            sandbox=record.get("sandbox"),
+            duration_seconds=record.get("duration_seconds"),
+            probes=tuple(
+                ProbeRecord(
+                    probe=p["probe"], status=p.get("status") or "measured", value=p.get("value"),
+                    reason=p.get("reason") or "", command=p.get("command"),
+                    exit_status=p.get("exit_status"), duration_seconds=p.get("duration_seconds"),
+                    log_excerpt=p.get("log_excerpt"), failure_class=p.get("failure_class"),
+                )
+                for p in record.get("probes") or ()
+            ),
+        )
+
+    @property
+    def by_reproscore(self) -> bool:
+        """Measured by ``reproscore execute`` (else imported from outside)."""
+        return self.origin == EXECUTE_ORIGIN
+
+    @property
+    def ended_at(self) -> str | None:
+        """When the execution ended (start plus duration), when its duration is known."""
+        if self.duration_seconds is None:
+            return None
+        start = datetime.fromisoformat(self.executed_at)
+        return iso_time(start + timedelta(seconds=float(self.duration_seconds)))
+
+    def probe(self, component: str) -> ProbeRecord | None:
+        return next((p for p in self.probes if p.probe == component), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome_id": self.outcome_id,
+            "origin": self.origin,
+            "origin_detail": dict(self.origin_detail),
+            "executed_at": self.executed_at,
+            "recorded_at": self.recorded_at,
+            "sandbox": self.sandbox,
+            "duration_seconds": self.duration_seconds,
+            "failure_class": self.failure_class,
+            "components": dict(self.components),
+            "probes": [p.to_dict() for p in self.probes],
+        }
+
+
 @dataclass(frozen=True)
 class Assessment:
-    """One exported score with its subject, tree, rubric, evidence and provenance."""
+    """One exported score with its subject, tree, rubric, evidence and provenance; with
+    an execution outcome, its ROS/RCS (``score.ros``, ``score.rcs``: :attr:`outcome`) and
+    the outcome's provenance (:attr:`execution`)."""
 
     subject: Subject
     snapshot: SnapshotInfo
@@ -193,6 +305,7 @@ class Assessment:
     detector_set_sha256: str = ""
     score_id: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    execution: Execution | None = None
 
     @property
     def outcome(self) -> Outcome | None:
@@ -210,6 +323,8 @@ class Assessment:
                 self.rubric.sha256,
                 self.detector_set_sha256,
                 repr(self.outcome) if self.outcome else "",
+                # the stored outcome behind it: another execution is another assessment
+                f"outcome {self.execution.outcome_id}" if self.execution and self.outcome else "",
             )
         )
         return str(uuid.uuid5(uuid.NAMESPACE_URL, key))
@@ -249,6 +364,10 @@ class Assessment:
             "computed_at": self.computed_at,
             "measured_at": self.started_at,
         }
+        if self.execution is not None and self.outcome is not None:
+            # The outcome behind "ros" and "rcs": origin, probes with commands, exit
+            # statuses, failure classes and (redacted) log excerpts.
+            data["outcome"] = self.execution.to_dict()
         return data
 
 
@@ -396,6 +515,7 @@ def build_assessment(
     snapshot: SnapshotInfo,
     deposit: Mapping[str, Any] | None = None,
     outcomes: Mapping[str, Any] | None = None,
+    execution: Execution | Mapping[str, Any] | None = None,
     computed_at: str | datetime | None = None,
     started_at: str | datetime | None = None,
     scorer_version: str | None = None,
@@ -403,9 +523,13 @@ def build_assessment(
     score_id: int | None = None,
 ) -> Assessment:
     """An assessment scored now from ``measurements`` under ``rubric`` (with the ROS
-    inputs ``outcomes``, when given). ``deposit`` is a deposit row as the store gives it
-    (``source``, ``source_id``, ``version_doi``, ``title``, ``creators``, ...)."""
+    inputs ``outcomes``, in the rubric's input scales, when given). ``deposit`` is a
+    deposit row as the store gives it (``source``, ``source_id``, ``version_doi``,
+    ``title``, ``creators``, ...); ``execution`` the provenance of the outcome (an
+    :class:`Execution` or ``Store.outcome_for_snapshot``'s dict)."""
     scored = score(measurements, rubric, outcomes=outcomes)
+    if execution is not None and not isinstance(execution, Execution):
+        execution = Execution.from_record(execution)
     computed = iso_time(computed_at)
     return Assessment(
         subject=_subject(deposit, snapshot),
@@ -417,6 +541,7 @@ def build_assessment(
         scorer_version=scorer_version or scored.scorer_version,
         detector_set_sha256=detector_set_sha256,
         score_id=score_id,
+        execution=execution,
     )
 
 
@@ -434,6 +559,22 @@ class _ExportStore(Protocol):
     def load_measurements(self, snapshot_id: int) -> Measurements: ...
     def rubric_id(self, rubric: Rubric) -> int | None: ...
     def detector_set_sha256_of(self, detector_set_id: int) -> str: ...
+    def outcome_for_snapshot(self, snapshot_id: int) -> dict[str, Any] | None: ...
+    def outcome_inputs(self, snapshot_id: int, rubric: Rubric) -> dict[str, Any] | None: ...
+    def score_outcome(self, score_id: int) -> dict[str, Any]: ...
+
+
+def _outcome_columns(scored: Score, outcome_id: int | None) -> dict[str, Any]:
+    """The execution-tier columns a stored score must hold for ``scored`` (rounded as
+    the store rounds them: ROS to 2 digits, coverage and alpha to 4)."""
+    ros = scored.ros
+    return {
+        "outcome_id": outcome_id,
+        "ros": None if ros is None else round(ros.value, 2),
+        "ros_coverage": None if ros is None else round(ros.coverage, 4),
+        "alpha": round(scored.rcs.alpha, 4),
+        "rcs": scored.rcs.value,
+    }
 
 
 def _load_one(
@@ -451,11 +592,16 @@ def _load_one(
         swh_visit_date=None if visit is None else visit["date"],
     )
     first_measured, _last = store.measurement_times(record.id)
+    # The tree's current execution outcome: its components in the rubric's input scales
+    # give the ROS, alpha and RCS, exactly as the store computed them for the score row.
+    outcome = store.outcome_for_snapshot(record.id)
     assessment = build_assessment(
         store.load_measurements(record.id),
         rub,
         snapshot=snapshot,
         deposit=deposit,
+        outcomes=None if outcome is None else store.outcome_inputs(record.id, rub),
+        execution=outcome,
         computed_at=stored.computed_at,
         started_at=first_measured or stored.computed_at,
         scorer_version=stored.scorer_version,
@@ -466,6 +612,16 @@ def _load_one(
         raise ExportError(
             f"snapshot {record.swhid}: the stored score under {rub.name}@{rub.version} "
             f"(RRS {stored.rrs}) differs from its recomputation (RRS {assessment.score.rrs}); "
+            "nothing was exported"
+        )
+    expected = _outcome_columns(assessment.score, None if outcome is None else outcome["outcome_id"])
+    columns = store.score_outcome(stored.id)
+    if columns != expected:
+        differ = ", ".join(f"{key} {columns[key]!r} stored, {expected[key]!r} recomputed"
+                           for key in expected if columns[key] != expected[key])
+        raise ExportError(
+            f"snapshot {record.swhid}: the stored outcome scores under {rub.name}@{rub.version} "
+            f"differ from their recomputation from the tree's current outcome ({differ}); "
             "nothing was exported"
         )
     return assessment

@@ -138,17 +138,28 @@ def build_codemeta(a: Assessment, *, crate_url: str | None = None) -> dict[str, 
     }
     outcome = a.outcome
     if outcome is not None:
+        ros_review: dict[str, Any] = {
+            "@type": "Review",
+            "name": "Reproducibility outcome score (ROS)",
+            "reviewAspect": "ROS: execution outcomes",
+            "schema:reviewRating": _rating(
+                outcome.ros,
+                f"Weighted mean of the observed outcomes {', '.join(outcome.components)} "
+                f"(coverage {outcome.coverage:.4g})",
+            ),
+        }
+        ex = a.execution
+        if ex is not None:
+            ros_review["reviewBody"] = (
+                f"Outcome of {ex.origin}, executed {ex.executed_at}"
+                + {"bubblewrap": " in a bubblewrap sandbox", "none": " without a sandbox"}.get(ex.sandbox or "", "")
+                + f"; first failure class: {ex.failure_class or 'none'}. Components: "
+                + ", ".join(f"{cid} {json.dumps(c.input)}" for cid, c in outcome.components.items())
+                + ". The probes' commands and exit statuses are in the assessment crate."
+            )
+            ros_review["datePublished"] = ex.executed_at[:10]
         review["hasPart"].extend([
-            {
-                "@type": "Review",
-                "name": "Reproducibility outcome score (ROS)",
-                "reviewAspect": "ROS: execution outcomes",
-                "schema:reviewRating": _rating(
-                    outcome.ros,
-                    f"Weighted mean of the observed outcomes {', '.join(outcome.components)} "
-                    f"(coverage {outcome.coverage:.4g})",
-                ),
-            },
+            ros_review,
             {
                 "@type": "Review",
                 "name": "Reproducibility composite score (RCS)",

@@ -21,8 +21,14 @@ reference; no file of the deposit is copied) and carries the score with its poli
 * A ``CreateAction``: ``instrument`` reproscore (name, url, version), ``object`` the
   deposit, the tree and the rubric, ``result`` the review, the values and the report,
   ``startTime`` when the tree was measured, ``endTime`` when the score was computed.
-* With outcome data: ``PropertyValue`` entities for each ROS component, the ROS, alpha
-  and the RCS.
+* With outcome data: a ``PropertyValue`` for each ROS component (an ``object`` of the
+  scoring action: the RCS is computed from them) and for the ROS, its coverage, alpha
+  and the RCS (its results); with the outcome's provenance (a stored outcome), a second
+  ``CreateAction``, the execution: ``agent`` the origin that ran it (or ``instrument``
+  reproscore for ``reproscore execute``), ``object`` the tree, ``startTime``, ``result``
+  the components, one ``PropertyValue`` per probe (its status; ``valueReference`` its
+  command, exit status and failure class), the first failure's class and the origin;
+  each component ``wasDerivedFrom`` its probe.
 
 **A collection crate** (``--all``) holds one deposit entity per scored deposit with its
 review, rating, category and sub-metric values and scoring action, and every rubric
@@ -254,9 +260,12 @@ class _Builder:
         return derived
 
     def values(self, a: Assessment, prefix: str, rubric_path: str,
-               derived: dict[str, list[str]] | None) -> list[str]:
-        """The PropertyValues of categories, sub-metrics and outcome; returns their ids."""
+               derived: dict[str, list[str]] | None) -> tuple[list[str], list[str]]:
+        """The PropertyValues of categories, sub-metrics and outcome; returns their ids:
+        the scores (categories, sub-metrics, ROS, coverage, alpha, RCS) and the outcome
+        components."""
         out: list[str] = []
+        components: list[str] = []
         sc = a.score
         for key in CATEGORY_KEYS:
             cat = sc.categories[key]
@@ -296,15 +305,17 @@ class _Builder:
                 comp = outcome.components.get(cid)
                 if comp is None:
                     continue
-                term = self.term(terms.outcome_metric(cid), f"Outcome component {cid}", cid,
-                                 f"Execution outcome {cid} (ROS component).", rubric_path)
-                out.append(self.add(f"{prefix}outcome-{cid}", {
+                term = self.outcome_term(cid, rubric_path)
+                props = {
                     "@type": "PropertyValue", "name": f"Outcome component {cid}",
                     "propertyID": terms.outcome_metric(cid), "value": comp.input,
                     "measurementTechnique": _ref(term),
                     "description": f"As observed; {comp.y:.4g} on the 0-100 scale, weight "
                                    f"{comp.weight:g} in the ROS.",
-                }))
+                }
+                if a.execution is not None and a.execution.probe(cid) is not None:
+                    props["wasDerivedFrom"] = _ref(f"{prefix}probe-{cid}")
+                components.append(self.add(f"{prefix}outcome-{cid}", props))
             for key, value, label, low, high in (
                 ("ROS", outcome.ros, "Reproducibility outcome score (ROS)", 0, 100),
                 ("coverage", outcome.coverage, "ROS coverage (weight of the observed components)", 0, 1),
@@ -317,15 +328,101 @@ class _Builder:
                     "value": _number(value), "minValue": low, "maxValue": high,
                     "measurementTechnique": _ref(term),
                 }))
-        return out
+        return out, components
+
+    def outcome_term(self, cid: str, rubric_path: str) -> str:
+        return self.term(terms.outcome_metric(cid), f"Outcome component {cid}", cid,
+                         f"Execution outcome {cid} (ROS component).", rubric_path)
+
+    def execution(self, a: Assessment, prefix: str, tree_id: str, rubric_path: str,
+                  components: list[str]) -> str | None:
+        """The execution that produced the outcome components, with its origin and the
+        evidence of every probe; returns the action's id (None without a stored outcome
+        behind the ROS)."""
+        ex = a.execution
+        if ex is None or a.outcome is None:
+            return None
+        results = list(components)
+        for p in ex.probes:
+            pid = f"{prefix}probe-{p.probe}"
+            refs = []
+            for suffix, label, property_id, value in (
+                ("command", "command", terms.COMMAND, p.command),
+                ("exit-status", "exit status", terms.EXIT_STATUS, p.exit_status),
+                ("failure-class", "failure class", terms.FAILURE_CLASS, p.failure_class),
+            ):
+                if value is not None:
+                    refs.append(self.add(f"{pid}-{suffix}", {
+                        "@type": "PropertyValue", "name": f"Probe {p.probe}: {label}",
+                        "propertyID": property_id, "value": value}))
+            facts = [p.reason] if p.reason else []
+            if p.command is not None:
+                ran = f"ran {p.command}"
+                if p.exit_status is not None:
+                    ran += f", exit status {p.exit_status}"
+                if p.duration_seconds is not None:
+                    ran += f", {p.duration_seconds:g} s"
+                facts.append(ran)
+            if p.failure_class:
+                facts.append(f"failure class {p.failure_class}")
+            props: dict[str, Any] = {
+                "@type": "PropertyValue", "name": f"Probe {p.probe}", "propertyID": terms.PROBE_STATUS,
+                "value": p.status, "measurementTechnique": _ref(self.outcome_term(p.probe, rubric_path)),
+                "description": f"{p.status}" + (f": {'; '.join(facts)}" if facts else ""),
+            }
+            if refs:
+                props["valueReference"] = _refs(refs)
+            results.append(self.add(pid, props))
+        if ex.failure_class:
+            results.append(self.add(f"{prefix}outcome-failure-class", {
+                "@type": "PropertyValue", "name": "Outcome failure class", "propertyID": terms.FAILURE_CLASS,
+                "value": ex.failure_class,
+                "description": "The class of the first probe that failed (install_dep, missing_module, "
+                               "missing_data, code_error or timeout)."}))
+        detail = ex.origin_detail
+        described = [f"{label} {detail[key]}" for key, label in (("version", "version"), ("run_id", "run"))
+                     if key in detail] + ([detail["description"]] if "description" in detail else [])
+        if "file" in detail:
+            described.append(f"imported from {detail['file']}"
+                             + (f" (sha256 {detail['sha256']})" if "sha256" in detail else ""))
+        results.append(self.add(f"{prefix}outcome-origin", {
+            "@type": "PropertyValue", "name": "Outcome origin", "propertyID": terms.ORIGIN, "value": ex.origin,
+            "description": "Who ran the probes" + (f": {'; '.join(described)}" if described else "") + "."}))
+        sandbox = {"bubblewrap": " in a bubblewrap sandbox", "none": " without a sandbox"}.get(ex.sandbox or "", "")
+        props = {
+            "@type": "CreateAction", "name": f"Execution of {a.subject.label} by {ex.origin}",
+            "description": f"The outcome probes run on the tree {a.snapshot.swhid} by {ex.origin}{sandbox}: "
+                           f"components {', '.join(a.outcome.components)}"
+                           + (f", probe records {', '.join(p.probe for p in ex.probes)}" if ex.probes else "")
+                           + f"; first failure class: {ex.failure_class or 'none'}.",
+            "object": _ref(tree_id), "result": _refs(results), "startTime": ex.executed_at,
+            "actionStatus": _ref(self.completed()),
+        }
+        if ex.ended_at is not None:
+            props["endTime"] = ex.ended_at
+        if ex.by_reproscore:
+            props["instrument"] = _ref(self.scorer(detail.get("version") or a.scorer_version))
+        else:
+            origin: dict[str, Any] = {"@type": "Organization", "name": ex.origin,
+                                      "description": f"The execution infrastructure that reported outcome "
+                                                     f"{ex.outcome_id} of {a.snapshot.swhid}"
+                                                     + (f" ({'; '.join(described)})" if described else "") + "."}
+            if "url" in detail:
+                origin["url"] = detail["url"]
+            props["agent"] = _ref(self.add(f"{prefix}execution-origin", origin))
+        if "run_id" in detail:
+            props["identifier"] = detail["run_id"]
+        return self.add(f"{prefix}execution", props)
 
     def assessment(self, a: Assessment, prefix: str, *, evidence: bool,
-                   report: str | None) -> tuple[str, str, str]:
-        """Add one assessment; returns (deposit id, review id, action id)."""
+                   report: str | None) -> tuple[str, str, list[str]]:
+        """Add one assessment; returns (deposit id, review id, action ids: the scoring
+        run, then the execution when there is one)."""
         rubric_path = self.rubric(a)
         deposit_id, tree_id = self.subject(a)
         derived = self.evidence(a, prefix, deposit_id, tree_id) if evidence else None
-        values = self.values(a, prefix, rubric_path, derived)
+        values, components = self.values(a, prefix, rubric_path, derived)
+        execution = self.execution(a, prefix, tree_id, rubric_path, components)
         sc, rub = a.score, a.rubric
         fired = [p.id for p in sc.penalties if p.fired]
         rating = self.add(f"{prefix}rrs", {
@@ -347,10 +444,10 @@ class _Builder:
             "reviewBody": f"RRS {sc.rrs:g}/100 under rubric {rub.name} {rub.version} "
                           f"(sha256 {rub.sha256}). Category profile: {profile}; weakest: "
                           f"{weakest} ({CATEGORY_NAMES[weakest]}). Penalties fired: "
-                          f"{', '.join(fired) or 'none'}.",
+                          f"{', '.join(fired) or 'none'}." + _outcome_sentence(a),
         })
         self.crate.get(deposit_id).append_to("review", self.crate.get(review), compact=True)
-        objects = [deposit_id] + ([tree_id] if tree_id != deposit_id else []) + [rubric_path]
+        objects = [deposit_id] + ([tree_id] if tree_id != deposit_id else []) + [rubric_path] + components
         results = [review, rating, *values] + ([report] if report else [])
         action = self.add(f"{prefix}scoring-run", {
             "@type": "CreateAction", "name": f"RRS scoring of {a.subject.label}",
@@ -361,7 +458,19 @@ class _Builder:
             "startTime": min(a.started_at, a.computed_at), "endTime": a.computed_at,
             "actionStatus": _ref(self.completed()),
         })
-        return deposit_id, review, action
+        return deposit_id, review, [action] + ([execution] if execution else [])
+
+
+def _outcome_sentence(a: Assessment) -> str:
+    outcome = a.outcome
+    if outcome is None:
+        return ""
+    origin = f" of {a.execution.origin}" if a.execution is not None else ""
+    failure = (f", first failure class {a.execution.failure_class}"
+               if a.execution is not None and a.execution.failure_class else "")
+    return (f" Execution outcome{origin} ({', '.join(outcome.components)}{failure}): ROS "
+            f"{outcome.ros:.2f}, coverage {outcome.coverage:.4g}, alpha {outcome.alpha:.4g}, RCS "
+            f"{outcome.rcs:g}.")
 
 
 def _slug(text: str) -> str:
@@ -384,7 +493,7 @@ def build_crate(a: Assessment) -> ROCrate:
                        "rubric identity and scan inventory.",
         "encodingFormat": "application/json",
     })
-    deposit_id, review, action = b.assessment(a, "#", evidence=True, report=report)
+    deposit_id, review, actions = b.assessment(a, "#", evidence=True, report=report)
     sc, rub = a.score, a.rubric
     root = crate.root_dataset
     root["name"] = f"Reproducibility readiness of {a.subject.label}"
@@ -392,7 +501,7 @@ def build_crate(a: Assessment) -> ROCrate:
         f"RRS {sc.rrs:g}/100 of {a.subject.display_name} (tree {a.snapshot.swhid}) under "
         f"rubric {rub.name} {rub.version} (sha256 {rub.sha256}), with its category profile, "
         f"the 26 sub-metric values and their evidence, the rubric itself and the scorer's "
-        f"native report. Exported by {SCORER_NAME}."
+        f"native report.{_outcome_sentence(a)} Exported by {SCORER_NAME}."
     )
     root["identifier"] = crate.get(b.add("#assessment-id", {
         "@type": "PropertyValue", "name": "Assessment identifier", "propertyID": "urn:uuid",
@@ -403,7 +512,7 @@ def build_crate(a: Assessment) -> ROCrate:
     root["license"] = crate.get(b.license())
     root["about"] = crate.get(deposit_id)
     root["mainEntity"] = crate.get(review)
-    root["mentions"] = crate.get(action)
+    root["mentions"] = crate.get(actions[0]) if len(actions) == 1 else [crate.get(i) for i in actions]
     return crate
 
 
@@ -416,10 +525,12 @@ def build_collection_crate(assessments: Iterable[Assessment], *, name: str | Non
     actions: list[str] = []
     times: list[str] = []
     rubrics: dict[str, str] = {}
+    with_outcome = 0
     for k, a in enumerate(assessments, 1):
-        deposit_id, _review, action = b.assessment(a, f"#a{k}-", evidence=False, report=None)
+        deposit_id, _review, made = b.assessment(a, f"#a{k}-", evidence=False, report=None)
         deposits.append(deposit_id)
-        actions.append(action)
+        actions.extend(made)
+        with_outcome += a.outcome is not None
         times.append(a.computed_at)
         rubrics[a.rubric.sha256] = f"{a.rubric.name} {a.rubric.version}"
     root = crate.root_dataset
@@ -428,7 +539,9 @@ def build_collection_crate(assessments: Iterable[Assessment], *, name: str | Non
         f"RRS assessments of {len(deposits)} deposits (one entity per deposit with its "
         f"review, rating, category profile and 26 sub-metric values) under "
         f"{len(rubrics)} rubric(s): {', '.join(sorted(rubrics.values())) or 'none'}. "
-        f"Evidence and native reports are in the per-deposit crates. Exported by {SCORER_NAME}."
+        + (f"{with_outcome} with an execution outcome (ROS, alpha and RCS, the outcome components "
+           f"and the execution that produced them). " if with_outcome else "")
+        + f"Evidence and native reports are in the per-deposit crates. Exported by {SCORER_NAME}."
     )
     root["datePublished"] = max(times) if times else iso_time(None)
     root["license"] = crate.get(b.license())

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 __all__ = [
     "BASE_IRI",
+    "COMMAND",
+    "EXIT_STATUS",
+    "FAILURE_CLASS",
+    "ORIGIN",
+    "PROBE_STATUS",
     "OUTCOME_CATEGORY",
     "READINESS_CATEGORY",
     "RUBRIC_SHA256",
@@ -28,6 +33,14 @@ TERMS = BASE_IRI + "terms#"
 # its scoring-relevant content, the sha256 every stored score names.
 RUBRIC_SHA256 = TERMS + "rubricSha256"
 READINESS_CATEGORY = BASE_IRI + "category/readiness"
+# The evidence of an execution outcome: each probe's status, command, exit status and
+# failure class (the paper's vocabulary: install_dep, missing_module, missing_data,
+# code_error, timeout), and the outcome's origin (who ran it).
+PROBE_STATUS = TERMS + "probeStatus"
+COMMAND = TERMS + "command"
+EXIT_STATUS = TERMS + "exitStatus"
+FAILURE_CLASS = TERMS + "failureClass"
+ORIGIN = TERMS + "origin"
 OUTCOME_CATEGORY = BASE_IRI + "category/outcome"
 SCORE_KEYS = ("RRS", "ROS", "coverage", "alpha", "RCS")
 

@@ -45,7 +45,7 @@ from scoring.archive_safety import (
 )
 from scoring.archive_safety import safe_relpath as _safe_relpath
 
-__all__ = ["ExtractionLimits", "FetchError", "download", "materialize", "sniff"]
+__all__ = ["ExtractionLimits", "FetchError", "download", "materialize", "single_archive", "sniff"]
 
 log = logging.getLogger(__name__)
 
@@ -207,6 +207,26 @@ def _describe_start(path: Path) -> str:
         return "the file is empty"
     char = first.decode("latin-1")
     return f"starts with {char!r}" if char.isprintable() else f"starts with byte 0x{first[0]:02x}"
+
+
+def single_archive(files: list[tuple[str, Path]]) -> tuple[str, Path, str] | None:
+    """``(key, path, kind)`` when the deposit's files are exactly one archive (named as
+    an archive by its key, and one by its magic bytes): the tree :func:`materialize`
+    builds is then that archive's content, which can be read in place instead
+    (``scoring.archive_sources``, with ``label=key`` for the same refusal sentences).
+    None for anything else (several files, a file not named as an archive). A file
+    named as an archive that is not one raises FetchError, as :func:`materialize` does.
+    """
+    if len(files) != 1:
+        return None
+    key, path = files[0]
+    if not _claimed_archive(key):
+        return None
+    kind = sniff(Path(path))
+    if kind is None:
+        family = "zip" if key.lower().endswith(".zip") else "tar"
+        raise FetchError(f"{key}: not a {family} archive ({_describe_start(Path(path))})")
+    return key, Path(path), kind
 
 
 # -- safe names ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,6 @@ from scoring.catalog import METRICS, resolve_metric
 from scoring.fixes import rank_fixes
 from scoring.measurement import measure
 from scoring.model import Measurements
-from scoring.parallel import ordered_map
 from scoring.registry import load_detectors
 from scoring.rubric import Rubric, RubricError, load_rubric, parse_rubric
 from scoring.sources import LocalDirectory
@@ -26,6 +26,7 @@ from scoring.tree import Limits
 
 from . import pipeline
 from .config import Config, load_config
+from .executors import EXECUTORS, Executor, check_dask, make_executor
 from .pipeline import Progress, RunSummary
 from .store import NotFound, RescoreReport, Store, StoreError
 
@@ -117,12 +118,17 @@ class _Prepared:
     reused: bool
 
 
-def _prepare(job: tuple[str, str | None, Limits | None]) -> _Prepared:
-    """Identify and measure one tree; runs in a worker process for :func:`score_paths`."""
-    path, db, limits = job
+def _prepare(job: tuple[str, str | None, Limits | None, bool]) -> _Prepared:
+    """Identify and measure one tree; runs in a worker process for :func:`score_paths`.
+    With ``db`` (a worker on this machine), stored measurements of the same tree serve
+    instead; with ``identify`` and no ``db`` (a Dask worker, which cannot read the
+    store), the identity is required and the driver looks for stored measurements."""
+    path, db, limits, identify = job
     source = LocalDirectory(path)
     if db is None:
         measurements = measure(source, limits=limits)
+        if identify:
+            return _Prepared(tree_identity(source), measurements, False)
         try:
             identity: TreeIdentity | None = tree_identity(source)
         except SwhidError:
@@ -187,30 +193,63 @@ def score_paths(
     db: str | os.PathLike[str] | None = None,
     limits: Limits | None = None,
     jobs: int | None = 1,
+    executor: str | Executor = "local",
+    scheduler: str | None = None,
+    batch_size: int = 50,
 ) -> Iterator[tuple[str, TreeScore | BaseException]]:
     """Score several trees as :func:`score_path` does, measuring ``jobs`` trees at a time
-    in worker processes (``None`` or 0: one per core). Yields ``(path, TreeScore)`` in
+    in worker processes (``None`` or 0: one per core), or on a Dask cluster
+    (``executor="dask"``, at ``scheduler`` or a LocalCluster of ``jobs`` workers; or an
+    :class:`~reproscore.executors.Executor`, left open). Yields ``(path, TreeScore)`` in
     input order, or ``(path, exception)`` for a tree that could not be read, identified
-    or scored; the others go on. Only this process writes to the store.
+    or scored; the others go on. Only this process writes to the store, ``batch_size``
+    trees per transaction at most (and before every wait for a worker).
     """
     rub = rubric if isinstance(rubric, Rubric) else load_rubric(rubric)
     labels = [os.fspath(p) for p in paths]
     database = None if db is None else os.fspath(db)
+    owned = not isinstance(executor, Executor)
+    runner = (
+        make_executor(executor, workers=1 if jobs == 1 else (jobs or 0), scheduler=scheduler)
+        if owned else executor
+    )
     store = None if database is None else Store(database)  # migrated before workers read it
     try:
         rubric_id = None if store is None else store.ensure_rubric(rub)
-        work = [(label, database, limits) for label in labels]
-        for (label, _, _), prepared in ordered_map(_prepare, work, jobs=jobs):
-            if isinstance(prepared, BaseException):
-                yield label, prepared
-                continue
-            try:
-                yield label, _finish(label, prepared, rub, store, rubric_id)
-            except (IncompleteMeasurements, StoreError) as exc:
-                yield label, exc
+        # Workers on other machines cannot read the store: the driver looks there.
+        worker_db = None if runner.remote else database
+        work = [(label, worker_db, limits, database is not None) for label in labels]
+        versions = _detector_versions() if store is not None and runner.remote else None
+        with ExitStack() as stack:
+            batch = None if store is None else stack.enter_context(store.batch(batch_size))
+            for (label, _, _, _), prepared in runner.map(
+                _prepare, work, on_wait=None if batch is None else batch.flush
+            ):
+                result: TreeScore | BaseException = prepared
+                if not isinstance(prepared, BaseException):
+                    try:
+                        if versions is not None and (limits is None or limits == Limits()):
+                            reusable = store.reusable_measurements(prepared.identity.swhid, versions)
+                            if reusable:
+                                prepared = _Prepared(prepared.identity, reusable[1], True)
+                        result = _finish(label, prepared, rub, store, rubric_id)
+                    except (IncompleteMeasurements, StoreError) as exc:
+                        result = exc
+                if batch is not None:
+                    batch.done()
+                try:
+                    yield label, result
+                except GeneratorExit:
+                    # The caller stopped reading (score_path takes one result): what is
+                    # written is kept.
+                    if batch is not None:
+                        batch.flush()
+                    raise
     finally:
         if store is not None:
             store.close()
+        if owned:
+            runner.close()
 
 
 def _rubric_for_store(store: Store, reference: str | os.PathLike[str] | Rubric) -> Rubric:
@@ -381,12 +420,30 @@ def run_nightly(
     origins: str | os.PathLike[str] | None = None,
     query: str | None = None,
     progress: Progress | None = None,
+    workers: int | None = None,
+    executor: str | Executor | None = None,
+    scheduler: str | None = None,
+    extract: bool | None = None,
 ) -> RunSummary:
     """The nightly job: harvest every enabled source from its checkpoint, then fetch,
-    extract, score and store every new or updated deposit (see
+    measure, score and store every new or updated deposit (see
     :mod:`reproscore.pipeline`). ``origins`` or ``query`` turn Software Heritage
-    discovery on for this run, whatever ``swh.enabled`` says."""
-    cfg = _pipeline_config(config, oai_url, api_url).with_overrides("run", keep=keep or None)
+    discovery on for this run, whatever ``swh.enabled`` says. ``workers``,
+    ``executor`` (``local`` or ``dask``, or an :class:`~reproscore.executors.Executor`,
+    left open), ``scheduler`` (a Dask scheduler address; implies ``dask``) and
+    ``extract`` override ``[run]``."""
+    cfg = _pipeline_config(config, oai_url, api_url).with_overrides(
+        "run", keep=keep or None, extract=extract or None, workers=workers,
+        executor=executor if isinstance(executor, str) else None,
+    )
+    if scheduler is not None:
+        cfg = cfg.with_overrides("run", scheduler=scheduler, executor="dask" if executor is None else None)
+    if isinstance(executor, str) and executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r} (known: {', '.join(EXECUTORS)})")
+    if cfg.run.scheduler is not None and cfg.run.executor != "dask":
+        raise ValueError("--scheduler is for --executor dask")
+    if cfg.run.executor == "dask" and not isinstance(executor, Executor):
+        check_dask()  # before the lock and the harvest, not after
     cfg = cfg.with_overrides("swh", api_url=swh_api_url)
     if origins is not None or query is not None:
         if origins is not None:
@@ -398,7 +455,7 @@ def run_nightly(
     return pipeline.run(
         db, cfg, command="run",
         until=None if until is None else pipeline.parse_time(until), progress=progress,
-        swh_request=request,
+        swh_request=request, executor=executor if isinstance(executor, Executor) else None,
     )
 
 

@@ -22,6 +22,7 @@ from scoring.sources import TreeSourceError
 from scoring.swhid import SwhidError
 
 from . import api
+from .executors import EXECUTORS, ExecutorError
 from .store import DEFAULT_DB, ENV_DB, RESCORE_BATCH, StoreError
 
 EXIT_UNSCORED = 1
@@ -61,9 +62,17 @@ RUBRIC_HELP = "Rubric: a bundled name (" + ", ".join(list_bundled()) + ") or a Y
 )
 @click.option(
     "--workers", "-j", "workers", default=0, show_default=True, type=click.IntRange(0), metavar="N",
-    help="Measure N trees at a time in worker processes; 0: one per CPU core (never more than the number of paths). Only this process writes to --db.",
+    help="Measure N trees at a time in worker processes (with --executor dask and no --scheduler: a LocalCluster of N workers); 0: one per CPU core (never more than the number of paths). Only this process writes to --db, in batches.",
 )
-def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: int, db: str | None, workers: int) -> None:
+@click.option(
+    "--executor", "executor", type=click.Choice(EXECUTORS), default=None,
+    help="Where trees are measured: local (worker processes on this machine, the default) or dask (tasks on a Dask distributed cluster, which returns measurements and evidence, never the tree; the paths must be readable by its workers). Needs the dask extra: pip install 'reproscore[dask]'.",
+)
+@click.option(
+    "--scheduler", "scheduler", default=None, metavar="ADDRESS",
+    help="The Dask scheduler to use, e.g. tcp://10.0.0.5:8786 (implies --executor dask). Without it, --executor dask starts a LocalCluster here (processes, one thread each, no dashboard).",
+)
+def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: int, db: str | None, workers: int, executor: str | None, scheduler: str | None) -> None:
     """Measure each source tree PATH and print its readiness score.
 
     The text format shows the RRS, the five-category profile, the penalties and the top
@@ -74,22 +83,35 @@ def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: 
         rub = api.load_rubric(rubric)
     except (RubricError, OSError) as exc:
         fail(f"rubric {rubric}: {exc}".replace("\n", "; "))
+    if scheduler is not None and executor == "local":
+        fail("--scheduler is for --executor dask")
+    chosen = "dask" if scheduler is not None else (executor or "local")
+    results = api.score_paths(list(paths), rub, db=db, jobs=workers, executor=chosen, scheduler=scheduler)
     status = 0
-    for path, scored in api.score_paths(list(paths), rub, db=db, jobs=workers):
-        if isinstance(scored, IncompleteMeasurements):
-            click.echo(f"reproscore: error: {path}: not scored: {scored}", err=True)
-            status = EXIT_UNSCORED
-            continue
-        if isinstance(scored, (TreeSourceError, SwhidError, StoreError)):
-            fail(str(scored))
-        if isinstance(scored, BaseException):
-            raise scored
-        if output_format == "json":
-            click.echo(json.dumps(scored.result, ensure_ascii=False, sort_keys=False))
-        else:
-            click.echo(render_text(scored, top))
-            if len(paths) > 1:
-                click.echo("")
+    try:
+        while True:
+            try:
+                path, scored = next(results)
+            except StopIteration:
+                break
+            except ExecutorError as exc:
+                fail(str(exc))
+            if isinstance(scored, IncompleteMeasurements):
+                click.echo(f"reproscore: error: {path}: not scored: {scored}", err=True)
+                status = EXIT_UNSCORED
+                continue
+            if isinstance(scored, (TreeSourceError, SwhidError, StoreError)):
+                fail(str(scored))
+            if isinstance(scored, BaseException):
+                raise scored
+            if output_format == "json":
+                click.echo(json.dumps(scored.result, ensure_ascii=False, sort_keys=False))
+            else:
+                click.echo(render_text(scored, top))
+                if len(paths) > 1:
+                    click.echo("")
+    finally:
+        results.close()  # commits what is stored so far, stops the workers
     sys.exit(status)
 
 
@@ -376,29 +398,38 @@ def harvest_swh_command(db: str, origins: str | None, query: str | None, api_url
 @cli.command("run")
 @db_option
 @click.option("--config", "config", default=None, metavar="FILE", help=CONFIG_HELP)
-@click.option("--keep", is_flag=True, default=False, help="Keep the downloaded and extracted trees in run.work_dir instead of deleting them.")
+@click.option("--keep", is_flag=True, default=False, help="Keep the downloaded and extracted trees in run.work_dir instead of deleting them (implies --extract: `reproscore execute` runs kept trees).")
 @click.option("--oai-url", default=None, metavar="URL", help="OAI-PMH endpoint (overrides zenodo.oai_url).")
 @click.option("--api-url", default=None, metavar="URL", help="REST API root (overrides zenodo.api_url).")
 @click.option("--until", "until", default=None, metavar="ISO", help="End of the harvest (UTC ISO 8601) instead of zenodo.lag_hours before now, e.g. to replay a past period.")
 @click.option("--swh-api-url", default=None, metavar="URL", help="Software Heritage Web API root (overrides swh.api_url).")
 @click.option("--origins", "origins", default=None, metavar="FILE", type=click.Path(dir_okay=False), help="A Software Heritage watch list (one origin URL per line); turns Software Heritage discovery on for this run.")
 @click.option("--query", "query", default=None, metavar="QL", help="An extra Software Heritage origin search (query language); turns Software Heritage discovery on for this run.")
+@click.option("--workers", "-j", "workers", default=None, type=click.IntRange(0), metavar="N", help="Measure N deposits at a time in worker processes while download threads fetch the next ones (with --executor dask and no --scheduler: a LocalCluster of N workers); 0: one per CPU core. Default: run.workers (1: everything in this process, in order).")
+@click.option("--executor", "executor", type=click.Choice(EXECUTORS), default=None, help="Where deposits are fetched and measured: local (this machine) or dask (each deposit one task on a Dask distributed cluster, which fetches and measures it and returns measurements and evidence, never the tree; needs the dask extra). Default: run.executor (local). Only this process writes to --db, in batches of run.batch_size deposits.")
+@click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS", help="The Dask scheduler to use, e.g. tcp://10.0.0.5:8786 (implies --executor dask; overrides run.scheduler). Without it, --executor dask starts a LocalCluster here.")
+@click.option("--extract", "extract", is_flag=True, default=False, help="Extract each downloaded archive to run.work_dir and measure the extracted tree, instead of reading the archive in place (the default; the same snapshot identity and measurements). --keep extracts too: the execution tier runs kept trees.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help=FORMAT_RUN_HELP)
-def run_command(db: str, config: str | None, keep: bool, oai_url: str | None, api_url: str | None, until: str | None, swh_api_url: str | None, origins: str | None, query: str | None, output_format: str) -> None:
+def run_command(db: str, config: str | None, keep: bool, oai_url: str | None, api_url: str | None, until: str | None, swh_api_url: str | None, origins: str | None, query: str | None, workers: int | None, executor: str | None, scheduler: str | None, extract: bool, output_format: str) -> None:
     """The nightly job: harvest each enabled source since its checkpoint (Zenodo, and
-    Software Heritage when [swh] enabled is set), then fetch, extract, score and store
+    Software Heritage when [swh] enabled is set), then fetch, measure, score and store
     every new or updated deposit of both sources.
 
-    A Software Heritage origin's root directory is fetched from the vault only when no
-    tree with that SWHID is measured yet, and the extracted tree must have that SWHID.
+    A Zenodo deposit that is one archive (zip or tar) is measured in place, without
+    extracting it (same safety rules, same SWHID); other deposits, and every deposit
+    with --extract or --keep, are extracted safely first. A Software Heritage origin's
+    root directory is fetched from the vault only when no tree with that SWHID is
+    measured yet, and the extracted tree must have that SWHID.
 
     Trees already measured are not measured again; a deposit that fails (download,
     checksum, hostile archive, ...) is recorded in `failures` and the run goes on.
+    With --workers or --executor dask, results are still written in harvest order, by
+    this process alone, so the database holds what a sequential run would store.
     Progress bars on a terminal, plain log lines otherwise; one summary line at the
-    end. Exit status 0 when every window completed, 1 when the harvest failed, 3 when
-    another run holds the lock.
+    end. Exit status 0 when every window completed, 1 when the harvest failed, 2 for
+    bad usage (e.g. Dask missing), 3 when another run holds the lock.
     """
-    summary = _call_pipeline(api.run_nightly, db, config=config, keep=keep, oai_url=oai_url, api_url=api_url, until=until, swh_api_url=swh_api_url, origins=origins, query=query)
+    summary = _call_pipeline(api.run_nightly, db, config=config, keep=keep, oai_url=oai_url, api_url=api_url, until=until, swh_api_url=swh_api_url, origins=origins, query=query, workers=workers, executor=executor, scheduler=scheduler, extract=extract)
     _finish_run(summary, output_format)
 
 

@@ -107,6 +107,15 @@ class RunConfig:
     lock_file: str | None = None
     rubric: str = "default"
     max_attempts: int = 3
+    # Scale (docs/scale.md, "Distributed measurement"): archives are read in place
+    # unless extract (or keep, which keeps the extracted tree for the execution tier).
+    extract: bool = False
+    workers: int = 1
+    executor: str = "local"
+    scheduler: str | None = None
+    download_threads: int = 2
+    batch_size: int = 50
+    task_attempts: int = 3
 
 
 @dataclass(frozen=True)
@@ -215,6 +224,13 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
         raise ConfigError(f"{source}: swh.per_minute must be positive")
     if config.run.max_attempts < 1:
         raise ConfigError(f"{source}: run.max_attempts must be at least 1")
+    r = config.run
+    if r.executor not in ("local", "dask"):
+        raise ConfigError(f"{source}: run.executor must be \"local\" or \"dask\", got {r.executor!r}")
+    if r.scheduler is not None and r.executor != "dask":
+        raise ConfigError(f"{source}: run.scheduler is for run.executor = \"dask\"")
+    if min(r.download_threads, r.batch_size, r.task_attempts) < 1:
+        raise ConfigError(f"{source}: run.download_threads, batch_size and task_attempts must be at least 1")
     x = config.execute
     if x.timeout_seconds <= 0 or x.install_timeout_seconds <= 0:
         raise ConfigError(f"{source}: execute.timeout_seconds and install_timeout_seconds must be positive")

@@ -14,6 +14,10 @@ its Atom/CodeMeta metadata) watched through an origins file, whose tree the vaul
 GitHub repository of a Zenodo release, found through the Zenodo record, whose root
 directory is the tree Zenodo already gave, so it is scored without being fetched.
 Bundles are built from the trees at demo time.
+
+Before the exports and the report, two recorded execution outcomes (a CI run, written by
+the demo, nothing executed) are imported as ``reproscore outcome import`` does, so that
+the crates and the report show ROS, alpha and RCS.
 """
 
 from __future__ import annotations
@@ -298,6 +302,65 @@ def score_samples(out_dir: Path) -> None:
         print(f"  {scored.result['rrs']:6.2f}  {sample.name}")
 
 
+# Outcomes "recorded" by a curator's CI for two demo deposits (the execution tier's
+# import path: docs/execution.md). The paper's readiness-outcome gap: the RNA-seq workflow,
+# the readiest deposit, fails at install time (a conda conflict no static analysis sees);
+# the notebook study, far less ready, runs.
+DEMO_ORIGIN = "demo: recorded CI run"
+DEMO_OUTCOMES: dict[str, Any] = {
+    "schema": "reproscore-outcome/1",
+    "outcomes": [
+        {
+            "subject": "zenodo:9100001",
+            "origin": {"name": DEMO_ORIGIN, "version": "demo", "run_id": "demo-1",
+                       "description": "recorded for the demo, not run on this machine"},
+            "executed_at": "2026-08-21T06:00:00Z",
+            "components": {"I": False, "X": False, "N": None, "E_prime": 1.0, "T": 0.0},
+            "failure_class": "install_dep",
+            "probes": [
+                {"probe": "I", "command": "conda env create -f environment.yml", "exit_status": 1,
+                 "duration_seconds": 212.0, "failure_class": "install_dep",
+                 "reason": "the environment does not resolve",
+                 "log_excerpt": "LibMambaUnsatisfiableError: salmon=1.4.0 requires python <3.10"},
+                {"probe": "X", "command": "snakemake --cores 1", "exit_status": 1, "failure_class": "install_dep",
+                 "reason": "snakemake is not installed in the failed environment"},
+            ],
+        },
+        {
+            "subject": "zenodo:9100002",
+            "origin": {"name": DEMO_ORIGIN, "version": "demo", "run_id": "demo-2",
+                       "description": "recorded for the demo, not run on this machine"},
+            "executed_at": "2026-08-21T06:20:00Z",
+            "components": {"I": True, "X": True, "N": 1.0, "E_prime": 1.0},
+            "probes": [
+                {"probe": "I", "command": "pip install -r requirements.txt", "exit_status": 0, "duration_seconds": 48.0},
+                {"probe": "N", "command": "nbclient notebooks/01_prepare.ipynb notebooks/02_train.ipynb",
+                 "exit_status": 0, "value": 1.0},
+            ],
+        },
+    ],
+}
+
+
+def import_demo_outcomes(out_dir: Path) -> list[dict[str, Any]]:
+    """Write ``demo-out/outcomes.json`` (two recorded outcomes, offline) and import it as
+    ``reproscore outcome import`` does, so that the demo's crates and report carry ROS and
+    RCS. Prints one line."""
+    from .api import import_outcomes
+
+    path = out_dir / "outcomes.json"
+    path.write_text(json.dumps(DEMO_OUTCOMES, indent=2) + "\n", encoding="utf-8")
+    imported = import_outcomes(out_dir / "demo.db", path)
+    parts = []
+    for item in imported:
+        default = next((s for s in item["scores"] if s["rubric"]["name"] == "default"), item["scores"][0])
+        parts.append(f"{item['subject']} RRS {default['rrs']:.2f} -> ROS {default['ros']:.2f}, RCS {default['rcs']:.2f}")
+    print(f"\n$ reproscore outcome import --db demo-out/demo.db demo-out/outcomes.json  # {len(imported)} recorded "
+          f"outcomes (origin {DEMO_ORIGIN!r}, nothing executed); the crates and the report below show them: "
+          + "; ".join(parts))
+    return imported
+
+
 def export_demo_collection(out_dir: Path) -> None:
     """Export the demo collection as RO-Crate 1.3 into ``demo-out/exports/``: the
     collection crate (``--all``) and one crate per scored deposit; verify one crate
@@ -326,8 +389,11 @@ def export_demo_collection(out_dir: Path) -> None:
             print(f"  {result.assessments[0]['rrs']:6.2f}  demo-out/exports/{name}  ({row['record']})")
     first = crates[0]
     report = verify_export(first)
+    outcome = any(p.startswith("ROS ") for a in report.assessments for p in a.passed)
     print(f"$ reproscore verify demo-out/exports/{first.name}\n  {report.kind}: "
-          + ("verified, RRS recomputed from the exported values and rubric" if report.ok else "FAILED"))
+          + (("verified, RRS recomputed from the exported values and rubric"
+              + (", ROS, alpha and RCS from the exported outcome components" if outcome else ""))
+             if report.ok else "FAILED"))
     if not report.ok:
         raise RuntimeError(f"{first}: {[a.problems for a in report.assessments]}")
     if not validator.available():
@@ -358,6 +424,7 @@ def run(out_dir: Path = ROOT / "demo-out") -> int:
     print("reproscore demo: the nightly job against a replayed Zenodo and Software Heritage, offline\n")
     status = run_nightly_demo(out_dir)
     score_samples(out_dir)
+    import_demo_outcomes(out_dir)
     export_demo_collection(out_dir)
     report_demo_collection(out_dir)
     return status

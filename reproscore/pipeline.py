@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -46,18 +45,24 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
-from harvester.fetch import ExtractionLimits, download, materialize
 from harvester.http import HttpClient, HttpError, user_agent
-from harvester.records import DepositRecord
 from harvester.zenodo import WindowRestart, ZenodoHarvester, harvest_windows
 from scoring.aggregate import IncompleteMeasurements, score
-from scoring.measurement import measure
 from scoring.registry import load_detectors
 from scoring.rubric import Rubric, load_rubric
-from scoring.sources import LocalDirectory
-from scoring.swhid import tree_identity
 
 from .config import Config
+from .deposit_tasks import (
+    Clients,
+    DepositFailure,
+    DepositJob,
+    DepositOutcome,
+    DepositTask,
+    StageFailure,
+    failed,
+    without_reuse,
+)
+from .executors import Executor, LocalExecutor, make_executor, worker_share
 from .store import Store
 
 SOURCE = "zenodo"
@@ -329,27 +334,14 @@ def harvest(
 
 
 # --------------------------------------------------------------------------- deposits
-
-
-class DepositFailure(Exception):
-    """A deposit could not be processed at ``stage``; ``reason`` is stored."""
-
-    def __init__(self, stage: str, error_class: str, reason: str) -> None:
-        super().__init__(f"{stage}: {reason}")
-        self.stage = stage
-        self.error_class = error_class
-        self.reason = reason
-
-
-def _safe_name(index: int, key: str) -> str:
-    """A flat download file name for a file key (keys may contain '/')."""
-    cleaned = "".join(c if c.isalnum() or c in "._-" else "_" for c in key)[-80:]
-    return f"{index:03d}-{cleaned or 'file'}"
+# The work on a deposit is split in three (reproscore/deposit_tasks.py): fetch (HTTP)
+# and measure (CPU) run wherever the executor puts them; the driver below writes the
+# outcomes to the store, in input order, in batches, alone.
 
 
 @dataclass
 class DepositContext:
-    """What processing a deposit needs besides the deposit itself."""
+    """What processing deposits needs besides the deposits themselves."""
 
     store: Store
     rest: ZenodoHarvester
@@ -362,127 +354,183 @@ class DepositContext:
     keep: bool
     # The Software Heritage client, when deposits of that source are processed.
     swh: Any = None
+    # Where fetching and measuring run (made on first use: a Dask cluster takes seconds
+    # to start, and a run with nothing to process needs none).
+    executor: Executor | None = None
+    make_executor: Callable[[], Executor] | None = None
+    progress: Progress | None = None
+
+    def get_executor(self) -> Executor:
+        if self.executor is None:
+            if self.make_executor is None:
+                self.executor = LocalExecutor(1)
+            else:
+                self.executor = self.make_executor()
+                if self.progress is not None:
+                    self.progress.log(f"fetching and measuring: {self.executor.describe()}")
+        return self.executor
+
+    def clients(self) -> Clients:
+        return Clients(rest=self.rest, download=self.client, swh=self.swh)
 
 
-def _stage(stage: str, call: Callable[[], Any]) -> Any:
-    """Run one stage, turning any error into a :class:`DepositFailure` with the stage
-    and one readable reason (FetchError/HttpError carry theirs)."""
+def _jobs(ctx: DepositContext, source: str, todo: list[tuple[int, str]]) -> list[DepositJob]:
+    """A job per deposit, with what the driver knows from the store. A Software Heritage
+    tree already measured, or also the tree of an earlier origin in this list, is not
+    fetched (``reuse``): the stored measurements serve when its turn to be written comes,
+    as in a sequential run."""
+    jobs = []
+    seen: set[str] = set()
+    for deposit_id, record_id in todo:
+        if source == SOURCE:
+            row = ctx.store.conn.execute(
+                "SELECT oai_identifier, datestamp FROM deposits WHERE id = ?", (deposit_id,)
+            ).fetchone()
+            jobs.append(DepositJob(deposit_id, SOURCE, record_id, oai_identifier=row[0] or "",
+                                   datestamp=row[1] or ""))
+            continue
+        latest = ctx.store.latest_swh_visit(deposit_id)
+        if latest is None:
+            failure = StageFailure("resolve", "NoVisit", "no visit with a snapshot is recorded")
+            jobs.append(DepositJob(deposit_id, SWH, record_id, failure=failure))
+            continue
+        visit_row, swhid = latest
+        reuse = swhid in seen or ctx.store.reusable_measurements(swhid, ctx.versions) is not None
+        seen.add(swhid)
+        jobs.append(DepositJob(deposit_id, SWH, record_id, swhid=swhid, visit_row=visit_row, reuse=reuse))
+    return jobs
+
+
+def _save_scored(ctx: DepositContext, job: DepositJob, identity: Any, measurements: Any) -> int:
+    """Score and store one tree with its deposit link; a tree that cannot be scored is
+    stored (and linked) with its measurements, so the failed detector can be seen and
+    the tree is not fetched again once the detector is fixed."""
     try:
-        return call()
-    except DepositFailure:
-        raise
-    except Exception as exc:  # noqa: BLE001 - every failure of a deposit is recorded, the run goes on
-        reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
-        raise DepositFailure(stage, type(exc).__name__, str(reason)) from exc
-
-
-def extraction_limits(config: Config) -> ExtractionLimits:
-    """The ``[extract]`` caps, for Zenodo archives and Software Heritage bundles alike."""
-    x = config.extract
-    return ExtractionLimits(
-        max_total_bytes=x.max_total_bytes, max_entries=x.max_entries,
-        max_ratio=x.max_ratio, max_file_bytes=x.max_file_bytes,
+        scored = score(measurements, ctx.rubric)
+    except IncompleteMeasurements as exc:
+        ctx.store.save_snapshot(identity, measurements, source=job.source, label=job.label,
+                                deposit_id=job.deposit_id)
+        raise DepositFailure("score", type(exc).__name__, str(exc)) from exc
+    return ctx.store.save_snapshot(
+        identity, measurements, source=job.source, label=job.label, deposit_id=job.deposit_id,
+        score=(ctx.rubric_id, scored),
     )
 
 
-def process_deposit(ctx: DepositContext, deposit_id: int, record_id: str) -> str:
-    """Fetch, extract, identify, measure (unless already measured), score and store one
-    deposit. Returns 'measured', 'reused' or 'withdrawn'; raises DepositFailure."""
-    row = ctx.store.conn.execute(
-        "SELECT oai_identifier, datestamp FROM deposits WHERE id = ?", (deposit_id,)
-    ).fetchone()
-    stub = DepositRecord(source=SOURCE, oai_identifier=row[0] or "", datestamp=row[1] or "", record_id=record_id)
-    record = _stage("files", lambda: ctx.rest.fetch_files(stub))
-    files = [
-        {"key": f.key, "size": f.size, "checksum": f.checksum, "url": f.url} for f in record.files
-    ]
+def _measured(outcome: DepositOutcome) -> Any:
+    if outcome.measurements is not None:
+        return outcome.measurements
+    if outcome.measure_error is not None:
+        raise outcome.measure_error.exception()
+    raise DepositFailure("measure", "MissingMeasurements",
+                         "the tree was not measured and no stored measurements of it were found")
+
+
+def store_zenodo(ctx: DepositContext, outcome: DepositOutcome) -> str:
+    """Write one Zenodo deposit's outcome, as the sequential run writes it: its file
+    list, then its tree (stored measurements first, if that tree is measured already),
+    score and state. Returns 'measured', 'reused' or 'withdrawn'; raises DepositFailure."""
+    job = outcome.job
+    if outcome.files is None:
+        raise (outcome.failure or StageFailure("files", "Unknown", "no file list")).exception()
     ctx.store.save_deposit_files(
-        deposit_id, files, swh=record.swh, withdrawn=record.withdrawn, tombstone=record.tombstone
+        job.deposit_id, outcome.files, swh=outcome.swh, withdrawn=outcome.withdrawn,
+        tombstone=outcome.tombstone,
     )
-    if record.withdrawn:
+    if outcome.withdrawn:
         return "withdrawn"
-    if not record.files:
-        raise DepositFailure("files", "NoFiles", "the record lists no files")
-    caps = ctx.config.download
-    announced = sum(f.size or 0 for f in record.files)
-    if announced > caps.max_deposit_bytes:
-        raise DepositFailure(
-            "download", "TooLarge",
-            f"the deposit's files add up to {announced} bytes, over the cap of {caps.max_deposit_bytes}",
-        )
-    folder = ctx.work_dir / f"{SOURCE}-{record_id}"
-    shutil.rmtree(folder, ignore_errors=True)  # leftovers of a killed run
-    try:
-        downloads = folder / "download"
-        downloads.mkdir(parents=True)
-        fetched: list[tuple[str, Path]] = []
-        for index, ref in enumerate(record.files):
-            path = _stage(
-                "download",
-                lambda ref=ref, index=index: download(
-                    ctx.client, ref.url, downloads / _safe_name(index, ref.key),
-                    expected_size=ref.size, expected_md5=ref.md5, max_bytes=caps.max_file_bytes,
-                ),
-            )
-            fetched.append((ref.key, path))
-        limits = extraction_limits(ctx.config)
-        tree = _stage("extract", lambda: materialize(fetched, folder / "tree", limits))
-        # The downloads are no longer needed; free the space before measuring.
-        if not ctx.keep:
-            shutil.rmtree(downloads, ignore_errors=True)
-        source = LocalDirectory(tree)
-        identity = _stage("identify", lambda: tree_identity(source))
-        reusable = ctx.store.reusable_measurements(identity.swhid, ctx.versions)
-        measurements = reusable[1] if reusable else _stage("measure", lambda: measure(source))
-        label = f"{SOURCE}:{record_id}"
-        try:
-            scored = score(measurements, ctx.rubric)
-        except IncompleteMeasurements as exc:
-            # Stored (and linked) with its measurements, so the failed detector can be
-            # seen and the tree is not downloaded again once the detector is fixed.
-            ctx.store.save_snapshot(
-                identity, measurements, source=SOURCE, label=label, deposit_id=deposit_id
-            )
-            raise DepositFailure("score", type(exc).__name__, str(exc)) from exc
-        snapshot_id = ctx.store.save_snapshot(
-            identity, measurements, source=SOURCE, label=label, deposit_id=deposit_id,
-            score=(ctx.rubric_id, scored),
-        )
-        ctx.store.mark_deposit_scored(deposit_id, snapshot_id)
-        return "reused" if reusable else "measured"
-    finally:
-        if not ctx.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+    if outcome.failure is not None:
+        raise outcome.failure.exception()
+    identity = outcome.identity
+    reusable = ctx.store.reusable_measurements(identity.swhid, ctx.versions)
+    measurements = reusable[1] if reusable else _measured(outcome)
+    snapshot_id = _save_scored(ctx, job, identity, measurements)
+    ctx.store.mark_deposit_scored(job.deposit_id, snapshot_id)
+    return "reused" if reusable else "measured"
+
+
+def store_swh(ctx: DepositContext, outcome: DepositOutcome, inline: DepositTask) -> str:
+    """Write one Software Heritage origin's outcome: the root directory of its latest
+    visit, from stored measurements when that tree is measured already (nothing was
+    fetched), else as fetched, verified and measured. A tree expected from an earlier
+    origin of this run that failed is fetched and measured here, in the driver."""
+    job = outcome.job
+    if job.failure is not None:
+        raise job.failure.exception()
+    reusable = ctx.store.reusable_measurements(job.swhid, ctx.versions)
+    submodules = None
+    if reusable:
+        identity, measurements = reusable[0].identity, reusable[1]
+    else:
+        if job.reuse:
+            outcome = inline.measure(inline.fetch(without_reuse(job)))
+        if outcome.failure is not None:
+            raise outcome.failure.exception()
+        identity, measurements, submodules = outcome.identity, _measured(outcome), outcome.submodules
+    snapshot_id = _save_scored(ctx, job, identity, measurements)
+    ctx.store.mark_swh_scored(job.deposit_id, job.visit_row, snapshot_id, submodules)
+    return "reused" if reusable else "measured"
 
 
 def process_pending(
     ctx: DepositContext, summary: RunSummary, progress: Progress, source: str = SOURCE
 ) -> None:
-    """Process every deposit of ``source`` still to do; a failure is recorded and the
-    run goes on."""
+    """Process every deposit of ``source`` still to do: fetched and measured by the
+    executor, written here in input order, ``run.batch_size`` deposits per transaction
+    at most (and before every wait for the executor). A failure is recorded and the run
+    goes on; a run killed mid-batch leaves that batch's deposits pending, to be done
+    again by the next run."""
     todo = ctx.store.deposits_to_process(source, max_attempts=ctx.config.run.max_attempts)
-    handler = process_swh_deposit if source == SWH else process_deposit
-    for done, (deposit_id, record_id) in enumerate(todo):
-        progress.bar(done, len(todo), f"{source}:{record_id}")
-        try:
-            outcome = handler(ctx, deposit_id, record_id)
-        except DepositFailure as failure:
-            ctx.store.mark_deposit_failed(deposit_id, failure.stage, failure.error_class, failure.reason)
-            summary.failed += 1
-            summary.failures.append((f"{source}:{record_id}", failure.stage, failure.reason))
-            progress.log(f"{source}:{record_id}: failed at {failure.stage}: {failure.reason}")
-            continue
-        if outcome == "withdrawn":
-            summary.withdrawn += 1
-            progress.log(f"{source}:{record_id}: withdrawn (HTTP 410), tombstone kept")
-            continue
-        summary.scored += 1
-        if outcome == "reused":
-            summary.reused += 1
-        else:
-            summary.measured += 1
-        progress.log(f"{source}:{record_id}: scored ({outcome})")
-    progress.bar(len(todo), len(todo), "done")
+    jobs = _jobs(ctx, source, todo)
+    executor = ctx.get_executor() if jobs else LocalExecutor(1)
+    inline = DepositTask(ctx.config, clients=ctx.clients())
+    if executor.remote:
+        task = DepositTask(ctx.config, share=worker_share(executor))
+    else:
+        # Fetching runs in this process (threads); measuring inline when there is one
+        # worker, and then a tree whose stored measurements serve is not measured.
+        lookup = None
+        if executor.workers == 1:
+            def lookup(swhid: str) -> bool:
+                return ctx.store.reusable_measurements(swhid, ctx.versions) is not None
+        task = DepositTask(ctx.config, clients=ctx.clients(), lookup=lookup)
+    with ctx.store.batch(ctx.config.run.batch_size) as batch:
+        results = executor.map(task.measure, jobs, prepare=task.fetch, on_wait=batch.flush)
+        for done, (job, outcome) in enumerate(results):
+            progress.bar(done, len(jobs), job.label)
+            if isinstance(outcome, BaseException):
+                outcome = failed(job, outcome)
+            try:
+                if source == SWH:
+                    status = store_swh(ctx, outcome, inline)
+                else:
+                    status = store_zenodo(ctx, outcome)
+            except DepositFailure as failure:
+                ctx.store.mark_deposit_failed(job.deposit_id, failure.stage, failure.error_class, failure.reason)
+                summary.failed += 1
+                summary.failures.append((job.label, failure.stage, failure.reason))
+                progress.log(f"{job.label}: failed at {failure.stage}: {failure.reason}")
+                batch.done()
+                continue
+            batch.done()
+            if status == "withdrawn":
+                summary.withdrawn += 1
+                progress.log(f"{job.label}: withdrawn (HTTP 410), tombstone kept")
+                continue
+            summary.scored += 1
+            if status == "reused":
+                summary.reused += 1
+            else:
+                summary.measured += 1
+            progress.log(f"{job.label}: scored ({status})")
+    stats = getattr(executor, "stats", None)
+    if stats is not None and stats.restarts:
+        progress.log(
+            f"the worker pool was rebuilt {stats.restarts} time(s) after a worker process died;"
+            f" {stats.retried} task attempt(s) made again"
+        )
+        stats.restarts = stats.retried = 0
+    progress.bar(len(jobs), len(jobs), "done")
     progress.close()
 
 
@@ -640,53 +688,6 @@ def discover_swh(
     )
 
 
-def process_swh_deposit(ctx: DepositContext, deposit_id: int, origin: str) -> str:
-    """Score the root directory of the origin's latest visit: from stored measurements
-    when that tree is already measured (nothing is fetched), else fetched from the
-    archive, verified against its SWHID, measured. Returns 'measured' or 'reused';
-    raises DepositFailure."""
-    from harvester.swh_vault import fetch_tree, verified_identity
-
-    latest = ctx.store.latest_swh_visit(deposit_id)
-    if latest is None:
-        raise DepositFailure("resolve", "NoVisit", "no visit with a snapshot is recorded")
-    visit_row, swhid = latest
-    label = f"{SWH}:{origin}"
-    reusable = ctx.store.reusable_measurements(swhid, ctx.versions)
-    submodules: list[str] | None = None
-    folder = ctx.work_dir / f"{SWH}-{swhid[len('swh:1:dir:'):]}"
-    try:
-        if reusable:
-            identity, measurements = reusable[0].identity, reusable[1]
-        else:
-            c = ctx.config.swh
-            shutil.rmtree(folder, ignore_errors=True)  # leftovers of a killed run
-            tree = _stage("fetch", lambda: fetch_tree(
-                ctx.swh, swhid, folder / "tree", limits=extraction_limits(ctx.config),
-                max_bytes=c.max_bundle_bytes, poll=(c.vault_poll_seconds, c.vault_poll_max_seconds),
-                timeout=c.vault_timeout_seconds, small_tree_files=c.small_tree_files,
-                use_vault=c.vault,
-            ))
-            identity, submodules = _stage(
-                "identify", lambda: verified_identity(tree, swhid, ctx.swh.directory)
-            )
-            measurements = _stage("measure", lambda: measure(LocalDirectory(tree)))
-        try:
-            scored = score(measurements, ctx.rubric)
-        except IncompleteMeasurements as exc:
-            ctx.store.save_snapshot(identity, measurements, source=SWH, label=label, deposit_id=deposit_id)
-            raise DepositFailure("score", type(exc).__name__, str(exc)) from exc
-        snapshot_id = ctx.store.save_snapshot(
-            identity, measurements, source=SWH, label=label, deposit_id=deposit_id,
-            score=(ctx.rubric_id, scored),
-        )
-        ctx.store.mark_swh_scored(deposit_id, visit_row, snapshot_id, submodules)
-        return "reused" if reusable else "measured"
-    finally:
-        if not ctx.keep:
-            shutil.rmtree(folder, ignore_errors=True)
-
-
 # --------------------------------------------------------------------------- entry points
 
 
@@ -724,10 +725,13 @@ def run(
     now: datetime | None = None,
     sources: tuple[str, ...] | None = None,
     swh_request: SwhRequest | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """The nightly job (``process=True``) or a metadata-only harvest (``process=False``)
     into ``db``. ``sources`` are harvested (default: each source whose section is
-    enabled); processing covers the pending deposits of both sources. Raises
+    enabled); processing covers the pending deposits of both sources, fetched and
+    measured on ``executor`` (default: the one ``[run]`` configures, started when the
+    first deposit needs it and closed at the end; one given here is left open). Raises
     :class:`LockBusy` when another run holds the lock; returns the summary otherwise
     (``summary.ok`` is False when a harvest failed)."""
     progress = progress or Progress()
@@ -773,12 +777,20 @@ def run(
             if rubric is not None:
                 work_dir = Path(config.run.work_dir)
                 work_dir.mkdir(parents=True, exist_ok=True)
+                r = config.run
                 ctx = DepositContext(
                     store=store, rest=zenodo, client=client, config=config, rubric=rubric,
                     rubric_id=store.ensure_rubric(rubric),
                     versions={mid: det.version for mid, det in load_detectors().items()},
-                    work_dir=work_dir, keep=config.run.keep, swh=swh,
+                    work_dir=work_dir, keep=config.run.keep, swh=swh, executor=executor,
+                    make_executor=lambda: make_executor(
+                        r.executor, workers=r.workers, scheduler=r.scheduler,
+                        prepare_threads=r.download_threads, attempts=r.task_attempts,
+                    ),
+                    progress=progress,
                 )
+                if executor is None:
+                    stack.callback(lambda: ctx.executor is not None and ctx.executor.close())
                 # Deposits of completed windows are processed even when a later window
                 # failed: they are stored, and tomorrow's run would do them anyway.
                 # Zenodo first: a tree it downloads is then not fetched from the vault.

@@ -413,6 +413,35 @@ def _value_vectors(
     return vectors
 
 
+class WriteBatch:
+    """The open batch of :meth:`Store.batch`: ``units`` done since the last commit,
+    ``commits`` made so far."""
+
+    def __init__(self, store: Store, size: int) -> None:
+        self.store = store
+        self.size = size
+        self.units = 0
+        self.writes = 0
+        self.commits = 0
+
+    def done(self) -> None:
+        """One unit (a deposit, a tree) is written; commit when the batch is full."""
+        self.units += 1
+        if self.units >= self.size:
+            self._commit()
+
+    def flush(self) -> None:
+        """Commit what is written so far (nothing when nothing is)."""
+        self._commit()
+
+    def _commit(self) -> None:
+        conn = self.store.conn
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+            self.commits += 1
+        self.units = 0
+
+
 class Store:
     """One open store database. Use as a context manager, or call :meth:`close`.
 
@@ -428,6 +457,7 @@ class Store:
         timeout: float = BUSY_TIMEOUT_SECONDS,
     ) -> None:
         self.path = str(path)
+        self._batch: WriteBatch | None = None
         if not create and not Path(self.path).is_file():
             raise StoreError(f"{self.path}: no such database")
         try:
@@ -466,7 +496,23 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One short write transaction. IMMEDIATE takes the write lock up front, so a
-        busy database is waited for (busy timeout) instead of failing half-way."""
+        busy database is waited for (busy timeout) instead of failing half-way.
+
+        Inside :meth:`batch`, the block is a savepoint of the batch's transaction
+        instead: it is undone alone if it fails, and committed with the batch."""
+        if self._batch is not None:
+            if not self.conn.in_transaction:
+                self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute("SAVEPOINT reproscore_write")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK TO reproscore_write")
+                self.conn.execute("RELEASE reproscore_write")
+                raise
+            self.conn.execute("RELEASE reproscore_write")
+            self._batch.writes += 1
+            return
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
@@ -477,8 +523,36 @@ class Store:
             raise
 
     @contextmanager
+    def batch(self, size: int) -> Iterator[WriteBatch]:
+        """Group the writes of the block into transactions of ``size`` units (e.g. one
+        unit per deposit: call :meth:`WriteBatch.done` after each). The transaction
+        begins at the first write and is committed when ``size`` units are done, when
+        :meth:`WriteBatch.flush` is called (before waiting for more work, so the write
+        lock is never held across a wait) and at the end of the block. If the block
+        raises, the uncommitted units are rolled back: each is then stored by a later
+        run, never half."""
+        if self._batch is not None:
+            raise StoreError("batches do not nest")
+        if self.conn.in_transaction:
+            raise StoreError("a batch cannot start inside a transaction")
+        batch = WriteBatch(self, max(1, size))
+        self._batch = batch
+        try:
+            yield batch
+        except BaseException:
+            self._batch = None
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        self._batch = None
+        batch._commit()
+
+    @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """Several queries over one consistent state of the database."""
+        if self.conn.in_transaction:  # a batch's open transaction: consistent already
+            yield self.conn
+            return
         self.conn.execute("BEGIN")
         try:
             yield self.conn
@@ -1522,6 +1596,18 @@ class Store:
                 f"--rubric {rubric.name}"
             )
         return stored, rubric
+
+    def score_outcome(self, score_id: int) -> dict[str, Any]:
+        """The execution-tier columns of stored score ``score_id``: ``outcome_id`` (the
+        tree's outcome behind them, None without one), ``ros`` (rounded to 2 digits, None
+        when undefined), ``ros_coverage`` and ``alpha`` (4 digits) and ``rcs`` (the RRS
+        without an outcome). Raises :class:`NotFound` for an unknown score."""
+        row = self.conn.execute(
+            "SELECT outcome_id, ros, ros_coverage, alpha, rcs FROM scores WHERE id = ?", (score_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"no score with id {score_id} in {self.path}")
+        return dict(zip(("outcome_id", "ros", "ros_coverage", "alpha", "rcs"), row, strict=True))
 
     def detector_set_sha256_of(self, detector_set_id: int) -> str:
         row = self.conn.execute(

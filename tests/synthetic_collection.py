@@ -16,7 +16,11 @@ fills it with bulk inserts into that schema, deterministically from a seed:
 * 26 current measurements per tree (values, applicability, levels, fixes, evidence);
 * scores under ``default`` stored for most trees (``Store.rescore``), some removed so
   the report computes them, and one stale score (older detector set) that must be
-  ignored.
+  ignored;
+* with ``outcomes_every``, an execution outcome (components, failure class, origin, one
+  probe record) for every n-th tree, inserted in bulk, and the stored scores brought up
+  to date with them (``Store.refresh_outcome_scores``). The tests import outcomes through
+  ``reproscore outcome import`` instead; the benchmark uses these.
 
 Timestamps are fixed (but for the times ``Store.rescore`` records), so two builds with
 the same arguments give the same report.
@@ -75,6 +79,7 @@ class Built:
     snapshots: int = 0
     incomplete_snapshots: list[int] = field(default_factory=list)
     stale_score_snapshot: int | None = None
+    outcomes: int = 0
 
 
 class _Builder:
@@ -168,6 +173,7 @@ def build(
     seed: int = 7,
     evidence_every: int = 1,
     drop_scores_every: int = 3,
+    outcomes_every: int = 0,
 ) -> Built:
     """Build the collection in a new store at ``path`` (see the module docstring)."""
     path = Path(path)
@@ -338,8 +344,43 @@ def build(
                     (stale, rubric_id, stamp(0)),
                 )
             built.stale_score_snapshot = stale
+        if outcomes_every:
+            built.outcomes = _outcomes(store, b.next_snapshot - 1, outcomes_every, seed)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return built
+
+
+OUTCOME_CLASSES = ("install_dep", "missing_module", "missing_data", "code_error", "timeout")
+
+
+def _outcomes(store: Store, snapshots: int, every: int, seed: int) -> int:
+    """Outcomes for every ``every``-th tree, in bulk; returns how many."""
+    rng = random.Random(seed + 1)
+    outcomes, probes = [], []
+    for sid in range(every, snapshots + 1, every):
+        install = rng.random() > 0.2
+        run = rng.random() > 0.4
+        failure = None if install and run else "install_dep" if not install else rng.choice(OUTCOME_CLASSES[1:])
+        values = (100.0 if install else 0.0, 100.0 if run else 0.0,
+                  rng.choice((None, round(rng.uniform(0, 100), 2))), rng.choice((None, 0.0, 50.0, 100.0)),
+                  round(rng.uniform(0, 100), 2), None)  # fmt: skip
+        outcomes.append((len(outcomes) + 1, sid, ("binder", "ci", "reproscore-execute")[sid % 3],
+                         "bubblewrap" if sid % 3 == 2 else None, *values, failure,
+                         stamp(sid % 28, 600 + sid % 3000), stamp(29), __version__))  # fmt: skip
+        probes.append((len(outcomes), "X", values[1], "python run.py", 0 if run else 1, failure if not run else None))
+    with store.write() as conn:
+        conn.executemany(
+            "INSERT INTO outcomes (id, snapshot_id, origin, sandbox, i, x, delta, n, e_prime, t, failure_class,"
+            " executed_at, recorded_at, scorer_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            outcomes,
+        )
+        conn.executemany(
+            "INSERT INTO outcome_probes (outcome_id, probe, value, status, command, exit_status, failure_class)"
+            " VALUES (?, ?, ?, 'measured', ?, ?, ?)",
+            probes,
+        )
+    store.refresh_outcome_scores()
+    return len(outcomes)
 
 
 if __name__ == "__main__":

@@ -603,11 +603,15 @@ def test_selection_by_source_community_and_night(made, tmp_path):
 
 
 def test_outcome_data_is_shown_only_when_present(made, tmp_path):
+    """No outcome in this store: no outcome section. A caller may still add outcome data
+    to a loaded collection before writing it (tests/test_report_outcomes.py covers the
+    outcomes the store holds)."""
     assert "Outcome data" not in made.html and "table-outcomes_summary" not in made.parsed.tables
+    assert "ros" not in made.csv("scores")[0]
     with Store(made.db, create=False) as st:
         collection = load_collection(st, DEFAULT, filters=Filters(source="zenodo"))
+        assert not collection.has_outcomes
         scored = collection.scored_items
-        # A synthetic execution tier: outcome data for every third scored deposit.
         for k, item in enumerate(scored):
             if k % 3 == 0:
                 collection.items[item.index] = replace(item, ros=float(k % 100), rcs=50.0 + k % 7, alpha=0.25)
@@ -617,17 +621,20 @@ def test_outcome_data_is_shown_only_when_present(made, tmp_path):
     with_outcome = [it for it in collection.items if it.scored and it.ros is not None]
     rrs = np.array([collection.scores.rrs[it.snapshot_row] for it in with_outcome])
     ros = np.array([it.ros for it in with_outcome])
+    rcs = np.array([it.rcs for it in with_outcome])
     summary = parsed.tables["table-outcomes_summary"].rows[0]
-    assert summary[0] == str(len(with_outcome))
-    assert summary[1:5] == [f2(statistics.fmean(rrs)), f2(statistics.fmean(ros)),
-                            f2(statistics.fmean(it.rcs for it in with_outcome)), f"{statistics.fmean(rrs - ros):+.2f}"]  # fmt: skip
-    assert summary[5] == f"{scipy.stats.spearmanr(rrs, ros).statistic:.4f}"
+    assert summary[:4] == [str(len(scored)), str(len(with_outcome)), str(len(with_outcome)),
+                           pct(len(with_outcome), len(scored))]  # fmt: skip
+    assert summary[4:9] == [f2(statistics.fmean(rrs)), f2(statistics.fmean(ros)), f2(statistics.fmean(rcs)),
+                            f"{statistics.fmean(rrs - ros):+.2f}", f"{statistics.fmean(rcs - rrs):+.2f}"]  # fmt: skip
+    assert summary[9] == f"{scipy.stats.spearmanr(rrs, ros).statistic:.4f}"
     gaps = parsed.tables["table-outcome_gaps"].rows
     top = sorted(range(len(with_outcome)), key=lambda i: (-abs(rrs[i] - ros[i]), with_outcome[i].index))[:20]
-    assert [r[5] for r in gaps] == [f"{rrs[i] - ros[i]:+.2f}" for i in top]
+    assert [r[6] for r in gaps] == [f"{rrs[i] - ros[i]:+.2f}" for i in top]
     assert any(s.attrs.get("aria-describedby") == "fig-outcomes-desc" for s in parsed.svgs)
+    assert "table-outcome_failure_classes" not in parsed.tables  # no outcome record: no failure class
     header = (tmp_path / "outcomes" / "tables" / "scores.csv").read_text().splitlines()[0]
-    assert header.endswith(",ros,rcs,alpha")
+    assert header.endswith(",outcome_id,outcome_origin,executed_at,failure_class,ros,ros_coverage,alpha,rcs")
 
 
 def test_comparing_a_rubric_with_itself(made, tmp_path, monkeypatch):

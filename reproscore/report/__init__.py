@@ -74,7 +74,9 @@ def _number(value: float) -> str:
 
 
 def scores_csv(collection: Collection) -> str:
-    """Every scored deposit with its scores at full precision (``tables/scores.csv``)."""
+    """Every scored deposit with its scores at full precision (``tables/scores.csv``);
+    with outcome data, each deposit's current outcome (id, origin, when, failure class)
+    and its ROS, coverage, alpha and RCS as stored (empty without an outcome)."""
     import csv
     import io
 
@@ -88,7 +90,9 @@ def scores_csv(collection: Collection) -> str:
         header.append("penalties_second")
     outcomes = collection.has_outcomes
     if outcomes:
-        header += ["ros", "rcs", "alpha"]
+        header += ["outcome_id", "outcome_origin", "executed_at", "failure_class", "ros", "ros_coverage", "alpha", "rcs"]
+        if sb is not None:
+            header += ["ros_second", "alpha_second", "rcs_second"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -107,7 +111,14 @@ def scores_csv(collection: Collection) -> str:
             row += [_number(v) for v in sb.contribution[r]]
             row.append(";".join(pid for pid, hit in zip(ids_b, sb.fired[r], strict=True) if hit))
         if outcomes:
-            row += ["" if v is None else repr(float(v)) for v in (item.ros, item.rcs, item.alpha)]
+            o = item.outcome
+            row += ["" if o is None else str(o.outcome_id), "" if o is None else o.origin,
+                    "" if o is None else o.executed_at, "" if o is None else o.failure_class or ""]
+            row += ["" if v is None else repr(float(v)) for v in (item.ros, item.ros_coverage, item.alpha, item.rcs)]
+            if sb is not None:
+                has = o is not None and sb.rcs is not None
+                row += [_number(sb.ros[r]) if has else "", _number(sb.alpha[r]) if has else "",
+                        _number(sb.rcs[r]) if has else ""]
         writer.writerow(row)
     return buffer.getvalue()
 

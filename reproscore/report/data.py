@@ -14,9 +14,14 @@ the stored measurements with :func:`scoring.aggregate.compile_rubric`, the arith
 ``reproscore rescore`` (so the numbers are the same either way). Measurement values are
 read in batches of snapshots into numpy arrays; nothing grows per measurement in Python.
 
-Outcome data (ROS, RCS: the execution tier) is not stored yet: items carry optional
-``ros``, ``rcs`` and ``alpha`` fields, which the loader leaves empty and the report
-renders when they are set.
+Outcome data (the execution tier): the current outcome of every snapshot (its most
+recently executed one, ``Store.outcome_for_snapshot``) is read in one query; under each
+rubric the ROS, coverage, alpha and RCS are the stored score's columns when that score is
+used and names the current outcome, else computed from the outcome's components
+(converted to the rubric's input scales) with ``scoring.aggregate.compute_ros`` and
+``compute_rcs`` and rounded as the store rounds them, so the numbers are the same either
+way. Items carry their outcome (:class:`ItemOutcome`) and the first rubric's ``ros``,
+``ros_coverage``, ``alpha`` and ``rcs``; the report shows outcome data when any is set.
 """
 
 from __future__ import annotations
@@ -30,9 +35,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scoring.aggregate import compile_rubric
+from scoring.aggregate import compile_rubric, compute_rcs, compute_ros
 from scoring.catalog import CATEGORY_KEYS, METRIC_IDS
-from scoring.rubric import Rubric
+from scoring.rubric import ROS_COMPONENT_IDS, Rubric
 
 from ..store import Store
 
@@ -41,6 +46,7 @@ __all__ = [
     "Failure",
     "Filters",
     "Item",
+    "ItemOutcome",
     "Run",
     "RubricScores",
     "SOURCES",
@@ -76,6 +82,18 @@ class Filters:
         return ", ".join(parts) or "the whole collection"
 
 
+@dataclass(frozen=True)
+class ItemOutcome:
+    """The current execution outcome of an item's snapshot (``outcomes`` row)."""
+
+    outcome_id: int
+    origin: str
+    executed_at: str
+    failure_class: str | None
+    sandbox: str | None
+    components: dict[str, float | None]  # every ROS component id, 0-100 or None
+
+
 @dataclass
 class Item:
     """One deposit, or one local tree no deposit holds."""
@@ -97,10 +115,13 @@ class Item:
     snapshot_id: int | None
     swhid: str | None
     snapshot_row: int | None = None  # row in the SnapshotTable
-    # Outcome data (execution tier): optional, rendered only when present.
+    # Outcome data (execution tier): the snapshot's current outcome and, under the
+    # report's rubric, its ROS (None when undefined), coverage, alpha and RCS, as stored.
+    outcome: ItemOutcome | None = None
     ros: float | None = None
     rcs: float | None = None
     alpha: float | None = None
+    ros_coverage: float | None = None
 
     @property
     def anchor(self) -> str:
@@ -201,6 +222,12 @@ class RubricScores:
     penalty_points: np.ndarray  # (S,) points deducted by the penalties that fired
     stored: int = 0  # scores read from the store
     computed: int = 0  # scores computed in memory from stored measurements
+    # Outcome data of the snapshots with a current outcome (NaN elsewhere, and ROS and
+    # coverage NaN where the outcome gives no ROS; then alpha is 0 and RCS the RRS).
+    ros: np.ndarray | None = None  # (S,) rounded to 2 digits, as stored
+    coverage: np.ndarray | None = None  # (S,) 4 digits
+    alpha: np.ndarray | None = None  # (S,) 4 digits
+    rcs: np.ndarray | None = None  # (S,)
 
     @property
     def penalty_ids(self) -> tuple[str, ...]:
@@ -223,6 +250,7 @@ class Collection:
     failures: list[Failure]
     series: list[Series]
     schema: list[str] = field(default_factory=list)
+    outcomes: dict[int, ItemOutcome] = field(default_factory=dict)  # SnapshotTable row -> outcome
 
     @property
     def scored_items(self) -> list[Item]:
@@ -230,7 +258,7 @@ class Collection:
 
     @property
     def has_outcomes(self) -> bool:
-        return any(item.scored and item.ros is not None for item in self.items)
+        return any(item.scored and (item.outcome is not None or item.ros is not None) for item in self.items)
 
 
 # --------------------------------------------------------------------------- loading
@@ -386,13 +414,52 @@ _SCORE_QUERY = (
     + ", ".join(f"{key.lower()}_raw" for key in CATEGORY_KEYS)
     + ", "
     + ", ".join(f"{key.lower()}_contribution" for key in CATEGORY_KEYS)
-    + ", penalties_fired FROM scores WHERE rubric_id = ?"
+    + ", penalties_fired, outcome_id, ros, ros_coverage, alpha, rcs FROM scores WHERE rubric_id = ?"
+)
+# The current (most recently executed) outcome of every snapshot that has one, in one
+# query (the correlated lookup runs on the index outcomes_by_snapshot).
+_OUTCOME_COMPONENT_COLUMNS = ("i", "x", "delta", "n", "e_prime", "t")  # ROS_COMPONENT_IDS order
+_OUTCOME_QUERY = (
+    "SELECT o.snapshot_id, o.id, o.origin, o.executed_at, o.failure_class, o.sandbox, "
+    + ", ".join(f"o.{c}" for c in _OUTCOME_COMPONENT_COLUMNS)
+    + " FROM outcomes o WHERE o.id = (SELECT o2.id FROM outcomes o2 WHERE o2.snapshot_id = o.snapshot_id"
+    " ORDER BY o2.executed_at DESC, o2.id DESC LIMIT 1) ORDER BY o.snapshot_id"
 )
 
 
-def score_snapshots(store: Store, rubric: Rubric, snapshots: SnapshotTable) -> RubricScores:
+def _read_outcomes(conn: sqlite3.Connection, snapshots: SnapshotTable) -> dict[int, ItemOutcome]:
+    """SnapshotTable row -> the snapshot's current outcome, for the snapshots that have one."""
+    out: dict[int, ItemOutcome] = {}
+    for sid, outcome_id, origin, executed_at, failure_class, sandbox, *values in conn.execute(_OUTCOME_QUERY):
+        row = snapshots.row_of(sid)
+        if row is None:
+            continue
+        out[row] = ItemOutcome(
+            outcome_id=outcome_id, origin=origin, executed_at=executed_at, failure_class=failure_class,
+            sandbox=sandbox, components=dict(zip(ROS_COMPONENT_IDS, values, strict=True)),
+        )  # fmt: skip
+    return out
+
+
+def _outcome_scores(rubric: Rubric, rrs: float, outcome: ItemOutcome) -> tuple[float, float, float, float]:
+    """(ROS, coverage, alpha, RCS) of ``outcome`` under ``rubric``, rounded as the store
+    rounds them (NaN ROS and coverage when the outcome gives no ROS)."""
+    from ..execution.outcomes import inputs_for_rubric
+
+    ros = compute_ros(inputs_for_rubric(outcome.components, rubric), rubric)
+    rcs = compute_rcs(rrs, ros, rubric)
+    if ros is None:
+        return np.nan, np.nan, round(rcs.alpha, 4), rcs.value
+    return round(ros.value, 2), round(ros.coverage, 4), round(rcs.alpha, 4), rcs.value
+
+
+def score_snapshots(store: Store, rubric: Rubric, snapshots: SnapshotTable,
+                    outcomes: dict[int, ItemOutcome] | None = None) -> RubricScores:
     """Every scorable snapshot's score under ``rubric``: the stored score when one exists
-    for its current detector set, else computed from its stored measurement values."""
+    for its current detector set, else computed from its stored measurement values; with
+    ``outcomes`` (SnapshotTable row -> current outcome), their ROS, coverage, alpha and
+    RCS, stored or computed alike."""
+    outcomes = outcomes or {}
     count = snapshots.ids.size
     penalties = rubric.penalties
     points = np.array([p.points for p in penalties], dtype=float)
@@ -405,7 +472,10 @@ def score_snapshots(store: Store, rubric: Rubric, snapshots: SnapshotTable) -> R
         fired=np.zeros((count, len(penalties)), dtype=bool),
         penalty_points=np.full(count, np.nan),
     )
+    out.ros, out.coverage = np.full(count, np.nan), np.full(count, np.nan)
+    out.alpha, out.rcs = np.full(count, np.nan), np.full(count, np.nan)
     have = np.zeros(count, dtype=bool)
+    have_outcome = np.zeros(count, dtype=bool)  # outcome columns read from the stored score
     rubric_id = store.rubric_id(rubric)
     if rubric_id is not None and count:
         ids = snapshots.ids
@@ -432,6 +502,13 @@ def score_snapshots(store: Store, rubric: Rubric, snapshots: SnapshotTable) -> R
                 fired_of[text] = hits
             out.fired[r] = hits
             have[r] = True
+            outcome = outcomes.get(r) if outcomes else None
+            if outcome is not None and row[5 + 2 * _CATEGORIES] == outcome.outcome_id:
+                ros, coverage, alpha, rcs = row[6 + 2 * _CATEGORIES : 10 + 2 * _CATEGORIES]
+                out.ros[r] = np.nan if ros is None else ros
+                out.coverage[r] = np.nan if coverage is None else coverage
+                out.alpha[r], out.rcs[r] = alpha, rcs
+                have_outcome[r] = True
         out.stored = int(have.sum())
     compiled = compile_rubric(rubric)
     order = [compiled.category_keys.index(key) for key in CATEGORY_KEYS]
@@ -444,6 +521,10 @@ def score_snapshots(store: Store, rubric: Rubric, snapshots: SnapshotTable) -> R
         out.contribution[r] = [gateds[i] for i in order]
         out.fired[r] = fired
     out.computed = int(missing.size)
+    for r, outcome in outcomes.items():  # outcome columns not read from a stored score
+        if snapshots.complete[r] and not have_outcome[r]:
+            out.ros[r], out.coverage[r], out.alpha[r], out.rcs[r] = _outcome_scores(
+                rubric, float(out.rrs[r]), outcome)
     scorable = snapshots.complete
     out.penalty_points[scorable] = out.fired[scorable].astype(float) @ points if len(penalties) else 0.0
     return out
@@ -565,8 +646,17 @@ def load_collection(
                 item.state = "scored"
             elif item.state == "pending" and row is not None:
                 item.state = "incomplete"
-        scores = score_snapshots(store, rubric, snapshots)
-        compare = None if compare_rubric is None else score_snapshots(store, compare_rubric, snapshots)
+        outcomes = _read_outcomes(conn, snapshots)
+        scores = score_snapshots(store, rubric, snapshots, outcomes)
+        compare = None if compare_rubric is None else score_snapshots(store, compare_rubric, snapshots, outcomes)
+        for item in items:
+            outcome = outcomes.get(item.snapshot_row) if item.scored else None
+            if outcome is not None:
+                r = item.snapshot_row
+                item.outcome = outcome
+                item.ros = None if np.isnan(scores.ros[r]) else float(scores.ros[r])
+                item.ros_coverage = None if np.isnan(scores.coverage[r]) else float(scores.coverage[r])
+                item.alpha, item.rcs = float(scores.alpha[r]), float(scores.rcs[r])
         series = _read_series(conn, items, snapshots, filters, visits)
         failures = _read_failures(conn, items)
         schema = [m["name"] for m in store.schema()]
@@ -574,4 +664,5 @@ def load_collection(
         database=os.path.basename(store.path), filters=filters, rubric=rubric,
         compare_rubric=compare_rubric, items=items, snapshots=snapshots, scores=scores,
         compare_scores=compare, runs=runs, failures=failures, series=series, schema=schema,
+        outcomes=outcomes,
     )  # fmt: skip

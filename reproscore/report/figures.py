@@ -288,17 +288,54 @@ def _drivers(report: Report) -> MplFigure:
     return fig
 
 
+# One marker per failure class: the scatter reads without colour.
+CLASS_MARKERS = {"none": "o", "install_dep": "s", "missing_module": "^", "missing_data": "v",
+                 "code_error": "D", "timeout": "x"}
+
+
 def _outcomes(report: Report) -> MplFigure:
-    rrs, ros = report.data["outcomes"]
-    fig = MplFigure(figsize=(WIDTH * 0.7, WIDTH * 0.6))
+    rrs, ros, kinds = report.data["outcomes"]
+    fig = MplFigure(figsize=(WIDTH * 0.85, WIDTH * 0.55))
     ax = fig.add_subplot()
-    ax.scatter(rrs, ros, s=14, facecolors="none", edgecolors="black", linewidths=0.7, marker="o", label="deposit")
+    ax.set_aspect("equal")
+    kinds = np.asarray(kinds, dtype=object)
+    for kind, marker in CLASS_MARKERS.items():
+        mask = kinds == kind
+        if not mask.any():
+            continue
+        label = "no failure" if kind == "none" else kind
+        if marker == "x":
+            ax.scatter(rrs[mask], ros[mask], s=18, color="black", linewidths=0.7, marker=marker, label=label)
+        else:
+            ax.scatter(rrs[mask], ros[mask], s=16, facecolors="none", edgecolors="black", linewidths=0.7,
+                       marker=marker, label=label)
     ax.plot([0, 100], [0, 100], linestyle=":", color="black", linewidth=0.8, label="RRS = ROS")
-    ax.set_xlim(0, 100)
-    ax.set_ylim(0, 100)
+    ax.set_xlim(-2, 102)
+    ax.set_ylim(-2, 102)
     ax.set_xlabel("RRS (readiness)")
     ax.set_ylabel("ROS (outcome)")
-    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    ax.text(98, 4, "readier than it ran", ha="right", va="bottom", fontsize=8, style="italic")
+    ax.text(2, 96, "ran better than\nits readiness", ha="left", va="top", fontsize=8, style="italic")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    return fig
+
+
+def _outcome_bands(report: Report) -> MplFigure:
+    counts = report.data["outcome_bands"]
+    fig = MplFigure(figsize=(WIDTH, 3.0))
+    ax = fig.add_subplot()
+    x = np.arange(len(BANDS))
+    width = 0.28
+    for k, (key, face, hatch) in enumerate((("RRS", "#d9d9d9", "//"), ("ROS", "#ffffff", ".."),
+                                            ("RCS", "#a6a6a6", "xx"))):
+        bars = ax.bar(x + (k - 1) * width, counts[key], width, color=face, hatch=hatch, edgecolor="black",
+                      linewidth=0.6, label=key)
+        ax.bar_label(bars, labels=[str(c) if c else "" for c in counts[key]], padding=1, fontsize=7)
+    ax.set_xticks(x, [band_label(lo, hi) for lo, hi in BANDS])
+    ax.set_xlabel("band (points)")
+    ax.set_ylabel("deposits")
+    ax.margins(y=0.2)
+    ax.legend(frameon=False, fontsize=8, ncols=3, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     return fig
 
 
@@ -315,6 +352,7 @@ DRAW: dict[str, Callable[[Report], MplFigure]] = {
     "fig-transitions": _transitions,
     "fig-drivers": _drivers,
     "fig-outcomes": _outcomes,
+    "fig-outcome-bands": _outcome_bands,
 }
 
 

@@ -123,8 +123,8 @@ def render_html(report: Report) -> str:
         parts.append('<section id="deposits" aria-labelledby="deposits-h">')
         parts.append('<h2 id="deposits-h">Deposits</h2>')
         parts.append("<p>Each deposit linked from the tables above: its category profile, ranked fixes, "
-                     "sub-metrics with evidence, history and failures. The rows of all deposits are in the "
-                     "CSV files tables/deposit_*.csv.</p>")  # fmt: skip
+                     "sub-metrics with evidence, history, failures and execution outcome. The rows of all "
+                     "deposits are in the CSV files tables/deposit_*.csv.</p>")  # fmt: skip
         for deposit in report.deposits:
             item = deposit.item
             parts.append(f'<article class="deposit" id="{escape(item.anchor)}" aria-labelledby="{escape(item.anchor)}-h">')
@@ -132,6 +132,9 @@ def render_html(report: Report) -> str:
             score = f"RRS {format_cell('score', deposit.rrs)}"
             if deposit.compare_rrs is not None:
                 score += f"; under the second rubric {format_cell('score', deposit.compare_rrs)}"
+            if deposit.rcs is not None:
+                score += (f"; ROS {format_cell('score', deposit.ros) or '—'}, RCS {format_cell('score', deposit.rcs)}"
+                          f" (α {format_cell('corr', deposit.alpha) or '—'})")
             parts.append(f"<p><strong>{escape(score)}</strong></p>")
             parts.append('<dl class="facts">' + "".join(
                 f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in deposit.facts) + "</dl>")  # fmt: skip

@@ -35,7 +35,7 @@ from scoring import __version__ as SCORER_VERSION
 from scoring.catalog import CATEGORIES, CATEGORY_KEYS, METRICS
 from scoring.fixes import rank_fixes
 from scoring.model import Measurements
-from scoring.rubric import Rubric
+from scoring.rubric import ROS_COMPONENT_IDS, Rubric
 
 from . import stats
 from .data import SOURCES, STATES, Collection, Item, RubricScores
@@ -63,6 +63,11 @@ EVIDENCE_SHOWN = 3
 FIXES_SHOWN = 5
 CATEGORY_NAMES = {c.key: c.name for c in CATEGORIES}
 PENALTIES_LABEL = "penalties"
+# The paper's failure-mode vocabulary (docs/execution.md), and the class of an outcome
+# where nothing failed.
+FAILURE_CLASSES = ("install_dep", "missing_module", "missing_data", "code_error", "timeout")
+NO_FAILURE = "none"
+COMPONENT_LABELS = {"I": "I", "X": "X", "delta": "Δ", "N": "N", "E_prime": "E′", "T": "T"}
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,7 @@ class Detail:
 
     measurements: Measurements
     fixes: list[dict[str, Any]]
+    outcome: dict[str, Any] | None = None  # Store.outcome_for_snapshot: components and probes
 
 
 @dataclass
@@ -167,6 +173,9 @@ class DepositSection:
     facts: list[tuple[str, str]]
     rrs: float
     compare_rrs: float | None
+    ros: float | None = None
+    rcs: float | None = None
+    alpha: float | None = None
 
 
 @dataclass
@@ -667,46 +676,161 @@ class _Builder:
                 sum(1 for d in deltas if d < 0), stats.fmean(deltas), _median(deltas)]  # fmt: skip
 
     def outcome_section(self) -> Section | None:
-        if not self.c.has_outcomes:
+        """Execution outcomes (the paper's second tier): ROS and RCS distributions, the
+        readiness-outcome gap (RRS - ROS, the paper's scatter of RRS against ROS), the
+        shift of the composite (RCS - RRS), failure classes with their mean components
+        (the paper's Table 5) and the origins of the outcomes."""
+        c = self.c
+        if not c.has_outcomes:
             return None
-        with_outcome = [(k, item) for k, item in enumerate(self.scored) if item.ros is not None]
-        rrs = np.array([self.rrs[k] for k, _ in with_outcome])
-        ros = np.array([item.ros for _, item in with_outcome], dtype=float)
-        rcs = [item.rcs for _, item in with_outcome if item.rcs is not None]
+        with_outcome = [(k, item) for k, item in enumerate(self.scored)
+                        if item.outcome is not None or item.ros is not None]  # fmt: skip
+        with_ros = [(k, item) for k, item in with_outcome if item.ros is not None]
+        n_scored, n_outcome, n_ros = len(self.scored), len(with_outcome), len(with_ros)
+        rrs = np.array([self.rrs[k] for k, _ in with_ros], dtype=float)
+        ros = np.array([item.ros for _, item in with_ros], dtype=float)
+        rcs = np.array([item.rcs if item.rcs is not None else np.nan for _, item in with_ros], dtype=float)
         gaps = rrs - ros
+        shifts = rcs - rrs
+        has_rcs = ~np.isnan(rcs)
         summary = self.table(Table(
             "outcomes_summary",
-            "Outcome data: readiness (RRS) against the execution outcome (ROS), the composite (RCS) and the "
-            "readiness–outcome gap (RRS − ROS)",
-            [Column("deposits", "Deposits with outcome data", "int"), Column("mean_rrs", "Mean RRS", "score"),
-             Column("mean_ros", "Mean ROS", "score"), Column("mean_rcs", "Mean RCS", "score"),
-             Column("mean_gap", "Mean gap", "signed"), Column("spearman", "Spearman RRS–ROS", "corr")],
-            [[len(with_outcome), stats.fmean(rrs), stats.fmean(ros), stats.fmean(rcs) if rcs else None,
-              stats.fmean(gaps), stats.spearman_rho(rrs, ros)]],
+            "Execution outcomes: how many scored deposits have one, and readiness (RRS) against the outcome "
+            "(ROS) and the composite (RCS) over the deposits with a ROS; gap = RRS − ROS, shift = RCS − RRS",
+            [Column("scored", "Scored deposits", "int"), Column("with_outcome", "With an outcome", "int"),
+             Column("with_ros", "With a ROS", "int"), Column("with_ros_pct", "With a ROS (%)", "pct"),
+             Column("mean_rrs", "Mean RRS", "score"), Column("mean_ros", "Mean ROS", "score"),
+             Column("mean_rcs", "Mean RCS", "score"), Column("mean_gap", "Mean gap (RRS − ROS)", "signed"),
+             Column("mean_shift", "Mean shift (RCS − RRS)", "signed"), Column("spearman", "Spearman RRS–ROS", "corr")],
+            [[n_scored, n_outcome, n_ros, _pct(n_ros, n_scored), stats.fmean(rrs), stats.fmean(ros),
+              stats.fmean(rcs[has_rcs]), stats.fmean(gaps), stats.fmean(shifts[has_rcs]),
+              stats.spearman_rho(rrs, ros)]],
         ))  # fmt: skip
-        order = sorted(range(len(with_outcome)), key=lambda i: (-abs(gaps[i]), with_outcome[i][1].index))
+        stat_rows = []
+        for label, values in (("RRS", rrs), ("ROS", ros), ("RCS", rcs[has_rcs]), ("gap (RRS − ROS)", gaps),
+                              ("shift (RCS − RRS)", shifts[has_rcs])):  # fmt: skip
+            st = stats.summary(values)
+            stat_rows.append([label, st["n"], st["mean"], st["min"], st["p25"], st["median"], st["p75"], st["max"]])
+        score_stats = self.table(Table(
+            "outcome_scores",
+            "RRS, ROS, RCS, the gap and the shift over the deposits with a ROS: count, mean and quartiles",
+            [Column("measure", "Measure"), Column("n", "n", "int"), Column("mean", "Mean", "score"),
+             Column("min", "Min", "score"), Column("p25", "P25", "score"), Column("median", "Median", "score"),
+             Column("p75", "P75", "score"), Column("max", "Max", "score")],
+            stat_rows,
+        ))  # fmt: skip
+        counts = {"RRS": band_counts(rrs), "ROS": band_counts(ros), "RCS": band_counts(rcs[has_rcs])}
+        bands = self.table(Table(
+            "outcome_bands",
+            "Deposits with a ROS per band of 10 points, for the RRS, the ROS and the RCS (each band includes "
+            "its lower bound; the last also 100)",
+            [Column("band", "Band"), Column("rrs", "RRS", "int"), Column("ros", "ROS", "int"),
+             Column("rcs", "RCS", "int")],
+            [[band_label(lo, hi), counts["RRS"][i], counts["ROS"][i], counts["RCS"][i]]
+             for i, (lo, hi) in enumerate(BANDS)],
+        ))  # fmt: skip
+        self.data["outcome_bands"] = counts
+        # Failure classes, with the mean of each component (0-100) as the paper's Table 5.
+        recorded = [(k, item) for k, item in with_outcome if item.outcome is not None]
+        class_rows = []
+        for name in (*FAILURE_CLASSES, NO_FAILURE):
+            group = [(k, item) for k, item in recorded if (item.outcome.failure_class or NO_FAILURE) == name]
+            comps = []
+            for cid in ROS_COMPONENT_IDS:
+                present = [item.outcome.components[cid] for _, item in group if item.outcome.components[cid] is not None]
+                comps.append(stats.fmean(present))
+            rosed = [(k, item) for k, item in group if item.ros is not None]
+            class_rows.append([
+                name, len(group), _pct(len(group), len(recorded)), *comps, len(rosed),
+                stats.fmean([item.ros for _, item in rosed]),
+                stats.fmean([item.rcs for _, item in rosed if item.rcs is not None]),
+                stats.fmean([float(self.rrs[k]) for k, _ in group]),
+            ])  # fmt: skip
+        classes = self.table(Table(
+            "outcome_failure_classes",
+            "Deposits by the failure class of their outcome (the first probe that failed; none: nothing failed), "
+            "with the mean of each component on the 0–100 scale over the deposits where it is available, and the "
+            "mean ROS, RCS and RRS (as the paper's Table 5)",
+            [Column("failure_class", "Failure class"), Column("deposits", "Deposits", "int"),
+             Column("share_pct", "Share (%)", "pct"),
+             *(Column(f"mean_{cid.lower()}", f"Mean {COMPONENT_LABELS[cid]}", "score") for cid in ROS_COMPONENT_IDS),
+             Column("with_ros", "With a ROS", "int"), Column("mean_ros", "Mean ROS", "score"),
+             Column("mean_rcs", "Mean RCS", "score"), Column("mean_rrs", "Mean RRS", "score")],
+            class_rows,
+        ))  # fmt: skip
+        origins: dict[str, list] = {}
+        for _, item in recorded:
+            o = item.outcome
+            entry = origins.setdefault(o.origin, [0, set(), o.executed_at, o.executed_at])
+            entry[0] += 1
+            entry[1].add(o.sandbox or "imported")
+            entry[2], entry[3] = min(entry[2], o.executed_at), max(entry[3], o.executed_at)
+        origin_rows = sorted(([name, e[0], ", ".join(sorted(e[1])), e[2][:10], e[3][:10]] for name, e in origins.items()),
+                             key=lambda r: (-r[1], r[0]))  # fmt: skip
+        origin_table = self.table(Table(
+            "outcome_origins",
+            "Where the outcomes come from: the origin that ran the probes (reproscore-execute: a sandboxed run of "
+            "reproscore execute; otherwise imported with reproscore outcome import), its sandbox, and the dates "
+            "of the first and last execution",
+            [Column("origin", "Origin"), Column("deposits", "Deposits", "int"), Column("sandbox", "Sandbox"),
+             Column("first", "First executed"), Column("last", "Last executed")],
+            origin_rows,
+        ))  # fmt: skip
+        order = sorted(range(n_ros), key=lambda i: (-abs(gaps[i]), with_ros[i][1].index))
         rows = []
         for i in order:
-            _, item = with_outcome[i]
-            rows.append([self.link(item) if len(rows) < GAPS_SHOWN else Link(item.label, item.anchor),
-                         float(rrs[i]), float(ros[i]), item.rcs, item.alpha, float(gaps[i])])  # fmt: skip
+            k, item = with_ros[i]
+            o = item.outcome
+            rows.append([self.link(item) if len(rows) < GAPS_SHOWN else Link(item.label, item.anchor), item.source,
+                         float(rrs[i]), float(ros[i]), item.rcs, item.alpha, float(gaps[i]),
+                         None if item.rcs is None else item.rcs - float(rrs[i]),
+                         (o.failure_class or NO_FAILURE) if o is not None else None,
+                         o.origin if o is not None else None])  # fmt: skip
         gap_table = self.table(Table(
             "outcome_gaps",
-            "Deposits with the largest readiness–outcome gap (RRS − ROS; positive: readier than it ran)",
-            [Column("deposit", "Deposit"), Column("rrs", "RRS", "score"), Column("ros", "ROS", "score"),
-             Column("rcs", "RCS", "score"), Column("alpha", "α", "corr"), Column("gap", "Gap", "signed")],
+            "Deposits with the largest readiness–outcome gap (RRS − ROS; positive: readier than it ran, as a "
+            "dependency conflict that static analysis cannot see), with the shift of the composite (RCS − RRS)",
+            [Column("deposit", "Deposit"), Column("source", "Source"), Column("rrs", "RRS", "score"),
+             Column("ros", "ROS", "score"), Column("rcs", "RCS", "score"), Column("alpha", "α", "corr"),
+             Column("gap", "Gap", "signed"), Column("shift", "Shift", "signed"),
+             Column("failure_class", "Failure class"), Column("origin", "Origin")],
             rows, shown=GAPS_SHOWN,
         ))  # fmt: skip
-        self.data["outcomes"] = (rrs, ros)
-        fig = self.figure(Figure(
+        kinds = [(item.outcome.failure_class or NO_FAILURE) if item.outcome is not None else NO_FAILURE
+                 for _, item in with_ros]  # fmt: skip
+        self.data["outcomes"] = (rrs, ros, kinds)
+        above = int(np.sum(gaps < 0))
+        below = int(np.sum(gaps > 0))
+        present = [name for name in (*FAILURE_CLASSES, NO_FAILURE) if name in kinds]
+        fig_scatter = self.figure(Figure(
             "fig-outcomes", "Readiness against outcome",
-            f"Scatter plot of RRS (horizontal) against ROS (vertical) for {len(with_outcome)} deposits, with the "
-            f"diagonal where both agree; mean gap {format_cell('signed', stats.fmean(gaps))} points.",
+            f"Scatter plot of RRS (horizontal) against ROS (vertical) for {n_ros} deposits, with the diagonal "
+            f"where both agree; one marker shape per failure class ({', '.join(present) or 'none'}). "
+            f"{below} deposits lie below the diagonal (readier than they ran), {above} above it; mean gap "
+            f"{format_cell('signed', stats.fmean(gaps)) or 'n/a'} points, Spearman "
+            f"{format_cell('corr', stats.spearman_rho(rrs, ros)) or 'n/a'}.",
             "outcome_gaps",
         ))  # fmt: skip
-        return Section("outcomes", "Outcome data (ROS, RCS) and the readiness–outcome gap",
-                       "Shown because outcome data (execution probes) is present for some deposits.",
-                       [summary, fig, gap_table])  # fmt: skip
+        fig_bands = self.figure(Figure(
+            "fig-outcome-bands", "RRS, ROS and RCS distributions",
+            f"Grouped bars, three per band of 10 points, for the RRS (hatched //), the ROS (hatched ..) and the "
+            f"RCS (hatched xx) of {n_ros} deposits: "
+            + "; ".join(f"{band_label(lo, hi)}: RRS {counts['RRS'][i]}, ROS {counts['ROS'][i]}, RCS {counts['RCS'][i]}"
+                        for i, (lo, hi) in enumerate(BANDS)) + ".",
+            "outcome_bands",
+        ))  # fmt: skip
+        intro = (
+            f"{n_outcome} of {n_scored} scored deposits have an execution outcome ({n_ros} with a ROS). Readiness "
+            "is not outcome: the gap RRS − ROS is positive when a deposit is readier than it ran (a high RRS with a "
+            "low ROS points to a dependency conflict static analysis cannot see), negative when it ran better than "
+            "its readiness suggests. RCS blends the two with the coverage weight α (RCS = RRS without a ROS)."
+        )
+        blocks: list[Any] = [summary]
+        if n_ros:
+            blocks += [score_stats, bands, fig_bands, fig_scatter, gap_table]
+        if recorded:
+            blocks += [classes, origin_table]
+        return Section("outcomes", "Outcome data (ROS, RCS) and the readiness–outcome gap", intro, blocks)
 
     def comparison_section(self) -> Section | None:
         c = self.c
@@ -889,6 +1013,9 @@ class _Builder:
             ["reproscore", SCORER_VERSION],
             ["store schema", ", ".join(c.schema)],
         ]
+        if c.has_outcomes:
+            with_outcome = sum(1 for item in self.scored if item.outcome is not None)
+            rows.insert(-2, ["scored deposits with an execution outcome", str(with_outcome)])
         table = self.table(Table("provenance", "What this report was made from",
                                  [Column("field", "Field"), Column("value", "Value")], rows))  # fmt: skip
         return Section("about", "About this report",
@@ -909,7 +1036,7 @@ class _Builder:
         failures: dict[int, list] = {}
         for f in c.failures:
             failures.setdefault(f.item, []).append(f)
-        profile_rows, metric_rows, fix_rows, history_rows, failure_rows = [], [], [], [], []
+        profile_rows, metric_rows, fix_rows, history_rows, failure_rows, probe_rows = [], [], [], [], [], []
         sections = []
         sb = c.compare_scores
         for item in items:
@@ -944,6 +1071,8 @@ class _Builder:
                                    None if previous is None else value - previous, v.item == item.index])  # fmt: skip
                     previous = value
             fl_rows = [[tag, f.stage, f.error_class, f.attempts, f.message] for f in failures.get(item.index, [])]
+            o_rows = _probe_rows(tag, detail.outcome, c.rubric) if detail.outcome is not None else []
+            probe_rows += o_rows
             profile_rows += p_rows
             metric_rows += m_rows
             fix_rows += f_rows
@@ -957,6 +1086,12 @@ class _Builder:
                                  ("Night", item.night), ("Tree (SWHID)", item.swhid)):  # fmt: skip
                 if value:
                     facts.append((label, value))
+            if item.outcome is not None:
+                o = item.outcome
+                facts.append(("Outcome", f"{o.origin}, executed {o.executed_at[:19]}Z"
+                                         + {"bubblewrap": " in a bubblewrap sandbox",
+                                            "none": " without a sandbox"}.get(o.sandbox or "", "")
+                                         + f"; failure class {o.failure_class or NO_FAILURE}"))
             rubric_cols = [Column("deposit", "Deposit", html=False), Column("category", "Category"),
                            Column("name", "Name"), Column("raw", "Raw", "score"), Column("points", "Points", "score"),
                            Column("weight", "Weight", "num"), Column("tau", "Gate τ", "num"),
@@ -986,14 +1121,28 @@ class _Builder:
                                     [Column("deposit", "Deposit", html=False), Column("stage", "Stage"),
                                      Column("error_class", "Error class"), Column("attempts", "Attempts", "int"),
                                      Column("message", "Message")], fl_rows))  # fmt: skip
+            if o_rows:
+                tables.append(Table(
+                    "deposit_probes",
+                    f"Execution outcome: each component (0–100) with its weight in the ROS under "
+                    f"{self.rubric_label(c.rubric)} and its probe's record (status, command, exit status, "
+                    "failure class, reason)",
+                    [Column("deposit", "Deposit", html=False), Column("component", "Component"),
+                     Column("value", "Value", "score"), Column("weight", "Weight", "num"), Column("status", "Probe"),
+                     Column("command", "Command"), Column("exit_status", "Exit status", "int"),
+                     Column("failure_class", "Failure class"), Column("reason", "Reason")],
+                    o_rows,
+                ))  # fmt: skip
             sections.append(DepositSection(
                 item=item, tables=tables, facts=facts, rrs=float(self.rrs[k]),
                 compare_rrs=None if sb is None else float(sb.rrs[r]),
+                ros=item.ros, rcs=item.rcs if item.outcome is not None or item.ros is not None else None,
+                alpha=item.alpha,
             ))  # fmt: skip
         # One CSV per kind of per-deposit table, every deposit's rows together.
         combined = {
             "deposit_profiles": profile_rows, "deposit_fixes": fix_rows, "deposit_submetrics": metric_rows,
-            "deposit_history": history_rows, "deposit_failures": failure_rows,
+            "deposit_history": history_rows, "deposit_failures": failure_rows, "deposit_probes": probe_rows,
         }  # fmt: skip
         columns: dict[str, list[Column]] = {}
         captions: dict[str, str] = {}
@@ -1038,6 +1187,23 @@ class _Builder:
                       tables=self.tables, figures=self.figures, data=self.data)  # fmt: skip
 
 
+def _probe_rows(tag: str, outcome: dict[str, Any], rubric: Rubric) -> list[list[Any]]:
+    """A deposit's outcome components with their probe records, in component order."""
+    probes = {p["probe"]: p for p in outcome.get("probes") or ()}
+    rows = []
+    for cid in ROS_COMPONENT_IDS:
+        value = outcome["components"].get(cid)
+        probe = probes.get(cid)
+        if value is None and probe is None:
+            continue
+        rule = rubric.ros.get(cid)
+        rows.append([tag, COMPONENT_LABELS[cid], value, rule.weight if rule is not None else 0.0,
+                     probe["status"] if probe else "", (probe or {}).get("command") or "",
+                     (probe or {}).get("exit_status"), (probe or {}).get("failure_class") or "",
+                     (probe or {}).get("reason") or ""])  # fmt: skip
+    return rows
+
+
 def _evidence_text(e: Any) -> str:
     where = e.path or "(tree)"
     if e.cell is not None:
@@ -1059,7 +1225,9 @@ def details_from_store(store: Any, collection: Collection) -> Callable[[list[Ite
         out = {}
         for item in items:
             measurements = store.load_measurements(item.snapshot_id)
-            out[item.index] = Detail(measurements=measurements, fixes=rank_fixes(measurements, collection.rubric))
+            outcome = store.outcome_for_snapshot(item.snapshot_id) if item.outcome is not None else None
+            out[item.index] = Detail(measurements=measurements, fixes=rank_fixes(measurements, collection.rubric),
+                                     outcome=outcome)  # fmt: skip
         return out
 
     return load

@@ -4,7 +4,8 @@ deposits.
 Builds a synthetic collection in a real store (``tests/synthetic_collection.py``: bulk
 inserts through the store's own schema; 100,000 Zenodo records in concept DOIs and
 10,000 Software Heritage origins with their visits over 30 nights, about 100,000 of them
-scored, scores under ``default`` stored), then times ``reproscore report
+scored, scores under ``default`` stored, an execution outcome for every tenth tree), then
+times ``reproscore report
 --compare-rubric bioinformatics-v1`` in a fresh process, from start to exit: every table,
 figure and CSV file, the second rubric computed from the stored measurements. Target:
 under 30 s.
@@ -49,8 +50,9 @@ def main(argv: list[str]) -> int:
         print(f"report benchmark: building a collection of {args.zenodo:,} Zenodo records and {args.swh:,} "
               "Software Heritage origins …")  # fmt: skip
         started = time.perf_counter()
-        synthetic_collection.build(db, zenodo=args.zenodo, swh=args.swh, local=0, nights=30,
-                                   evidence_every=50, drop_scores_every=0)  # fmt: skip
+        built_collection = synthetic_collection.build(db, zenodo=args.zenodo, swh=args.swh, local=0, nights=30,
+                                                      evidence_every=50, drop_scores_every=0,
+                                                      outcomes_every=10)  # fmt: skip
         built = time.perf_counter() - started
         conn = sqlite3.connect(db)
         try:
@@ -58,8 +60,8 @@ def main(argv: list[str]) -> int:
             measurements = conn.execute("SELECT count(*) FROM measurements").fetchone()[0]
         finally:
             conn.close()
-        print(f"  built in {built:.1f} s: {snapshots:,} snapshots, {measurements:,} measurements "
-              f"({db.stat().st_size / 2**20:.0f} MiB)")  # fmt: skip
+        print(f"  built in {built:.1f} s: {snapshots:,} snapshots, {measurements:,} measurements, "
+              f"{built_collection.outcomes:,} execution outcomes ({db.stat().st_size / 2**20:.0f} MiB)")  # fmt: skip
         command = [sys.executable, "-m", "reproscore", "report", "--db", str(db), "--out", str(out),
                    "--rubric", "default", "--compare-rubric", "bioinformatics-v1"]  # fmt: skip
         started = time.perf_counter()
