@@ -164,6 +164,22 @@ class RootResolution:
 # --------------------------------------------------------------------------------------
 
 
+def default_branch(snapshot: str, branches: dict) -> str:
+    """The branch a snapshot's tree is read from: ``HEAD``, else the first of
+    :data:`FALLBACK_BRANCHES` present, else the only branch. Shared by the Web API
+    client and the graph-dataset reader so both pick the same tree."""
+    if "HEAD" in branches:
+        return "HEAD"
+    name = next((b for b in FALLBACK_BRANCHES if b in branches), None)
+    if name is None and len(branches) == 1:
+        name = next(iter(branches))
+    if name is None:
+        raise ResolutionError(
+            f"snapshot {snapshot} has no HEAD and no default branch ({len(branches)} branches)"
+        )
+    return name
+
+
 class SwhClient:
     """A Software Heritage Web API client on the shared :class:`HttpClient`.
 
@@ -379,17 +395,7 @@ class SwhClient:
                 everything_read = False  # later pages, if any, were not read
                 break
         alias: str | None = None
-        if "HEAD" in branches:
-            name = "HEAD"
-        else:
-            name = next((b for b in FALLBACK_BRANCHES if b in branches), None)
-            if name is None and len(branches) == 1:
-                name = next(iter(branches))
-            if name is None:
-                raise ResolutionError(
-                    f"snapshot {snapshot} has no HEAD and no default branch "
-                    f"({len(branches)} branches)"
-                )
+        name = default_branch(snapshot, branches)
         target = branches.get(name)
         hops = 0
         while target and target.get("target_type") == "alias":

@@ -54,11 +54,11 @@ from typing import Any, BinaryIO, Protocol
 
 from harvester.http import HttpClient
 from harvester.swh import (
-    FALLBACK_BRANCHES,
     MAX_INDIRECTIONS,
     USABLE_VISIT_STATUSES,
     ResolutionError,
     RootResolution,
+    default_branch,
 )
 from scoring.archive_sources import FileData, IndexedTree, Node
 from scoring.sources import KIND_DIR, KIND_FILE, KIND_LINK, TreeSourceError
@@ -349,16 +349,7 @@ class GraphDataset:
         if not branches:
             raise ResolutionError(f"snapshot {snapshot} is not in the dataset or has no branches")
         alias: str | None = None
-        if "HEAD" in branches:
-            name = "HEAD"
-        else:
-            name = next((b for b in FALLBACK_BRANCHES if b in branches), None)
-            if name is None and len(branches) == 1:
-                name = next(iter(branches))
-            if name is None:
-                raise ResolutionError(
-                    f"snapshot {snapshot} has no HEAD and no default branch ({len(branches)} branches)"
-                )
+        name = default_branch(snapshot, branches)
         target = branches.get(name)
         hops = 0
         while target and target.get("target_type") == "alias":
