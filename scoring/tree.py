@@ -311,11 +311,15 @@ class TreeIndex:
     def by_type(self, kind: str) -> list[str]:
         """Files of one source type (python, notebook, r, rmd, julia, shell, js), aliases excluded
         so a linked file is counted once."""
-        cached = self._parsed.get(("by_type", kind))
-        if cached is None:
-            cached = [p for p, info in self._files.items() if info.type == kind and info.alias_of is None]
-            self._parsed[("by_type", kind)] = cached
-        return list(cached)
+        groups = self._parsed.get(("by_type", ""))
+        if groups is None:
+            # One pass groups every file: detectors ask for most of the types.
+            groups = {}
+            for path, info in self._files.items():
+                if info.alias_of is None:
+                    groups.setdefault(info.type, []).append(path)
+            self._parsed[("by_type", "")] = groups
+        return list(groups.get(kind, ()))
 
     @cached_property
     def languages(self) -> frozenset[str]:

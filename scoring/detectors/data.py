@@ -316,6 +316,14 @@ _ACCESSION_RE = re.compile(
 _ACCESSION_HINT_RE = re.compile(r"[DEGPS][A-Z-][A-Z0-9]")
 
 
+# The same hints for CodeUnit.word_text, a fraction of the source's length. Every
+# accession holds three capitals in a row, which stay together in one word (GSE, SRR,
+# PRJ, PXD, EGA, the MTAB of E-MTAB-1); the '-' of E-MTAB-style ones is dropped from the
+# words, so those are found by "E-" in the source.
+_CAPITALS_RE = re.compile(r"[A-Z][A-Z][A-Z]")
+_ACCESSION_WORD_HINT_RE = re.compile(r"[DEGPS][A-Z][A-Z0-9]")
+
+
 def _may_hold_pointer(text: str) -> bool:
     """A cheap test before the URL, DOI and accession patterns run."""
     if "://" in text:
@@ -323,6 +331,22 @@ def _may_hold_pointer(text: str) -> bool:
     if "10." in text and _DOI_RE.search(text) is not None:
         return True
     return _ACCESSION_HINT_RE.search(text) is not None and _ACCESSION_RE.search(text) is not None
+
+
+def _unit_may_hold_pointer(unit: CodeUnit) -> bool:
+    """:func:`_may_hold_pointer` of the unit's source (the same answer), with the
+    accession hints tried on the unit's words instead of the whole source."""
+    source = unit.source
+    if "://" in source:
+        return True
+    if "10." in source and _DOI_RE.search(source) is not None:
+        return True
+    words = unit.word_text
+    if _CAPITALS_RE.search(words) is None:
+        return False
+    if _ACCESSION_WORD_HINT_RE.search(words) is None and "E-" not in source:
+        return False
+    return _ACCESSION_RE.search(source) is not None
 
 
 # Registrant prefixes of data repositories (offline DOI classification, A2 V2 rule 3).
@@ -393,10 +417,11 @@ def data_extension(name: str) -> str | None:
     """The data extension of a file or URL path name after stripping compression
     suffixes (§0.1.21): ``x.csv.gz`` -> ``.csv``; ``x.zip`` -> None."""
     lower = name.lower()
-    for suffix in _COMPRESSION_SUFFIXES:
-        if lower.endswith(suffix) and len(lower) > len(suffix):
-            lower = lower[: -len(suffix)]
-            break
+    if lower.endswith(_COMPRESSION_SUFFIXES):  # one test for the common uncompressed name
+        for suffix in _COMPRESSION_SUFFIXES:
+            if lower.endswith(suffix) and len(lower) > len(suffix):
+                lower = lower[: -len(suffix)]
+                break
     dot = lower.rfind(".")
     ext = lower[dot:] if dot > 0 else ""
     return ext if ext in DATA_EXTENSIONS else None
@@ -755,13 +780,18 @@ def _document_badges(doc: Document) -> tuple[dict[int, frozenset[str]], set[int]
 
 
 def _scan_document(tree: TreeIndex, path: str, doc: Document, scan: _PointerScan, *, data_doc: bool) -> None:
+    # Only lines that may hold a pointer matter (a badge line counts its URLs, which hold
+    # "://"); the line contexts are built only for documents that have such lines.
+    candidates = [(number, raw) for number, raw in enumerate(doc.raw_lines, start=1) if _may_hold_pointer(raw)]
+    if not candidates:
+        return
     badges_by_line, badge_lines = _document_badges(doc)
     data_ranges = [(s.line_start, s.line_end) for s in doc.sections if is_data_heading(s.heading.text)]
     cite_ranges = [(s.line_start, s.line_end) for s in doc.sections if _CITATION_HEADING_RE.search(s.heading.text)]
     cite_ranges += [(b.line_start, b.line_end) for b in doc.code_blocks if b.info.lower() in ("bibtex", "bib", "biblatex")]
     bibtex = _bibtex_lines(doc.raw_lines)
     locate = _cell_locator(tree, path)
-    for number, raw in enumerate(doc.raw_lines, start=1):
+    for number, raw in candidates:
         if number in badge_lines:
             if "://" in raw:
                 scan.ignored["badge"] += len(_URL_RE.findall(raw))
@@ -780,7 +810,7 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
     Make-like files, workflow files and notebook shell/R/Julia cells."""
     for unit in _python_units(tree):
         # Most code holds no URL, DOI or accession: skip its AST walk.
-        if not _may_hold_pointer(unit.source):
+        if not _unit_may_hold_pointer(unit):
             continue
         cell, offset = _unit_cell(unit)
         literals = _guarded(tree, unit.path, "reading string literals", lambda u=unit: u.string_literals, [])
@@ -790,6 +820,10 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
                 value = value[:2000]
             scan.scan_text(value, _CODE_CONTEXT, unit.path, literal.line_start + offset, cell)
     for path in _script_files(tree):
+        # No pattern crosses a line break, so a file whose text cannot hold a pointer has
+        # no line that can: one test skips most files.
+        if not _may_hold_pointer(tree.text(path) or ""):
+            continue
         for number, line in enumerate(tree.lines(path), start=1):
             if not line.lstrip().startswith(("#", "//")):
                 scan.scan_text(line, _CODE_CONTEXT, path, number, None)
@@ -820,9 +854,10 @@ def _script_files(tree: TreeIndex) -> list[str]:
         found.extend(tree.by_type(kind))
     found.extend(p for p in tree.make_like_files() if not p.lower().endswith(".py"))
     for path in tree.files:
-        info = tree.info(path)
-        if _is_workflow_file(path) and info is not None and info.alias_of is None:
-            found.append(path)
+        if _is_workflow_file(path):
+            info = tree.info(path)
+            if info is not None and info.alias_of is None:
+                found.append(path)
     return sorted(set(found))
 
 
@@ -947,8 +982,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         docs.append((tree.readme, False))
     for path in tree.by_type("notebook"):
         nb = _notebook(tree, path) if path != tree.readme else None
-        # Parse a notebook's markdown only when some cell could hold a pointer.
-        if nb is not None and any(_may_hold_pointer(c.source) for c in nb.markdown_cells):
+        # Parse a notebook's markdown only when some cell could hold a pointer (tested on
+        # the cells joined by a line break, which no pattern crosses).
+        if nb is not None and _may_hold_pointer("\n".join(c.source for c in nb.markdown_cells)):
             docs.append((path, False))
     for path in tree.by_type("rmd"):
         # R Markdown / Quarto prose; its code chunks are read again as code (same file
@@ -1007,20 +1043,23 @@ def data_pointer(tree: TreeIndex) -> Result:
 
 _PIPELINE_DRIVER_RE = re.compile(r"(?:run_all|pipeline|workflow|run_pipeline|run_analysis)\.(?:py|r|sh|jl)", re.IGNORECASE)
 
-# (engine, name test, locator regex for the first rule/process line)
-_ENGINES: tuple[tuple[str, Callable[[str], bool], re.Pattern[str] | None], ...] = (
-    ("snakemake", lambda n: n == "snakefile" or n.startswith("snakefile.") or n.endswith(".smk"),
-     re.compile(r"^\s*(?:rule|checkpoint)\s+\w+\s*:")),
-    ("nextflow", lambda n: n.endswith(".nf") or n == "nextflow.config",
-     re.compile(r"^\s*(?:process|workflow)\b")),
-    ("cwl", lambda n: n.endswith(".cwl"), re.compile(r"^\s*class\s*:\s*Workflow\b")),
-    ("wdl", lambda n: n.endswith(".wdl"), re.compile(r"^\s*(?:workflow|task)\s+\w+")),
-    ("dvc", lambda n: n == "dvc.yaml", re.compile(r"^\s*stages\s*:")),
-    ("galaxy", lambda n: n.endswith(".ga"), None),
-    ("targets", lambda n: n == "_targets.r", re.compile(r"\btar_target\s*\(")),
+# (engine, pattern of the lower-case file name, locator regex for the first rule/process line)
+_ENGINES: tuple[tuple[str, str, re.Pattern[str] | None], ...] = (
+    ("snakemake", r"snakefile(?:\..*)?|.*\.smk", re.compile(r"^\s*(?:rule|checkpoint)\s+\w+\s*:")),
+    ("nextflow", r".*\.nf|nextflow\.config", re.compile(r"^\s*(?:process|workflow)\b")),
+    ("cwl", r".*\.cwl", re.compile(r"^\s*class\s*:\s*Workflow\b")),
+    ("wdl", r".*\.wdl", re.compile(r"^\s*(?:workflow|task)\s+\w+")),
+    ("dvc", r"dvc\.yaml", re.compile(r"^\s*stages\s*:")),
+    ("galaxy", r".*\.ga", None),
+    ("targets", r"_targets\.r", re.compile(r"\btar_target\s*\(")),
 )
+# All name patterns in one: a single match per file names the first engine (in table
+# order) whose pattern the name matches.
+_ENGINE_NAME_RE = re.compile("|".join(f"(?P<{engine}>{pattern})" for engine, pattern, _ in _ENGINES), re.DOTALL)
+_ENGINE_LOCATORS = {engine: locator for engine, _, locator in _ENGINES}
 
-_ENGINE_IMPORT_HINT_RE = re.compile(r"^\s*(?:from|import)\s+(?:airflow|luigi|prefect)\b", re.MULTILINE)
+_ENGINE_MODULES = ("airflow", "luigi", "prefect")
+_ENGINE_IMPORT_HINT_RE = re.compile(rf"^\s*(?:from|import)\s+(?:{'|'.join(_ENGINE_MODULES)})\b", re.MULTILINE)
 _AIRFLOW_DAG_CALLS = re.compile(r"^airflow(?:\.models(?:\.dag)?|\.sdk)?\.DAG$|^airflow(?:\.decorators|\.sdk)?\.dag$")
 _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
@@ -1127,21 +1166,21 @@ def _imports(tree: TreeIndex, path: str, module: str) -> bool:
 def _engine_files(tree: TreeIndex) -> list[Evidence]:
     found: list[Evidence] = []
     for path in tree.files:
-        lower = _name(path).lower()
-        for engine, matches, locator in _ENGINES:
-            if not matches(lower):
-                continue
-            if engine == "galaxy" and "a_galaxy_workflow" not in (tree.text(path) or ""):
-                continue
-            line = None
-            if locator is not None and len(found) < MAX_EVIDENCE:
-                for number, text in enumerate(tree.lines(path), start=1):
-                    if locator.search(text):
-                        line = number
-                        break
-            found.append(Evidence(path, f"{engine} workflow file", rule=f"workflow_orchestration.{engine}",
-                                  line_start=line, snippet=_line_text(tree, path, line)))
-            break
+        match = _ENGINE_NAME_RE.fullmatch(_name(path).lower())
+        if match is None:
+            continue
+        engine = match.lastgroup
+        if engine == "galaxy" and "a_galaxy_workflow" not in (tree.text(path) or ""):
+            continue
+        locator = _ENGINE_LOCATORS[engine]
+        line = None
+        if locator is not None and len(found) < MAX_EVIDENCE:
+            for number, text in enumerate(tree.lines(path), start=1):
+                if locator.search(text):
+                    line = number
+                    break
+        found.append(Evidence(path, f"{engine} workflow file", rule=f"workflow_orchestration.{engine}",
+                              line_start=line, snippet=_line_text(tree, path, line)))
     return found
 
 
@@ -1149,10 +1188,13 @@ def _python_engines(tree: TreeIndex) -> list[Evidence]:
     """Airflow DAGs, Luigi task classes and Prefect flows, resolved through imports."""
     found: list[Evidence] = []
     for unit in _python_units(tree):
-        if not _ENGINE_IMPORT_HINT_RE.search(unit.source):
+        # The module names are words of the source: testing the unit's words first spares
+        # the line-anchored pattern a scan of nearly every source.
+        words = unit.word_text
+        if not any(module in words for module in _ENGINE_MODULES) or not _ENGINE_IMPORT_HINT_RE.search(unit.source):
             continue
         tops = {ref.top for ref in unit.imports}
-        if not tops & {"airflow", "luigi", "prefect"} or unit.tree is None:
+        if not tops.intersection(_ENGINE_MODULES) or unit.tree is None:
             continue
         hit = _guarded(tree, unit.path, "reading workflow definitions", lambda u=unit: _python_engine_hit(u), None)
         if hit:
@@ -1624,6 +1666,26 @@ def python_download(unit: CodeUnit, call, resolver: _UrlResolver, own: OwnIdenti
     return None
 
 
+def _download_hints(units: list[CodeUnit]) -> tuple[str, ...]:
+    """The names of ``_PY_DOWNLOAD_HINTS`` found in the words of any parsed unit: one test
+    over all units' words rather than one per unit and name (a name never spans two words,
+    so it occurs in the joined words exactly when it occurs in one unit's)."""
+    all_words = " ".join(unit.word_text for unit in units if unit.tree is not None)
+    return tuple(hint for hint in _PY_DOWNLOAD_HINTS if hint in all_words)
+
+
+def _may_download(unit: CodeUnit, hints: tuple[str, ...]) -> bool:
+    """False when a parsed unit holds no URL and none of ``hints`` (the fetcher names of
+    :func:`_download_hints`): nothing in it can download, so its calls are not read (the
+    AST walk is skipped)."""
+    if unit.tree is None or "://" in unit.source:
+        return True
+    if hints:
+        words = unit.word_text
+        return any(hint in words for hint in hints)
+    return False
+
+
 def _scan_python(tree: TreeIndex, unit: CodeUnit, scan: _DownloadScan) -> None:
     cell, offset = _unit_cell(unit)
     if unit.tree is None:
@@ -1640,8 +1702,6 @@ def _scan_python(tree: TreeIndex, unit: CodeUnit, scan: _DownloadScan) -> None:
                     scan.add(unit.path, number + offset, cell, line, Download(
                         "data_acquisition_script.python_call", "download call (line pattern; the file does not parse)"))
         return
-    if "://" not in unit.source and not any(hint in unit.word_text for hint in _PY_DOWNLOAD_HINTS):
-        return  # no URL and no fetcher name: nothing here can download (skips the AST walk)
     resolver = _UrlResolver(unit)
     for call in unit.calls:
         found = python_download(unit, call, resolver, scan.own)
@@ -1658,6 +1718,12 @@ _R_URL_CALL_RE = re.compile(
 _R_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>getGEO|pb_download|BiocFileCache|bfcrpath|osf_download)\s*\(")
 _JL_URL_CALL_RE = re.compile(r"(?<![\w.])(?P<name>Downloads\.download|download|HTTP\.download|HTTP\.get)\s*\(\s*(?P<arg>[^,)]*)")
 _JL_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>DataDep)\s*\(|datadep\"")
+# Substrings without which no line of a file can match the patterns above (every name
+# they match contains one): a few plain tests spare most R and Julia files the line scan.
+_FETCH_HINTS = {
+    "r": ("download", "GET", "request", "read", "getGEO", "BiocFileCache", "bfcrpath"),
+    "julia": ("download", "HTTP.get", "DataDep", "datadep\""),
+}
 _URL_VAR_RE = re.compile(
     r"""^\s*(?:const\s+|local\s+|global\s+)?([A-Za-z_.][\w.]*)\s*(?:<<-|<-|=)\s*(?:paste0?\(\s*|string\(\s*)?["']((?:https?|ftp)://[^"']*)"""
 )
@@ -1815,10 +1881,16 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
     for path in tree.files:
         if _is_workflow_file(path):
             _guarded(tree, path, "scanning workflow rules", lambda p=path: _scan_workflow_file(tree, p, scan), None)
-    for unit in _python_units(tree):
-        _guarded(tree, unit.path, "scanning Python calls", lambda u=unit: _scan_python(tree, u, scan), None)
+    units = _python_units(tree)
+    hints = _download_hints(units)
+    for unit in units:
+        if _may_download(unit, hints):
+            _guarded(tree, unit.path, "scanning Python calls", lambda u=unit: _scan_python(tree, u, scan), None)
     for kind, language in (("r", "r"), ("julia", "julia")):
         for path in tree.by_type(kind):
+            text = tree.text(path) or ""
+            if not any(hint in text for hint in _FETCH_HINTS[language]):
+                continue
             lines = [(n, t) for n, t in enumerate(tree.lines(path), start=1) if t.strip() and not t.lstrip().startswith("#")]
             _guarded(tree, path, "scanning R/Julia calls",
                      lambda p=path, ls=lines, lang=language: _scan_r_julia_lines(ls, lang, p, None, scan), None)

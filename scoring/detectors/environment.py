@@ -395,8 +395,20 @@ _COMPOSE_RE = re.compile(r"(?:docker-)?compose(?:\.[^/]+)?\.ya?ml", re.IGNORECAS
 _SINGULARITY_RE = re.compile(r"singularity(?:\..+)?|.+\.def", re.IGNORECASE)
 
 
-def _dockerfiles(tree: TreeIndex) -> list[str]:
-    return [p for p in tree.match(_DOCKERFILE_RE) if not _DOC_SUFFIX_RE.fullmatch(_name(p))]
+# A name of any of the three kinds: one scan of the tree finds the candidates of all of them.
+_CONTAINER_NAME_RE = re.compile(
+    "|".join(kind.pattern for kind in (_DOCKERFILE_RE, _COMPOSE_RE, _SINGULARITY_RE)), re.IGNORECASE
+)
+
+
+def _named(paths: Iterable[str], pattern: re.Pattern[str]) -> list[str]:
+    """The paths whose name fully matches ``pattern``, in their order."""
+    return [p for p in paths if pattern.fullmatch(_name(p))]
+
+
+def _dockerfiles(paths: Iterable[str]) -> list[str]:
+    """The Dockerfiles among ``paths`` (documents named after one excluded)."""
+    return [p for p in _named(paths, _DOCKERFILE_RE) if not _DOC_SUFFIX_RE.fullmatch(_name(p))]
 
 
 @dataclass
@@ -608,19 +620,18 @@ def container_spec(tree: TreeIndex) -> Result:
     scores: list[_ContainerScore] = []
     by_path: dict[str, _ContainerScore] = {}
     lines = _Lines(tree)
-    dockerfiles = _dockerfiles(tree)
-    for path in dockerfiles:
+    candidates = tree.match(_CONTAINER_NAME_RE)
+    for path in _dockerfiles(candidates):
         scored = _score_dockerfile_file(tree, path, lines)
         if scored is not None:
             scores.append(scored)
             by_path[path] = scored
-    compose_files = tree.match(_COMPOSE_RE)
-    for path in compose_files:
+    for path in _named(candidates, _COMPOSE_RE):
         scored = _score_compose_file(tree, path, by_path, lines)
         if scored is not None:
             scores.append(scored)
     n_singularity = 0
-    for path in tree.match(_SINGULARITY_RE):
+    for path in _named(candidates, _SINGULARITY_RE):
         scored = _score_singularity_file(tree, path, lines)
         if scored is not None:
             n_singularity += 1
@@ -1129,7 +1140,7 @@ def _image_repository(image: str) -> str:
 
 def _docker_declarations(tree: TreeIndex, lines: _Lines) -> list[_Declaration]:
     found = []
-    for path in _dockerfiles(tree):
+    for path in _dockerfiles(tree.files):
         df = tree.dockerfile(path)
         if df is None:
             continue

@@ -304,7 +304,8 @@ class _Segment:
 
     ``language`` is python, r, julia, shell or a parameter format (yaml, json, toml, ini,
     env). Lines are 1-based within the segment; evidence reports ``line + line_offset``
-    and ``cell`` (Jupyter notebooks only: lines then count within the cell).
+    and ``cell`` (Jupyter notebooks only: lines then count within the cell). A Python
+    segment's ``text`` is its ``unit``'s source.
     """
 
     language: str
@@ -316,25 +317,33 @@ class _Segment:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.text.splitlines()
+        # A Python unit's lines are split once and shared with the other detectors.
+        return self.unit.lines if self.unit is not None else self.text.splitlines()
+
+    @property
+    def word_text(self) -> str | None:
+        """A Python segment's distinct words (``CodeUnit.word_text``): every string of word
+        characters in ``text`` occurs there, in a fraction of the length. None otherwise."""
+        return self.unit.word_text if self.unit is not None else None
 
     @cached_property
     def tokens(self) -> list[_Tok]:
         return _lex(self.text, self.language) if self.language in ("r", "julia") else []
 
-    @cached_property
+    # The two Python views below feed one detector each, which reads them once: plain
+    # methods, as caching would only add the cost of cached_property's lock.
     def python_bindings(self) -> list[tuple[str, ast.Constant]]:
         """Python literal bindings (C3); the AST is walked only when the text could hold one."""
         unit = self.unit
-        if self.language != "python" or unit is None or unit.tree is None or not _may_bind_credential(self.text):
+        if self.language != "python" or unit is None or unit.tree is None or not _may_bind_credential(unit):
             return []
         return [b for node in ast.walk(unit.tree) if isinstance(node, _BINDING_NODES) for b in _node_bindings(node)]
 
-    @cached_property
     def python_handlers(self) -> list[ast.ExceptHandler]:
         """Python exception handlers (C4), found through statement bodies only."""
         unit = self.unit
-        if self.language != "python" or unit is None or unit.tree is None or "except" not in self.text:
+        # A handler needs the keyword, which stands as a word of its own.
+        if self.language != "python" or unit is None or unit.tree is None or "except" not in unit.words:
             return []
         return list(_handlers_in(unit.tree.body))
 
@@ -411,6 +420,8 @@ def _cell_body(cell: Cell) -> tuple[str, int]:
 
 
 def _python_segments(unit: CodeUnit, cell: int | None, offset: int) -> list[_Segment]:
+    if not unit.magics:  # most units: skip building empty collections
+        return [_Segment("python", unit.source, cell, offset, unit)]
     magic_lines = frozenset(m.line for m in unit.magics)
     segments = [_Segment("python", unit.source, cell, offset, unit, magic_lines)]
     # Magic lines are commands (``!wget …``, ``%cd /home/…``, ``%env KEY=…``): scan them as shell.
@@ -503,10 +514,11 @@ def _ratio_value(bad: int, scanned: int) -> float:
 
 # --------------------------------------------------------------------------- secrets (C3, also used to mask snippets)
 
-# (provider, literal prefixes that every token of the format contains, pattern)
+# (provider, literal prefixes one of which every token of the format contains, pattern)
 _PROVIDER_TOKENS = (
     ("aws", ("AKIA", "ASIA"), r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])"),
-    ("github", ("gh", "github_pat_"), r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ("github", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+     r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
     ("gitlab", ("glpat-",), r"(?<![A-Za-z0-9_])glpat-[A-Za-z0-9_\-]{20,}"),
     ("stripe", ("k_live_",), r"(?<![A-Za-z0-9_])[sr]k_live_[A-Za-z0-9]{16,}"),
     ("openai", ("sk-",), r"(?<![A-Za-z0-9_\-])sk-(?:proj-[A-Za-z0-9_\-]{32,}|[A-Za-z0-9]{32,})"),
@@ -516,11 +528,18 @@ _PROVIDER_TOKENS = (
     ("jwt", ("eyJ",), r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
 )
 _PROVIDER_TOKEN_RES = tuple((name, prefixes, re.compile(rx)) for name, prefixes, rx in _PROVIDER_TOKENS)
+# The word characters that start every prefix, in one pattern: one search of a unit's
+# distinct words rules out every provider at once.
+_PROVIDER_WORD_HINT_RE = re.compile("|".join(prefix.rstrip("-") for _, prefixes, _ in _PROVIDER_TOKENS
+                                             for prefix in prefixes))
 
 
-def _provider_tokens(text: str) -> Iterator[tuple[str, re.Match[str]]]:
-    """``(provider, match)`` of provider token formats; a substring test first keeps the
-    regular expressions off the (usual) text that holds no candidate at all."""
+def _provider_tokens(text: str, word_text: str | None = None) -> Iterator[tuple[str, re.Match[str]]]:
+    """``(provider, match)`` of provider token formats; substring tests first keep the
+    regular expressions off the (usual) text that holds no candidate at all. ``word_text``
+    (``CodeUnit.word_text`` of ``text``) is a shorter text to rule candidates out first."""
+    if word_text is not None and not _PROVIDER_WORD_HINT_RE.search(word_text):
+        return
     for name, prefixes, regex in _PROVIDER_TOKEN_RES:
         if any(prefix in text for prefix in prefixes):
             for match in regex.finditer(text):
@@ -775,16 +794,24 @@ _ABSOLUTE_PATH_RE = re.compile("|".join(f"(?P<{rule}_{i}>{rx})" for i, (rule, rx
 # One pattern per leading literal: a search that starts with a fixed character skips
 # through the text at memchr speed, while one alternation that starts with a lookbehind
 # is tried at every position (ten times slower on a typical module).
-_PATH_HINT_SLASH_RE = re.compile(r"/(?:home|Users|root|mnt|Volumes|scratch|gpfs|lustre|nfs|n|content)/")
+_PATH_HINT_DIRS = frozenset(
+    {"home", "Users", "root", "mnt", "Volumes", "scratch", "gpfs", "lustre", "nfs", "n", "content"}
+)
+_PATH_HINT_SLASH_RE = re.compile(f"/(?:{'|'.join(sorted(_PATH_HINT_DIRS))})/")
 _PATH_HINT_TILDE_RE = re.compile(r"~[A-Za-z_]")
 _PATH_HINT_DRIVE_RE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]:[\\/]")
+# The drive pattern's separator alone, searched first: faster than two substring tests
+# for ":/" and ":\\", whose frequent first character ``:`` keeps stopping the scan.
+_DRIVE_SEPARATOR_RE = re.compile(r":[\\/]")
 
 
-def _may_hold_path(text: str) -> bool:
+def _may_hold_path(text: str, words: frozenset[str] | None = None) -> bool:
+    """Whether ``text`` may hold a path; ``words`` (``CodeUnit.words`` of ``text``) rule out
+    the slash pattern without a search, as its directory stands between slashes as a word."""
     return bool(
-        _PATH_HINT_SLASH_RE.search(text)
+        ((words is None or not words.isdisjoint(_PATH_HINT_DIRS)) and _PATH_HINT_SLASH_RE.search(text))
         or ("~" in text and _PATH_HINT_TILDE_RE.search(text))
-        or ((":/" in text or ":\\" in text) and _PATH_HINT_DRIVE_RE.search(text))
+        or (_DRIVE_SEPARATOR_RE.search(text) and _PATH_HINT_DRIVE_RE.search(text))
     )
 
 
@@ -809,7 +836,7 @@ def _absolute_paths(value: str) -> Iterator[tuple[str, str, int]]:
 
 def _c1_string_values(segment: _Segment) -> Iterator[tuple[str, int]]:
     """``(decoded string value, first line)`` of the string literals of a code segment."""
-    if not _may_hold_path(segment.text):
+    if not _may_hold_path(segment.text, segment.unit.words if segment.unit is not None else None):
         return  # no candidate anywhere in the text: skip the string extraction
     if segment.language == "python" and segment.unit is not None:
         unit = segment.unit
@@ -1008,6 +1035,9 @@ def _python_import_statements(body: Sequence[ast.AST], text: str) -> Iterator[tu
     lines contain the word ``import``; ``guarded`` marks imports inside a ``try`` that
     handles ImportError (optional dependencies)."""
     import_lines = _lines_with_import(text)
+    if not import_lines:
+        return
+    last_import_line = import_lines[-1]
 
     def may_contain_import(node: ast.AST) -> bool:
         index = bisect.bisect_left(import_lines, node.lineno)
@@ -1016,8 +1046,11 @@ def _python_import_statements(body: Sequence[ast.AST], text: str) -> Iterator[tu
     stack: list[tuple[ast.AST, bool]] = [(node, False) for node in reversed(body)]
     while stack:
         node, guarded = stack.pop()
-        if not isinstance(node, (ast.Import, ast.ImportFrom, ast.match_case)) and not may_contain_import(node):
-            continue
+        if not isinstance(node, (ast.Import, ast.ImportFrom, ast.match_case)):
+            if node.lineno > last_import_line:
+                break  # nodes are popped in source order: no later one can hold an import
+            if not may_contain_import(node):
+                continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield (alias.name,), node.lineno, guarded
@@ -1046,7 +1079,8 @@ _IMPORT_LINE_RE = re.compile(
 
 def _python_imports(unit: CodeUnit) -> Iterator[tuple[tuple[str, ...], int, bool]]:
     if unit.tree is not None:
-        yield from _python_import_statements(unit.tree.body, unit.source)
+        if "import" in unit.words:  # the keyword of every import statement stands as a word of its own
+            yield from _python_import_statements(unit.tree.body, unit.source)
         return
     # Code that does not parse (Python 2, syntax errors): import lines by regex. Not
     # CodeUnit.imports, whose fallback pattern lets ``\s*`` run across blank lines and so
@@ -1349,19 +1383,23 @@ def _imports(tree: TreeIndex, scan: _TreeScan, local: _LocalModules) -> tuple[di
             if segment.language == "python" and segment.unit is not None:
                 for candidates, line, guarded in _python_imports(segment.unit):
                     top = candidates[-1].split(".")[0]
-                    key = _table_key(candidates)
                     if top in stdlib:
                         tally["stdlib"] += 1
-                    elif key in provided or top in provided or (is_setup and top in _SETUP_PY_PROVIDED):
+                        continue
+                    key = _table_key(candidates)
+                    if key in provided or top in provided or (is_setup and top in _SETUP_PY_PROVIDED):
                         tally["environment"] += 1
                     elif (top in local.tops or normalize_name(top) in local.own
                           or any(_dotted_prefix_in(c, local.dotted) for c in candidates)):
                         tally["local"] += 1
                     else:
+                        uses = optional if guarded else third
+                        if ("python", key) in uses:
+                            continue  # the first use is kept: skip building this one
                         written = key if len(key) > len(candidates[-1]) else candidates[-1]
-                        use = _ImportUse("python", key, written, scanned.path, line + segment.line_offset,
-                                         segment.cell, _line_at(segment.lines, line))
-                        (optional if guarded else third).setdefault(("python", key), use)
+                        uses["python", key] = _ImportUse("python", key, written, scanned.path,
+                                                         line + segment.line_offset, segment.cell,
+                                                         _line_at(segment.lines, line))
             elif segment.language in ("r", "julia"):
                 if segment.language == "r":
                     used = segment.packages[0]
@@ -1574,9 +1612,15 @@ _CREDENTIAL_WORDS_LOWER = ("password", "passwd", "pwd", "key", "secret", "token"
 _BINDING_TAIL_RE = re.compile(r"""["']?\s*(?:(?::[^=\n]{0,40})?=|:|,)\s*\(?\s*[rbuf]{0,2}["']""")
 
 
-def _may_bind_credential(text: str) -> bool:
-    lowered = text.lower()
-    for word in _CREDENTIAL_WORDS_LOWER:
+def _may_bind_credential(unit: CodeUnit) -> bool:
+    # The credential words are letters only: the unit's distinct words, a fraction of the
+    # source, tell which of them the source holds at all.
+    words = unit.word_text.lower()
+    present = [word for word in _CREDENTIAL_WORDS_LOWER if word in words]
+    if not present:
+        return False
+    lowered = unit.source.lower()
+    for word in present:
         start = lowered.find(word)
         while start >= 0:
             if _BINDING_TAIL_RE.match(lowered, start + len(word)):
@@ -1647,8 +1691,8 @@ class _Secret:
 
 
 def _segment_secrets(segment: _Segment) -> Iterator[_Secret]:
-    text = segment.text
-    for provider, match in _provider_tokens(text):
+    text, words = segment.text, segment.word_text
+    for provider, match in _provider_tokens(text, words):
         token = match.group(0)
         upper = token.upper()
         if any(marker in upper for marker in _PLACEHOLDER_MARKERS) or not any(ch.isdigit() for ch in token):
@@ -1656,7 +1700,8 @@ def _segment_secrets(segment: _Segment) -> Iterator[_Secret]:
         line = segment.line_of_offset(match.start())
         yield _Secret(line, segment.cell, token, f"no_hardcoded_credentials.token.{provider}",
                       f"{provider} token format {mask_secret(token)}", _line_at(segment.lines, line))
-    for match in _PEM_RE.finditer(text) if "PRIVATE KEY" in text else ():
+    pem_possible = (words is None or "PRIVATE" in words) and "PRIVATE KEY" in text
+    for match in _PEM_RE.finditer(text) if pem_possible else ():
         line = segment.line_of_offset(match.start())
         yield _Secret(line, segment.cell, match.group(0), "no_hardcoded_credentials.token.private_key",
                       "PEM private key with key material", "-----BEGIN PRIVATE KEY----- [redacted]")
@@ -1671,7 +1716,7 @@ def _segment_secrets(segment: _Segment) -> Iterator[_Secret]:
 
 def _segment_bindings(segment: _Segment) -> Iterator[tuple[str, str, int]]:
     if segment.language == "python" and segment.unit is not None and segment.unit.tree is not None:
-        for name, node in segment.python_bindings:
+        for name, node in segment.python_bindings():
             yield name, node.value, node.lineno
     elif segment.language in ("r", "julia"):
         yield from _token_bindings(segment.tokens)
@@ -1809,7 +1854,7 @@ def _python_masking(segment: _Segment) -> Iterator[tuple[int, int, str]]:
     if unit.tree is None:
         yield from _python_masking_fallback(segment.lines)
         return
-    for node in segment.python_handlers:
+    for node in segment.python_handlers():
         if _is_broad(node.type) and node.body and all(_is_silent_statement(s, segment.magic_lines) for s in node.body):
             end = getattr(node.body[-1], "end_lineno", None) or node.body[-1].lineno
             rule = "bare" if node.type is None else "broad"

@@ -19,11 +19,10 @@ import json
 import posixpath
 import re
 import weakref
-from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -306,48 +305,75 @@ def _pruned_walk(unit: CodeUnit, wanted: list[int]) -> tuple[list[ast.Import | a
     none of the ``wanted`` lines (sorted). Most of a module is skipped this way."""
     imports: list[ast.Import | ast.ImportFrom] = []
     calls: list[ast.Call] = []
-    stack: list[ast.AST] = [unit.tree] if unit.tree is not None else []
+    if unit.tree is None or not wanted:
+        return imports, calls
+    # following[n]: the first wanted line at or after line n (n up to the last wanted line),
+    # so a node spans a wanted line when following[lineno] <= end_lineno.
+    following: list[int] = []
+    previous = -1
+    for line in wanted:
+        following += [line] * (line - previous)
+        previous = line
+    last = wanted[-1]
+    stack: list[ast.AST] = [unit.tree]
+    pop, push = stack.pop, stack.append
     while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        node = pop()
+        kind = type(node)
+        if kind is ast.Import or kind is ast.ImportFrom:
             imports.append(node)
             continue
-        if isinstance(node, ast.Call):
+        if kind is ast.Call:
             calls.append(node)
-        for child in _children(node):
-            start = getattr(child, "lineno", None)
-            if start is not None:
-                first = bisect_left(wanted, start)
-                if first == len(wanted) or wanted[first] > (getattr(child, "end_lineno", None) or start):
+        for name in _CHILD_FIELDS[kind]:
+            value = getattr(node, name, None)
+            for child in value if type(value) is list else (value,):
+                if not isinstance(child, ast.AST) or type(child) in _LEAF_NODES:
                     continue
-            stack.append(child)
+                start = getattr(child, "lineno", None)
+                if start is not None and (start > last or following[start] > (child.end_lineno or start)):
+                    continue
+                push(child)
     imports.sort(key=lambda n: n.lineno)
     calls.sort(key=lambda c: (c.lineno, c.col_offset))
     return imports, calls
 
 
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+# Expression contexts and (comparison) operators hold nothing, names and constants hold
+# no statement or expression: the walks never enter them.
+_EMPTY_FIELDS = frozenset({"ctx", "op", "ops"})
+_LEAF_NODES = frozenset({ast.Name, ast.Constant})
 
 
-def _children(node: ast.AST) -> list[ast.AST]:
-    """Child nodes, skipping expression contexts and operators (ast.iter_child_nodes is a
-    generator over every field and costs twice as much here)."""
-    kind = type(node)
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in ("ctx", "op"))
-    out: list[ast.AST] = []
-    for name in fields:
-        value = getattr(node, name, None)
-        if type(value) is list:
-            out.extend(v for v in value if isinstance(v, ast.AST))
-        elif isinstance(value, ast.AST):
-            out.append(value)
-    return out
+class _ChildFields(dict[type, tuple[str, ...]]):
+    """Node type → the fields that may hold nodes the walks enter, found on first use
+    (ast.iter_child_nodes is a generator over every field and costs several times more)."""
+
+    def __missing__(self, kind: type) -> tuple[str, ...]:
+        fields = self[kind] = tuple(f for f in kind._fields if f not in _EMPTY_FIELDS)
+        return fields
+
+
+_CHILD_FIELDS = _ChildFields()
+
+
+# A line starting with an import: after a newline (searched), or the first line (matched).
+_IMPORT_AFTER_NEWLINE_RE = re.compile(r"\n[ \t]*(?:import|from)[ \t]")
+_IMPORT_START_RE = re.compile(r"[ \t]*(?:import|from)[ \t]")
 
 
 def _import_lines(unit: CodeUnit) -> list[int]:
-    return _hint_lines(unit.source, _IMPORT_START_RE)
+    """Sorted numbers of the lines that start with ``import`` or ``from``. The pattern
+    starts with a newline, which the regex engine finds far faster than a line start."""
+    source = unit.source
+    lines = [1] if _IMPORT_START_RE.match(source) else []
+    line, position = 1, 0
+    for match in _IMPORT_AFTER_NEWLINE_RE.finditer(source):
+        newline = match.start()
+        line += source.count("\n", position, newline) + 1
+        position = newline + 1
+        lines.append(line)
+    return lines
 
 
 def _aliases_of(imports: Iterable[ast.Import | ast.ImportFrom]) -> dict[str, str]:
@@ -391,6 +417,8 @@ _IMPORT_LINE_RE = re.compile(
 )
 _FROM_LINE_RE = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+)", re.MULTILINE)
 _STAR_IMPORT_RE = re.compile(r"^\s*from\s+([A-Za-z_][\w.]*)\s+import\s+\*", re.MULTILINE)
+# Part of every star import; it starts with a literal, so the regex engine finds it fast.
+_STAR_IMPORT_HINT_RE = re.compile(r"import\s+\*")
 
 
 def _fallback_literal(text: str) -> Any:
@@ -496,6 +524,11 @@ class _SeedFile:
     def is_python_module(self) -> bool:
         return self.path.lower().endswith((".py", ".pyw"))
 
+    @cached_property
+    def deferred_ranges(self) -> list[tuple[int, int, str]]:
+        """:func:`_deferred_ranges` of the first unit, which two cross-file rules read."""
+        return _deferred_ranges(self.units[0])
+
 
 def _trie_pattern(words: Iterable[str]) -> str:
     """A regular expression matching any of ``words``, factored by common prefixes
@@ -521,7 +554,8 @@ def _trie_pattern(words: Iterable[str]) -> str:
 def _random_hint_re() -> re.Pattern[str]:
     """Names at least one of which appears in any file with a random or seed call: the
     callee's last name, or its module's (``random`` for every numpy.random call, which
-    must be imported under that name somewhere in the file)."""
+    must be imported under that name somewhere in the file). All are identifiers, which
+    :func:`_hinted_words` relies on."""
     python = _stochastic_table()["python"]
     tokens = {python["sample_method"]["name"], *python["seed_methods"], "seed"}
     for name in (*python["seed_calls"], *python["generators"], *python["functions"]):
@@ -533,24 +567,55 @@ def _random_hint_re() -> re.Pattern[str]:
     return re.compile(_trie_pattern(tokens))
 
 
+class _HintedWords:
+    """The words holding a hint name, remembered across units: most words of a repository
+    (``self``, ``np``, ``range`` …) recur in many of its files, and two set operations
+    find the ones already tried, so the hint pattern runs once per distinct word."""
+
+    # Enough for the vocabulary of a large repository; past it, start afresh.
+    LIMIT = 100_000
+
+    def __init__(self) -> None:
+        self.tried: set[str] = set()
+        self.hinted: set[str] = set()
+
+    def of(self, words: frozenset[str]) -> frozenset[str]:
+        """The words among ``words`` where the hint pattern matches."""
+        if len(self.tried) > self.LIMIT:
+            self.tried, self.hinted = set(), set()
+        # One pair throughout, and a word is marked tried only once its verdict is in:
+        # the answer stays right should another thread start afresh meanwhile.
+        tried, hinted = self.tried, self.hinted
+        untried = words - tried
+        if untried:
+            hint = _random_hint_re()
+            hinted.update(word for word in untried if hint.search(word))
+            tried |= untried
+        return words & hinted
+
+
+_HINTED_WORDS = _HintedWords()
+
+
+def _hinted_words(unit: CodeUnit) -> frozenset[str]:
+    """The distinct words of a unit holding a hint name. The hint names are identifiers and
+    the words are the source's pieces split at whitespace and ASCII punctuation, so the
+    hint matches the source exactly when it matches one of these words. Trying the hint
+    pattern on words costs several times less than scanning the source with it (a large
+    alternation tried position by position)."""
+    return _HINTED_WORDS.of(unit.words)
+
+
 _CALL_TAIL_RE = re.compile(r"[\w.]*\s*\(")
 
 
-def _call_hint_lines(unit: CodeUnit) -> list[int]:
-    """Sorted numbers of the lines where a word holding a hint name starts a call: the
-    word (``normal``, ``set_seed``), an optional attribute chain, then ``(``. Only such
-    lines can hold a random or seed call site; the same names in comments and prose are
-    mostly skipped, so the AST walk descends into far fewer statements.
-
-    The hint pattern is tried on each distinct word rather than at every position of the
-    source (a large alternation scanned position by position costs several times more),
-    and the few matching words are then located with ``str.find``."""
-    hint = _random_hint_re()
-    # Pieces split at whitespace and ASCII punctuation (cost half of a \w+ scan); a piece
-    # may keep non-ASCII punctuation, which only adds candidate lines, never loses one.
-    words = [word for word in unit.words if hint.search(word)]
-    if not words:
-        return []
+def _call_hint_lines(unit: CodeUnit, words: Iterable[str]) -> list[int]:
+    """Sorted numbers of the lines where one of ``words`` (the unit's words holding a hint
+    name, located with ``str.find``) starts a call: the word (``normal``, ``set_seed``),
+    an optional attribute chain, then ``(``. Only such lines can hold a random or seed
+    call site; the same names in comments and prose are mostly skipped, so the AST walk
+    descends into far fewer statements. A word may keep non-ASCII punctuation, which
+    only adds candidate lines, never loses one."""
     source = unit.source
     starts: list[int] = []
     size = len(source)
@@ -577,30 +642,30 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-_IMPORT_START_RE = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
-
-
 def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
     if any(unit.tree is None for unit in units):
         record.unparseable = True
-    hint = _random_hint_re()
-    if not any(hint.search(unit.source) for unit in units):
+    hinted = [_hinted_words(unit) for unit in units]
+    if not any(hinted):
         return  # no random, seed or *seed* call can be written here: skip the AST walks
+    hint = _random_hint_re()
     rules = _rules()
     aliases: dict[str, str] = {}
     stars: list[str] = []
     call_lines: dict[int, set[int]] = {}
+    import_lines: dict[int, list[int]] = {}
     calls: dict[int, list[ast.Call]] = {}
     for position, unit in enumerate(units):
         # Cells of one notebook share one namespace: imports of any cell resolve calls of all.
         if unit.tree is not None:
             # One walk collects the imports and the calls on the hinted lines.
-            call_lines[position] = set(_call_hint_lines(unit))
-            imports, calls[position] = _pruned_walk(unit, sorted(call_lines[position].union(_import_lines(unit))))
+            call_lines[position] = set(_call_hint_lines(unit, hinted[position]))
+            import_lines[position] = _import_lines(unit)
+            imports, calls[position] = _pruned_walk(unit, sorted(call_lines[position].union(import_lines[position])))
             aliases.update(_aliases_of(imports))
         else:
             aliases.update(_fallback_aliases(unit.source))
-        if "import" in unit.source and "*" in unit.source:
+        if _STAR_IMPORT_HINT_RE.search(unit.source):
             stars.extend(_STAR_IMPORT_RE.findall(unit.source))
     # ``from numpy.random import normal as draw``: calls of ``draw`` carry no hint name.
     renamed = [local for local, target in aliases.items() if hint.search(target) and not hint.search(local)]
@@ -610,7 +675,7 @@ def _scan_python(record: _SeedFile, units: list[CodeUnit]) -> None:
             if renamed_re is not None:
                 extra = set(_hint_lines(unit.source, renamed_re)) - call_lines[position]
                 if extra:
-                    wanted = call_lines[position] | extra | set(_import_lines(unit))
+                    wanted = call_lines[position] | extra | set(import_lines[position])
                     calls[position] = _pruned_walk(unit, sorted(wanted))[1]
             sites = _ast_sites(calls[position])
         else:
@@ -673,6 +738,8 @@ def _text_patterns() -> dict[str, dict[str, re.Pattern[str]]]:
 def _scan_text(record: _SeedFile, unit: _TextUnit) -> None:
     patterns = _text_patterns()[unit.language]
     for line, code, raw in unit.code_lines():
+        if "(" not in code:
+            continue  # every pattern below needs the "(" of a call
         plain = _blank_strings(code)
         match = patterns["seed"].search(plain)
         if match:
@@ -732,11 +799,20 @@ def _deferred_ranges(unit: CodeUnit) -> list[tuple[int, int, str]]:
     ranges: list[tuple[int, int, str]] = []
     if unit.tree is None:
         return ranges
-    for node in ast.walk(unit.tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    # Breadth first, as ast.walk goes (the first of same-named functions is the seed
+    # helper): the list grows while it is read.
+    nodes: list[ast.AST] = [unit.tree]
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             ranges.append((node.lineno, node.end_lineno or node.lineno, node.name))
-        elif isinstance(node, ast.Lambda):
+        elif kind is ast.Lambda:
             ranges.append((node.lineno, node.end_lineno or node.lineno, "<lambda>"))
+        for name in _CHILD_FIELDS[kind]:
+            value = getattr(node, name, None)
+            for child in value if type(value) is list else (value,):
+                if isinstance(child, ast.AST) and type(child) not in _LEAF_NODES:
+                    nodes.append(child)
     for node in unit.tree.body:
         if isinstance(node, ast.If) and _is_main_guard(node.test):
             ranges.append((node.lineno, node.end_lineno or node.lineno, ""))
@@ -760,7 +836,7 @@ def _import_time_seed(record: _SeedFile) -> _Hit | None:
             if text[:1] not in (" ", "\t"):
                 return hit
         return None
-    ranges = _deferred_ranges(unit)
+    ranges = record.deferred_ranges
     for hit in record.seeds:
         if not any(start <= hit.line <= end for start, end, _ in ranges):
             return hit
@@ -772,7 +848,7 @@ def _seed_helpers(record: _SeedFile) -> dict[str, _Hit]:
     helpers: dict[str, _Hit] = {}
     if not record.is_python_module or not record.seeds or not record.units or record.units[0].tree is None:
         return helpers
-    for start, end, name in _deferred_ranges(record.units[0]):
+    for start, end, name in record.deferred_ranges:
         if "seed" in name.lower():
             hit = next((h for h in record.seeds if start <= h.line <= end), None)
             if hit is not None:

@@ -147,6 +147,10 @@ def split_magics(cell: Cell, default_language: str = "python") -> None:
     if default_language != "python":
         cell.python_source = ""
         return
+    if "%" not in cell.source and "!" not in cell.source and "?" not in cell.source:
+        # Every magic form (%, %%, !, name = !cmd, name?) needs one of these characters.
+        cell.python_source = "\n".join(lines)
+        return
     if lines and lines[0].lstrip().startswith("%%"):
         magic_name = lines[0].lstrip()[2:].split(None, 1)[0] if lines[0].strip() != "%%" else ""
         head = lines[0].lstrip()[2:].split()
