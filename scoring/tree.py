@@ -311,15 +311,16 @@ class TreeIndex:
     def by_type(self, kind: str) -> list[str]:
         """Files of one source type (python, notebook, r, rmd, julia, shell, js), aliases excluded
         so a linked file is counted once."""
-        groups = self._parsed.get(("by_type", ""))
-        if groups is None:
-            # One pass groups every file: detectors ask for most of the types.
-            groups = {}
-            for path, info in self._files.items():
-                if info.alias_of is None:
-                    groups.setdefault(info.type, []).append(path)
-            self._parsed[("by_type", "")] = groups
-        return list(groups.get(kind, ()))
+        return list(self._paths_by_type.get(kind, ()))
+
+    @cached_property
+    def _paths_by_type(self) -> dict[str | None, list[str]]:
+        # One pass groups every file: detectors ask for most of the types.
+        groups: dict[str | None, list[str]] = {}
+        for path, info in self._files.items():
+            if info.alias_of is None:
+                groups.setdefault(info.type, []).append(path)
+        return groups
 
     @cached_property
     def languages(self) -> frozenset[str]:
