@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test bench demo lint clean
+.PHONY: install system-packages test bench demo lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## A .venv with the project and its test dependencies
 
-test: $(STAMP) ## The whole test suite
+system-packages: ## The Debian packages the tests need (bubblewrap, chromium, fonts): installed when missing and permitted, else one line naming them
+	sh tests/system-packages.sh
+
+test: $(STAMP) system-packages ## The whole test suite (installs its system packages first)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP) ## Benchmarks: scorer cost vs reading every file once; rescoring 100,000 stored snapshots; harvest rate and memory; the audit report of 100,000 scored deposits; trees per second on 1 and 2 local workers and a 2-worker Dask LocalCluster, Dask's cost per task
