@@ -86,7 +86,7 @@ def download(
     expected_size: int | None = None,
     expected_md5: str | None = None,
     max_bytes: int,
-    attempts: int = 3,
+    attempts: int | None = None,
 ) -> Path:
     """Stream ``url`` to ``dest``, verified, atomically; return ``dest``.
 
@@ -94,28 +94,38 @@ def download(
     size and MD5 (``expected_md5`` with or without the ``md5:`` prefix) match. A file
     announced or found to be larger than ``max_bytes`` is refused without reading more
     than the cap. A body cut short (connection reset, truncated transfer, read timeout)
-    is fetched again, up to ``attempts`` times in all. HTTP failures surface as
-    ``harvester.http.HttpError``; everything else as ``FetchError``.
+    and bytes that do not match the announced size or MD5 are fetched again, with the
+    client's backoff, up to ``attempts`` times in all (default: the client's
+    ``max_attempts``): a proxy or a server under load sends such bodies with a success
+    status, while a file that is really wrong fails the same way every time. HTTP
+    failures surface as ``harvester.http.HttpError``; everything else as ``FetchError``.
     """
     dest = Path(dest)
     if expected_size is not None and expected_size > max_bytes:
         raise FetchError(f"file is {expected_size} bytes, more than the {max_bytes}-byte cap")
     md5_wanted = expected_md5.lower().removeprefix("md5:") if expected_md5 else None
     dest.parent.mkdir(parents=True, exist_ok=True)
-    last_error = ""
-    for _ in range(attempts):
-        try:
-            size, md5 = _stream_to(client, url, dest, max_bytes)
-            break
-        except _Interrupted as exc:
-            last_error = str(exc)
-    else:
-        raise FetchError(f"download interrupted {attempts} times: {last_error}")
-    return _accept(dest, size, md5, expected_size, md5_wanted)
+    attempts = attempts or client.max_attempts
+    try:
+        for attempt in client.retrying((_Interrupted, _Mismatch), f"download of {url}", attempts):
+            with attempt:
+                size, md5 = _stream_to(client, url, dest, max_bytes)
+                _verify(dest, size, md5, expected_size, md5_wanted)
+    except _Interrupted as exc:
+        raise FetchError(f"download interrupted {attempts} times: {exc}") from None
+    except _Mismatch as exc:
+        suffix = f" ({attempts} attempts)" if attempts > 1 else ""
+        raise FetchError(f"{exc}{suffix}") from None
+    os.replace(_partial_path(dest), dest)
+    return dest
 
 
 class _Interrupted(Exception):
     """The body stopped before it was complete: worth another try."""
+
+
+class _Mismatch(Exception):
+    """The body arrived whole but is not the announced file: worth another try, then final."""
 
 
 def _stream_to(client: HttpClient, url: str, dest: Path, max_bytes: int) -> tuple[int, str]:
@@ -163,18 +173,15 @@ def _innermost_message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _accept(
+def _verify(
     dest: Path, size: int, md5: str, expected_size: int | None, expected_md5: str | None
-) -> Path:
-    tmp = _partial_path(dest)
+) -> None:
     if expected_size is not None and size != expected_size:
-        tmp.unlink(missing_ok=True)
-        raise FetchError(f"size mismatch: got {size} bytes, expected {expected_size}")
+        _partial_path(dest).unlink(missing_ok=True)
+        raise _Mismatch(f"size mismatch: got {size} bytes, expected {expected_size}")
     if expected_md5 is not None and md5 != expected_md5:
-        tmp.unlink(missing_ok=True)
-        raise FetchError(f"MD5 mismatch: got {md5}, expected {expected_md5}")
-    os.replace(tmp, dest)
-    return dest
+        _partial_path(dest).unlink(missing_ok=True)
+        raise _Mismatch(f"MD5 mismatch: got {md5}, expected {expected_md5}")
 
 
 def _partial_path(dest: Path) -> Path:

@@ -193,15 +193,22 @@ class HttpClient:
         stream: bool = False,
         headers: dict | None = None,
         accept_status: frozenset[int] | None = None,
+        expect_json: bool = False,
     ) -> requests.Response:
         """GET ``url``, retrying transient failures; return the response or raise HttpError.
 
         A 2xx/3xx response, or one whose status is in ``accept_status`` (this call's, else
         the client's), is returned. Any other 4xx raises at once. 429, 5xx, connection
         errors and timeouts are retried up to ``max_attempts`` in all. With ``stream``
-        the body is left unread for the caller to iterate (and close).
+        the body is left unread for the caller to iterate (and close). With
+        ``expect_json`` a 2xx body that does not decode as JSON (cut short, or an HTML
+        error page from a proxy) is retried like a 503: servers and proxies under load
+        send such bodies with a success status.
         """
-        return self.request("GET", url, params=params, stream=stream, headers=headers, accept_status=accept_status)
+        return self.request(
+            "GET", url, params=params, stream=stream, headers=headers,
+            accept_status=accept_status, expect_json=expect_json,
+        )
 
     def request(
         self,
@@ -212,6 +219,7 @@ class HttpClient:
         stream: bool = False,
         headers: dict | None = None,
         accept_status: frozenset[int] | None = None,
+        expect_json: bool = False,
     ) -> requests.Response:
         """Any idempotent request (GET, or a POST the server treats as idempotent, such as
         asking Software Heritage's vault to cook), with the retry rules of :meth:`get`."""
@@ -225,13 +233,30 @@ class HttpClient:
             reraise=True,
         )
         try:
-            return retrying(self._attempt, method, url, params, stream, headers, accepted)
+            return retrying(self._attempt, method, url, params, stream, headers, accepted, expect_json)
         except _Retry as last:
             raise HttpError(
                 url,
                 f"gave up on {method} {url} after {self.max_attempts} attempts: {last.reason}",
                 last.status,
             ) from last
+
+    def retrying(
+        self, retry_on: tuple[type[BaseException], ...], what: str, attempts: int | None = None
+    ) -> tenacity.Retrying:
+        """A tenacity loop with this client's backoff, sleep and retry count, for callers
+        whose failure shows only after the response was returned (a streamed download cut
+        short, bytes that do not match their checksum): ``for attempt in
+        client.retrying((Error,), "GET url"): with attempt: ...``. ``what`` names the
+        operation in the log. The last failure is re-raised."""
+        return tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(attempts or self.max_attempts),
+            wait=self._backoff,
+            retry=tenacity.retry_if_exception_type(retry_on),
+            sleep=self._wait,
+            before_sleep=lambda retry_state: self._count_retry(retry_state, what),
+            reraise=True,
+        )
 
     def close(self) -> None:
         """Close the session's pooled connections."""
@@ -253,6 +278,7 @@ class HttpClient:
         stream: bool,
         headers: dict | None,
         accepted: frozenset[int],
+        expect_json: bool = False,
     ) -> requests.Response:
         self._pace()
         self.stats["requests"] += 1
@@ -264,6 +290,12 @@ class HttpClient:
             raise _Retry(f"{type(exc).__name__}: {exc}") from exc
         self._learn_rate_limit(response)
         status = response.status_code
+        if status < 300 and expect_json and not stream:
+            try:
+                response.json()
+            except ValueError as exc:
+                response.close()
+                raise _Retry(f"HTTP {status} with a body that is not JSON ({exc})", status) from exc
         if status in accepted or status < 400:
             return response
         description = f"HTTP {status} {response.reason or ''}".strip()
@@ -293,18 +325,22 @@ class HttpClient:
             return failure.wait
         return min(self.backoff_max, self._exponential(retry_state))
 
-    def _count_retry(self, retry_state: tenacity.RetryCallState) -> None:
+    def _count_retry(self, retry_state: tenacity.RetryCallState, what: str | None = None) -> None:
         self.stats["retries"] += 1
         failure = retry_state.outcome.exception() if retry_state.outcome else None
         wait = retry_state.next_action.sleep if retry_state.next_action else 0.0
+        if what is None:
+            # args are (method, url, ...): keep the GET log line as it was, name other methods
+            args = retry_state.args
+            what = (args[1] if args[0] == "GET" else " ".join(args[:2])) if len(args) > 1 else "?"
         log.info(
             "retrying %s in %.1f s (attempt %d of %d failed: %s)",
-            # args are (method, url, ...): keep the GET log line as it was, name other methods
-            (retry_state.args[1] if retry_state.args[0] == "GET" else " ".join(retry_state.args[:2]))
-            if len(retry_state.args) > 1 else "?",
+            what,
             wait,
             retry_state.attempt_number,
-            self.max_attempts,
+            retry_state.retry_object.stop.max_attempt_number
+            if isinstance(retry_state.retry_object.stop, tenacity.stop_after_attempt)
+            else self.max_attempts,
             getattr(failure, "reason", failure),
         )
 

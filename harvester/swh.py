@@ -247,12 +247,14 @@ class SwhClient:
         stream: bool = False,
     ) -> requests.Response:
         url = self.url(path)
+        # Every answer read whole is JSON: one cut short or garbled is retried, not fatal.
         return self.client.get(
             url,
             params=params,
             headers=self._auth_headers(url),
             accept_status=accept_status,
             stream=stream,
+            expect_json=not stream,
         )
 
     @staticmethod
@@ -290,7 +292,9 @@ class SwhClient:
         the shared client's retry rules: cooking is idempotent, so a repeated POST is
         harmless."""
         url = self.url(path)
-        return self._decode(self.client.request("POST", url, headers=self._auth_headers(url)))
+        return self._decode(
+            self.client.request("POST", url, headers=self._auth_headers(url), expect_json=True)
+        )
 
     def paginate(self, path: str, params: dict | None = None) -> Iterator[Any]:
         """Every entry of a paginated answer, following ``Link: rel="next"`` to the end.

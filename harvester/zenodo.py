@@ -573,7 +573,8 @@ class ZenodoHarvester:
         """
         url = f"{self.api_url}/records/{record.record_id}"
         response = self.rest_client.get(
-            url, headers={"Accept": "application/json"}, accept_status=frozenset({410})
+            url, headers={"Accept": "application/json"}, accept_status=frozenset({410}),
+            expect_json=True,
         )
         body = _json_or_none(response)
         if response.status_code == 410:

@@ -386,21 +386,18 @@ def harvest_swh(
     directory SWHID, deposit metadata) into ``db``; nothing is fetched or scored.
 
     ``origins`` is a watch-list file (one URL per line), ``query`` an origin search in
-    the query language; both override the configuration. Given either, only those
-    origins are harvested, unless ``deposits`` is True (then new deposits since the
-    ``swh`` checkpoint are searched too); given neither, every configured channel is
-    (deposits per ``swh.deposits``, the watch list, the Zenodo-linked origins). Runs
-    whatever ``swh.enabled`` says."""
+    the query language; each replaces its configured counterpart and adds to the other
+    channels: new deposits since the ``swh`` checkpoint (per ``swh.deposits``, or
+    ``deposits``) and the Zenodo-linked origins stay on. Runs whatever ``swh.enabled``
+    says."""
     cfg = (config if isinstance(config, Config) else load_config(config)).with_overrides(
         "swh", api_url=api_url
     )
     if origins is not None:
         pipeline.read_origins_file(origins)  # a missing file is a usage error, before the lock
-    explicit = origins is not None or query is not None
     request = pipeline.SwhRequest(
         origins_file=None if origins is None else os.fspath(origins), query=query,
-        deposits=False if explicit and deposits is None else deposits,
-        zenodo_links=False if explicit else None,
+        deposits=deposits,
     )
     return pipeline.run(
         db, cfg, command="harvest", process=False, progress=progress,

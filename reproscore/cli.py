@@ -375,16 +375,17 @@ def harvest_zenodo_command(db: str, start: str | None, until: str | None, limit:
 @click.option("--origins", "origins", default=None, metavar="FILE", type=click.Path(dir_okay=False), help="A watch list: one origin URL per line (# comment lines allowed); each origin's latest visit is stored. Overrides swh.origins_file.")
 @click.option("--query", "query", default=None, metavar="QL", help='An extra origin search in the Software Heritage query language, e.g. \'visit_type = [deposit] and metadata : "climate"\'. Overrides swh.query.')
 @click.option("--api-url", default=None, metavar="URL", help="Web API root (overrides swh.api_url; default https://archive.softwareheritage.org/api/1/).")
-@click.option("--deposits/--no-deposits", "deposits", default=None, help="Search new deposits since the swh checkpoint (default: swh.deposits, on; off when --origins or --query is given).")
+@click.option("--deposits/--no-deposits", "deposits", default=None, help="Search new deposits since the swh checkpoint (default: swh.deposits, on; --origins and --query add to it).")
 @click.option("--config", "config", default=None, metavar="FILE", help=CONFIG_HELP)
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help=FORMAT_RUN_HELP)
 def harvest_swh_command(db: str, origins: str | None, query: str | None, api_url: str | None, deposits: bool | None, config: str | None, output_format: str) -> None:
     """Discover Software Heritage origins and store each one's latest visit.
 
-    Given --origins or --query, those origins are harvested (with --deposits, new
-    deposits too); otherwise every configured channel: new deposits (query language,
-    since the checkpoint), swh.query, swh.origins_file and the origins linked from
-    Zenodo records in the store.
+    Every channel: new deposits (query language, since the checkpoint; off with
+    --no-deposits), the extra search (--query, else swh.query), the watch list
+    (--origins, else swh.origins_file) and the origins linked from Zenodo records in the
+    store. A watched origin unknown to the archive, or with no visit holding a
+    snapshot, is recorded in `failures` (stage resolve) each time it is tried.
     Each origin's latest visit with a snapshot is resolved to its root directory SWHID
     and stored (deposit metadata included) with the visit history; nothing is fetched
     or scored until `reproscore run`. A bearer token is read from $SWH_TOKEN (see
@@ -403,17 +404,17 @@ def harvest_swh_command(db: str, origins: str | None, query: str | None, api_url
 @click.option("--api-url", default=None, metavar="URL", help="REST API root (overrides zenodo.api_url).")
 @click.option("--until", "until", default=None, metavar="ISO", help="End of the harvest (UTC ISO 8601) instead of zenodo.lag_hours before now, e.g. to replay a past period.")
 @click.option("--swh-api-url", default=None, metavar="URL", help="Software Heritage Web API root (overrides swh.api_url).")
-@click.option("--origins", "origins", default=None, metavar="FILE", type=click.Path(dir_okay=False), help="A Software Heritage watch list (one origin URL per line); turns Software Heritage discovery on for this run.")
-@click.option("--query", "query", default=None, metavar="QL", help="An extra Software Heritage origin search (query language); turns Software Heritage discovery on for this run.")
+@click.option("--origins", "origins", default=None, metavar="FILE", type=click.Path(dir_okay=False), help="A Software Heritage watch list (one origin URL per line), added to the deposit search; turns Software Heritage discovery on for this run even when [swh] enabled = false.")
+@click.option("--query", "query", default=None, metavar="QL", help="An extra Software Heritage origin search (query language), added to the deposit search; turns Software Heritage discovery on for this run even when [swh] enabled = false.")
 @click.option("--workers", "-j", "workers", default=None, type=click.IntRange(0), metavar="N", help="Measure N deposits at a time in worker processes while download threads fetch the next ones (with --executor dask and no --scheduler: a LocalCluster of N workers); 0: one per CPU core. Default: run.workers (1: everything in this process, in order).")
 @click.option("--executor", "executor", type=click.Choice(EXECUTORS), default=None, help="Where deposits are fetched and measured: local (this machine) or dask (each deposit one task on a Dask distributed cluster, which fetches and measures it and returns measurements and evidence, never the tree; needs the dask extra). Default: run.executor (local). Only this process writes to --db, in batches of run.batch_size deposits.")
 @click.option("--scheduler", "scheduler", default=None, metavar="ADDRESS", help="The Dask scheduler to use, e.g. tcp://10.0.0.5:8786 (implies --executor dask; overrides run.scheduler). Without it, --executor dask starts a LocalCluster here.")
 @click.option("--extract", "extract", is_flag=True, default=False, help="Extract each downloaded archive to run.work_dir and measure the extracted tree, instead of reading the archive in place (the default; the same snapshot identity and measurements). --keep extracts too: the execution tier runs kept trees.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help=FORMAT_RUN_HELP)
 def run_command(db: str, config: str | None, keep: bool, oai_url: str | None, api_url: str | None, until: str | None, swh_api_url: str | None, origins: str | None, query: str | None, workers: int | None, executor: str | None, scheduler: str | None, extract: bool, output_format: str) -> None:
-    """The nightly job: harvest each enabled source since its checkpoint (Zenodo, and
-    Software Heritage when [swh] enabled is set), then fetch, measure, score and store
-    every new or updated deposit of both sources.
+    """The nightly job: harvest each enabled source since its checkpoint (Zenodo and
+    Software Heritage, unless [zenodo] or [swh] says enabled = false), then fetch,
+    measure, score and store every new or updated deposit of both sources.
 
     A Zenodo deposit that is one archive (zip or tar) is measured in place, without
     extracting it (same safety rules, same SWHID); other deposits, and every deposit

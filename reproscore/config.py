@@ -43,10 +43,11 @@ class ZenodoConfig:
 
 @dataclass(frozen=True)
 class SwhConfig:
-    """``[swh]``: the Software Heritage source (off unless enabled: it is a second
-    source, and each origin costs requests against a small anonymous budget)."""
+    """``[swh]``: the Software Heritage source, harvested with Zenodo by default (its
+    deposit search since the checkpoint, the watch list, the Zenodo-linked origins);
+    ``enabled = false`` turns it off."""
 
-    enabled: bool = False
+    enabled: bool = True
     api_url: str = "https://archive.softwareheritage.org/api/1/"
     # The *name* of the variable holding the token: the token itself never goes in a
     # file that may be committed, logged or stored.

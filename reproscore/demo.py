@@ -198,7 +198,8 @@ def demo_config(path: Path, work_dir: Path, swh: dict[str, Any] | None = None) -
     """A reproscore.toml for the demo: the replayed window, pacing off (local server);
     with ``swh``, an ``[swh]`` section holding those keys."""
     window = manifest()["window"]
-    swh_section = ""
+    # Without ``swh`` the run is Zenodo's alone (Software Heritage is on by default).
+    swh_section = "[swh]\nenabled = false\n\n"
     if swh:
         swh_section = "[swh]\n" + "".join(
             f"{key} = {json.dumps(value)}\n" for key, value in swh.items()

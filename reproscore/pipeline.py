@@ -584,14 +584,22 @@ def _swh_window_start(store: Store, config: Config, now: datetime) -> datetime:
     return now - timedelta(hours=24)
 
 
+class OriginNotArchived(Exception):
+    """Software Heritage has no visit with a snapshot of this origin."""
+
+
 def _resolve_origin(swh: Any, store: Store, origin: str, discovered_by: str) -> tuple | None:
     """(record, visit facts) of the origin's latest visit with a snapshot, or None when
-    it has none or that visit is recorded already (nothing new to resolve)."""
+    that visit is recorded already (nothing new to resolve). Raises
+    :class:`OriginNotArchived` when the archive has no such visit."""
     from harvester.swh import origin_to_record, parse_deposit_metadata
 
     visit = swh.latest_visit(origin)
     if not visit or not visit.get("snapshot"):
-        return None
+        raise OriginNotArchived(
+            "Software Heritage has no visit of this origin with a snapshot "
+            "(unknown to the archive, or never archived in full)"
+        )
     if store.swh_visit_known(origin, int(visit["visit"])):
         return None
     resolution = swh.resolve_root(visit["snapshot"])
@@ -660,6 +668,17 @@ def discover_swh(
         progress.bar(done, len(origins), origin)
         try:
             item = _resolve_origin(swh, store, origin, channel)
+        except OriginNotArchived as exc:
+            if channel != "watch":
+                # Found through a Zenodo link or a search: not archived (yet) is no failure.
+                progress.log(f"{SWH}:{origin}: not archived yet")
+                continue
+            # A watched origin the archive does not hold is an operator's business, each night.
+            summary.failures.append((f"{SWH}:{origin}", "resolve", str(exc)))
+            progress.log(f"{SWH}:{origin}: cannot resolve its latest visit: {exc}")
+            deposit_id = store.deposit_id(SWH, origin) or store.upsert_deposit(SWH, origin, origin_url=origin)
+            store.record_failure("resolve", type(exc).__name__, str(exc), deposit_id=deposit_id)
+            continue
         except Exception as exc:  # noqa: BLE001 - one origin's failure must not stop the others
             unresolved += channel == "deposits"
             reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
@@ -671,7 +690,7 @@ def discover_swh(
             store.record_failure("resolve", type(exc).__name__, str(reason), deposit_id=deposit_id)
             continue
         if item is None:
-            progress.log(f"{SWH}:{origin}: no new visit with a snapshot")
+            progress.log(f"{SWH}:{origin}: no new visit since the last run")
             continue
         found_items.append(item)
     progress.close()

@@ -4,7 +4,9 @@ Nothing in the test suite reaches the internet: tests register replies per metho
 (optionally per query subset) and point the code under test at ``server.url``. The server
 can also misbehave the way real servers and networks do: answer late (read timeouts),
 close the connection without answering (connection reset), or send fewer bytes than the
-``Content-Length`` it announced (truncated body).
+``Content-Length`` it announced (truncated body); ``inject_faults`` makes a share of
+the requests under some paths fail in those ways, decided per request so a test can
+reproduce a bad night.
 
 Usage::
 
@@ -16,6 +18,7 @@ Usage::
 
 from __future__ import annotations
 
+import hashlib
 import socket
 import struct
 import threading
@@ -54,11 +57,12 @@ class _Route:
     query: dict[str, str]
     replies: list[Reply]
     served: int = 0
+    prefix: bool = False
 
     def matches(self, method: str, path: str, query: dict[str, str]) -> bool:
         return (
             self.method == method
-            and self.path == path
+            and (path.startswith(self.path) if self.prefix else self.path == path)
             and all(query.get(k) == v for k, v in self.query.items())
         )
 
@@ -75,6 +79,8 @@ class ReplayServer:
     def __init__(self) -> None:
         self.requests: list[dict] = []
         self._routes: list[_Route] = []
+        self._faults: _Faults | None = None
+        self.faults_injected: list[tuple[str, str]] = []  # (path, kind) of each fault sent
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
@@ -92,18 +98,32 @@ class ReplayServer:
         path: str,
         *responses: Reply,
         query: dict[str, str] | None = None,
+        prefix: bool = False,
     ) -> None:
         """Serve ``responses`` in order to requests matching method, path and query subset.
 
-        When several routes match, the one constraining the most query parameters wins
-        (ties go to the route added first), so a catch-all route and a specific one can
-        coexist. Unmatched requests get 404.
+        With ``prefix`` the route answers every path that starts with ``path`` (for URLs
+        holding a value the test cannot know in advance, such as a search from "now").
+        When several routes match, an exact path beats a prefix, then the one
+        constraining the most query parameters wins (ties go to the route added first),
+        so a catch-all route and a specific one can coexist. Unmatched requests get 404.
         """
         if not responses:
             raise ValueError("add() needs at least one Reply")
-        route = _Route(method.upper(), path, dict(query or {}), list(responses))
+        route = _Route(method.upper(), path, dict(query or {}), list(responses), prefix=prefix)
         with self._lock:
             self._routes.append(route)
+
+    def inject_faults(self, rate: float, prefixes: tuple[str, ...], *, seed: str = "", max_per_path: int = 3) -> None:
+        """Make ``rate`` of the GET requests under ``prefixes`` fail: a connection reset
+        before the answer, a body cut short of its ``Content-Length`` (the connection then
+        closes), or a body cut short *with* a matching ``Content-Length`` (a whole HTTP
+        answer whose content is broken: truncated JSON, a short download). Whether the
+        n-th request of a path fails, and how, depends only on ``seed``, the path and n,
+        not on thread timing; at most ``max_per_path`` requests of one path fail, so a
+        client that retries enough always gets through."""
+        with self._lock:
+            self._faults = _Faults(rate, tuple(prefixes), seed, max_per_path)
 
     def requests_for(self, path: str, method: str = "GET") -> list[dict]:
         """The requests seen so far for ``method`` and ``path``."""
@@ -153,8 +173,48 @@ class ReplayServer:
             ]
             if not candidates:
                 return None
-            best = max(candidates, key=lambda r: len(r.query))  # max() keeps the first tie
-            return best.next_reply()
+            # max() keeps the first tie
+            best = max(candidates, key=lambda r: (not r.prefix, len(r.query)))
+            reply = best.next_reply()
+            if self._faults is not None and request["method"] == "GET":
+                seen = sum(1 for r in self.requests if r["path"] == request["path"] and r["method"] == "GET")
+                kind = self._faults.kind(request["path"], seen - 1)
+                if kind is not None:
+                    self.faults_injected.append((request["path"], kind))
+                    return _faulty(reply, kind, request)
+            return reply
+
+
+@dataclass(frozen=True)
+class _Faults:
+    rate: float
+    prefixes: tuple[str, ...]
+    seed: str
+    max_per_path: int
+
+    KINDS = ("reset", "cut", "short")
+
+    def kind(self, path: str, n: int) -> str | None:
+        if n >= self.max_per_path or not path.startswith(self.prefixes):
+            return None
+        draw = hashlib.sha256(f"{self.seed}|{path}|{n}".encode()).digest()
+        if int.from_bytes(draw[:4], "big") / 2**32 >= self.rate:
+            return None
+        return self.KINDS[draw[4] % len(self.KINDS)]
+
+
+def _faulty(reply: Reply, kind: str, request: dict) -> Reply:
+    """``reply`` spoilt as ``kind`` says (see :meth:`ReplayServer.inject_faults`)."""
+    if kind == "reset":
+        return Reply(reset=True)
+    body = reply.body(request) if callable(reply.body) else reply.body
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    half = len(body) // 2
+    headers = {k: v for k, v in reply.headers.items() if k.lower() not in ("content-length", "transfer-encoding")}
+    if kind == "cut":
+        return Reply(reply.status, body, headers, truncate=half)
+    return Reply(reply.status, body[:half], headers)
 
 
 class _Server(ThreadingHTTPServer):

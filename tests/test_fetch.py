@@ -153,17 +153,37 @@ def test_md5_mismatch_is_refused_and_the_old_file_kept(server, client, tmp_path)
     server.add("GET", "/f", Reply(200, body=CONTENT))
     dest = tmp_path / "f.zip"
     dest.write_bytes(b"previous good copy")
-    with pytest.raises(FetchError, match="MD5 mismatch: got .*, expected 0+$"):
+    with pytest.raises(FetchError, match=r"MD5 mismatch: got .*, expected 0+ \(3 attempts\)$"):
         download(client, server.url + "/f", dest, expected_md5="md5:" + "0" * 32, max_bytes=10**6)
+    assert len(server.requests) == 3  # fetched again before the content is called wrong
     assert dest.read_bytes() == b"previous good copy"
     assert os.listdir(tmp_path) == ["f.zip"]
 
 
 def test_size_mismatch_is_refused(server, client, tmp_path):
     server.add("GET", "/f", Reply(200, body=CONTENT))
-    with pytest.raises(FetchError, match=f"size mismatch: got {len(CONTENT)} bytes, expected 10"):
+    with pytest.raises(FetchError, match=rf"size mismatch: got {len(CONTENT)} bytes, expected 10 \(3 attempts\)$"):
         download(client, server.url + "/f", tmp_path / "f", expected_size=10, max_bytes=10**6)
     assert os.listdir(tmp_path) == []
+
+
+def test_a_body_shorter_than_announced_with_a_success_status_is_fetched_again(server, client, tmp_path):
+    # A proxy cut the file and sent a Content-Length to match: the HTTP exchange is whole,
+    # only the record's size and MD5 show the body is short.
+    server.add(
+        "GET", "/f",
+        Reply(200, body=CONTENT[:500]),
+        Reply(200, body=CONTENT[:500]),
+        Reply(200, body=CONTENT),
+    )
+    dest = download(
+        client, server.url + "/f", tmp_path / "f",
+        expected_size=len(CONTENT), expected_md5=md5(CONTENT), max_bytes=10**6,
+    )
+    assert dest.read_bytes() == CONTENT
+    assert len(server.requests) == 3
+    assert client.stats["retries"] == 2
+    assert os.listdir(tmp_path) == ["f"]
 
 
 def test_a_file_declared_over_the_cap_is_not_even_requested(server, client, tmp_path):

@@ -435,3 +435,39 @@ def test_retries_are_logged_with_their_reason(server, fake_time, caplog):
         message
         == f"retrying {server.url}/oai2d in 7.0 s (attempt 1 of 4 failed: HTTP 429 Too Many Requests)"
     )
+
+
+# -- bodies that are not what a success status promises ---------------------------------------
+
+
+def test_a_json_body_cut_short_under_a_success_status_is_retried(server, fake_time):
+    good = b'{"files": [], "swh": {}}'
+    server.add(
+        "GET", "/api/records/1",
+        Reply(200, body=good[:9], headers={"Content-Type": "application/json"}),
+        Reply(200, body=b"<html>proxy error</html>", headers={"Content-Type": "text/html"}),
+        Reply(200, body=good, headers={"Content-Type": "application/json"}),
+    )
+    with make_client(fake_time) as client:
+        response = client.get(server.url + "/api/records/1", expect_json=True)
+        assert response.json() == {"files": [], "swh": {}}
+        assert client.stats["requests"] == 3 and client.stats["retries"] == 2
+
+
+def test_a_body_that_is_never_json_gives_up_with_the_reason(server, fake_time):
+    server.add("GET", "/api/records/2", Reply(200, body=b'{"files": [', headers={"Content-Type": "application/json"}))
+    with make_client(fake_time, max_attempts=3) as client:
+        with pytest.raises(HttpError) as caught:
+            client.get(server.url + "/api/records/2", expect_json=True)
+    assert caught.value.status == 200
+    assert caught.value.reason.startswith(
+        f"gave up on GET {server.url}/api/records/2 after 3 attempts: HTTP 200 with a body that is not JSON ("
+    )
+    assert len(server.requests) == 3
+
+
+def test_without_expect_json_a_non_json_body_is_the_callers_business(server, fake_time):
+    server.add("GET", "/page", Reply(200, body=b"<html></html>"))
+    with make_client(fake_time) as client:
+        assert client.get(server.url + "/page").text == "<html></html>"
+    assert len(server.requests) == 1

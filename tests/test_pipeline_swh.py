@@ -282,3 +282,68 @@ def test_an_origin_that_cannot_be_resolved_is_a_recorded_failure_and_the_others_
     assert failures == [(broken, None, "resolve", "HttpError", 1)]
     assert rows(db, "SELECT source_id, status FROM deposits WHERE source = 'swh' ORDER BY source_id") == [
         (GIT, "pending"), (broken, None)]
+
+
+def test_run_searches_software_heritage_deposits_with_nothing_but_its_api_url(tmp_path, trees):
+    """Software Heritage is a default source: a configuration that only says where the
+    archive is gets its new deposits searched, fetched from the vault and scored."""
+    dep_tree, dep_swhid = trees["r-survey-analysis"]
+    with ReplayServer() as server:
+        demo.install_routes(server)
+        serve_origin(server, DEPOSIT, [(1, "2026-12-01T11:00:00+00:00", dep_swhid)], kind="deposit", metadata=CODEMETA)
+        serve_vault(server, dep_swhid, bundle(dep_tree, dep_swhid))
+        # The search is from "24 hours before now", a date the test cannot know in advance.
+        server.add("GET", f"{API}/origin/search/", prefix=True,
+                   *[Reply(200, json.dumps([{"url": DEPOSIT}]), {"Content-Type": "application/json"})])
+        config = tmp_path / "reproscore.toml"
+        config.write_text(f'[swh]\napi_url = "{server.url}{API}/"\n\n[http]\npacing = false\n'
+                          f'\n[run]\nwork_dir = "{tmp_path / "work"}"\n')
+        db = tmp_path / "nightly.db"
+        invoke("run", "--db", db, "--config", config, "--oai-url", f"{server.url}/oai2d",
+               "--api-url", f"{server.url}/api", "--until", WINDOW["until"])
+        searches = [r["path"] for r in server.requests if r["path"].startswith(f"{API}/origin/search/")]
+    assert len(searches) == 1 and "visit_type" in searches[0]
+    assert rows(db, "SELECT origin_url, discovered_by FROM swh_visits") == [(DEPOSIT, "deposits")]
+    assert rows(db, "SELECT d.status, s.swhid FROM deposits d JOIN deposit_snapshots ds ON ds.deposit_id = d.id"
+                    " JOIN snapshots s ON s.id = ds.snapshot_id WHERE d.source = 'swh'") == [("scored", dep_swhid)]
+    # Zenodo as well, from its default window (the day before --until: five of the demo's records).
+    assert rows(db, "SELECT source_id, status FROM deposits WHERE source = 'zenodo' ORDER BY source_id") == [
+        ("9100001", "scored"), ("9100002", "scored"), ("9100003", "scored"), ("9100004", "scored"),
+        ("9100005", "withdrawn")]
+
+
+def test_a_watched_origin_the_archive_does_not_know_is_a_failure_each_time_it_is_tried(tmp_path, trees):
+    git_tree, git_swhid = trees["legacy-scripts"]
+    unknown = "https://github.com/demo-lab/never-archived"
+    with ReplayServer() as server:
+        serve_origin(server, GIT, [(3, "2026-08-20T10:00:00.000000+00:00", git_swhid)])
+        server.add("GET", f"{API}/origin/{unknown}/visit/latest/",
+                   Reply(404, json.dumps({"exception": "NotFoundExc"}), {"Content-Type": "application/json"}))
+        config = write_config(tmp_path, server)
+        db = tmp_path / "swh.db"
+        watched = watch_list(tmp_path, GIT, unknown)
+        for _ in range(2):
+            invoke("harvest", "swh", "--origins", watched, "--db", db, "--config", config)
+    assert rows(db, "SELECT d.source_id, f.stage, f.error_class, f.message, f.attempts FROM failures f"
+                    " JOIN deposits d ON d.id = f.deposit_id") == [
+        (unknown, "resolve", "OriginNotArchived",
+         "Software Heritage has no visit of this origin with a snapshot "
+         "(unknown to the archive, or never archived in full)", 2)]
+    assert rows(db, "SELECT origin_url FROM swh_visits") == [(GIT,)]
+
+
+def test_a_watch_list_on_the_command_line_keeps_the_deposit_search_on(tmp_path, trees):
+    git_tree, git_swhid = trees["legacy-scripts"]
+    dep_tree, dep_swhid = trees["r-survey-analysis"]
+    with ReplayServer() as server:
+        serve_origin(server, GIT, [(3, "2026-08-20T10:00:00.000000+00:00", git_swhid)])
+        serve_origin(server, DEPOSIT, [(1, "2026-08-20T11:00:00+00:00", dep_swhid)], kind="deposit", metadata=CODEMETA)
+        server.add("GET", f"{API}/origin/search/", prefix=True,
+                   *[Reply(200, json.dumps([{"url": DEPOSIT}]), {"Content-Type": "application/json"})])
+        config = write_config(tmp_path, server, deposits=True, start="2026-08-20T00:00:00Z")
+        db = tmp_path / "swh.db"
+        invoke("harvest", "swh", "--origins", watch_list(tmp_path, GIT), "--db", db, "--config", config)
+        invoke("harvest", "swh", "--no-deposits", "--origins", watch_list(tmp_path, GIT), "--db", tmp_path / "only.db",
+               "--config", config)
+    assert sorted(rows(db, "SELECT origin_url, discovered_by FROM swh_visits")) == [(GIT, "watch"), (DEPOSIT, "deposits")]
+    assert rows(tmp_path / "only.db", "SELECT origin_url, discovered_by FROM swh_visits") == [(GIT, "watch")]
