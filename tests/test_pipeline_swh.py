@@ -293,8 +293,8 @@ def test_run_searches_software_heritage_deposits_with_nothing_but_its_api_url(tm
         serve_origin(server, DEPOSIT, [(1, "2026-12-01T11:00:00+00:00", dep_swhid)], kind="deposit", metadata=CODEMETA)
         serve_vault(server, dep_swhid, bundle(dep_tree, dep_swhid))
         # The search is from "24 hours before now", a date the test cannot know in advance.
-        server.add("GET", f"{API}/origin/search/", prefix=True,
-                   *[Reply(200, json.dumps([{"url": DEPOSIT}]), {"Content-Type": "application/json"})])
+        server.add("GET", f"{API}/origin/search/",
+                   Reply(200, json.dumps([{"url": DEPOSIT}]), {"Content-Type": "application/json"}), prefix=True)
         config = tmp_path / "reproscore.toml"
         config.write_text(f'[swh]\napi_url = "{server.url}{API}/"\n\n[http]\npacing = false\n'
                           f'\n[run]\nwork_dir = "{tmp_path / "work"}"\n')
@@ -338,8 +338,8 @@ def test_a_watch_list_on_the_command_line_keeps_the_deposit_search_on(tmp_path, 
     with ReplayServer() as server:
         serve_origin(server, GIT, [(3, "2026-08-20T10:00:00.000000+00:00", git_swhid)])
         serve_origin(server, DEPOSIT, [(1, "2026-08-20T11:00:00+00:00", dep_swhid)], kind="deposit", metadata=CODEMETA)
-        server.add("GET", f"{API}/origin/search/", prefix=True,
-                   *[Reply(200, json.dumps([{"url": DEPOSIT}]), {"Content-Type": "application/json"})])
+        server.add("GET", f"{API}/origin/search/",
+                   Reply(200, json.dumps([{"url": DEPOSIT}]), {"Content-Type": "application/json"}), prefix=True)
         config = write_config(tmp_path, server, deposits=True, start="2026-08-20T00:00:00Z")
         db = tmp_path / "swh.db"
         invoke("harvest", "swh", "--origins", watch_list(tmp_path, GIT), "--db", db, "--config", config)
