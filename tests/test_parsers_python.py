@@ -22,3 +22,17 @@ def test_a_word_character_name_is_in_the_word_text_exactly_when_it_is_in_the_sou
 def test_words_split_at_whitespace_and_ascii_punctuation_but_keep_underscores():
     unit = CodeUnit.parse("a.py", "np.random.seed(42)  # set_seed «x»\nimport torch as t\n")
     assert unit.words == frozenset({"np", "random", "seed", "42", "set_seed", "«x»", "import", "torch", "as", "t"})
+
+
+def test_deposit_code_with_invalid_escapes_parses_silently_even_under_warnings_as_errors():
+    import warnings
+
+    from scoring.parsers.python import CodeUnit
+
+    source = 'import re\nPATTERN = re.compile("\\d+")\n\n\ndef f():\n    """Docstring with \\w."""\n'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("error")
+        unit = CodeUnit.parse("analysis.py", source)
+    assert caught == []
+    assert unit.syntax_error is None
+    assert [node.name for node in unit.tree.body if hasattr(node, "name")] == ["f"]

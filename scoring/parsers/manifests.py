@@ -34,6 +34,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import yaml
 from packaging.requirements import InvalidRequirement, Requirement
 
+from .python import parse_source
+
 __all__ = [
     "CUDA_TAG_RE",
     "PIN_BOUNDED",
@@ -965,7 +967,7 @@ def parse_setup_py(text: str, path: str) -> Manifest:
         manifest.problems.append(_problem(path, None, "content is not text"))
         return manifest
     try:
-        tree = ast.parse(text, filename=path)
+        tree = parse_source(text, path)
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         manifest.problems.append(_problem(path, line, f"syntax error: {_snippet(str(exc))}"))

@@ -8,6 +8,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from .python import parse_source
+
 MAKE_NAMES = ("makefile", "gnumakefile")
 MAKE_LIKE_NAMES = ("makefile", "gnumakefile", "justfile", "taskfile.yml", "taskfile.yaml", "tasks.py", "dodo.py")
 
@@ -124,7 +126,7 @@ def parse_python_tasks(text: str, *, doit: bool) -> list[Target]:
     """invoke ``@task`` functions (recipes: ``c.run("…")`` strings) or doit ``task_*``
     functions (recipes: string actions)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_source(text)
     except (SyntaxError, ValueError):
         return []
     targets = []
