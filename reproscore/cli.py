@@ -8,8 +8,12 @@ read, an invalid rubric or configuration; 3 another run holds the lock.
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
+import sqlite3
 import sys
+from datetime import UTC, datetime
 
 import click
 import yaml
@@ -26,6 +30,7 @@ from .executors import EXECUTORS, ExecutorError
 from .store import DEFAULT_DB, ENV_DB, RESCORE_BATCH, StoreError
 
 EXIT_UNSCORED = 1
+EXIT_RUNTIME = 1
 EXIT_USAGE = 2
 EXIT_LOCKED = 3
 
@@ -35,14 +40,80 @@ def fail(message: str, status: int = EXIT_USAGE) -> None:
     sys.exit(status)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def fail_for(exc: BaseException) -> None:
+    """``fail`` with the exit status the error calls for: 1 (runtime) for a full disk or
+    a database that broke in use, 2 (usage) for everything a user can correct."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        status = EXIT_RUNTIME
+    else:
+        status = getattr(exc, "exit_status", EXIT_USAGE)
+    fail(str(exc).replace("\n", "; "), status)
+
+
+class _UtcFormatter(logging.Formatter):
+    """Log lines as the run's progress lines are written: UTC ISO time first."""
+
+    def formatTime(self, record, datefmt=None):  # noqa: N802 - logging's name
+        return datetime.fromtimestamp(record.created, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def configure_logging(verbose: int, quiet: bool) -> None:
+    """One stderr handler for the project's loggers (harvester, scoring, exporters,
+    reproscore), set up once per invocation: INFO by default, so that retries and
+    skipped origins reach a cron job's log; DEBUG with -v; errors only with -q.
+    Other libraries' loggers stay at WARNING."""
+    level = logging.ERROR if quiet else logging.DEBUG if verbose else logging.INFO
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_UtcFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    for name in ("harvester", "scoring", "exporters", "reproscore"):
+        logger = logging.getLogger(name)
+        for old in [h for h in logger.handlers if getattr(h, "_reproscore", False)]:
+            logger.removeHandler(old)
+        handler._reproscore = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = False
+
+
+class ReproscoreGroup(click.Group):
+    """Errors of the environment (the database, the disk) end in one line and a
+    documented exit status, never a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except StoreError as exc:
+            fail(str(exc).replace("\n", "; "), getattr(exc, "exit_status", EXIT_USAGE))
+        except sqlite3.Error as exc:
+            fail(f"database error: {exc}; what was stored before is kept, and a run resumes where it stopped", EXIT_RUNTIME)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            where = f" ({exc.filename})" if exc.filename else ""
+            fail(f"no space left on the device{where}; free some and run again: a run resumes where it stopped", EXIT_RUNTIME)
+
+
+@click.group(cls=ReproscoreGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="reproscore")
-def cli() -> None:
+@click.option("--verbose", "-v", "verbose", count=True, help="Debug messages too (retries, requests, skipped files) on standard error.")
+@click.option("--quiet", "-q", "quiet", is_flag=True, default=False, help="Errors only on standard error: no progress lines, no informational messages.")
+def cli(verbose: int, quiet: bool) -> None:
     """Score research-software source trees for reproducibility readiness (RRS).
 
     Every sub-metric is backed by file-and-line evidence and a fix suggestion; every
     score names the rubric (name, version, sha256) that produced it.
+
+    Messages go to standard error, timestamped: harvester retries, skipped origins and
+    the progress of a run (INFO by default; -v adds debug messages, -q keeps errors
+    only). Exit status: 0 success; 1 a runtime failure (a tree not scored, a harvest
+    that failed, a database or disk that is full or broken: one line says which, and
+    what was stored is kept); 2 bad usage (an unknown option, a missing path, a --db
+    whose folder does not exist or that is not a writable reproscore database, an
+    invalid rubric); 3 another run holds the database's lock.
     """
+    if verbose and quiet:
+        raise click.UsageError("--verbose and --quiet exclude each other")
+    configure_logging(verbose, quiet)
 
 
 RUBRIC_HELP = "Rubric: a bundled name (" + ", ".join(list_bundled()) + ") or a YAML file. Default: default."
@@ -248,7 +319,7 @@ def rescore_command(db: str, rubric: str, batch_size: int, output_format: str) -
     try:
         report = api.rescore(db, rubric, batch_size=batch_size)
     except (RubricError, StoreError, OSError) as exc:
-        fail(str(exc).replace("\n", "; "))
+        fail_for(exc)
     if output_format == "json":
         click.echo(json.dumps(report.to_dict()))
         return
@@ -278,7 +349,7 @@ def show_command(db: str, reference: str, rubric: str | None, output_format: str
     try:
         scored = api.show_stored(db, reference, rubric)
     except (RubricError, StoreError, TreeSourceError, SwhidError, OSError) as exc:
-        fail(str(exc).replace("\n", "; "))
+        fail_for(exc)
     if output_format == "json":
         click.echo(json.dumps(scored.result, ensure_ascii=False, sort_keys=False))
         return
@@ -336,7 +407,9 @@ def _call_pipeline(function, *args, **kwargs):
         return function(*args, **kwargs)
     except LockBusy as exc:
         fail(str(exc), EXIT_LOCKED)
-    except (ConfigError, RubricError, StoreError, ValueError) as exc:
+    except StoreError as exc:
+        fail(str(exc).replace("\n", "; "), exc.exit_status)
+    except (ConfigError, RubricError, ValueError) as exc:
         fail(str(exc).replace("\n", "; "))
 
 
@@ -464,7 +537,7 @@ def report_command(db: str, out: str, rubric: str, compare_rubric: str | None, s
             community=community, since=None if since is None else since.date().isoformat(),
         )  # fmt: skip
     except (RubricError, StoreError, ValueError, OSError) as exc:
-        fail(str(exc).replace("\n", "; "))
+        fail_for(exc)
     click.echo(result.line())
     click.echo(str(result.index))
 
@@ -489,7 +562,7 @@ def _call_export(function, *args, **kwargs):
     try:
         return function(*args, **kwargs)
     except (ExportError, RubricError, StoreError, ValueError, OSError) as exc:
-        fail(str(exc).replace("\n", "; "))
+        fail_for(exc)
 
 
 def _echo_export(result: api.ExportResult, what: str) -> None:
@@ -694,7 +767,7 @@ def execute_command(db: str, deposit: str, timeout: float | None, install_timeou
     except SandboxUnavailable as exc:
         fail(str(exc))
     except (ConfigError, StoreError, ValueError, OSError) as exc:
-        fail(str(exc).replace("\n", "; "))
+        fail_for(exc)
     if output_format == "json":
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
         return

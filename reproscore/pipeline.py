@@ -35,7 +35,9 @@ A lock (``fcntl.flock`` on a lock file) keeps two runs from working on one datab
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -63,7 +65,7 @@ from .deposit_tasks import (
     without_reuse,
 )
 from .executors import Executor, LocalExecutor, make_executor, worker_share
-from .store import Store
+from .store import Store, check_location
 
 SOURCE = "zenodo"
 SWH = "swh"
@@ -144,10 +146,11 @@ class Progress:
     """Progress output: a redrawn line on a terminal, plain timestamped log lines
     otherwise (cron mails and log files want lines, not carriage returns)."""
 
-    def __init__(self, stream: IO[str] | None = None, *, quiet: bool = False) -> None:
+    def __init__(self, stream: IO[str] | None = None, *, quiet: bool | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.quiet = quiet
+        # Progress is the run's informational output: `reproscore -q` silences both.
+        self.quiet = not logging.getLogger("reproscore").isEnabledFor(logging.INFO) if quiet is None else quiet
         self._drawn = False
 
     def log(self, message: str) -> None:
@@ -754,6 +757,7 @@ def run(
     :class:`LockBusy` when another run holds the lock; returns the summary otherwise
     (``summary.ok`` is False when a harvest failed)."""
     progress = progress or Progress()
+    check_location(db)  # before the lock file is made beside it
     started = time.perf_counter()
     summary = RunSummary(command=command)
     if sources is None:
@@ -820,12 +824,16 @@ def run(
             # Record how the run ended (a store error, Ctrl-C) before passing it on; a
             # SIGKILL cannot be caught, and the next run marks that one interrupted.
             interrupted = isinstance(exc, KeyboardInterrupt)
-            store.finish_run(
-                run_id, "interrupted" if interrupted else "failed",
-                message=f"{type(exc).__name__}: {exc}",
-                windows=summary.windows_completed, records=summary.records_seen,
-                deposits_scored=summary.scored, deposits_failed=summary.failed,
-            )
+            try:
+                store.finish_run(
+                    run_id, "interrupted" if interrupted else "failed",
+                    message=f"{type(exc).__name__}: {exc}",
+                    windows=summary.windows_completed, records=summary.records_seen,
+                    deposits_scored=summary.scored, deposits_failed=summary.failed,
+                )
+            except sqlite3.Error:
+                # A full disk refuses this write too; the next run marks the run interrupted.
+                pass
             raise
         # The Zenodo checkpoint, unless only Software Heritage was harvested.
         summary.checkpoint = store.checkpoint(SWH if sources == (SWH,) else SOURCE)

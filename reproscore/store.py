@@ -198,7 +198,34 @@ _OUTCOME_SELECT = (
 
 
 class StoreError(Exception):
-    """The database cannot be used for the request (its message says why)."""
+    """The database cannot be used for the request (its message says why).
+
+    ``exit_status`` is what the command line ends with: 2 (usage) for a path that is not
+    a usable database, 1 (runtime) for a database that broke while in use (disk full,
+    I/O error)."""
+
+    exit_status = 2
+
+    def __init__(self, message: str, *, exit_status: int | None = None) -> None:
+        super().__init__(message)
+        if exit_status is not None:
+            self.exit_status = exit_status
+
+
+def check_location(path: str | os.PathLike[str]) -> None:
+    """Refuse a database path whose folder does not exist: a typo must not end in a
+    folder made on the fly, nor in SQLite's bare "unable to open database file"."""
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise StoreError(f"{path}: the folder {folder} does not exist (create it, or give another --db)")
+
+
+def _runtime_failure(exc: sqlite3.Error) -> bool:
+    """Whether a SQLite error is the environment failing (not a bad path or file)."""
+    code = getattr(exc, "sqlite_errorcode", None)  # the extended code: its low byte is the primary
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR)
+    return "full" in str(exc) or "I/O" in str(exc)
 
 
 class SchemaTooNew(StoreError):
@@ -460,6 +487,8 @@ class Store:
         self._batch: WriteBatch | None = None
         if not create and not Path(self.path).is_file():
             raise StoreError(f"{self.path}: no such database")
+        if create:
+            check_location(self.path)
         try:
             conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
         except sqlite3.Error as exc:
@@ -476,7 +505,10 @@ class Store:
             self._migrate()
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise StoreError(f"{self.path}: cannot use the database: {exc}") from exc
+            raise StoreError(
+                f"{self.path}: cannot use the database: {exc}",
+                exit_status=1 if _runtime_failure(exc) else 2,
+            ) from exc
         except BaseException:
             conn.close()
             raise
