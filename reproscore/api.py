@@ -30,6 +30,10 @@ from .executors import EXECUTORS, Executor, check_dask, make_executor
 from .pipeline import Progress, RunSummary
 from .store import NotFound, RescoreReport, Store, StoreError
 
+# What show, export and report score under when no rubric is named: one rubric for every
+# command, so that two outputs of one database agree.
+DEFAULT_RUBRIC = "default"
+
 
 @dataclass
 class TreeScore:
@@ -284,36 +288,24 @@ def rescore(
 def show_stored(
     db: str | os.PathLike[str],
     reference: str,
-    rubric: str | os.PathLike[str] | Rubric | None = None,
+    rubric: str | os.PathLike[str] | Rubric | None = DEFAULT_RUBRIC,
 ) -> TreeScore:
-    """The stored score of a snapshot or deposit, in the JSON shape of ``score``.
+    """The stored score of a snapshot or deposit under ``rubric`` (default: the bundled
+    default rubric, never whichever score was computed last), in the JSON shape of
+    ``score``.
 
     ``reference`` is a SWHID, a unique prefix of its hash, a deposit (``source:id``,
-    version DOI, origin URL) or a local directory (identified by its SWHID). Without
-    ``rubric``, the most recently computed score is shown. The result is rebuilt from
-    the stored measurements by the same scoring code as ``score``, checked against the
-    stored score row, and carries that row's provenance under ``stored``.
+    version DOI, origin URL) or a local directory (identified by its SWHID). The result
+    is rebuilt from the stored measurements by the same scoring code as ``score``,
+    checked against the stored score row, and carries that row's provenance under
+    ``stored``. A tree with no score under the rubric raises ``NotFound`` saying how to
+    rescore.
     """
     with Store(db, create=False) as store:
         if os.path.isdir(reference):
             reference = identify_tree(reference).swhid
         record = store.resolve(reference)
-        if record.detector_set_id is None:
-            raise NotFound(f"snapshot {record.swhid} has no stored measurements")
-        if rubric is None:
-            stored = store.stored_score(record)
-            if stored is None:
-                raise NotFound(f"snapshot {record.swhid} has no stored score")
-            rub = store.load_stored_rubric(stored.rubric_id)
-        else:
-            rub = _rubric_for_store(store, rubric)
-            rubric_id = store.rubric_id(rub)
-            stored = None if rubric_id is None else store.stored_score(record, rubric_id)
-            if stored is None:
-                raise NotFound(
-                    f"snapshot {record.swhid} has no stored score under rubric "
-                    f"{rub.name}@{rub.version}; run: reproscore rescore --db {db} --rubric {rubric}"
-                )
+        stored, rub = store.score_under(record, _rubric_for_store(store, rubric or DEFAULT_RUBRIC))
         measurements = store.load_measurements(record.id)
         label = record.label or record.swhid
         outcome = store.outcome_for_snapshot(record.id)  # execution tier: ROS, alpha, RCS
@@ -524,8 +516,10 @@ def _export_summary(assessment: Any) -> dict[str, Any]:
     }
 
 
-def _export_rubric(store: Store, rubric: str | os.PathLike[str] | Rubric | None) -> Rubric | None:
-    return None if rubric is None else _rubric_for_store(store, rubric)
+def _export_rubric(store: Store, rubric: str | os.PathLike[str] | Rubric | None) -> Rubric:
+    """The rubric an export scores under: the one asked for, else the bundled default
+    (never whichever was computed last, so two exports of one database agree)."""
+    return _rubric_for_store(store, rubric or DEFAULT_RUBRIC)
 
 
 def resolve_deposit(db: str | os.PathLike[str], reference: str) -> dict[str, Any]:
@@ -556,7 +550,7 @@ def export_rocrate(
     Zenodo record id, an origin URL or a SWHID), or with ``all_deposits`` the collection
     crate of every scored deposit, to the directory ``out`` (a zip file with
     ``zip_file``). The score is the one under ``rubric`` (bundled name, file, or stored
-    ``name[@version]``), else the most recently computed one. Raises ``NotFound``,
+    ``name[@version]``), else the bundled default rubric. Raises ``NotFound``,
     ``StoreError``, ``RubricError`` or ``exporters.assessment.ExportError``."""
     from exporters.assessment import load_assessment, load_collection
     from exporters.rocrate_export import write_collection, write_crate

@@ -337,7 +337,7 @@ def rescore_command(db: str, rubric: str, batch_size: int, output_format: str) -
 @cli.command("show")
 @db_option
 @click.argument("reference", metavar="SNAPSHOT_OR_DEPOSIT")
-@click.option("--rubric", "rubric", default=None, help="Show the score under this rubric (bundled name, file, or stored name[@version]). Default: the most recently computed score.")
+@click.option("--rubric", "rubric", default="default", show_default=True, help="Show the score under this rubric (bundled name, file, or stored name[@version]); a tree not scored under it yet says how to rescore.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="text: a readable summary; json: the result of `reproscore score --format json`, plus the stored row's provenance under `stored`.")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(0), help="How many ranked fixes the text format shows.")
 def show_command(db: str, reference: str, rubric: str | None, output_format: str, top: int) -> None:
@@ -552,7 +552,8 @@ DEPOSIT_HELP = (
 )
 EXPORT_RUBRIC_HELP = (
     "Export the score under this rubric (a bundled name, a YAML file, or the name[@version] "
-    "of a rubric stored in the database). Default: the most recently computed score."
+    "of a rubric stored in the database). Default: the bundled default rubric; a deposit not "
+    "scored under it yet says how to rescore."
 )
 
 

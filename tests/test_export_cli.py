@@ -146,16 +146,18 @@ def test_a_directory_that_is_not_a_crate_is_not_overwritten(store, tmp_path):
     assert not (tmp_path / "c" / "stale.txt").exists() and subject_of(tmp_path / "c") == SWH_ORIGIN
 
 
-def test_the_exported_score_is_the_latest_or_the_one_under_the_rubric_asked_for(store, tmp_path):
+def test_the_exported_score_is_under_the_default_rubric_unless_another_is_asked_for(store, tmp_path):
     db = tmp_path / "copy.db"
     shutil.copy(store.db, db)
+    # Computed last, but not asked for: the export stays under the default rubric.
     api.rescore(db, "bioinformatics-v1")
-    latest = invoke("export", "rocrate", "--db", str(db), "--deposit", ZENODO_DOI, "--out", str(tmp_path / "latest"))
-    assert latest.exit_code == 0 and "(rubric bioinformatics-v1 1.0.0" in latest.stdout
-    assert (tmp_path / "latest" / "rubric" / "bioinformatics-v1-1.0.0.yaml").is_file()
-    asked = invoke("export", "rocrate", "--db", str(db), "--deposit", ZENODO_DOI, "--rubric", "default",
+    unnamed = invoke("export", "rocrate", "--db", str(db), "--deposit", ZENODO_DOI, "--out", str(tmp_path / "latest"))
+    assert unnamed.exit_code == 0 and "(rubric default 1.0.0" in unnamed.stdout
+    assert (tmp_path / "latest" / "rubric" / "default-1.0.0.yaml").is_file()
+    asked = invoke("export", "rocrate", "--db", str(db), "--deposit", ZENODO_DOI, "--rubric", "bioinformatics-v1",
                    "--out", str(tmp_path / "default"))
-    assert asked.exit_code == 0 and "(rubric default 1.0.0" in asked.stdout
+    assert asked.exit_code == 0 and "(rubric bioinformatics-v1 1.0.0" in asked.stdout
+    assert (tmp_path / "default" / "rubric" / "bioinformatics-v1-1.0.0.yaml").is_file()
     assert api.verify_export(tmp_path / "latest").ok and api.verify_export(tmp_path / "default").ok
     codemeta = tmp_path / "codemeta.json"
     assert invoke("export", "codemeta", "--db", str(db), "--deposit", ZENODO_DOI, "--rubric", "default",

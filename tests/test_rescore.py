@@ -169,12 +169,13 @@ def test_show_returns_the_json_of_score_with_the_stored_provenance(tmp_path):
     expected = score(synthetic.measurements(1), BIO).to_dict()
     expected["snapshot"] = synthetic.identity(1).to_dict()
     assert shown == json.loads(json.dumps(expected))
-    # Without --rubric: the most recently computed score (the rescore under BIO).
-    latest = CliRunner().invoke(cli, ["show", "--db", str(path), swhid[10:22], "--format", "json"])
-    assert json.loads(latest.output)["rubric"]["name"] == "bioinformatics-v1"
-    text = CliRunner().invoke(cli, ["show", "--db", str(path), swhid, "--rubric", "default"])
+    # Without --rubric: the default rubric, although the rescore under BIO came last.
+    unnamed = CliRunner().invoke(cli, ["show", "--db", str(path), swhid[10:22], "--format", "json"])
+    assert json.loads(unnamed.output)["rubric"]["name"] == "default"
+    text = CliRunner().invoke(cli, ["show", "--db", str(path), swhid])
     assert text.exit_code == 0, text.output
     assert "synthetic/1" in text.output and swhid in text.output and "stored score" in text.output
+    assert "rubric default 1.0.0, sha256" in text.output
 
 
 def test_show_explains_what_is_missing(tmp_path):
