@@ -282,6 +282,11 @@ def run_nightly_demo(out_dir: Path) -> int:
         status = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode
         requests = len(server.requests)
     shutil.rmtree(out_dir / "swh-trees", ignore_errors=True)
+    # A nightly run leaves its lock file on purpose (see pipeline.run_lock); the demo is
+    # over once its run is, and leaves no lock, nor the work folder the run emptied.
+    (out_dir / "demo.db.lock").unlink(missing_ok=True)
+    if work.is_dir() and not any(work.iterdir()):
+        work.rmdir()
     print(f"\n(the replay server answered {requests} requests; nothing left this machine)\n")
     print(results_table(deposit_results(db)))
     print("\nSoftware Heritage origins (a watched deposit, and the repository of a Zenodo release):")
@@ -420,9 +425,20 @@ def report_demo_collection(out_dir: Path) -> Path:
     return result.index
 
 
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
 def run(out_dir: Path = ROOT / "demo-out") -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     print("reproscore demo: the nightly job against a replayed Zenodo and Software Heritage, offline\n")
+    samples = sorted(p.name for p in SAMPLES.iterdir() if p.is_dir())
+    print(f"sample trees: {SAMPLES.relative_to(ROOT)}/{{{','.join(samples)}}}\n"
+          "  served as GitHub-release zips (Zenodo) and vault bundles (Software Heritage, with\n"
+          f"  {DEMO_SWH.relative_to(ROOT)}/); everything the demo writes goes to {_shown(out_dir)}/\n")
     status = run_nightly_demo(out_dir)
     score_samples(out_dir)
     import_demo_outcomes(out_dir)
