@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install system-packages test bench demo lint clean
+.PHONY: install system-packages test bench demo lint calibrate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ bench: $(STAMP) ## Benchmarks: scorer cost vs reading every file once; rescoring
 
 demo: $(STAMP) ## The nightly run against a replayed Zenodo (local server), then the samples scored directly; offline
 	$(BIN)/python -m reproscore.demo
+
+calibrate: $(STAMP) ## Score real repositories checked out under CALIBRATION_TREES=DIR (DIR/<kind>/<repo>/) against the curator's expectations in tests/calibration/
+	@test -n "$(CALIBRATION_TREES)" || { echo "make calibrate needs CALIBRATION_TREES=DIR holding <kind>/<repo>/ checkouts (tests/calibration/README.md)"; exit 2; }
+	$(BIN)/python tests/calibration/run.py $(CALIBRATION_TREES)
 
 lint: $(STAMP) ## Static checks
 	$(BIN)/ruff check .
