@@ -242,7 +242,8 @@ def single_archive(files: list[tuple[str, Path]]) -> tuple[str, Path, str] | Non
 def safe_relpath(name: str, where: str = "entry") -> str:
     """``name`` as a normalised relative POSIX path ('' for the root), or FetchError.
 
-    Backslashes count as separators (Windows-made zips); ``.`` and empty parts are
+    Backslashes count as separators (a DOS path, as in file keys; archive members follow
+    their own rule: :func:`scoring.archive_safety.walk_zip`); ``.`` and empty parts are
     dropped; absolute paths, drive letters, ``..`` parts and NUL bytes are refused. The
     rule itself is :func:`scoring.archive_safety.safe_relpath`, shared with reading
     archives in place.

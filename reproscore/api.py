@@ -14,13 +14,13 @@ from typing import Any
 
 from scoring import __version__
 from scoring.aggregate import IncompleteMeasurements, score
+from scoring.archive_sources import IndexedTree
 from scoring.catalog import METRICS, resolve_metric
 from scoring.fixes import rank_fixes
-from scoring.measurement import measure
+from scoring.measurement import measure, open_source
 from scoring.model import Measurements
 from scoring.registry import load_detectors
 from scoring.rubric import Rubric, RubricError, load_rubric, parse_rubric
-from scoring.sources import LocalDirectory
 from scoring.swhid import SwhidError, TreeIdentity, tree_identity
 from scoring.tree import Limits
 
@@ -45,9 +45,11 @@ class TreeScore:
 
 
 def score_tree(path: str | os.PathLike[str], rubric: str | os.PathLike[str] | Rubric = "default", *, limits: Limits | None = None) -> TreeScore:
-    """Measure ``path`` and score it under ``rubric`` (a bundled name, a file or a Rubric).
+    """Measure ``path`` (a directory, or a zip or tar archive read in place) and score it
+    under ``rubric`` (a bundled name, a file or a Rubric).
 
-    Raises ``scoring.sources.TreeSourceError`` when the path cannot be read as a tree and
+    Raises ``scoring.sources.TreeSourceError`` when the path cannot be read as a tree
+    (``ArchiveRuleError``, one, for an archive extraction would refuse) and
     ``scoring.rubric.RubricError`` when the rubric is invalid.
     """
     rub = rubric if isinstance(rubric, Rubric) else load_rubric(rubric)
@@ -91,12 +93,17 @@ def show_rubric(name_or_path: str) -> dict[str, Any]:
 
 
 def identify_tree(path: str | os.PathLike[str]) -> TreeIdentity:
-    """The snapshot identity of the tree at ``path``: its SWHID, file count and bytes.
+    """The snapshot identity of the tree at ``path`` (a directory, or an archive read in
+    place: the identity of its extraction): its SWHID, file count and bytes.
 
     Raises ``scoring.sources.TreeSourceError`` for an unreadable path and
     ``scoring.swhid.SwhidError`` when an entry of the tree cannot be read.
     """
-    return tree_identity(LocalDirectory(path))
+    source = open_source(path)
+    try:
+        return tree_identity(source)
+    finally:
+        source.close()
 
 
 def _detector_versions() -> dict[str, str]:
@@ -128,8 +135,16 @@ def _prepare(job: tuple[str, str | None, Limits | None, bool]) -> _Prepared:
     instead; with ``identify`` and no ``db`` (a Dask worker, which cannot read the
     store), the identity is required and the driver looks for stored measurements."""
     path, db, limits, identify = job
-    source = LocalDirectory(path)
-    if db is None:
+    source = open_source(path, limits)
+    try:
+        return _prepare_source(source, db, limits, identify)
+    finally:
+        source.close()
+
+
+def _prepare_source(source: Any, db: str | None, limits: Limits | None, identify: bool) -> _Prepared:
+    archive = isinstance(source, IndexedTree)
+    if db is None and not archive:
         measurements = measure(source, limits=limits)
         if identify:
             return _Prepared(tree_identity(source), measurements, False)
@@ -138,8 +153,11 @@ def _prepare(job: tuple[str, str | None, Limits | None, bool]) -> _Prepared:
         except SwhidError:
             identity = None  # the score does not need it; only storing does
         return _Prepared(identity, measurements, False)
+    # With a store the identity decides whether to measure at all; an archive is
+    # unpacked while it is hashed (as the pipeline reads one in place), so a member that
+    # extraction would refuse is refused before anything is measured.
     identity = tree_identity(source)
-    if limits is None or limits == Limits():
+    if db is not None and (limits is None or limits == Limits()):
         with Store(db) as store:
             reusable = store.reusable_measurements(identity.swhid, _detector_versions())
         if reusable:

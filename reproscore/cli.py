@@ -3,7 +3,8 @@
 
 Exit status: 0 success; 1 a tree was read but could not be scored (a detector failed),
 or (``harvest``, ``run``) a harvest window failed; 2 bad usage, a path that cannot be
-read, an invalid rubric or configuration; 3 another run holds the lock.
+read (``score`` reports it, skips it and scores the others first), an invalid rubric or
+configuration; 3 another run holds the lock.
 """
 
 from __future__ import annotations
@@ -146,9 +147,18 @@ RUBRIC_HELP = "Rubric: a bundled name (" + ", ".join(list_bundled()) + ") or a Y
 def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: int, db: str | None, workers: int, executor: str | None, scheduler: str | None) -> None:
     """Measure each source tree PATH and print its readiness score.
 
-    The text format shows the RRS, the five-category profile, the penalties and the top
-    fixes ranked by the RRS points they would gain. The JSON result includes the
-    snapshot identity (SWHID of the tree, files, bytes).
+    PATH is a directory, or a zip or tar archive (plain, gzip, bzip2 or xz; recognised
+    by its content, not its name) read in place with the harvester's extraction rules:
+    the same SWHID, values and evidence as the tree it extracts to, the single top
+    folder of a GitHub-style archive stripped. The text format shows the RRS, the
+    five-category profile, the penalties and the top fixes ranked by the RRS points
+    they would gain. The JSON result includes the snapshot identity (SWHID of the
+    tree, files, bytes).
+
+    A PATH that cannot be read (missing, unreadable, an archive extraction would
+    refuse) is reported on one line and skipped; the others are still scored and the
+    exit status is 2. With several paths and a terminal on stderr, a progress bar
+    shows there.
     """
     try:
         rub = api.load_rubric(rubric)
@@ -158,32 +168,77 @@ def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: 
         fail("--scheduler is for --executor dask")
     chosen = "dask" if scheduler is not None else (executor or "local")
     results = api.score_paths(list(paths), rub, db=db, jobs=workers, executor=chosen, scheduler=scheduler)
-    status = 0
+    unscored = skipped = False
+    progress = _Progress(len(paths))
     try:
-        while True:
-            try:
-                path, scored = next(results)
-            except StopIteration:
-                break
-            except ExecutorError as exc:
-                fail(str(exc))
-            if isinstance(scored, IncompleteMeasurements):
-                click.echo(f"reproscore: error: {path}: not scored: {scored}", err=True)
-                status = EXIT_UNSCORED
-                continue
-            if isinstance(scored, (TreeSourceError, SwhidError, StoreError)):
-                fail(str(scored))
-            if isinstance(scored, BaseException):
-                raise scored
-            if output_format == "json":
-                click.echo(json.dumps(scored.result, ensure_ascii=False, sort_keys=False))
-            else:
-                click.echo(render_text(scored, top))
-                if len(paths) > 1:
-                    click.echo("")
+        with progress:
+            while True:
+                try:
+                    path, scored = next(results)
+                except StopIteration:
+                    break
+                except ExecutorError as exc:
+                    progress.fail(str(exc))
+                if isinstance(scored, IncompleteMeasurements):
+                    progress.echo(f"reproscore: error: {path}: not scored: {scored}", err=True)
+                    unscored = True
+                elif isinstance(scored, (TreeSourceError, SwhidError)):
+                    progress.echo(f"reproscore: error: {_unreadable(path, scored)}", err=True)
+                    skipped = True
+                elif isinstance(scored, StoreError):
+                    progress.fail(str(scored))
+                elif isinstance(scored, BaseException):
+                    raise scored
+                elif output_format == "json":
+                    progress.echo(json.dumps(scored.result, ensure_ascii=False, sort_keys=False))
+                else:
+                    progress.echo(render_text(scored, top) + ("\n" if len(paths) > 1 else ""))
+                progress.advance()
     finally:
         results.close()  # commits what is stored so far, stops the workers
-    sys.exit(status)
+    sys.exit(EXIT_USAGE if skipped else EXIT_UNSCORED if unscored else 0)
+
+
+def _unreadable(path: str, exc: BaseException) -> str:
+    """One line naming the path and why it cannot be read."""
+    # A TreeSourceError names the tree as it was given (an archive's refusal also names
+    # the member and the rule); a SwhidError names the entry inside it.
+    message = "; ".join(str(exc).splitlines())
+    return message if isinstance(exc, TreeSourceError) else f"{path}: {message}"
+
+
+class _Progress:
+    """A progress bar on stderr for several paths when stderr is a terminal; nothing
+    otherwise. Lines printed while it shows are written above it."""
+
+    def __init__(self, total: int) -> None:
+        shown = total > 1 and sys.stderr.isatty()
+        self._bar = (
+            click.progressbar(length=total, label="scoring", file=sys.stderr, show_pos=True, show_eta=False)
+            if shown else None
+        )
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc_info)
+
+    def echo(self, message: str, *, err: bool = False) -> None:
+        if self._bar is not None:
+            click.echo("\r\033[K", nl=False, err=True)  # erase the bar; advance() draws it again
+        click.echo(message, err=err)
+
+    def fail(self, message: str) -> None:
+        self.echo(f"reproscore: error: {message}", err=True)
+        sys.exit(EXIT_USAGE)
+
+    def advance(self) -> None:
+        if self._bar is not None:
+            self._bar.update(1)
 
 
 def render_text(scored: api.TreeScore, top: int) -> str:

@@ -7,7 +7,13 @@ which classify every member and refuse what must be refused, and both check each
 with one :class:`MemberRules`:
 
 * names: no absolute paths, no drive letters, no ``..`` part, no NUL byte
-  (:func:`safe_relpath`); backslashes are separators;
+  (:func:`safe_relpath`); a backslash is a separator only in a zip entry made on
+  MS-DOS (``create_system`` 0), whose names are DOS paths; in a tar, or a zip entry made
+  on Unix, it is a character of the name, as tar and unzip write it on disk;
+* zip names (:func:`zip_member_name`): an entry without the UTF-8 flag (general purpose
+  bit 11) is read as UTF-8 when its bytes are valid UTF-8 (Info-ZIP and many other
+  tools write UTF-8 without the flag) and as IBM code page 437 otherwise, as the zip
+  specification says; a tar name that is not UTF-8 keeps its bytes (surrogate escapes);
 * caps (:class:`ExtractionLimits`): entries, bytes per file, bytes in all, and the
   compression ratio once an archive has expanded past 1 MiB (zip: from the central
   directory before anything is read; tar: member by member, before its data is
@@ -56,6 +62,7 @@ __all__ = [
     "sniff",
     "walk_tar",
     "walk_zip",
+    "zip_member_name",
 ]
 
 GiB = 1024**3
@@ -129,15 +136,16 @@ class ExtractionLimits:
 # -- names ---------------------------------------------------------------------------------
 
 
-def safe_relpath(name: str, where: str = "entry") -> str:
+def safe_relpath(name: str, where: str = "entry", *, backslash_separates: bool = True) -> str:
     """``name`` as a normalised relative POSIX path ('' for the root), or ArchiveRuleError.
 
-    Backslashes count as separators (Windows-made zips); ``.`` and empty parts are
-    dropped; absolute paths, drive letters, ``..`` parts and NUL bytes are refused.
+    With ``backslash_separates`` (DOS paths: file keys, zips made on MS-DOS) backslashes
+    count as separators, else they are characters; ``.`` and empty parts are dropped;
+    absolute paths, drive letters, ``..`` parts and NUL bytes are refused.
     """
     if "\x00" in name:
         raise ArchiveRuleError(f"{where}: name with a NUL byte: {name!r}", rule=RULE_NUL, member=name)
-    cleaned = name.replace("\\", "/")
+    cleaned = name.replace("\\", "/") if backslash_separates else name
     if cleaned.startswith("/") or re.match(r"^[A-Za-z]:", cleaned):
         raise ArchiveRuleError(f"{where}: absolute path {name!r}", rule=RULE_ABSOLUTE, member=name)
     parts = [part for part in cleaned.split("/") if part not in ("", ".")]
@@ -226,10 +234,11 @@ class MemberRules:
     def limits(self) -> ExtractionLimits:
         return self.budget.limits
 
-    def entry(self, name: str) -> str:
-        """Count one entry and return its safe relative path."""
+    def entry(self, name: str, *, dos: bool = False) -> str:
+        """Count one entry and return its safe relative path (``dos``: a backslash in
+        ``name`` separates folders)."""
         self.budget.entry(self.where, name)
-        return safe_relpath(name, self.where)
+        return safe_relpath(name, self.where, backslash_separates=dos)
 
     def file(self, rel: str, size: int) -> None:
         """A regular file of ``size`` bytes (declared) at ``rel``: name, caps, ratio."""
@@ -257,7 +266,7 @@ class MemberRules:
     def hard_link_target(self, rel: str, target_name: str) -> str:
         """The file a tar hard link copies: inside the tree, and extracted before it."""
         try:
-            target = safe_relpath(target_name, self.where)
+            target = safe_relpath(target_name, self.where, backslash_separates=False)
         except ArchiveRuleError as exc:
             raise ArchiveRuleError(
                 f"{self.where}: hard link {rel!r} leaves the tree ({target_name!r})",
@@ -310,6 +319,30 @@ def open_zip(path: str | Path, where: str) -> zipfile.ZipFile:
         raise ArchiveRuleError(f"{where}: corrupt zip archive: {exc}", rule=RULE_CORRUPT) from exc
 
 
+_ZIP_UTF8_FLAG = 0x800
+_ZIP_MSDOS = 0
+
+
+def zip_member_name(info: zipfile.ZipInfo) -> str:
+    """The name of a zip member, decoded from its stored bytes.
+
+    zipfile decodes a name without the UTF-8 flag as code page 437; the stored bytes
+    are that name encoded again (cp437 maps all 256 byte values, so the round trip is
+    exact), read as UTF-8 when they are valid UTF-8, else kept as cp437. Like zipfile
+    (and tarfile, and unzip's C strings), the name ends at a NUL byte.
+    """
+    if info.flag_bits & _ZIP_UTF8_FLAG:
+        return info.filename
+    try:
+        stored = info.filename.encode("cp437")
+    except UnicodeEncodeError:  # a name set by hand, not read from an archive
+        return info.filename
+    try:
+        return stored.decode("utf-8")
+    except UnicodeDecodeError:
+        return info.filename
+
+
 def zip_mode(info: zipfile.ZipInfo) -> int:
     """The Unix mode of a zip member; 0 for zips not made on Unix."""
     # Only Unix-made zips keep a file mode in the high bits; elsewhere they are
@@ -336,10 +369,12 @@ def walk_zip(archive: zipfile.ZipFile, sink: MemberSink) -> None:
                 rule=RULE_TOTAL,
             )
         for info in infos:
-            rel = rules.entry(info.filename)
+            name = zip_member_name(info)
+            dos = info.create_system == _ZIP_MSDOS
+            rel = rules.entry(name, dos=dos)
             mode = zip_mode(info)
             kind = stat.S_IFMT(mode)
-            if info.is_dir() or kind == stat.S_IFDIR:
+            if name.endswith("/") or (dos and name.endswith("\\")) or kind == stat.S_IFDIR:
                 sink.directory(rel)
             elif kind == stat.S_IFLNK:
                 if info.file_size > MAX_LINK_TARGET:
@@ -348,7 +383,8 @@ def walk_zip(archive: zipfile.ZipFile, sink: MemberSink) -> None:
                         rule=RULE_LINK_SIZE,
                         member=rel,
                     )
-                target = archive.read(info).decode("utf-8", "replace")
+                # Link text keeps its bytes, as unzip writes them.
+                target = archive.read(info).decode("utf-8", "surrogateescape")
                 sink.symlink(rel, target)
             elif kind not in (0, stat.S_IFREG):
                 raise rules.special(rel)

@@ -77,7 +77,6 @@ from .sources import (
     Entry,
     LocalDirectory,
     TreeSourceError,
-    _decode_name,
     _name_key,
 )
 from .tree import Limits
@@ -123,8 +122,8 @@ class IndexedTree:
     """A tree whose listing is held in memory, with file bytes read on demand.
 
     Gives what :class:`~scoring.sources.LocalDirectory` gives, Entry for Entry: the same
-    sorted listings, the same display names for undecodable names (and ``raw_name`` for
-    their bytes), links resolved inside the tree the way ``Path.resolve(strict=True)``
+    sorted listings, the same paths for undecodable names (surrogate escapes, and
+    ``raw_name`` for their bytes), links resolved inside the tree the way ``Path.resolve(strict=True)``
     resolves them on disk (``dangling``, ``loop``, ``outside``), and ``readlink``,
     ``open_binary`` and ``blob_id`` for :func:`scoring.swhid.tree_identity`.
     Subclasses fill it with :meth:`add` and open file bytes in :meth:`_open_data`.
@@ -134,7 +133,6 @@ class IndexedTree:
         self.label = label
         self._nodes: dict[str, Node] = {"": Node(KIND_DIR)}
         self._children: dict[str, list[str]] = {"": []}
-        self._real: dict[str, str] = {}
         self._resolver = LinkResolver(self._link_text, self._kind)
 
     # -- building --------------------------------------------------------------------
@@ -148,7 +146,7 @@ class IndexedTree:
             self._children.setdefault(path, [])
 
     def node(self, path: str) -> Node | None:
-        return self._nodes.get(self._real.get(path, path))
+        return self._nodes.get(path)
 
     def file_data(self) -> Iterable[tuple[str, FileData]]:
         """Every regular file's (real path, data)."""
@@ -159,28 +157,25 @@ class IndexedTree:
     # -- the tree source ---------------------------------------------------------------
 
     def listdir(self, path: str) -> list[Entry]:
-        real = self._real.get(path, path)
-        node = self._nodes.get(real)
+        node = self._nodes.get(path)
         if node is None:
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
         if node.kind != KIND_DIR:
             raise NotADirectoryError(errno.ENOTDIR, "Not a directory", path)
         entries: list[Entry] = []
-        for name in sorted(self._children[real], key=_name_key):
-            child = f"{real}/{name}" if real else name
-            rel = _decode_name(name) if not path else f"{path}/{_decode_name(name)}"
-            self._real[rel] = child
-            entries.append(self._entry(rel, child, self._nodes[child]))
+        for name in sorted(self._children[path], key=_name_key):
+            child = f"{path}/{name}" if path else name
+            entries.append(self._entry(child, self._nodes[child]))
         return entries
 
-    def _entry(self, rel: str, real: str, node: Node) -> Entry:
+    def _entry(self, rel: str, node: Node) -> Entry:
         if node.kind == KIND_DIR:
             return Entry(rel, KIND_DIR)
         if node.kind == KIND_FILE:
             size = node.data.size if node.data else 0
             return Entry(rel, KIND_FILE, size=size, executable=node.executable)
         try:
-            parts = self._resolver.resolve(real, strict=True)
+            parts = self._resolver.resolve(rel, strict=True)
         except RecursionError:
             return Entry(rel, KIND_LINK, link_status="loop")
         except (LookupError, OSError):
@@ -207,9 +202,8 @@ class IndexedTree:
     def _load_link_text(self, path: str, node: Node) -> str:
         raise OSError(errno.EIO, "link text not available", path)
 
-    def _file(self, path: str) -> tuple[str, FileData]:
-        real = self._real.get(path, path)
-        node = self._nodes.get(real)
+    def _file(self, path: str) -> FileData:
+        node = self._nodes.get(path)
         if node is None:
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
         if node.kind == KIND_LINK:
@@ -217,39 +211,37 @@ class IndexedTree:
             raise OSError(errno.ELOOP, "Too many levels of symbolic links", path)
         if node.kind != KIND_FILE or node.data is None:
             raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
-        return real, node.data
+        return node.data
 
     def read(self, path: str, limit: int) -> bytes:
-        real, data = self._file(path)
+        data = self._file(path)
         if data.content is not None:
             return data.content[:limit]
-        with self._open_data(real, data) as handle:
+        with self._open_data(path, data) as handle:
             return handle.read(limit)
 
     def open_binary(self, path: str) -> BinaryIO:
         """The regular file at ``path``, opened for streaming."""
-        real, data = self._file(path)
+        data = self._file(path)
         if data.content is not None:
             return io.BytesIO(data.content)
-        return self._open_data(real, data)
+        return self._open_data(path, data)
 
     def _open_data(self, path: str, data: FileData) -> BinaryIO:
         raise NotImplementedError
 
     def readlink(self, path: str) -> bytes:
         """The raw text of the symbolic link at ``path`` (never followed)."""
-        real = self._real.get(path, path)
-        node = self._nodes.get(real)
+        node = self._nodes.get(path)
         if node is None or node.kind != KIND_LINK:
             raise OSError(errno.EINVAL, "Invalid argument", path)
-        text = self._link_text(real)
+        text = self._link_text(path)
         assert text is not None
         return text.encode("utf-8", "surrogateescape")
 
     def raw_name(self, path: str) -> bytes:
         """The bytes of the last component of ``path`` as stored (as extraction writes it)."""
-        real = self._real.get(path, path)
-        return real.rpartition("/")[2].encode("utf-8", "surrogateescape")
+        return path.rpartition("/")[2].encode("utf-8", "surrogateescape")
 
     def blob_id(self, path: str) -> bytes | None:
         """The git blob id of the file at ``path`` when already known, else None."""

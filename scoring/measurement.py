@@ -10,29 +10,37 @@ import gc
 import os
 import traceback
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from . import __version__
+from .archive_sources import open_tree_source
 from .catalog import METRIC_IDS
 from .model import OUTCOME_ERROR, Measurement, Measurements
 from .parallel import ordered_map
 from .registry import load_detectors
-from .sources import TreeSource
+from .sources import TreeSource, printable
 from .tree import Limits, TreeIndex
 
 
 def measure(tree: str | os.PathLike[str] | TreeSource | TreeIndex, *, limits: Limits | None = None) -> Measurements:
     """Measure all 26 sub-metrics of ``tree`` (a path, a tree source or an index).
 
+    A path is a directory, or a zip or tar archive (recognised by its content) read in
+    place with the extraction's safety rules: the same measurements as its extraction
+    (:func:`scoring.archive_sources.open_tree_source`). Raises TreeSourceError for a
+    path that is neither, and ArchiveRuleError for an archive extraction would refuse.
+
     A detector that raises does not abort the others: its measurement has outcome
     ``error`` and the reason, and the aggregator will refuse to score the tree.
     """
+    if isinstance(tree, (str, os.PathLike)):
+        source = open_source(tree, limits)
+        try:
+            return measure(source, limits=limits)
+        finally:
+            source.close()
     owned = not isinstance(tree, TreeIndex)
-    if isinstance(tree, TreeIndex):
-        index = tree
-    elif isinstance(tree, (str, os.PathLike)):
-        index = TreeIndex.from_path(tree, limits)
-    else:
-        index = TreeIndex(tree, limits)
+    index = tree if isinstance(tree, TreeIndex) else TreeIndex(tree, limits)
     registry = load_detectors()
     results: dict[str, Measurement] = {}
     # Parsing builds hundreds of thousands of short-lived, acyclic AST objects; the cycle
@@ -49,7 +57,31 @@ def measure(tree: str | os.PathLike[str] | TreeSource | TreeIndex, *, limits: Li
     finally:
         if collecting:
             gc.enable()
-    return Measurements(measurements=results, inventory=inventory, scorer_version=__version__)
+    measured = Measurements(measurements=results, inventory=inventory, scorer_version=__version__)
+    if index.undecodable_names:
+        # Paths keep the bytes of names that are not UTF-8 (surrogate escapes); what
+        # leaves the scorer (JSON, the store, exports) must be text.
+        measured = Measurements.from_dict(_printable(measured.to_dict()))
+    return measured
+
+
+def open_source(path: str | os.PathLike[str], limits: Limits | None = None):
+    """The tree at ``path`` (a directory, or an archive read in place) as a tree source
+    whose memory bound is the scan limits; close it when done."""
+    scan = limits or Limits()
+    return open_tree_source(
+        path, keep_file_bytes=scan.max_file_bytes, keep_total_bytes=scan.max_total_bytes
+    )
+
+
+def _printable(data: Any) -> Any:
+    if isinstance(data, str):
+        return printable(data)
+    if isinstance(data, dict):
+        return {_printable(key): _printable(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_printable(item) for item in data]
+    return data
 
 
 def _run_detectors(index: TreeIndex, registry, results: dict[str, Measurement]) -> None:

@@ -8,6 +8,7 @@ archives read in place and remote content stores implement the same two methods.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -18,15 +19,22 @@ KIND_DIR = "dir"
 KIND_LINK = "link"          # a symbolic link, resolved or not (see ``link_target``)
 KIND_SPECIAL = "special"    # fifo, socket, device: never read
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
 
 @dataclass(frozen=True)
 class Entry:
     """One name in the tree. ``path`` is repository-relative POSIX.
 
+    A name that is not UTF-8 is in ``path`` with surrogate escapes (``os.fsdecode``), so
+    ``os.fsencode`` gives back its bytes: two such names never collide with each other
+    or with a real U+FFFD name. :func:`printable` is what reports show of it.
+
     For a link, ``link_target`` is the repository-relative path it resolves to when it
     stays inside the root, ``None`` otherwise; ``link_status`` says why it was not
     resolved (``dangling``, ``outside``, ``loop``). ``executable`` is True for a
-    regular file with any execute bit set (Software Heritage's rule for mode 100755).
+    regular file, or a special file, with any execute bit set (Software Heritage's rule
+    for mode 100755, which it applies to special files too).
     """
 
     path: str
@@ -68,21 +76,18 @@ class LocalDirectory:
             raise TreeSourceError(f"{root}: permission denied")
         self.root = path.resolve()
         self.label = str(root)
-        # Display paths of undecodable names differ from the on-disk names.
-        self._real: dict[str, str] = {}
 
     def _abs(self, rel: str) -> str:
-        if not rel:
-            return str(self.root)
-        return self._real.get(rel) or str(self.root / rel)
+        # Relative paths carry undecodable names as surrogate escapes, which the os
+        # functions turn back into the bytes on disk.
+        return os.path.join(self.root, rel) if rel else str(self.root)
 
     def listdir(self, path: str) -> list[Entry]:
         entries: list[Entry] = []
         with os.scandir(self._abs(path)) as it:
             items = sorted(it, key=lambda d: _name_key(d.name))
         for item in items:
-            rel = _decode_name(item.name) if not path else f"{path}/{_decode_name(item.name)}"
-            self._real[rel] = item.path
+            rel = item.name if not path else f"{path}/{item.name}"
             try:
                 st = item.stat(follow_symlinks=False)
             except OSError as exc:
@@ -97,7 +102,7 @@ class LocalDirectory:
                     Entry(rel, KIND_FILE, size=st.st_size, executable=bool(st.st_mode & 0o111))
                 )
             else:
-                entries.append(Entry(rel, KIND_SPECIAL))
+                entries.append(Entry(rel, KIND_SPECIAL, executable=bool(st.st_mode & 0o111)))
         return entries
 
     def _link_entry(self, rel: str, abs_path: Path) -> Entry:
@@ -154,21 +159,31 @@ class LocalDirectory:
         return os.readlink(os.fsencode(self._abs(path)))
 
     def raw_name(self, path: str) -> bytes:
-        """The on-disk bytes of the last component of ``path``.
+        """The on-disk bytes of the last component of ``path``."""
+        return os.fsencode(path.rpartition("/")[2])
 
-        ``Entry.path`` shows undecodable names with replacement characters; content
-        identity must hash the name as stored.
-        """
-        return os.fsencode(os.path.basename(self._abs(path)))
+    def close(self) -> None:
+        """Nothing to release (archive sources hold a file handle; see ``open_tree_source``)."""
 
 
-def _decode_name(name: str) -> str:
-    # Non-UTF-8 names arrive with surrogate escapes; make them printable and stable.
+def printable(text: str) -> str:
+    """``text`` with the surrogate escapes of undecodable name bytes shown as U+FFFD.
+
+    Paths keep the bytes of a name (``Entry``); reports, JSON and the store need text
+    that encodes as UTF-8, and show such a name the way a UTF-8 terminal would.
+    """
+    if text.isascii():
+        return text
     try:
-        name.encode("utf-8")
-        return name
+        text.encode("utf-8")
+        return text
     except UnicodeEncodeError:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        pass
+    try:
+        # Through the bytes, so a broken sequence shows as one U+FFFD, as decoding does.
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no decoding of bytes produces
+        return _SURROGATES.sub("\ufffd", text)
 
 
 def _name_key(name: str) -> bytes:

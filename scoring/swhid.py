@@ -22,7 +22,14 @@ follow Software Heritage, because for an origin archived there the SWHID we comp
 be the one the archive gives; for a tree without empty directories both agree with
 ``git rev-parse HEAD^{tree}``. Two smaller differences follow from the same choice: any
 execute bit (user, group or other) makes a file ``100755`` (git looks at the user bit
-only), and a fifo, socket or device file is hashed as an empty blob (git skips it).
+only), and a fifo, socket or device file is hashed as an empty blob, ``100755`` when it
+has an execute bit and ``100644`` otherwise (git skips it), as ``swh.model.from_disk``
+does. The tree index still never reads such a file: the inventory lists it as skipped.
+
+Names are hashed as their bytes: a name that is not UTF-8 reaches the hasher with
+surrogate escapes and is hashed as stored, so ``caf\xe9``, ``caf\xff`` and a real
+``caf\ufffd`` are three entries, as on disk. A source that lists one name twice
+gives no tree at all (a git tree cannot hold one name twice): that is a SwhidError.
 
 The module is pure: it reads through a :class:`~scoring.sources.TreeSource` that can
 also give raw link text (``readlink``), and optionally the raw bytes of names
@@ -165,10 +172,14 @@ class _Hasher:
         except OSError as exc:
             raise SwhidError(f"{path or '.'}: cannot list directory: {exc}") from exc
         entries: list[tuple[bytes, bytes, bytes]] = []
+        names: set[bytes] = set()
         for entry in listing:
             name = self.name(entry)
             if name in SKIPPED_NAMES:
                 continue
+            if name in names:
+                raise SwhidError(f"{path or '.'}: lists {name!r} twice")
+            names.add(name)
             try:
                 entries.append(self.entry(entry, name))
             except OSError as exc:
@@ -189,7 +200,7 @@ class _Hasher:
             return mode, name, self.file_hash(entry)
         if entry.kind == KIND_SPECIAL:
             self.count(0)
-            return MODE_FILE, name, blob_hash(b"")
+            return MODE_EXECUTABLE if entry.executable else MODE_FILE, name, blob_hash(b"")
         raise SwhidError(f"{entry.path}: unknown entry kind {entry.kind!r}")
 
 

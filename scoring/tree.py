@@ -5,6 +5,10 @@ exclusions of METRICS.md §0.1.8 to repository-relative paths, never follows a l
 of the root, and records everything it cannot use in the inventory. Each file is read
 at most once and decoded once; each parsed form (Python AST, notebook, TOML, YAML, JSON,
 Markdown, Dockerfile, manifests) is built at most once.
+
+Paths are keyed on the bytes of names: a name that is not UTF-8 keeps them as surrogate
+escapes (``os.fsdecode``), so no two names collide and no file is lost from the scan;
+:func:`scoring.measurement.measure` shows such names with U+FFFD in what it returns.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 import yaml
@@ -24,7 +29,15 @@ from .model import Inventory
 from .parsers.markdown import Document, parse_document
 from .parsers.notebook import Notebook, NotebookError, parse_notebook, parse_rmarkdown
 from .parsers.python import CodeUnit
-from .sources import KIND_DIR, KIND_FILE, KIND_LINK, KIND_SPECIAL, LocalDirectory, TreeSource
+from .sources import (
+    KIND_DIR,
+    KIND_FILE,
+    KIND_LINK,
+    KIND_SPECIAL,
+    LocalDirectory,
+    TreeSource,
+    printable,
+)
 
 MiB = 1024 * 1024
 
@@ -321,6 +334,15 @@ class TreeIndex:
             if info.alias_of is None:
                 groups.setdefault(info.type, []).append(path)
         return groups
+
+    @cached_property
+    def undecodable_names(self) -> bool:
+        """Whether a name in the tree is not UTF-8: its path holds the name's bytes as
+        surrogate escapes (see :class:`~scoring.sources.Entry`)."""
+        for path in chain(self._files, self._dirs, self._skipped, self._excluded):
+            if not path.isascii() and printable(path) != path:
+                return True
+        return False
 
     @cached_property
     def languages(self) -> frozenset[str]:

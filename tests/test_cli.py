@@ -74,7 +74,7 @@ def test_a_file_instead_of_a_tree_is_refused(tmp_path):
     target.write_text("x")
     proc = run("score", str(target))
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"reproscore: error: {target}: not a directory"
+    assert proc.stderr.strip() == f"reproscore: error: {target}: not a directory, a zip or a tar archive"
 
 
 def test_explain_prints_the_detector_documentation():

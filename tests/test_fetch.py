@@ -45,6 +45,13 @@ def make_zip(path: Path, entries: list) -> Path:
     return path
 
 
+def dos_entry(name: str) -> zipfile.ZipInfo:
+    """A member as a Windows tool writes it: made on MS-DOS, so its name is a DOS path."""
+    info = zipfile.ZipInfo(name)
+    info.create_system = 0
+    return info
+
+
 def zip_info(name: str, mode: int) -> zipfile.ZipInfo:
     info = zipfile.ZipInfo(name)
     info.external_attr = mode << 16
@@ -406,9 +413,20 @@ def test_an_empty_deposit_is_an_empty_tree(tmp_path):
 
 
 def test_windows_separators_make_folders(tmp_path):
-    archive = make_zip(tmp_path / "a.zip", [("src\\main.py", b"m"), ("README", b"r")])
+    archive = make_zip(tmp_path / "a.zip", [(dos_entry("src\\main.py"), b"m"), ("README", b"r")])
     tree = materialize([("a.zip", archive)], tmp_path / "tree", LIMITS)
     assert listing(tree) == {"src/main.py": b"m", "README": b"r"}
+
+
+def test_a_backslash_is_a_character_in_unix_made_zips_and_in_tars(tmp_path):
+    # Only a DOS path separates with backslashes; on Unix it is part of the name, as
+    # unzip and tar write it.
+    archive = make_zip(tmp_path / "a.zip", [("src\\main.py", b"m"), ("README", b"r")])
+    tree = materialize([("a.zip", archive)], tmp_path / "tree", LIMITS)
+    assert listing(tree) == {"src\\main.py": b"m", "README": b"r"}
+    tarball = make_tar(tmp_path / "a.tgz", [tar_member("p/x\\..\\y.txt", data=b"t")])
+    tree = materialize([("a.tgz", tarball)], tmp_path / "tree2", LIMITS)
+    assert listing(tree) == {"x\\..\\y.txt": b"t"}
 
 
 def test_links_inside_the_tree_are_kept(tmp_path):
@@ -490,7 +508,7 @@ def test_small_repetitive_archives_are_not_bombs(tmp_path):
     assert (tree / "blank.txt").stat().st_size == 500_000
 
 
-@pytest.mark.parametrize("name", ["../evil.txt", "ok/../../evil.txt", "..\\evil.txt"])
+@pytest.mark.parametrize("name", ["../evil.txt", "ok/../../evil.txt", dos_entry("..\\evil.txt")])
 def test_zip_dot_dot_entries_are_refused(tmp_path, name):
     archive = make_zip(tmp_path / "a.zip", [("ok/a.txt", b"a"), (name, b"pwned")])
     assert_refused(tmp_path, [("a.zip", archive)], match="path leaving the tree")

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from scoring.measurement import measure
 from scoring.sources import LocalDirectory, TreeSourceError
 from scoring.tree import Limits, TreeIndex
 
@@ -95,8 +96,45 @@ def test_non_utf8_file_names_are_indexed(tmp_path):
     root.mkdir()
     (root / os.fsdecode(b"caf\xe9.py")).write_text("x = 1\n")
     tree = TreeIndex.from_path(root)
-    assert tree.files == ["caf\ufffd.py"]
-    assert tree.text("caf\ufffd.py") == "x = 1\n"
+    assert tree.files == ["caf\udce9.py"]
+    assert tree.text("caf\udce9.py") == "x = 1\n"
+    assert tree.undecodable_names
+
+
+def test_names_are_keyed_on_their_bytes_so_none_is_lost(tmp_path):
+    """Three names that all show as ``a\ufffd.py``: three files, each read for itself;
+    what measure returns shows them with U+FFFD (text, for JSON and the store)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / os.fsdecode(b"a\xfe.py")).write_text("x = 1\n")
+    (root / os.fsdecode(b"a\xff.py")).write_text("y = 2\n")
+    (root / "a\ufffd.py").write_text("z = 3\n")
+    (root / os.fsdecode(b"d\xff")).mkdir()
+    (root / os.fsdecode(b"d\xff") / "big.bin").write_bytes(b"\0" * 100)
+    tree = TreeIndex.from_path(root, Limits(max_file_bytes=50))
+    assert tree.files == ["a\udcfe.py", "a\udcff.py", "a\ufffd.py", "d\udcff/big.bin"]
+    assert [tree.text(p) for p in tree.files[:3]] == ["x = 1\n", "y = 2\n", "z = 3\n"]
+    assert tree.inventory().files == 4
+    assert tree.inventory().skipped == [
+        {"path": "d\udcff/big.bin", "reason": "larger than the per-file limit (100 > 50 bytes)"}
+    ]
+    measured = measure(root, limits=Limits(max_file_bytes=50))
+    assert measured.inventory.files == 4
+    assert measured.inventory.by_type == {"other": 1, "python": 3}
+    assert measured.inventory.skipped == [
+        {"path": "d\ufffd/big.bin", "reason": "larger than the per-file limit (100 > 50 bytes)"}
+    ]
+    json.dumps(measured.to_dict(), ensure_ascii=False).encode("utf-8")  # text throughout
+
+
+def test_names_that_are_utf8_are_not_rewritten(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "caf\u00e9.py").write_text("x = 1\n")  # NFC
+    (root / "cafe\u0301.py").write_text("x = 2\n")  # NFD: another name on Linux
+    tree = TreeIndex.from_path(root)
+    assert tree.files == ["cafe\u0301.py", "caf\u00e9.py"]
+    assert not tree.undecodable_names
 
 
 def test_limits_are_applied_in_sorted_order_and_recorded(make_tree):
