@@ -27,7 +27,7 @@ from pathlib import Path
 import requests
 
 from harvester.http import HttpClient
-from scoring.archive_safety import (
+from scoring.trees.safety import (
     RULE_CONFLICT,
     RULE_CORRUPT,
     RULE_LINK_ESCAPE,
@@ -43,7 +43,7 @@ from scoring.archive_safety import (
     walk_tar,
     walk_zip,
 )
-from scoring.archive_safety import safe_relpath as _safe_relpath
+from scoring.trees.safety import safe_relpath as _safe_relpath
 
 __all__ = ["ExtractionLimits", "FetchError", "download", "materialize", "single_archive", "sniff"]
 
@@ -192,7 +192,7 @@ def _partial_path(dest: Path) -> Path:
 
 # -- recognising archives ------------------------------------------------------------------
 # ``sniff`` (magic bytes, never the name) is shared with reading archives in place; it is
-# imported from scoring.archive_safety above and re-exported here.
+# imported from scoring.trees.safety above and re-exported here.
 
 
 def _claimed_archive(key: str) -> bool:
@@ -220,7 +220,7 @@ def single_archive(files: list[tuple[str, Path]]) -> tuple[str, Path, str] | Non
     """``(key, path, kind)`` when the deposit's files are exactly one archive (named as
     an archive by its key, and one by its magic bytes): the tree :func:`materialize`
     builds is then that archive's content, which can be read in place instead
-    (``scoring.archive_sources``, with ``label=key`` for the same refusal sentences).
+    (``scoring.trees.archives``, with ``label=key`` for the same refusal sentences).
     None for anything else (several files, a file not named as an archive). A file
     named as an archive that is not one raises FetchError, as :func:`materialize` does.
     """
@@ -243,9 +243,9 @@ def safe_relpath(name: str, where: str = "entry") -> str:
     """``name`` as a normalised relative POSIX path ('' for the root), or FetchError.
 
     Backslashes count as separators (a DOS path, as in file keys; archive members follow
-    their own rule: :func:`scoring.archive_safety.walk_zip`); ``.`` and empty parts are
+    their own rule: :func:`scoring.trees.safety.walk_zip`); ``.`` and empty parts are
     dropped; absolute paths, drive letters, ``..`` parts and NUL bytes are refused. The
-    rule itself is :func:`scoring.archive_safety.safe_relpath`, shared with reading
+    rule itself is :func:`scoring.trees.safety.safe_relpath`, shared with reading
     archives in place.
     """
     try:
@@ -268,7 +268,7 @@ def materialize(files: list[tuple[str, Path]], dest: Path, limits: ExtractionLim
     skipped. ``dest`` is replaced if it exists. Returns ``dest``.
 
     The safety rules (names, caps, links, special files) are those of
-    :mod:`scoring.archive_safety`, the same that reading an archive in place applies; a
+    :mod:`scoring.trees.safety`, the same that reading an archive in place applies; a
     refusal is a FetchError whose ``reason`` is the rule's sentence.
     """
     try:

@@ -30,7 +30,7 @@ Nothing unverified is ever given to the scorer.
 
 Why here and not in ``scoring``: resolving origins and fetching bytes from a store is
 harvesting (I/O, an optional dependency, network); the scorer only sees a
-:class:`~scoring.sources.TreeSource`. The tree is an :class:`~scoring.archive_sources.IndexedTree`,
+:class:`~scoring.trees.sources.TreeSource`. The tree is an :class:`~scoring.trees.archives.IndexedTree`,
 so listings, link resolution and names behave exactly as for a directory on disk, and
 ``tree_identity`` recomputes the root SWHID from the entries and the dataset's blob ids
 without fetching a single file.
@@ -60,9 +60,9 @@ from harvester.swh import (
     RootResolution,
     default_branch,
 )
-from scoring.archive_sources import FileData, IndexedTree, Node
-from scoring.sources import KIND_DIR, KIND_FILE, KIND_LINK, TreeSourceError
-from scoring.swhid import EMPTY_TREE
+from scoring.trees.archives import FileData, IndexedTree, Node
+from scoring.trees.sources import KIND_DIR, KIND_FILE, KIND_LINK, TreeSourceError
+from scoring.trees.swhid import EMPTY_TREE
 
 __all__ = [
     "PUBLIC_CONTENT_URL",

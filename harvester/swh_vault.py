@@ -10,7 +10,7 @@ extraction as Zenodo archives. When the vault fails or is disabled and the tree 
 ``/content/sha1_git:<id>/raw/`` endpoints instead; those files are packed into a tar and
 go through ``materialize`` too, so both routes share one set of safety checks.
 
-``verify_tree`` recomputes the tree's SWHID locally (:mod:`scoring.swhid`) and compares
+``verify_tree`` recomputes the tree's SWHID locally (:mod:`scoring.trees.swhid`) and compares
 it with the one the archive gave. The vault writes git submodules (directory entries of
 type ``rev``) as empty folders; those entries are restored from the directory listing
 before comparing, so only a tree that is byte for byte the archived one is accepted.
@@ -34,8 +34,8 @@ from urllib.parse import urljoin
 from harvester.fetch import ExtractionLimits, FetchError, download, materialize
 from harvester.http import HttpError
 from harvester.swh import SwhError
-from scoring.sources import KIND_DIR, LocalDirectory
-from scoring.swhid import (
+from scoring.trees.sources import KIND_DIR, LocalDirectory
+from scoring.trees.swhid import (
     MODE_DIR,
     SWHID_DIR_PREFIX,
     SwhidError,

@@ -14,15 +14,15 @@ from typing import Any
 
 from scoring import __version__
 from scoring.aggregate import IncompleteMeasurements, score
-from scoring.archive_sources import IndexedTree
 from scoring.catalog import METRICS, resolve_metric
 from scoring.fixes import rank_fixes
 from scoring.measurement import measure, open_source
 from scoring.model import Measurements
 from scoring.registry import load_detectors
 from scoring.rubric import Rubric, RubricError, load_rubric, parse_rubric
-from scoring.swhid import SwhidError, TreeIdentity, tree_identity
 from scoring.tree import Limits
+from scoring.trees.archives import IndexedTree
+from scoring.trees.swhid import SwhidError, TreeIdentity, tree_identity
 
 from . import pipeline
 from .config import Config, load_config
@@ -48,7 +48,7 @@ def score_tree(path: str | os.PathLike[str], rubric: str | os.PathLike[str] | Ru
     """Measure ``path`` (a directory, or a zip or tar archive read in place) and score it
     under ``rubric`` (a bundled name, a file or a Rubric).
 
-    Raises ``scoring.sources.TreeSourceError`` when the path cannot be read as a tree
+    Raises ``scoring.trees.sources.TreeSourceError`` when the path cannot be read as a tree
     (``ArchiveRuleError``, one, for an archive extraction would refuse) and
     ``scoring.rubric.RubricError`` when the rubric is invalid.
     """
@@ -96,8 +96,8 @@ def identify_tree(path: str | os.PathLike[str]) -> TreeIdentity:
     """The snapshot identity of the tree at ``path`` (a directory, or an archive read in
     place: the identity of its extraction): its SWHID, file count and bytes.
 
-    Raises ``scoring.sources.TreeSourceError`` for an unreadable path and
-    ``scoring.swhid.SwhidError`` when an entry of the tree cannot be read.
+    Raises ``scoring.trees.sources.TreeSourceError`` for an unreadable path and
+    ``scoring.trees.swhid.SwhidError`` when an entry of the tree cannot be read.
     """
     source = open_source(path)
     try:

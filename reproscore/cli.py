@@ -23,8 +23,8 @@ from scoring import __version__
 from scoring.aggregate import IncompleteMeasurements
 from scoring.catalog import CATEGORIES
 from scoring.rubric import RubricError, list_bundled
-from scoring.sources import TreeSourceError
-from scoring.swhid import SwhidError
+from scoring.trees.sources import TreeSourceError
+from scoring.trees.swhid import SwhidError
 
 from . import api
 from .executors import EXECUTORS, ExecutorError

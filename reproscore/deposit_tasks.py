@@ -28,12 +28,13 @@ from typing import Any
 
 from harvester.fetch import ExtractionLimits, FetchError, download, materialize, single_archive
 from harvester.records import DepositRecord
-from scoring.archive_sources import ArchiveRuleError, TarTree, ZipTree
 from scoring.measurement import measure
 from scoring.model import Measurements
-from scoring.sources import LocalDirectory, TreeSourceError
-from scoring.swhid import TreeIdentity, tree_identity
+from scoring.trees.archives import ArchiveRuleError, TarTree, ZipTree
+from scoring.trees.sources import LocalDirectory, TreeSourceError
+from scoring.trees.swhid import TreeIdentity, tree_identity
 
+from .clients import make_harvesters, make_swh_client
 from .config import Config
 
 ZENODO = "zenodo"
@@ -172,8 +173,6 @@ def _worker_clients(config: Config, share: int) -> Clients:
     key = (config, share)
     clients = _WORKER_CLIENTS.get(key)
     if clients is None:
-        from .pipeline import make_harvesters, make_swh_client
-
         # Each of ``share`` processes fetches with its own client: each gets that
         # fraction of every rate limit, so that together they keep to it.
         paced = config.with_overrides(

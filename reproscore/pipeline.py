@@ -47,12 +47,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
-from harvester.http import HttpClient, HttpError, user_agent
+from harvester.http import HttpClient, HttpError
 from harvester.zenodo import WindowRestart, ZenodoHarvester, harvest_windows
 from scoring.aggregate import IncompleteMeasurements, score
 from scoring.registry import load_detectors
 from scoring.rubric import Rubric, load_rubric
 
+from .clients import make_harvesters, make_swh_client
 from .config import Config
 from .deposit_tasks import (
     Clients,
@@ -236,36 +237,6 @@ class RunSummary:
 
 
 # --------------------------------------------------------------------------- clients
-
-
-def make_client(config: Config, per_minute: float) -> HttpClient:
-    """An HTTP client with the configured timeouts, retries and (unless pacing is off)
-    the given client-side pace."""
-    http = config.http
-    return HttpClient(
-        user_agent=user_agent(http.contact),
-        timeout=(http.connect_timeout, http.read_timeout),
-        max_attempts=http.max_attempts,
-        backoff_base=http.backoff_base,
-        backoff_max=http.backoff_max,
-        per_minute=per_minute if http.pacing else None,
-    )
-
-
-def make_harvesters(config: Config) -> tuple[ZenodoHarvester, HttpClient]:
-    """(harvester, download client). OAI and REST requests go through two clients, so
-    each is paced by its own limit (30 and 60 per minute at Zenodo); downloads share the
-    REST client's pace."""
-    z = config.zenodo
-    api_client = make_client(config, z.api_per_minute)
-    harvester = ZenodoHarvester(
-        make_client(config, z.oai_per_minute), rest_client=api_client,
-        oai_url=z.oai_url, api_url=z.api_url, metadata_prefix=z.metadata_prefix,
-        set_spec=z.set_spec,
-        # Restarts are counted here (and recorded on the window), not inside.
-        max_restarts=0,
-    )
-    return harvester, api_client
 
 
 # --------------------------------------------------------------------------- harvest
@@ -538,17 +509,6 @@ def process_pending(
 
 
 # --------------------------------------------------------------------------- Software Heritage
-
-
-def make_swh_client(config: Config) -> tuple[Any, HttpClient]:
-    """(Software Heritage client, its HTTP client): paced by ``swh.per_minute`` and the
-    archive's rate-limit headers. The bearer token is read from the environment variable
-    named by ``swh.token_env`` (never from a file), and only the client holds it."""
-    from harvester.swh import SwhClient  # imported here: Zenodo-only runs do not need it
-
-    http = make_client(config, config.swh.per_minute)
-    token = os.environ.get(config.swh.token_env) or None
-    return SwhClient(http, api_url=config.swh.api_url, token=token), http
 
 
 def read_origins_file(path: str | os.PathLike[str]) -> list[str]:

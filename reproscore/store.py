@@ -2,7 +2,7 @@
 their evidence, rubrics and scores, so that every score can be audited and recomputed.
 
 * **Identity.** A snapshot is one source tree, identified by the SWHID of its root
-  directory (:mod:`scoring.swhid`); the same tree reached twice is one row and is
+  directory (:mod:`scoring.trees.swhid`); the same tree reached twice is one row and is
   measured once. Measurements are keyed by (snapshot, metric, detector version); the
   ones used for scoring are flagged ``is_current``.
 * **Provenance.** A score row names its snapshot, its rubric (name, version, sha256,
@@ -45,7 +45,7 @@ from scoring.aggregate import Score, compile_rubric
 from scoring.catalog import CATEGORY_KEYS, METRIC_IDS
 from scoring.model import OUTCOME_ERROR, Evidence, Inventory, Measurement, Measurements
 from scoring.rubric import Rubric, RubricError, parse_rubric
-from scoring.swhid import SWHID_DIR_PREFIX, TreeIdentity
+from scoring.trees.swhid import SWHID_DIR_PREFIX, TreeIdentity
 
 from .migrations import MIGRATION_SET, migration_names, migrations
 

@@ -13,13 +13,13 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from . import __version__
-from .archive_sources import open_tree_source
 from .catalog import METRIC_IDS
 from .model import OUTCOME_ERROR, Measurement, Measurements
 from .parallel import ordered_map
 from .registry import load_detectors
-from .sources import TreeSource, printable
 from .tree import Limits, TreeIndex
+from .trees.archives import open_tree_source
+from .trees.sources import TreeSource, printable
 
 
 def measure(tree: str | os.PathLike[str] | TreeSource | TreeIndex, *, limits: Limits | None = None) -> Measurements:
@@ -27,7 +27,7 @@ def measure(tree: str | os.PathLike[str] | TreeSource | TreeIndex, *, limits: Li
 
     A path is a directory, or a zip or tar archive (recognised by its content) read in
     place with the extraction's safety rules: the same measurements as its extraction
-    (:func:`scoring.archive_sources.open_tree_source`). Raises TreeSourceError for a
+    (:func:`scoring.trees.archives.open_tree_source`). Raises TreeSourceError for a
     path that is neither, and ArchiveRuleError for an archive extraction would refuse.
 
     A detector that raises does not abort the others: its measurement has outcome

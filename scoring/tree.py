@@ -29,11 +29,12 @@ from .model import Inventory
 from .parsers.markdown import Document, parse_document
 from .parsers.notebook import Notebook, NotebookError, parse_notebook, parse_rmarkdown
 from .parsers.python import CodeUnit
-from .sources import (
+from .trees.sources import (
     KIND_DIR,
     KIND_FILE,
     KIND_LINK,
     KIND_SPECIAL,
+    Limits,
     LocalDirectory,
     TreeSource,
     printable,
@@ -72,15 +73,6 @@ _INTERPRETER_DIR = re.compile(r"python\d+(?:\.\d+)*t?")
 _READ_SUFFIXES = frozenset({".md", ".rst", ".txt", ".yml", ".yaml", ".toml", ".cfg", ".cff", ".smk", ".nf", ".lock"})
 _SMALL_READ_SUFFIXES = frozenset({"", ".json", ".ini", ".in"})
 _SMALL_READ_BYTES = 64 * 1024
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Scan limits: scorer configuration, recorded in the inventory, never in a rubric."""
-
-    max_file_bytes: int = 2 * MiB
-    max_files: int = 5000
-    max_total_bytes: int = 256 * MiB
 
 
 @dataclass(frozen=True)
@@ -338,7 +330,7 @@ class TreeIndex:
     @cached_property
     def undecodable_names(self) -> bool:
         """Whether a name in the tree is not UTF-8: its path holds the name's bytes as
-        surrogate escapes (see :class:`~scoring.sources.Entry`)."""
+        surrogate escapes (see :class:`~scoring.trees.sources.Entry`)."""
         for path in chain(self._files, self._dirs, self._skipped, self._excluded):
             if not path.isascii() and printable(path) != path:
                 return True

@@ -61,7 +61,7 @@ def measure_origin(job: tuple[str, str, str]) -> tuple[str, Any, Any]:
     export at ``root`` and the content store at ``store``."""
     from harvester.swh_dataset import GraphDataset, LocalContentStore
     from scoring import measure
-    from scoring.swhid import tree_identity
+    from scoring.trees.swhid import tree_identity
 
     root, store, origin = job
     dataset = _DATASETS.get(root) or _DATASETS.setdefault(root, GraphDataset(root))

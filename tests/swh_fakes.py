@@ -13,8 +13,8 @@ from pathlib import Path
 
 from replay_server import ReplayServer, Reply
 
-from scoring.sources import LocalDirectory
-from scoring.swhid import tree_identity
+from scoring.trees.sources import LocalDirectory
+from scoring.trees.swhid import tree_identity
 
 API = "/api/1"
 JSON = {"Content-Type": "application/json"}

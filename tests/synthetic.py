@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scoring.catalog import METRICS  # noqa: E402
 from scoring.model import Evidence, Inventory, Measurement, Measurements  # noqa: E402
-from scoring.swhid import SWHID_DIR_PREFIX, TreeIdentity  # noqa: E402
+from scoring.trees.swhid import SWHID_DIR_PREFIX, TreeIdentity  # noqa: E402
 
 DETECTOR_VERSION = "1.0.0"
 

@@ -19,11 +19,11 @@ import pytest
 
 from harvester.fetch import FetchError, materialize
 from scoring import measure
-from scoring.archive_safety import ArchiveRuleError, ExtractionLimits
-from scoring.archive_sources import TarTree, ZipTree, open_tree_source
-from scoring.sources import KIND_DIR, LocalDirectory, TreeSourceError
-from scoring.swhid import tree_identity
 from scoring.tree import TreeIndex
+from scoring.trees.archives import TarTree, ZipTree, open_tree_source
+from scoring.trees.safety import ArchiveRuleError, ExtractionLimits
+from scoring.trees.sources import KIND_DIR, LocalDirectory, TreeSourceError
+from scoring.trees.swhid import tree_identity
 
 SAMPLES = Path(__file__).parent / "fixtures" / "samples"
 

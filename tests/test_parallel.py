@@ -14,7 +14,7 @@ import pytest
 from reproscore import api
 from scoring import load_rubric, measure, measure_many, score
 from scoring.parallel import ordered_map, resolve_jobs
-from scoring.sources import TreeSourceError
+from scoring.trees.sources import TreeSourceError
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "tests" / "fixtures" / "samples"

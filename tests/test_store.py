@@ -34,7 +34,7 @@ from scoring.aggregate import compile_rubric, score
 from scoring.catalog import CATEGORY_KEYS, METRIC_IDS
 from scoring.model import Measurement
 from scoring.rubric import load_rubric, parse_rubric
-from scoring.swhid import TreeIdentity
+from scoring.trees.swhid import TreeIdentity
 
 ROOT = Path(__file__).resolve().parents[1]
 SYNTHETIC = ROOT / "tests" / "synthetic.py"

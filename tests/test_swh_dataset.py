@@ -4,7 +4,7 @@ The tests write a small export in the dataset's own schema (Parquet and ORC, the
 names and types of swh-export's ``swh/export/relational.py`` and its Parquet type map,
 spelled out below), from real trees (tests/fixtures/samples and a tree with links,
 modes, empty folders and a non-UTF-8 name), with every id computed by
-``scoring.swhid``, and a content store laid out as the public bucket
+``scoring.trees.swhid``, and a content store laid out as the public bucket
 (``content/<sha1>``, objects gzip-compressed or not). Measuring an origin resolved from
 the tables must give the SWHID and the measurements of the directory itself.
 """
@@ -34,9 +34,9 @@ from harvester.swh_dataset import (
     decode_content,
 )
 from scoring import measure
-from scoring.sources import KIND_DIR, KIND_FILE, KIND_LINK, LocalDirectory
-from scoring.swhid import blob_hash, tree_identity
 from scoring.tree import TreeIndex
+from scoring.trees.sources import KIND_DIR, KIND_FILE, KIND_LINK, LocalDirectory
+from scoring.trees.swhid import blob_hash, tree_identity
 
 SAMPLES = Path(__file__).parent / "fixtures" / "samples"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.sources import LocalDirectory
-from scoring.swhid import (
+from scoring.trees.sources import LocalDirectory
+from scoring.trees.swhid import (
     EMPTY_TREE,
     SWHID_DIR_PREFIX,
     SwhidError,

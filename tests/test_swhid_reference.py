@@ -15,10 +15,10 @@ from odd_trees import generate_tree, write_dos_zip, write_tar, write_zip, zip_fl
 from swh.model.from_disk import Directory
 
 from harvester.fetch import ExtractionLimits, materialize
-from scoring.archive_sources import TarTree, ZipTree, open_tree_source
-from scoring.sources import LocalDirectory
-from scoring.swhid import tree_identity
 from scoring.tree import TreeIndex
+from scoring.trees.archives import TarTree, ZipTree, open_tree_source
+from scoring.trees.sources import LocalDirectory
+from scoring.trees.swhid import tree_identity
 
 SEEDS = range(48)
 

@@ -8,8 +8,8 @@ import os
 import pytest
 
 from scoring.measurement import measure
-from scoring.sources import LocalDirectory, TreeSourceError
 from scoring.tree import Limits, TreeIndex
+from scoring.trees.sources import LocalDirectory, TreeSourceError
 
 
 def test_walk_is_sorted_and_applies_exclusions_to_relative_paths(make_tree):

@@ -34,11 +34,11 @@ from bench_scorer import build_corpus  # noqa: E402
 from harvester.fetch import ExtractionLimits, materialize  # noqa: E402
 from reproscore import api  # noqa: E402
 from reproscore.executors import DaskExecutor, LocalExecutor  # noqa: E402
-from scoring.archive_sources import ZipTree  # noqa: E402
 from scoring.measurement import measure  # noqa: E402
 from scoring.parallel import available_cores, ordered_map  # noqa: E402
-from scoring.sources import LocalDirectory  # noqa: E402
-from scoring.swhid import tree_identity  # noqa: E402
+from scoring.trees.archives import ZipTree  # noqa: E402
+from scoring.trees.sources import LocalDirectory  # noqa: E402
+from scoring.trees.swhid import tree_identity  # noqa: E402
 
 
 def noop(value: int) -> int:

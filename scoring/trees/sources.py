@@ -22,6 +22,19 @@ KIND_SPECIAL = "special"    # fifo, socket, device: never read
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Scan limits: scorer configuration, recorded in the inventory, never in a rubric.
+    Here, beside the tree sources, because archive sources take their caps from it."""
+
+    max_file_bytes: int = 2 * MiB
+    max_files: int = 5000
+    max_total_bytes: int = 256 * MiB
+
+
 @dataclass(frozen=True)
 class Entry:
     """One name in the tree. ``path`` is repository-relative POSIX.

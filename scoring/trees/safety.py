@@ -1,7 +1,7 @@
 """The rules for reading zip and tar archives safely, shared by extraction and in-place reading.
 
 One set of rules, two consumers: :mod:`harvester.fetch` writes an archive's members to
-disk (``materialize``), :mod:`scoring.archive_sources` indexes them in memory and reads
+disk (``materialize``), :mod:`scoring.trees.archives` indexes them in memory and reads
 them where they are. Both walk the members with :func:`walk_zip` / :func:`walk_tar`,
 which classify every member and refuse what must be refused, and both check each member
 with one :class:`MemberRules`:
@@ -25,7 +25,7 @@ with one :class:`MemberRules`:
   to the end, no link may leave the tree (:func:`check_links_inside`);
 * archives are recognised by their magic bytes (:func:`sniff`), never by their name.
 
-A refusal is an :class:`ArchiveRuleError`, a :class:`~scoring.sources.TreeSourceError`
+A refusal is an :class:`ArchiveRuleError`, a :class:`~scoring.trees.sources.TreeSourceError`
 that names the archive, the member and the rule; its ``reason`` is the one sentence the
 harvester records for a refused deposit.
 

@@ -1,19 +1,19 @@
 """Tree sources for zip and tar archives read where they are, never extracted to disk.
 
-``open_tree_source(path)`` gives a :class:`~scoring.sources.LocalDirectory` for a
+``open_tree_source(path)`` gives a :class:`~scoring.trees.sources.LocalDirectory` for a
 directory, a :class:`ZipTree` for a zip file and a :class:`TarTree` for a tar file
 (plain, gzip, bzip2 or xz), recognised by their magic bytes, not their name.
 
 Reading in place must give exactly what extracting would: the same tree (so the same
-snapshot identity, :func:`scoring.swhid.tree_identity`) and the same measurements. So
-the archive is walked by the walkers of :mod:`scoring.archive_safety`, under the same
-:class:`~scoring.archive_safety.MemberRules` as :func:`harvester.fetch.materialize`, into
+snapshot identity, :func:`scoring.trees.swhid.tree_identity`) and the same measurements. So
+the archive is walked by the walkers of :mod:`scoring.trees.safety`, under the same
+:class:`~scoring.trees.safety.MemberRules` as :func:`harvester.fetch.materialize`, into
 a model of what the extraction writes on disk: a later file of the same name replaces an
 earlier one, a file where a folder must go (or the reverse) is refused, a hard link is a
 copy of the file it names, links are made last, the single top folder of a
 GitHub-release-style archive is stripped, and no link may lead out of the final tree.
 Whatever extraction refuses is refused here with the same sentence, as an
-:class:`~scoring.archive_safety.ArchiveRuleError` (a ``TreeSourceError``) naming the
+:class:`~scoring.trees.safety.ArchiveRuleError` (a ``TreeSourceError``) naming the
 member and the rule.
 
 What is read, and what stays in memory:
@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from .archive_safety import (
+from .safety import (
     MAX_LINK_TEXT_BYTES,
     MAX_NAME_BYTES,
     RULE_CONFLICT,
@@ -75,11 +75,11 @@ from .sources import (
     KIND_FILE,
     KIND_LINK,
     Entry,
+    Limits,
     LocalDirectory,
     TreeSourceError,
     _name_key,
 )
-from .tree import Limits
 
 __all__ = [
     "ArchiveRuleError",
@@ -121,11 +121,11 @@ class Node:
 class IndexedTree:
     """A tree whose listing is held in memory, with file bytes read on demand.
 
-    Gives what :class:`~scoring.sources.LocalDirectory` gives, Entry for Entry: the same
+    Gives what :class:`~scoring.trees.sources.LocalDirectory` gives, Entry for Entry: the same
     sorted listings, the same paths for undecodable names (surrogate escapes, and
     ``raw_name`` for their bytes), links resolved inside the tree the way ``Path.resolve(strict=True)``
     resolves them on disk (``dangling``, ``loop``, ``outside``), and ``readlink``,
-    ``open_binary`` and ``blob_id`` for :func:`scoring.swhid.tree_identity`.
+    ``open_binary`` and ``blob_id`` for :func:`scoring.trees.swhid.tree_identity`.
     Subclasses fill it with :meth:`add` and open file bytes in :meth:`_open_data`.
     """
 
@@ -484,7 +484,7 @@ class _KeepBudget:
 class ZipTree(IndexedTree):
     """A zip archive read in place (random access to each member).
 
-    ``limits`` are the extraction caps (:class:`~scoring.archive_safety.ExtractionLimits`);
+    ``limits`` are the extraction caps (:class:`~scoring.trees.safety.ExtractionLimits`);
     ``keep_file_bytes`` / ``keep_total_bytes`` bound what is kept in memory (see the
     module's documentation). Close it (or use it as a context manager) to release the
     archive's file handle.

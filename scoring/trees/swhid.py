@@ -31,10 +31,10 @@ surrogate escapes and is hashed as stored, so ``caf\xe9``, ``caf\xff`` and a rea
 ``caf\ufffd`` are three entries, as on disk. A source that lists one name twice
 gives no tree at all (a git tree cannot hold one name twice): that is a SwhidError.
 
-The module is pure: it reads through a :class:`~scoring.sources.TreeSource` that can
+The module is pure: it reads through a :class:`~scoring.trees.sources.TreeSource` that can
 also give raw link text (``readlink``), and optionally the raw bytes of names
 (``raw_name``) and a streaming file handle (``open_binary``), as
-:class:`~scoring.sources.LocalDirectory` does. A source that already knows the git blob
+:class:`~scoring.trees.sources.LocalDirectory` does. A source that already knows the git blob
 id of a file may also give it (``blob_id(path)``: 20 bytes, or None to have the file
 read), so an archive streamed once or a Software Heritage dataset need not be read again.
 """
