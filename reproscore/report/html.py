@@ -35,7 +35,8 @@ table { border-collapse: collapse; font-size: 0.85rem; max-width: 100%; }
 caption { text-align: left; font-weight: 600; padding: 0.3rem 0; caption-side: top; }
 th, td { border: 1px solid #999; padding: 0.2rem 0.45rem; vertical-align: top; }
 th { background: #eee; text-align: left; overflow-wrap: break-word; }
-td { overflow-wrap: anywhere; }
+td { overflow-wrap: break-word; }
+td.brk { overflow-wrap: anywhere; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; overflow-wrap: normal; }
 table.wide { font-size: 0.78rem; }
 table.wide th, table.wide td { padding: 0.15rem 0.3rem; }
@@ -67,13 +68,29 @@ NUMERIC = {"int", "score", "signed", "pct", "corr", "rank", "num"}
 WIDE_COLUMNS = 10
 
 
+# A cell with a token this long (a hash, a SWHID, a URL, a path) may break anywhere, so
+# that it never widens its table past the page; shorter words (sub-metric ids) stay whole.
+LONG_TOKEN = 28
+
+
+def _text_td(text: str) -> str:
+    long = any(len(token) > LONG_TOKEN for token in text.split())
+    return '<td class="brk">' if long else "<td>"
+
+
+def _wrappable(text: str) -> str:
+    # Identifiers (sub-metric ids, penalty ids) may wrap after an underscore, and only
+    # there: a break opportunity the text itself (and the CSV) does not carry.
+    return escape(text).replace("_", "_<wbr>")
+
+
 def _cell(kind: str, value: Any) -> str:
     text = format_cell(kind, value)
     if isinstance(value, Link):
-        return f'<td><a href="#{escape(value.anchor)}">{escape(text)}</a></td>'
+        return f'{_text_td(text)}<a href="#{escape(value.anchor)}">{_wrappable(text)}</a></td>'
     if kind in NUMERIC:
         return f'<td class="n">{escape(text) if text else "&#8212;"}</td>'
-    return f"<td>{escape(text)}</td>"
+    return f"{_text_td(text)}{_wrappable(text)}</td>"
 
 
 def render_table(table: Table, *, csv_link: bool = True, element_id: str | None = None) -> str:
@@ -82,7 +99,7 @@ def render_table(table: Table, *, csv_link: bool = True, element_id: str | None 
     wide = ' class="wide"' if len(columns) >= WIDE_COLUMNS else ""
     out = [f'<div class="table-wrap"><table id="{escape(element_id or "table-" + table.id)}"{wide}>',
            f"<caption>{escape(table.html_caption())}</caption>",
-           "<thead><tr>" + "".join(f'<th scope="col">{escape(col.label)}</th>' for _, col in columns) + "</tr></thead>",
+           "<thead><tr>" + "".join(f'<th scope="col">{_wrappable(col.label)}</th>' for _, col in columns) + "</tr></thead>",
            "<tbody>"]  # fmt: skip
     for row in rows:
         out.append("<tr>" + "".join(_cell(col.kind, row[i]) for i, col in columns) + "</tr>")
