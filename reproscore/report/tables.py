@@ -832,7 +832,8 @@ class _Builder:
             f"{below} deposits lie below the diagonal (readier than they ran), {above} above it; mean gap "
             f"{format_cell('signed', stats.fmean(gaps)) or 'n/a'} points, Spearman "
             f"{format_cell('corr', stats.spearman_rho(rrs, ros)) or 'n/a'}."
-            + (f" {len(shared)} markers stand for several deposits at one point, drawn larger and labelled with "
+            + (f" {len(shared)} marker{' stands' if len(shared) == 1 else 's stand'} for several deposits at one "
+               "point, drawn larger and labelled with "
                "their count: " + ", ".join(f"{p[3]} at RRS {format_cell('score', p[0])}, ROS {format_cell('score', p[1])}"
                                             for p in shared[:5])
                + (f" and {len(shared) - 5} more" if len(shared) > 5 else "") + "." if shared else ""),
