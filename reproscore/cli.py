@@ -415,7 +415,7 @@ def show_command(db: str, reference: str, rubric: str | None, output_format: str
 
 @cli.group("db")
 def db_group() -> None:
-    """Inspect the SQLite store (browse it with `datasette reproscore.db`)."""
+    """Inspect the SQLite store (browse it in Datasette: `reproscore db datasette`)."""
 
 
 @db_group.command("stats")
@@ -441,6 +441,36 @@ def db_stats_command(db: str, output_format: str) -> None:
     click.echo("rubrics:" + ("" if stats["rubrics"] else " none"))
     for rub in stats["rubrics"]:
         click.echo(f"  {rub['name']:<22} {rub['version']:<8} sha256 {rub['sha256'][:12]}  {rub['scores']:,} scores")
+
+
+@db_group.command("datasette")
+@db_option
+@click.option("--metadata", "metadata_out", default=None, metavar="FILE", type=click.Path(dir_okay=False), help="Write the metadata for this database to FILE and use it (default: the bundled metadata.json when the file is named reproscore.db, else NAME.datasette.json beside the database).")
+def db_datasette_command(db: str, metadata_out: str | None) -> None:
+    """Print the command that opens the store in Datasette with reproscore's metadata:
+    table and column descriptions, foreign keys shown as SWHIDs, titles and rubric
+    names, and canned queries for the questions of the collection report.
+
+    Datasette keys metadata by the database's file name without its extension; for a
+    file not named reproscore.db a copy of the bundled metadata under its name is
+    written (see --metadata). The store is opened first (an older schema is upgraded,
+    so the views exist); nothing else is changed. Datasette itself is not needed to run
+    this: pip install 'reproscore[datasette]' to open the store.
+    """
+    from pathlib import Path
+
+    from .datasette import datasette_command
+    from .store import Store
+
+    try:
+        with Store(db, create=False):
+            pass
+        command, written = datasette_command(db, metadata_out)
+    except (StoreError, OSError) as exc:
+        fail(str(exc))
+    if written is not None:
+        click.echo(f"wrote the metadata for database {Path(db).stem!r} to {written}", err=True)
+    click.echo(command)
 
 
 def _finish_run(summary, output_format: str) -> None:

@@ -1,7 +1,8 @@
 """Generate the reference documents from their sources of truth.
 
 ``docs/cli.md`` comes from the click commands' help, ``docs/metrics.md`` from the
-detector registry (each detector's docstring). ``python -m reproscore.docgen`` rewrites
+detector registry (each detector's docstring), ``reproscore/datasette/metadata.json``
+from ``docs/store.md`` (table and column descriptions) and the canned queries. ``python -m reproscore.docgen`` rewrites
 them; ``python -m reproscore.docgen --check`` fails when they are stale (a test runs it).
 """
 
@@ -15,6 +16,7 @@ import click
 from scoring.catalog import CATEGORIES, METRICS
 from scoring.registry import load_detectors
 
+from . import datasette as datasette_metadata
 from .cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,6 +71,8 @@ def metrics_markdown() -> str:
 TARGETS = {
     ROOT / "docs" / "cli.md": cli_markdown,
     ROOT / "docs" / "metrics.md": metrics_markdown,
+    ROOT / "reproscore" / "datasette" / "metadata.json": lambda: datasette_metadata.metadata_json(
+        (ROOT / "docs" / "store.md").read_text(encoding="utf-8")),
 }
 
 

@@ -402,6 +402,49 @@ def m005_execution_outcomes(db: Database) -> None:
     )
 
 
+_SCORE_COLUMNS = (
+    "sc.rrs, sc.rrs_unclamped, sc.e_raw, sc.a_raw, sc.d_raw, sc.c_raw, sc.s_raw, sc.e_contribution,"
+    " sc.a_contribution, sc.d_contribution, sc.c_contribution, sc.s_contribution, sc.penalties_fired,"
+    " sc.outcome_id, sc.ros, sc.ros_coverage, sc.alpha, sc.rcs, sc.scorer_version, sc.computed_at"
+)
+
+
+@migrations()
+def m006_score_views(db: Database) -> None:
+    """Views for browsing (Datasette, ad hoc SQL): every tree's current score under each
+    rubric, and every deposit's current tree with that score, its title and the rubric
+    named. The same resolution as ``reproscore show`` and the report: a tree's current
+    score is the one of its current detector set; a deposit's current tree is the one
+    most recently linked to it."""
+    _run(
+        db,
+        (
+            f"""
+            CREATE VIEW snapshot_scores AS
+            SELECT sc.id AS score_id, s.id AS snapshot_id, s.swhid, s.source, s.label,
+                   r.name AS rubric, r.version AS rubric_version, r.sha256 AS rubric_sha256, {_SCORE_COLUMNS}
+            FROM snapshots s
+            JOIN scores sc ON sc.snapshot_id = s.id AND sc.detector_set_id = s.detector_set_id
+            JOIN rubrics r ON r.id = sc.rubric_id
+            """,
+            """
+            CREATE VIEW deposit_scores AS
+            SELECT d.id AS deposit_id, d.source, d.source_id, d.title, d.version, d.version_doi,
+                   d.concept_doi, d.origin_url, d.communities, d.status, d.processed_at,
+                   ss.snapshot_id, ss.swhid, ss.rubric, ss.rubric_version, ss.rubric_sha256, ss.score_id,
+                   ss.rrs, ss.rrs_unclamped, ss.e_raw, ss.a_raw, ss.d_raw, ss.c_raw, ss.s_raw,
+                   ss.e_contribution, ss.a_contribution, ss.d_contribution, ss.c_contribution,
+                   ss.s_contribution, ss.penalties_fired, ss.outcome_id, ss.ros, ss.ros_coverage,
+                   ss.alpha, ss.rcs, ss.scorer_version, ss.computed_at
+            FROM deposits d
+            JOIN snapshot_scores ss ON ss.snapshot_id = (
+                SELECT ds.snapshot_id FROM deposit_snapshots ds WHERE ds.deposit_id = d.id
+                ORDER BY ds.seen_at DESC, ds.rowid DESC LIMIT 1)
+            """,
+        ),
+    )
+
+
 def migration_names() -> tuple[str, ...]:
     """Every migration this version knows, in order."""
     return tuple(m.name for m in migrations.pending(Database(memory=True)))

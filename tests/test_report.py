@@ -164,18 +164,38 @@ def test_coverage_counts_match_the_database(made):
     table = made.table("coverage")
     assert table.headers == ["Source", "Harvested", "Scored", "Failed", "Pending", "Withdrawn", "Incomplete", "Scored (%)"]
     states = ("scored", "failed", "pending", "withdrawn", "incomplete")
+    harvested = [e for e in made.items if e.source != "local"]
     expected = []
-    for source in ("zenodo", "swh", "local"):
-        mine = [e for e in made.items if e.source == source]
+    for source in ("zenodo", "swh"):
+        mine = [e for e in harvested if e.source == source]
         counts = [sum(1 for e in mine if e.state == s) for s in states]
         expected.append([source, str(len(mine)), *map(str, counts), pct(counts[0], len(mine))])
-    total = [sum(1 for e in made.items if e.state == s) for s in states]
-    expected.append(["all", str(len(made.items)), *map(str, total), pct(total[0], len(made.items))])
+    total = [sum(1 for e in harvested if e.state == s) for s in states]
+    expected.append(["all", str(len(harvested)), *map(str, total), pct(total[0], len(harvested))])
     assert table.rows == expected
-    # Harvested deposits per source are the deposits table's rows.
+    # Harvested deposits per source are the deposits table's rows; local trees are not among them.
     with Store(made.db, create=False) as st:
         by_source = dict(st.conn.execute("SELECT source, count(*) FROM deposits GROUP BY source"))
     assert {row[0]: int(row[1]) for row in table.rows[:2]} == by_source
+    assert int(table.rows[-1][1]) == sum(by_source.values())
+
+
+def test_local_trees_are_listed_apart_from_harvested_deposits(made):
+    with Store(made.db, create=False) as st:
+        local = st.conn.execute(
+            "SELECT count(*) FROM snapshots WHERE source = 'local' AND deposit_id IS NULL"
+            " AND id NOT IN (SELECT snapshot_id FROM deposit_snapshots)"
+        ).fetchone()[0]
+    assert local == made.built.local == 10
+    scored = sum(1 for e in made.items if e.source == "local" and e.state == "scored")
+    table = made.table("local_trees")
+    assert table.headers == ["Trees", "Scored", "Incomplete", "Scored (%)"]
+    assert table.rows == [[str(local), str(scored), str(local - scored), pct(scored, local)]]
+    assert "local" not in [row[0] for row in made.table("coverage").rows]
+    intro = made.html.split('id="collection-h"')[1].split("</p>")[0]
+    harvested = sum(1 for e in made.items if e.source != "local")
+    assert f"{harvested} harvested deposits in the report" in intro
+    assert f"Apart from them, {local} trees scored from a local path ({scored} scored)." in intro
 
 
 def test_failures_by_source_stage_and_error_class(made):
@@ -382,19 +402,49 @@ def test_movers_and_what_drives_them(made):
     position = {e.key: i for i, e in enumerate(made.items)}
     order = sorted(range(len(first)), key=lambda k: (-abs(move[k]), -abs(second[k] - first[k]), position[made.scored[k].key]))
     rows = made.table("movers").rows
-    assert len(rows) == 20
-    for row, k in zip(rows, order[:20], strict=True):
+    terms_rows = made.table("mover_terms").rows
+    assert len(rows) == len(terms_rows) == 20
+    for row, trow, k in zip(rows, terms_rows, order[:20], strict=True):
         e = made.scored[k]
-        assert row[0] == e.title
+        assert row[0] == trow[0] == e.title
         assert row[2:8] == [f2(first[k]), f2(second[k]), f"{second[k] - first[k]:+.2f}", f1(rank_a[k]), f1(rank_b[k]), f1(move[k])]
         terms = [e.second.categories[c].gated - e.first.categories[c].gated for c in CATEGORY_KEYS]
         pen = sum(p.points for p in e.first.penalties) - sum(p.points for p in e.second.penalties)
-        assert row[8:14] == [f"{t:+.2f}" for t in [*terms, pen]]
+        # What clamping (and rounding) takes up: the rest of the change.
+        clamping = (e.second.rrs - e.second.rrs_unclamped) - (e.first.rrs - e.first.rrs_unclamped)
+        assert trow[1:] == [f"{t:+.2f}" for t in [second[k] - first[k], *terms, pen, clamping]]
+        assert abs(sum(terms) + pen + clamping - (second[k] - first[k])) < 1e-9
         labels = [*CATEGORY_KEYS, "penalties"]
         values = [*terms, pen]
         d = second[k] - first[k]
         j = int(np.argmax(values)) if d > 0 else int(np.argmin(values)) if d < 0 else int(np.argmax(np.abs(values)))
-        assert row[14] == (labels[j] if values[j] != 0 else "none")
+        assert row[8] == (labels[j] if values[j] != 0 else "none")
+
+
+def test_movers_explain_clamping(made, tmp_path):
+    """Under a rubric that clamps the RRS to 40–70 the category changes no longer add up
+    to the change of RRS; the clamping column says by how much, and each row adds up."""
+    narrow = tmp_path / "narrow.yaml"
+    narrow.write_text('schema: reproscore-rubric/2\nname: narrow-clamp\nversion: "1.0.0"\n'
+                      "extends: default@1.0.0\nclamp: [40, 70]\n", encoding="utf-8")
+    api.collection_report(made.db, tmp_path / "out", compare_rubric=narrow)
+    parsed = report_html.parse((tmp_path / "out" / "index.html").read_text(encoding="utf-8"))
+    table = parsed.tables["table-mover_terms"]
+    assert table.headers == ["Deposit", "Change", "ΔE", "ΔA", "ΔD", "ΔC", "ΔS", "Δ penalties", "Δ clamping"]
+    by_title = {e.title: e for e in made.scored}
+    clamped = 0
+    for row in table.rows:
+        e = by_title[row[0]]
+        unclamped = e.first.rrs_unclamped
+        second = round(min(70.0, max(40.0, unclamped)), 2)
+        assert row[1] == f"{second - e.first.rrs:+.2f}"
+        # Same weights and gates: every category term is 0, the change is all clamping.
+        assert row[2:8] == ["+0.00"] * 6
+        assert row[8] == f"{(second - unclamped) - (e.first.rrs - unclamped):+.2f}"
+        clamped += not 40.0 <= unclamped <= 70.0
+    assert clamped > 0
+    assert f"({clamped} of these {len(table.rows)} deposits are clamped under a rubric)" in table.caption
+    assert "clamping the RRS to 0–100 (second rubric 40–70) and rounding it" in table.caption
 
 
 def test_band_transitions_count_every_deposit(made):
@@ -599,7 +649,8 @@ def test_selection_by_source_community_and_night(made, tmp_path):
 
     api.collection_report(made.db, tmp_path / "local", source="local")
     parsed = report_html.parse((tmp_path / "local" / "index.html").read_text())
-    assert parsed.tables["table-coverage"].rows[0][:3] == ["local", "10", "10"]
+    assert parsed.tables["table-coverage"].rows == [["all", "0", "0", "0", "0", "0", "0", "—"]]
+    assert parsed.tables["table-local_trees"].rows == [["10", "10", "0", "100.0"]]
 
 
 def test_outcome_data_is_shown_only_when_present(made, tmp_path):
@@ -642,7 +693,8 @@ def test_comparing_a_rubric_with_itself(made, tmp_path, monkeypatch):
     parsed = report_html.parse((tmp_path / "same" / "index.html").read_text())
     row = parsed.tables["table-rank_correlation"].rows[0]
     assert row[1:3] == ["1.0000", "1.0000"]
-    assert all(r[7] == "0.0" and r[14] == "none" for r in parsed.tables["table-movers"].rows)
+    assert all(r[7] == "0.0" and r[8] == "none" for r in parsed.tables["table-movers"].rows)
+    assert all(r[1:] == ["+0.00"] * 8 for r in parsed.tables["table-mover_terms"].rows)
 
 
 def test_a_rubric_file_and_a_stored_rubric_can_be_used(made, tmp_path):

@@ -52,8 +52,10 @@ class ReportResult:
 
     index: Path
     tables: list[Path] = field(default_factory=list)
-    deposits: int = 0
+    deposits: int = 0  # harvested deposits (local trees not included)
+    local_trees: int = 0  # trees scored from a local path that no deposit holds
     scored: int = 0
+    rubric: str = ""  # "name version (sha256 prefix)": every score of the report is under it
     figures: int = 0
     sections: int = 0
     stored_scores: int = 0
@@ -61,8 +63,10 @@ class ReportResult:
     seconds: float = 0.0
 
     def line(self) -> str:
+        local = f" and {self.local_trees} local trees" if self.local_trees else ""
         return (
-            f"report of {self.deposits} deposits ({self.scored} scored) written to {self.index}: "
+            f"report of {self.deposits} deposits{local} ({self.scored} scored) under rubric {self.rubric} "
+            f"written to {self.index}: "
             f"{self.sections} sections, {self.figures} figures, {len(self.tables)} CSV files "
             f"({self.stored_scores} stored scores used, {self.computed_scores} computed from stored "
             f"measurements) in {self.seconds:.2f} s"
@@ -151,8 +155,10 @@ def write_report(store: Store, collection: Collection, out: str | os.PathLike[st
     index = out_dir / "index.html"
     _write(index, render_html(report))
     return ReportResult(
-        index=index, tables=written, deposits=len(collection.items),
+        index=index, tables=written, deposits=sum(1 for item in collection.items if item.deposit_id is not None),
+        local_trees=sum(1 for item in collection.items if item.deposit_id is None),
         scored=len(collection.scored_items), figures=len(report.figures),
+        rubric=f"{collection.rubric.name} {collection.rubric.version} (sha256 {collection.rubric.sha256[:12]})",
         sections=len(report.sections) + (1 if report.deposits else 0),
         stored_scores=collection.scores.stored + (collection.compare_scores.stored if collection.compare_scores else 0),
         computed_scores=collection.scores.computed + (collection.compare_scores.computed if collection.compare_scores else 0),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import io
 import re
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -183,8 +184,11 @@ def _grouped(rows: list[list[Any]]) -> MplFigure:
         values = [r[4 + i] if r[4 + i] is not None else 0.0 for r in rows]
         ax.bar(x + (i - 2) * width, values, width, color=GREYS[key], hatch=HATCHES[key], edgecolor="black",
                linewidth=0.6, label=key)  # fmt: skip
-    names = [str(r[0]) if len(str(r[0])) <= 18 else str(r[0])[:17] + "…" for r in rows]
-    ax.set_xticks(x, names, rotation=30 if n > 4 else 0, ha="right" if n > 4 else "center")
+    # Labels wrap (long words broken too) rather than being cut: a community name is
+    # shown whole, however long.
+    chars = max(8, 96 // max(1, n))
+    names = [textwrap.fill(str(r[0]), chars, break_on_hyphens=True) for r in rows]
+    ax.set_xticks(x, names, fontsize=8, linespacing=1.1)
     ax.set_ylim(0, 100)
     ax.set_ylabel("mean raw score")
     ax.legend(title="category", ncols=5, loc="upper center", bbox_to_anchor=(0.5, 1.18), frameon=False, fontsize=8)
@@ -211,20 +215,21 @@ def _nights(report: Report) -> MplFigure:
     nights = [r[0] for r in rows]
     x = np.arange(len(rows))
     fig = MplFigure(figsize=(WIDTH, 4.2))
-    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 1.2]})
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 1.2], "hspace": 0.3})
     width = 0.4
     top.bar(x - width / 2, [r[3] for r in rows], width, color="#bdbdbd", edgecolor="black", linewidth=0.6, label="scored")
     top.bar(x + width / 2, [r[4] for r in rows], width, color="#ffffff", edgecolor="black", linewidth=0.6, hatch="xx", label="failed")
     top.set_xlim(-0.6, len(rows) - 0.4)
     top.set_ylabel("deposits")
-    top.legend(ncols=2, frameon=False, fontsize=8, loc="upper left")
+    # Legends sit above their panel, outside the axes, so they never cover a bar or a point.
+    top.legend(ncols=2, frameon=False, fontsize=8, loc="lower left", bbox_to_anchor=(0, 1.0), borderaxespad=0.2)
     means = [r[5] if r[5] is not None else np.nan for r in rows]
     medians = [r[6] if r[6] is not None else np.nan for r in rows]
     bottom.plot(x, means, linestyle="-", marker="o", color="black", label="mean RRS")
     bottom.plot(x, medians, linestyle="--", marker="s", color="black", markerfacecolor="white", label="median RRS")
     bottom.set_ylabel("RRS")
     bottom.set_ylim(0, 100)
-    bottom.legend(ncols=2, frameon=False, fontsize=8, loc="upper left")
+    bottom.legend(ncols=2, frameon=False, fontsize=8, loc="lower left", bbox_to_anchor=(0, 1.0), borderaxespad=0.2)
     step = max(1, len(rows) // 12)
     bottom.set_xticks(x[::step], nights[::step], rotation=30, ha="right")
     return fig
@@ -294,21 +299,28 @@ CLASS_MARKERS = {"none": "o", "install_dep": "s", "missing_module": "^", "missin
 
 
 def _outcomes(report: Report) -> MplFigure:
-    rrs, ros, kinds = report.data["outcomes"]
+    points = report.data["outcome_points"]  # (rrs, ros, failure class, deposits at that point)
     fig = MplFigure(figsize=(WIDTH * 0.85, WIDTH * 0.55))
     ax = fig.add_subplot()
     ax.set_aspect("equal")
-    kinds = np.asarray(kinds, dtype=object)
     for kind, marker in CLASS_MARKERS.items():
-        mask = kinds == kind
-        if not mask.any():
+        mine = [p for p in points if p[2] == kind]
+        if not mine:
             continue
         label = "no failure" if kind == "none" else kind
+        x = np.array([p[0] for p in mine])
+        y = np.array([p[1] for p in mine])
+        # Marker area grows with the number of deposits at the point.
+        sizes = np.array([16.0 * p[3] for p in mine])
         if marker == "x":
-            ax.scatter(rrs[mask], ros[mask], s=18, color="black", linewidths=0.7, marker=marker, label=label)
+            ax.scatter(x, y, s=sizes, color="black", linewidths=0.7, marker=marker, label=label)
         else:
-            ax.scatter(rrs[mask], ros[mask], s=16, facecolors="none", edgecolors="black", linewidths=0.7,
+            ax.scatter(x, y, s=sizes, facecolors="none", edgecolors="black", linewidths=0.7,
                        marker=marker, label=label)
+        for px, py, _, count in mine:
+            if count > 1:
+                ax.annotate(f"×{count}", (px, py), textcoords="offset points", xytext=(4 + 1.2 * count ** 0.5, 3),
+                            fontsize=7, ha="left", va="bottom")
     ax.plot([0, 100], [0, 100], linestyle=":", color="black", linewidth=0.8, label="RRS = ROS")
     ax.set_xlim(-2, 102)
     ax.set_ylim(-2, 102)
@@ -316,7 +328,10 @@ def _outcomes(report: Report) -> MplFigure:
     ax.set_ylabel("ROS (outcome)")
     ax.text(98, 4, "readier than it ran", ha="right", va="bottom", fontsize=8, style="italic")
     ax.text(2, 96, "ran better than\nits readiness", ha="left", va="top", fontsize=8, style="italic")
-    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    legend = ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    for handle in legend.legend_handles:  # one size in the key, whatever the counts
+        if hasattr(handle, "set_sizes"):
+            handle.set_sizes([16.0])
     return fig
 
 

@@ -25,47 +25,81 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans",
        line-height: 1.45; }
 h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
 h2 { font-size: 1.3rem; margin-top: 2.5rem; border-bottom: 2px solid #111; padding-bottom: 0.2rem; }
-h3 { font-size: 1.1rem; margin-top: 2rem; }
+h3 { font-size: 1.1rem; margin-top: 2rem; overflow-wrap: anywhere; }
 a { color: #0b3d91; }
 a:focus, a:hover { outline: 2px solid #111; outline-offset: 1px; }
 nav ol { columns: 2; }
-.summary { color: #333; }
-.table-wrap { overflow-x: auto; margin: 1rem 0; }
-table { border-collapse: collapse; font-size: 0.85rem; }
+.summary { color: #333; overflow-wrap: anywhere; }
+.table-wrap { margin: 1rem 0; max-width: 100%; }
+table { border-collapse: collapse; font-size: 0.85rem; max-width: 100%; }
 caption { text-align: left; font-weight: 600; padding: 0.3rem 0; caption-side: top; }
 th, td { border: 1px solid #999; padding: 0.2rem 0.45rem; vertical-align: top; }
-th { background: #eee; text-align: left; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th { background: #eee; text-align: left; overflow-wrap: break-word; }
+td { overflow-wrap: break-word; }
+td.brk { overflow-wrap: anywhere; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; overflow-wrap: normal; }
+table.wide { font-size: 0.78rem; }
+table.wide th, table.wide td { padding: 0.15rem 0.3rem; }
 .csv { font-size: 0.8rem; }
 figure { margin: 1.2rem 0; }
 figure svg { width: 100%; max-width: 720px; height: auto; display: block; }
 figcaption { font-size: 0.85rem; color: #333; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.1rem 1rem; font-size: 0.9rem; }
+dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.1rem 1rem; font-size: 0.9rem; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .deposit { border-top: 1px solid #999; }
 .back { font-size: 0.8rem; }
-@media print { nav, .back { display: none; } }
+@page { size: A4; margin: 14mm 12mm; }
+@media print {
+  nav, .back { display: none; }
+  body { max-width: none; padding: 0; font-size: 10pt; }
+  h2 { break-after: avoid; }
+  table { font-size: 7.5pt; }
+  table.wide { font-size: 6.8pt; }
+  th, td, table.wide th, table.wide td { padding: 0.1rem 0.15rem; }
+  tr, figure { break-inside: avoid; }
+  figure svg { max-width: 100%; }
+}
 """
 
 NUMERIC = {"int", "score", "signed", "pct", "corr", "rank", "num"}
+# From this many columns a table is set smaller and tighter, so that it fits a 1,280-pixel
+# page and an A4 print without a horizontal scroll (text cells wrap; numbers never do).
+WIDE_COLUMNS = 10
+
+
+# A cell with a token this long (a hash, a SWHID, a URL, a path) may break anywhere, so
+# that it never widens its table past the page; shorter words (sub-metric ids) stay whole.
+LONG_TOKEN = 28
+
+
+def _text_td(text: str) -> str:
+    long = any(len(token) > LONG_TOKEN for token in text.split())
+    return '<td class="brk">' if long else "<td>"
+
+
+def _wrappable(text: str) -> str:
+    # Identifiers (sub-metric ids, penalty ids) may wrap after an underscore, and only
+    # there: a break opportunity the text itself (and the CSV) does not carry.
+    return escape(text).replace("_", "_<wbr>")
 
 
 def _cell(kind: str, value: Any) -> str:
     text = format_cell(kind, value)
     if isinstance(value, Link):
-        return f'<td><a href="#{escape(value.anchor)}">{escape(text)}</a></td>'
+        return f'{_text_td(text)}<a href="#{escape(value.anchor)}">{_wrappable(text)}</a></td>'
     if kind in NUMERIC:
         return f'<td class="n">{escape(text) if text else "&#8212;"}</td>'
-    return f"<td>{escape(text)}</td>"
+    return f"{_text_td(text)}{_wrappable(text)}</td>"
 
 
 def render_table(table: Table, *, csv_link: bool = True, element_id: str | None = None) -> str:
     columns = [(i, col) for i, col in enumerate(table.columns) if col.html]
     rows = table.rows if table.shown is None else table.rows[: table.shown]
-    out = [f'<div class="table-wrap"><table id="{escape(element_id or "table-" + table.id)}">',
+    wide = ' class="wide"' if len(columns) >= WIDE_COLUMNS else ""
+    out = [f'<div class="table-wrap"><table id="{escape(element_id or "table-" + table.id)}"{wide}>',
            f"<caption>{escape(table.html_caption())}</caption>",
-           "<thead><tr>" + "".join(f'<th scope="col">{escape(col.label)}</th>' for _, col in columns) + "</tr></thead>",
+           "<thead><tr>" + "".join(f'<th scope="col">{_wrappable(col.label)}</th>' for _, col in columns) + "</tr></thead>",
            "<tbody>"]  # fmt: skip
     for row in rows:
         out.append("<tr>" + "".join(_cell(col.kind, row[i]) for i, col in columns) + "</tr>")

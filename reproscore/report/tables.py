@@ -269,9 +269,13 @@ class _Builder:
 
     def collection_section(self) -> Section:
         c = self.c
+        # Trees scored from a local path (snapshot source `local`, held by no deposit)
+        # were never harvested: they get a table of their own, not a row among the
+        # harvested sources, and are not counted in the harvested total.
         by_source: dict[str, dict[str, int]] = {}
+        local = dict.fromkeys(STATES, 0)
         for item in c.items:
-            counts = by_source.setdefault(item.source, dict.fromkeys(STATES, 0))
+            counts = local if item.deposit_id is None else by_source.setdefault(item.source, dict.fromkeys(STATES, 0))
             counts[item.state] += 1
         order = [s for s in SOURCES if s in by_source] + sorted(s for s in by_source if s not in SOURCES)
         rows = []
@@ -286,11 +290,19 @@ class _Builder:
         rows.append(["all", n_all, *(total[s] for s in STATES), _pct(total["scored"], n_all)])
         coverage = self.table(Table(
             "coverage",
-            "Deposits harvested and what became of them, by source (local: trees scored from a folder)",
+            "Deposits harvested and what became of them, by source",
             [Column("source", "Source"), Column("harvested", "Harvested", "int"),
              *(Column(s, s.capitalize(), "int") for s in STATES),
              Column("scored_pct", "Scored (%)", "pct")],
             rows,
+        ))  # fmt: skip
+        n_local = sum(local.values())
+        local_table = self.table(Table(
+            "local_trees",
+            "Trees scored from a local path (reproscore score --db), not harvested: no deposit holds them",
+            [Column("trees", "Trees", "int"), Column("scored", "Scored", "int"),
+             Column("incomplete", "Incomplete", "int"), Column("scored_pct", "Scored (%)", "pct")],
+            [[n_local, local["scored"], n_local - local["scored"], _pct(local["scored"], n_local)]],
         ))  # fmt: skip
         groups: dict[tuple[str, str, str], list] = {}
         for f in c.failures:
@@ -320,11 +332,15 @@ class _Builder:
             "coverage",
         ))  # fmt: skip
         intro = (
-            f"{n_all} deposits in the report (selection: {c.filters.describe()}); {total['scored']} scored, "
+            f"{n_all} harvested deposits in the report (selection: {c.filters.describe()}); {total['scored']} scored, "
             f"{total['failed']} failed, {total['pending']} pending, {total['withdrawn']} withdrawn, "
             f"{total['incomplete']} with incomplete measurements."
         )
-        blocks: list[Any] = [coverage, fig] if c.items else [coverage]
+        if n_local:
+            intro += f" Apart from them, {n_local} trees scored from a local path ({local['scored']} scored)."
+        blocks: list[Any] = [coverage, fig] if by_source else [coverage]
+        if n_local:
+            blocks.append(local_table)
         blocks.append(failures if frows else "No failure is recorded for these deposits.")
         return Section("collection", "Collection size and coverage", intro, blocks)
 
@@ -799,6 +815,13 @@ class _Builder:
         kinds = [(item.outcome.failure_class or NO_FAILURE) if item.outcome is not None else NO_FAILURE
                  for _, item in with_ros]  # fmt: skip
         self.data["outcomes"] = (rrs, ros, kinds)
+        # Deposits at the same point (a tree held by several deposits, equal scores) are
+        # one marker, sized and labelled by their count, so none hides behind another.
+        points: dict[tuple[float, float, str], int] = {}
+        for x, y, kind in zip(rrs.tolist(), ros.tolist(), kinds, strict=True):
+            points[(x, y, kind)] = points.get((x, y, kind), 0) + 1
+        self.data["outcome_points"] = sorted((x, y, kind, count) for (x, y, kind), count in points.items())
+        shared = sorted((p for p in self.data["outcome_points"] if p[3] > 1), key=lambda p: (-p[3], p[0], p[1], p[2]))
         above = int(np.sum(gaps < 0))
         below = int(np.sum(gaps > 0))
         present = [name for name in (*FAILURE_CLASSES, NO_FAILURE) if name in kinds]
@@ -808,7 +831,12 @@ class _Builder:
             f"where both agree; one marker shape per failure class ({', '.join(present) or 'none'}). "
             f"{below} deposits lie below the diagonal (readier than they ran), {above} above it; mean gap "
             f"{format_cell('signed', stats.fmean(gaps)) or 'n/a'} points, Spearman "
-            f"{format_cell('corr', stats.spearman_rho(rrs, ros)) or 'n/a'}.",
+            f"{format_cell('corr', stats.spearman_rho(rrs, ros)) or 'n/a'}."
+            + (f" {len(shared)} marker{' stands' if len(shared) == 1 else 's stand'} for several deposits at one "
+               "point, drawn larger and labelled with "
+               "their count: " + ", ".join(f"{p[3]} at RRS {format_cell('score', p[0])}, ROS {format_cell('score', p[1])}"
+                                            for p in shared[:5])
+               + (f" and {len(shared) - 5} more" if len(shared) > 5 else "") + "." if shared else ""),
             "outcome_gaps",
         ))  # fmt: skip
         fig_bands = self.figure(Figure(
@@ -935,24 +963,47 @@ class _Builder:
              Column("mean_abs_change", "Mean |change|", "score"), Column("drives", "Drives (deposits)", "int")],
             driver_rows,
         ))  # fmt: skip
+        # The RRS is clamped (and rounded) after the penalties: where a score hits the
+        # clamp under either rubric, the terms above do not add up to the change of RRS.
+        # The clamping column is the rest, so that the row always adds up.
+        unclamped_b = sb.unclamped[self.rows] if self.rows.size else np.zeros(0)
+        clamping = (rrs_b - unclamped_b) - (self.rrs - self.unclamped)
         order = sorted(range(n), key=lambda k: (-abs(move[k]), -abs(delta[k]), self.scored[k].index))
-        mover_rows = []
+        # Two tables of the same deposits, in the same order, rather than one of 16
+        # columns: each fits a 1,280-pixel page and an A4 print.
+        mover_rows, term_rows = [], []
         for k in order[:MOVERS]:
             item = self.scored[k]
-            mover_rows.append([self.link(item), item.source, float(self.rrs[k]), float(rrs_b[k]), float(delta[k]),
-                               float(rank_a[k]), float(rank_b[k]), float(move[k]),
-                               *(float(x) for x in terms[k]), drivers[k]])  # fmt: skip
+            link = self.link(item)
+            mover_rows.append([link, item.source, float(self.rrs[k]), float(rrs_b[k]), float(delta[k]),
+                               float(rank_a[k]), float(rank_b[k]), float(move[k]), drivers[k]])  # fmt: skip
+            term_rows.append([link, float(delta[k]), *(float(x) for x in terms[k]), float(clamping[k])])
+        outside = ((self.unclamped < a.clamp[0]) | (self.unclamped > a.clamp[1])
+                   | (unclamped_b < b.clamp[0]) | (unclamped_b > b.clamp[1]))  # fmt: skip
+        clamped = sum(1 for k in order[:MOVERS] if outside[k])
+        clamp_range = f"{a.clamp[0]:g}–{a.clamp[1]:g}"
+        if b.clamp != a.clamp:
+            clamp_range += f" (second rubric {b.clamp[0]:g}–{b.clamp[1]:g})"
         movers = self.table(Table(
             "movers",
-            "The deposits that move most between the two rubrics (largest rank move first), with the change of "
-            "points per category and the driver of the move",
+            "The deposits that move most between the two rubrics (largest rank move first), with the driver of "
+            "the move (the next table splits each change)",
             [Column("deposit", "Deposit"), Column("source", "Source"), Column("rrs_first", "RRS (first)", "score"),
              Column("rrs_second", "RRS (second)", "score"), Column("change", "Change", "signed"),
              Column("rank_first", "Rank (first)", "rank"), Column("rank_second", "Rank (second)", "rank"),
-             Column("move", "Rank move", "rank"),
-             *(Column(f"change_{k.lower()}", f"Δ{k}", "signed") for k in CATEGORY_KEYS),
-             Column("change_penalties", "Δ penalties", "signed"), Column("driver", "Driven by")],
+             Column("move", "Rank move", "rank"), Column("driver", "Driven by")],
             mover_rows,
+        ))  # fmt: skip
+        mover_terms = self.table(Table(
+            "mover_terms",
+            "Where each mover's change of RRS comes from: the change of points per category, of penalty points "
+            "(deducted less), and Δ clamping, the part taken up by clamping the RRS to "
+            f"{clamp_range} and rounding it, so that each row adds up to the change ({clamped} of these "
+            f"{len(term_rows)} deposits are clamped under a rubric)",
+            [Column("deposit", "Deposit"), Column("change", "Change", "signed"),
+             *(Column(f"change_{k.lower()}", f"Δ{k}", "signed") for k in CATEGORY_KEYS),
+             Column("change_penalties", "Δ penalties", "signed"), Column("change_clamping", "Δ clamping", "signed")],
+            term_rows,
         ))  # fmt: skip
         # Band transitions (figure and table).
         ba = np.minimum((self.rrs // 10).astype(int), 9) if n else np.zeros(0, dtype=int)
@@ -989,7 +1040,7 @@ class _Builder:
         blocks: list[Any] = [identity, categories, penalties]
         blocks.append(weights if weight_rows else "Every within-category sub-metric weight is the same in both rubrics.")
         if n:
-            blocks += [corr, transitions, fig_matrix, driver_table, fig_drivers, movers]
+            blocks += [corr, transitions, fig_matrix, driver_table, fig_drivers, movers, mover_terms]
         else:
             blocks.append("No scored deposit to compare in this selection.")
         return Section("compare", f"Rubric comparison: {la} and {lb}", intro, blocks)
@@ -1176,11 +1227,12 @@ class _Builder:
         shown.update(t.id for deposit in deposits for t in deposit.tables)
         self.figures = {key: f for key, f in self.figures.items() if key in shown}
         self.tables = {key: t for key, t in self.tables.items() if key in shown}
-        title = f"Readiness audit: {c.database}"
+        title = f"Readiness audit: {c.database}, rubric {c.rubric.name} {c.rubric.version}"
         summary = [
-            f"Rubric {c.rubric.name} {c.rubric.version} (sha256 {c.rubric.sha256})"
+            f"Every score is under the rubric {c.rubric.name} {c.rubric.version} (sha256 {c.rubric.sha256})"
             + (f", compared with {c.compare_rubric.name} {c.compare_rubric.version} (sha256 {c.compare_rubric.sha256})"
-               if c.compare_rubric is not None else "") + ".",
+               if c.compare_rubric is not None else "")
+            + "; scores stored under any other rubric are not used.",
             f"Selection: {c.filters.describe()}.",
         ]  # fmt: skip
         return Report(title=title, summary=summary, sections=sections, deposits=deposits,
