@@ -99,7 +99,7 @@ def _hints(cls) -> dict:
 
 
 def _is_value_type(hint) -> bool:
-    return hint == Value or hint == typing.Optional[Value]  # noqa: UP007
+    return hint == Value
 
 
 def _encode(value, hint):

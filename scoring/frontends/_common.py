@@ -142,8 +142,21 @@ class Collector:
 
     # --- errors
     def note_error(self, node) -> None:
-        if self.error_line is None:
-            self.error_line = first_line(node)
+        """Keep the first error's line: where the ERROR node stops making sense.
+
+        An ERROR node often wraps complete statements before the fault (a whole file
+        whose last function is unclosed): its first child that is not a complete,
+        error-free construct is where the error is.
+        """
+        if self.error_line is not None:
+            return
+        while node.type == "ERROR":
+            culprit = next((child for child in node.children if not child.is_named or child.has_error
+                            or child.type == "ERROR"), None)
+            if culprit is None:
+                break
+            node = culprit
+        self.error_line = first_line(node)
 
     # --- strings and urls
     def string(self, value: str, node, binding: str = "", docstring: bool = False) -> None:

@@ -18,7 +18,6 @@ from scoring.facts import (
     Expr,
     FileFacts,
     FileIOFact,
-    ImportFact,
     RandomFact,
     literal_or_expr,
 )
