@@ -1,0 +1,278 @@
+"""Facts: what a language frontend reads from one file, once, as plain typed records.
+
+A frontend (``scoring.frontends``) parses a file and walks its tree once, emitting the
+records below; detectors aggregate them and never re-parse. Every record is frozen and
+JSON-serialisable so a file's facts can be cached by the file's git blob id: the same
+content always yields the same facts under the same ``frontend_version``.
+
+Lines are 1-based and refer to the file (not to an embedded chunk or cell).
+Argument values are literals (str, int, float, bool, None) or an :class:`Expr` standing
+for any other expression, so that a literal string can never be mistaken for a marker.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import typing
+from dataclasses import dataclass, fields
+from functools import cache
+from typing import Any
+
+__all__ = [
+    "AssignmentFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
+    "DirectiveFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact",
+    "NotebookCellFact", "RandomFact", "StringFact", "UrlFact", "literal_or_expr",
+    "GUARDS", "HANDLER_ACTIONS", "SEED_SOURCES", "RANDOM_ROLES", "FILE_MODES",
+]
+
+GUARDS = ("none", "try", "type_checking", "conditional")
+HANDLER_ACTIONS = ("pass", "continue", "return", "log", "reraise", "other")
+# kind of a RandomFact: a call that sets a generator's state, a generator object built,
+# or a draw from a generator
+RANDOM_ROLES = ("seed", "engine", "draw")
+# where a seed comes from: "literal" and "argument" are reproducible; "default" is a
+# generator's documented fixed default state (a default-constructed std::mt19937);
+# "time" and "entropy" change on every run; "none" leaves the state to the runtime
+# (Fortran ``random_seed()`` without put=); "" for draws
+SEED_SOURCES = ("literal", "argument", "default", "time", "entropy", "none", "")
+FILE_MODES = ("read", "write", "readwrite", "unknown")
+
+EXPR_TEXT_LIMIT = 80
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A non-literal argument value, with its source text (cut to 80 characters)."""
+
+    text: str
+
+    def to_dict(self) -> dict:
+        return {"expr": self.text}
+
+
+Value = str | int | float | bool | None | Expr
+
+
+def literal_or_expr(value: Any, text: str) -> Value:
+    """``value`` when it is a JSON-safe literal, else ``Expr(text)``.
+
+    Non-finite floats (``1e999``) are not JSON and would not round-trip: they are
+    expressions here.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return Expr(text[:EXPR_TEXT_LIMIT])
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return Expr(text[:EXPR_TEXT_LIMIT])
+
+
+def _encode_value(value: Value) -> Any:
+    return value.to_dict() if isinstance(value, Expr) else value
+
+
+def _decode_value(raw: Any) -> Value:
+    if isinstance(raw, dict):
+        return Expr(raw["expr"])
+    return raw
+
+
+class _Record:
+    """Generic ``to_dict``/``from_dict`` driven by the dataclass's type hints."""
+
+
+    def to_dict(self) -> dict:
+        out = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            out[f.name] = _encode(getattr(self, f.name), _hints(type(self))[f.name])
+        return out
+
+    @classmethod
+    def from_dict(cls, raw: dict):
+        hints = _hints(cls)
+        return cls(**{f.name: _decode(raw[f.name], hints[f.name]) for f in fields(cls)})  # type: ignore[arg-type]
+
+
+@cache
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def _is_value_type(hint) -> bool:
+    return hint == Value
+
+
+def _encode(value, hint):
+    if _is_value_type(hint):
+        return _encode_value(value)
+    origin = typing.get_origin(hint)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return [_encode(item, args[0]) for item in value]
+        return [_encode(item, arg) for item, arg in zip(value, args, strict=True)]
+    if isinstance(value, _Record):
+        return value.to_dict()
+    return value
+
+
+def _decode(raw, hint):
+    if _is_value_type(hint):
+        return _decode_value(raw)
+    origin = typing.get_origin(hint)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_decode(item, args[0]) for item in raw)
+        return tuple(_decode(item, arg) for item, arg in zip(raw, args, strict=True))
+    if isinstance(hint, type) and issubclass(hint, _Record):
+        return hint.from_dict(raw)
+    return raw
+
+
+@dataclass(frozen=True)
+class ImportFact(_Record):
+    """A dependency named in code: ``module`` as written (an R package, a Julia module,
+    a header, a Fortran module, a workflow module path)."""
+
+    module: str
+    line: int
+    guard: str = "none"       # one of GUARDS
+    # import, from, library, require, requireNamespace, pkg::, using, include, use,
+    # source, addpath...
+    kind: str = "import"
+
+
+@dataclass(frozen=True)
+class CallFact(_Record):
+    name: str                  # dotted callee, import aliases resolved where the language has them
+    written: str               # callee as written
+    line: int
+    args: tuple[Value, ...] = ()
+    kwargs: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True)
+class StringFact(_Record):
+    value: str
+    line_start: int
+    line_end: int
+    binding: str = ""          # variable, key or keyword the literal is bound to
+    docstring: bool = False
+
+
+@dataclass(frozen=True)
+class CommentFact(_Record):
+    """One comment block: consecutive whole-line comments of the same kind are merged."""
+
+    line_start: int
+    line_end: int
+    text: str
+    doc: bool = False          # roxygen, docstring, help block, Doxygen, FORD
+
+
+@dataclass(frozen=True)
+class DefinitionFact(_Record):
+    name: str
+    kind: str                  # function, method, class, struct, module, process, rule...
+    line: int
+    public: bool = True
+    documented: bool = False
+    decorators: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AssignmentFact(_Record):
+    """A string literal assigned to a name (credential-like names are a detector's call)."""
+
+    name: str
+    line: int
+    value: str
+
+
+@dataclass(frozen=True)
+class HandlerFact(_Record):
+    line: int
+    caught: str                # what is caught ("..." for catch-all, "" when unnamed)
+    action: str                # one of HANDLER_ACTIONS
+
+
+@dataclass(frozen=True)
+class RandomFact(_Record):
+    line: int
+    call: str                  # the seed/engine/draw call or type as resolved
+    generator: str             # whose state: "R", "Random.GLOBAL", "c.rand", an engine variable...
+    kind: str = "draw"         # one of RANDOM_ROLES
+    seeded: bool = False       # seed/engine given a reproducible seed
+    seed_source: str = ""      # one of SEED_SOURCES
+
+
+@dataclass(frozen=True)
+class CliArgFact(_Record):
+    line: int
+    kind: str                  # argparse, commandArgs, ARGS, argv, getopt, params, function_arguments...
+    name: str = ""             # the parameter's name when the language names it (params.input)
+
+
+@dataclass(frozen=True)
+class FileIOFact(_Record):
+    line: int
+    mode: str                  # one of FILE_MODES
+    path: str = ""             # the path literal; "" when the path is computed
+    call: str = ""
+
+
+@dataclass(frozen=True)
+class UrlFact(_Record):
+    url: str
+    line: int
+
+
+@dataclass(frozen=True)
+class DirectiveFact(_Record):
+    """A workflow directive (Nextflow process/config, Snakemake rule or global)."""
+
+    kind: str
+    value: str
+    line: int
+    scope: str = ""            # process/rule name, config scope, "" at top level
+
+
+@dataclass(frozen=True)
+class NotebookCellFact(_Record):
+    index: int                 # 1-based
+    kind: str                  # code, markdown, raw
+    execution_count: int | None = None
+    output_kinds: tuple[str, ...] = ()
+    magics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileFacts(_Record):
+    language: str
+    frontend: str
+    frontend_version: str
+    imports: tuple[ImportFact, ...] = ()
+    calls: tuple[CallFact, ...] = ()
+    strings: tuple[StringFact, ...] = ()
+    comments: tuple[CommentFact, ...] = ()
+    definitions: tuple[DefinitionFact, ...] = ()
+    assignments: tuple[AssignmentFact, ...] = ()
+    handlers: tuple[HandlerFact, ...] = ()
+    randoms: tuple[RandomFact, ...] = ()
+    cli_args: tuple[CliArgFact, ...] = ()
+    file_io: tuple[FileIOFact, ...] = ()
+    urls: tuple[UrlFact, ...] = ()
+    directives: tuple[DirectiveFact, ...] = ()
+    cells: tuple[NotebookCellFact, ...] = ()
+    parse_error: str | None = None
+    lines: int = 0
+
+    def to_json(self) -> str:
+        # allow_nan=False: a NaN would not compare equal after the round trip
+        return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> FileFacts:
+        return cls.from_dict(json.loads(text))

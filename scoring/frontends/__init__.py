@@ -1,0 +1,50 @@
+"""Language frontends: one module per language, each ``extract(data, path) -> FileFacts``.
+
+Each frontend parses a file once and walks its tree once (``_common.preorder``); the
+facts it returns are everything detectors read from that file (``scoring.facts``).
+``frontend_for(path)`` picks the frontend from the file's name, or None.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from importlib import import_module
+from types import ModuleType
+
+# suffix (lower-cased) -> frontend module; case matters for Fortran's .F/.F90 only in
+# that they are preprocessed sources, which the grammar reads as they are
+BY_SUFFIX = {
+    ".r": "r", ".rmd": "r", ".qmd": "r",
+    ".jl": "julia",
+    ".m": "matlab",
+    ".c": "c_cpp", ".h": "c_cpp", ".cc": "c_cpp", ".cpp": "c_cpp", ".cxx": "c_cpp",
+    ".hpp": "c_cpp", ".hh": "c_cpp", ".hxx": "c_cpp", ".cu": "c_cpp", ".cuh": "c_cpp",
+    ".f": "fortran", ".f90": "fortran", ".f95": "fortran", ".f03": "fortran", ".f08": "fortran",
+    ".for": "fortran", ".f77": "fortran", ".ftn": "fortran",
+    ".nf": "nextflow",
+    ".smk": "snakemake",
+}
+BY_NAME = {"nextflow.config": "nextflow", "snakefile": "snakemake"}
+NAME_PATTERNS = (("*.config", "nextflow"),)   # conf/base.config and other includeConfig files
+FRONTENDS = ("r", "julia", "matlab", "c_cpp", "fortran", "nextflow", "snakemake")
+
+
+def frontend_name(path: str) -> str | None:
+    name = path.rsplit("/", 1)[-1]
+    lowered = name.lower()
+    if lowered in BY_NAME:
+        return BY_NAME[lowered]
+    dot = lowered.rfind(".")
+    if dot > 0 and lowered[dot:] in BY_SUFFIX:
+        return BY_SUFFIX[lowered[dot:]]
+    if "/conf/" in f"/{path}" or path.startswith("conf/"):
+        for pattern, frontend in NAME_PATTERNS:
+            if fnmatch.fnmatch(lowered, pattern):
+                return frontend
+    return None
+
+
+def frontend_for(path: str) -> ModuleType | None:
+    """The frontend module for ``path`` (repository-relative), or None."""
+    name = frontend_name(path)
+    return None if name is None else import_module(f"{__name__}.{name}")

@@ -1,0 +1,250 @@
+"""What every frontend shares: the one traversal, the fact collector, handler probes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import version as _dist_version
+
+from scoring.facts import (
+    AssignmentFact,
+    CallFact,
+    CliArgFact,
+    CommentFact,
+    DefinitionFact,
+    DirectiveFact,
+    FileFacts,
+    FileIOFact,
+    HandlerFact,
+    ImportFact,
+    RandomFact,
+    StringFact,
+    UrlFact,
+)
+
+GRAMMAR_DISTRIBUTION = "tree-sitter-language-pack"
+URL_PATTERN = re.compile(r"""(?:https?|ftp|s3|gs)://[^\s'"<>`)\]}]+""")
+
+
+@cache
+def grammar_version() -> str:
+    return _dist_version(GRAMMAR_DISTRIBUTION)
+
+
+def frontend_version(own_version: str) -> str:
+    """The frontend's own version plus the grammar's: facts change when either does."""
+    return f"{own_version}+tslp{grammar_version()}"
+
+
+@cache
+def parser(language: str):
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser(language)
+
+
+def parse(data: bytes, language: str):
+    return parser(language).parse(data)
+
+
+def preorder(tree) -> Iterator[tuple[object, list]]:
+    """Every node of ``tree`` once, in document order, with its ancestors (root first).
+
+    The single traversal of a frontend: a tree cursor, no recursion, so deep files
+    cannot exhaust the stack. ``ancestors`` is the live stack: read it, do not keep it.
+    """
+    cursor = tree.walk()
+    ancestors: list = []
+    while True:
+        node = cursor.node
+        yield node, ancestors
+        if cursor.goto_first_child():
+            ancestors.append(node)
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+            ancestors.pop()
+
+
+def text(node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def first_line(node) -> int:
+    return node.start_point[0] + 1
+
+
+def last_line(node) -> int:
+    row, column = node.end_point
+    # a node that ends with its line's newline ends on that line, not the next one
+    if column == 0 and row > node.start_point[0]:
+        return row
+    return row + 1
+
+
+def count_lines(data: bytes) -> int:
+    if not data:
+        return 0
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def syntax_error_at(line: int) -> str:
+    return f"syntax error at line {line}"
+
+
+@dataclass
+class HandlerProbe:
+    """A handler whose action is decided from the nodes the one walk meets inside it."""
+
+    line: int
+    caught: str
+    body_start: int                    # byte span of the handler's body
+    body_end: int
+    body_id: int | None = None         # node id whose direct children are the body's statements
+    statements: int = 0                # direct statements of the body
+    passive: int = 0                   # of those, statements that do nothing (NULL, nothing, ;)
+    seen: set = field(default_factory=set)
+    fixed_action: str | None = None    # decided at once (try(silent = TRUE), errorStrategy)
+
+    def action(self) -> str:
+        if self.fixed_action:
+            return self.fixed_action
+        for action in ("reraise", "log", "return", "continue"):
+            if action in self.seen:
+                return action
+        if self.statements == self.passive:
+            return "pass"
+        return "other"
+
+
+class Collector:
+    """Facts in the order the walk meets them, plus the open handler probes."""
+
+    def __init__(self) -> None:
+        self.imports: list[ImportFact] = []
+        self.calls: list[CallFact] = []
+        self.strings: list[StringFact] = []
+        self.comments: list[CommentFact] = []
+        self.definitions: list[DefinitionFact] = []
+        self.assignments: list[AssignmentFact] = []
+        self.randoms: list[RandomFact] = []
+        self.cli_args: list[CliArgFact] = []
+        self.file_io: list[FileIOFact] = []
+        self.urls: list[UrlFact] = []
+        self.directives: list[DirectiveFact] = []
+        self.handlers: list[HandlerProbe] = []
+        self.open_handlers: list[HandlerProbe] = []
+        self.error_line: int | None = None
+        self._comment_lines: dict[int, bool] = {}     # comment line -> is a whole-line comment
+
+    # --- errors
+    def note_error(self, node) -> None:
+        """Keep the first error's line: where the ERROR node stops making sense.
+
+        An ERROR node often wraps complete statements before the fault (a whole file
+        whose last function is unclosed): its first child that is not a complete,
+        error-free construct is where the error is.
+        """
+        if self.error_line is not None:
+            return
+        while node.type == "ERROR":
+            culprit = next((child for child in node.children if not child.is_named or child.has_error
+                            or child.type == "ERROR"), None)
+            if culprit is None:
+                break
+            node = culprit
+        self.error_line = first_line(node)
+
+    # --- strings and urls
+    def string(self, value: str, node, binding: str = "", docstring: bool = False) -> None:
+        start, end = first_line(node), last_line(node)
+        self.strings.append(StringFact(value, start, end, binding, docstring))
+        if not docstring:
+            self.urls_in(value, start)
+
+    def urls_in(self, value: str, line: int) -> None:
+        for offset, chunk in enumerate(value.split("\n")):
+            for match in URL_PATTERN.finditer(chunk):
+                self.urls.append(UrlFact(match.group(0).rstrip(".,;:"), line + offset))
+
+    # --- comments
+    def comment(self, node, data: bytes, doc: bool, text_value: str | None = None) -> None:
+        """Add a comment, merged into the previous block when it continues it.
+
+        Consecutive whole-line comments of the same kind are one block, so a block's
+        line span gives D4 its comment lines and a documented definition its doc block.
+        """
+        start, end = first_line(node), last_line(node)
+        body = text(node) if text_value is None else text_value
+        whole_line = not data[data.rfind(b"\n", 0, node.start_byte) + 1:node.start_byte].strip()
+        previous = self.comments[-1] if self.comments else None
+        if (previous is not None and whole_line and previous.doc == doc
+                and previous.line_end == start - 1 and self._comment_lines.get(previous.line_end)):
+            self.comments[-1] = CommentFact(previous.line_start, end, previous.text + "\n" + body, doc)
+        else:
+            self.comments.append(CommentFact(start, end, body, doc))
+        self._comment_lines[end] = whole_line
+
+    def doc_block_ending_at(self, line: int) -> CommentFact | None:
+        for comment in reversed(self.comments):
+            if comment.line_end < line - 1:
+                return None
+            if comment.doc and comment.line_end == line - 1:
+                return comment
+        return None
+
+    # --- handlers
+    def open_handler(self, probe: HandlerProbe) -> None:
+        self.handlers.append(probe)
+        if probe.fixed_action is None:
+            self.open_handlers.append(probe)
+
+    def handler_visit(self, node, parent, *, passive: bool = False, feature: str | None = None) -> None:
+        """Let the open probes see ``node``: a statement of a body, and what it does.
+
+        Probes close once the walk has passed their body, so deciding an action needs
+        no second look at the handler.
+        """
+        if not self.open_handlers:
+            return
+        start = node.start_byte
+        if any(probe.body_end <= start for probe in self.open_handlers):
+            self.open_handlers = [probe for probe in self.open_handlers if probe.body_end > start]
+        for probe in self.open_handlers:
+            if start < probe.body_start:
+                continue
+            if parent is not None and probe.body_id == parent.id and node.is_named \
+                    and "comment" not in node.type:
+                probe.statements += 1
+                probe.passive += passive
+            if feature:
+                probe.seen.add(feature)
+
+    def finish(self, language: str, frontend: str, version: str, data: bytes,
+               *, definitions: list[DefinitionFact] | None = None) -> FileFacts:
+        return FileFacts(
+            language=language,
+            frontend=frontend,
+            frontend_version=frontend_version(version),
+            imports=tuple(self.imports),
+            calls=tuple(self.calls),
+            strings=tuple(self.strings),
+            comments=tuple(self.comments),
+            definitions=tuple(self.definitions if definitions is None else definitions),
+            assignments=tuple(self.assignments),
+            handlers=tuple(HandlerFact(p.line, p.caught, p.action()) for p in self.handlers),
+            randoms=tuple(self.randoms),
+            cli_args=tuple(self.cli_args),
+            file_io=tuple(self.file_io),
+            urls=tuple(self.urls),
+            directives=tuple(self.directives),
+            parse_error=None if self.error_line is None else syntax_error_at(self.error_line),
+            lines=count_lines(data),
+        )
+
+
+def is_error(node) -> bool:
+    return node.type == "ERROR" or node.is_missing

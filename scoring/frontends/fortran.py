@@ -1,0 +1,282 @@
+"""Fortran frontend: tree-sitter-fortran from tree-sitter-language-pack.
+
+The grammar reads free form. Fixed-form sources (``.f``, ``.for``, ``.F``, ``.f77``) are
+first rewritten to free form line for line (column-1 comments become ``!`` comments,
+column-6 continuations become ``&`` continuations, text past column 72 is dropped), so
+every fact keeps its line. Fortran names are case-insensitive: names are lower-cased.
+Fortran has no exceptions, so no ``HandlerFact`` is emitted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scoring.facts import (
+    AssignmentFact,
+    CallFact,
+    CliArgFact,
+    DefinitionFact,
+    Expr,
+    FileFacts,
+    FileIOFact,
+    ImportFact,
+    RandomFact,
+    literal_or_expr,
+)
+from scoring.frontends import _common as ts
+
+LANGUAGE = "fortran"
+VERSION = "1.0.0"
+FIXED_FORM_SUFFIXES = (".f", ".for", ".f77", ".ftn")
+
+DEFINITIONS = {"subroutine": "subroutine", "function": "function", "module": "module",
+               "program": "program", "submodule": "submodule"}
+STATEMENT_OF = {"subroutine": "subroutine_statement", "function": "function_statement",
+                "module": "module_statement", "program": "program_statement",
+                "submodule": "submodule_statement"}
+CLI = {"get_command_argument", "command_argument_count", "getarg", "iargc", "get_command"}
+DRAWS = {"random_number", "rand", "ran", "irand"}
+TIME_SOURCES = re.compile(r"system_clock|date_and_time|\btime\s*\(|cpu_time", re.IGNORECASE)
+
+
+def extract(data: bytes, path: str) -> FileFacts:
+    if path.lower().endswith(FIXED_FORM_SUFFIXES):
+        data = fixed_to_free(data)
+    return _Walker(data).run()
+
+
+def fixed_to_free(data: bytes) -> bytes:
+    lines = data.split(b"\n")
+    out: list[bytes] = []
+    last_code = -1
+    for raw in lines:
+        line = raw.rstrip(b"\r")
+        if line[:1] in (b"c", b"C", b"*", b"!", b"d", b"D"):
+            out.append(b"!" + line[1:])
+            continue
+        code = line[:72]
+        if len(code) > 5 and code[5:6] not in (b" ", b"0", b"") and not code[:5].strip() and last_code >= 0:
+            out[last_code] = out[last_code] + b" &"
+            code = b"     &" + code[6:]
+        if code.strip():
+            last_code = len(out)
+        out.append(code)
+    return b"\n".join(out)
+
+
+def string_value(node) -> str:
+    raw = ts.text(node)
+    if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
+        return raw[1:-1].replace(raw[0] * 2, raw[0])
+    return raw
+
+
+def literal(node):
+    kind, text = node.type, ts.text(node)
+    if kind == "string_literal":
+        return string_value(node)
+    if kind == "number_literal":
+        number = text.split("_")[0]
+        try:
+            if re.fullmatch(r"[+-]?\d+", number):
+                return int(number)
+            return literal_or_expr(float(number.lower().replace("d", "e")), text)
+        except ValueError:
+            return Expr(text[:80])
+    if kind == "boolean_literal":
+        return text.lower().startswith(".true")
+    if kind == "unary_expression" and text.startswith("-"):
+        inner = literal(node.named_children[-1])
+        if isinstance(inner, int | float) and not isinstance(inner, bool):
+            return -inner
+    return Expr(text[:80])
+
+
+class _Walker:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.facts = ts.Collector()
+        # module name -> (private by default, names made public, names made private)
+        self.visibility: dict[str, tuple[bool, set[str], set[str]]] = {}
+        self.owner_of: dict[int, str] = {}     # definition index -> enclosing module
+
+    def run(self) -> FileFacts:
+        tree = ts.parse(self.data, LANGUAGE)
+        for node, ancestors in ts.preorder(tree):
+            self.visit(node, ancestors)
+        return self.facts.finish(LANGUAGE, "fortran", VERSION, self.data, definitions=self.resolved_definitions())
+
+    def resolved_definitions(self) -> list[DefinitionFact]:
+        trailing_docs = {c.line_start for c in self.facts.comments if c.doc and c.text.startswith("!!")}
+        resolved = []
+        for index, definition in enumerate(self.facts.definitions):
+            public = definition.public
+            module = self.owner_of.get(index)
+            if module is not None and module in self.visibility:
+                private_default, made_public, made_private = self.visibility[module]
+                public = definition.name in made_public or (not private_default and definition.name not in made_private)
+            documented = definition.documented or (definition.line + 1) in trailing_docs
+            resolved.append(DefinitionFact(definition.name, definition.kind, definition.line, public, documented))
+        return resolved
+
+    def visit(self, node, ancestors) -> None:
+        facts = self.facts
+        parent = ancestors[-1] if ancestors else None
+        kind = node.type
+        if ts.is_error(node):
+            facts.note_error(node)
+        if kind == "comment":
+            body = ts.text(node)
+            facts.comment(node, self.data, doc=body.startswith(("!>", "!!", "!<")))
+        elif kind == "string_literal":
+            if parent is not None and parent.type in ("filename",):
+                return
+            facts.string(string_value(node), node, binding=self.binding(node, parent))
+        elif kind in DEFINITIONS:
+            self.definition(node, ancestors)
+        elif kind == "use_statement":
+            module = next((c for c in node.named_children if c.type in ("module_name", "name", "identifier")), None)
+            if module is not None:
+                facts.imports.append(ImportFact(ts.text(module).lower(), ts.first_line(node),
+                                                self.guard(ancestors), "use"))
+        elif kind in ("include_statement", "preproc_include"):
+            target = node.child_by_field_name("path")
+            if target is not None:
+                written = ts.text(target)
+                facts.imports.append(ImportFact(written.strip("'\"<>"), ts.first_line(node),
+                                                self.guard(ancestors), "include"))
+        elif kind in ("private_statement", "public_statement"):
+            self.visibility_statement(node, ancestors)
+        elif kind == "assignment_statement":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None and right.type == "string_literal":
+                facts.assignments.append(AssignmentFact(ts.text(left).lower(), ts.first_line(node), string_value(right)))
+        elif kind == "init_declarator":
+            names = node.named_children
+            if len(names) >= 2 and names[-1].type == "string_literal":
+                facts.assignments.append(AssignmentFact(ts.text(names[0]).lower(), ts.first_line(node),
+                                                        string_value(names[-1])))
+        elif kind in ("subroutine_call", "call_expression"):
+            self.call(node)
+        elif kind == "open_statement":
+            self.open(node)
+
+    @staticmethod
+    def guard(ancestors) -> str:
+        return "conditional" if any(a.type.startswith("preproc_if") for a in ancestors) else "none"
+
+    @staticmethod
+    def binding(node, parent) -> str:
+        if parent is None:
+            return ""
+        if parent.type in ("assignment_statement", "init_declarator", "keyword_argument"):
+            first = parent.named_children[0] if parent.named_children else None
+            if first is not None and first.id != node.id:
+                return ts.text(first).lower()
+        return ""
+
+    def definition(self, node, ancestors) -> None:
+        statement = next((c for c in node.named_children if c.type == STATEMENT_OF[node.type]), None)
+        name = None if statement is None else statement.child_by_field_name("name")
+        if name is None and statement is not None:
+            name = next((c for c in statement.named_children if c.type in ("name", "identifier")), None)
+        if name is None:
+            return
+        line = ts.first_line(node)
+        documented = self.facts.doc_block_ending_at(line) is not None
+        module = next((self.module_name(a) for a in reversed(ancestors) if a.type == "module"), None)
+        in_program = any(a.type == "program" for a in ancestors)
+        self.facts.definitions.append(DefinitionFact(ts.text(name).lower(), DEFINITIONS[node.type], line,
+                                                     not in_program, documented))
+        if module is not None:
+            self.owner_of[len(self.facts.definitions) - 1] = module
+
+    @staticmethod
+    def module_name(node) -> str:
+        statement = next((c for c in node.named_children if c.type == "module_statement"), None)
+        name = None if statement is None else next((c for c in statement.named_children if c.type == "name"), None)
+        return "" if name is None else ts.text(name).lower()
+
+    def visibility_statement(self, node, ancestors) -> None:
+        module_node = next((a for a in reversed(ancestors) if a.type == "module"), None)
+        if module_node is None:
+            return
+        module = self.module_name(module_node)
+        private_default, made_public, made_private = self.visibility.setdefault(module, (False, set(), set()))
+        names = {ts.text(c).lower() for c in node.named_children if c.type == "identifier"}
+        if node.type == "private_statement":
+            if names:
+                made_private.update(names)
+            else:
+                self.visibility[module] = (True, made_public, made_private)
+        else:
+            made_public.update(names)
+
+    def call(self, node) -> None:
+        facts = self.facts
+        function = node.child_by_field_name("subroutine") if node.type == "subroutine_call" else None
+        if function is None:
+            function = node.named_children[0] if node.named_children else None
+        if function is None:
+            return
+        written = ts.text(function)
+        name = written.lower()
+        line = ts.first_line(node)
+        arguments = next((c for c in node.named_children if c.type == "argument_list"), None)
+        positional, named = [], []
+        for argument in ([] if arguments is None else arguments.named_children):
+            if argument.type == "keyword_argument":
+                key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
+                if key is not None and value is not None:
+                    named.append((ts.text(key).lower(), value))
+            elif argument.type != "comment":
+                positional.append(argument)
+        facts.calls.append(CallFact(name, written, line, tuple(literal(v) for v in positional),
+                                    tuple((k, literal(v)) for k, v in named)))
+        keywords = dict(named)
+        if name == "random_seed":
+            if "put" in keywords:
+                seed = keywords["put"]
+                source = "time" if TIME_SOURCES.search(ts.text(seed)) else \
+                    "argument" if isinstance(literal(seed), Expr) else "literal"
+                facts.randoms.append(RandomFact(line, name, "fortran.random_number", "seed", source != "time", source))
+            elif not keywords and not positional:
+                # without put= the processor picks the state (gfortran: a fresh one per run)
+                facts.randoms.append(RandomFact(line, name, "fortran.random_number", "seed", False, "none"))
+        elif name == "random_init":
+            repeatable = keywords.get("repeatable", positional[0] if positional else None)
+            reproducible = repeatable is not None and literal(repeatable) is True
+            facts.randoms.append(RandomFact(line, name, "fortran.random_number", "seed", reproducible,
+                                            "literal" if reproducible else "entropy"))
+        elif name == "srand":
+            seed = positional[0] if positional else None
+            source = "none" if seed is None else "time" if TIME_SOURCES.search(ts.text(seed)) else \
+                "argument" if isinstance(literal(seed), Expr) else "literal"
+            facts.randoms.append(RandomFact(line, name, "fortran.rand", "seed", source in ("literal", "argument"), source))
+        elif name in DRAWS and (node.type == "subroutine_call" or name != "random_number"):
+            generator = "fortran.random_number" if name == "random_number" else "fortran.rand"
+            facts.randoms.append(RandomFact(line, name, generator, "draw"))
+        if name in CLI:
+            facts.cli_args.append(CliArgFact(line, "get_command_argument"))
+
+    def open(self, node) -> None:
+        options = {}
+        for argument in node.named_children:
+            if argument.type == "keyword_argument":
+                key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
+                if key is not None and value is not None:
+                    options[ts.text(key).lower()] = literal(value)
+        action = options.get("action")
+        status = options.get("status")
+        action = action.lower() if isinstance(action, str) else ""
+        status = status.lower() if isinstance(status, str) else ""
+        if action in ("read", "write", "readwrite"):
+            mode = action
+        elif status == "old":
+            mode = "read"
+        elif status in ("new", "replace"):
+            mode = "write"
+        else:
+            mode = "unknown"
+        path = options.get("file")
+        self.facts.file_io.append(FileIOFact(ts.first_line(node), mode, path if isinstance(path, str) else "", "open"))

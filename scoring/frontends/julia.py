@@ -1,0 +1,334 @@
+"""Julia frontend (``.jl``): tree-sitter-julia from tree-sitter-language-pack.
+
+A string literal standing right before a definition is its docstring (Julia's own
+rule): it is documentation text, never code, so a ``rand(3)`` written inside one is no
+random call (METRICS §0.2.4). Docstrings are reported both as ``StringFact(docstring=
+True)`` and as ``CommentFact(doc=True)``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scoring.facts import (
+    AssignmentFact,
+    CallFact,
+    CliArgFact,
+    DefinitionFact,
+    Expr,
+    FileFacts,
+    FileIOFact,
+    RandomFact,
+    literal_or_expr,
+)
+from scoring.frontends import _common as ts
+
+LANGUAGE = "julia"
+VERSION = "1.0.0"
+
+DEFINITIONS = {
+    "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
+    "abstract_definition": "abstract", "module_definition": "module", "primitive_definition": "primitive",
+}
+ENGINES = {"MersenneTwister", "Xoshiro", "StableRNG", "Random.MersenneTwister", "Random.Xoshiro",
+           "StableRNGs.StableRNG", "RandomDevice", "Random.RandomDevice", "TaskLocalRNG"}
+ENTROPY_ENGINES = {"RandomDevice", "Random.RandomDevice"}
+SEEDING = {"Random.seed!", "seed!"}
+DRAWS = {"rand", "randn", "randexp", "shuffle", "shuffle!", "randperm", "randcycle", "sample",
+         "bitrand", "randstring", "randsubseq", "rand!", "randn!", "sample!", "StatsBase.sample",
+         "Random.shuffle", "Random.randperm", "Random.rand", "Random.randn", "Random.shuffle!"}
+TIME_SOURCES = ("time()", "time_ns()", "now()", "Dates.now")
+READS = {"read", "readlines", "readline", "readdlm", "CSV.read", "CSV.File", "load", "jldopen",
+         "h5open", "npzread", "deserialize", "readcsv", "Arrow.Table", "JSON.parsefile",
+         "JSON3.read", "TOML.parsefile", "YAML.load_file", "XLSX.readxlsx", "XLSX.readtable",
+         "FileIO.load", "JLD2.load", "BSON.load", "DelimitedFiles.readdlm", "eachline"}
+WRITES = {"write", "writedlm", "CSV.write", "save", "jldsave", "savefig", "serialize",
+          "npzwrite", "FileIO.save", "JLD2.save", "BSON.bson", "XLSX.writetable",
+          "DelimitedFiles.writedlm", "Plots.savefig", "CairoMakie.save", "Makie.save"}
+RERAISING = {"rethrow", "throw", "error"}
+LOGGING = {"println", "print", "@warn", "@error", "@info", "@debug", "@show", "showerror", "@logmsg"}
+
+
+def extract(data: bytes, path: str) -> FileFacts:
+    return _Walker(data).run()
+
+
+def string_value(node) -> str:
+    raw = ts.text(node)
+    for quote in ('"""', '"'):
+        if raw.startswith(quote) and raw.endswith(quote) and len(raw) >= 2 * len(quote):
+            return raw[len(quote):-len(quote)]
+    return raw
+
+
+def literal(node):
+    kind = node.type
+    text = ts.text(node)
+    if kind == "string_literal":
+        return string_value(node)
+    if kind == "integer_literal":
+        try:
+            return int(text.replace("_", ""), 0)
+        except ValueError:
+            return Expr(text[:80])
+    if kind == "float_literal":
+        try:
+            return literal_or_expr(float(text.replace("_", "").replace("f", "e")), text)
+        except ValueError:
+            return Expr(text[:80])
+    if kind == "boolean_literal":
+        return text == "true"
+    if kind == "identifier" and text == "nothing":
+        return None
+    if kind == "unary_expression" and text.startswith("-"):
+        inner = literal(node.children[-1])
+        if isinstance(inner, int | float) and not isinstance(inner, bool):
+            return -inner
+    return Expr(text[:80])
+
+
+def dotted(node) -> str:
+    return re.sub(r"\s+", "", ts.text(node))
+
+
+def is_docstring(node, parent) -> bool:
+    if parent is None or parent.type not in ("source_file", "block", "module_definition"):
+        return False
+    following = node.next_named_sibling
+    if following is None or ts.first_line(following) > ts.last_line(node) + 1:
+        return False
+    if following.type in DEFINITIONS or following.type in ("const_statement", "macrocall_expression"):
+        return True
+    # short-form definitions f(x) = ... and documented bindings x = ...
+    return following.type == "assignment" or following.type in ("identifier", "call_expression")
+
+
+class _Walker:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.facts = ts.Collector()
+        self.aliases: dict[str, str] = {}        # local name -> qualified name
+        self.engines: set[str] = set()           # variables bound to RNG engines
+        self.exports: set[str] = set()
+        self.docstring_lines: set[int] = set()   # last lines of docstrings
+
+    def run(self) -> FileFacts:
+        tree = ts.parse(self.data, LANGUAGE)
+        for node, ancestors in ts.preorder(tree):
+            self.visit(node, ancestors)
+        definitions = self.facts.definitions
+        if self.exports:
+            # a module that exports says what is public; otherwise the _ prefix does
+            definitions = [d.__class__(d.name, d.kind, d.line, d.name in self.exports or d.kind == "module",
+                                       d.documented, d.decorators) for d in definitions]
+        return self.facts.finish(LANGUAGE, "julia", VERSION, self.data, definitions=definitions)
+
+    def resolve(self, written: str) -> str:
+        head, _, rest = written.partition(".")
+        if head in self.aliases:
+            return self.aliases[head] + ("." + rest if rest else "")
+        return written
+
+    def in_docstring(self, ancestors) -> bool:
+        return any(a.type == "string_literal" for a in ancestors)
+
+    def visit(self, node, ancestors) -> None:
+        facts = self.facts
+        parent = ancestors[-1] if ancestors else None
+        kind = node.type
+        if ts.is_error(node):
+            facts.note_error(node)
+        feature = None
+        if kind == "call_expression" and node.named_children:
+            name = dotted(node.named_children[0])
+            feature = "reraise" if name in RERAISING else "log" if name in LOGGING else None
+        elif kind == "macrocall_expression":
+            feature = "log" if ts.text(node).split("(")[0].split()[0] in LOGGING else None
+        elif kind == "return_statement":
+            feature = "return"
+        elif kind == "continue_statement":
+            feature = "continue"
+        facts.handler_visit(node, parent, passive=kind == "identifier" and ts.text(node) == "nothing",
+                            feature=feature)
+
+        if kind in ("line_comment", "block_comment"):
+            facts.comment(node, self.data, doc=False)
+        elif kind == "string_literal":
+            if is_docstring(node, parent):
+                facts.string(string_value(node), node, docstring=True)
+                facts.comments.append(ts.CommentFact(ts.first_line(node), ts.last_line(node),
+                                                     string_value(node), True))
+                self.docstring_lines.add(ts.last_line(node))
+            else:
+                facts.string(string_value(node), node, binding=self.binding(node, parent))
+        elif kind in ("using_statement", "import_statement"):
+            self.imports(node, ancestors)
+        elif kind == "export_statement":
+            self.exports.update(ts.text(child) for child in node.named_children if child.type == "identifier")
+        elif kind in DEFINITIONS:
+            self.definition(node, DEFINITIONS[kind])
+        elif kind == "assignment":
+            self.assignment(node, parent)
+        elif kind == "call_expression":
+            self.call(node, ancestors)
+        elif kind == "try_statement":
+            pass
+        elif kind == "catch_clause":
+            body = next((c for c in node.named_children if c.type == "block"), None)
+            caught = next((ts.text(c) for c in node.named_children if c.type == "identifier"), "")
+            start = node.end_byte if body is None else body.start_byte
+            probe = ts.HandlerProbe(ts.first_line(node), caught, start, node.end_byte,
+                                    body_id=None if body is None else body.id)
+            facts.open_handler(probe)
+        elif kind == "identifier" and ts.text(node) == "ARGS" and not self.in_docstring(ancestors):
+            facts.cli_args.append(CliArgFact(ts.first_line(node), "ARGS"))
+
+    def binding(self, node, parent) -> str:
+        if parent is not None and parent.type in ("assignment", "named_argument", "pair_expression") \
+                and parent.named_children and parent.named_children[-1].id == node.id:
+            return dotted(parent.named_children[0])
+        return ""
+
+    def imports(self, node, ancestors) -> None:
+        kind = "using" if node.type == "using_statement" else "import"
+        guard = "none"
+        for ancestor in ancestors:
+            if ancestor.type == "try_statement":
+                guard = "try"
+                break
+            if ancestor.type in ("if_statement", "macrocall_expression"):
+                guard = "conditional"
+        line = ts.first_line(node)
+        for item in node.named_children:
+            if item.type == "import_alias":
+                parts = item.named_children
+                module = dotted(parts[0])
+                if len(parts) > 1:
+                    self.aliases[ts.text(parts[-1])] = module
+            elif item.type == "selected_import":
+                parts = item.named_children
+                module = dotted(parts[0])
+                for chosen in parts[1:]:
+                    local = dotted(chosen)
+                    self.aliases[local.split(" as ")[-1]] = f"{module}.{local}"
+            else:
+                module = dotted(item)
+            self.facts.imports.append(ts.ImportFact(module, line, guard, kind))
+
+    def definition(self, node, kind: str) -> None:
+        name_node = None
+        if kind == "function":
+            signature = node.named_children[0] if node.named_children else None
+            call = signature.named_children[0] if signature is not None and signature.named_children else None
+            if call is not None and call.type in ("call_expression", "where_expression", "typed_expression"):
+                call = call.named_children[0] if call.type != "call_expression" else call
+            if call is not None and call.type == "call_expression" and call.named_children:
+                name_node = call.named_children[0]
+            elif call is not None:
+                name_node = call
+        else:
+            for child in node.named_children:
+                if child.type in ("identifier", "type_head", "macro_identifier"):
+                    name_node = child
+                    break
+                if child.type == "signature" and child.named_children:
+                    name_node = child.named_children[0]
+                    if name_node.type == "call_expression" and name_node.named_children:
+                        name_node = name_node.named_children[0]
+                    break
+        if name_node is None:
+            return
+        if name_node.type == "type_head" and name_node.named_children:
+            name_node = name_node.named_children[0]
+        name = dotted(name_node).split("{")[0].split("<:")[0]
+        self.add_definition(name, kind, ts.first_line(node))
+
+    def add_definition(self, name: str, kind: str, line: int) -> None:
+        documented = (line - 1) in self.docstring_lines
+        public = not name.split(".")[-1].startswith("_")
+        self.facts.definitions.append(DefinitionFact(name, kind, line, public, documented))
+
+    def assignment(self, node, parent) -> None:
+        children = node.named_children
+        if len(children) < 2:
+            return
+        target, value = children[0], children[-1]
+        line = ts.first_line(node)
+        top_level = parent is not None and parent.type in ("source_file", "block", "module_definition", "const_statement")
+        if target.type == "call_expression" and top_level and target.named_children:
+            self.add_definition(dotted(target.named_children[0]), "function", line)
+            return
+        if target.type != "identifier":
+            return
+        if value.type == "string_literal":
+            self.facts.assignments.append(AssignmentFact(ts.text(target), line, string_value(value)))
+        elif value.type == "call_expression" and value.named_children:
+            if self.resolve(dotted(value.named_children[0])) in ENGINES | {"Random.default_rng", "default_rng"}:
+                self.engines.add(ts.text(target))
+
+    def call(self, node, ancestors) -> None:
+        if self.in_docstring(ancestors):
+            return   # string interpolation of a docstring is still documentation
+        children = node.named_children
+        if not children:
+            return
+        written = dotted(children[0])
+        name = self.resolve(written)
+        line = ts.first_line(node)
+        positional, named = [], []
+        arguments = next((c for c in children[1:] if c.type in ("argument_list", "tuple_expression")), None)
+        if arguments is not None:
+            for argument in arguments.named_children:
+                if argument.type in ("assignment", "named_argument") and len(argument.named_children) >= 2:
+                    named.append((ts.text(argument.named_children[0]), argument.named_children[-1]))
+                elif argument.type == "keyword_parameters" or "comment" in argument.type:
+                    continue
+                else:
+                    positional.append(argument)
+        facts = self.facts
+        facts.calls.append(CallFact(name, written, line, tuple(literal(v) for v in positional),
+                                    tuple((k, literal(v)) for k, v in named)))
+        short = name.split(".")[-1]
+        if name in SEEDING or (short == "seed!" and name.startswith("Random")):
+            generator = "Random.GLOBAL"
+            seed = positional[0] if positional else None
+            if len(positional) >= 2:
+                generator, seed = ts.text(positional[0]), positional[1]
+            source = self.seed_source(seed)
+            facts.randoms.append(RandomFact(line, name, generator, "seed", source in ("literal", "argument"), source))
+        elif name in ENGINES or short in ENGINES:
+            seed = positional[0] if positional else None
+            source = "entropy" if (name in ENTROPY_ENGINES or seed is None) else self.seed_source(seed)
+            facts.randoms.append(RandomFact(line, name, short, "engine", source in ("literal", "argument"), source))
+        elif name in DRAWS or short in DRAWS:
+            first = positional[0] if positional else None
+            generator = ts.text(first) if first is not None and first.type == "identifier" \
+                and ts.text(first) in self.engines else "Random.GLOBAL"
+            facts.randoms.append(RandomFact(line, name, generator, "draw"))
+        if name in ("include", "Base.include") and positional and positional[-1].type == "string_literal":
+            facts.imports.append(ts.ImportFact(string_value(positional[-1]), line, "none", "include"))
+        if short in ("ArgParseSettings", "parse_args"):
+            facts.cli_args.append(CliArgFact(line, "ArgParse"))
+        if name == "open" or name in READS or name in WRITES:
+            first = positional[0] if positional else None
+            path = string_value(first) if first is not None and first.type == "string_literal" else ""
+            if name == "open":
+                mode_literal = literal(positional[1]) if len(positional) > 1 else "r"
+                mode = "unknown" if not isinstance(mode_literal, str) else \
+                    "readwrite" if "+" in mode_literal else \
+                    "write" if mode_literal[:1] in ("w", "a") else "read"
+                keywords = {k: literal(v) for k, v in named}
+                if keywords.get("write") is True or keywords.get("append") is True:
+                    mode = "write"
+            else:
+                mode = "read" if name in READS else "write"
+            facts.file_io.append(FileIOFact(line, mode, path, name))
+
+    @staticmethod
+    def seed_source(seed) -> str:
+        if seed is None:
+            return "none"
+        text = ts.text(seed)
+        if any(marker in text for marker in TIME_SOURCES):
+            return "time"
+        return "argument" if isinstance(literal(seed), Expr) else "literal"

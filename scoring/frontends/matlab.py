@@ -1,0 +1,276 @@
+"""MATLAB/Octave frontend (``.m``): tree-sitter-matlab from tree-sitter-language-pack.
+
+The grammar reads MATLAB syntax and the Octave forms it shares (``#`` comments,
+double-quoted strings); Octave-only statements (``endfunction``, ``unwind_protect``)
+come out as ERROR nodes, recorded as ``parse_error`` while the rest is still read.
+
+A function's help block is the comment block right after its ``function`` line (or,
+for a script, the file's first comment block): it is documentation, never code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scoring.facts import (
+    AssignmentFact,
+    CallFact,
+    CliArgFact,
+    DefinitionFact,
+    Expr,
+    FileFacts,
+    FileIOFact,
+    ImportFact,
+    RandomFact,
+    literal_or_expr,
+)
+from scoring.frontends import _common as ts
+
+LANGUAGE = "matlab"
+VERSION = "1.0.0"
+
+DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
+         "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
+         "sprand", "sprandn", "randg", "crossvalind"}
+LEGACY_SEED_WORDS = {"seed", "state", "twister"}
+TIME_WORDS = {"shuffle"}
+READS = {"load", "readtable", "readmatrix", "readcell", "csvread", "dlmread", "xlsread", "imread",
+         "audioread", "importdata", "h5read", "ncread", "textread", "jsondecode", "fileread",
+         "readstruct", "parquetread", "niftiread", "dicomread", "readlines", "VideoReader"}
+WRITES = {"save", "writetable", "writematrix", "writecell", "csvwrite", "dlmwrite", "xlswrite",
+          "imwrite", "audiowrite", "h5write", "ncwrite", "saveas", "exportgraphics", "savefig",
+          "print", "writestruct", "parquetwrite", "niftiwrite", "writelines", "VideoWriter"}
+RERAISING = {"rethrow", "error", "throw", "throwAsCaller"}
+LOGGING = {"warning", "disp", "fprintf", "display", "getReport", "printf", "puts", "fdisp"}
+
+
+def extract(data: bytes, path: str) -> FileFacts:
+    return _Walker(data).run()
+
+
+def string_value(node) -> str:
+    raw = ts.text(node)
+    if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
+        return raw[1:-1].replace(raw[0] * 2, raw[0])
+    return raw
+
+
+def literal(node):
+    kind, text = node.type, ts.text(node)
+    if kind == "string":
+        return string_value(node)
+    if kind == "number":
+        try:
+            value = float(text) if re.search(r"[.eE]", text) else int(text)
+        except ValueError:
+            return Expr(text[:80])
+        return literal_or_expr(value, text)
+    if kind == "boolean" or text in ("true", "false"):
+        return text == "true"
+    if kind == "unary_operator" and text.startswith("-"):
+        inner = literal(node.named_children[-1])
+        if isinstance(inner, int | float) and not isinstance(inner, bool):
+            return -inner
+    return Expr(text[:80])
+
+
+class _Walker:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.facts = ts.Collector()
+        self.functions_seen = 0
+        self.help_for: dict[int, int] = {}       # definition index -> its help comment line
+        self.private_methods: set[int] = set()   # ids of private methods blocks
+
+    def run(self) -> FileFacts:
+        tree = ts.parse(self.data, LANGUAGE)
+        for node, ancestors in ts.preorder(tree):
+            self.visit(node, ancestors)
+        return self.facts.finish(LANGUAGE, "matlab", VERSION, self.data)
+
+    def visit(self, node, ancestors) -> None:
+        facts = self.facts
+        parent = ancestors[-1] if ancestors else None
+        kind = node.type
+        if ts.is_error(node):
+            facts.note_error(node)
+        feature = None
+        if kind in ("function_call", "command"):
+            name = self.callee(node)
+            feature = "reraise" if name in RERAISING else "log" if name in LOGGING else None
+        elif kind == "return_statement":
+            feature = "return"
+        elif kind == "continue_statement":
+            feature = "continue"
+        facts.handler_visit(node, parent, feature=feature)
+
+        if kind == "comment":
+            self.comment(node, parent)
+        elif kind == "string":
+            facts.string(string_value(node), node, binding=self.binding(node, parent))
+        elif kind == "function_definition":
+            self.definition(node, ancestors)
+        elif kind == "class_definition":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                facts.definitions.append(DefinitionFact(ts.text(name), "class", ts.first_line(node), True,
+                                                        self.help_follows(node)))
+        elif kind == "methods":
+            attributes = next((c for c in node.named_children if c.type == "attributes"), None)
+            if attributes is not None and re.search(r"Access\s*=\s*'?(private|protected)", ts.text(attributes)):
+                self.private_methods.add(node.id)
+        elif kind == "assignment":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None and right.type == "string":
+                facts.assignments.append(AssignmentFact(ts.text(left), ts.first_line(node), string_value(right)))
+        elif kind in ("function_call", "command"):
+            self.call(node, parent)
+        elif kind == "catch_clause":
+            body = next((c for c in node.named_children if c.type == "block"), None)
+            caught = next((ts.text(c) for c in node.named_children if c.type == "identifier"), "")
+            start = node.end_byte if body is None else body.start_byte
+            facts.open_handler(ts.HandlerProbe(ts.first_line(node), caught, start, node.end_byte,
+                                               body_id=None if body is None else body.id))
+        elif kind == "import_statement" or (kind == "command" and self.callee(node) == "import"):
+            pass
+
+    # --------------------------------------------------------------- helpers
+    @staticmethod
+    def help_follows(node) -> bool:
+        """The definition's first named child after its signature is a comment."""
+        for child in node.named_children:
+            if child.type == "comment":
+                return True
+            if child.type in ("block", "properties", "methods", "events", "enumeration", "arguments_statement"):
+                return False
+        return False
+
+    def comment(self, node, parent) -> None:
+        # a help block: the first comment inside a function/classdef, before its body,
+        # or the first comment block of a script
+        doc = False
+        if parent is not None and parent.type in ("function_definition", "class_definition"):
+            doc = not any(child.type in ("block",) and child.start_byte < node.start_byte
+                          for child in parent.named_children)
+        elif parent is not None and parent.type == "source_file" and not self.facts.comments \
+                and self.functions_seen == 0 and node.prev_named_sibling is None:
+            doc = True
+        elif self.facts.comments and self.facts.comments[-1].doc and \
+                self.facts.comments[-1].line_end == ts.first_line(node) - 1:
+            doc = True   # a help block goes on while its lines do
+        self.facts.comment(node, self.data, doc=doc)
+
+    def definition(self, node, ancestors) -> None:
+        name = node.child_by_field_name("name")
+        if name is None:
+            return
+        self.functions_seen += 1
+        in_class = any(a.type == "class_definition" for a in ancestors)
+        if in_class:
+            public = not any(a.id in self.private_methods for a in ancestors)
+            kind = "method"
+        else:
+            # the first function of a file is its callable; the rest are local functions
+            public = self.functions_seen == 1 and not any(a.type == "function_definition" for a in ancestors)
+            kind = "function"
+        line = ts.first_line(node)
+        self.facts.definitions.append(DefinitionFact(ts.text(name), kind, line, public, self.help_follows(node)))
+        arguments = next((c for c in node.named_children if c.type == "function_arguments"), None)
+        if public and not in_class and arguments is not None and arguments.named_children \
+                and len(ancestors) == 1:
+            self.facts.cli_args.append(CliArgFact(line, "function_arguments"))
+
+    @staticmethod
+    def binding(node, parent) -> str:
+        if parent is not None and parent.type == "assignment":
+            left = parent.child_by_field_name("left")
+            right = parent.child_by_field_name("right")
+            if left is not None and right is not None and right.id == node.id:
+                return ts.text(left)
+        return ""
+
+    @staticmethod
+    def callee(node) -> str:
+        if node.type == "command":
+            name = next((c for c in node.named_children if c.type == "command_name"), None)
+            return "" if name is None else ts.text(name)
+        name = node.child_by_field_name("name")
+        return "" if name is None else ts.text(name)
+
+    def call(self, node, parent) -> None:
+        facts = self.facts
+        name = self.callee(node)
+        if not name:
+            return
+        written = name
+        if parent is not None and parent.type == "field_expression" and node.prev_named_sibling is not None:
+            written = f"{ts.text(node.prev_named_sibling)}.{name}"
+        line = ts.first_line(node)
+        if node.type == "command":
+            words = tuple(ts.text(c) for c in node.named_children if c.type == "command_argument")
+            values = words
+            argument_nodes = []
+        else:
+            arguments = next((c for c in node.named_children if c.type == "arguments"), None)
+            argument_nodes = [] if arguments is None else [c for c in arguments.named_children
+                                                           if "comment" not in c.type]
+            values = tuple(literal(a) for a in argument_nodes)
+        facts.calls.append(CallFact(written, written, line, values, ()))
+
+        if name == "rng" or written == "RandStream.setGlobalStream":
+            self.seed(line, written, values)
+        elif name in ("rand", "randn") and values and isinstance(values[0], str) \
+                and values[0] in LEGACY_SEED_WORDS:
+            seed = values[1] if len(values) > 1 else None
+            source = "none" if seed is None else "argument" if isinstance(seed, Expr) else "literal"
+            facts.randoms.append(RandomFact(line, name, "matlab.global", "seed", source != "none", source))
+        elif name == "RandStream":
+            self.engine(line, values)
+        elif name in DRAWS:
+            facts.randoms.append(RandomFact(line, written, "matlab.global", "draw"))
+        elif name == "inputParser":
+            facts.cli_args.append(CliArgFact(line, "inputParser"))
+        elif name == "import":
+            for value in values:
+                if isinstance(value, str):
+                    facts.imports.append(ImportFact(value, line, "none", "import"))
+        elif name == "addpath":
+            for value in values:
+                if isinstance(value, str):
+                    facts.imports.append(ImportFact(value, line, "none", "addpath"))
+        if name == "fopen" or name in READS or name in WRITES:
+            path = next((v for v in values if isinstance(v, str)), "")
+            if name == "fopen":
+                permission = values[1] if len(values) > 1 else "r"
+                mode = "unknown" if not isinstance(permission, str) else \
+                    "readwrite" if "+" in permission else "write" if permission[:1] in "wa" else "read"
+            else:
+                mode = "read" if name in READS else "write"
+            if name == "print":
+                path = next((v for v in values if isinstance(v, str) and not v.startswith("-")), "")
+            facts.file_io.append(FileIOFact(line, mode, path, name))
+
+    def seed(self, line: int, call: str, values) -> None:
+        seed = values[0] if values else None
+        if seed is None:
+            return   # rng() with no argument reads the state
+        if isinstance(seed, str):
+            source = "time" if seed.lower() in TIME_WORDS else "literal"
+        else:
+            source = "argument" if isinstance(seed, Expr) else "literal"
+        self.facts.randoms.append(RandomFact(line, call, "matlab.global", "seed",
+                                             source in ("literal", "argument"), source))
+
+    def engine(self, line: int, values) -> None:
+        seed = None
+        for index, value in enumerate(values[:-1]):
+            if isinstance(value, str) and value.lower() == "seed":
+                seed = values[index + 1]
+        if seed is None:
+            source = "default"
+        elif isinstance(seed, str):
+            source = "time" if seed.lower() in TIME_WORDS else "literal"
+        else:
+            source = "argument" if isinstance(seed, Expr) else "literal"
+        self.facts.randoms.append(RandomFact(line, "RandStream", "RandStream", "engine",
+                                             source in ("literal", "argument", "default"), source))

@@ -1,0 +1,245 @@
+"""Nextflow frontend: ``.nf`` scripts and ``nextflow.config``, with the Groovy grammar.
+
+tree-sitter-groovy (as bundled by tree-sitter-language-pack) is a loose command grammar:
+a ``name { ... }`` is a ``block`` whose first ``unit`` is its name, and each statement
+is a ``command`` (``end_command`` when it closes a block) whose first ``unit`` is the
+directive, setting or callee. Nextflow's own structure is read from that shape:
+``process X { container '...' }`` gives ``DirectiveFact("container", ..., scope="X")``;
+in a config file every setting is a directive named by its key, scoped by the dotted
+path of its enclosing blocks (``process.withName:FOO``, ``profiles.docker.docker``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from scoring.facts import (
+    AssignmentFact,
+    CallFact,
+    CliArgFact,
+    DefinitionFact,
+    DirectiveFact,
+    Expr,
+    FileFacts,
+    FileIOFact,
+    ImportFact,
+    literal_or_expr,
+)
+from scoring.frontends import _common as ts
+
+LANGUAGE = "nextflow"
+VERSION = "1.0.0"
+
+PROCESS_DIRECTIVES = {
+    "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
+    "container", "containerOptions", "cpus", "debug", "disk", "echo", "errorStrategy", "executor", "ext",
+    "fair", "label", "machineType", "maxErrors", "maxForks", "maxRetries", "memory", "module", "penv",
+    "pod", "publishDir", "queue", "resourceLabels", "resourceLimits", "scratch", "secret", "shell",
+    "spack", "stageInMode", "stageOutMode", "storeDir", "tag", "time",
+}
+SECTIONS = {"input", "output", "script", "shell", "exec", "when", "stub"}
+SCRIPT_SECTIONS = {"script", "shell", "stub"}
+READERS = {"Channel.fromPath", "Channel.fromFilePairs", "channel.fromPath", "channel.fromFilePairs",
+           "file", "files", "Channel.value", "channel.of", "Channel.of", "fromPath", "fromFilePairs"}
+ERROR_STRATEGY_ACTIONS = {"ignore": "pass", "terminate": "reraise", "finish": "reraise", "retry": "other"}
+DEFINING_PREFIXES = {"process": "process", "workflow": "workflow", "def": "function"}
+
+
+def extract(data: bytes, path: str) -> FileFacts:
+    return _Walker(data, is_config=path.rsplit("/", 1)[-1].endswith(".config")).run()
+
+
+def string_value(node) -> str:
+    raw = ts.text(node)
+    for quote in ('"""', "'''", '"', "'", "/"):
+        if len(raw) >= 2 * len(quote) and raw.startswith(quote) and raw.endswith(quote):
+            return raw[len(quote):-len(quote)]
+    return raw
+
+
+def head_text(node) -> str:
+    """The dotted name a unit spells (``docker.enabled``), '' if it is not just names."""
+    if node is None or node.type != "unit":
+        return ""
+    parts = []
+    for child in node.children:
+        if child.type == "identifier":
+            parts.append(ts.text(child))
+        elif child.type != ".":
+            return ""
+    return ".".join(parts)
+
+
+def literal(node):
+    if node.type == "string":
+        return string_value(node)
+    text = ts.text(node)
+    if node.type == "number":
+        try:
+            return literal_or_expr(float(text) if re.search(r"[.eE]", text) else int(text), text)
+        except ValueError:
+            return Expr(text[:80])
+    if node.type == "unit" and text in ("true", "false"):
+        return text == "true"
+    if node.type == "unit" and text == "null":
+        return None
+    return Expr(text[:80])
+
+
+class _Walker:
+    def __init__(self, data: bytes, is_config: bool) -> None:
+        self.data = data
+        self.is_config = is_config
+        self.facts = ts.Collector()
+        self.sections: dict[int, str] = {}       # process block id -> section being read
+        self.block_labels: dict[int, str] = {}   # block id -> its label in a scope path
+
+    def run(self) -> FileFacts:
+        tree = ts.parse(self.data, "groovy")
+        for node, ancestors in ts.preorder(tree):
+            self.visit(node, ancestors)
+        return self.facts.finish(LANGUAGE, "nextflow", VERSION, self.data)
+
+    # --------------------------------------------------------------- walk
+    def visit(self, node, ancestors) -> None:
+        facts = self.facts
+        parent = ancestors[-1] if ancestors else None
+        kind = node.type
+        if ts.is_error(node):
+            facts.note_error(node)
+        if kind in ("line_comment", "block_comment", "comment"):
+            facts.comment(node, self.data, doc=ts.text(node).startswith("/**"))
+        elif kind == "string":
+            value = string_value(node)
+            if value:
+                facts.string(value, node, binding=self.binding(node, parent))
+        elif kind == "block":
+            self.block(node, parent, ancestors)
+        elif kind in ("command", "end_command"):
+            self.statement(node, ancestors)
+        elif kind == "func":
+            self.call(node, parent)
+        elif kind == "unit" and node.named_children and ts.text(node.named_children[0]) == "params":
+            names = [ts.text(c) for c in node.named_children[1:] if c.type == "identifier"]
+            if names and (parent is None or parent.type != "unit"):
+                facts.cli_args.append(CliArgFact(ts.first_line(node), "params", names[0]))
+
+    @staticmethod
+    def binding(node, parent) -> str:
+        if parent is not None and parent.type in ("command", "end_command") and parent.children:
+            key = head_text(parent.children[0])
+            if key and any(c.type == "operators" for c in parent.children):
+                return key
+        return ""
+
+    def block(self, node, parent, ancestors) -> None:
+        label_node = node.children[0] if node.children else None
+        label = ts.text(label_node) if label_node is not None else ""
+        prefix = ""
+        if parent is not None and parent.type in ("command", "end_command") and parent.children \
+                and parent.children[0].id != node.id:
+            prefix = head_text(parent.children[0])
+        self.block_labels[node.id] = f"{prefix}:{label}" if prefix and prefix not in DEFINING_PREFIXES else label
+        line = ts.first_line(node)
+        if label == "include" and parent is not None:
+            self.include(node, parent, line)
+            return
+        if self.is_config:
+            return
+        definition_kind = DEFINING_PREFIXES.get(prefix)
+        if definition_kind:
+            name = label.split("(")[0].strip()
+            previous = self.facts.comments[-1] if self.facts.comments else None
+            documented = previous is not None and previous.line_end == ts.first_line(parent) - 1
+            self.facts.definitions.append(DefinitionFact(name, definition_kind, ts.first_line(parent), True, documented))
+
+    def include(self, block, command, line: int) -> None:
+        source = next((c for c in command.children if c.type == "string"), None)
+        if source is None:
+            return
+        module = string_value(source)
+        self.facts.imports.append(ImportFact(module, line, "none", "include"))
+        for statement in block.named_children[1:]:
+            if statement.type in ("command", "end_command") and statement.named_children:
+                name = head_text(statement.named_children[0])
+                if name:
+                    self.facts.directives.append(DirectiveFact("include", module, line, name))
+
+    def enclosing_process(self, ancestors):
+        """The block of the process this statement is in, and the process's name."""
+        for index in range(len(ancestors) - 1, 0, -1):
+            node = ancestors[index]
+            if node.type == "block" and ancestors[index - 1].type in ("command", "end_command"):
+                owner = ancestors[index - 1]
+                if owner.children and owner.children[0].id != node.id and head_text(owner.children[0]) == "process":
+                    return node, ts.text(node.children[0])
+                return None, ""
+        return None, ""
+
+    def scope_path(self, ancestors) -> list[str]:
+        return [self.block_labels[a.id] for a in ancestors if a.type == "block" and a.id in self.block_labels]
+
+    def statement(self, node, ancestors) -> None:
+        children = node.children
+        if not children:
+            return
+        key = head_text(children[0])
+        line = ts.first_line(node)
+        strings = [c for c in children if c.type == "string"]
+        assigns = any(c.type == "operators" and ts.text(c).strip() == "=" for c in children)
+        value_nodes = [c for c in children[1:] if c.type not in ("operators", "arg_spliter", "\n") and c.is_named]
+        value = string_value(strings[0]) if strings else " ".join(ts.text(c) for c in value_nodes)
+
+        if self.is_config:
+            if key and assigns:
+                *scope_parts, setting = (self.scope_path(ancestors) + key.split("."))
+                self.facts.directives.append(DirectiveFact(setting, value, line, ".".join(scope_parts)))
+                if scope_parts[:1] == ["params"] and len(scope_parts) <= 1:
+                    self.facts.cli_args.append(CliArgFact(line, "params", setting))
+                if setting == "errorStrategy" and value in ERROR_STRATEGY_ACTIONS:
+                    self.error_strategy(line, ".".join(scope_parts), value)
+            return
+
+        if key and assigns and strings:
+            self.facts.assignments.append(AssignmentFact(key, line, value))
+        process_block, process = self.enclosing_process(ancestors)
+        if process_block is None:
+            return
+        if key in SECTIONS and any(c.type == "arg_spliter" for c in children):
+            self.sections[process_block.id] = key
+            return
+        if key in PROCESS_DIRECTIVES and not assigns:
+            self.facts.directives.append(DirectiveFact(key, value, line, process))
+            if key == "errorStrategy" and value in ERROR_STRATEGY_ACTIONS:
+                self.error_strategy(line, process, value)
+            return
+        section = self.sections.get(process_block.id, "")
+        if section in SCRIPT_SECTIONS and children[0].type == "string":
+            body = "".join(string_value(s) for s in strings)
+            self.facts.directives.append(DirectiveFact(section, body, line, process))
+        elif section in ("input", "output") and key:
+            self.facts.directives.append(DirectiveFact(section, ts.text(node).strip(), line, process))
+
+    def error_strategy(self, line: int, scope: str, value: str) -> None:
+        self.facts.open_handler(ts.HandlerProbe(line, scope, 0, 0, fixed_action=ERROR_STRATEGY_ACTIONS[value]))
+
+    def call(self, node, parent) -> None:
+        name_node = next((c for c in node.children if c.type == "identifier"), None)
+        if name_node is None:
+            return
+        qualifier = []
+        if parent is not None and parent.type == "unit":
+            for child in parent.children:
+                if child.id == node.id:
+                    break
+                if child.type == "identifier":
+                    qualifier.append(ts.text(child))
+        name = ".".join(qualifier + [ts.text(name_node)])
+        arguments = next((c for c in node.children if c.type == "arg_block"), None)
+        values = () if arguments is None else tuple(
+            literal(c) for c in arguments.named_children if c.type not in ("arg_spliter",))
+        line = ts.first_line(node)
+        self.facts.calls.append(CallFact(name, name, line, values, ()))
+        if name in READERS:
+            path = values[0] if values and isinstance(values[0], str) else ""
+            self.facts.file_io.append(FileIOFact(line, "read", path, name))

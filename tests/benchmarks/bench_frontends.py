@@ -1,0 +1,190 @@
+"""Frontend throughput: MB/s of source read into facts, per frontend.
+
+Synthetic sources are generated here (a template per language, repeated with fresh
+names up to about 1 MB); real files are read from ``/work/corpus`` (or the folder given
+with ``--corpus``) when it exists, at most ``--cap-mb`` per frontend, and never copied.
+Each figure is the best of ``--repeat`` runs of parse + walk + facts, in one process.
+
+    .venv/bin/python tests/benchmarks/bench_frontends.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from scoring.frontends import FRONTENDS, frontend_for, frontend_name  # noqa: E402
+
+TEMPLATES = {
+    "r": ("x.R", """#' Fit model {i}
+#' @export
+fit_{i} <- function(data, k = {i}) {{
+  set.seed({i})
+  draws <- runif(k)
+  res <- tryCatch(read.csv("data/in_{i}.csv"), error = function(e) NULL)
+  stats::lm(y ~ x, data = data)  # linear fit
+}}
+library(pkg{i})
+"""),
+    "julia": ("x.jl", '''"""
+    fit_{i}(x)
+
+Fit model {i}.
+"""
+function fit_{i}(x; k={i})
+    rng = MersenneTwister({i})
+    y = rand(rng, k)
+    try
+        risky(x)
+    catch
+    end
+    return y .+ x  # shift
+end
+using Pkg{i}
+'''),
+    "matlab": ("x.m", """function out = fit_{i}(x, k)
+%FIT_{i} Fit model {i}.
+rng({i});
+y = rand(k, 1);
+try
+    z = risky(x);
+catch
+end
+out = y + x; % shift
+end
+"""),
+    "c_cpp": ("x.cpp", """#include <random>
+/// Fit model {i}.
+double fit_{i}(double x) {{
+    std::mt19937 gen({i});
+    std::uniform_real_distribution<double> dist(0.0, 1.0);
+    FILE *fp = fopen("data/in_{i}.txt", "r");
+    try {{ step(x); }} catch (...) {{}}
+    return dist(gen) + x;  // shift
+}}
+"""),
+    "fortran": ("x.f90", """!> Fit model {i}
+module fit_{i}
+  use iso_fortran_env
+contains
+  subroutine draw_{i}(x)
+    real, intent(out) :: x(:)
+    integer :: seed(8)
+    seed = {i}
+    call random_seed(put=seed)
+    call random_number(x)
+  end subroutine draw_{i}
+end module fit_{i}
+"""),
+    "nextflow": ("x.nf", """include {{ STEP_{i} }} from './modules/step_{i}'
+// Step {i}
+process P_{i} {{
+    container 'quay.io/biocontainers/tool:{i}.0'
+    publishDir "${{params.outdir}}/p_{i}", mode: 'copy'
+    input:
+    path reads
+    output:
+    path "out_{i}.txt"
+    script:
+    \"\"\"
+    tool --seed {i} $reads > out_{i}.txt
+    \"\"\"
+}}
+"""),
+    "snakemake": ("Snakefile", '''# Step {i}
+rule step_{i}:
+    """Step {i}."""
+    input: "data/{{sample}}_{i}.fq"
+    output: "results/{{sample}}_{i}.txt"
+    conda: "envs/step_{i}.yaml"
+    threads: 4
+    shell:
+        "tool --seed {i} {{input}} > {{output}}"
+
+'''),
+}
+
+
+def synthetic(frontend: str, target_bytes: int) -> tuple[str, bytes]:
+    name, template = TEMPLATES[frontend]
+    chunks, size, index = [], 0, 0
+    while size < target_bytes:
+        chunk = template.format(i=index).encode()
+        chunks.append(chunk)
+        size += len(chunk)
+        index += 1
+    return name, b"".join(chunks)
+
+
+def corpus_files(root: Path, cap_bytes: int) -> dict[str, list[tuple[str, bytes]]]:
+    found: dict[str, list[tuple[str, bytes]]] = {name: [] for name in FRONTENDS}
+    taken = dict.fromkeys(FRONTENDS, 0)
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in (".git", "node_modules", "renv", ".snakemake"))
+        for file_name in sorted(files):
+            path = Path(folder, file_name)
+            relative = path.relative_to(root).as_posix()
+            frontend = frontend_name(relative)
+            if frontend is None or taken[frontend] >= cap_bytes or path.is_symlink():
+                continue
+            try:
+                size = path.stat().st_size
+                if size > 2 * 1024 * 1024:
+                    continue
+                data = path.read_bytes()
+            except OSError:
+                continue
+            found[frontend].append((relative, data))
+            taken[frontend] += len(data)
+    return found
+
+
+def time_files(files: list[tuple[str, bytes]], repeat: int) -> tuple[float, int, int]:
+    best = float("inf")
+    errors = 0
+    for _ in range(repeat):
+        errors = 0
+        start = time.perf_counter()
+        for path, data in files:
+            if frontend_for(path).extract(data, path).parse_error:
+                errors += 1
+        best = min(best, time.perf_counter() - start)
+    return best, sum(len(data) for _, data in files), errors
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--synthetic-kb", type=int, default=1024)
+    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
+    parser.add_argument("--cap-mb", type=float, default=8.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    rows = []
+    for frontend in FRONTENDS:
+        # warm the grammar so loading it is not timed
+        name, data = synthetic(frontend, 1)
+        frontend_for(name).extract(data, name)
+        name, data = synthetic(frontend, args.synthetic_kb * 1024)
+        seconds, size, errors = time_files([(name, data)], args.repeat)
+        rows.append((frontend, "synthetic", 1, size, seconds, errors))
+    if args.corpus.is_dir():
+        for frontend, files in corpus_files(args.corpus, int(args.cap_mb * 1024 * 1024)).items():
+            if files:
+                seconds, size, errors = time_files(files, 1)
+                rows.append((frontend, "corpus", len(files), size, seconds, errors))
+
+    print(f"{'frontend':<10} {'source':<9} {'files':>6} {'MB':>7} {'s':>7} {'MB/s':>7} {'parse errors':>13}")
+    for frontend, source, count, size, seconds, errors in rows:
+        megabytes = size / 1e6
+        print(f"{frontend:<10} {source:<9} {count:>6} {megabytes:>7.2f} {seconds:>7.2f} "
+              f"{megabytes / seconds:>7.2f} {errors:>6} ({errors / count:.0%})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""C/C++ frontend: exact facts from small synthetic sources."""
+
+from __future__ import annotations
+
+from scoring.facts import (
+    AssignmentFact,
+    CliArgFact,
+    CommentFact,
+    DefinitionFact,
+    FileIOFact,
+    HandlerFact,
+    ImportFact,
+    RandomFact,
+)
+from scoring.frontends import c_cpp
+
+PROGRAM = b"""#include <random>
+#include "model.h"
+#ifdef USE_MPI
+#include <mpi.h>
+#endif
+namespace fs = std::filesystem;
+
+int main(int argc, char **argv) {
+    std::mt19937 gen(std::random_device{}());
+    std::mt19937 fixed(42);
+    std::uniform_real_distribution<double> dist(0.0, 1.0);
+    srand(time(NULL));
+    srand(42);
+    int r = rand();
+    FILE *fp = fopen("/data/in.txt", "r");
+    const char *password = "hunter2";
+    try {
+        step(3);
+    } catch (...) {}
+    try { step(1); } catch (const std::exception &e) { std::cerr << e.what(); }
+    fs::path out("results");
+    return 0;
+}
+"""
+
+
+def facts():
+    return c_cpp.extract(PROGRAM, "src/main.cpp")
+
+
+def test_includes_with_preprocessor_conditions():
+    assert facts().imports == (
+        ImportFact("random", 1, "none", "include"),
+        ImportFact("model.h", 2, "none", "include"),
+        ImportFact("mpi.h", 4, "conditional", "include"),
+    )
+
+
+def test_engines_and_seeds_tell_time_and_entropy_from_constants():
+    assert facts().randoms == (
+        RandomFact(9, "std::mt19937", "gen", "engine", False, "entropy"),
+        RandomFact(10, "std::mt19937", "fixed", "engine", True, "literal"),
+        RandomFact(11, "std::uniform_real_distribution<double>", "dist", "draw", False, ""),
+        RandomFact(12, "srand", "c.rand", "seed", False, "time"),
+        RandomFact(13, "srand", "c.rand", "seed", True, "literal"),
+        RandomFact(14, "rand", "c.rand", "draw", False, ""),
+    )
+
+
+def test_catch_all_with_an_empty_body_masks_and_logging_does_not():
+    assert facts().handlers == (
+        HandlerFact(19, "...", "pass"),
+        HandlerFact(20, "const std::exception &e", "log"),
+    )
+
+
+def test_argv_fopen_and_credential_like_assignments():
+    result = facts()
+    assert result.cli_args == (CliArgFact(8, "argv"),)
+    assert result.file_io == (FileIOFact(15, "read", "/data/in.txt", "fopen"),)
+    assert result.assignments == (AssignmentFact("password", 16, "hunter2"),)
+
+
+def test_namespace_aliases_are_resolved():
+    call_names = {(c.written, c.name) for c in facts().calls}
+    assert ("srand", "srand") in call_names
+    source = b"namespace fs = std::filesystem;\nvoid f() { fs::create_directories(p); }\n"
+    assert [(c.written, c.name) for c in c_cpp.extract(source, "a.cc").calls] == [
+        ("fs::create_directories", "std::filesystem::create_directories")]
+
+
+def test_doxygen_documents_header_declarations_and_include_guards_are_not_conditions():
+    header = (b"#ifndef MODEL_H\n#define MODEL_H\n#include <vector>\n/// Run the model.\nint run(int n);\n"
+              b"static int hidden(void);\nclass Model {\npublic:\n  /** Step once. */\n  void step();\n"
+              b"private:\n  void internal();\n};\n#endif\n")
+    result = c_cpp.extract(header, "include/model.h")
+    assert result.imports == (ImportFact("vector", 3, "none", "include"),)
+    assert result.definitions == (
+        DefinitionFact("run", "declaration", 5, True, True),
+        DefinitionFact("hidden", "declaration", 6, False, False),
+        DefinitionFact("Model", "class", 7, True, False),
+        DefinitionFact("step", "declaration", 10, True, True),
+        DefinitionFact("internal", "declaration", 12, False, False),
+    )
+    assert result.comments == (CommentFact(4, 4, "/// Run the model.", True),
+                               CommentFact(9, 9, "/** Step once. */", True))
+
+
+def test_c_files_use_the_c_grammar():
+    result = c_cpp.extract(b"#include <stdlib.h>\nint main(void) { srand(7); return rand(); }\n", "a.c")
+    assert result.language == "c"
+    assert [r.seed_source for r in result.randoms] == ["literal", ""]
+
+
+def test_parse_error_is_a_fact_and_the_rest_is_still_read():
+    result = c_cpp.extract(b"#include <random>\nint main( { return 0; }\n", "broken.c")
+    assert result.parse_error == "syntax error at line 2"
+    assert result.imports == (ImportFact("random", 1, "none", "include"),)

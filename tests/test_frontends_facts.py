@@ -1,0 +1,135 @@
+"""The facts layer: exact JSON round trip (property-based), the registry, one walk per file."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring import facts as F
+from scoring.frontends import _common, frontend_for, frontend_name, snakemake
+
+text = st.text(max_size=12)
+line = st.integers(min_value=1, max_value=10_000)
+value = st.one_of(st.none(), st.booleans(), st.integers(),
+                  st.floats(allow_nan=False, allow_infinity=False), text, st.builds(F.Expr, text))
+small = dict(max_size=3)
+
+file_facts = st.builds(
+    F.FileFacts,
+    language=text, frontend=text, frontend_version=text,
+    imports=st.lists(st.builds(F.ImportFact, text, line, st.sampled_from(F.GUARDS), text), **small).map(tuple),
+    calls=st.lists(st.builds(F.CallFact, text, text, line, st.lists(value, **small).map(tuple),
+                             st.lists(st.tuples(text, value), **small).map(tuple)), **small).map(tuple),
+    strings=st.lists(st.builds(F.StringFact, text, line, line, text, st.booleans()), **small).map(tuple),
+    comments=st.lists(st.builds(F.CommentFact, line, line, text, st.booleans()), **small).map(tuple),
+    definitions=st.lists(st.builds(F.DefinitionFact, text, text, line, st.booleans(), st.booleans(),
+                                   st.lists(text, **small).map(tuple)), **small).map(tuple),
+    assignments=st.lists(st.builds(F.AssignmentFact, text, line, text), **small).map(tuple),
+    handlers=st.lists(st.builds(F.HandlerFact, line, text, st.sampled_from(F.HANDLER_ACTIONS)), **small).map(tuple),
+    randoms=st.lists(st.builds(F.RandomFact, line, text, text, st.sampled_from(F.RANDOM_ROLES), st.booleans(),
+                               st.sampled_from(F.SEED_SOURCES)), **small).map(tuple),
+    cli_args=st.lists(st.builds(F.CliArgFact, line, text, text), **small).map(tuple),
+    file_io=st.lists(st.builds(F.FileIOFact, line, st.sampled_from(F.FILE_MODES), text, text), **small).map(tuple),
+    urls=st.lists(st.builds(F.UrlFact, text, line), **small).map(tuple),
+    directives=st.lists(st.builds(F.DirectiveFact, text, text, line, text), **small).map(tuple),
+    cells=st.lists(st.builds(F.NotebookCellFact, line, text, st.none() | st.integers(0, 999),
+                             st.lists(text, **small).map(tuple), st.lists(text, **small).map(tuple)),
+                   **small).map(tuple),
+    parse_error=st.none() | text,
+    lines=st.integers(min_value=0, max_value=10**6),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(file_facts)
+def test_file_facts_round_trip_through_json_exactly(facts):
+    restored = F.FileFacts.from_json(facts.to_json())
+    assert restored == facts
+    assert restored.to_json() == facts.to_json()
+
+
+def test_a_literal_string_is_never_read_back_as_an_expression():
+    call = F.CallFact("f", "f", 1, ("expr", F.Expr("x + 1")), (("k", "expr"),))
+    assert call.to_dict()["args"] == ["expr", {"expr": "x + 1"}]
+    restored = F.CallFact.from_dict(call.to_dict())
+    assert restored.args == ("expr", F.Expr("x + 1"))
+    assert restored.kwargs == (("k", "expr"),)
+
+
+def test_non_finite_floats_become_expressions():
+    assert F.literal_or_expr(float("inf"), "1e999") == F.Expr("1e999")
+    assert F.literal_or_expr(2.5, "2.5") == 2.5
+
+
+@pytest.mark.parametrize(("path", "frontend"), [
+    ("R/fit.R", "r"), ("analysis/report.Rmd", "r"), ("paper.qmd", "r"), ("src/Sim.jl", "julia"),
+    ("toolbox/run_all.m", "matlab"), ("src/main.c", "c_cpp"), ("include/model.hpp", "c_cpp"),
+    ("src/kernel.cu", "c_cpp"), ("src/solver.F90", "fortran"), ("legacy/old.f", "fortran"),
+    ("main.nf", "nextflow"), ("nextflow.config", "nextflow"), ("conf/base.config", "nextflow"),
+    ("workflow/Snakefile", "snakemake"), ("workflow/rules/qc.smk", "snakemake"),
+    ("setup.cfg", None), ("README.md", None), ("pkg/module.py", None),
+])
+def test_registry_picks_the_frontend_from_the_file_name(path, frontend):
+    assert frontend_name(path) == frontend
+    module = frontend_for(path)
+    assert (module.__name__.rsplit(".", 1)[-1] if module else None) == frontend
+    if module is not None:
+        assert module.VERSION and module.LANGUAGE
+
+
+def count_nodes(node) -> int:
+    return 1 + sum(count_nodes(child) for child in node.children)
+
+
+SOURCES = {
+    "a.R": b"library(x)\nf <- function(a) { tryCatch(g(a), error = function(e) NULL) }\nset.seed(1)\n",
+    "a.jl": b'"""doc"""\nf(x) = x\nusing Random\nRandom.seed!(1)\ntry\n g()\ncatch\nend\n',
+    "a.m": b"function y = f(x)\n% help\ny = rand(3);\nend\n",
+    "a.cpp": b"#include <random>\nint main() { std::mt19937 g(1); try { } catch (...) {} }\n",
+    "a.f90": b"program p\n  call random_seed()\nend program p\n",
+    "a.nf": b"process X {\n  container 'a:1'\n  script:\n  \"\"\"\n  echo\n  \"\"\"\n}\n",
+}
+
+
+@pytest.mark.parametrize("path", sorted(SOURCES))
+def test_each_tree_sitter_frontend_walks_every_node_exactly_once(monkeypatch, path):
+    walks = []
+
+    def counting_preorder(tree):
+        visits = 0
+        for item in original(tree):
+            visits += 1
+            yield item
+        walks.append((visits, count_nodes(tree.root_node)))
+
+    original = _common.preorder
+    monkeypatch.setattr(_common, "preorder", counting_preorder)
+    frontend_for(path).extract(SOURCES[path], path)
+    assert len(walks) == 1
+    visits, nodes = walks[0]
+    assert visits == nodes
+
+
+def test_snakemake_walks_the_rewritten_module_once(monkeypatch):
+    visited = []
+    original = snakemake._Facts.visit
+    monkeypatch.setattr(snakemake._Facts, "visit", lambda self, node, ancestors: (
+        visited.append(node), original(self, node, ancestors))[1])
+    data = b'rule a:\n    input: "x"\n    run:\n        print(1)\n'
+    snakemake.extract(data, "Snakefile")
+    rewritten = snakemake._Rewriter(data.decode())
+    rewritten.run()
+    module = ast.parse(rewritten.source())
+    assert len(visited) == sum(1 for _ in ast.walk(module))
+    # Load/Store are shared singletons in CPython's ast; every other node is met once
+    distinct = [node for node in visited if not isinstance(node, ast.expr_context)]
+    assert len({id(node) for node in distinct}) == len(distinct)
+
+
+def test_frontend_version_names_the_grammar_release():
+    facts = frontend_for("a.R").extract(b"x <- 1\n", "a.R")
+    assert facts.frontend_version == "1.0.0+tslp0.13.0"
+    assert (facts.language, facts.frontend, facts.lines) == ("r", "r", 1)

@@ -1,0 +1,113 @@
+"""Julia frontend: exact facts from small synthetic sources."""
+
+from __future__ import annotations
+
+from scoring.facts import (
+    AssignmentFact,
+    CliArgFact,
+    DefinitionFact,
+    FileIOFact,
+    HandlerFact,
+    ImportFact,
+    RandomFact,
+)
+from scoring.frontends import julia
+
+MODULE = b'''module Sim
+using Random, Statistics
+import LinearAlgebra: norm
+import DataFrames as DF
+export simulate
+
+"""
+    simulate(n)
+
+Draws `rand(3)` samples, see https://example.org/docs.
+"""
+function simulate(n::Int)
+    rng = MersenneTwister(42)
+    x = rand(rng, n)
+    return x
+end
+
+helper(x) = x + 1
+Random.seed!(1234)
+y = randn(3)
+try
+    risky()
+catch
+end
+token = "s3cr3t"
+println(ARGS[1])
+open("out.txt", "w") do io
+    write(io, "x")
+end
+frame = DF.DataFrame()
+end
+'''
+
+
+def facts():
+    return julia.extract(MODULE, "src/Sim.jl")
+
+
+def test_using_and_import_statements():
+    assert facts().imports == (
+        ImportFact("Random", 2, "none", "using"),
+        ImportFact("Statistics", 2, "none", "using"),
+        ImportFact("LinearAlgebra", 3, "none", "import"),
+        ImportFact("DataFrames", 4, "none", "import"),
+    )
+
+
+def test_import_aliases_are_resolved_in_call_names():
+    call = [c for c in facts().calls if c.written == "DF.DataFrame"][0]
+    assert call.name == "DataFrames.DataFrame"
+
+
+def test_seed_engine_and_draws_and_rand_inside_the_docstring_is_no_draw():
+    assert facts().randoms == (
+        RandomFact(13, "MersenneTwister", "MersenneTwister", "engine", True, "literal"),
+        RandomFact(14, "rand", "rng", "draw", False, ""),
+        RandomFact(19, "Random.seed!", "Random.GLOBAL", "seed", True, "literal"),
+        RandomFact(20, "randn", "Random.GLOBAL", "draw", False, ""),
+    )
+
+
+def test_docstring_documents_the_function_and_export_decides_public():
+    result = facts()
+    assert result.definitions == (
+        DefinitionFact("Sim", "module", 1, True, False),
+        DefinitionFact("simulate", "function", 12, True, True),
+        DefinitionFact("helper", "function", 18, False, False),
+    )
+    docstring = [s for s in result.strings if s.docstring]
+    assert [(s.line_start, s.line_end) for s in docstring] == [(7, 11)]
+    assert [(c.line_start, c.line_end, c.doc) for c in result.comments] == [(7, 11, True)]
+    # a URL in documentation is text, not a pointer in code
+    assert result.urls == ()
+
+
+def test_empty_catch_masks_and_rethrow_does_not():
+    assert facts().handlers == (HandlerFact(23, "", "pass"),)
+    source = b"try\n  f()\ncatch err\n  @warn \"failed\" err\n  rethrow()\nend\n"
+    assert julia.extract(source, "a.jl").handlers == (HandlerFact(3, "err", "reraise"),)
+
+
+def test_assignments_cli_and_file_io():
+    result = facts()
+    assert result.assignments == (AssignmentFact("token", 25, "s3cr3t"),)
+    assert result.cli_args == (CliArgFact(26, "ARGS"),)
+    assert result.file_io == (FileIOFact(27, "write", "out.txt", "open"), FileIOFact(28, "write", "", "write"))
+
+
+def test_guarded_imports():
+    source = b"try\n    using CUDA\ncatch\nend\nif Sys.iswindows()\n    import WinReg\nend\n"
+    assert julia.extract(source, "a.jl").imports == (
+        ImportFact("CUDA", 2, "try", "using"), ImportFact("WinReg", 6, "conditional", "import"))
+
+
+def test_parse_error_is_a_fact_and_the_rest_is_still_read():
+    result = julia.extract(b"using Random\nfunction f(\nRandom.seed!(1)\n", "broken.jl")
+    assert result.parse_error == "syntax error at line 2"
+    assert result.imports == (ImportFact("Random", 1, "none", "using"),)

@@ -1,0 +1,92 @@
+"""MATLAB/Octave frontend: exact facts from small synthetic sources."""
+
+from __future__ import annotations
+
+from scoring.facts import (
+    CliArgFact,
+    CommentFact,
+    DefinitionFact,
+    FileIOFact,
+    HandlerFact,
+    RandomFact,
+)
+from scoring.frontends import matlab
+
+FUNCTION_FILE = b"""function results = run_analysis(input_file, n)
+%RUN_ANALYSIS Run the analysis.
+%   results = RUN_ANALYSIS(file, n) reads the data.
+rng(42);
+data = readtable('data/table.csv');
+x = rand(n, 1);
+try
+    y = risky(x);
+catch
+end
+rng('shuffle');
+results = helper(x);
+end
+
+function out = helper(v)
+out = v * 2;
+end
+"""
+
+
+def facts():
+    return matlab.extract(FUNCTION_FILE, "run_analysis.m")
+
+
+def test_rng_with_a_seed_is_seeded_and_rng_shuffle_is_time_based():
+    assert facts().randoms == (
+        RandomFact(4, "rng", "matlab.global", "seed", True, "literal"),
+        RandomFact(6, "rand", "matlab.global", "draw", False, ""),
+        RandomFact(11, "rng", "matlab.global", "seed", False, "time"),
+    )
+
+
+def test_command_syntax_and_randstream_seeds():
+    source = b"rng default\ns = RandStream('mt19937ar', 'Seed', 7);\nrand('seed', 3);\n"
+    assert matlab.extract(source, "setup.m").randoms == (
+        RandomFact(1, "rng", "matlab.global", "seed", True, "literal"),
+        RandomFact(2, "RandStream", "RandStream", "engine", True, "literal"),
+        RandomFact(3, "rand", "matlab.global", "seed", True, "literal"),
+    )
+
+
+def test_help_block_documents_the_main_function_and_local_functions_are_private():
+    result = facts()
+    assert result.definitions == (
+        DefinitionFact("run_analysis", "function", 1, True, True),
+        DefinitionFact("helper", "function", 15, False, False),
+    )
+    assert result.comments == (CommentFact(
+        2, 3, "%RUN_ANALYSIS Run the analysis.\n%   results = RUN_ANALYSIS(file, n) reads the data.", True),)
+
+
+def test_empty_catch_is_a_silent_handler_and_warning_logs():
+    assert facts().handlers == (HandlerFact(9, "", "pass"),)
+    source = b"try\n  f();\ncatch ME\n  warning(ME.message);\nend\n"
+    assert matlab.extract(source, "s.m").handlers == (HandlerFact(3, "ME", "log"),)
+
+
+def test_function_inputs_are_the_scripts_parameters_and_io_is_read():
+    result = facts()
+    assert result.cli_args == (CliArgFact(1, "function_arguments"),)
+    assert result.file_io == (FileIOFact(5, "read", "data/table.csv", "readtable"),)
+
+
+def test_classdef_methods_take_their_access():
+    source = (b"classdef Model < handle\n  methods\n    function obj = Model(x)\n      % MODEL build\n"
+              b"      obj.x = x;\n    end\n  end\n  methods (Access = private)\n    function hidden(obj)\n"
+              b"    end\n  end\nend\n")
+    assert matlab.extract(source, "Model.m").definitions == (
+        DefinitionFact("Model", "class", 1, True, False),
+        DefinitionFact("Model", "method", 3, True, True),
+        DefinitionFact("hidden", "method", 9, False, False),
+    )
+
+
+def test_parse_error_is_a_fact_and_the_rest_is_still_read():
+    result = matlab.extract(b"x = [1 2;\ny = rand(3);\n", "broken.m")
+    assert result.parse_error == "syntax error at line 1"
+    assert [r.call for r in result.randoms] == ["rand"]

@@ -1,0 +1,93 @@
+"""Nextflow frontend: exact facts from small synthetic sources."""
+
+from __future__ import annotations
+
+from scoring.facts import (
+    CliArgFact,
+    DefinitionFact,
+    DirectiveFact,
+    FileIOFact,
+    HandlerFact,
+    ImportFact,
+)
+from scoring.frontends import nextflow
+
+PIPELINE = b"""#!/usr/bin/env nextflow
+nextflow.enable.dsl = 2
+include { TRIM; ALIGN as ALIGN_HG38 } from './modules/a'
+params.input = "data/*.fq"
+// Quality control of the raw reads
+process QC {
+    tag "$id"
+    container 'quay.io/biocontainers/fastqc:0.12.1--hdfd78af_0'
+    conda 'bioconda::fastqc=0.12.1'
+    publishDir "${params.outdir}/qc", mode: 'copy'
+    errorStrategy 'ignore'
+    input:
+    tuple val(id), path(reads)
+    output:
+    path "*.html"
+    script:
+    \"\"\"
+    fastqc $reads
+    \"\"\"
+}
+workflow {
+    reads = Channel.fromPath(params.input)
+    QC(reads)
+}
+"""
+
+
+def facts():
+    return nextflow.extract(PIPELINE, "main.nf")
+
+
+def test_include_is_an_import_and_a_directive_per_included_process():
+    result = facts()
+    assert result.imports == (ImportFact("./modules/a", 3, "none", "include"),)
+    assert result.directives[:2] == (DirectiveFact("include", "./modules/a", 3, "TRIM"),
+                                     DirectiveFact("include", "./modules/a", 3, "ALIGN"))
+
+
+def test_process_directives_are_scoped_by_the_process():
+    assert facts().directives[2:] == (
+        DirectiveFact("tag", "$id", 7, "QC"),
+        DirectiveFact("container", "quay.io/biocontainers/fastqc:0.12.1--hdfd78af_0", 8, "QC"),
+        DirectiveFact("conda", "bioconda::fastqc=0.12.1", 9, "QC"),
+        DirectiveFact("publishDir", "${params.outdir}/qc", 10, "QC"),
+        DirectiveFact("errorStrategy", "ignore", 11, "QC"),
+        DirectiveFact("input", "tuple val(id), path(reads)", 13, "QC"),
+        DirectiveFact("output", 'path "*.html"', 15, "QC"),
+        DirectiveFact("script", "\n    fastqc $reads\n    ", 17, "QC"),
+    )
+
+
+def test_params_errorstrategy_definitions_and_inputs():
+    result = facts()
+    assert result.cli_args == (CliArgFact(4, "params", "input"), CliArgFact(10, "params", "outdir"),
+                               CliArgFact(22, "params", "input"))
+    assert result.handlers == (HandlerFact(11, "QC", "pass"),)
+    assert result.definitions == (DefinitionFact("QC", "process", 6, True, True),)
+    assert result.file_io == (FileIOFact(22, "read", "", "Channel.fromPath"),)
+
+
+def test_config_settings_are_directives_scoped_by_their_blocks():
+    config = (b"params { input = 'data/*.fq' }\nprocess {\n    container = 'quay.io/x:1.0'\n"
+              b"    withName: FOO { cpus = 4 }\n}\ndocker.enabled = true\n"
+              b"manifest { nextflowVersion = '>=23.04' }\n")
+    result = nextflow.extract(config, "nextflow.config")
+    assert result.directives == (
+        DirectiveFact("input", "data/*.fq", 1, "params"),
+        DirectiveFact("container", "quay.io/x:1.0", 3, "process"),
+        DirectiveFact("cpus", "4", 4, "process.withName:FOO"),
+        DirectiveFact("enabled", "true", 6, "docker"),
+        DirectiveFact("nextflowVersion", ">=23.04", 7, "manifest"),
+    )
+    assert result.cli_args == (CliArgFact(1, "params", "input"),)
+
+
+def test_parse_error_is_a_fact_and_the_rest_is_still_read():
+    result = nextflow.extract(b"include { A } from './a'\nprocess X {\n  container 'a:1'\n", "broken.nf")
+    assert result.parse_error == "syntax error at line 2"
+    assert result.imports == (ImportFact("./a", 1, "none", "include"),)

@@ -1,0 +1,128 @@
+"""R frontend: exact facts from small synthetic sources."""
+
+from __future__ import annotations
+
+from scoring.facts import (
+    AssignmentFact,
+    CliArgFact,
+    CommentFact,
+    DefinitionFact,
+    Expr,
+    FileIOFact,
+    HandlerFact,
+    ImportFact,
+    RandomFact,
+    UrlFact,
+)
+from scoring.frontends import r
+
+SCRIPT = b"""library(dplyr)
+suppressPackageStartupMessages(require("ggplot2"))
+if (!requireNamespace("BiocManager", quietly = TRUE)) install.packages("BiocManager")
+spread <- stats::sd(c(1, 2))
+
+#' Add two numbers
+#' @export
+add <- function(a, b = 2) {
+  a + b
+}
+.hidden <- function() NULL
+set.seed(42)
+draws <- runif(3)
+api_key <- "abc123"
+table <- tryCatch(read.csv("data/in.csv"), error = function(e) NULL)
+quiet <- try(log(-1), silent = TRUE)
+loud <- tryCatch(f(), warning = function(w) { message("w"); NULL }, error = function(e) stop(e))
+args <- commandArgs(trailingOnly = TRUE)
+download.file("https://example.org/d.zip", destfile = "d.zip")  # fetch the data
+"""
+
+
+def facts():
+    return r.extract(SCRIPT, "analysis.R")
+
+
+def test_library_require_requirenamespace_and_qualified_use_are_imports():
+    assert facts().imports == (
+        ImportFact("dplyr", 1, "none", "library"),
+        ImportFact("ggplot2", 2, "none", "require"),
+        ImportFact("BiocManager", 3, "conditional", "requireNamespace"),
+        ImportFact("stats", 4, "none", "pkg::"),
+    )
+
+
+def test_imports_inside_try_are_guarded():
+    assert r.extract(b"ok <- try(library(foo))\n", "a.R").imports == (ImportFact("foo", 1, "try", "library"),)
+
+
+def test_set_seed_is_a_literal_seed_and_runif_a_draw_of_the_same_generator():
+    assert facts().randoms == (
+        RandomFact(12, "set.seed", "R", "seed", True, "literal"),
+        RandomFact(13, "runif", "R", "draw", False, ""),
+    )
+
+
+def test_time_seeds_and_permutation_arguments():
+    source = b"set.seed(as.numeric(Sys.time()))\nres <- adonis2(d ~ g, permutations = 999)\nset.seed(s)\n"
+    assert r.extract(source, "a.R").randoms == (
+        RandomFact(1, "set.seed", "R", "seed", False, "time"),
+        RandomFact(2, "adonis2", "R", "draw", False, ""),
+        RandomFact(3, "set.seed", "R", "seed", True, "argument"),
+    )
+
+
+def test_roxygen_block_documents_the_function_below_it():
+    result = facts()
+    assert result.definitions == (
+        DefinitionFact("add", "function", 8, True, True),
+        DefinitionFact(".hidden", "function", 11, False, False),
+    )
+    assert result.comments == (
+        CommentFact(6, 7, "#' Add two numbers\n#' @export", True),
+        CommentFact(19, 19, "# fetch the data", False),
+    )
+
+
+def test_silent_handlers_and_what_the_others_do():
+    assert facts().handlers == (
+        HandlerFact(15, "error", "pass"),
+        HandlerFact(16, "error", "pass"),
+        HandlerFact(17, "warning", "log"),
+        HandlerFact(17, "error", "reraise"),
+    )
+
+
+def test_try_without_silent_prints_the_error():
+    assert r.extract(b"try(f())\n", "a.R").handlers == (HandlerFact(1, "error", "log"),)
+
+
+def test_strings_assignments_io_cli_and_urls():
+    result = facts()
+    assert result.assignments == (AssignmentFact("api_key", 14, "abc123"),)
+    assert result.file_io == (FileIOFact(15, "read", "data/in.csv", "read.csv"),)
+    assert result.cli_args == (CliArgFact(18, "commandArgs"),)
+    assert result.urls == (UrlFact("https://example.org/d.zip", 19),)
+    assert [(s.value, s.binding) for s in result.strings if s.line_start in (14, 19)] == [
+        ("abc123", "api_key"), ("https://example.org/d.zip", ""), ("d.zip", "destfile")]
+
+
+def test_call_arguments_keep_literals_and_mark_expressions():
+    call = r.extract(b"f(1L, -2.5, TRUE, NULL, 'a', x, k = NA)\n", "a.R").calls[0]
+    assert (call.name, call.args, call.kwargs) == ("f", (1, -2.5, True, None, "a", Expr("x")), (("k", Expr("NA")),))
+
+
+def test_rmarkdown_chunks_are_read_in_place_and_eval_false_chunks_skipped():
+    document = (b"---\ntitle: x\n---\nText with set.seed(1) in prose.\n"
+                b"```{r setup}\nlibrary(tidyr)\n```\n"
+                b"```{r, eval=FALSE}\nlibrary(never)\n```\n"
+                b"```{r}\n#| eval: false\nlibrary(neither)\n```\n")
+    result = r.extract(document, "report.Rmd")
+    assert result.imports == (ImportFact("tidyr", 6, "none", "library"),)
+    assert result.randoms == ()
+    assert result.lines == 14
+
+
+def test_parse_error_is_a_fact_and_the_rest_is_still_read():
+    result = r.extract(b"library(a)\nf <- function( {\nset.seed(3)\n", "broken.R")
+    assert result.parse_error == "syntax error at line 2"
+    assert ImportFact("a", 1, "none", "library") in result.imports
