@@ -485,9 +485,11 @@ EXPORT_RUBRIC_HELP = (
 def _call_export(function, *args, **kwargs):
     from exporters.assessment import ExportError
 
+    from .config import ConfigError
+
     try:
         return function(*args, **kwargs)
-    except (ExportError, RubricError, StoreError, ValueError, OSError) as exc:
+    except (ExportError, RubricError, StoreError, ConfigError, ValueError, OSError) as exc:
         fail(str(exc).replace("\n", "; "))
 
 
@@ -519,7 +521,8 @@ def export_group() -> None:
 @click.option("--out", "out", required=True, metavar="PATH", type=click.Path(), help="The crate directory to write (created; a crate written there before is replaced), or with --zip the zip file.")
 @click.option("--zip", "zip_file", is_flag=True, default=False, help="Write the crate as one zip file instead of a directory.")
 @click.option("--rubric", "rubric", default=None, metavar="NAME|FILE", help=EXPORT_RUBRIC_HELP)
-def export_rocrate_command(db: str, deposit: str | None, all_deposits: bool, out: str, zip_file: bool, rubric: str | None) -> None:
+@click.option("--config", "config", default=None, metavar="FILE", help=CONFIG_HELP + " Its [export] section names the publisher.")
+def export_rocrate_command(db: str, deposit: str | None, all_deposits: bool, out: str, zip_file: bool, rubric: str | None, config: str | None) -> None:
     """Write the RO-Crate 1.3 assessment package of one deposit (--deposit), or the
     collection crate of every scored deposit (--all).
 
@@ -532,7 +535,7 @@ def export_rocrate_command(db: str, deposit: str | None, all_deposits: bool, out
     """
     if (deposit is None) == (not all_deposits):
         fail("give either --deposit ID or --all")
-    result = _call_export(api.export_rocrate, db, out, deposit=deposit, all_deposits=all_deposits, zip_file=zip_file, rubric=rubric)
+    result = _call_export(api.export_rocrate, db, out, deposit=deposit, all_deposits=all_deposits, zip_file=zip_file, rubric=rubric, config=config)
     _echo_export(result, "collection RO-Crate" if all_deposits else "RO-Crate")
 
 
