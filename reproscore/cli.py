@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 import yaml
@@ -558,13 +559,17 @@ def export_codemeta_command(db: str, deposit: str, out: str, rubric: str | None,
     _echo_export(result, "CodeMeta")
 
 
+# The serialisation each --out extension stands for.
+RDF_EXTENSIONS = {".ttl": "turtle", ".turtle": "turtle", ".jsonld": "json-ld"}
+
+
 @export_group.command("rdf")
 @db_option
 @click.option("--deposit", "deposit", default=None, metavar="ID", help=DEPOSIT_HELP + " Default: every scored deposit in the database.")
-@click.option("--format", "rdf_format", type=click.Choice(["turtle", "json-ld"]), default="turtle", show_default=True, help="The RDF serialisation (JSON-LD with its context inline).")
+@click.option("--format", "rdf_format", type=click.Choice(["turtle", "json-ld"]), default=None, help="The RDF serialisation (JSON-LD with its context inline). Default: from the extension of --out (.ttl turtle, .jsonld json-ld), else turtle.")
 @click.option("--out", "out", required=True, metavar="FILE", type=click.Path(dir_okay=False), help="The RDF file to write.")
 @click.option("--rubric", "rubric", default=None, metavar="NAME|FILE", help=EXPORT_RUBRIC_HELP)
-def export_rdf_command(db: str, deposit: str | None, rdf_format: str, out: str, rubric: str | None) -> None:
+def export_rdf_command(db: str, deposit: str | None, rdf_format: str | None, out: str, rubric: str | None) -> None:
     """Write the scores as RDF in the W3C Data Quality Vocabulary with PROV, for one
     deposit or the whole database.
 
@@ -573,6 +578,11 @@ def export_rdf_command(db: str, deposit: str | None, rdf_format: str, out: str, 
     run, derived from the evidence files); the run is a prov:Activity following the
     rubric, a prov:Plan with its checksum and its definition.
     """
+    suffix = Path(out).suffix.lower()
+    implied = RDF_EXTENSIONS.get(suffix)
+    if rdf_format is not None and implied is not None and implied != rdf_format:
+        fail(f"--out {out} is {implied} by its extension but --format is {rdf_format}")
+    rdf_format = rdf_format or implied or "turtle"
     result = _call_export(api.export_rdf, db, out, deposit=deposit, fmt=rdf_format, rubric=rubric)
     _echo_export(result, f"RDF ({rdf_format})")
 
