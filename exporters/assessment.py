@@ -21,6 +21,7 @@ memory (tests), with optional ROS inputs ``outcomes`` and execution record.
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from collections.abc import Iterator, Mapping
@@ -46,9 +47,12 @@ __all__ = [
     "OutcomeComponent",
     "Person",
     "ProbeRecord",
+    "Publisher",
     "SnapshotInfo",
     "Subject",
     "build_assessment",
+    "display_number",
+    "metric_decimals",
     "iso_time",
     "load_assessment",
     "load_collection",
@@ -81,10 +85,41 @@ class Person:
     name: str
     orcid: str | None = None
     affiliation: str | None = None
+    affiliation_ror: str | None = None  # https://ror.org/<id>, when the metadata gives it
 
     @property
     def iri(self) -> str | None:
         return f"https://orcid.org/{self.orcid}" if self.orcid else None
+
+
+@dataclass(frozen=True)
+class Publisher:
+    """Who publishes the exports: the operator of this installation (``[export]`` in
+    reproscore.toml). ``iri`` is its ROR (an Organization) or ORCID (a Person) URL."""
+
+    name: str = "reproscore operator"
+    kind: str = "Organization"  # or "Person"
+    iri: str | None = None
+    url: str | None = None
+    email: str | None = None
+    contact_url: str | None = None
+
+    @classmethod
+    def from_config(cls, config: Any) -> Publisher:
+        """From a ``reproscore.config.Config`` (its ``[export]`` and ``[http]`` sections)."""
+        export = config.export
+        return cls(
+            name=export.publisher_name or cls.name,
+            kind=export.publisher_type,
+            iri=export.publisher_id,
+            url=export.publisher_url,
+            email=export.contact_email or config.http.contact,
+            contact_url=export.contact_url,
+        )
+
+    @property
+    def has_contact(self) -> bool:
+        return bool(self.email or self.contact_url)
 
 
 @dataclass(frozen=True)
@@ -394,11 +429,52 @@ def iso_time(value: str | datetime | None) -> str:
 _SPDX_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*")
 
 
-def spdx_license_url(text: str) -> str | None:
-    """The spdx.org URL of a licence given as an SPDX id (what the Zenodo harvester
-    stores: ``MIT``, ``GPL-3.0-or-later``), or None for free text (``GNU GPLv3``)."""
+def spdx_license_id(text: str) -> str | None:
+    """The SPDX id of a licence given as one (``MIT``, ``gpl-3.0-or-later`` as Zenodo
+    writes it), in SPDX's spelling, checked against SPDX's licence list (the one the
+    ``license-expression`` package maintains); None for anything else: free text
+    (``GNU GPLv3``), repository-specific ids (Zenodo's ``other-open``), ``LicenseRef-``
+    ids and compound expressions, which have no single licence page."""
     text = text.strip()
-    return f"https://spdx.org/licenses/{text}" if _SPDX_ID.fullmatch(text) else None
+    if not _SPDX_ID.fullmatch(text):
+        return None
+    info = _spdx_licensing().validate(text)
+    if info.errors or not info.normalized_expression or not _SPDX_ID.fullmatch(info.normalized_expression):
+        return None
+    return info.normalized_expression
+
+
+def spdx_license_url(text: str) -> str | None:
+    """``https://spdx.org/licenses/<id>`` of a licence given as an SPDX id (see
+    :func:`spdx_license_id`), else None: no URL is ever made up for other licences."""
+    spdx = spdx_license_id(text)
+    return f"https://spdx.org/licenses/{spdx}" if spdx else None
+
+
+@functools.cache
+def _spdx_licensing() -> Any:
+    from license_expression import get_spdx_licensing
+
+    return get_spdx_licensing()
+
+
+# Display precision of exported numbers (METRICS.md §0.1.2, §6.1, §10): the RRS and RCS
+# to 2 decimals, the ROS to 2, D4 to 1 (its formula rounds), every other value to 4.
+# A double such as 89.99999999999999 is the same score as 90; exports write the latter.
+DISPLAY_DECIMALS = 4
+SCORE_DECIMALS = {"RRS": 2, "ROS": 2, "RCS": 2, "coverage": 4, "alpha": 4}
+_METRIC_DECIMALS = {"inline_explanation_density": 1}
+
+
+def metric_decimals(metric_id: str) -> int:
+    """The decimals a sub-metric's value is written with."""
+    return _METRIC_DECIMALS.get(metric_id, DISPLAY_DECIMALS)
+
+
+def display_number(value: float, decimals: int = DISPLAY_DECIMALS) -> float:
+    """``value`` rounded for an export (Python ``round``, half-even on the double, as the
+    contract's display rounding), as a float: JSON-LD reads it as ``xsd:double``."""
+    return float(round(float(value), decimals))
 
 
 def rubric_yaml(rubric: Rubric) -> str:
@@ -481,7 +557,8 @@ def _subject(deposit: Mapping[str, Any] | None, snapshot: SnapshotInfo) -> Subje
         iri, label = snapshot.swhid, snapshot.swhid
     description, keywords, languages = _metadata_extras(deposit.get("metadata"))
     creators = tuple(
-        Person(name=c["name"], orcid=c.get("orcid"), affiliation=c.get("affiliation"))
+        Person(name=c["name"], orcid=c.get("orcid"), affiliation=c.get("affiliation"),
+               affiliation_ror=c.get("affiliation_ror"))
         for c in deposit.get("creators") or []
         if isinstance(c, Mapping) and c.get("name")
     )

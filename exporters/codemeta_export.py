@@ -24,15 +24,23 @@ from typing import Any
 from scoring.catalog import CATEGORY_KEYS
 
 from . import terms
-from .assessment import CATEGORY_NAMES, SCORER_NAME, SCORER_URL, Assessment, spdx_license_url
+from .assessment import (
+    CATEGORY_NAMES,
+    DISPLAY_DECIMALS,
+    SCORER_NAME,
+    SCORER_URL,
+    Assessment,
+    display_number,
+    spdx_license_url,
+)
 from .jsonld import CODEMETA_CONTEXT
 
 __all__ = ["build_codemeta", "write_codemeta"]
 
-def _rating(value: float, explanation: str | None = None) -> dict[str, Any]:
+def _rating(value: float, explanation: str | None = None, decimals: int = 2) -> dict[str, Any]:
     rating: dict[str, Any] = {
         "@type": "schema:Rating",
-        "schema:ratingValue": float(value),
+        "schema:ratingValue": display_number(value, decimals),
         "schema:worstRating": 0,
         "schema:bestRating": 100,
     }
@@ -131,7 +139,7 @@ def build_codemeta(a: Assessment, *, crate_url: str | None = None) -> dict[str, 
                 "@type": "Review",
                 "name": f"{CATEGORY_NAMES[key]} ({key})",
                 "reviewAspect": f"{key}: {CATEGORY_NAMES[key]}",
-                "schema:reviewRating": _rating(sc.categories[key].raw),
+                "schema:reviewRating": _rating(sc.categories[key].raw, decimals=DISPLAY_DECIMALS),
             }
             for key in CATEGORY_KEYS
         ],

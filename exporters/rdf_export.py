@@ -51,10 +51,14 @@ from . import terms
 from .assessment import (
     CATEGORY_NAMES,
     CATEGORY_QUESTIONS,
+    DISPLAY_DECIMALS,
     METRIC_SPECS,
+    SCORE_DECIMALS,
     SCORER_NAME,
     SCORER_URL,
     Assessment,
+    display_number,
+    metric_decimals,
     rubric_yaml,
 )
 
@@ -207,7 +211,9 @@ class _GraphBuilder:
         return node
 
     def measurement(self, a: Assessment, key: str, metric: str, value: Any, tree: URIRef,
-                    run: URIRef) -> URIRef:
+                    run: URIRef, decimals: int | None = DISPLAY_DECIMALS) -> URIRef:
+        """A measurement, its value at the display precision (``decimals``; None: as
+        given, for an outcome component's input)."""
         node = URIRef(f"{a.urn}#m-{key}")
         self.add(node, RDF.type, DQV.QualityMeasurement)
         self.add(node, DQV.computedOn, tree)
@@ -215,7 +221,7 @@ class _GraphBuilder:
         if isinstance(value, bool):
             self.add(node, DQV.value, Literal(value))
         else:
-            self.add(node, DQV.value, decimal_literal(value))
+            self.add(node, DQV.value, decimal_literal(value if decimals is None else display_number(value, decimals)))
         self.add(node, PROV.wasGeneratedBy, run)
         return node
 
@@ -272,7 +278,7 @@ class _GraphBuilder:
 
         for mid in METRIC_IDS:
             m = sc.submetrics[mid]
-            node = self.measurement(a, mid, terms.metric(mid), m.value, tree, run)
+            node = self.measurement(a, mid, terms.metric(mid), m.value, tree, run, metric_decimals(mid))
             self.add(node, RS.applicable, Literal(bool(m.applicable)))
             if m.reason:
                 self.add(node, RDFS.comment, Literal(m.reason))
@@ -283,7 +289,7 @@ class _GraphBuilder:
         for key in CATEGORY_KEYS:
             self.measurement(a, f"category-{key}", terms.category_metric(key),
                              sc.categories[key].raw, tree, run)
-        self.measurement(a, "RRS", terms.score_metric("RRS"), sc.rrs, tree, run)
+        self.measurement(a, "RRS", terms.score_metric("RRS"), sc.rrs, tree, run, SCORE_DECIMALS["RRS"])
 
         outcome = a.outcome
         if outcome is not None:
@@ -292,7 +298,7 @@ class _GraphBuilder:
             components = []
             for cid, component in outcome.components.items():
                 node = self.measurement(a, f"outcome-{cid}", terms.outcome_metric(cid), component.input,
-                                        tree, run if execution is None else execution)
+                                        tree, run if execution is None else execution, None)
                 if execution is not None:
                     self.add(run, PROV.used, node)
                     if a.execution is not None and a.execution.probe(cid) is not None:
@@ -300,7 +306,7 @@ class _GraphBuilder:
                 components.append(node)
             for key, value in (("ROS", outcome.ros), ("coverage", outcome.coverage),
                                ("alpha", outcome.alpha), ("RCS", outcome.rcs)):
-                node = self.measurement(a, key, terms.score_metric(key), value, tree, run)
+                node = self.measurement(a, key, terms.score_metric(key), value, tree, run, SCORE_DECIMALS[key])
                 for component in components:
                     self.add(node, PROV.wasDerivedFrom, component)
 
@@ -357,7 +363,7 @@ class _GraphBuilder:
             if p.failure_class:
                 self.add(record, RS.failureClass, Literal(p.failure_class))
             if p.duration_seconds is not None:
-                self.add(record, RS.durationSeconds, decimal_literal(p.duration_seconds))
+                self.add(record, RS.durationSeconds, decimal_literal(display_number(p.duration_seconds)))
             self.add(record, PROV.wasGeneratedBy, node)
         return node
 

@@ -59,12 +59,17 @@ from . import terms
 from .assessment import (
     CATEGORY_NAMES,
     CATEGORY_QUESTIONS,
+    DISPLAY_DECIMALS,
     METRIC_SPECS,
+    SCORE_DECIMALS,
     SCORER_NAME,
     SCORER_URL,
     Assessment,
     ExportError,
+    Publisher,
+    display_number,
     iso_time,
+    metric_decimals,
     rubric_file_name,
     rubric_yaml,
     spdx_license_url,
@@ -103,17 +108,27 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
-def _number(value: float) -> float:
-    """A JSON number that is read back as the same double (never an integer: JSON-LD
-    turns a float with a fractional part or exponent into ``xsd:double``)."""
-    return float(value)
+def _number(value: float, decimals: int = DISPLAY_DECIMALS) -> float:
+    """A value at its display precision, as a JSON float (JSON-LD reads a number with a
+    fractional part as ``xsd:double``; never an integer)."""
+    return display_number(value, decimals)
+
+
+def _no_singleton_arrays(crate: ROCrate) -> None:
+    """RO-Crate 1.3 recommends a single value over a one-element array; the rocrate
+    library builds ``hasPart`` (and appended properties) as arrays."""
+    for entity in crate.get_entities():
+        for key, value in list(entity.properties().items()):
+            if isinstance(value, list) and len(value) == 1:
+                entity._jsonld[key] = value[0]
 
 
 class _Builder:
     """Adds entities to one crate, each once."""
 
-    def __init__(self, crate: ROCrate) -> None:
+    def __init__(self, crate: ROCrate, publisher: Publisher | None = None) -> None:
         self.crate = crate
+        self.publisher_info = publisher or Publisher()
 
     def add(self, entity_id: str, properties: dict[str, Any]) -> str:
         existing = self.crate.get(entity_id)
@@ -134,17 +149,39 @@ class _Builder:
         return self.add(CC0, {"@type": "CreativeWork", "name": "CC0 1.0 Universal",
                               "description": "Public domain dedication"})
 
-    def license_of(self, text: str) -> str:
-        """A licence entity for ``text``: an SPDX id (what the Zenodo harvester stores)
-        becomes its spdx.org URL, anything else a named entity."""
-        text = text.strip()
+    def license_of(self, text: str) -> str | None:
+        """The licence entity of an SPDX id (its spdx.org URL, the absolute id RO-Crate
+        recommends), or None for any other licence text: no URL is made up for it."""
         url = spdx_license_url(text)
-        if url:
-            return self.add(url, {
-                "@type": "CreativeWork", "name": text, "identifier": text,
-                "description": f"The licence with SPDX identifier {text}"})
-        return self.add(f"#license-{_slug(text)}", {
-            "@type": "CreativeWork", "name": text, "description": f"Licence: {text}"})
+        if url is None:
+            return None
+        spdx = url.rsplit("/", 1)[1]
+        return self.add(url, {"@type": "CreativeWork", "name": spdx, "identifier": spdx,
+                              "description": f"The licence with SPDX identifier {spdx}"})
+
+    def publisher(self) -> str:
+        """The operator publishing the crate, with its contact point."""
+        p = self.publisher_info
+        props: dict[str, Any] = {"@type": p.kind, "name": p.name,
+                                 "description": f"Publisher of these {SCORER_NAME} assessments."}
+        if p.url:
+            props["url"] = p.url
+        if p.has_contact:
+            contact: dict[str, Any] = {"@type": "ContactPoint", "name": f"Contact of {p.name}",
+                                       "contactType": "publisher"}
+            if p.email:
+                contact["email"] = p.email
+            if p.contact_url:
+                contact["url"] = p.contact_url
+            props["contactPoint"] = _ref(self.add("#publisher-contact", contact))
+        entity_id = p.iri or "#publisher"
+        existing = self.crate.get(entity_id)
+        if existing is not None:  # the publisher is also a creator of the deposit
+            for key, value in props.items():
+                if key not in existing:
+                    existing[key] = value
+            return entity_id
+        return self.add(entity_id, props)
 
     def scorer(self, version: str) -> str:
         return self.add(
@@ -178,8 +215,11 @@ class _Builder:
             "encodingFormat": "application/yaml",
             "identifier": _ref(hash_id),
         }
-        if rub.license:
-            properties["license"] = _ref(self.license_of(rub.license))
+        licence = self.license_of(rub.license) if rub.license else None
+        if licence:
+            properties["license"] = _ref(licence)
+        elif rub.license:
+            properties["description"] += f" Licence: {rub.license}."
         self.add_file(path, rubric_yaml(rub).encode("utf-8"), properties)
         return path
 
@@ -219,26 +259,45 @@ class _Builder:
                                ("datePublished", s.publication_date)):
                 if value:
                     props[key] = value
-            if s.license:
-                props["license"] = _ref(self.license_of(s.license))
+            licence = self.license_of(s.license) if s.license else None
+            if licence:
+                props["license"] = _ref(licence)
+            elif s.license:  # not an SPDX id: kept as the deposit states it
+                props["description"] = (props.get("description", "") + f" Licence: {s.license}.").strip()
             if s.origin_url and s.origin_url != props.get("url"):
                 props["codeRepository"] = s.origin_url
             if s.keywords:
                 props["keywords"] = ", ".join(s.keywords)
-            authors = [self.person(p, k) for k, p in enumerate(s.creators, 1)]
-            if authors:
-                props["author"] = _refs(authors)
+            self.creators(s, props)
             self.add(s.iri, props)
         self.add(snap.swhid, tree_props)
         return s.iri, snap.swhid
 
-    def person(self, person: Any, position: int) -> str:
+    def creators(self, s: Any, props: dict[str, Any]) -> None:
+        """The deposit's creators: a ``Person`` entity (``creator``) for each one its
+        metadata identifies by ORCID, the ORCID URL its ``@id``; every creator, in the
+        deposit's order, in ``creditText``. A name alone does not identify a person
+        (RO-Crate recommends ORCID ids for Person entities), so it stays text."""
+        people = [self.person(p) for p in s.creators if p.iri]
+        if people:
+            props["creator"] = _refs(people)
+        if s.creators:
+            props["creditText"] = "; ".join(
+                p.name + (f" ({p.affiliation})" if p.affiliation else "") for p in s.creators)
+
+    def person(self, person: Any) -> str:
         props: dict[str, Any] = {"@type": "Person", "name": person.name}
-        if person.affiliation:
-            props["affiliation"] = _ref(self.add(
-                f"#organization-{_slug(person.affiliation)}",
-                {"@type": "Organization", "name": person.affiliation}))
-        return self.add(person.iri or f"#person-{_slug(person.name)}-{position}", props)
+        if person.affiliation_ror:
+            # The ROR record is the organisation's public registry entry: its web
+            # page, and where its contact details are published.
+            ror = person.affiliation_ror
+            contact = self.add(f"#contact-{ror.rsplit('/', 1)[1]}", {
+                "@type": "ContactPoint", "name": f"{person.affiliation or ror}: ROR record",
+                "contactType": "organisation record", "url": ror})
+            props["affiliation"] = _ref(self.add(ror, {
+                "@type": "Organization", "name": person.affiliation or ror, "url": ror,
+                "identifier": ror, "contactPoint": _ref(contact)}))
+        return self.add(person.iri, props)
 
     def evidence(self, a: Assessment, prefix: str, deposit_id: str, tree_id: str) -> dict[str, list[str]]:
         """One contextual entity per evidence path; returns metric id -> entity ids."""
@@ -291,7 +350,7 @@ class _Builder:
             level = f", level {m.level}" if m.level else ""
             props: dict[str, Any] = {
                 "@type": "PropertyValue", "name": f"{spec.title} ({spec.code})",
-                "propertyID": terms.metric(mid), "value": _number(m.value),
+                "propertyID": terms.metric(mid), "value": _number(m.value, metric_decimals(mid)),
                 "minValue": 0, "maxValue": 100, "unitText": "points",
                 "measurementTechnique": _ref(term),
                 "description": f"{state}{level}: {m.reason}".strip(),
@@ -325,7 +384,7 @@ class _Builder:
                 term = self.term(terms.score_metric(key), label, key, label, rubric_path)
                 out.append(self.add(f"{prefix}{key}", {
                     "@type": "PropertyValue", "name": label, "propertyID": terms.score_metric(key),
-                    "value": _number(value), "minValue": low, "maxValue": high,
+                    "value": _number(value, SCORE_DECIMALS[key]), "minValue": low, "maxValue": high,
                     "measurementTechnique": _ref(term),
                 }))
         return out, components
@@ -385,9 +444,12 @@ class _Builder:
         if "file" in detail:
             described.append(f"imported from {detail['file']}"
                              + (f" (sha256 {detail['sha256']})" if "sha256" in detail else ""))
-        results.append(self.add(f"{prefix}outcome-origin", {
+        origin = {
             "@type": "PropertyValue", "name": "Outcome origin", "propertyID": terms.ORIGIN, "value": ex.origin,
-            "description": "Who ran the probes" + (f": {'; '.join(described)}" if described else "") + "."}))
+            "description": "Who ran the probes" + (f": {'; '.join(described)}" if described else "") + "."}
+        if "url" in detail:
+            origin["url"] = detail["url"]
+        results.append(self.add(f"{prefix}outcome-origin", origin))
         sandbox = {"bubblewrap": " in a bubblewrap sandbox", "none": " without a sandbox"}.get(ex.sandbox or "", "")
         props = {
             "@type": "CreateAction", "name": f"Execution of {a.subject.label} by {ex.origin}",
@@ -402,14 +464,10 @@ class _Builder:
             props["endTime"] = ex.ended_at
         if ex.by_reproscore:
             props["instrument"] = _ref(self.scorer(detail.get("version") or a.scorer_version))
-        else:
-            origin: dict[str, Any] = {"@type": "Organization", "name": ex.origin,
-                                      "description": f"The execution infrastructure that reported outcome "
-                                                     f"{ex.outcome_id} of {a.snapshot.swhid}"
-                                                     + (f" ({'; '.join(described)})" if described else "") + "."}
-            if "url" in detail:
-                origin["url"] = detail["url"]
-            props["agent"] = _ref(self.add(f"{prefix}execution-origin", origin))
+        # An imported outcome's origin is a name (and maybe a URL), not an identified
+        # agent: it is the "Outcome origin" value among the results, not an entity
+        # typed Organization that could not have the ROR id and contact point RO-Crate
+        # recommends for one.
         if "run_id" in detail:
             props["identifier"] = detail["run_id"]
         return self.add(f"{prefix}execution", props)
@@ -426,7 +484,7 @@ class _Builder:
         sc, rub = a.score, a.rubric
         fired = [p.id for p in sc.penalties if p.fired]
         rating = self.add(f"{prefix}rrs", {
-            "@type": "Rating", "name": f"RRS {sc.rrs:g}/100", "ratingValue": _number(sc.rrs),
+            "@type": "Rating", "name": f"RRS {sc.rrs:g}/100", "ratingValue": _number(sc.rrs, SCORE_DECIMALS["RRS"]),
             "bestRating": 100, "worstRating": 0, "reviewAspect": "RRS",
             "ratingExplanation": f"Reproducibility Readiness Score under rubric {rub.name} "
                                  f"{rub.version}: gated weighted sum of the five category "
@@ -453,7 +511,7 @@ class _Builder:
             "@type": "CreateAction", "name": f"RRS scoring of {a.subject.label}",
             "description": f"The tree {a.snapshot.swhid} measured by the 26 detectors and scored "
                            f"under rubric {rub.name} {rub.version}.",
-            "instrument": _ref(self.scorer(a.scorer_version)),
+            "instrument": _ref(self.scorer(a.scorer_version)), "agent": _ref(self.publisher()),
             "object": _refs(objects), "result": _refs(results),
             "startTime": min(a.started_at, a.computed_at), "endTime": a.computed_at,
             "actionStatus": _ref(self.completed()),
@@ -481,10 +539,11 @@ def _report_bytes(a: Assessment) -> bytes:
     return (json.dumps(a.result(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def build_crate(a: Assessment) -> ROCrate:
-    """The assessment crate of one deposit (see the module documentation)."""
+def build_crate(a: Assessment, *, publisher: Publisher | None = None) -> ROCrate:
+    """The assessment crate of one deposit (see the module documentation), published by
+    ``publisher`` (default: an anonymous operator)."""
     crate = ROCrate()
-    b = _Builder(crate)
+    b = _Builder(crate, publisher)
     report = b.add_file(REPORT_FILE, _report_bytes(a), {
         "@type": "File", "name": "reproscore result (native JSON)",
         "description": "The full result of the scorer: every sub-metric's value, "
@@ -513,14 +572,17 @@ def build_crate(a: Assessment) -> ROCrate:
     root["about"] = crate.get(deposit_id)
     root["mainEntity"] = crate.get(review)
     root["mentions"] = crate.get(actions[0]) if len(actions) == 1 else [crate.get(i) for i in actions]
+    root["publisher"] = crate.get(b.publisher())
+    _no_singleton_arrays(crate)
     return crate
 
 
-def build_collection_crate(assessments: Iterable[Assessment], *, name: str | None = None) -> ROCrate:
+def build_collection_crate(assessments: Iterable[Assessment], *, name: str | None = None,
+                           publisher: Publisher | None = None) -> ROCrate:
     """One crate for a whole collection: per deposit its entity, review, rating, values
     and scoring action; every rubric used as a file."""
     crate = ROCrate()
-    b = _Builder(crate)
+    b = _Builder(crate, publisher)
     deposits: list[str] = []
     actions: list[str] = []
     times: list[str] = []
@@ -548,6 +610,8 @@ def build_collection_crate(assessments: Iterable[Assessment], *, name: str | Non
     if deposits:
         root["about"] = _refs(dict.fromkeys(deposits))
         root["mentions"] = _refs(actions)
+    root["publisher"] = crate.get(b.publisher())
+    _no_singleton_arrays(crate)
     return crate
 
 
@@ -587,12 +651,14 @@ def _write(crate: ROCrate, out: str | os.PathLike[str], zip_file: bool) -> Path:
     return target
 
 
-def write_crate(a: Assessment, out: str | os.PathLike[str], *, zip_file: bool = False) -> Path:
+def write_crate(a: Assessment, out: str | os.PathLike[str], *, zip_file: bool = False,
+                publisher: Publisher | None = None) -> Path:
     """Write the crate of one assessment to the directory ``out`` (or a zip file)."""
-    return _write(build_crate(a), out, zip_file)
+    return _write(build_crate(a, publisher=publisher), out, zip_file)
 
 
 def write_collection(assessments: Iterable[Assessment], out: str | os.PathLike[str], *,
-                     zip_file: bool = False, name: str | None = None) -> Path:
+                     zip_file: bool = False, name: str | None = None,
+                     publisher: Publisher | None = None) -> Path:
     """Write the collection crate of ``assessments`` to ``out`` (or a zip file)."""
-    return _write(build_collection_crate(assessments, name=name), out, zip_file)
+    return _write(build_collection_crate(assessments, name=name, publisher=publisher), out, zip_file)

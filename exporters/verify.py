@@ -43,6 +43,7 @@ from scoring.catalog import CATEGORY_KEYS, METRIC_IDS
 from scoring.rubric import ROS_COMPONENT_IDS, Rubric, RubricError, parse_rubric
 
 from . import terms
+from .assessment import SCORE_DECIMALS, display_number, metric_decimals
 from .jsonld import ContextNotBundled, parse_jsonld
 from .rocrate_export import METADATA_FILE
 
@@ -57,6 +58,36 @@ for _cid in ROS_COMPONENT_IDS:
     _METRIC_KEYS[terms.outcome_metric(_cid)] = ("component", _cid)
 for _key in terms.SCORE_KEYS:
     _METRIC_KEYS[terms.score_metric(_key)] = ("score", _key)
+
+
+# The sub-metrics whose values are continuous (METRICS.md §3.0): an export writes them
+# rounded to 4 decimals, so a written value w stands for any value within half a unit
+# of its last decimal. Every other value is exact as written (the tiered levels are
+# integers; D4's formula rounds to 1 decimal).
+CONTINUOUS = frozenset({
+    "docstring_coverage", "no_absolute_paths", "import_resolvability", "no_hardcoded_credentials",
+    "silent_failure_masking", "seed_management", "notebook_exec_order",
+})
+_HALF_UNIT = 0.5 * 10.0 ** -4
+
+
+def _bounds(values: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """The lowest and highest values the written ones stand for. The category scores
+    and the RRS only ever grow with a sub-metric value (positive weights, an increasing
+    gate, penalties that fire below a threshold), so their range is their value at
+    these two ends."""
+    low = {mid: max(0.0, v - _HALF_UNIT) if mid in CONTINUOUS else v for mid, v in values.items()}
+    high = {mid: min(100.0, v + _HALF_UNIT) if mid in CONTINUOUS else v for mid, v in values.items()}
+    return low, high
+
+
+def _agrees(stated: float, exact: float, low: float, high: float, decimals: int) -> bool:
+    """The stated figure is the recomputed one: as computed (an export written before
+    values were rounded), or rounded to the decimals the export writes, anywhere in the
+    range that the written values' own rounding leaves open."""
+    if stated == exact or stated == display_number(exact, decimals):
+        return True
+    return display_number(low, decimals) <= stated <= display_number(high, decimals)
 
 
 # No file of a reproscore crate comes near this; a larger one is not read.
@@ -163,19 +194,26 @@ def _check(claims: _Claims) -> AssessmentCheck:
         problems.append("RRS: not recomputable (see the problems above)")
         return result
     categories, _penalties, _unclamped, rrs = score_from_values(values, rubric)
+    low_values, high_values = _bounds(values)
+    low_categories, _p, _u, low_rrs = score_from_values(low_values, rubric)
+    high_categories, _p, _u, high_rrs = score_from_values(high_values, rubric)
     result.recomputed_rrs = rrs
     where = f"from the 26 sub-metric values under rubric {rubric.name} {rubric.version}"
     for key in CATEGORY_KEYS:
         stated = _number(claims.categories.get(key))
         if stated is None:
             problems.append(f"category {key}: no stated score in the export")
-        elif stated != categories[key].raw:
-            problems.append(f"category {key}: stated {stated!r}, recomputed {categories[key].raw!r} {where}")
-    if stated_rrs is not None and stated_rrs != rrs:
+        elif not _agrees(stated, categories[key].raw, low_categories[key].raw,
+                         high_categories[key].raw, 4):
+            problems.append(f"category {key}: stated {stated!r}, recomputed "
+                            f"{display_number(categories[key].raw)!r} {where}")
+    rrs_digits = rubric.rounding.score
+    if stated_rrs is not None and not _agrees(stated_rrs, rrs, low_rrs, high_rrs, rrs_digits):
         problems.append(f"RRS: stated {stated_rrs!r}, recomputed {rrs!r} {where}")
     elif stated_rrs is not None:
         passed.append(f"RRS {rrs!r} recomputed {where}")
-    _check_outcome(claims, rubric, rrs)
+    # The RCS mixes the stated RRS (now checked) with the ROS.
+    _check_outcome(claims, rubric, rrs if stated_rrs is None else stated_rrs)
     _check_report(claims, values)
     return result
 
@@ -239,8 +277,9 @@ def _check_outcome(claims: _Claims, rubric: Rubric, rrs: float) -> None:
     for key, value in (("ROS", ros.value), ("coverage", ros.coverage), ("alpha", rcs.alpha),
                        ("RCS", rcs.value)):
         given = _number(stated[key])
-        if given != value:
-            problems.append(f"{key}: stated {stated[key]!r}, recomputed {value!r} from the outcome components")
+        if given is None or not _agrees(given, value, value, value, SCORE_DECIMALS[key]):
+            problems.append(f"{key}: stated {stated[key]!r}, recomputed "
+                            f"{display_number(value, SCORE_DECIMALS[key])!r} from the outcome components")
     if not any(p.startswith(("ROS", "RCS", "alpha", "coverage", "outcome")) for p in problems):
         claims.passed.append(f"ROS {ros.value!r} and RCS {rcs.value!r} recomputed")
 
@@ -254,7 +293,11 @@ def _check_report(claims: _Claims, values: dict[str, float]) -> None:
     submetrics = report.get("submetrics") or {}
     for mid, value in values.items():
         native = (submetrics.get(mid) or {}).get("value")
-        if native != value:
+        # The native report holds the values as computed (METRICS.md §10), the metadata
+        # at their display precision.
+        if native != value and not (
+            _number(native) is not None and display_number(native, metric_decimals(mid)) == value
+        ):
             problems.append(f"sub-metric {mid}: {value!r} in the metadata, {native!r} in the native report")
     if report.get("rrs") != claims.scores.get("RRS"):
         problems.append(f"RRS: {claims.scores.get('RRS')!r} in the metadata, {report.get('rrs')!r} in the native report")

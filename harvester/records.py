@@ -23,6 +23,8 @@ class Creator:
     name: str
     orcid: str | None = None
     affiliation: str | None = None
+    # The affiliation's ROR URL (DataCite 4.3 affiliationIdentifier, scheme ROR).
+    affiliation_ror: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,11 @@ class DepositRecord:
         the same row and an idempotent upsert changes nothing.
         """
         row = asdict(self)
+        # A creator without a ROR keeps the row it had before affiliation_ror existed, so
+        # re-harvesting an unchanged record still changes nothing.
+        for creator in row["creators"]:
+            if creator.get("affiliation_ror") is None:
+                creator.pop("affiliation_ror", None)
         for name in _JSON_FIELDS:
             value = row[name]
             row[name] = None if value is None else _canonical_json(value)

@@ -336,6 +336,10 @@ def _main_title(titles: list[etree._Element]) -> str | None:
     return _text(titles[0]) if titles else None
 
 
+# A ROR id: "0" then 6 characters and a 2-digit checksum, bare or as a ror.org URL.
+_ROR = re.compile(r"(?:https?://ror\.org/)?(0[a-hj-km-np-tv-z0-9]{6}[0-9]{2})", re.I)
+
+
 def _creator(element: etree._Element, ns: str) -> Creator:
     name = _text(element.find(ns + "creatorName"))
     if not name:
@@ -349,8 +353,16 @@ def _creator(element: etree._Element, ns: str) -> Creator:
             if match:
                 orcid = match.group(1).upper()
                 break
-    affiliation = _text(element.find(ns + "affiliation"))
-    return Creator(name=name or "", orcid=orcid, affiliation=affiliation)
+    affiliation_element = element.find(ns + "affiliation")
+    affiliation = _text(affiliation_element)
+    ror = None
+    if affiliation_element is not None and (
+        (affiliation_element.get("affiliationIdentifierScheme") or "").upper() == "ROR"
+    ):
+        match = _ROR.fullmatch((affiliation_element.get("affiliationIdentifier") or "").strip())
+        if match:
+            ror = f"https://ror.org/{match.group(1).lower()}"
+    return Creator(name=name or "", orcid=orcid, affiliation=affiliation, affiliation_ror=ror)
 
 
 def _licence(rights: list[etree._Element]) -> str | None:

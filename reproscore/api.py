@@ -563,27 +563,31 @@ def export_rocrate(
     all_deposits: bool = False,
     zip_file: bool = False,
     rubric: str | os.PathLike[str] | Rubric | None = None,
+    config: str | os.PathLike[str] | Config | None = None,
 ) -> ExportResult:
     """Write the RO-Crate 1.3 assessment package of one deposit (``deposit``: a DOI, a
     Zenodo record id, an origin URL or a SWHID), or with ``all_deposits`` the collection
     crate of every scored deposit, to the directory ``out`` (a zip file with
     ``zip_file``). The score is the one under ``rubric`` (bundled name, file, or stored
-    ``name[@version]``), else the bundled default rubric. Raises ``NotFound``,
-    ``StoreError``, ``RubricError`` or ``exporters.assessment.ExportError``."""
-    from exporters.assessment import load_assessment, load_collection
+    ``name[@version]``), else the bundled default rubric. The publisher is the
+    ``[export]`` section of ``config`` (a path or a :class:`Config`; default: the usual
+    configuration file). Raises ``NotFound``, ``StoreError``, ``RubricError``,
+    ``ConfigError`` or ``exporters.assessment.ExportError``."""
+    from exporters.assessment import Publisher, load_assessment, load_collection
     from exporters.rocrate_export import write_collection, write_crate
 
     if (deposit is None) == (not all_deposits):
         raise ValueError("give either a deposit or all_deposits")
+    publisher = Publisher.from_config(config if isinstance(config, Config) else load_config(config))
     with Store(db, create=False) as store:
         rub = _export_rubric(store, rubric)
         if all_deposits:
             assessments = list(load_collection(store, rub))
-            path = write_collection(assessments, out, zip_file=zip_file)
+            path = write_collection(assessments, out, zip_file=zip_file, publisher=publisher)
             kind = "rocrate-collection"
         else:
             assessments = [load_assessment(store, deposit, rub)]
-            path = write_crate(assessments[0], out, zip_file=zip_file)
+            path = write_crate(assessments[0], out, zip_file=zip_file, publisher=publisher)
             kind = "rocrate"
     return ExportResult(str(path), kind + ("-zip" if zip_file else ""), [_export_summary(a) for a in assessments])
 

@@ -15,6 +15,7 @@ import logging
 import sqlite3
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 import click
 import yaml
@@ -645,9 +646,11 @@ EXPORT_RUBRIC_HELP = (
 def _call_export(function, *args, **kwargs):
     from exporters.assessment import ExportError
 
+    from .config import ConfigError
+
     try:
         return function(*args, **kwargs)
-    except (ExportError, RubricError, StoreError, ValueError, OSError) as exc:
+    except (ExportError, RubricError, StoreError, ConfigError, ValueError, OSError) as exc:
         fail_for(exc)
 
 
@@ -679,7 +682,8 @@ def export_group() -> None:
 @click.option("--out", "out", required=True, metavar="PATH", type=click.Path(), help="The crate directory to write (created; a crate written there before is replaced), or with --zip the zip file.")
 @click.option("--zip", "zip_file", is_flag=True, default=False, help="Write the crate as one zip file instead of a directory.")
 @click.option("--rubric", "rubric", default=None, metavar="NAME|FILE", help=EXPORT_RUBRIC_HELP)
-def export_rocrate_command(db: str, deposit: str | None, all_deposits: bool, out: str, zip_file: bool, rubric: str | None) -> None:
+@click.option("--config", "config", default=None, metavar="FILE", help=CONFIG_HELP + " Its [export] section names the publisher.")
+def export_rocrate_command(db: str, deposit: str | None, all_deposits: bool, out: str, zip_file: bool, rubric: str | None, config: str | None) -> None:
     """Write the RO-Crate 1.3 assessment package of one deposit (--deposit), or the
     collection crate of every scored deposit (--all).
 
@@ -692,7 +696,7 @@ def export_rocrate_command(db: str, deposit: str | None, all_deposits: bool, out
     """
     if (deposit is None) == (not all_deposits):
         fail("give either --deposit ID or --all")
-    result = _call_export(api.export_rocrate, db, out, deposit=deposit, all_deposits=all_deposits, zip_file=zip_file, rubric=rubric)
+    result = _call_export(api.export_rocrate, db, out, deposit=deposit, all_deposits=all_deposits, zip_file=zip_file, rubric=rubric, config=config)
     _echo_export(result, "collection RO-Crate" if all_deposits else "RO-Crate")
 
 
@@ -715,13 +719,17 @@ def export_codemeta_command(db: str, deposit: str, out: str, rubric: str | None,
     _echo_export(result, "CodeMeta")
 
 
+# The serialisation each --out extension stands for.
+RDF_EXTENSIONS = {".ttl": "turtle", ".turtle": "turtle", ".jsonld": "json-ld"}
+
+
 @export_group.command("rdf")
 @db_option
 @click.option("--deposit", "deposit", default=None, metavar="ID", help=DEPOSIT_HELP + " Default: every scored deposit in the database.")
-@click.option("--format", "rdf_format", type=click.Choice(["turtle", "json-ld"]), default="turtle", show_default=True, help="The RDF serialisation (JSON-LD with its context inline).")
+@click.option("--format", "rdf_format", type=click.Choice(["turtle", "json-ld"]), default=None, help="The RDF serialisation (JSON-LD with its context inline). Default: from the extension of --out (.ttl turtle, .jsonld json-ld), else turtle.")
 @click.option("--out", "out", required=True, metavar="FILE", type=click.Path(dir_okay=False), help="The RDF file to write.")
 @click.option("--rubric", "rubric", default=None, metavar="NAME|FILE", help=EXPORT_RUBRIC_HELP)
-def export_rdf_command(db: str, deposit: str | None, rdf_format: str, out: str, rubric: str | None) -> None:
+def export_rdf_command(db: str, deposit: str | None, rdf_format: str | None, out: str, rubric: str | None) -> None:
     """Write the scores as RDF in the W3C Data Quality Vocabulary with PROV, for one
     deposit or the whole database.
 
@@ -730,6 +738,11 @@ def export_rdf_command(db: str, deposit: str | None, rdf_format: str, out: str, 
     run, derived from the evidence files); the run is a prov:Activity following the
     rubric, a prov:Plan with its checksum and its definition.
     """
+    suffix = Path(out).suffix.lower()
+    implied = RDF_EXTENSIONS.get(suffix)
+    if rdf_format is not None and implied is not None and implied != rdf_format:
+        fail(f"--out {out} is {implied} by its extension but --format is {rdf_format}")
+    rdf_format = rdf_format or implied or "turtle"
     result = _call_export(api.export_rdf, db, out, deposit=deposit, fmt=rdf_format, rubric=rubric)
     _echo_export(result, f"RDF ({rdf_format})")
 

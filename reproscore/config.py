@@ -136,6 +136,23 @@ class ExecuteConfig:
 
 
 @dataclass(frozen=True)
+class ExportConfig:
+    """``[export]``: who publishes the exports (the RO-Crate ``publisher`` with its
+    contact point). Without a publisher name the operator is anonymous: the crates
+    still validate at REQUIRED, but RO-Crate's RECOMMENDED checks want an identified
+    publisher with a URL and a contact point."""
+
+    publisher_name: str | None = None
+    publisher_type: str = "Organization"
+    # An ROR URL for an Organization, an ORCID URL for a Person (the @id of the entity).
+    publisher_id: str | None = None
+    publisher_url: str | None = None
+    # Default: [http] contact, the address the harvester already gives the archives.
+    contact_email: str | None = None
+    contact_url: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration; every section and key has a default."""
 
@@ -146,6 +163,7 @@ class Config:
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     run: RunConfig = field(default_factory=RunConfig)
     execute: ExecuteConfig = field(default_factory=ExecuteConfig)
+    export: ExportConfig = field(default_factory=ExportConfig)
 
     def with_overrides(self, section: str, **values: Any) -> Config:
         """A copy with some keys of one section replaced (command-line options); None
@@ -164,6 +182,7 @@ SECTIONS: dict[str, type] = {
     "extract": ExtractConfig,
     "run": RunConfig,
     "execute": ExecuteConfig,
+    "export": ExportConfig,
 }
 
 
@@ -237,6 +256,13 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> Config:
         raise ConfigError(f"{source}: execute.timeout_seconds and install_timeout_seconds must be positive")
     if min(x.memory_mb, x.max_processes, x.max_file_mb) < 1 or (x.cpu_seconds is not None and x.cpu_seconds < 1):
         raise ConfigError(f"{source}: execute.memory_mb, cpu_seconds, max_processes and max_file_mb must be at least 1")
+    e = config.export
+    if e.publisher_type not in ("Organization", "Person"):
+        raise ConfigError(f"{source}: export.publisher_type must be \"Organization\" or \"Person\", got {e.publisher_type!r}")
+    for key in ("publisher_id", "publisher_url", "contact_url"):
+        value = getattr(e, key)
+        if value is not None and not value.startswith(("https://", "http://")):
+            raise ConfigError(f"{source}: export.{key} must be an absolute http(s) URL, got {value!r}")
     return config
 
 

@@ -216,7 +216,14 @@ def demo_config(path: Path, work_dir: Path, swh: dict[str, Any] | None = None) -
         "max_attempts = 2\n"
         "backoff_base = 0.1\n\n"
         "[run]\n"
-        f'work_dir = "{work_dir}"\n',
+        f'work_dir = "{work_dir}"\n\n'
+        "# The demo's operator publishes the crates: ORCID's fictitious test researcher,\n"
+        "# who is also the demo's author of two deposits; the contact is [http] contact.\n"
+        "[export]\n"
+        'publisher_name = "Josiah Carberry"\n'
+        'publisher_type = "Person"\n'
+        'publisher_id = "https://orcid.org/0000-0002-1825-0097"\n'
+        'publisher_url = "https://example.org/reproscore-demo"\n',
         encoding="utf-8",
     )
     return path
@@ -382,7 +389,8 @@ def export_demo_collection(out_dir: Path) -> None:
     shutil.rmtree(exports, ignore_errors=True)
     print("\nexporting the demo collection as RO-Crate 1.3 (score, evidence and rubric) into demo-out/exports/:")
     print("$ reproscore export rocrate --db demo-out/demo.db --all --out demo-out/exports/collection")
-    collection = export_rocrate(db, exports / "collection", all_deposits=True)
+    config = out_dir / "reproscore.toml"
+    collection = export_rocrate(db, exports / "collection", all_deposits=True, config=config)
     print(f"  collection crate: {len(collection.assessments)} deposits")
     crates = []
     for source, prefix in (("zenodo", "zenodo-"), ("swh", "swh-")):
@@ -390,7 +398,7 @@ def export_demo_collection(out_dir: Path) -> None:
             if row["rrs"] is None:
                 continue
             name = prefix + "".join(ch if ch.isalnum() else "-" for ch in row["record"].split("://")[-1])
-            result = export_rocrate(db, exports / name, deposit=row["record"])
+            result = export_rocrate(db, exports / name, deposit=row["record"], config=config)
             crates.append(Path(result.path))
             print(f"  {result.assessments[0]['rrs']:6.2f}  demo-out/exports/{name}  ({row['record']})")
     first = crates[0]

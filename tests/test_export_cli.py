@@ -232,3 +232,17 @@ def test_a_stored_score_that_its_measurements_do_not_give_is_not_exported(store,
         f"(RRS 1.5) differs from its recomputation (RRS {rrs}); nothing was exported\n"
     )
     assert not (tmp_path / "c.json").exists()
+
+
+def test_export_rdf_takes_its_format_from_the_extension_and_refuses_a_mismatch(tmp_path):
+    from click.testing import CliRunner
+
+    from reproscore.cli import cli
+
+    runner = CliRunner()
+    result = runner.invoke(cli, ["export", "rdf", "--db", str(tmp_path / "none.db"), "--format", "turtle",
+                                 "--out", str(tmp_path / "x.jsonld")])
+    assert result.exit_code == 2
+    assert result.stderr == (f"reproscore: error: --out {tmp_path / 'x.jsonld'} is json-ld by its extension "
+                             "but --format is turtle\n")
+    assert not (tmp_path / "x.jsonld").exists()

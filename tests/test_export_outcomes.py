@@ -222,9 +222,9 @@ def test_the_crate_carries_ros_alpha_rcs_exactly_as_stored(exported):
     assert (db["rrs"], db["ros"], db["coverage"], db["alpha"], db["rcs"]) == (
         rrs, round(ros, 2), round(coverage, 4), 0.525, rcs)
     values = property_values(out["crate"])
-    assert values[terms.score_metric("ROS")] == [ros]
-    assert values[terms.score_metric("coverage")] == [coverage]
-    assert values[terms.score_metric("alpha")] == [alpha]
+    assert values[terms.score_metric("ROS")] == [round(ros, 2)]
+    assert values[terms.score_metric("coverage")] == [round(coverage, 4)]
+    assert values[terms.score_metric("alpha")] == [round(alpha, 4)]
     assert values[terms.score_metric("RCS")] == [rcs] == [db["rcs"]]
     assert {cid: values[terms.outcome_metric(cid)] for cid in ("I", "X", "N", "E_prime")} == {
         "I": [True], "X": [False], "N": [0.6], "E_prime": [1.0]}
@@ -243,7 +243,7 @@ def test_a_second_rubric_gives_its_own_rcs(exported):
     values = property_values(out["bio"])
     assert db["rrs"] != store.result("snakemake-rnaseq")["rrs"]
     assert values[terms.score_metric("RCS")] == [rcs] == [db["rcs"]]
-    assert values[terms.score_metric("ROS")] == [ros]
+    assert values[terms.score_metric("ROS")] == [round(ros, 2)]
 
 
 def test_a_rubric_that_reads_n_as_a_percent_gets_the_stored_component_in_its_scale(exported):
@@ -252,7 +252,7 @@ def test_a_rubric_that_reads_n_as_a_percent_gets_the_stored_component_in_its_sca
     assert values[terms.outcome_metric("N")] == [60.0]  # not 0.6: the rubric's input scale
     assert values[terms.outcome_metric("I")] == [True]
     ros, _coverage = ros_of([(0.30, 100.0), (0.25, 0.0), (0.10, 60.0), (0.10, 100.0)])
-    assert values[terms.score_metric("ROS")] == [ros]
+    assert values[terms.score_metric("ROS")] == [round(ros, 2)]
     assert api.verify_export(out["percent"]).ok
 
 
@@ -264,8 +264,8 @@ def test_the_current_outcome_is_the_most_recently_executed(exported):
         "I": [True], "X": [True], "delta": [50.0], "N": None}
     ros, coverage = ros_of([(0.30, 100.0), (0.25, 100.0), (0.20, 50.0)])
     alpha, rcs = rcs_of(store.result("notebook-ml-study")["rrs"], ros, coverage)
-    assert values[terms.score_metric("ROS")] == [ros]
-    assert values[terms.score_metric("alpha")] == [alpha]
+    assert values[terms.score_metric("ROS")] == [round(ros, 2)]
+    assert values[terms.score_metric("alpha")] == [round(alpha, 4)]
     assert values[terms.score_metric("RCS")] == [rcs] == [stored_scores(store.db, store.swhids["notebook-ml-study"], DEFAULT)["rcs"]]
 
 
@@ -295,8 +295,11 @@ def test_the_crate_records_the_execution_with_its_origin_and_probe_evidence(expo
     assert execution["object"] == {"@id": swhid}
     assert execution["startTime"] == "2026-11-02T10:00:00+00:00" and "endTime" not in execution
     assert execution["identifier"] == "4711"
-    origin = entities[execution["agent"]["@id"]]
-    assert (origin["@type"], origin["name"], origin["url"]) == ("Organization", "binder", BINDER_URL)
+    # The origin is a name and a URL, not an identified Organization: the "Outcome
+    # origin" value among the results.
+    assert "agent" not in execution
+    origin = entities["#outcome-origin"]
+    assert (origin["@type"], origin["value"], origin["url"]) == ("PropertyValue", "binder", BINDER_URL)
     assert [r["@id"] for r in execution["result"]] == [
         "#outcome-I", "#outcome-X", "#outcome-N", "#outcome-E_prime", "#probe-I", "#probe-X", "#probe-N",
         "#outcome-failure-class", "#outcome-origin"]
@@ -395,7 +398,7 @@ def test_codemeta_reviews_ros_and_rcs_with_the_outcome_origin(exported):
     parts = {part["name"]: part for part in document["review"]["hasPart"]}
     ros, _coverage = ros_of([(0.30, 100.0), (0.25, 0.0), (0.10, 60.0), (0.10, 100.0)])
     ros_review = parts["Reproducibility outcome score (ROS)"]
-    assert ros_review["schema:reviewRating"]["schema:ratingValue"] == ros
+    assert ros_review["schema:reviewRating"]["schema:ratingValue"] == round(ros, 2)
     assert ros_review["reviewBody"] == (
         "Outcome of binder, executed 2026-11-02T10:00:00+00:00; first failure class: code_error. Components: "
         "I true, X false, N 0.6, E_prime 1.0. The probes' commands and exit statuses are in the assessment crate.")
@@ -405,7 +408,7 @@ def test_codemeta_reviews_ros_and_rcs_with_the_outcome_origin(exported):
     found = {str(r.aspect): r.value.toPython() for r in graph.query(PREFIXES + """
         SELECT ?aspect ?value WHERE { ?software schema:review/schema:hasPart ?part .
           ?part schema:reviewAspect ?aspect ; schema:reviewRating/schema:ratingValue ?value }""")}
-    assert found["ROS: execution outcomes"] == ros and found["RCS: readiness and outcomes combined"] == rcs
+    assert found["ROS: execution outcomes"] == round(ros, 2) and found["RCS: readiness and outcomes combined"] == rcs
     swh = json.loads(out["codemeta-swh"].read_text(encoding="utf-8"))
     assert "in a bubblewrap sandbox; first failure class: none" in swh["review"]["hasPart"][-2]["reviewBody"]
     defined = set(context_document(CODEMETA_CONTEXT)["@context"])
@@ -442,7 +445,7 @@ def test_sparql_finds_ros_and_rcs_measurements_and_the_execution(exported, name)
     assert found == sorted((store.swhids[t], stored_scores(store.db, store.swhids[t], DEFAULT)["rcs"]) for t in trees)
     ros, _c = ros_of([(0.30, 100.0), (0.25, 0.0), (0.10, 60.0), (0.10, 100.0)])
     snake = {float(str(r.ros)) for r in rows if str(r.tree) == store.swhids["snakemake-rnaseq"]}
-    assert snake == {ros}
+    assert snake == {round(ros, 2)}
     executions = graph.query(PREFIXES + """
         SELECT ?tree ?origin ?agent ?started ?failure WHERE {
           ?run prov:wasInformedBy ?execution .
@@ -507,7 +510,7 @@ def test_verify_fails_on_a_tampered_component(exported, tmp_path):
         assert result.exit_code == 1, result.output
         assert result.stdout.splitlines()[1:] == [
             f"  FAILED  https://doi.org/{ZENODO_DOI}:",
-            f"            ROS: stated {ros!r}, recomputed {forged_ros!r} from the outcome components",
+            f"            ROS: stated {round(ros, 2)!r}, recomputed {round(forged_ros, 2)!r} from the outcome components",
             f"            RCS: stated {rcs!r}, recomputed {forged_rcs!r} from the outcome components",
         ]
 

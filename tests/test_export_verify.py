@@ -151,13 +151,13 @@ def test_a_tampered_sub_metric_value_fails(exported, tmp_path, kind):
     tampered = edit_metadata(paths[kind], tmp_path / ("t" if kind == "crate" else "t.zip"), change)
     values = {mid: result_data["submetrics"][mid]["value"] for mid in METRIC_IDS} | {"dep_pinning": forged}
     categories, _p, _u, rrs = score_from_values(values, DEFAULT)
-    stated_e = result_data["categories"]["E"]["raw"]
+    stated_e = round(result_data["categories"]["E"]["raw"], 4)
     result = invoke("verify", str(tampered))
     assert result.exit_code == 1
     where = "from the 26 sub-metric values under rubric default 1.0.0"
     assert result.stdout.splitlines()[1:] == [
         f"  FAILED  https://doi.org/{ZENODO_DOI}:",
-        f"            category E: stated {stated_e!r}, recomputed {categories['E'].raw!r} {where}",
+        f"            category E: stated {stated_e!r}, recomputed {round(categories['E'].raw, 4)!r} {where}",
         f"            RRS: stated {result_data['rrs']!r}, recomputed {rrs!r} {where}",
         f"            sub-metric dep_pinning: {forged!r} in the metadata, {original!r} in the native report",
     ]
