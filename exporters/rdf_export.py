@@ -538,7 +538,7 @@ def vocabulary_graph() -> Graph:
 
 def vocabulary_turtle() -> str:
     """The vocabulary file's text (``exporters/vocabulary/reproscore.ttl``)."""
-    return vocabulary_graph().serialize(format="turtle")
+    return vocabulary_graph().serialize(format="turtle").rstrip() + "\n"
 
 
 def build_dataset(assessments: Iterable[Assessment]) -> Dataset:
