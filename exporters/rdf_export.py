@@ -134,20 +134,26 @@ def _bind(graph: Graph) -> Graph:
 class _GraphBuilder:
     def __init__(self) -> None:
         self.g = _bind(Dataset())
+        # Added to directly: Dataset.add goes through the deprecated default_context in
+        # rdflib 7.6 (a warning per triple); older releases have only default_context.
+        # (Not `or`: an empty Graph is falsy.)
+        default = getattr(self.g, "default_graph", None)
+        self.default = self.g.default_context if default is None else default
         # The named graph of the assessment being built: its measurements go there.
         self._metadata: URIRef | None = None
+        self._held: Graph | None = None
         self._vocabulary = False
         self._outcome_vocabulary = False
         self._rubrics: set[str] = set()
         self._agents: set[str] = set()
 
     def add(self, subject: Any, predicate: Any, obj: Any) -> None:
-        self.g.add((subject, predicate, obj))
+        self.default.add((subject, predicate, obj))
 
     def add_measured(self, subject: Any, predicate: Any, obj: Any) -> None:
         """A statement about a measurement: in its quality metadata's graph."""
-        assert self._metadata is not None
-        self.g.graph(self._metadata).add((subject, predicate, obj))
+        assert self._held is not None
+        self._held.add((subject, predicate, obj))
 
     # ------------------------------------------------------------------ vocabulary
 
@@ -302,7 +308,7 @@ class _GraphBuilder:
         self.add(association, PROV.hadPlan, rubric)
 
         metadata = URIRef(f"{a.urn}#quality-metadata")
-        self._metadata = metadata
+        self._metadata, self._held = metadata, self.g.graph(metadata)
         self.add(metadata, RDF.type, DQV.QualityMetadata)
         self.add(metadata, RDFS.label, Literal(f"Quality metadata of {s.label} under {a.rubric.name} {a.rubric.version}"))
         self.add(metadata, PROV.wasGeneratedBy, run)
@@ -351,7 +357,7 @@ class _GraphBuilder:
                 node = self.measurement(a, key, terms.score_metric(key), value, tree, run, SCORE_DECIMALS[key])
                 for component in components:
                     self.add_measured(node, PROV.wasDerivedFrom, component)
-        self._metadata = None
+        self._metadata = self._held = None
 
     def execution(self, a: Assessment, tree: URIRef, run: URIRef) -> URIRef | None:
         """The execution activity of a stored outcome (None without one), with its origin
@@ -487,8 +493,7 @@ def vocabulary_graph() -> Graph:
     builder = _GraphBuilder()
     builder.vocabulary()
     builder.outcome_vocabulary()
-    # default_graph from rdflib 7.2 on (default_context is deprecated there).
-    g = getattr(builder.g, "default_graph", None) or builder.g.default_context
+    g = builder.default
     g.namespace_manager = _bind(Graph()).namespace_manager
     vocab = URIRef(VOCABULARY_IRI)
     g.add((vocab, RDF.type, OWL.Ontology))
