@@ -1,10 +1,9 @@
 """``reproscore verify``: recompute the scores an export states, from the export alone.
 
 An RO-Crate (directory or zip) or an RDF file (Turtle, JSON-LD, N-Triples, RDF/XML,
-TriG or N-Quads) written by
-reproscore carries, for every assessment, the 26 sub-metric values, the category
-scores, the RRS (and the outcome block when there is one) and the rubric itself. For
-each assessment, :func:`verify` checks:
+TriG or N-Quads) written by reproscore carries, for every assessment, the 26 sub-metric
+values, the category scores, the RRS (and the outcome block when there is one) and the
+rubric itself. For each assessment, :func:`verify` checks:
 
 * the rubric: the file is in the crate and its bytes have the stated ``sha256``; it
   parses as a rubric whose content hash is the stated one and whose name and version
@@ -554,7 +553,8 @@ def _rdf_claims(graph: Graph, run: URIRef, plan: URIRef) -> _Claims:
 
 def _check_named_graph(dataset: Dataset, run: URIRef, claims: _Claims) -> None:
     """The measurements of ``run`` are exactly the subjects of its quality metadata's
-    named graph: a measurement moved to another graph, or a stray statement, fails."""
+    named graph: a measurement moved to another graph, or a subject in the graph that is
+    not one of the run's measurements, fails."""
     generated = {m.m for m in dataset.query(
         "PREFIX prov: <http://www.w3.org/ns/prov#> PREFIX dqv: <http://www.w3.org/ns/dqv#> "
         "SELECT ?m WHERE { { ?m prov:wasGeneratedBy ?run } UNION { ?run prov:used ?m } "
@@ -611,7 +611,8 @@ def _verify_rdf(path: Path) -> VerifyReport:
 
 def verify(path: str | os.PathLike[str]) -> VerifyReport:
     """Verify an RO-Crate directory or zip, or an RDF file (``.ttl``, ``.jsonld``, ``.nt``,
-    ``.rdf``/``.xml``, ``.trig``, ``.nq``) written by reproscore. Raises :class:`VerifyError` when ``path`` cannot be read as one."""
+    ``.rdf``/``.xml``, ``.trig``, ``.nq``) written by reproscore. Raises
+    :class:`VerifyError` when ``path`` cannot be read as one."""
     target = Path(path)
     if not target.exists():
         raise VerifyError(f"{target}: no such file or directory")
