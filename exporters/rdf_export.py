@@ -454,7 +454,7 @@ TERM_DEFINITIONS: tuple[tuple[str, URIRef, str, str, URIRef | None, URIRef | Non
      "The outcome component (a dqv:Metric) a probe record is the evidence of.",
      PROV.Entity, DQV.Metric),
     ("probeStatus", _DATATYPE_PROPERTY, "probe status",
-     "The status of one probe of an execution (passed, failed, skipped, ...).", None, XSD.string),
+     "The status of one probe of an execution: measured, not_applicable or error.", None, XSD.string),
     ("command", _DATATYPE_PROPERTY, "command",
      "The command line a probe ran.", None, XSD.string),
     ("exitStatus", _DATATYPE_PROPERTY, "exit status",
