@@ -621,7 +621,9 @@ def export_rdf(
     rubric: str | os.PathLike[str] | Rubric | None = None,
 ) -> ExportResult:
     """Write the DQV/PROV graph of one deposit, or without ``deposit`` of every scored
-    deposit in ``db``, to the file ``out`` as Turtle or JSON-LD (``fmt``)."""
+    deposit in ``db``, to the file ``out`` in ``fmt``: ``turtle``, ``json-ld``,
+    ``ntriples``, ``rdf-xml`` (the flat graph) or ``trig``, ``nquads`` (each deposit's
+    measurements in the named graph of its ``dqv:QualityMetadata``)."""
     from exporters.assessment import load_assessment, load_collection
     from exporters.rdf_export import FORMATS, write_rdf
 

@@ -2,7 +2,9 @@
 
 ``docs/cli.md`` comes from the click commands' help, ``docs/metrics.md`` from the
 detector registry (each detector's docstring), ``reproscore/datasette/metadata.json``
-from ``docs/store.md`` (table and column descriptions) and the canned queries. ``python -m reproscore.docgen`` rewrites
+from ``docs/store.md`` (table and column descriptions) and the canned queries, and
+``exporters/vocabulary/reproscore.ttl`` (the RDF vocabulary) from the catalog, the
+detectors' documentation and ``exporters.rdf_export.TERM_DEFINITIONS``. ``python -m reproscore.docgen`` rewrites
 them; ``python -m reproscore.docgen --check`` fails when they are stale (a test runs it).
 """
 
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from exporters.rdf_export import vocabulary_turtle
 from scoring.catalog import CATEGORIES, METRICS
 from scoring.registry import load_detectors
 
@@ -73,6 +76,9 @@ TARGETS = {
     ROOT / "docs" / "metrics.md": metrics_markdown,
     ROOT / "reproscore" / "datasette" / "metadata.json": lambda: datasette_metadata.metadata_json(
         (ROOT / "docs" / "store.md").read_text(encoding="utf-8")),
+    # Generated rather than written by hand: the comments are the detectors' "What it
+    # checks", which change with the detectors, and a hand-kept copy would drift.
+    ROOT / "exporters" / "vocabulary" / "reproscore.ttl": vocabulary_turtle,
 }
 
 
