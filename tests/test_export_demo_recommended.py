@@ -13,7 +13,6 @@ import pytest
 from exporters import validator
 from reproscore import api, demo
 
-
 # More than 6 decimals is float noise (89.99999999999999) or an unrounded ratio.
 LONG_NUMBER = re.compile(r"(?<![\w.:-])\d+\.\d{7,}(?![\w.])")
 
