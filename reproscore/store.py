@@ -1340,8 +1340,6 @@ class Store:
             m.outcome == OUTCOME_ERROR for m in measurements.measurements.values()
         ):
             return None
-        if measurements.declared is None:
-            return None  # stored before m007: measured once more, which records it
         return record, measurements
 
     def resolve(self, reference: str) -> SnapshotRecord:
