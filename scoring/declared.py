@@ -330,9 +330,10 @@ def _r_tokens(code: str) -> list[tuple[str, str]]:
 
 
 class _RParser:
-    """Calls, strings, names and numbers: the subset of R that ``Authors@R`` is written
-    in (``c(person("A", "B", email = "...", comment = c(ORCID = "...")), ...)``).
-    Anything else (arithmetic, pipes) makes the field unreadable rather than guessed."""
+    """Calls of ``c`` and ``person``, strings, names and numbers: the subset of R that
+    ``Authors@R`` is written in (``c(person("A", "B", email = "...", comment = c(ORCID =
+    "...")), ...)``). Anything else (other calls, arithmetic) makes the field unreadable
+    rather than guessed at."""
 
     def __init__(self, code: str) -> None:
         self.tokens = _r_tokens(code)
@@ -358,6 +359,8 @@ class _RParser:
             raise _RSyntax(f"unexpected {text!r}")
         if self.peek() != ("punct", "("):
             return None if text in ("NULL", "NA") else ("name", text)
+        if text not in ("c", "person"):
+            raise _RSyntax(f"a call of {text}()")  # computed, not literal: not evaluated
         self.take("punct", "(")
         positional: list[Any] = []
         named: dict[str, Any] = {}
