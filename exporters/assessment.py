@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import PurePath
 from typing import Any, Protocol
 from urllib.parse import quote
 
@@ -34,6 +35,7 @@ import yaml
 
 from scoring.aggregate import Score, score
 from scoring.catalog import CATEGORIES, METRICS
+from scoring.declared import DeclaredMetadata
 from scoring.model import Measurements
 from scoring.rubric import Rubric
 
@@ -54,6 +56,7 @@ __all__ = [
     "display_number",
     "metric_decimals",
     "iso_time",
+    "path_name",
     "load_assessment",
     "load_collection",
     "rubric_file_name",
@@ -86,6 +89,9 @@ class Person:
     orcid: str | None = None
     affiliation: str | None = None
     affiliation_ror: str | None = None  # https://ror.org/<id>, when the metadata gives it
+    given: str | None = None
+    family: str | None = None
+    email: str | None = None
 
     @property
     def iri(self) -> str | None:
@@ -129,6 +135,12 @@ class Subject:
     ``iri`` identifies it in every export: the version DOI as a ``https://doi.org/``
     URL for a Zenodo record, the origin URL for a Software Heritage origin, the SWHID
     of the tree otherwise.
+
+    It is named (:attr:`display_name`) by its ``title`` (a deposit's, from the
+    repository's record), else by the ``name`` the tree declares in its own metadata
+    (``scoring.declared``), else by ``path`` (the folder a local tree was scored from;
+    its last component only: local paths stay local), else by ``label``. A snapshot's
+    ``label`` is that name with the SWHID beside it.
     """
 
     kind: str  # the deposit's source ("zenodo", "swh", ...) or "snapshot"
@@ -147,10 +159,12 @@ class Subject:
     description: str | None = None
     keywords: tuple[str, ...] = ()
     programming_languages: tuple[str, ...] = ()
+    name: str | None = None  # as the tree declares it
+    path: str | None = None
 
     @property
     def display_name(self) -> str:
-        return self.title or self.label
+        return self.title or self.name or self.path or self.label
 
 
 @dataclass(frozen=True)
@@ -385,6 +399,7 @@ class Assessment:
             for key, value in (
                 ("id", self.subject.iri),
                 ("kind", self.subject.kind),
+                ("name", self.subject.display_name),
                 ("title", self.subject.title),
                 ("version", self.subject.version),
                 ("doi", self.subject.doi),
@@ -539,9 +554,39 @@ def _metadata_extras(raw: Any) -> tuple[str | None, tuple[str, ...], tuple[str, 
     return description, tuple(dict.fromkeys(keywords)), tuple(dict.fromkeys(languages))
 
 
-def _subject(deposit: Mapping[str, Any] | None, snapshot: SnapshotInfo) -> Subject:
+def _declared_people(declared: DeclaredMetadata | None) -> tuple[Person, ...]:
+    return tuple(
+        Person(name=a.name, orcid=a.orcid, given=a.given, family=a.family, email=a.email)
+        for a in (declared.authors if declared else ())
+    )
+
+
+def path_name(label: str | None) -> str | None:
+    """The name a local tree's stored path label gives it: the folder's own name."""
+    if not label:
+        return None
+    return PurePath(label).name or label
+
+
+def _subject(
+    deposit: Mapping[str, Any] | None,
+    snapshot: SnapshotInfo,
+    declared: DeclaredMetadata | None = None,
+    path: str | None = None,
+) -> Subject:
+    name = declared.name if declared else None
     if deposit is None:
-        return Subject(kind="snapshot", iri=snapshot.swhid, label=snapshot.swhid)
+        # Everything a tree scored on its own says about itself comes from its files.
+        named = name or path
+        return Subject(
+            kind="snapshot", iri=snapshot.swhid,
+            label=f"{named} ({snapshot.swhid})" if named else snapshot.swhid,
+            name=name, path=path,
+            version=declared.version if declared else None,
+            license=declared.license if declared else None,
+            description=(declared.description or declared.title) if declared else None,
+            creators=_declared_people(declared),
+        )  # fmt: skip
     source = deposit["source"]
     source_id = deposit["source_id"]
     doi = deposit.get("version_doi")
@@ -579,6 +624,9 @@ def _subject(deposit: Mapping[str, Any] | None, snapshot: SnapshotInfo) -> Subje
         description=description,
         keywords=keywords,
         programming_languages=languages,
+        # The repository's record is authoritative for a deposit: its files only name
+        # it when the record has no title.
+        name=name,
     )
 
 
@@ -598,18 +646,20 @@ def build_assessment(
     scorer_version: str | None = None,
     detector_set_sha256: str = "",
     score_id: int | None = None,
+    path: str | None = None,
 ) -> Assessment:
     """An assessment scored now from ``measurements`` under ``rubric`` (with the ROS
     inputs ``outcomes``, in the rubric's input scales, when given). ``deposit`` is a
     deposit row as the store gives it (``source``, ``source_id``, ``version_doi``,
     ``title``, ``creators``, ...); ``execution`` the provenance of the outcome (an
-    :class:`Execution` or ``Store.outcome_for_snapshot``'s dict)."""
+    :class:`Execution` or ``Store.outcome_for_snapshot``'s dict); ``path`` the name of
+    the folder a tree without a deposit was scored from (see :class:`Subject`)."""
     scored = score(measurements, rubric, outcomes=outcomes)
     if execution is not None and not isinstance(execution, Execution):
         execution = Execution.from_record(execution)
     computed = iso_time(computed_at)
     return Assessment(
-        subject=_subject(deposit, snapshot),
+        subject=_subject(deposit, snapshot, measurements.declared, path),
         snapshot=snapshot,
         rubric=rubric,
         score=scored,
@@ -684,6 +734,7 @@ def _load_one(
         scorer_version=stored.scorer_version,
         detector_set_sha256=store.detector_set_sha256_of(stored.detector_set_id),
         score_id=stored.id,
+        path=path_name(record.label) if record.source == "local" else record.label,
     )
     if (assessment.score.rrs, assessment.score.rrs_unclamped) != (stored.rrs, stored.rrs_unclamped):
         raise ExportError(

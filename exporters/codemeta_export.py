@@ -83,6 +83,10 @@ def build_codemeta(a: Assessment, *, crate_url: str | None = None) -> dict[str, 
             entry: dict[str, Any] = {"@type": "Person", "name": person.name}
             if person.iri:
                 entry["@id"] = person.iri
+            for key, value in (("givenName", person.given), ("familyName", person.family),
+                               ("email", person.email)):
+                if value:
+                    entry[key] = value
             if person.affiliation:
                 entry["affiliation"] = {"@type": "Organization", "name": person.affiliation}
             authors.append(entry)

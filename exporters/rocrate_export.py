@@ -249,7 +249,17 @@ class _Builder:
         }
         if snap.swh_origin:
             tree_props["url"] = snap.archive_url
-        if s.iri != snap.swhid:
+        if s.iri == snap.swhid:
+            # No deposit: the tree is the subject, named as it names itself.
+            if s.label != snap.swhid:
+                tree_props["name"] = s.label
+            if s.version:
+                tree_props["version"] = s.version
+            licence = self.license_of(s.license) if s.license else None
+            if licence:
+                tree_props["license"] = _ref(licence)
+            self.creators(s, tree_props)
+        else:
             tree_props["isPartOf"] = _ref(s.iri)
             props: dict[str, Any] = {"@type": "CreativeWork", "name": s.display_name}
             if s.doi:
@@ -287,6 +297,9 @@ class _Builder:
 
     def person(self, person: Any) -> str:
         props: dict[str, Any] = {"@type": "Person", "name": person.name}
+        for key, value in (("givenName", person.given), ("familyName", person.family), ("email", person.email)):
+            if value:
+                props[key] = value
         if person.affiliation_ror:
             # The ROR record is the organisation's public registry entry: its web
             # page, and where its contact details are published.

@@ -8,19 +8,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from scoring import __version__
 from scoring.aggregate import IncompleteMeasurements, score
 from scoring.catalog import METRICS, resolve_metric
+from scoring.declared import declared_metadata
 from scoring.fixes import rank_fixes
 from scoring.measurement import measure, open_source
 from scoring.model import Measurements
 from scoring.registry import load_detectors
 from scoring.rubric import Rubric, RubricError, load_rubric, parse_rubric
-from scoring.tree import Limits
+from scoring.tree import Limits, TreeIndex
 from scoring.trees.archives import IndexedTree
 from scoring.trees.swhid import SwhidError, TreeIdentity, tree_identity
 
@@ -161,7 +162,12 @@ def _prepare_source(source: Any, db: str | None, limits: Limits | None, identify
         with Store(db) as store:
             reusable = store.reusable_measurements(identity.swhid, _detector_versions())
         if reusable:
-            return _Prepared(identity, reusable[1], True)
+            stored = reusable[1]
+            if stored.declared is None:
+                # Stored before the declared record existed: the few files it comes from
+                # are read, not the whole tree measured again.
+                stored = replace(stored, declared=declared_metadata(TreeIndex(source, limits)))
+            return _Prepared(identity, stored, True)
     return _Prepared(identity, measure(source, limits=limits), False)
 
 
@@ -253,7 +259,10 @@ def score_paths(
                         if versions is not None and (limits is None or limits == Limits()):
                             reusable = store.reusable_measurements(prepared.identity.swhid, versions)
                             if reusable:
-                                prepared = _Prepared(prepared.identity, reusable[1], True)
+                                stored = reusable[1]
+                                if stored.declared is None:  # stored before m007
+                                    stored = replace(stored, declared=prepared.measurements.declared)
+                                prepared = _Prepared(prepared.identity, stored, True)
                         result = _finish(label, prepared, rub, store, rubric_id)
                     except (IncompleteMeasurements, StoreError) as exc:
                         result = exc

@@ -445,6 +445,20 @@ def m006_score_views(db: Database) -> None:
     )
 
 
+@migrations()
+def m007_declared_metadata(db: Database) -> None:
+    """What each tree declares about itself (name, title, version, licence, authors and
+    the file each came from; ``scoring.declared``), as JSON. Trees stored before this
+    migration have NULL until they are measured again."""
+    _run(
+        db,
+        (
+            "ALTER TABLE snapshots ADD COLUMN declared TEXT"
+            " CHECK (declared IS NULL OR json_valid(declared))",
+        ),
+    )
+
+
 def migration_names() -> tuple[str, ...]:
     """Every migration this version knows, in order."""
     return tuple(m.name for m in migrations.pending(Database(memory=True)))

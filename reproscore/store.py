@@ -43,6 +43,7 @@ from sqlite_utils import Database
 from scoring import __version__ as SCORER_VERSION
 from scoring.aggregate import Score, compile_rubric
 from scoring.catalog import CATEGORY_KEYS, METRIC_IDS
+from scoring.declared import DeclaredMetadata
 from scoring.model import OUTCOME_ERROR, Evidence, Inventory, Measurement, Measurements
 from scoring.rubric import Rubric, RubricError, parse_rubric
 from scoring.trees.swhid import SWHID_DIR_PREFIX, TreeIdentity
@@ -1177,7 +1178,10 @@ class Store:
         with self.write() as conn:
             conn.execute(
                 "INSERT INTO snapshots (swhid, source, deposit_id, label, files, bytes, inventory,"
-                " fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (swhid) DO NOTHING",
+                " declared, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                # A stored tree keeps its row; only its declared record follows the newest
+                # measurement that read one (trees stored before m007 have none).
+                " ON CONFLICT (swhid) DO UPDATE SET declared = COALESCE(excluded.declared, declared)",
                 (
                     identity.swhid,
                     source,
@@ -1186,6 +1190,7 @@ class Store:
                     identity.files,
                     identity.bytes,
                     _json(measurements.inventory.to_dict()),
+                    None if measurements.declared is None else _json(measurements.declared.to_dict()),
                     now,
                 ),
             )
@@ -1274,7 +1279,7 @@ class Store:
         """The snapshot's current measurements, rebuilt exactly as they were stored."""
         with self.read() as conn:
             found = conn.execute(
-                "SELECT inventory FROM snapshots WHERE id = ?", (snapshot_id,)
+                "SELECT inventory, declared FROM snapshots WHERE id = ?", (snapshot_id,)
             ).fetchone()
             if found is None:
                 raise NotFound(f"no snapshot with id {snapshot_id} in {self.path}")
@@ -1317,6 +1322,7 @@ class Store:
             measurements=by_id,
             inventory=Inventory.from_dict(json.loads(found[0])),
             scorer_version=scorer_version,
+            declared=None if found[1] is None else DeclaredMetadata.from_dict(json.loads(found[1])),
         )
 
     def reusable_measurements(

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .catalog import CATEGORY_KEYS, METRIC_IDS
+from .declared import DeclaredMetadata
 from .model import OUTCOME_ERROR, Inventory, Measurement, Measurements
 from .rubric import DEFAULT_INPUT_SCALES, ROS_COMPONENT_ALIASES, ROS_COMPONENT_IDS, Rubric
 
@@ -417,6 +418,7 @@ class Score:
     rcs: RcsResult
     scorer_name: str = SCORER_NAME
     scorer_version: str = ""
+    declared: DeclaredMetadata | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -430,6 +432,7 @@ class Score:
             "submetrics": {mid: m.to_dict() for mid, m in self.submetrics.items()},
             "detectors": dict(self.detectors),
             "inventory": self.inventory.to_dict(),
+            "declared": None if self.declared is None else self.declared.to_dict(),
             "ros": None if self.ros is None else self.ros.to_dict(),
             "rcs": self.rcs.to_dict(),
         }
@@ -479,4 +482,5 @@ def score(
         rcs=compute_rcs(rrs, ros, rubric),
         scorer_name=SCORER_NAME,
         scorer_version=_scorer_version() or measurements.scorer_version,
+        declared=measurements.declared,
     )

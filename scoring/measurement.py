@@ -14,6 +14,7 @@ from typing import Any
 
 from . import __version__
 from .catalog import METRIC_IDS
+from .declared import declared_metadata
 from .model import OUTCOME_ERROR, Measurement, Measurements
 from .parallel import ordered_map
 from .registry import load_detectors
@@ -52,12 +53,16 @@ def measure(tree: str | os.PathLike[str] | TreeSource | TreeIndex, *, limits: Li
     try:
         _run_detectors(index, registry, results)
         inventory = index.inventory()
+        # After the inventory: reading the metadata files must not add to what the scan
+        # reports (a problem found only here is not a measurement's).
+        declared = declared_metadata(index)
         if owned:
             index.release()
     finally:
         if collecting:
             gc.enable()
-    measured = Measurements(measurements=results, inventory=inventory, scorer_version=__version__)
+    measured = Measurements(measurements=results, inventory=inventory, scorer_version=__version__,
+                            declared=declared)
     if index.undecodable_names:
         # Paths keep the bytes of names that are not UTF-8 (surrogate escapes); what
         # leaves the scorer (JSON, the store, exports) must be text.

@@ -11,6 +11,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .declared import DeclaredMetadata
+
 SNIPPET_MAX = 200
 
 OUTCOME_MEASURED = "measured"
@@ -242,11 +244,14 @@ class Inventory:
 
 @dataclass
 class Measurements:
-    """All measurements of one tree, keyed by metric id, plus its inventory."""
+    """All measurements of one tree, keyed by metric id, plus its inventory and what
+    the tree declares about itself (``declared``: None when it was not read, as for
+    measurements stored before the record existed)."""
 
     measurements: dict[str, Measurement]
     inventory: Inventory
     scorer_version: str = ""
+    declared: DeclaredMetadata | None = None
 
     def __getitem__(self, metric_id: str) -> Measurement:
         return self.measurements[metric_id]
@@ -260,6 +265,7 @@ class Measurements:
             "scorer_version": self.scorer_version,
             "submetrics": {mid: m.to_dict() for mid, m in self.measurements.items()},
             "inventory": self.inventory.to_dict(),
+            "declared": None if self.declared is None else self.declared.to_dict(),
         }
 
     @classmethod
@@ -270,4 +276,5 @@ class Measurements:
             },
             inventory=Inventory.from_dict(data.get("inventory", {})),
             scorer_version=data.get("scorer_version", ""),
+            declared=DeclaredMetadata.from_dict(data["declared"]) if data.get("declared") is not None else None,
         )

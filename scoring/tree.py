@@ -499,6 +499,13 @@ class TreeIndex:
             self._parsed[key] = collect_manifests(self)
         return list(self._parsed[key])
 
+    def description_fields(self, path: str) -> dict[str, str] | None:
+        """The fields of an R ``DESCRIPTION`` (:func:`scoring.parsers.manifests.description_fields`),
+        parsed once."""
+        from .parsers.manifests import description_fields
+
+        return self._cached("description", path, lambda text: description_fields(text, path))
+
     def task_targets(self, path: str) -> list:
         """Targets of a Make-like file (:mod:`scoring.parsers.tasks`), parsed once."""
         from .parsers.tasks import parse_task_file

@@ -441,7 +441,7 @@ def test_score_record_shape(rubric):
     data = result.to_dict()
     assert list(data) == [
         "schema", "scorer", "rubric", "rrs", "rrs_unclamped", "penalties", "categories",
-        "submetrics", "detectors", "inventory", "ros", "rcs",
+        "submetrics", "detectors", "inventory", "declared", "ros", "rcs",
     ]  # fmt: skip
     assert data["schema"] == "reproscore-result/2"
     assert data["scorer"] == {"name": "reproscore", "version": scoring.__version__}

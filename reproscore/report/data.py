@@ -102,7 +102,7 @@ class Item:
     deposit_id: int | None
     source: str
     source_id: str
-    title: str | None
+    title: str | None  # the deposit's title; for a local tree, the path it was scored from
     version: str | None
     version_doi: str | None
     concept_doi: str | None
@@ -122,6 +122,8 @@ class Item:
     rcs: float | None = None
     alpha: float | None = None
     ros_coverage: float | None = None
+    # The name the current tree declares in its own metadata (scoring.declared), if any.
+    declared_name: str | None = None
 
     @property
     def anchor(self) -> str:
@@ -136,7 +138,11 @@ class Item:
 
     @property
     def label(self) -> str:
-        return self.title or self.source_id
+        """How the report names it: the deposit's title, else the name its tree
+        declares, else its id; a local tree by its declared name, else its path."""
+        if self.source == "local":
+            return self.declared_name or self.title or self.source_id
+        return self.title or self.declared_name or self.source_id
 
     @property
     def scored(self) -> bool:
@@ -310,17 +316,19 @@ def _read_items(conn: sqlite3.Connection, filters: Filters, runs: list[Run]) -> 
     if filters.source != "local":
         rows = conn.execute(
             """
-            SELECT d.id, d.source, d.source_id, d.title, d.version, d.version_doi, d.concept_doi,
-                   d.origin_url, d.publication_date, d.communities, d.status, d.withdrawn,
-                   d.processed_at, d.first_seen_at,
-                   (SELECT ds.snapshot_id FROM deposit_snapshots ds WHERE ds.deposit_id = d.id
-                    ORDER BY ds.seen_at DESC, ds.rowid DESC LIMIT 1)
-            FROM deposits d ORDER BY d.id
+            SELECT q.*, json_extract(s.declared, '$.name') FROM (
+                SELECT d.id, d.source, d.source_id, d.title, d.version, d.version_doi, d.concept_doi,
+                       d.origin_url, d.publication_date, d.communities, d.status, d.withdrawn,
+                       d.processed_at, d.first_seen_at,
+                       (SELECT ds.snapshot_id FROM deposit_snapshots ds WHERE ds.deposit_id = d.id
+                        ORDER BY ds.seen_at DESC, ds.rowid DESC LIMIT 1) AS snapshot_id
+                FROM deposits d
+            ) q LEFT JOIN snapshots s ON s.id = q.snapshot_id ORDER BY q.id
             """
         ).fetchall()
         for (deposit_id, source, source_id, title, version, version_doi, concept_doi, origin_url,
              publication_date, communities, status, withdrawn, processed_at, first_seen_at,
-             snapshot_id) in rows:  # fmt: skip
+             snapshot_id, declared_name) in rows:  # fmt: skip
             if filters.source is not None and source != filters.source:
                 continue
             groups = _communities(communities)
@@ -342,15 +350,17 @@ def _read_items(conn: sqlite3.Connection, filters: Filters, runs: list[Run]) -> 
                     concept_doi=concept_doi, origin_url=origin_url,
                     publication_date=publication_date, communities=groups, status=status,
                     state=state, night=item_night, snapshot_id=snapshot_id, swhid=None,
+                    declared_name=declared_name,
                 )
             )  # fmt: skip
     if filters.source in (None, "local") and filters.community is None:
         rows = conn.execute(
-            "SELECT s.id, s.swhid, s.label, s.fetched_at FROM snapshots s WHERE s.source = 'local'"
+            "SELECT s.id, s.swhid, s.label, s.fetched_at, json_extract(s.declared, '$.name')"
+            " FROM snapshots s WHERE s.source = 'local'"
             " AND NOT EXISTS (SELECT 1 FROM deposit_snapshots ds WHERE ds.snapshot_id = s.id)"
             " ORDER BY s.id"
         ).fetchall()
-        for snapshot_id, swhid, label, fetched_at in rows:
+        for snapshot_id, swhid, label, fetched_at, declared_name in rows:
             item_night = night(None, fetched_at)
             if filters.since is not None and (item_night is None or item_night < filters.since):
                 continue
@@ -360,6 +370,7 @@ def _read_items(conn: sqlite3.Connection, filters: Filters, runs: list[Run]) -> 
                     title=label, version=None, version_doi=None, concept_doi=None,
                     origin_url=None, publication_date=None, communities=(), status=None,
                     state="pending", night=item_night, snapshot_id=snapshot_id, swhid=swhid,
+                    declared_name=declared_name,
                 )
             )  # fmt: skip
     return items

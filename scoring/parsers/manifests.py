@@ -46,6 +46,7 @@ __all__ = [
     "Manifest",
     "classify_pep508",
     "counts",
+    "description_fields",
     "has_cuda_tag",
     "interpreter_from_version_file",
     "interpreters_from_version_file",
@@ -1349,6 +1350,13 @@ def _dcf_fields(text: str, path: str, problems: list[str]) -> dict[str, list[tup
         if match.group("value").strip():
             current.append((number, match.group("value").strip()))
     return fields
+
+
+def description_fields(text: str, path: str) -> dict[str, str]:
+    """The fields of an R ``DESCRIPTION`` as text, continuation lines joined by newlines
+    (malformed lines are left out; :func:`parse_description` reports them)."""
+    return {name: "\n".join(segment for _, segment in segments)
+            for name, segments in _dcf_fields(text, path, []).items()}
 
 
 def _comma_entries(segments: list[tuple[int, str]]) -> list[tuple[int, str]]:
