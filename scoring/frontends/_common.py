@@ -73,6 +73,21 @@ def text(node) -> str:
     return node.text.decode("utf-8", "replace")
 
 
+def squeezed_text(node) -> str:
+    """The node's text without any white space: a qualified name as written
+    (``std :: mt19937`` and ``std::mt19937`` alike)."""
+    return re.sub(r"\s+", "", text(node))
+
+
+def quote_doubled_string(node) -> str:
+    """The value of a string literal whose quote is escaped by doubling it, as MATLAB
+    and Fortran write a quote inside a string."""
+    raw = text(node)
+    if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
+        return raw[1:-1].replace(raw[0] * 2, raw[0])
+    return raw
+
+
 def first_line(node) -> int:
     return node.start_point[0] + 1
 

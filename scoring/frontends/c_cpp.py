@@ -99,8 +99,7 @@ def literal(node):
     return Expr(text[:80])
 
 
-def squeeze(node) -> str:
-    return re.sub(r"\s+", "", ts.text(node))
+squeeze = ts.squeezed_text
 
 
 def base_type(name: str) -> str:

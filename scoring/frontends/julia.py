@@ -8,8 +8,6 @@ True)`` and as ``CommentFact(doc=True)``.
 
 from __future__ import annotations
 
-import re
-
 from scoring.facts import (
     AssignmentFact,
     CallFact,
@@ -87,8 +85,7 @@ def literal(node):
     return Expr(text[:80])
 
 
-def dotted(node) -> str:
-    return re.sub(r"\s+", "", ts.text(node))
+dotted = ts.squeezed_text
 
 
 def is_docstring(node, parent) -> bool:

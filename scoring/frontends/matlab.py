@@ -48,11 +48,7 @@ def extract(data: bytes, path: str) -> FileFacts:
     return _Walker(data).run()
 
 
-def string_value(node) -> str:
-    raw = ts.text(node)
-    if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0]:
-        return raw[1:-1].replace(raw[0] * 2, raw[0])
-    return raw
+string_value = ts.quote_doubled_string
 
 
 def literal(node):
