@@ -88,6 +88,14 @@ def quote_doubled_string(node) -> str:
     return raw
 
 
+def negated(value):
+    """``-value`` for a number literal's value; None for anything else (a negated
+    string or expression is not a literal)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return -value
+    return None
+
+
 def first_line(node) -> int:
     return node.start_point[0] + 1
 

@@ -93,9 +93,9 @@ def literal(node):
     if kind == "char_literal":
         return text[1:-1]
     if kind == "unary_expression" and text.startswith("-"):
-        inner = literal(node.named_children[-1])
-        if isinstance(inner, int | float) and not isinstance(inner, bool):
-            return -inner
+        value = ts.negated(literal(node.named_children[-1]))
+        if value is not None:
+            return value
     return Expr(text[:80])
 
 

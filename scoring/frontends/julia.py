@@ -79,9 +79,9 @@ def literal(node):
     if kind == "identifier" and text == "nothing":
         return None
     if kind == "unary_expression" and text.startswith("-"):
-        inner = literal(node.children[-1])
-        if isinstance(inner, int | float) and not isinstance(inner, bool):
-            return -inner
+        value = ts.negated(literal(node.children[-1]))
+        if value is not None:
+            return value
     return Expr(text[:80])
 
 

@@ -64,9 +64,9 @@ def literal(node):
     if kind == "boolean" or text in ("true", "false"):
         return text == "true"
     if kind == "unary_operator" and text.startswith("-"):
-        inner = literal(node.named_children[-1])
-        if isinstance(inner, int | float) and not isinstance(inner, bool):
-            return -inner
+        value = ts.negated(literal(node.named_children[-1]))
+        if value is not None:
+            return value
     return Expr(text[:80])
 
 
