@@ -17,7 +17,10 @@ Two additions serve the nightly run (``reproscore run --workers N``):
   the pool**, so that a second death names its culprit. A task whose worker died
   ``attempts`` times gives :class:`WorkerDied` in its place in the results; the
   others, innocent bystanders of the first death, run to completion. Nothing is lost
-  and nothing is returned twice.
+  and nothing is returned twice. With a prepare stage, a task tried again is
+  **prepared again** first: the task may have consumed what was prepared for it (the
+  deposit task deletes its downloads) before the pool broke under it, even when its
+  own worker survived long enough to finish.
 """
 
 from __future__ import annotations
@@ -102,7 +105,11 @@ class _Slot:
         self.item = item
         self.task_input: Any = item
         self.value: Any = _PENDING
-        self.attempts = 0
+        self.attempts = 0  # deaths of a worker under this task
+
+    @property
+    def suspect(self) -> bool:
+        return self.attempts > 0
 
 
 def ordered_map(
@@ -179,6 +186,17 @@ def _pool_map(
             return False
         return True
 
+    def retry_or_give_up(slot: _Slot) -> None:
+        slot.attempts += 1
+        if slot.attempts >= attempts:
+            slot.value = WorkerDied(slot.attempts)
+            return
+        stats.retried += 1
+        if threads is not None:
+            preparing[threads.submit(prepare, slot.item)] = slot
+        else:
+            suspects.append(slot)
+
     def rebuild() -> None:
         # Every task of the broken pool fails too (or finished just before it broke).
         nonlocal pool
@@ -186,7 +204,7 @@ def _pool_map(
             try:
                 slot.value = future.result()
             except BrokenProcessPool:
-                _retry_or_give_up(slot, attempts, suspects, stats)
+                retry_or_give_up(slot)
             except Exception as exc:  # noqa: BLE001 - reported in the item's place
                 slot.value = exc
         running.clear()
@@ -236,14 +254,14 @@ def _pool_map(
                     except Exception as exc:  # noqa: BLE001 - reported in the item's place
                         slot.value = exc
                     else:
-                        ready.append(slot)
+                        (suspects if slot.suspect else ready).append(slot)
                     continue
                 slot = running.pop(future)
                 try:
                     slot.value = future.result()
                 except BrokenProcessPool:
                     broken = True
-                    _retry_or_give_up(slot, attempts, suspects, stats)
+                    retry_or_give_up(slot)
                 except Exception as exc:  # noqa: BLE001 - reported in the item's place
                     slot.value = exc
             if broken:
@@ -253,11 +271,3 @@ def _pool_map(
             threads.shutdown(wait=True, cancel_futures=True)
         pool.shutdown(wait=True, cancel_futures=True)
 
-
-def _retry_or_give_up(slot: _Slot, attempts: int, suspects: deque[_Slot], stats: PoolStats) -> None:
-    slot.attempts += 1
-    if slot.attempts >= attempts:
-        slot.value = WorkerDied(slot.attempts)
-        return
-    stats.retried += 1
-    suspects.append(slot)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,44 @@ def deaths(marker: str | os.PathLike[str]) -> int:
     """How many processes a KillOnce killed (one line each in its marker)."""
     path = Path(marker)
     return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+
+class ConsumingPair:
+    """Two tasks that break the pool under a task that has already consumed its input,
+    as the deposit task deletes its downloads: the ``bystander`` reads and deletes the
+    file prepared for it, then waits; the ``killer`` waits until that is done and
+    kills its own worker (once). The pool breaks while the bystander's worker is
+    alive, so the bystander is tried again, and needs its input prepared again."""
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+
+    def prepare(self, name: str) -> str:
+        path = self.folder / f"input-{name}"
+        path.write_text(name)
+        return str(path)
+
+    def __call__(self, path: str) -> str:
+        name = Path(path).read_text()  # FileNotFoundError when prepared only once
+        killed, consumed = self.folder / "killed", self.folder / "consumed"
+        if name == "bystander":
+            Path(path).unlink()
+            if not killed.exists():
+                consumed.touch()
+                _wait_for(killed)
+                time.sleep(10)  # the broken pool terminates this worker long before
+        elif not killed.exists():
+            _wait_for(consumed)
+            killed.write_text(f"{os.getpid()}\n")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return name
+
+
+def _wait_for(path: Path, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 # -- the archive-wide path on Dask (docs/scale.md, "Distributed measurement") ------------

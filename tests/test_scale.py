@@ -48,7 +48,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from replay_server import ReplayServer
-from scale_tasks import KillOnce, deaths, square
+from scale_tasks import ConsumingPair, KillOnce, deaths, square
 
 from harvester.fetch import ExtractionLimits, materialize
 from reproscore import api, demo
@@ -278,7 +278,7 @@ def test_a_deposit_that_kills_every_worker_fails_alone_and_is_retried_next_run(t
     # Three tries, the last two alone in a fresh pool; every other deposit is stored.
     assert deaths(marker) == 3
     assert ("zenodo:9100002", "measure", WorkerDied(3).args[0]) in summary.failures
-    assert "4 deposit(s) scored (2 measured, 2 already measured), 1 withdrawn, 3 failed" in summary.line()
+    assert "4 deposit(s) scored (2 measured, 2 already measured), 1 withdrawn, 3 failed" in summary.line(), summary.failures
     with Store(db) as store:
         assert store.conn.execute(
             "SELECT d.status, f.stage, f.error_class, f.attempts FROM deposits d"
@@ -514,6 +514,14 @@ def test_ordered_map_gives_worker_died_for_a_poison_task_only(tmp_path):
     assert isinstance(got[3][1], WorkerDied) and got[3][1].attempts == 2
     assert [value for n, value in got if n != 3] == [n * n for n in range(8) if n != 3]
     assert deaths(marker) == 2 and stats.restarts == 2
+
+
+def test_ordered_map_prepares_a_retried_task_again_when_the_first_try_consumed_its_input(tmp_path):
+    pair = ConsumingPair(tmp_path)
+    stats = PoolStats()
+    got = list(ordered_map(pair, ["bystander", "killer"], jobs=2, prepare=pair.prepare, stats=stats))
+    assert got == [("bystander", "bystander"), ("killer", "killer")]
+    assert deaths(tmp_path / "killed") == 1 and stats.restarts == 1 and stats.retried == 2
 
 
 # --------------------------------------------------------------------------- batches
