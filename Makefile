@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+BENCH_TREES ?= ../corpus
 
 .PHONY: install system-packages test bench demo lint calibrate clean
 
@@ -20,13 +21,13 @@ system-packages: ## The Debian packages the tests need (bubblewrap, chromium, fo
 test: $(STAMP) system-packages ## The whole test suite (installs its system packages first)
 	$(BIN)/python -m pytest
 
-bench: $(STAMP) ## Benchmarks: scorer cost vs reading every file once; rescoring 100,000 stored snapshots; harvest rate and memory; the audit report of 100,000 scored deposits; trees per second on 1 and 2 local workers and a 2-worker Dask LocalCluster, Dask's cost per task; MB/s of each language frontend
+bench: $(STAMP) ## Benchmarks: scorer cost vs reading every file once; rescoring 100,000 stored snapshots; harvest rate and memory; the audit report of 100,000 scored deposits; trees per second on 1 and 2 local workers and a 2-worker Dask LocalCluster, Dask's cost per task; on the real repositories of tests/benchmarks/real_repositories.txt checked out under BENCH_TREES=DIR (default ../corpus): reproscore against the read-and-parse floor, re-measuring a changed version, MB/s of each language frontend
 	$(BIN)/python tests/benchmarks/bench_scorer.py
 	$(BIN)/python tests/benchmarks/bench_rescore.py
 	$(BIN)/python tests/benchmarks/bench_harvest.py
 	$(BIN)/python tests/benchmarks/bench_report.py
 	$(BIN)/python tests/benchmarks/bench_scale.py
-	$(BIN)/python tests/benchmarks/bench_frontends.py
+	$(BIN)/python tests/benchmarks/bench_facts.py --trees $(BENCH_TREES)
 
 demo: $(STAMP) ## The nightly run against a replayed Zenodo (local server), then the samples scored directly; offline
 	$(BIN)/python -m reproscore.demo
