@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .catalog import METRICS_BY_ID
+from .catalog import METRIC_IDS, METRICS_BY_ID
 from .model import OUTCOME_MEASURED, OUTCOME_NOT_APPLICABLE, Evidence, Measurement
 
 if TYPE_CHECKING:
@@ -128,8 +128,11 @@ def detector(metric_id: str, *, version: str) -> Callable[[Callable[[TreeIndex],
 
 
 def load_detectors() -> dict[str, Detector]:
-    """Import the category modules (which register their detectors) and return the registry."""
+    """Import the detector modules (which register their detectors) and return the
+    registry, in the catalog's order (E1 … S7) whatever order the modules were imported in."""
     from .detectors import load_all
 
     load_all()
+    for metric_id in sorted(REGISTRY, key=METRIC_IDS.index):
+        REGISTRY[metric_id] = REGISTRY.pop(metric_id)
     return REGISTRY

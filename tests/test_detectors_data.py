@@ -1,8 +1,8 @@
-"""Unit tests of the category A detectors (scoring/detectors/data.py): rules the golden
+"""Unit tests of the category A detectors (scoring/detectors/data/): rules the golden
 fixtures do not pin down, and bad input.
 
-Detectors are run through the registry after importing only the data module, so these
-tests do not depend on the other category modules.
+Detectors are run through the registry after importing only the data package, so these
+tests do not depend on the other category packages.
 """
 
 from __future__ import annotations
@@ -12,7 +12,16 @@ from pathlib import Path
 
 import pytest
 
-import scoring.detectors.data as data
+from scoring.detectors.data._common import (
+    OwnIdentifiers,
+    Pointer,
+    _Context,
+    classify_doi,
+    classify_url,
+    data_extension,
+    is_data_heading,
+)
+from scoring.detectors.data.data_acquisition_script import shell_download
 from scoring.parsers.shell import split_commands
 from scoring.registry import REGISTRY
 from scoring.tree import TreeIndex
@@ -80,7 +89,7 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     ],
 )
 def test_data_heading_rule(heading, is_data):
-    assert data.is_data_heading(heading) is is_data
+    assert is_data_heading(heading) is is_data
 
 
 def test_section_words_exclude_heading_code_and_urls(run):
@@ -156,12 +165,12 @@ def test_readme_notebook_section_reports_cell(run):
 
 
 def test_data_extension_strips_compression():
-    assert data.data_extension("x.csv.gz") == ".csv"
-    assert data.data_extension("x.tsv.bz2") == ".tsv"
-    assert data.data_extension("table.parquet") == ".parquet"
-    assert data.data_extension("archive.zip") is None
-    assert data.data_extension("bundle.tar.gz") is None
-    assert data.data_extension(".csv") is None
+    assert data_extension("x.csv.gz") == ".csv"
+    assert data_extension("x.tsv.bz2") == ".tsv"
+    assert data_extension("table.parquet") == ".parquet"
+    assert data_extension("archive.zip") is None
+    assert data_extension("bundle.tar.gz") is None
+    assert data_extension(".csv") is None
 
 
 @pytest.mark.parametrize(
@@ -184,9 +193,9 @@ def test_data_extension_strips_compression():
     ],
 )
 def test_url_classes(url, value):
-    ctx = data._Context(data=False, citation=False)
-    pointer = data.classify_url(url, ctx, data.OwnIdentifiers(set(), set()))
-    assert isinstance(pointer, data.Pointer) and pointer.value == value
+    ctx = _Context(data=False, citation=False)
+    pointer = classify_url(url, ctx, OwnIdentifiers(set(), set()))
+    assert isinstance(pointer, Pointer) and pointer.value == value
 
 
 @pytest.mark.parametrize(
@@ -206,21 +215,21 @@ def test_url_classes(url, value):
     ],
 )
 def test_urls_that_are_not_data_pointers(url, why):
-    ctx = data._Context(data=False, citation=False)
-    assert data.classify_url(url, ctx, data.OwnIdentifiers(set(), set())) == why
+    ctx = _Context(data=False, citation=False)
+    assert classify_url(url, ctx, OwnIdentifiers(set(), set())) == why
 
 
 def test_doi_classes_by_prefix():
-    own = data.OwnIdentifiers(set(), {"10.5281/zenodo.9"})
-    plain = data._Context(data=False, citation=False)
-    in_data = data._Context(data=True, citation=False)
-    in_citation = data._Context(data=False, citation=True)
-    assert data.classify_doi("10.5281/zenodo.1", plain, own).value == 100
-    assert data.classify_doi("10.34740/kaggle/dsv/1", plain, own).value == 75
-    assert data.classify_doi("10.1093/gigascience/giad113", in_data, own).value == 60
-    assert data.classify_doi("10.1093/gigascience/giad113", plain, own) == "doi_outside_data_context"
-    assert data.classify_doi("10.5281/zenodo.1", in_citation, own) == "citation"
-    assert data.classify_doi("10.5281/zenodo.9", in_data, own) == "own"
+    own = OwnIdentifiers(set(), {"10.5281/zenodo.9"})
+    plain = _Context(data=False, citation=False)
+    in_data = _Context(data=True, citation=False)
+    in_citation = _Context(data=False, citation=True)
+    assert classify_doi("10.5281/zenodo.1", plain, own).value == 100
+    assert classify_doi("10.34740/kaggle/dsv/1", plain, own).value == 75
+    assert classify_doi("10.1093/gigascience/giad113", in_data, own).value == 60
+    assert classify_doi("10.1093/gigascience/giad113", plain, own) == "doi_outside_data_context"
+    assert classify_doi("10.5281/zenodo.1", in_citation, own) == "citation"
+    assert classify_doi("10.5281/zenodo.9", in_data, own) == "own"
 
 
 def test_own_repository_urls_from_metadata_are_ignored(run):
@@ -406,7 +415,7 @@ def test_tasks_py_needs_invoke(run):
     ],
 )
 def test_shell_download_rule(line, counted):
-    found = data.shell_download(split_commands(line), data.OwnIdentifiers(set(), set()))
+    found = shell_download(split_commands(line), OwnIdentifiers(set(), set()))
     assert (found is not None and not found.installer) is counted
 
 

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
-import scoring.detectors.documentation as doc
+from scoring.detectors.documentation._common import FAMILIES, DocLine, _runnable, doc_lines
+from scoring.detectors.documentation.inline_explanation_density import (
+    _docstring_lines_by_tokens,
+    _hash_comment_lines,
+    _python_comment_lines,
+)
+from scoring.detectors.documentation.install_instructions import _install_line, _InstallContext
 from scoring.parsers.markdown import parse_document
 from scoring.parsers.shell import split_commands
 from scoring.registry import REGISTRY
@@ -132,7 +138,7 @@ def test_invalid_notebook_drops_out_but_scripts_count(make_tree):
 
 def test_doc_lines_strip_prompts_and_join_continuations():
     text = "# T\n\n```\n$ python main.py \\\n    --in data/\n>>> import tool\n```\n\nThen `% make figures`.\n"
-    lines = doc.doc_lines(parse_document(text, "README.md"))
+    lines = doc_lines(parse_document(text, "README.md"))
     assert [(d.line, d.text, d.repl, d.in_block) for d in lines] == [
         (4, "python main.py      --in data/", False, True),
         (6, "import tool", True, True),
@@ -180,13 +186,13 @@ def test_doc_lines_strip_prompts_and_join_continuations():
     ("cd src && python main.py", "usage_examples.python_script"),
 ])
 def test_runnable_command_rules(line, rule):
-    found = [r for c in split_commands(line) if (r := doc._runnable(c, frozenset({"wordcount"})))]
+    found = [r for c in split_commands(line) if (r := _runnable(c, frozenset({"wordcount"})))]
     assert (found[0] if found else None) == rule
 
 
 def _install(line: str, *, own=("tool",), declares=True, repl=False):
-    ctx = doc._InstallContext(frozenset(own), declares)
-    hit = doc._install_line(doc.DocLine("README.md", 1, line, repl, True), ctx)
+    ctx = _InstallContext(frozenset(own), declares)
+    hit = _install_line(DocLine("README.md", 1, line, repl, True), ctx)
     return None if hit is None else (hit.value, hit.rule.rsplit(".", 1)[-1])
 
 
@@ -274,7 +280,7 @@ def test_install_repl_line_is_not_a_command():
     ("Tutorials", {"run"}),
 ])
 def test_heading_families(heading, families):
-    assert {f.key for f in doc.FAMILIES if f.matches(heading)} == families
+    assert {f.key for f in FAMILIES if f.matches(heading)} == families
 
 
 def test_doc_structure_reads_lowercase_readme_ipynb(make_tree):
@@ -365,11 +371,11 @@ def test_usage_setup_py_entry_points(make_tree):
 
 def test_hash_comments_outside_strings():
     r_lines = ["#!/usr/bin/env Rscript", "x <- '#no'", "y <- 1 # yes", "#' roxygen", 'z <- "a#b"  # yes']
-    assert doc._hash_comment_lines(r_lines, shell=False, julia=False) == {3, 4, 5}
+    assert _hash_comment_lines(r_lines, shell=False, julia=False) == {3, 4, 5}
     sh_lines = ["#!/bin/bash", "echo $#", "n=${#arr[@]}", "echo hi # note", "# %%", "  # indented"]
-    assert doc._hash_comment_lines(sh_lines, shell=True, julia=False) == {4, 6}
+    assert _hash_comment_lines(sh_lines, shell=True, julia=False) == {4, 6}
     jl_lines = ["x = 1", "#= block", "still comment", "=# y = 2", "c = 'a' # char then comment", "#= one =# z = 3"]
-    assert doc._hash_comment_lines(jl_lines, shell=False, julia=True) == {2, 3, 4, 5, 6}
+    assert _hash_comment_lines(jl_lines, shell=False, julia=True) == {2, 3, 4, 5, 6}
 
 
 def test_python_trailing_comments_and_docstrings(make_tree):
@@ -414,23 +420,23 @@ def test_comment_scan_agrees_with_the_tokenizer():
     lines = COMMENT_TRAPS.splitlines()
     by_tokenizer = {t.start[0] for t in tokenize.generate_tokens(io.StringIO(COMMENT_TRAPS).readline)
                     if t.type == tokenize.COMMENT}
-    assert doc._python_comment_lines(COMMENT_TRAPS, lines) == by_tokenizer == {1, 6, 7, 10, 13}
+    assert _python_comment_lines(COMMENT_TRAPS, lines) == by_tokenizer == {1, 6, 7, 10, 13}
     # Python 2: a string right after a keyword is still a string.
-    assert doc._python_comment_lines('print"#not a comment"\n', ['print"#not a comment"']) == set()
+    assert _python_comment_lines('print"#not a comment"\n', ['print"#not a comment"']) == set()
 
 
 def test_comment_scan_survives_unterminated_strings():
     # A non-possessive scanner backtracks exponentially on this (minutes at n=24).
     source = '"""' + 'ab"c' * 40 + "\n# after\n"
     # The file does not tokenize; like CodeUnit.comments' line fallback, line 2 counts.
-    assert doc._python_comment_lines(source, source.splitlines()) == {2}
+    assert _python_comment_lines(source, source.splitlines()) == {2}
     source = "x = 1  # one\ns = 'open\n# two\n"
-    assert doc._python_comment_lines(source, source.splitlines()) == {1, 3}
+    assert _python_comment_lines(source, source.splitlines()) == {1, 3}
 
 
 def test_docstring_lines_by_tokens_for_python2():
     source = '"""Module."""\nimport os\ndef f(x):\n    """Doc\n    more."""\n    print "x"\ns = "not a docstring"\n'
-    assert doc._docstring_lines_by_tokens(source) == {1, 4, 5}
+    assert _docstring_lines_by_tokens(source) == {1, 4, 5}
 
 
 def test_julia_and_shell_scripts_join_the_script_part(make_tree):

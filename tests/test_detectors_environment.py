@@ -1,4 +1,4 @@
-"""Category E detectors (scoring/detectors/environment.py): golden fixtures, rules the
+"""Category E detectors (scoring/detectors/environment/): golden fixtures, rules the
 fixtures cover thinly, and bad input."""
 
 from __future__ import annotations

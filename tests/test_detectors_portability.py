@@ -5,10 +5,20 @@ from __future__ import annotations
 
 import json
 import sys
+from importlib import resources
 
 import pytest
 
-from scoring.detectors import portability as P
+from scoring.detectors.portability._common import _credential_word, _scan, _secret_value, _Segment
+from scoring.detectors.portability.import_resolvability import (
+    _environment_provided,
+    import_distributions,
+    stdlib_modules,
+)
+from scoring.detectors.portability.no_absolute_paths import _absolute_paths
+from scoring.detectors.portability.no_hardcoded_credentials import _token_bindings
+from scoring.detectors.portability.silent_failure_masking import _r_masking
+from scoring.model import mask_secret
 from scoring.registry import REGISTRY
 from scoring.tree import TreeIndex
 
@@ -38,7 +48,7 @@ def notebook(*sources, language="python"):
 
 
 def test_stdlib_list_is_the_frozen_union_of_cpython_36_to_313_and_python_27():
-    names = P.stdlib_modules()
+    names = stdlib_modules()
     assert set(sys.stdlib_module_names) <= names  # the running 3.11 is one of the versions
     removed_in_312_313 = {"distutils", "imp", "asynchat", "asyncore", "smtpd", "cgi", "telnetlib", "lib2to3"}
     only_36_to_310 = {"formatter", "parser", "symbol", "macpath", "dummy_threading", "_dummy_thread", "binhex"}
@@ -49,7 +59,7 @@ def test_stdlib_list_is_the_frozen_union_of_cpython_36_to_313_and_python_27():
 
 
 def test_stdlib_data_file_says_how_it_was_built():
-    text = (P.resources.files("scoring") / "data/stdlib_modules.txt").read_text()
+    text = (resources.files("scoring") / "data/stdlib_modules.txt").read_text()
     assert text.startswith("# Frozen list of Python standard-library")
     assert "sys.stdlib_module_names of CPython 3.6-3.13" in text
 
@@ -71,11 +81,11 @@ V2_ADDITIONS = {
 
 @pytest.mark.parametrize(("module", "distribution"), [*REF_TABLE.items(), *V2_ADDITIONS.items(), ("cv2", "opencv")])
 def test_mapping_is_a_superset_of_the_reference_table_and_v2_additions(module, distribution):
-    assert distribution in P.import_distributions()[module]
+    assert distribution in import_distributions()[module]
 
 
 def test_environment_provided_modules_include_jupyter_and_colab():
-    assert {"IPython", "ipykernel", "ipywidgets", "nbformat", "traitlets", "google.colab"} <= P._environment_provided()
+    assert {"IPython", "ipykernel", "ipywidgets", "nbformat", "traitlets", "google.colab"} <= _environment_provided()
 
 
 # --------------------------------------------------------------------------- C1 no_absolute_paths
@@ -107,7 +117,7 @@ def test_environment_provided_modules_include_jupyter_and_colab():
     ],
 )
 def test_absolute_path_patterns(value, expected):
-    assert list(P._absolute_paths(value)) == expected
+    assert list(_absolute_paths(value)) == expected
 
 
 def test_c1_scans_magics_env_files_json_configs_and_skips_comments(make_tree):
@@ -256,7 +266,7 @@ def test_c2_stdlib_only_is_applicable_100_and_empty_tree_is_not_applicable(make_
 
 
 def test_c2_r_package_calls():
-    segment = P._Segment("r", (
+    segment = _Segment("r", (
         'library(dplyr)\nrequire("tidyr")\nlibrary(pkg, character.only = TRUE)\nx <- data.table::fread("a")\n'
         'install.packages(c("a1", "b2"))\nBiocManager::install("DESeq2")\nremotes::install_github("user/cool.pkg@v1")\n'
         "pacman::p_load(readr)\n# library(commented)\n"
@@ -281,7 +291,7 @@ def test_c2_r_package_calls():
     ],
 )
 def test_credential_word_is_the_last_component_of_the_name(name, expected):
-    assert P._credential_word(name) == expected
+    assert _credential_word(name) == expected
 
 
 @pytest.mark.parametrize(
@@ -306,7 +316,7 @@ def test_credential_word_is_the_last_component_of_the_name(name, expected):
     ],
 )
 def test_secret_value_filters(name, value, expected):
-    assert P._secret_value(name, value) == expected
+    assert _secret_value(name, value) == expected
 
 
 SECRETS = {
@@ -356,7 +366,7 @@ def test_secrets_never_appear_in_any_measurement_output(make_tree):
     assert by_place[("a.py", None, 2)].rule == "no_hardcoded_credentials.token.private_key"
     assert by_place[(".env", None, 1)].snippet == "API_KEY=n7Kq…(16 chars)"
     assert by_place[("nb.ipynb", 1, 2)].reason == "openai token format sk-3…(43 chars)"
-    assert by_place[("a.py", None, 1)].reason == f"credential-named 'password' bound to a literal value {P.mask_secret(s['escaped'])}"
+    assert by_place[("a.py", None, 1)].reason == f"credential-named 'password' bound to a literal value {mask_secret(s['escaped'])}"
 
 
 def test_c3_skips_example_env_files_and_placeholder_tokens(make_tree):
@@ -372,12 +382,12 @@ def test_c3_skips_example_env_files_and_placeholder_tokens(make_tree):
 
 
 def test_c3_r_and_julia_bindings():
-    r = P._Segment("r", 'cfg$password <- "Xk29fjq83Lz0"\nSys.setenv(API_KEY = "q8Zr2LmT7vXp")\n"Zq83LmZx81Kv" -> db_pwd\n')
-    julia = P._Segment("julia", 'ENV["GITHUB_TOKEN"] = "Q8zR2lMt7VxP4nCb"\nconf = Dict("api_key" => "q8Zr2LmT7vXp")\n')
-    assert list(P._token_bindings(r.tokens)) == [
+    r = _Segment("r", 'cfg$password <- "Xk29fjq83Lz0"\nSys.setenv(API_KEY = "q8Zr2LmT7vXp")\n"Zq83LmZx81Kv" -> db_pwd\n')
+    julia = _Segment("julia", 'ENV["GITHUB_TOKEN"] = "Q8zR2lMt7VxP4nCb"\nconf = Dict("api_key" => "q8Zr2LmT7vXp")\n')
+    assert list(_token_bindings(r.tokens)) == [
         ("password", "Xk29fjq83Lz0", 1), ("API_KEY", "q8Zr2LmT7vXp", 2), ("db_pwd", "Zq83LmZx81Kv", 3),
     ]
-    assert list(P._token_bindings(julia.tokens)) == [("GITHUB_TOKEN", "Q8zR2lMt7VxP4nCb", 1), ("api_key", "q8Zr2LmT7vXp", 2)]
+    assert list(_token_bindings(julia.tokens)) == [("GITHUB_TOKEN", "Q8zR2lMt7VxP4nCb", 1), ("api_key", "q8Zr2LmT7vXp", 2)]
 
 
 # --------------------------------------------------------------------------- C4 silent_failure_masking
@@ -406,7 +416,7 @@ def test_c3_r_and_julia_bindings():
     ],
 )
 def test_r_masking_rules(code, expected):
-    assert list(P._r_masking(P._Segment("r", code))) == expected
+    assert list(_r_masking(_Segment("r", code))) == expected
 
 
 def test_c4_python_handler_shapes(make_tree):
@@ -503,8 +513,8 @@ def test_large_files_are_scanned_whole(make_tree):
 
 def test_the_four_detectors_share_one_scan_per_tree(make_tree):
     tree = TreeIndex.from_path(make_tree({"a.py": "x = 1\n", "b.R": "y <- 2\n"}))
-    first = P._scan(tree)
+    first = _scan(tree)
     REGISTRY["no_absolute_paths"].run(tree)
     REGISTRY["silent_failure_masking"].run(tree)
-    assert P._scan(tree) is first
+    assert _scan(tree) is first
     assert [f.path for f in first.code] == ["a.py", "b.R"]

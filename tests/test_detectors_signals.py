@@ -1,4 +1,4 @@
-"""Category S detectors (scoring/detectors/signals.py): golden fixtures of S1–S7 and the
+"""Category S detectors (scoring/detectors/signals/): golden fixtures of S1–S7 and the
 rules and bad inputs the fixtures cannot hold or do not pin down."""
 
 from __future__ import annotations

@@ -992,7 +992,7 @@ def run_probes(
     index = TreeIndex.from_path(source)
     plan = plan_environment(index)
     entry, entry_why = find_entry_point(index)
-    from scoring.detectors.portability import third_party_python_imports
+    from scoring.detectors.portability.import_resolvability import third_party_python_imports
 
     modules = third_party_python_imports(index)
     notebooks = sorted(index.by_type("notebook"))

@@ -1,7 +1,10 @@
-"""Detectors, one module per category (ruff-style rule registry).
+"""Detectors, one package per category and one module per sub-metric (ruff-style rule registry).
 
-``environment`` (E), ``data`` (A), ``documentation`` (D), ``portability`` (C) and
-``signals`` (S). Importing a module registers its detectors.
+``scoring/detectors/<category>/<metric_id>.py`` holds the ``@detector`` function of one
+sub-metric with the helpers only it uses; ``<category>/_common.py`` holds what several
+detectors of the category share. The categories: ``environment`` (E), ``data`` (A),
+``documentation`` (D), ``portability`` (C) and ``signals`` (S). Importing a category
+package registers its detectors.
 """
 
 from importlib import import_module

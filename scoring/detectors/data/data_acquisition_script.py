@@ -1,0 +1,690 @@
+"""A4 data_acquisition_script: code in the repository downloads the data."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from scoring.detectors.data._common import (
+    _CODE_CONTEXT,
+    _INSTALLER_SUFFIXES,
+    _URL_RE,
+    MAX_EVIDENCE,
+    OwnIdentifiers,
+    Pointer,
+    _guarded,
+    _host_is,
+    _is_workflow_file,
+    _notebook_code_lines,
+    _python_units,
+    _split_url,
+    _unit_cell,
+    _unit_line,
+    classify_url,
+    own_identifiers,
+)
+from scoring.model import Evidence
+from scoring.parsers.python import CodeUnit, dotted_name
+from scoring.parsers.shell import Command, command_lines, split_commands
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+_URL_START_RE = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)
+_INSTALLER_HOSTS = ("repo.anaconda.com", "repo.continuum.io", "get.docker.com", "install.python-poetry.org",
+                    "astral.sh", "sh.rustup.rs", "bootstrap.pypa.io", "micro.mamba.pm", "pixi.sh",
+                    "deb.nodesource.com", "rpm.nodesource.com", "get.sdkman.io")
+_INSTALLER_NAME_RE = re.compile(r"(?:miniconda|miniforge|mambaforge|anaconda3|get-pip\.py)", re.IGNORECASE)
+# Programs that consume a download as an installer or a signing key rather than as data.
+_INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3",
+                           "perl", "ruby", "node", "php", "Rscript", "apt-key", "gpg"})
+_DOWNLOADERS = frozenset({"wget", "curl", "aria2c"})
+_CURL_UPLOAD_FLAGS = frozenset({"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F", "--form",
+                                "-T", "--upload-file"})
+_SRA_TOOLS = frozenset({"prefetch", "fasterq-dump", "fastq-dump"})
+
+
+def is_installer_url(url: str) -> bool:
+    """Installer downloads are environment setup, not data (§0.1.22)."""
+    host, path = _split_url(url)
+    lower = path.lower()
+    return (
+        _host_is(host, *_INSTALLER_HOSTS)
+        or lower.endswith(_INSTALLER_SUFFIXES)
+        or bool(_INSTALLER_NAME_RE.search(lower))
+        or (host == "github.com" and lower.startswith("/conda-forge/miniforge/"))
+    )
+
+
+def _is_local_url(url: str) -> bool:
+    host, _ = _split_url(url)
+    return host in ("localhost", "127.0.0.1", "0.0.0.0") or not host
+
+
+@dataclass(frozen=True)
+class Download:
+    rule: str
+    reason: str
+    installer: bool = False   # an installer URL or a pipe into an interpreter: recorded, not counted
+
+
+def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -> Download | None:
+    """The data download performed by one shell line (its simple commands), if any; an
+    installer download is returned only when the line holds no data download."""
+    installer: Download | None = None
+    for index, cmd in enumerate(commands):
+        program = cmd.program
+        args = list(cmd.args)
+        if program in _DOWNLOADERS:
+            urls = [a for a in args if _URL_START_RE.match(a)]
+            if not urls or all(_is_local_url(u) for u in urls):
+                continue
+            if program == "curl" and (_CURL_UPLOAD_FLAGS & set(args) or _curl_writes(args)):
+                continue
+            reader = commands[index + 1] if index + 1 < len(commands) else None
+            if reader is not None and reader.piped_from and reader.program in _INTERPRETERS:
+                installer = installer or Download(
+                    "data_acquisition_script.installer_ignored",
+                    f"{program} output piped into {reader.program} (an installer or key)", installer=True)
+                continue
+            data_urls = [u for u in urls if not is_installer_url(u)]
+            if not data_urls:
+                installer = installer or Download(
+                    "data_acquisition_script.installer_ignored", f"{program} of an installer URL", installer=True)
+                continue
+            return Download("data_acquisition_script.shell_download", f"{program} downloads {data_urls[0]}")
+        tool = _download_tool(program, args, own)
+        if tool:
+            return Download("data_acquisition_script.download_tool", tool)
+    return installer
+
+
+def _curl_writes(args: list[str]) -> bool:
+    """``curl -X POST/PUT`` sends data rather than fetching it."""
+    for i, arg in enumerate(args):
+        if arg in ("-X", "--request") and i + 1 < len(args) and args[i + 1].upper() in ("POST", "PUT", "PATCH", "DELETE"):
+            return True
+    return False
+
+
+def _positional(args: list[str]) -> list[str]:
+    return [a for a in args if not a.startswith("-")]
+
+
+def _download_tool(program: str, args: list[str], own: OwnIdentifiers | None) -> str | None:
+    words = _positional(args)
+    first = words[0] if words else ""
+    if program == "zenodo_get":
+        return "zenodo_get fetches a Zenodo record"
+    if program == "osf" and {"clone", "fetch"} & set(words):
+        return "osf client fetches an OSF project"
+    if program == "kaggle" and len(words) >= 2 and words[0] in ("datasets", "d", "competitions", "c") and words[1] == "download":
+        return "kaggle CLI downloads a dataset"
+    if program == "dvc" and first in ("pull", "get", "import", "import-url", "fetch"):
+        return f"dvc {first} fetches tracked data"
+    if program == "datalad" and first in ("get", "clone", "install", "download-url"):
+        return f"datalad {first} fetches data"
+    if program in _SRA_TOOLS:
+        return f"SRA toolkit {program} fetches sequencing runs"
+    if program == "aws" and len(words) >= 3 and words[0] == "s3" and words[1] in ("cp", "sync") and words[2].startswith("s3://"):
+        return f"aws s3 {words[1]} from a bucket"
+    if program == "gsutil" and len(words) >= 2 and words[0] in ("cp", "rsync") and words[1].startswith("gs://"):
+        return f"gsutil {words[0]} from a bucket"
+    if program == "gcloud" and words[:2] == ["storage", "cp"] and len(words) >= 3 and words[2].startswith("gs://"):
+        return "gcloud storage cp from a bucket"
+    if program == "rclone" and first in ("copy", "sync", "copyurl"):
+        return f"rclone {first} fetches remote data"
+    if program == "gdown":
+        return "gdown fetches a Google Drive file"
+    if program in ("huggingface-cli", "hf") and first == "download":
+        return f"{program} download fetches from the Hugging Face hub"
+    if program == "synapse" and first == "get":
+        return "synapse get fetches Synapse data"
+    if program == "azcopy" and first == "copy" and len(words) >= 2 and _URL_START_RE.match(words[1]):
+        return "azcopy copy from remote storage"
+    if program == "git" and first == "clone" and own is not None:
+        for url in (w for w in words[1:] if _URL_START_RE.match(w)):
+            pointer = classify_url(url, _CODE_CONTEXT, own)
+            if isinstance(pointer, Pointer) and pointer.value >= 60 and pointer.rule != "data_pointer.doi_in_data_context":
+                return f"git clone of a data repository ({url})"
+    return None
+
+
+_SHELL_VAR_RE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+_MAKE_VAR_REF_RE = re.compile(r"\$[({](\w+)[)}]")
+_SHELL_ASSIGN_RE = re.compile(r"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)=(\S.*)$")
+_MAKE_ASSIGN_RE = re.compile(r"^\s*(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?::{1,3}|\?|\+|!)?=\s*(.*)$")
+
+
+def _assignments(lines: Iterable[str], pattern: re.Pattern[str]) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for line in lines:
+        match = pattern.match(line)
+        if match:
+            value = match.group(2).strip()
+            try:
+                words = shlex.split(value, comments=True)
+            except ValueError:
+                words = value.split()
+            table[match.group(1)] = words[0] if len(words) == 1 else value
+    return table
+
+
+def _substitute(text: str, table: dict[str, str], pattern: re.Pattern[str]) -> str:
+    if not table or "$" not in text:
+        return text
+    for _ in range(3):  # variables defined through other variables
+        new = pattern.sub(lambda m: table.get(next(g for g in m.groups() if g), m.group(0)), text)
+        if new == text:
+            break
+        text = new
+    return text
+
+
+@dataclass(frozen=True)
+class _Hit:
+    path: str
+    line: int | None
+    cell: int | None
+    snippet: str
+    download: Download
+
+
+class _DownloadScan:
+    """Collects downloads, one per located line (two fetch calls on one line are one step)."""
+
+    def __init__(self, own: OwnIdentifiers):
+        self.own = own
+        self.hits: list[_Hit] = []
+        self._seen: set[tuple[str, int | None, int | None]] = set()
+
+    def shell_line(self, text: str, path: str, line: int | None, cell: int | None,
+                   table: dict[str, str] | None = None, pattern: re.Pattern[str] = _SHELL_VAR_RE) -> None:
+        if table:
+            text = _substitute(text, table, pattern)
+        commands = split_commands(text)
+        found = shell_download(commands, self.own) if commands else None
+        if found:
+            self.add(path, line, cell, text, found)
+
+    def add(self, path: str, line: int | None, cell: int | None, snippet: str, download: Download) -> None:
+        key = (path, line, cell)
+        if line is None or key not in self._seen:
+            self._seen.add(key)
+            self.hits.append(_Hit(path, line, cell, snippet, download))
+
+
+def _scan_shell_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None:
+    text = tree.text(path)
+    if not text:
+        return
+    table = _assignments(text.splitlines(), _SHELL_ASSIGN_RE)
+    for number, line in command_lines(text):
+        scan.shell_line(line, path, number, None, table)
+
+
+def _scan_make_like(tree: TreeIndex, path: str, scan: _DownloadScan) -> None:
+    targets = tree.task_targets(path)
+    if not targets:
+        return
+    table = _assignments(tree.lines(path), _MAKE_ASSIGN_RE) if not path.lower().endswith(".py") else {}
+    seen: set[int] = set()
+    for target in targets:
+        for number, command in target.recipe:
+            if number in seen:
+                continue
+            seen.add(number)
+            scan.shell_line(command.replace("$$", "$"), path, number, None, table, _MAKE_VAR_REF_RE)
+
+
+_WORKFLOW_LINE_PREFIX_RE = re.compile(r"""^\s*(?:-\s*)?(?:(?:shell|cmd|script|command)\s*:\s*)?[rRfF]?(?:\"\"\"|'''|"|')?""")
+_WORKFLOW_LINE_SUFFIX_RE = re.compile(r"""(?:\"\"\"|'''|"|')?\s*,?\s*$""")
+_WORKFLOW_REMOTE_RE = re.compile(
+    r"""\b(?:(?:HTTP|FTP)\.remote|storage(?:\.\w+)?|file|files|fromPath|fromFilePairs)\s*\(\s*[rf]?["'](?:https?|ftp|s3|gs)://"""
+)
+_PY_FALLBACK_URL_CALL_RE = re.compile(
+    r"""\b(?:urlretrieve|urlopen|requests\.get|httpx\.get|wget\.download|get_file|download_url)\s*\([^)]*?[rbuf]*["'](?:https?|ftp)://[^"']+["']"""
+)
+_PY_FALLBACK_TOOL_RE = re.compile(
+    r"\b(?:hf_hub_download|pooch\.retrieve|gdown\.download|GEOparse\.get_GEO|Entrez\.efetch|"
+    r"dataset_download_files|zenodo_get)\s*\("
+)
+
+
+def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None:
+    """Snakemake ``shell:`` strings and ``run:`` code, Nextflow/WDL script blocks and
+    remote inputs, ``dvc.yaml`` commands: each line is read as a shell command after
+    removing the directive and quotes."""
+    for number, raw in enumerate(tree.lines(path), start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(("#", "//")):
+            continue
+        if _WORKFLOW_REMOTE_RE.search(raw):
+            scan.add(path, number, None, raw, Download("data_acquisition_script.workflow_remote",
+                                                       "workflow input fetched from a remote URL"))
+            continue
+        if _PY_FALLBACK_URL_CALL_RE.search(raw) or _PY_FALLBACK_TOOL_RE.search(raw):
+            scan.add(path, number, None, raw, Download("data_acquisition_script.python_call", "download call in workflow code"))
+            continue
+        command = _WORKFLOW_LINE_SUFFIX_RE.sub("", _WORKFLOW_LINE_PREFIX_RE.sub("", raw, count=1), count=1)
+        scan.shell_line(command, path, number, None)
+
+
+# ---- Python calls
+_URL_ARG_CALL_RE = re.compile(
+    r"^(?:urllib\.request\.(?:urlretrieve|urlopen|Request)|urllib\.(?:urlretrieve|urlopen)|urllib2\.urlopen|"
+    r"six\.moves\.urllib\.request\.(?:urlretrieve|urlopen)|"
+    r"requests\.(?:get|[Ss]ession\(\)\.get)|httpx\.(?:get|stream|Client\(\)\.get)|wget\.download|"
+    r"(?:tensorflow\.)?keras\.utils\.get_file|torch\.hub\.download_url_to_file|"
+    r"torchvision\.datasets\.utils\.(?:download_url|download_and_extract_archive)|"
+    r"(?:pandas|polars|geopandas|dask\.dataframe)\.read_\w+)$"
+)
+_DATASET_CALL_RE = re.compile(
+    r"^(?:sklearn\.datasets\.fetch_\w+|(?:tensorflow\.)?keras\.datasets\.\w+\.load_data|"
+    r"huggingface_hub\.hf_hub_download|pooch\.\w+(?:\.\w+)*|gdown\.\w+|zenodo_get(?:\.\w+)*|osfclient(?:\.\w+)*|"
+    r"kagglehub\.\w*(?:download|load)\w*|kaggle(?:\.\w+|\.\w+\(\))*\.\w*download\w*|GEOparse\.get_GEO|"
+    r"Bio\.Entrez\.efetch|synapseutils\.syncFromSynapse|datalad\.api\.(?:get|clone|install|download_url)|"
+    r"dvc\.api\.(?:open|read)|torchvision\.datasets\.utils\.download_file_from_google_drive|"
+    r"torchtext\.datasets\.\w+|openml\.datasets\.get_dataset)$"
+)
+# Substrings without which a unit cannot hold a URL-less download (URL downloads need
+# "://"); plain substring tests are faster than one alternation regex. "download" covers
+# hf_hub_download, snapshot_download, download=True, *_download_files; "datasets" covers
+# load_dataset and tensorflow_datasets; "load_data" the Keras loaders.
+_PY_DOWNLOAD_HINTS = ("download", "datasets", "load_data", "fetch_", "tfds", "pooch", "gdown", "zenodo_get",
+                      "osfclient", "kaggle", "get_GEO", "efetch", "synapse", "datalad", "dvc", "openml",
+                      "subprocess", "system", "popen", "getoutput")
+_TORCH_DATASET_RE = re.compile(r"^(?:torchvision|torchaudio)\.datasets\.[A-Z]\w*$")
+_SUBPROCESS_RE = re.compile(r"^(?:subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|os\.(?:system|popen))$")
+_KAGGLE_METHOD_RE = re.compile(r"(?:^|\.)(?:dataset|competition)_download_files?$")
+_LOCAL_BUILDERS = frozenset({"csv", "json", "parquet", "text", "imagefolder", "audiofolder", "arrow", "pandas",
+                             "webdataset", "sql", "videofolder"})
+
+
+def _const_str(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+class _UrlResolver:
+    """Resolves an argument to a URL: a literal, an f-string or ``.format`` template, a
+    concatenation starting with one, ``urljoin``/``os.path.join`` of one, or a name bound
+    to one of those in the same unit."""
+
+    def __init__(self, unit: CodeUnit):
+        self.unit = unit
+        self._names: dict[str, ast.AST] | None = None
+
+    def names(self) -> dict[str, ast.AST]:
+        if self._names is None:
+            table: dict[str, ast.AST] = {}
+            for node in ast.walk(self.unit.tree) if self.unit.tree is not None else ():
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    table.setdefault(node.targets[0].id, node.value)
+                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                    table.setdefault(node.target.id, node.value)
+            self._names = table
+        return self._names
+
+    def url(self, node: ast.AST | None, depth: int = 0) -> str | None:
+        if node is None or depth > 4:
+            return None
+        text = _const_str(node)
+        if text is not None:
+            return text if _URL_START_RE.match(text) else None
+        if isinstance(node, ast.JoinedStr):
+            parts = [_const_str(v) or "{}" for v in node.values]
+            joined = "".join(parts)
+            return joined if _URL_START_RE.match(joined) else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+            left = self.url(node.left, depth + 1)
+            if left is None:
+                return None
+            if isinstance(node.op, ast.Mod):  # "https://…/%s.csv" % name: the template is the URL
+                return left
+            right = _const_str(node.right)
+            return left + (right if right is not None else "{}")
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+                return self.url(node.func.value, depth + 1)
+            name = dotted_name(node.func)
+            if name.endswith(("urljoin", "path.join", "posixpath.join")) and node.args:
+                return self.url(node.args[0], depth + 1)
+            return None
+        if isinstance(node, ast.Name):
+            return self.url(self.names().get(node.id), depth + 1)
+        return None
+
+    def any_url(self, call: ast.Call) -> str | None:
+        for arg in [*call.args, *(kw.value for kw in call.keywords)]:
+            url = self.url(arg)
+            if url:
+                return url
+        return None
+
+
+def _keyword(call: ast.Call, name: str) -> ast.AST | None:
+    return next((kw.value for kw in call.keywords if kw.arg == name), None)
+
+
+def _shell_text_of(node: ast.AST | None, resolver: _UrlResolver) -> str | None:
+    """The command line of ``os.system("…")`` / ``subprocess.run([...])``."""
+    if node is None:
+        return None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        words = []
+        for element in node.elts:
+            text = _const_str(element) or resolver.url(element)
+            words.append(shlex.quote(text) if text is not None else "ARG")
+        return " ".join(words)
+    text = _const_str(node)
+    if text is not None:
+        return text
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_const_str(v) or "ARG" for v in node.values)
+    return None
+
+
+def python_download(unit: CodeUnit, call, resolver: _UrlResolver, own: OwnIdentifiers) -> Download | None:
+    """The data download performed by one resolved call, if any (A4 V2, §0.1.22)."""
+    name = call.name
+    node: ast.Call = call.node
+    if _URL_ARG_CALL_RE.match(name):
+        url = resolver.any_url(node)
+        if not url or _is_local_url(url):
+            return None
+        if is_installer_url(url):
+            return Download("data_acquisition_script.installer_ignored", f"{name} of an installer URL", installer=True)
+        return Download("data_acquisition_script.python_call", f"{name} downloads {url}")
+    if name == "datasets.load_dataset":
+        builder = _const_str(node.args[0]) if node.args else _const_str(_keyword(node, "path"))
+        if builder is not None and (builder in _LOCAL_BUILDERS or builder.startswith((".", "/", "~"))):
+            data_files = _keyword(node, "data_files")
+            if not (data_files is not None and resolver.url(data_files)):
+                return None
+        return Download("data_acquisition_script.python_call", "datasets.load_dataset fetches a hub dataset")
+    if name == "tensorflow_datasets.load":
+        flag = _keyword(node, "download")
+        if isinstance(flag, ast.Constant) and flag.value is False:
+            return None
+        return Download("data_acquisition_script.python_call", "tensorflow_datasets.load downloads a dataset")
+    if _TORCH_DATASET_RE.match(name):
+        flag = _keyword(node, "download")
+        if isinstance(flag, ast.Constant) and flag.value is True:
+            return Download("data_acquisition_script.python_call", f"{name}(download=True) downloads a dataset")
+        return None
+    if name == "huggingface_hub.snapshot_download":
+        if _const_str(_keyword(node, "repo_type")) == "dataset":
+            return Download("data_acquisition_script.python_call", "snapshot_download of a hub dataset")
+        return None
+    if _DATASET_CALL_RE.match(name):
+        return Download("data_acquisition_script.python_call", f"{name} fetches data")
+    if _SUBPROCESS_RE.match(name):
+        command = _shell_text_of(node.args[0] if node.args else _keyword(node, "args"), resolver)
+        if command:
+            commands = split_commands(command)
+            found = shell_download(commands, own) if commands else None
+            if found:
+                return Download(found.rule if found.installer else "data_acquisition_script.python_shell",
+                                f"{name} runs: {found.reason}", installer=found.installer)
+        return None
+    modules = {ref.top for ref in unit.imports}
+    if "kaggle" in modules and _KAGGLE_METHOD_RE.search(call.written):
+        return Download("data_acquisition_script.python_call", "Kaggle API downloads a dataset")
+    if "synapseclient" in modules and call.written.endswith(".get") and node.args:
+        ident = _const_str(node.args[0])
+        if ident and re.fullmatch(r"syn\d+", ident):
+            return Download("data_acquisition_script.python_call", f"Synapse client fetches {ident}")
+    return None
+
+
+def _download_hints(units: list[CodeUnit]) -> tuple[str, ...]:
+    """The names of ``_PY_DOWNLOAD_HINTS`` found in the words of any parsed unit: one test
+    over all units' words rather than one per unit and name (a name never spans two words,
+    so it occurs in the joined words exactly when it occurs in one unit's)."""
+    all_words = " ".join(unit.word_text for unit in units if unit.tree is not None)
+    return tuple(hint for hint in _PY_DOWNLOAD_HINTS if hint in all_words)
+
+
+def _may_download(unit: CodeUnit, hints: tuple[str, ...]) -> bool:
+    """False when a parsed unit holds no URL and none of ``hints`` (the fetcher names of
+    :func:`_download_hints`): nothing in it can download, so its calls are not read (the
+    AST walk is skipped)."""
+    if unit.tree is None or "://" in unit.source:
+        return True
+    if hints:
+        words = unit.word_text
+        return any(hint in words for hint in hints)
+    return False
+
+
+def _scan_python(tree: TreeIndex, unit: CodeUnit, scan: _DownloadScan) -> None:
+    cell, offset = _unit_cell(unit)
+    if unit.tree is None:
+        # Python 2 or otherwise unparsable: fall back to line patterns.
+        for number, line in enumerate(unit.lines, start=1):
+            if line.lstrip().startswith("#"):
+                continue
+            if _PY_FALLBACK_URL_CALL_RE.search(line) or _PY_FALLBACK_TOOL_RE.search(line):
+                urls = _URL_RE.findall(line)
+                if urls and all(is_installer_url(u) for u in urls):
+                    scan.add(unit.path, number + offset, cell, line, Download(
+                        "data_acquisition_script.installer_ignored", "download of an installer URL", installer=True))
+                else:
+                    scan.add(unit.path, number + offset, cell, line, Download(
+                        "data_acquisition_script.python_call", "download call (line pattern; the file does not parse)"))
+        return
+    resolver = _UrlResolver(unit)
+    for call in unit.calls:
+        found = python_download(unit, call, resolver, scan.own)
+        if found:
+            scan.add(unit.path, call.line + offset, cell, _unit_line(unit, call.line) or call.written, found)
+
+
+# ---- R and Julia
+_R_URL_CALL_RE = re.compile(
+    r"(?<![\w.])(?P<name>download\.file|curl_download|GET|request|read\.csv|read\.csv2|read\.table|read\.delim|"
+    r"read_csv|read_tsv|read_delim|fread|readRDS|read_excel)\s*\(\s*(?P<arg>[^,)]*(?:\([^)]*\)?)?)"
+)
+_R_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>getGEO|pb_download|BiocFileCache|bfcrpath|osf_download)\s*\(")
+_JL_URL_CALL_RE = re.compile(r"(?<![\w.])(?P<name>Downloads\.download|download|HTTP\.download|HTTP\.get)\s*\(\s*(?P<arg>[^,)]*)")
+_JL_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>DataDep)\s*\(|datadep\"")
+# Substrings without which no line of a file can match the patterns above (every name
+# they match contains one): a few plain tests spare most R and Julia files the line scan.
+_FETCH_HINTS = {
+    "r": ("download", "GET", "request", "read", "getGEO", "BiocFileCache", "bfcrpath"),
+    "julia": ("download", "HTTP.get", "DataDep", "datadep\""),
+}
+_URL_VAR_RE = re.compile(
+    r"""^\s*(?:const\s+|local\s+|global\s+)?([A-Za-z_.][\w.]*)\s*(?:<<-|<-|=)\s*(?:paste0?\(\s*|string\(\s*)?["']((?:https?|ftp)://[^"']*)"""
+)
+_ARG_WRAPPERS_RE = re.compile(r"^(?:url|gzcon|paste0?|string|file|sprintf|glue(?:::glue)?|file\.path)\s*\(\s*")
+
+
+def _url_vars(lines: Iterable[str]) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for line in lines:
+        match = _URL_VAR_RE.match(line)
+        if match:
+            table.setdefault(match.group(1), match.group(2))
+    return table
+
+
+def _arg_url(arg: str, url_vars: dict[str, str]) -> str | None:
+    text = re.sub(r"^[A-Za-z_.][\w.]*\s*=\s*(?!=)", "", arg.strip())
+    for _ in range(3):
+        new = _ARG_WRAPPERS_RE.sub("", text)
+        if new == text:
+            break
+        text = new
+    match = re.match(r"""^[rfb]?["']((?:https?|ftp)://[^"']*)""", text)
+    if match:
+        return match.group(1)
+    ident = re.match(r"^[A-Za-z_.][\w.]*", text)
+    return url_vars.get(ident.group(0)) if ident else None
+
+
+def _strip_hash_comment(line: str) -> str:
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote and line[i - 1] != "\\":
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return line[:i]
+    return line
+
+
+def _scan_r_julia_lines(lines: list[tuple[int, str]], language: str, path: str, cell: int | None,
+                        scan: _DownloadScan) -> None:
+    url_vars = _url_vars(text for _, text in lines)
+    url_call, tool = (_R_URL_CALL_RE, _R_TOOL_RE) if language == "r" else (_JL_URL_CALL_RE, _JL_TOOL_RE)
+    label = "r_call" if language == "r" else "julia_call"
+    for number, raw in lines:
+        if "(" not in raw and "datadep" not in raw:
+            continue
+        line = _strip_hash_comment(raw)
+        match = tool.search(line)
+        if match:
+            scan.add(path, number, cell, raw, Download(f"data_acquisition_script.{label}",
+                                                       f"{match.group('name') or 'datadep'} fetches data"))
+            continue
+        for match in url_call.finditer(line):
+            url = _arg_url(match.group("arg"), url_vars)
+            if not url or _is_local_url(url):
+                continue
+            if is_installer_url(url):
+                scan.add(path, number, cell, raw, Download("data_acquisition_script.installer_ignored",
+                                                           f"{match.group('name')} of an installer URL", installer=True))
+            else:
+                scan.add(path, number, cell, raw, Download(f"data_acquisition_script.{label}",
+                                                           f"{match.group('name')} downloads {url}"))
+            break
+
+
+def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:
+    by_cell: dict[tuple[str, int | None, str], list[tuple[int, str]]] = {}
+    for item in _notebook_code_lines(tree):
+        if item.language == "shell":
+            scan.shell_line(item.text, item.path, item.line, item.cell)
+        elif item.language in ("r", "julia"):
+            by_cell.setdefault((item.path, item.cell, item.language), []).append((item.line, item.text))
+    for (path, cell, language), lines in by_cell.items():
+        _scan_r_julia_lines(lines, language, path, cell, scan)
+
+
+def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
+    """``*.dvc`` files that really track outputs (they carry ``outs:``)."""
+    found = []
+    for path in tree.files:
+        if path.lower().endswith(".dvc") and not path.startswith(".dvc/"):
+            text = tree.text(path) or ""
+            if "outs:" in text or "md5:" in text:
+                found.append(path)
+    return found
+
+
+@detector("data_acquisition_script", version="2.0.0")
+def data_acquisition_script(tree: TreeIndex) -> Result:
+    """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
+
+    What it checks:
+        100 if any of these performs a data download (METRICS.md A4 V2, §0.1.22), else 0:
+        shell scripts (``.sh``, ``.bash``; ``\\`` continuations joined, ``$VAR`` expanded
+        from assignments in the same file), notebook ``!``/``%sx`` lines and ``%%bash``
+        cells, R Markdown shell chunks, Make-like recipes (root and environment
+        locations; ``$(VAR)`` expanded), workflow files (Snakemake ``shell:`` and ``run:``
+        lines, Nextflow/WDL scripts and remote ``file()``/``fromPath()`` inputs,
+        ``dvc.yaml`` commands) running ``wget``/``curl``/``aria2c`` with an http(s)/ftp URL
+        (any flags) or a data tool (``zenodo_get``, ``osf clone|fetch``, ``kaggle datasets
+        download``, ``dvc pull|get|import``, ``datalad get|clone``, ``prefetch``,
+        ``fasterq-dump``, ``aws s3 cp|sync s3://…``, ``gsutil cp gs://…``, ``rclone copy``,
+        ``gdown``, ``huggingface-cli download``, ``git clone`` of a data repository);
+        Python calls resolved through imports (``.py`` files and notebook cells):
+        ``urlretrieve``/``urlopen``/``requests.get``/``httpx.get``/``wget.download``/
+        ``keras.utils.get_file``/``pandas.read_*`` whose argument is a URL (a literal, an
+        f-string or ``.format`` template, a concatenation starting with one, or a name
+        bound to one in the same unit), and dataset fetchers (``datasets.load_dataset`` of
+        a hub dataset, ``sklearn.datasets.fetch_*``, ``tensorflow_datasets.load``,
+        ``keras.datasets.*.load_data``, torchvision/torchaudio datasets with
+        ``download=True``, ``hf_hub_download``, ``pooch.*``, ``gdown.*``, ``zenodo_get``,
+        ``osfclient``, the Kaggle API, ``GEOparse.get_GEO``, ``Entrez.efetch``, Synapse),
+        and ``subprocess``/``os.system`` running a shell download; R ``download.file``,
+        ``curl_download``, ``httr::GET``, ``read.csv``/``fread`` of a URL, ``getGEO``,
+        ``piggyback::pb_download``, ``BiocFileCache``, ``osf_download``; Julia
+        ``Downloads.download``/``download``/``HTTP.get`` of a URL and ``DataDeps``; and
+        ``*.dvc`` data-tracking files (with ``outs:``).
+        Not downloads: installer URLs (ending ``.sh .exe .deb .rpm .pkg .dmg .whl``,
+        ``repo.anaconda.com``, Miniconda/Miniforge, ``get.docker.com``,
+        ``install.python-poetry.org``, ``get-pip.py``, ``astral.sh``, ``sh.rustup.rs``),
+        any download piped into an interpreter (``curl … | sh``), localhost URLs and
+        ``curl`` uploads. Python that does not parse (Python 2) is scanned with line
+        patterns. README code blocks are documentation, not scripts.
+    Why it matters:
+        A script that fetches the exact input files removes the most error-prone manual
+        step of a rerun and records where the data came from.
+    Evidence:
+        Each download with file, line (and notebook cell), the command or call and its
+        URL; ignored installer downloads are listed with rule
+        ``data_acquisition_script.installer_ignored``. ``counts`` holds the downloads, the
+        files holding them, the ignored installers and the DVC tracking files.
+    How to fix:
+        Add a script (e.g. ``scripts/download_data.sh``) that fetches the archived data
+        from its DOI or URL and verifies a checksum, or track the data with DVC and
+        document ``dvc pull``.
+    Known false positives:
+        A ``wget`` of a software tarball (``samtools-1.9.tar.bz2``) or of a model checkpoint
+        counts as a data download; any ``pooch``/``gdown`` call counts; a downloader in a
+        test or an unused script counts. A URL held in a variable defined in another file,
+        or built at run time, is not resolved (a false negative).
+    """
+    own = own_identifiers(tree)
+    scan = _DownloadScan(own)
+    dvc_files = _dvc_tracking_files(tree)
+    for path in dvc_files:
+        scan.add(path, None, None, path, Download("data_acquisition_script.dvc_tracking", "DVC data-tracking file"))
+    for path in tree.by_type("shell"):
+        _guarded(tree, path, "scanning shell commands", lambda p=path: _scan_shell_file(tree, p, scan), None)
+    for path in tree.make_like_files():
+        _guarded(tree, path, "scanning task recipes", lambda p=path: _scan_make_like(tree, p, scan), None)
+    for path in tree.files:
+        if _is_workflow_file(path):
+            _guarded(tree, path, "scanning workflow rules", lambda p=path: _scan_workflow_file(tree, p, scan), None)
+    units = _python_units(tree)
+    hints = _download_hints(units)
+    for unit in units:
+        if _may_download(unit, hints):
+            _guarded(tree, unit.path, "scanning Python calls", lambda u=unit: _scan_python(tree, u, scan), None)
+    for kind, language in (("r", "r"), ("julia", "julia")):
+        for path in tree.by_type(kind):
+            text = tree.text(path) or ""
+            if not any(hint in text for hint in _FETCH_HINTS[language]):
+                continue
+            lines = [(n, t) for n, t in enumerate(tree.lines(path), start=1) if t.strip() and not t.lstrip().startswith("#")]
+            _guarded(tree, path, "scanning R/Julia calls",
+                     lambda p=path, ls=lines, lang=language: _scan_r_julia_lines(ls, lang, p, None, scan), None)
+    _guarded(tree, "", "scanning notebook cells", lambda: _scan_notebooks(tree, scan), None)
+
+    downloads = [h for h in scan.hits if not h.download.installer]
+    ignored = [h for h in scan.hits if h.download.installer]
+    counts = {
+        "downloads": len(downloads),
+        "files_with_downloads": len({h.path for h in downloads}),
+        "ignored_installers": len(ignored),
+        "dvc_tracking_files": len(dvc_files),
+    }
+    evidence = [
+        Evidence(h.path, h.download.reason, rule=h.download.rule, line_start=h.line, snippet=h.snippet, cell=h.cell)
+        for h in (downloads + ignored)[:MAX_EVIDENCE]
+    ]
+    if downloads:
+        return Result(100, evidence=evidence, counts=counts, reason=downloads[0].download.reason)
+    reason = "no script, notebook cell, task recipe or workflow rule downloads data"
+    if ignored:
+        reason += f" ({len(ignored)} installer download(s) ignored)"
+    return Result(0, evidence=evidence, counts=counts, reason=reason,
+                  fix="Add a script (e.g. scripts/download_data.sh) that fetches the archived data from its DOI "
+                      "or URL and verifies its checksum, or track the data with DVC and document 'dvc pull'.")

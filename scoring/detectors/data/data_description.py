@@ -1,0 +1,172 @@
+"""A1 data_description: the data is described in prose (a DATA file or a README section)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scoring.detectors.data._common import (
+    MAX_EVIDENCE,
+    _cell_locator,
+    _document,
+    _ww,
+    data_docs,
+    is_data_heading,
+)
+from scoring.model import Evidence
+from scoring.parsers.markdown import Document
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+
+def _a1_file_value(words: int) -> int:
+    return 100 if words >= 100 else 70 if words >= 30 else 40
+
+
+def _a1_section_value(words: int) -> int:
+    return 80 if words >= 60 else 50 if words >= 20 else 20
+
+
+_DATA_KEYWORD_RE = re.compile(_ww(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
+
+
+@detector("data_description", version="2.0.0")
+def data_description(tree: TreeIndex) -> Result:
+    """The data the analysis uses is described in prose: a DATA file or a README data section.
+
+    What it checks:
+        Three sources; the highest value wins (METRICS.md A1 V2, §0.1.13, §0.1.20).
+        (a) A dedicated data document, matched case-insensitively: ``DATA.md`` (also
+        ``.markdown``/``.rst``), ``DATA_README*``, ``DATASET*.md``, ``DATA_AVAILABILITY*``,
+        ``datasheet*.md`` at the root, ``data/README*`` and ``data/*.md``. Words of its
+        rendered prose: >= 100 -> 100, 30-99 -> 70, 1-29 -> 40.
+        (b) A README data section: a real heading (outside code fences; ATX, setext, RST
+        or HTML) containing the whole word ``data`` or ``dataset(s)`` (so "Input data",
+        "Data availability", "Data access") but not ``database`` or ``data structure(s)``.
+        The section runs to the next heading of the same or higher level, sub-sections
+        included. Words: >= 60 -> 80, 20-59 -> 50, fewer -> 20.
+        (c) The README prose uses ``dataset(s)``, ``data availability`` or
+        ``data source(s)`` as whole words -> 20.
+        Words are counted in rendered text: headings, code blocks, inline code and URLs
+        are excluded (a link's text counts, its address does not).
+    Why it matters:
+        Without a description of the data (where it comes from, its size, format and
+        licence) a reader cannot obtain or check the inputs the results depend on.
+    Evidence:
+        The data document (whole-file line range) with its word count; the README data
+        heading with the section's line range and word count; the README line using a
+        data keyword. ``counts`` holds the best word counts and how many sources matched.
+    How to fix:
+        Add ``DATA.md`` (or a ``## Data`` section in the README) of at least 100 words
+        giving the data's source, size, format, licence and how to obtain it.
+    Known false positives:
+        Any heading with the word "data" counts ("Data-driven design", "Big data"); a
+        ``data/*.md`` file that is not about the data (a licence, a changelog) counts as a
+        data document; the keyword tier fires on a README that merely mentions a dataset.
+        The count is prose words, so a data document made mostly of tables without
+        sentences scores by its table text. REF counted the heading's own tokens too
+        (§11.11's "62 words"), so a section of 58-59 prose words is 80 in REF and 50 here.
+    """
+    candidates: list[tuple[int, Evidence]] = []
+    counts: dict[str, Any] = {
+        "data_documents": 0, "data_document_words": 0,
+        "readme_data_sections": 0, "section_words": 0, "keyword_matches": 0,
+    }
+    empty_docs: list[str] = []
+    for path in data_docs(tree):
+        doc = _document(tree, path)
+        if doc is None:
+            continue
+        words = doc.prose_words
+        if words == 0:
+            # An empty placeholder describes nothing (REF gave it 40).
+            empty_docs.append(path)
+            continue
+        counts["data_documents"] += 1
+        counts["data_document_words"] = max(counts["data_document_words"], words)
+        value = _a1_file_value(words)
+        candidates.append((value, Evidence(
+            path, f"data document with {words} words of prose", rule="data_description.data_document",
+            line_start=1, line_end=max(doc.line_count, 1), snippet=(doc.raw_lines or [""])[0],
+        )))
+
+    readme = tree.readme
+    doc = _document(tree, readme) if readme else None
+    if readme and doc is not None:
+        locate = _cell_locator(tree, readme)
+        for section in doc.sections:
+            if not is_data_heading(section.heading.text):
+                continue
+            words = section.words
+            counts["readme_data_sections"] += 1
+            counts["section_words"] = max(counts["section_words"], words)
+            line, cell = locate(section.line_start)
+            end_line, _ = locate(section.line_end)
+            candidates.append((_a1_section_value(words), Evidence(
+                readme, f"README data section '{section.heading.text}' with {words} words of prose",
+                rule="data_description.readme_section", line_start=line, line_end=max(end_line, line),
+                snippet=_raw_line(doc, section.line_start), cell=cell,
+            )))
+        keyword_hits = _keyword_lines(doc)
+        counts["keyword_matches"] = len(keyword_hits)
+        if keyword_hits:
+            first_line, word = keyword_hits[0]
+            line, cell = locate(first_line)
+            candidates.append((20, Evidence(
+                readme, f"README prose mentions '{word}'", rule="data_description.keyword",
+                line_start=line, snippet=_raw_line(doc, first_line), cell=cell,
+            )))
+
+    if not candidates:
+        evidence = [Evidence(p, "data document has no prose words", rule="data_description.empty_document")
+                    for p in empty_docs[:MAX_EVIDENCE]]
+        return Result(
+            0, evidence=evidence, counts=counts,
+            reason="no data document, no README data section and no data keyword in the README",
+            fix="Add DATA.md (or a '## Data' section in the README) giving the data's source, "
+                "size, format, licence and how to obtain it.",
+        )
+    candidates.sort(key=lambda c: -c[0])
+    value, best = candidates[0]
+    evidence = [e for _, e in candidates][:MAX_EVIDENCE]
+    return Result(value, evidence=evidence, counts=counts, reason=best.reason, fix=_a1_fix(value, best))
+
+
+def _a1_fix(value: int, best: Evidence) -> str | None:
+    if value == 100:
+        return None
+    if best.rule == "data_description.data_document":
+        return f"Expand {best.path} to at least 100 words covering the data's source, size, format and licence."
+    if best.rule == "data_description.readme_section":
+        return ("Add DATA.md of at least 100 words (or grow the README data section to 60 words) "
+                "covering the data's source, size, format and licence.")
+    return "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format and licence."
+
+
+def _raw_line(doc: Document, line: int) -> str:
+    return doc.raw_lines[line - 1] if 0 < line <= len(doc.raw_lines) else ""
+
+
+def _keyword_lines(doc: Document) -> list[tuple[int, str]]:
+    """(line, keyword) of data keywords in rendered prose (paragraphs and headings)."""
+    hits: list[tuple[int, str]] = []
+    for para in doc.paragraphs:
+        match = _DATA_KEYWORD_RE.search(para.text)
+        if match:
+            hits.append((_line_of(doc, para.line_start, para.line_end, match.group(0)), match.group(0)))
+    for heading in doc.headings:
+        match = _DATA_KEYWORD_RE.search(heading.text)
+        if match:
+            hits.append((heading.line, match.group(0)))
+    hits.sort()
+    return hits
+
+
+def _line_of(doc: Document, start: int, end: int, word: str) -> int:
+    """The raw line of a paragraph holding ``word`` (a keyword split over two lines is
+    reported at the paragraph's first line)."""
+    needle = re.compile(re.escape(word).replace(r"\ ", r"\s+"), re.IGNORECASE)
+    for line in range(start, min(end, len(doc.raw_lines)) + 1):
+        if needle.search(doc.raw_lines[line - 1]):
+            return line
+    return start

@@ -1,0 +1,419 @@
+"""A2 data_pointer: the repository points to where its data lives."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from scoring.detectors.data._common import (
+    _CODE_CONTEXT,
+    _URL_RE,
+    MAX_EVIDENCE,
+    OwnIdentifiers,
+    Pointer,
+    _cell_locator,
+    _clean_doi,
+    _Context,
+    _document,
+    _guarded,
+    _is_workflow_file,
+    _name,
+    _norm_url,
+    _notebook,
+    _notebook_code_lines,
+    _python_units,
+    _unit_cell,
+    _ww,
+    classify_doi,
+    classify_url,
+    data_docs,
+    data_extension,
+    is_data_heading,
+    own_identifiers,
+)
+from scoring.model import Evidence
+from scoring.parsers.markdown import Document
+from scoring.parsers.python import CodeUnit
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+A2_LEVELS = {100: "archival", 80: "institutional", 75: "kaggle", 60: "code_host",
+             40: "direct_url", 25: "local_file", 0: "absent"}
+
+# No look-behind at the start: a leading literal lets the regex engine skip ahead fast;
+# the boundary before "10." is checked in _dois().
+_DOI_RE = re.compile(r"10\.\d{4,9}/[^\s\"'<>{}\[\]|\\^`]+")
+_DOI_BOUNDARY = frozenset("./-_")
+_TRAILING = ".,;:!?*_~'"
+
+_ACCESSION_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:GSE\d{3,}|[SED]R[RPX]\d{5,}|PRJ[NED][AB]\d{3,}|E-[A-Z]{4}-\d+|PXD\d{6}|EGA[SD]\d{11})"
+    r"(?![A-Za-z0-9])"
+)
+
+# Every accession starts with one of D E G P S followed by an upper-case letter or '-': a
+# single character-class scan rejects most text several times faster than _ACCESSION_RE.
+_ACCESSION_HINT_RE = re.compile(r"[DEGPS][A-Z-][A-Z0-9]")
+
+
+# The same hints for CodeUnit.word_text, a fraction of the source's length. Every
+# accession holds three capitals in a row, which stay together in one word (GSE, SRR,
+# PRJ, PXD, EGA, the MTAB of E-MTAB-1); the '-' of E-MTAB-style ones is dropped from the
+# words, so those are found by "E-" in the source.
+_CAPITALS_RE = re.compile(r"[A-Z][A-Z][A-Z]")
+_ACCESSION_WORD_HINT_RE = re.compile(r"[DEGPS][A-Z][A-Z0-9]")
+
+
+def _may_hold_pointer(text: str) -> bool:
+    """A cheap test before the URL, DOI and accession patterns run."""
+    if "://" in text:
+        return True
+    if "10." in text and _DOI_RE.search(text) is not None:
+        return True
+    return _ACCESSION_HINT_RE.search(text) is not None and _ACCESSION_RE.search(text) is not None
+
+
+def _unit_may_hold_pointer(unit: CodeUnit) -> bool:
+    """:func:`_may_hold_pointer` of the unit's source (the same answer), with the
+    accession hints tried on the unit's words instead of the whole source."""
+    source = unit.source
+    if "://" in source:
+        return True
+    if "10." in source and _DOI_RE.search(source) is not None:
+        return True
+    words = unit.word_text
+    if _CAPITALS_RE.search(words) is None:
+        return False
+    if _ACCESSION_WORD_HINT_RE.search(words) is None and "E-" not in source:
+        return False
+    return _ACCESSION_RE.search(source) is not None
+
+
+_CITATION_HEADING_RE = re.compile(
+    _ww(r"cit(?:e|es|ing|ation|ations)|references?|bibliography|bibtex|publications?"), re.IGNORECASE
+)
+_BIBTEX_START_RE = re.compile(r"^\s*@[A-Za-z]+\s*\{")
+_RST_IMAGE_RE = re.compile(r"^\s*\.\.\s+(?:\|[^|]+\|\s+)?(?:image|figure)::", re.IGNORECASE)
+_HTML_BADGE_ANCHOR_RE = re.compile(r"""<a\s[^>]*href\s*=\s*["']([^"']+)["'][^>]*>\s*<img""", re.IGNORECASE)
+
+
+def _clean_url(url: str) -> str:
+    """Drop sentence punctuation and Markdown emphasis glued to the end of a URL."""
+    return url.rstrip(_TRAILING)
+
+
+class _PointerScan:
+    """Collects pointers (with their locations) and counts what was ignored."""
+
+    def __init__(self, own: OwnIdentifiers):
+        self.own = own
+        self.found: list[tuple[Pointer, str, int | None, int | None]] = []
+        self.ignored: Counter[str] = Counter()
+        self._seen: set[tuple[str, int | None, int | None, str]] = set()
+
+    def add(self, pointer: Pointer | str, path: str, line: int | None, cell: int | None) -> None:
+        if isinstance(pointer, str):
+            self.ignored[pointer] += 1
+            return
+        key = (path, line, cell, pointer.target)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.found.append((pointer, path, line, cell))
+
+    def scan_text(self, text: str, ctx: _Context, path: str, line: int | None, cell: int | None) -> None:
+        """URLs, DOIs and (in a data context) accession numbers of one line of text."""
+        if not _may_hold_pointer(text):
+            return
+        rest = text
+        for match in _URL_RE.finditer(text):
+            url = _clean_url(match.group(0))
+            self.add(classify_url(url, ctx, self.own), path, line, cell)
+        if "://" in text:
+            rest = _URL_RE.sub(" ", text)
+        for doi in _dois(rest):
+            self.add(classify_doi(doi, ctx, self.own), path, line, cell)
+        if ctx.data:
+            for match in _ACCESSION_RE.finditer(rest):
+                self.add(Pointer(80, "data_pointer.accession", match.group(0),
+                                 f"accession number {match.group(0)} in a data context"), path, line, cell)
+
+
+def _dois(text: str) -> Iterator[str]:
+    """Bare DOIs (``10.NNNN/…``) not glued to a preceding word, number or path."""
+    for match in _DOI_RE.finditer(text):
+        start = match.start()
+        before = text[start - 1] if start else " "
+        if not (before.isalnum() or before in _DOI_BOUNDARY):
+            yield _clean_doi(match.group(0))
+
+
+def _ranges_contain(ranges: list[tuple[int, int]], line: int) -> bool:
+    return any(start <= line <= end for start, end in ranges)
+
+
+def _bibtex_lines(lines: list[str]) -> set[int]:
+    """1-based lines inside BibTeX entries (fenced or not)."""
+    inside: set[int] = set()
+    depth = 0
+    budget = 0
+    for number, line in enumerate(lines, start=1):
+        if depth <= 0 and _BIBTEX_START_RE.match(line):
+            depth, budget = 0, 80
+        elif depth <= 0:
+            continue
+        inside.add(number)
+        depth += line.count("{") - line.count("}")
+        budget -= 1
+        if budget <= 0:  # an unbalanced entry must not swallow the rest of the document
+            depth = 0
+    return inside
+
+
+_LINK_DEFINITION_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?\S+")
+
+
+def _document_badges(doc: Document) -> tuple[dict[int, frozenset[str]], set[int]]:
+    """Badge URLs per line (image links, links wrapping an image, HTML anchors around an
+    ``<img>``, and reference definitions used by a badge) and RST image-directive lines.
+
+    Badges are matched on their own line: the same URL written elsewhere in prose is
+    not a badge construct and is classified like any other link.
+    """
+    by_line: dict[int, set[str]] = {}
+    anywhere: set[str] = set()
+    for link in doc.links:
+        if link.in_badge or link.is_image:
+            forms = {link.url, _norm_url(link.url)}
+            by_line.setdefault(link.line, set()).update(forms)
+            anywhere.update(forms)
+    lines: set[int] = set()
+    in_directive = False
+    for number, raw in enumerate(doc.raw_lines, start=1):
+        if _RST_IMAGE_RE.match(raw):
+            in_directive = True
+            lines.add(number)
+            continue
+        if in_directive and raw.strip().startswith(":"):
+            lines.add(number)
+            continue
+        in_directive = False
+        if _LINK_DEFINITION_RE.match(raw):
+            # ``[doi]: https://…`` used by ``[![…][img]][doi]``: the link sits on another line.
+            by_line.setdefault(number, set()).update(anywhere)
+        if "<img" in raw.lower():
+            for match in _HTML_BADGE_ANCHOR_RE.finditer(raw):
+                by_line.setdefault(number, set()).update({match.group(1), _norm_url(match.group(1))})
+    return {n: frozenset(u) for n, u in by_line.items()}, lines
+
+
+def _scan_document(tree: TreeIndex, path: str, doc: Document, scan: _PointerScan, *, data_doc: bool) -> None:
+    # Only lines that may hold a pointer matter (a badge line counts its URLs, which hold
+    # "://"); the line contexts are built only for documents that have such lines.
+    candidates = [(number, raw) for number, raw in enumerate(doc.raw_lines, start=1) if _may_hold_pointer(raw)]
+    if not candidates:
+        return
+    badges_by_line, badge_lines = _document_badges(doc)
+    data_ranges = [(s.line_start, s.line_end) for s in doc.sections if is_data_heading(s.heading.text)]
+    cite_ranges = [(s.line_start, s.line_end) for s in doc.sections if _CITATION_HEADING_RE.search(s.heading.text)]
+    cite_ranges += [(b.line_start, b.line_end) for b in doc.code_blocks if b.info.lower() in ("bibtex", "bib", "biblatex")]
+    bibtex = _bibtex_lines(doc.raw_lines)
+    locate = _cell_locator(tree, path)
+    for number, raw in candidates:
+        if number in badge_lines:
+            if "://" in raw:
+                scan.ignored["badge"] += len(_URL_RE.findall(raw))
+            continue
+        data = data_doc or _ranges_contain(data_ranges, number)
+        citation = number in bibtex or _ranges_contain(cite_ranges, number)
+        line, cell = locate(number)
+        scan.scan_text(raw, _Context(data, citation, badges_by_line.get(number, frozenset())), path, line, cell)
+
+
+def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
+    """String literals of Python units, and the non-comment lines of other scripts,
+    Make-like files, workflow files and notebook shell/R/Julia cells."""
+    for unit in _python_units(tree):
+        # Most code holds no URL, DOI or accession: skip its AST walk.
+        if not _unit_may_hold_pointer(unit):
+            continue
+        cell, offset = _unit_cell(unit)
+        literals = _guarded(tree, unit.path, "reading string literals", lambda u=unit: u.string_literals, [])
+        for literal in literals:
+            value = literal.value
+            if len(value) > 2000:
+                value = value[:2000]
+            scan.scan_text(value, _CODE_CONTEXT, unit.path, literal.line_start + offset, cell)
+    for path in _script_files(tree):
+        # No pattern crosses a line break, so a file whose text cannot hold a pointer has
+        # no line that can: one test skips most files.
+        if not _may_hold_pointer(tree.text(path) or ""):
+            continue
+        for number, line in enumerate(tree.lines(path), start=1):
+            if not line.lstrip().startswith(("#", "//")):
+                scan.scan_text(line, _CODE_CONTEXT, path, number, None)
+    for cell_line in _notebook_code_lines(tree):
+        scan.scan_text(cell_line.text, _CODE_CONTEXT, cell_line.path, cell_line.line, cell_line.cell)
+
+
+def _script_files(tree: TreeIndex) -> list[str]:
+    """Non-Python scripts scanned as lines: shell, R, Julia, Make-like and workflow files."""
+    found: list[str] = []
+    for kind in ("shell", "r", "julia"):
+        found.extend(tree.by_type(kind))
+    found.extend(p for p in tree.make_like_files() if not p.lower().endswith(".py"))
+    for path in tree.files:
+        if _is_workflow_file(path):
+            info = tree.info(path)
+            if info is not None and info.alias_of is None:
+                found.append(path)
+    return sorted(set(found))
+
+
+_CONFIG_JSON_RE = re.compile(
+    r"package.*\.json|tsconfig.*\.json|codemeta\.json|\.zenodo\.json|citation\.json|.*\.schema\.json|"
+    r"renovate\.json|composer\.json|lerna\.json|angular\.json|vercel\.json|app\.json|manifest\.json|"
+    r"\.?eslintrc.*\.json|.*config.*\.json|.*settings.*\.json|jsconfig\.json|bower\.json|.*\.code-workspace",
+    re.IGNORECASE,
+)
+_CONFIG_DIRS = frozenset({"config", "configs", "conf", "settings", ".vscode", ".github", ".devcontainer"})
+_DATA_DIRS = frozenset({"data", "raw", "datasets", "dataset"})
+
+
+def local_data_files(tree: TreeIndex) -> list[str]:
+    """Data-extension files outside dot paths and configuration roles (A2 V2 rule 5).
+
+    A ``.json`` file counts only under a data folder (``data/``, ``input*/``, ``raw/``,
+    ``datasets/``) or when larger than 1 KiB and not a known configuration name.
+    """
+    found = []
+    for path in tree.files:
+        ext = data_extension(_name(path))
+        if ext is None:
+            continue
+        parts = path.split("/")
+        if any(part.startswith(".") for part in parts):
+            continue
+        dirs = [p.lower() for p in parts[:-1]]
+        if ext == ".json":
+            in_data_dir = any(d in _DATA_DIRS or d.startswith("input") for d in dirs)
+            if not in_data_dir:
+                info = tree.info(path)
+                if info is None or info.size <= 1024 or _CONFIG_JSON_RE.fullmatch(parts[-1]) or _CONFIG_DIRS & set(dirs):
+                    continue
+        found.append(path)
+    return found
+
+
+@detector("data_pointer", version="2.0.0")
+def data_pointer(tree: TreeIndex) -> Result:
+    """The repository points to where its data lives: an archive, a domain database, a URL or local files.
+
+    What it checks:
+        URLs, DOIs (``https://doi.org/…``, ``doi:10.…``, bare ``10.NNNN/…``) and accession
+        numbers are read from the README, the data documents of A1, notebook and R Markdown prose,
+        Python string literals (docstrings excluded; ``.py`` files and notebook cells) and
+        the lines of shell, R, Julia, Make-like and workflow files and notebook shell/R
+        cells. The value is the maximum (METRICS.md A2 V2, §0.1.21):
+        100 archival: a data-repository DOI prefix (Zenodo 10.5281, figshare 10.6084,
+        Dryad 10.5061, OSF 10.17605, Dataverse 10.7910…, Mendeley Data 10.17632,
+        PANGAEA 10.1594, UKDS 10.5255, …) or an archive host URL (zenodo.org,
+        figshare.com, osf.io, datadryad.org, a Dataverse, data.mendeley.com, pangaea.de…).
+        80 institutional: NCBI/EBI URLs on data paths (``/geo/``, ``/sra/``,
+        ``/bioproject/``, ``/biosample/``, ``ftp.ncbi…``, ``/ena/``, ``/arrayexpress/``,
+        ``/pride/``; never PubMed/PMC), Hugging Face datasets, UCI, EGA, PhysioNet,
+        Synapse, OpenML; accession numbers (GSE, SRR/SRP/SRX, PRJNA…, E-MTAB-…, PXD, EGAS/
+        EGAD) in a data context. 75 kaggle: ``kaggle.com/datasets`` or a Kaggle DOI.
+        60 code_host: raw/blob data files, release assets, LFS media or data-named
+        repositories on GitHub/GitLab/Bitbucket; also a non-archive DOI in a data
+        context. 40 direct_url: any other URL of a data file (the extension is matched
+        after stripping ``.gz .bz2 .xz .zip .tar.gz``). 25 local_file: a data file in the
+        tree (``.csv .tsv .parquet .feather .h5 .hdf5 .nc .npy .npz .rds .xlsx .json…``),
+        dot paths and configuration files excluded; ``.json`` only under a data folder or
+        above 1 KiB and not a known configuration name.
+        Ignored: badges (image and link target), the repository's own URLs and DOIs (from
+        ``CITATION.cff``, ``codemeta.json``, ``.zenodo.json``, ``[project.urls]``), CI,
+        documentation and package-index links, code-host links that are not data, and any
+        pointer in a citation section or BibTeX entry unless it is also in a data context
+        (a README data section, a data document, or code).
+    Why it matters:
+        A persistent, archived copy of the data is what lets a third party rerun the
+        analysis years later; a link to a code repository or a file on the author's
+        disk is not.
+    Evidence:
+        Each pointer with its file, line (and notebook cell) and the URL, DOI, accession or
+        path; ``counts`` per class and the numbers of ignored badges, own identifiers,
+        citations and DOIs outside a data context.
+    How to fix:
+        Deposit the data in Zenodo, Figshare or a domain archive and cite its DOI in
+        DATA.md or the README's data section.
+    Known false positives:
+        Any archive URL or data-repository DOI outside a citation block counts, even one
+        that points to someone else's software deposit on Zenodo; a string literal in code
+        is always a data context, so a DOI or URL printed by a plotting script counts; a
+        ``.csv`` of results in the tree scores 25 as "local data". Data files bundled as
+        bare archives (``data.zip``) are not recognised by name.
+    """
+    own = own_identifiers(tree)
+    scan = _PointerScan(own)
+    docs: list[tuple[str, bool]] = [(p, True) for p in data_docs(tree)]
+    if tree.readme and tree.readme not in {p for p, _ in docs}:
+        docs.append((tree.readme, False))
+    for path in tree.by_type("notebook"):
+        nb = _notebook(tree, path) if path != tree.readme else None
+        # Parse a notebook's markdown only when some cell could hold a pointer (tested on
+        # the cells joined by a line break, which no pattern crosses).
+        if nb is not None and _may_hold_pointer("\n".join(c.source for c in nb.markdown_cells)):
+            docs.append((path, False))
+    for path in tree.by_type("rmd"):
+        # R Markdown / Quarto prose; its code chunks are read again as code (same file
+        # lines, so a pointer found twice is recorded once).
+        if _may_hold_pointer(tree.text(path) or ""):
+            docs.append((path, False))
+    for path, is_data_doc in docs:
+        doc = _document(tree, path)
+        if doc is not None:
+            _guarded(tree, path, "scanning for data pointers",
+                     lambda p=path, d=doc, f=is_data_doc: _scan_document(tree, p, d, scan, data_doc=f), None)
+    _scan_code(tree, scan)
+
+    local = local_data_files(tree)
+    pointers = sorted(scan.found, key=lambda item: (-item[0].value, item[1], item[3] or 0, item[2] or 0))
+    by_rule = Counter(p.rule.split(".", 1)[1] for p, *_ in pointers)
+    counts: dict[str, Any] = {
+        "pointers": len(pointers),
+        "archival": by_rule["archival_doi"] + by_rule["archival_host"],
+        "institutional": by_rule["institutional_host"] + by_rule["accession"],
+        "kaggle": by_rule["kaggle"],
+        "code_host": by_rule["code_host"],
+        "doi_in_data_context": by_rule["doi_in_data_context"],
+        "direct_url": by_rule["direct_url"],
+        "local_data_files": len(local),
+        "ignored_badges": scan.ignored["badge"],
+        "ignored_own": scan.ignored["own"],
+        "ignored_citation": scan.ignored["citation"],
+        "ignored_doi_outside_data_context": scan.ignored["doi_outside_data_context"],
+        "ignored_code_host_links": scan.ignored["code_host_not_data"],
+    }
+    evidence = [
+        Evidence(path, pointer.reason, rule=pointer.rule, line_start=line, snippet=pointer.target, cell=cell)
+        for pointer, path, line, cell in pointers[:MAX_EVIDENCE]
+    ]
+    value = pointers[0][0].value if pointers else 0
+    if value < 25 and local:
+        value = 25
+    if value <= 25:
+        evidence += [Evidence(p, "data file in the tree", rule="data_pointer.local_file")
+                     for p in local[: MAX_EVIDENCE - len(evidence)]]
+    if value == 0:
+        return Result(0, level="absent", evidence=evidence, counts=counts,
+                      reason="no data URL, DOI, accession number or data file found",
+                      fix="Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI "
+                          "in DATA.md or a '## Data' section of the README.")
+    reason = pointers[0][0].reason if pointers and pointers[0][0].value == value else "data files in the tree"
+    fix = None if value == 100 else (
+        "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI "
+        "in DATA.md or a '## Data' section of the README."
+    )
+    return Result(value, level=A2_LEVELS[value], evidence=evidence, counts=counts, reason=reason, fix=fix)

@@ -1,0 +1,341 @@
+"""What several category D detectors share: commands in documents and what they
+run (D2, D3, D5), console scripts (D3, D5) and the README section families (D1, D5).
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring.parsers.markdown import Document
+from scoring.parsers.shell import Command, command_lines, split_commands, strip_prompt
+from scoring.tree import TreeIndex
+
+# Evidence lists stay short enough to read; totals always go to ``counts``.
+MAX_EVIDENCE = 20
+
+_B = r"(?<![A-Za-z0-9])"   # whole-word boundaries (§0.1.12)
+_E = r"(?![A-Za-z0-9])"
+
+
+def _word_re(alternatives: str) -> re.Pattern[str]:
+    return re.compile(f"{_B}(?:{alternatives}){_E}", re.IGNORECASE)
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _stem(path: str) -> str:
+    name = _name(path)
+    dot = name.rfind(".")
+    return name[:dot] if dot > 0 else name
+
+
+def _file_line(doc: Document, line: int) -> int | None:
+    """A document line as a file line. A notebook README's document is its markdown cells
+    joined, whose line numbers are not lines of the ``.ipynb`` file."""
+    return None if doc.path.lower().endswith(".ipynb") else line
+
+
+# --------------------------------------------------------------------------- commands in documents
+
+@dataclass(frozen=True)
+class DocLine:
+    """One logical code line of a prose document, console prompt removed."""
+
+    path: str
+    line: int | None    # None in a notebook README (see _file_line)
+    text: str
+    repl: bool          # ``>>>`` / ``...`` Python REPL input
+    in_block: bool      # from a code block (False: inline code)
+
+    @property
+    def commands(self) -> list[Command]:
+        return [] if self.repl else split_commands(self.text)
+
+
+def doc_lines(doc: Document) -> list[DocLine]:
+    """Code-block lines (backslash continuations joined) and inline code spans of ``doc``."""
+    out: list[DocLine] = []
+    for block in doc.code_blocks:
+        for offset, logical in command_lines(block.text):
+            text, repl = strip_prompt(logical)
+            if text:
+                out.append(DocLine(doc.path, _file_line(doc, block.line_start + offset - 1), text, repl, True))
+    for span in doc.inline_code:
+        text, repl = strip_prompt(span.text)
+        if text:
+            out.append(DocLine(doc.path, _file_line(doc, span.line), text, repl, False))
+    return out
+
+
+_PYTHON_PROGRAM = re.compile(r"(?:python|pythonw|py)(?:\d+(?:\.\d+)*)?(?:\.exe)?", re.IGNORECASE)
+_SHELL_PROGRAMS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "-Q"})
+
+
+def _python_target(args: Sequence[str]) -> tuple[str, str, tuple[str, ...]] | None:
+    """What a ``python`` command runs: ``("module"|"script"|"code", target, rest)``."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "-m" or arg == "-c":
+            if i + 1 >= len(args):
+                return None
+            return ("module" if arg == "-m" else "code", args[i + 1], tuple(args[i + 2:]))
+        if arg.startswith("-m") and len(arg) > 2:
+            return "module", arg[2:], tuple(args[i + 1:])
+        if arg in _PYTHON_VALUE_OPTIONS:
+            i += 2
+            continue
+        if arg.startswith("-"):
+            i += 1
+            continue
+        return "script", arg, tuple(args[i + 1:])
+    return None
+
+
+# Script stems that set up an environment rather than run the analysis (§0.1.25).
+_INSTALL_SCRIPT_STEM = re.compile(
+    r"(?:install|setup|bootstrap)(?:[_-](?:env|environment|venv|conda|deps|dependencies|requirements|packages|all))?"
+    r"|(?:create|make|build|init|setup|install)[_-]?(?:env|environment|venv|conda[_-]?env)"
+    r"|env|environment|configure",
+    re.IGNORECASE,
+)
+
+
+def _is_install_script(path: str) -> bool:
+    return _INSTALL_SCRIPT_STEM.fullmatch(_stem(path)) is not None
+
+
+# --------------------------------------------------------------------------- project metadata
+
+@dataclass(frozen=True)
+class ConsoleScript:
+    name: str
+    path: str
+    line: int | None
+
+
+_SETUP_PY_ENTRY = re.compile(r"""["']\s*([A-Za-z0-9][\w.-]*)\s*=\s*[\w.]+\s*(?::\s*[\w.]+)?[^"']*["']""")
+
+
+def _line_of(text: str, pattern: str) -> int | None:
+    match = re.search(pattern, text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _read_cfg(tree: TreeIndex, path: str) -> configparser.ConfigParser | None:
+    text = tree.text(path)
+    if text is None:
+        return None
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    return parser
+
+
+def console_scripts(tree: TreeIndex) -> list[ConsoleScript]:
+    """Console scripts declared at the root: ``[project.scripts]``/``gui-scripts``,
+    ``[tool.poetry.scripts]``, setup.cfg and setup.py ``console_scripts`` entry points."""
+    found: list[ConsoleScript] = []
+    pyproject = tree.find_ci("pyproject.toml")
+    data = tree.toml(pyproject) if pyproject else None
+    if isinstance(data, dict):
+        text = tree.text(pyproject) or ""
+        project = data.get("project") if isinstance(data.get("project"), dict) else {}
+        poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
+        tables = [project.get("scripts"), project.get("gui-scripts"),
+                  poetry.get("scripts") if isinstance(poetry, dict) else None]
+        for table in tables:
+            if isinstance(table, dict):
+                for name in table:
+                    line = _line_of(text, rf"^\s*[\"']?{re.escape(str(name))}[\"']?\s*=")
+                    found.append(ConsoleScript(str(name), pyproject, line))
+    setup_cfg = tree.find_ci("setup.cfg")
+    parser = _read_cfg(tree, setup_cfg) if setup_cfg else None
+    if parser is not None and parser.has_option("options.entry_points", "console_scripts"):
+        text = tree.text(setup_cfg) or ""
+        for entry in parser.get("options.entry_points", "console_scripts").splitlines():
+            name = entry.split("=", 1)[0].strip()
+            if name and "=" in entry:
+                found.append(ConsoleScript(name, setup_cfg, _line_of(text, rf"^\s*{re.escape(name)}\s*=")))
+    setup_py = tree.find_ci("setup.py")
+    text = tree.text(setup_py) if setup_py else None
+    if text and "console_scripts" in text:
+        start = text.index("console_scripts")
+        end = text.find("]", start)
+        region = text[start:end if end > 0 else len(text)]
+        for match in _SETUP_PY_ENTRY.finditer(region):
+            line = text.count("\n", 0, start + match.start()) + 1
+            found.append(ConsoleScript(match.group(1), setup_py, line))
+    return found
+
+
+# --------------------------------------------------------------------------- README section families (D1, D5)
+
+@dataclass(frozen=True)
+class _Family:
+    key: str
+    title: str
+    pattern: re.Pattern[str]
+    exclude: re.Pattern[str] | None = None
+
+    def matches(self, heading: str) -> bool:
+        text = self.exclude.sub(" ", heading) if self.exclude else heading
+        return self.pattern.search(text) is not None
+
+
+FAMILIES: tuple[_Family, ...] = (
+    _Family(
+        "install", "Installation",
+        _word_re(r"install(?:ations?|ing)?|set[ -]?up|getting started|environments?"),
+        # §0.1.23: a paper's experimental set-up is not an install section.
+        _word_re(r"experimental set[ -]?up|(?:experimental|simulation) environments?"),
+    ),
+    _Family(
+        "run", "Usage",
+        _word_re(r"usage|run(?:ning)?|execut(?:e|ion|ing)|how to (?:run|use)|quick[ -]?start|reproduc(?:e|ing)|tutorials?"),
+        # "Running time" reports a duration, not how to run (METRICS.md D1 weaknesses).
+        _word_re(r"run(?:ning)?[ -]?times?"),
+    ),
+    _Family(
+        "output", "Expected output",
+        # §0.1.23: a bare "Results" heading is a paper section, not an expected output.
+        _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|outputs?"),
+    ),
+    _Family(
+        "requirements", "Requirements",
+        _word_re(r"(?:system )?requirements?|dependenc(?:y|ies)|prerequisites?|hardware|compute"),
+    ),
+)
+
+
+# --------------------------------------------------------------------------- runnable commands (D2, D3, D5)
+
+_CONTAINER_TOOLS = frozenset({"docker", "podman"})
+_MAKE_INSTALL_TARGETS = frozenset({"setup", "install", "env"})
+
+_MAKE_VALUE_OPTIONS = frozenset({"-C", "-f", "-I", "-o", "-W", "--directory", "--file", "--makefile",
+                                 "--include-dir", "--old-file", "--what-if", "-l", "--load-average"})
+_R_INSTALL_EXPR = re.compile(r"install\.packages|BiocManager::install|(?:devtools|remotes)::install|renv::"
+                             r"|Pkg\.(?:add|instantiate)", re.IGNORECASE)
+_PIP_LIKE_MODULES = frozenset({"pip", "venv", "virtualenv", "ensurepip", "build", "twine", "conda"})
+
+
+def _make_targets(args: Sequence[str]) -> list[str]:
+    targets: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _MAKE_VALUE_OPTIONS:
+            i += 2
+            continue
+        if arg == "-j" and i + 1 < len(args) and args[i + 1].isdigit():
+            i += 2
+            continue
+        if not arg.startswith("-") and "=" not in arg:
+            targets.append(arg)
+        i += 1
+    return targets
+
+
+def _invoked_script(cmd: Command, *, sourcing: bool = False) -> str | None:
+    """The script a command runs: ``./x``, ``bash x``/``sh x`` (and ``source x`` when asked)."""
+    first = cmd.words[0] if cmd.words else ""
+    if first.startswith(("./", "../")):
+        return first
+    program = cmd.program.lower()
+    if program in _SHELL_PROGRAMS or (sourcing and program in ("source", ".")):
+        positional = [a for a in cmd.args if not a.startswith("-")]
+        if "-c" in cmd.args:
+            return None
+        return positional[0] if positional else None
+    return None
+
+
+def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0) -> str | None:
+    """The rule of a runnable invocation (METRICS.md D3 V2, §0.1.25), or None."""
+    program = cmd.program
+    lower = program.lower()
+    args = cmd.args
+    if _PYTHON_PROGRAM.fullmatch(lower):
+        target = _python_target(args)
+        if target is None:
+            return None
+        kind, name, _rest = target
+        if kind == "module":
+            return None if name.split(".")[0] in _PIP_LIKE_MODULES else "usage_examples.python_module"
+        if kind == "script":
+            # setup.py, install.py, bootstrap.py …: environment set-up, not usage (§0.1.25).
+            return None if _is_install_script(name) else "usage_examples.python_script"
+        return None
+    if lower in _SHELL_PROGRAMS and "-c" in args and depth == 0:
+        index = args.index("-c")
+        inner = split_commands(args[index + 1]) if index + 1 < len(args) else []
+        return next((rule for c in inner if (rule := _runnable(c, scripts, depth + 1))), None)
+    script = _invoked_script(cmd)
+    if script is not None:
+        return None if _is_install_script(script) else "usage_examples.shell_script"
+    if lower == "rscript":
+        if "-e" in args:
+            index = args.index("-e")
+            expr = args[index + 1] if index + 1 < len(args) else ""
+            return None if not expr or _R_INSTALL_EXPR.search(expr) else "usage_examples.rscript"
+        positional = [a for a in args if not a.startswith("-")]
+        return "usage_examples.rscript" if positional else None
+    if program == "R" and args[:2] == ("CMD", "BATCH"):
+        return "usage_examples.r_batch"
+    if lower == "julia":
+        if "-e" in args or "--eval" in args:
+            flag = "-e" if "-e" in args else "--eval"
+            index = args.index(flag)
+            expr = args[index + 1] if index + 1 < len(args) else ""
+            return None if not expr or _R_INSTALL_EXPR.search(expr) else "usage_examples.julia"
+        positional = [a for a in args if not a.startswith("-")]
+        return "usage_examples.julia" if positional else None
+    if lower in ("make", "gmake"):
+        targets = _make_targets(args)
+        # Bare `make` runs the default target: a documented way to run everything.
+        if not targets or not set(targets) & _MAKE_INSTALL_TARGETS:
+            return "usage_examples.make"
+        return None
+    if lower == "snakemake":
+        return "usage_examples.snakemake"
+    if lower == "nextflow" and args[:1] == ("run",):
+        return "usage_examples.nextflow"
+    if lower == "jupyter" and args[:1]:
+        if args[0] == "execute" or (args[0] == "nbconvert" and any(a == "--execute" for a in args)):
+            return "usage_examples.jupyter_execute"
+        return None
+    if lower == "papermill":
+        return "usage_examples.papermill"
+    if lower in _CONTAINER_TOOLS and args[:1] == ("run",):
+        return "usage_examples.container_run"
+    if lower in ("singularity", "apptainer") and args[:1] and args[0] in ("run", "exec"):
+        return "usage_examples.container_run"
+    if program in scripts:
+        return "usage_examples.console_script"
+    return None
+
+
+@dataclass(frozen=True)
+class _Runnable:
+    line: DocLine
+    rule: str
+
+
+def runnable_commands(doc: Document, scripts: frozenset[str]) -> list[_Runnable]:
+    found: list[_Runnable] = []
+    for line in doc_lines(doc):
+        for cmd in line.commands:
+            rule = _runnable(cmd, scripts)
+            if rule is not None:
+                found.append(_Runnable(line, rule))
+                break
+    return found

@@ -1,0 +1,73 @@
+"""D1 doc_structure: the README has install, usage, output and requirements sections."""
+
+from __future__ import annotations
+
+from scoring.detectors.documentation._common import FAMILIES, _file_line
+from scoring.model import Evidence
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+
+@detector("doc_structure", version="2.0.0")
+def doc_structure(tree: TreeIndex) -> Result:
+    """The README has sections on installation, usage, expected output and requirements.
+
+    What it checks:
+        The headings of the root README (chosen by the §0.1.13 priority, any case):
+        Markdown ATX and setext headings outside code fences, RST section titles and
+        HTML <h1>–<h6>. Four families are looked for, each as a whole word or phrase in
+        a heading, case-insensitively: install (install/installation/installing, setup,
+        set up, getting started, environment), run (usage, run/running, execute/
+        execution/executing, how to run/use, quick start, reproduce/reproducing,
+        tutorial), output (expected/sample/example/reference output(s) or result(s),
+        output(s)) and requirements (requirement(s), dependency/dependencies,
+        prerequisite(s), hardware, compute, system requirements). Value = 25 × families
+        matched; no README → 0.
+    Why it matters:
+        A reader who cannot find how to install, run and check a result will not
+        reproduce it; these four sections are the minimum map of a research deposit.
+    Evidence:
+        For each matched family the first matching heading (README path, line, heading
+        text). ``counts`` holds the number of headings, the matched and missing families.
+    How to fix:
+        Add README headings for the missing topics, e.g. "## Installation", "## Usage",
+        "## Expected output", "## Requirements".
+    Known false positives:
+        Any heading with the word counts, whatever its content ("## Study environment"
+        describing field sites counts as install; "## Output" of a tool's reference
+        manual counts as expected output). "Experimental setup", "simulation
+        environment", "running time" and a bare "Results" are excluded on purpose.
+    """
+    readme = tree.readme
+    doc = tree.readme_document()
+    if readme is None or doc is None:
+        return Result(
+            0, evidence=[], reason="no README at the root" if readme is None else f"{readme} cannot be read as text",
+            fix="Add a README.md with sections ## Installation, ## Usage, ## Expected output and ## Requirements.",
+            counts={"headings": 0, "families_matched": 0, "matched": [], "missing": [f.key for f in FAMILIES]},
+        )
+    evidence: list[Evidence] = []
+    matched: list[str] = []
+    for family in FAMILIES:
+        heading = next((h for h in doc.headings if family.matches(h.text)), None)
+        if heading is None:
+            continue
+        matched.append(family.key)
+        evidence.append(Evidence(
+            readme, f"{family.title} section: heading '{heading.text}'",
+            rule=f"doc_structure.{family.key}", line_start=_file_line(doc, heading.line), snippet=heading.text,
+        ))
+    missing = [f for f in FAMILIES if f.key not in matched]
+    value = 25 * len(matched)
+    fix = None
+    if missing:
+        fix = f"Add README sections for the missing topics: {', '.join('## ' + f.title for f in missing)}."
+    return Result(
+        value,
+        evidence=evidence,
+        fix=fix,
+        reason=(f"{len(matched)} of 4 section families in {readme}"
+                + (f"; missing: {', '.join(f.key for f in missing)}" if missing else "")),
+        counts={"headings": len(doc.headings), "families_matched": len(matched), "matched": matched,
+                "missing": [f.key for f in missing]},
+    )

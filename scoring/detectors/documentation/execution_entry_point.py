@@ -1,0 +1,119 @@
+"""D5 execution_entry_point: there is one obvious way to start the analysis."""
+
+from __future__ import annotations
+
+import re
+
+from scoring.detectors.documentation._common import (
+    _PYTHON_PROGRAM,
+    FAMILIES,
+    MAX_EVIDENCE,
+    DocLine,
+    _file_line,
+    _name,
+    _python_target,
+    console_scripts,
+    doc_lines,
+    runnable_commands,
+)
+from scoring.model import Evidence
+from scoring.parsers.markdown import Document
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+_RUN_FAMILY = FAMILIES[1]
+
+_ENTRY_SCRIPT = re.compile(r"(?:run|run[_-]all|start|execute|main)\.(?:sh|py|r|jl|bat)", re.IGNORECASE)
+_ENTRY_TARGETS = frozenset({"run", "all", "execute", "analysis", "main", "reproduce"})
+_WORKFLOW_FILE = re.compile(r"snakefile|main\.nf", re.IGNORECASE)
+
+
+def _documented_main_modules(tree: TreeIndex, doc: Document | None) -> list[tuple[DocLine, str]]:
+    """README ``python -m pkg`` lines whose package has a ``__main__.py``."""
+    if doc is None:
+        return []
+    found = []
+    for line in doc_lines(doc):
+        for cmd in line.commands:
+            if not _PYTHON_PROGRAM.fullmatch(cmd.program.lower()):
+                continue
+            target = _python_target(cmd.args)
+            if target is None or target[0] != "module":
+                continue
+            package = target[1].replace(".", "/")
+            main = next((p for p in (f"{package}/__main__.py", f"src/{package}/__main__.py") if tree.is_file(p)), None)
+            if main:
+                found.append((line, main))
+    return found
+
+
+@detector("execution_entry_point", version="2.0.0")
+def execution_entry_point(tree: TreeIndex) -> Result:
+    """There is one obvious way to start the analysis.
+
+    What it checks:
+        100: a top-level script named run, run_all, start, execute or main (.sh, .py,
+        .R, .jl, .bat; any case); a package __main__.py whose `python -m` is documented
+        in the README; a declared console script ([project.scripts],
+        [tool.poetry.scripts], setup.py/setup.cfg console_scripts); a target run, all,
+        execute, analysis, main or reproduce in a Make-like file (Makefile, makefile,
+        GNUmakefile, justfile, Taskfile.yml, tasks.py, dodo.py at the root or an
+        environment location); a top-level Snakefile (or workflow/Snakefile) or main.nf.
+        80: a README heading of the run family of doc_structure (usage, run, quick
+        start, how to use, …) or a runnable README command as in usage_examples. 0
+        otherwise.
+    Why it matters:
+        A re-user needs to know where execution starts; a conventional entry point or a
+        documented run command saves them from guessing which of many scripts to run.
+    Evidence:
+        The entry-point script, the Make-like target line, the console-script
+        declaration, the workflow file; or the README heading or command line.
+    How to fix:
+        Add a top-level run.sh (or a `make all`/`run` target) that runs the whole
+        analysis, and document it under a "## Usage" heading.
+    Known false positives:
+        A main.py or `all:` target that only builds documentation or a library still
+        counts; the content of the entry point is not checked. A console script of a
+        library counts although it may not reproduce any result.
+    """
+    evidence: list[Evidence] = []
+    for path in tree.files_in(""):
+        if _ENTRY_SCRIPT.fullmatch(_name(path)):
+            evidence.append(Evidence(path, "conventional entry-point script", rule="execution_entry_point.script"))
+        elif _WORKFLOW_FILE.fullmatch(_name(path)):
+            evidence.append(Evidence(path, "workflow entry file", rule="execution_entry_point.workflow"))
+    workflow_snakefile = tree.find_ci("snakefile", "workflow") if tree.is_dir("workflow") else None
+    if workflow_snakefile:
+        evidence.append(Evidence(workflow_snakefile, "workflow entry file", rule="execution_entry_point.workflow"))
+    for path in tree.make_like_files():
+        for target in tree.task_targets(path):
+            if target.name.lower() in _ENTRY_TARGETS:
+                evidence.append(Evidence(path, f"task target '{target.name}'", rule="execution_entry_point.make_target",
+                                         line_start=target.line, snippet=f"{target.name}:"))
+    scripts = console_scripts(tree)
+    for script in scripts:
+        evidence.append(Evidence(script.path, f"console script '{script.name}'",
+                                 rule="execution_entry_point.console_script", line_start=script.line,
+                                 snippet=script.name))
+    doc = tree.readme_document()
+    for line, main in _documented_main_modules(tree, doc):
+        evidence.append(Evidence(line.path, f"documented `python -m` of {main}", rule="execution_entry_point.main_module",
+                                 line_start=line.line, snippet=line.text))
+    counts = {"entry_points": len(evidence)}
+    if evidence:
+        return Result(100, evidence=evidence[:MAX_EVIDENCE], counts=counts,
+                      reason=f"{len(evidence)} entry point(s); first: {evidence[0].path}")
+    fix = ("Add a top-level run.sh (or a Makefile `all` target) that runs the whole analysis "
+           "and document it under a README '## Usage' heading.")
+    if doc is not None:
+        headings = [h for h in doc.headings if _RUN_FAMILY.matches(h.text)]
+        commands = runnable_commands(doc, frozenset(s.name for s in scripts))
+        readme_evidence = [Evidence(doc.path, f"run section heading '{h.text}'", rule="execution_entry_point.readme_heading",
+                                    line_start=_file_line(doc, h.line), snippet=h.text) for h in headings[:5]]
+        readme_evidence += [Evidence(r.line.path, "runnable README command", rule="execution_entry_point.readme_command",
+                                     line_start=r.line.line, snippet=r.line.text) for r in commands[:5]]
+        counts.update({"run_headings": len(headings), "runnable_commands": len(commands)})
+        if readme_evidence:
+            return Result(80, evidence=readme_evidence, fix=fix, counts=counts,
+                          reason="the README documents how to run, but there is no conventional entry point")
+    return Result(0, evidence=[], fix=fix, counts=counts, reason="no entry point and no run instructions")

@@ -1,0 +1,399 @@
+"""D2 install_instructions: one documented command creates the whole environment."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring.detectors.documentation._common import (
+    _CONTAINER_TOOLS,
+    _MAKE_INSTALL_TARGETS,
+    _PYTHON_PROGRAM,
+    MAX_EVIDENCE,
+    DocLine,
+    _file_line,
+    _invoked_script,
+    _is_install_script,
+    _make_targets,
+    _name,
+    _python_target,
+    _read_cfg,
+    _word_re,
+    doc_lines,
+)
+from scoring.model import Evidence
+from scoring.parsers.manifests import normalize_name
+from scoring.parsers.shell import Command
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+
+def _suffix(path: str) -> str:
+    name = _name(path)
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
+
+
+_PIP_PROGRAM = re.compile(r"pip(?:\d+(?:\.\d+)*)?(?:\.exe)?", re.IGNORECASE)
+
+_SETUP_PY_NAME = re.compile(r"""\bname\s*=\s*["']([A-Za-z0-9][\w.-]*)["']""")
+
+
+def own_distribution_names(tree: TreeIndex) -> set[str]:
+    """Normalised names of the distribution the deposit itself declares."""
+    names: set[str] = set()
+    pyproject = tree.find_ci("pyproject.toml")
+    data = tree.toml(pyproject) if pyproject else None
+    if isinstance(data, dict):
+        project = data.get("project")
+        if isinstance(project, dict) and isinstance(project.get("name"), str):
+            names.add(project["name"])
+        tool = data.get("tool")
+        poetry = tool.get("poetry") if isinstance(tool, dict) else None
+        if isinstance(poetry, dict) and isinstance(poetry.get("name"), str):
+            names.add(poetry["name"])
+    setup_cfg = tree.find_ci("setup.cfg")
+    parser = _read_cfg(tree, setup_cfg) if setup_cfg else None
+    if parser is not None and parser.has_option("metadata", "name"):
+        names.add(parser.get("metadata", "name"))
+    setup_py = tree.find_ci("setup.py")
+    text = tree.text(setup_py) if setup_py else None
+    if text:
+        match = _SETUP_PY_NAME.search(text)
+        if match:
+            names.add(match.group(1))
+    return {normalize_name(n) for n in names if n.strip()}
+
+
+def _dependency_manifests(tree: TreeIndex) -> list[str]:
+    return [m.path for m in tree.manifests() if m.dependencies]
+
+
+_DOC_SUFFIXES = frozenset({"", ".md", ".markdown", ".rst", ".txt", ".rest"})
+_INSTALL_FILE = re.compile(r"install.*", re.IGNORECASE)
+_INSTALL_PROSE = _word_re(r"install(?:s|ed|ing|ations?)?|dependenc(?:y|ies)|requirements?")
+
+# R and Julia installs written as code, not shell commands.
+_R_JULIA_ONE_COMMAND = re.compile(
+    r"renv::restore\s*\(|Pkg\.instantiate\s*\(|(?:pkg>|^\])\s*instantiate\b", re.IGNORECASE)
+_R_JULIA_PACKAGES = re.compile(
+    r"install\.packages\s*\(|BiocManager::install\s*\(|(?:devtools|remotes)::install\w*\s*\("
+    r"|Pkg\.add\s*\(|(?:pkg>|^\])\s*add\s+\w",
+    re.IGNORECASE,
+)
+# Upgrading the installer itself installs nothing of the project.
+_TOOLING_PACKAGES = frozenset({"pip", "setuptools", "wheel", "uv"})
+_PIP_VALUE_OPTIONS = frozenset({
+    "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-t", "--target",
+    "--prefix", "--root", "--python-version", "--platform", "--only-binary", "--no-binary", "--src",
+    "--upgrade-strategy", "-C", "--config-settings", "--trusted-host", "--cache-dir", "--log", "--retries",
+    "--timeout", "--proxy", "--cert", "--client-cert", "--implementation", "--abi", "--global-option",
+    "--install-option", "--report", "--progress-bar", "--python",
+})
+_SYSTEM_PACKAGE_MANAGERS = frozenset({"apt", "apt-get", "yum", "dnf", "brew", "zypper", "pacman", "port"})
+_REQUIREMENT_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+@dataclass(frozen=True)
+class _InstallContext:
+    own_names: frozenset[str]
+    declares_dependencies: bool
+
+
+@dataclass(frozen=True)
+class _InstallHit:
+    value: int
+    rule: str
+    reason: str
+
+
+def _is_local_target(arg: str) -> bool:
+    target = arg.strip("'\"")
+    if target.startswith("file:"):
+        return True
+    target = target.split("[", 1)[0]
+    return target in (".", "..") or target.startswith(("./", "../", "/", "~"))
+
+
+def _pip_install(args: Sequence[str], ctx: _InstallContext) -> _InstallHit | None:
+    """Classify the arguments after ``pip install``."""
+    local = requirement_file = False
+    packages: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-r", "--requirement"):
+            requirement_file = i + 1 < len(args)
+            i += 2
+            continue
+        if arg.startswith("--requirement=") or (arg.startswith("-r") and len(arg) > 2 and not arg.startswith("--")):
+            requirement_file = True
+        elif arg in ("-e", "--editable"):
+            if i + 1 < len(args):
+                if _is_local_target(args[i + 1]):
+                    local = True
+                else:
+                    packages.append(args[i + 1])
+            i += 2
+            continue
+        elif arg.startswith("--editable="):
+            local = local or _is_local_target(arg.split("=", 1)[1])
+        elif arg in _PIP_VALUE_OPTIONS:
+            i += 2
+            continue
+        elif arg.startswith("-"):
+            pass
+        elif _is_local_target(arg):
+            local = True
+        else:
+            packages.append(arg)
+        i += 1
+    if requirement_file:
+        return _InstallHit(100, "install_instructions.pip_requirements", "installs a requirements file")
+    names = {normalize_name(m.group(1)) for p in packages if (m := _REQUIREMENT_NAME.match(p.strip("'\"")))}
+    if names & ctx.own_names:
+        return _InstallHit(100, "install_instructions.own_distribution",
+                           "installs the project's own distribution with its dependencies")
+    if local:
+        if ctx.declares_dependencies:
+            return _InstallHit(100, "install_instructions.local_project",
+                               "installs the project, whose manifest declares its dependencies")
+        return _InstallHit(70, "install_instructions.local_project_without_manifest",
+                           "installs the project, but no manifest declares dependencies")
+    if names and not names <= _TOOLING_PACKAGES:
+        return _InstallHit(70, "install_instructions.package_by_package", "installs packages one by one")
+    return None
+
+
+_CONDA_VALUE_OPTIONS = frozenset({"-n", "--name", "-p", "--prefix", "-c", "--channel", "--file", "-f"})
+
+
+def _conda(args: Sequence[str], ctx: _InstallContext) -> _InstallHit | None:
+    """Classify ``conda``/``mamba``/``micromamba`` arguments."""
+    env_file = _InstallHit(100, "install_instructions.conda_env", "creates the conda environment from its file")
+    if args[:2] == ("env", "create"):
+        return env_file   # without -f it reads environment.yml
+    if args[:2] == ("env", "update") and any(a in ("-f", "--file") or a.startswith("--file=") for a in args):
+        return env_file
+    if not args or args[0] not in ("create", "install"):
+        return None
+    packages: list[str] = []
+    has_file = False
+    i = 1
+    while i < len(args):
+        arg = args[i]
+        if arg == "--file" or arg.startswith("--file="):
+            has_file = True
+        if arg in _CONDA_VALUE_OPTIONS:
+            i += 2
+            continue
+        if not arg.startswith("-"):
+            packages.append(arg)
+        i += 1
+    if has_file:
+        return _InstallHit(100, "install_instructions.conda_env", "creates the conda environment from a spec file")
+    names = {normalize_name(m.group(1)) for p in packages if (m := _REQUIREMENT_NAME.match(p))}
+    if args[0] == "install" and names & ctx.own_names:
+        return _InstallHit(100, "install_instructions.own_distribution",
+                           "installs the project's own package with its dependencies")
+    if packages:
+        return _InstallHit(70, "install_instructions.package_by_package", "installs packages one by one")
+    return None
+
+
+def _install_command(cmd: Command, ctx: _InstallContext) -> _InstallHit | None:
+    program = cmd.program.lower()
+    args = cmd.args
+    if _PIP_PROGRAM.fullmatch(program) or program == "pipx":
+        return _pip_install(args[1:], ctx) if args[:1] == ("install",) else None
+    if _PYTHON_PROGRAM.fullmatch(program):
+        target = _python_target(args)
+        if target is None:
+            return None
+        kind, name, rest = target
+        if kind == "module" and name == "pip" and rest[:1] == ("install",):
+            return _pip_install(rest[1:], ctx)
+        if kind == "script" and _name(name).lower() == "setup.py" and rest[:1] and rest[0] in ("install", "develop"):
+            return _InstallHit(70, "install_instructions.setup_py", "installs with setup.py")
+        return None
+    if program == "uv":
+        if args[:1] == ("sync",):
+            return _InstallHit(100, "install_instructions.lock_sync", "installs the locked environment")
+        if args[:2] == ("pip", "install"):
+            return _pip_install(args[2:], ctx)
+        if args[:2] == ("pip", "sync"):
+            return _InstallHit(100, "install_instructions.pip_requirements", "installs a requirements file")
+        return None
+    if program in ("conda", "mamba", "micromamba"):
+        return _conda(args, ctx)
+    if program == "poetry" and args[:1] == ("install",):
+        return _InstallHit(100, "install_instructions.lock_sync", "installs the project environment")
+    if program == "pdm" and args[:1] and args[0] in ("install", "sync"):
+        return _InstallHit(100, "install_instructions.lock_sync", "installs the project environment")
+    if program == "pixi" and args[:1] == ("install",):
+        return _InstallHit(100, "install_instructions.lock_sync", "installs the project environment")
+    if program == "pipenv" and args[:1] and args[0] in ("install", "sync"):
+        if args[0] == "sync" or not [a for a in args[1:] if not a.startswith("-")]:
+            return _InstallHit(100, "install_instructions.lock_sync", "installs the environment of the Pipfile")
+        return _InstallHit(70, "install_instructions.package_by_package", "installs packages one by one")
+    if program in _CONTAINER_TOOLS and args[:1] and args[0] in ("build", "pull"):
+        return _InstallHit(100, "install_instructions.container", "builds or pulls the container image")
+    compose = args[1:] if program in _CONTAINER_TOOLS and args[:1] == ("compose",) else (
+        args if program == "docker-compose" else ())
+    if compose[:1] and compose[0] in ("up", "build"):
+        return _InstallHit(100, "install_instructions.container", "builds the composed containers")
+    if program in ("singularity", "apptainer") and args[:1] and args[0] in ("build", "pull"):
+        return _InstallHit(100, "install_instructions.container", "builds or pulls the container image")
+    if program in ("make", "gmake"):
+        if set(_make_targets(args)) & _MAKE_INSTALL_TARGETS:
+            return _InstallHit(100, "install_instructions.make_target", "runs a make setup target")
+        return None
+    script = _invoked_script(cmd, sourcing=True)
+    if script is not None and _is_install_script(script) and _suffix(script) in ("", ".sh", ".bash"):
+        return _InstallHit(100, "install_instructions.install_script", "runs an install script")
+    if program in ("npm", "yarn") and args[:1] and args[0] in ("install", "ci", "add"):
+        return _InstallHit(70, "install_instructions.package_by_package", "installs JavaScript packages")
+    if program in _SYSTEM_PACKAGE_MANAGERS and args[:1] == ("install",):
+        return _InstallHit(70, "install_instructions.system_packages", "installs system packages one by one")
+    return None
+
+
+def _install_line(line: DocLine, ctx: _InstallContext) -> _InstallHit | None:
+    if line.repl:
+        return None
+    best: _InstallHit | None = None
+    if _R_JULIA_ONE_COMMAND.search(line.text):
+        best = _InstallHit(100, "install_instructions.lock_sync", "restores the R/Julia project environment")
+    elif _R_JULIA_PACKAGES.search(line.text):
+        best = _InstallHit(70, "install_instructions.package_by_package", "installs R/Julia packages one by one")
+    for cmd in line.commands:
+        hit = _install_command(cmd, ctx)
+        if hit is not None and (best is None or hit.value > best.value):
+            best = hit
+    return best
+
+
+def _install_documents(tree: TreeIndex) -> tuple[list[str], list[str]]:
+    """(INSTALL* files at the root, docs/install* files), prose documents only."""
+    install_files = [p for p in tree.match(_INSTALL_FILE, "") if _suffix(p) in _DOC_SUFFIXES]
+    docs_files: list[str] = []
+    for folder in ("docs", "doc", "docs/source", "doc/source"):
+        if tree.is_dir(folder):
+            docs_files.extend(p for p in tree.match(_INSTALL_FILE, folder) if _suffix(p) in _DOC_SUFFIXES)
+    return install_files, docs_files
+
+
+def _install_fix(tree: TreeIndex) -> str:
+    root = {_name(p).lower(): p for p in tree.files_in("")}
+    for lower, command in (
+        ("environment.yml", "conda env create -f environment.yml"),
+        ("environment.yaml", "conda env create -f environment.yaml"),
+        ("requirements.txt", "pip install -r requirements.txt"),
+        ("pyproject.toml", "pip install ."),
+        ("pipfile", "pipenv install"),
+        ("renv.lock", "Rscript -e 'renv::restore()'"),
+        ("project.toml", "julia --project -e 'using Pkg; Pkg.instantiate()'"),
+    ):
+        if lower in root:
+            return f"Give the one command that creates the environment, `{command}`, in a README code block."
+    return ("Declare the dependencies in requirements.txt (or environment.yml) and give the one command "
+            "that installs them, e.g. `pip install -r requirements.txt`, in a README code block.")
+
+
+@detector("install_instructions", version="2.0.0")
+def install_instructions(tree: TreeIndex) -> Result:
+    """Install instructions: one command that creates the whole environment.
+
+    What it checks:
+        Code blocks and inline code (console prompts stripped) of the README, of INSTALL*
+        files at the root and of docs/install* (also doc/ and docs/source/); the maximum
+        over them wins. 100: one command creating the full environment (`pip install -r
+        <file>`, `pip install .`/`-e .` when a manifest declares dependencies, `pip
+        install <own distribution>`, `conda|mamba|micromamba env create`, `conda create
+        --file`, `poetry install`, `pipenv install|sync`, `pdm install`, `uv sync`, `pixi
+        install`, `docker build|pull|compose up`, `make setup|install|env`,
+        `./install.sh`, `bash install.sh`, `renv::restore()`, `Pkg.instantiate()`). 70:
+        package-by-package commands (`pip install a b`, `conda install`,
+        `install.packages(`, `BiocManager::install(`, `devtools::install_github(`,
+        `Pkg.add(`, `python setup.py install`, `npm install`, `apt-get install`), `pip
+        install .` without a dependency manifest, or an INSTALL file without such a
+        command. 30: README prose or a heading mentioning install / dependencies /
+        requirements as a whole word. 0 otherwise.
+    Why it matters:
+        The environment is the first thing a re-user must rebuild; a single documented
+        command removes the guesswork about which packages and versions to install.
+    Evidence:
+        The document, line and command of each install command of the winning tier; the
+        INSTALL file; or the prose line. ``counts`` holds the number of one-command and
+        package-by-package commands, install files and prose mentions.
+    How to fix:
+        Put the one command that creates the environment (e.g. `pip install -r
+        requirements.txt`, `conda env create -f environment.yml`) in a README code block.
+    Known false positives:
+        A command counts wherever it appears in those documents, even in a section about
+        something else or with a wrong file name; whether the referenced file exists is
+        not checked. Upgrades of pip/setuptools/wheel alone are ignored.
+    """
+    ctx = _InstallContext(frozenset(own_distribution_names(tree)), bool(_dependency_manifests(tree)))
+    install_files, docs_files = _install_documents(tree)
+    sources = ([tree.readme] if tree.readme else []) + install_files + docs_files
+    hits: list[tuple[_InstallHit, DocLine]] = []
+    for path in sources:
+        doc = tree.document(path)
+        if doc is None:
+            continue
+        for line in doc_lines(doc):
+            hit = _install_line(line, ctx)
+            if hit is not None:
+                hits.append((hit, line))
+    install_docs = [p for p in install_files + docs_files if (tree.text(p) or "").strip()]
+    prose: list[tuple[str, int | None, str]] = []
+    readme_doc = tree.readme_document()
+    if readme_doc is not None:
+        for heading in readme_doc.headings:
+            if _INSTALL_PROSE.search(heading.text):
+                prose.append((readme_doc.path, heading.line, heading.text))
+        for paragraph in readme_doc.paragraphs:
+            if _INSTALL_PROSE.search(paragraph.text):
+                prose.append((readme_doc.path, paragraph.line_start, paragraph.text))
+        prose.sort(key=lambda item: item[1])
+        prose = [(path, _file_line(readme_doc, line), text) for path, line, text in prose]
+    counts = {
+        "one_command": sum(1 for h, _ in hits if h.value == 100),
+        "package_commands": sum(1 for h, _ in hits if h.value == 70),
+        "install_files": len(install_docs),
+        "prose_mentions": len(prose),
+        "documents_read": len(sources),
+    }
+    best = max((h.value for h, _ in hits), default=0)
+    if install_docs:
+        best = max(best, 70)
+    if prose:
+        best = max(best, 30)
+    evidence: list[Evidence] = []
+    for hit, line in hits:
+        if hit.value == best and len(evidence) < MAX_EVIDENCE:
+            evidence.append(Evidence(line.path, hit.reason, rule=hit.rule, line_start=line.line, snippet=line.text))
+    if best == 70 and not evidence:
+        evidence.extend(Evidence(p, "install instructions file", rule="install_instructions.install_file")
+                        for p in install_docs[:MAX_EVIDENCE])
+    if best == 30:
+        evidence.extend(Evidence(path, "prose mentions installation or dependencies",
+                                 rule="install_instructions.prose", line_start=line, snippet=text)
+                        for path, line, text in prose[:5])
+    if best == 100:
+        reason, fix = "a single command creates the environment", None
+    elif best == 70:
+        reason = ("installation is described package by package or in an INSTALL file, "
+                  "without one command that creates the whole environment")
+        if any(h.rule == "install_instructions.local_project_without_manifest" for h, _ in hits):
+            fix = ("Declare the dependencies in pyproject.toml ([project].dependencies) or setup.py "
+                   "(install_requires) so that the documented `pip install .` installs them.")
+        else:
+            fix = _install_fix(tree)
+    elif best == 30:
+        reason, fix = "installation or dependencies are mentioned in prose only", _install_fix(tree)
+    else:
+        reason, fix = "no install instructions found", _install_fix(tree)
+    return Result(best, evidence=evidence, fix=fix, reason=reason, counts=counts)

@@ -1,0 +1,95 @@
+"""D7 reuse_metadata: licence, citation and software metadata let others reuse the work."""
+
+from __future__ import annotations
+
+import re
+
+from scoring.detectors.documentation._common import _line_of
+from scoring.model import Evidence
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+_LICENCE_FILE = re.compile(r"licen[cs]e.*|copying.*|unlicense.*", re.IGNORECASE)
+_REUSE_LEVELS = (0, 40, 70, 100)
+
+
+def _licence(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
+    for path in tree.match(_LICENCE_FILE, ""):
+        info = tree.info(path)
+        # license.py and the like are code; an empty file grants nothing.
+        if info is None or info.type is not None or info.size == 0:
+            continue
+        first = next((line for line in tree.lines(path) if line.strip()), None)
+        return Evidence(path, "licence file", rule="reuse_metadata.licence",
+                        line_start=1 if first is not None else None, snippet=first), None
+    licenses_dir = tree.find_ci("LICENSES")
+    if licenses_dir and tree.is_dir(licenses_dir):
+        inside = tree.files_under(licenses_dir)
+        if inside:
+            return Evidence(inside[0], "REUSE licence folder", rule="reuse_metadata.reuse_licenses"), None
+    return None, "no licence file (LICENSE, COPYING, UNLICENSE or a REUSE LICENSES/ folder)"
+
+
+def _citation(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
+    path = tree.find_ci("CITATION.cff")
+    if path is None or not tree.is_file(path):
+        return None, "no CITATION.cff"
+    data = tree.yaml(path)
+    if not isinstance(data, dict) or "cff-version" not in data:
+        return None, f"{path} is not valid CFF (it must parse as YAML and declare cff-version)"
+    line = _line_of(tree.text(path) or "", r"^\s*[\"']?cff-version[\"']?\s*:")
+    return Evidence(path, "citation metadata (CFF)", rule="reuse_metadata.citation_cff", line_start=line,
+                    snippet=f"cff-version: {data['cff-version']}"), None
+
+
+def _codemeta(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
+    path = tree.find_ci("codemeta.json")
+    if path is None or not tree.is_file(path):
+        return None, "no codemeta.json"
+    data = tree.json(path)
+    if not isinstance(data, dict) or "@context" not in data:
+        return None, f"{path} is not valid CodeMeta (it must parse as JSON and have an @context)"
+    line = _line_of(tree.text(path) or "", r"\"@context\"\s*:")
+    return Evidence(path, "software metadata (CodeMeta)", rule="reuse_metadata.codemeta", line_start=line,
+                    snippet=(tree.lines(path)[line - 1] if line else None)), None
+
+
+@detector("reuse_metadata", version="2.0.0")
+def reuse_metadata(tree: TreeIndex) -> Result:
+    """A licence, citation metadata and software metadata let others reuse and credit the work.
+
+    What it checks:
+        Three items at the top level: a non-empty licence file (case-insensitive
+        LICEN[CS]E*, COPYING*, UNLICENSE*; source files such as license.py excluded) or
+        a REUSE LICENSES/ folder holding a file; a CITATION.cff that parses as YAML and
+        has cff-version; a codemeta.json that parses as JSON and has @context. 0 / 1 / 2
+        / 3 items → 0 / 40 / 70 / 100.
+    Why it matters:
+        Without a licence nobody may legally reuse the code; citation and CodeMeta
+        metadata let archives, indexers and authors credit and find it.
+    Evidence:
+        Each file found (with the line of cff-version / @context); invalid CFF or
+        CodeMeta files are named in the reason. ``counts`` has the three items.
+    How to fix:
+        Add the missing items: a LICENSE file, a CITATION.cff (cffinit can write one),
+        a codemeta.json (codemeta generators can derive it from your package metadata).
+    Known false positives:
+        The licence text is not checked (a "LICENSE" saying "all rights reserved"
+        counts); CFF and CodeMeta are checked for their version/context key only, not
+        against their schemas.
+    """
+    checks = {"licence": _licence(tree), "citation_cff": _citation(tree), "codemeta": _codemeta(tree)}
+    evidence = [ev for ev, _ in checks.values() if ev is not None]
+    problems = [problem for ev, problem in checks.values() if ev is None and problem]
+    present = {key: ev is not None for key, (ev, _) in checks.items()}
+    value = _REUSE_LEVELS[len(evidence)]
+    fix = None
+    if value < 100:
+        wanted = {
+            "licence": "a LICENSE file",
+            "citation_cff": "a CITATION.cff with cff-version",
+            "codemeta": "a codemeta.json with @context",
+        }
+        fix = "Add " + ", ".join(wanted[k] for k, ok in present.items() if not ok) + " at the top level."
+    reason = f"{len(evidence)} of 3 reuse metadata items" + (f"; {'; '.join(problems)}" if problems else "")
+    return Result(value, evidence=evidence, fix=fix, reason=reason, counts={**present, "items": len(evidence)})

@@ -1,0 +1,86 @@
+"""D3 usage_examples: the README shows a runnable command, or at least a code example."""
+
+from __future__ import annotations
+
+from scoring.detectors.documentation._common import (
+    MAX_EVIDENCE,
+    _file_line,
+    _name,
+    console_scripts,
+    doc_lines,
+    runnable_commands,
+)
+from scoring.model import Evidence
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+_EXAMPLE_DIRS = frozenset({"examples", "example", "demos", "demo", "tutorials", "tutorial", "vignettes"})
+
+
+def _example_dirs(tree: TreeIndex) -> list[str]:
+    return [d for d in tree.subdirs("") if _name(d).lower() in _EXAMPLE_DIRS and tree.files_under(d)]
+
+
+@detector("usage_examples", version="2.0.0")
+def usage_examples(tree: TreeIndex) -> Result:
+    """The README shows a runnable command, or at least a code example.
+
+    What it checks:
+        Code blocks of the root README (fenced with backticks or tildes, indented, RST
+        literal and code-block) and its inline code, console prompts ($, %, >, !)
+        stripped. 100: a line is a runnable invocation — python/python3/py with a script
+        or -m, bash/sh/zsh with a script, ./script, Rscript, R CMD BATCH, julia, make
+        (with a target, or bare), snakemake, nextflow run, jupyter nbconvert --execute /
+        jupyter execute, papermill, docker/podman run, singularity/apptainer run|exec, or
+        a console script declared in [project.scripts], [tool.poetry.scripts] or
+        setup.py/setup.cfg entry points. Install and bootstrap commands (setup.py,
+        python -m pip|venv|ensurepip|build|twine, make install|setup|env, install- or
+        bootstrap-named scripts) never count. 60: any code block (>>> REPL examples
+        included). 30: a non-empty top-level examples/example/demos/demo/tutorials/
+        tutorial/vignettes directory. 0 otherwise; the maximum wins.
+    Why it matters:
+        A copy-pasteable command tells the re-user exactly how the analysis is started;
+        without it they must reverse-engineer the entry point and its arguments.
+    Evidence:
+        README line of each runnable command (up to 20); otherwise the line range of
+        the first code block; otherwise the examples directory. ``counts`` has the
+        number of code blocks, runnable commands, REPL lines and example directories.
+    How to fix:
+        Add a README code block with the exact command that runs the analysis, e.g.
+        `python main.py --config config.yaml`.
+    Known false positives:
+        A runnable command counts even when it runs a demo unrelated to the paper, or
+        names a script that does not exist (existence is not checked). A bare `make`
+        counts although the default target might only compile code. Inline code such
+        as `python main.py` in a sentence counts like a block line.
+    """
+    scripts = frozenset(s.name for s in console_scripts(tree))
+    doc = tree.readme_document()
+    example_dirs = _example_dirs(tree)
+    runnable = runnable_commands(doc, scripts) if doc is not None else []
+    blocks = doc.code_blocks if doc is not None else []
+    repl_lines = sum(1 for line in doc_lines(doc) if line.repl) if doc is not None else 0
+    counts = {"code_blocks": len(blocks), "runnable_commands": len(runnable), "repl_lines": repl_lines,
+              "example_dirs": len(example_dirs)}
+    fix = ("Add a README code block with the exact command that runs the analysis, "
+           "e.g. `python main.py --config config.yaml`.")
+    if runnable:
+        evidence = [Evidence(r.line.path, "runnable command", rule=r.rule, line_start=r.line.line, snippet=r.line.text)
+                    for r in runnable[:MAX_EVIDENCE]]
+        return Result(100, evidence=evidence, reason=f"{len(runnable)} runnable command(s) in the README",
+                      counts=counts)
+    if blocks:
+        first = blocks[0]
+        evidence = [Evidence(doc.path, "code block without a runnable command", rule="usage_examples.code_block",
+                             line_start=_file_line(doc, first.line_start),
+                             line_end=_file_line(doc, max(first.line_start, first.line_end)),
+                             snippet=first.text.splitlines()[0] if first.text.strip() else None)]
+        return Result(60, evidence=evidence, reason="the README has code blocks but no runnable command",
+                      fix=fix, counts=counts)
+    if example_dirs:
+        evidence = [Evidence(d, "non-empty examples directory", rule="usage_examples.examples_dir")
+                    for d in example_dirs]
+        return Result(30, evidence=evidence, reason="an examples directory exists but the README shows no code",
+                      fix=fix, counts=counts)
+    reason = "no README" if doc is None else "the README has no code block and there is no examples directory"
+    return Result(0, evidence=[], reason=reason, fix=fix, counts=counts)

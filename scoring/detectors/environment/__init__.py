@@ -1,0 +1,20 @@
+"""Category E, environment specification (METRICS.md E1–E4).
+
+Can the computational environment be reconstructed? Four detectors look at what a
+deposit declares about its environment: how tightly dependencies are pinned (E1), whether
+a container definition exists (E2), whether one command creates the environment (E3),
+and whether the interpreter version is declared (E4).
+
+All four read only conventional files (manifests, lockfiles, container definitions, task
+files, the README) through the tree index: no source file is scanned here, so the cost is
+a handful of small reads per tree.
+"""
+
+from scoring.detectors.environment import (
+    container_spec,
+    dep_pinning,
+    env_bootstrap,
+    python_version_declared,
+)
+
+__all__ = ["dep_pinning", "container_spec", "env_bootstrap", "python_version_declared"]

@@ -1,0 +1,319 @@
+"""E2 container_spec: a container definition rebuilds the environment from a pinned base image."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from scoring.detectors.environment._common import (
+    _DOCKERFILE_RE,
+    MAX_EVIDENCE,
+    _dockerfiles,
+    _Lines,
+    _name,
+    _named,
+)
+from scoring.model import Evidence
+from scoring.parsers.dockerfile import (
+    is_pinned_image,
+    parse_singularity,
+    score_dockerfile,
+    score_singularity,
+)
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+_COMPOSE_RE = re.compile(r"(?:docker-)?compose(?:\.[^/]+)?\.ya?ml", re.IGNORECASE)
+_SINGULARITY_RE = re.compile(r"singularity(?:\..+)?|.+\.def", re.IGNORECASE)
+
+
+# A name of any of the three kinds: one scan of the tree finds the candidates of all of them.
+_CONTAINER_NAME_RE = re.compile(
+    "|".join(kind.pattern for kind in (_DOCKERFILE_RE, _COMPOSE_RE, _SINGULARITY_RE)), re.IGNORECASE
+)
+
+
+@dataclass
+class _ContainerScore:
+    path: str
+    value: int
+    level: str
+    reason: str
+    evidence: list[Evidence]
+    line: int | None = None  # the line a fix should touch (the unpinned FROM)
+
+
+def _score_dockerfile_file(tree: TreeIndex, path: str, lines: _Lines) -> _ContainerScore | None:
+    df = tree.dockerfile(path)
+    if df is None:
+        return None
+    for problem in df.problems[:5]:
+        tree.problem(path, f"Dockerfile: {problem}")
+    value, level, reason = score_dockerfile(df)
+    evidence = []
+    _, final_stage = df.final_base()
+    for stage in df.stages[:5]:
+        alias = f" AS {stage.alias}" if stage.alias else ""
+        role = "final base" if stage is final_stage else "stage"
+        pin = "pinned" if is_pinned_image(stage.image) else "not pinned"
+        evidence.append(
+            Evidence(
+                path,
+                f"FROM {stage.image or '(unresolved)'}{alias}: {role}, {pin}",
+                rule="container_spec.from",
+                line_start=stage.line,
+                snippet=lines.get(path, stage.line),
+            )
+        )
+    runs = df.runs()
+    if runs:
+        first = runs[0]
+        evidence.append(
+            Evidence(
+                path,
+                f"{len(runs)} RUN instruction(s); first shown",
+                rule="container_spec.run",
+                line_start=first.line_start,
+                line_end=first.line_end,
+                snippet="RUN " + first.args.split("\n", 1)[0],
+            )
+        )
+    if not df.stages:
+        evidence.append(
+            Evidence(path, "Dockerfile without a FROM instruction", rule="container_spec.no_from")
+        )
+    line = final_stage.line if final_stage is not None else None
+    return _ContainerScore(path, value, level, reason, evidence, line)
+
+
+def _compose_dockerfiles(tree: TreeIndex, path: str) -> list[str]:
+    """Dockerfiles that the ``build:`` entries of a compose file point to."""
+    data = tree.yaml(path)
+    services = data.get("services") if isinstance(data, dict) else None
+    if not isinstance(services, dict):
+        return []
+    base = path.rsplit("/", 1)[0] if "/" in path else ""
+    found = []
+    for service in services.values():
+        build = service.get("build") if isinstance(service, dict) else None
+        if isinstance(build, str):
+            context, dockerfile = build, "Dockerfile"
+        elif isinstance(build, dict):
+            context = build.get("context", ".")
+            dockerfile = build.get("dockerfile", "Dockerfile")
+        else:
+            continue
+        if not isinstance(context, str) or not isinstance(dockerfile, str) or "://" in context:
+            continue
+        target = _normalise(f"{base}/{context}/{dockerfile}" if base else f"{context}/{dockerfile}")
+        if target and tree.is_file(target):
+            found.append(target)
+    return found
+
+
+def _normalise(path: str) -> str | None:
+    """A repository-relative path with ``.`` and ``..`` resolved; None if it leaves the root."""
+    parts: list[str] = []
+    for part in path.replace("\\", "/").split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts) or None
+
+
+def _score_compose_file(
+    tree: TreeIndex, path: str, by_path: dict[str, _ContainerScore], lines: _Lines
+) -> _ContainerScore | None:
+    text = tree.text(path)
+    if not text or not text.strip():
+        return None
+    result = _ContainerScore(
+        path,
+        80,
+        "other_container",
+        "compose file",
+        [Evidence(path, "compose file", rule="container_spec.compose")],
+    )
+    for target in _compose_dockerfiles(tree, path):
+        built = by_path.get(target) or _score_dockerfile_file(tree, target, lines)
+        if built is not None and built.value > result.value:
+            result = _ContainerScore(
+                path,
+                built.value,
+                built.level,
+                f"compose build resolves to {target}: {built.reason}",
+                [
+                    Evidence(
+                        path, f"compose file building {target}", rule="container_spec.compose_build"
+                    ),
+                    *built.evidence,
+                ],
+                built.line,
+            )
+    return result
+
+
+def _score_singularity_file(tree: TreeIndex, path: str, lines: _Lines) -> _ContainerScore | None:
+    text = tree.text(path)
+    definition = parse_singularity(text) if text else None
+    if definition is None:
+        return None  # no Bootstrap: header, e.g. a Windows module-definition .def file
+    value, level, reason = score_singularity(definition)
+    evidence = [
+        Evidence(
+            path,
+            f"definition file (Bootstrap: {definition.bootstrap})",
+            rule="container_spec.singularity",
+        )
+    ]
+    if definition.from_line:
+        pin = "pinned" if is_pinned_image(definition.from_ or "") else "not pinned"
+        evidence.append(
+            Evidence(
+                path,
+                f"From: {definition.from_} ({pin})",
+                rule="container_spec.from",
+                line_start=definition.from_line,
+                snippet=lines.get(path, definition.from_line),
+            )
+        )
+    if definition.post_line:
+        evidence.append(
+            Evidence(
+                path,
+                "%post section",
+                rule="container_spec.run",
+                line_start=definition.post_line,
+                snippet="%post",
+            )
+        )
+    return _ContainerScore(path, value, level, reason, evidence, definition.from_line)
+
+
+def _base_image_example(tree: TreeIndex) -> str:
+    if "python" in tree.languages or not tree.languages & {"r", "julia"}:
+        return "python:3.11.9-slim"
+    if "r" in tree.languages:
+        return "rocker/r-ver:4.3.3"
+    return "julia:1.10.4"
+
+
+@detector("container_spec", version="2.0.0")
+def container_spec(tree: TreeIndex) -> Result:
+    """A container definition rebuilds the environment from a pinned base image.
+
+    What it checks:
+        Every Dockerfile, Dockerfile.* (also Dockerfile-*, Dockerfile_*), *.Dockerfile,
+        Containerfile, docker-compose / compose YAML file, and Singularity /
+        Singularity.* / *.def file that has a `Bootstrap:` header, anywhere in the tree
+        (sorted). A Dockerfile is parsed with
+        continuations, comments, heredocs and ARG defaults; its final stage's base
+        (following stage aliases back to an external image) is pinned when it has a
+        digest or a tag containing \\d+.\\d+ or a date and is not `latest`. Levels:
+        pinned base plus a RUN 100 (pinned_base_with_run); RUN without a pinned base 80
+        (run_unpinned); FROM only 50 (from_only); no FROM 20 (malformed). A Singularity
+        definition with a pinned From: and a %post section 100, otherwise 80
+        (other_container). A compose file 80 (other_container), or the level of a
+        Dockerfile its build: contexts point to when that is higher. The best file
+        wins; nothing found 0 (absent).
+    Why it matters:
+        A container definition captures the operating system, system libraries and
+        interpreter, which dependency manifests cannot. An unpinned base (`python:3`,
+        `latest`) drifts, so the same Dockerfile builds a different image later.
+    Evidence:
+        Container file paths; FROM lines with the resolved image, stage alias and pin
+        state; the first RUN line and the number of RUNs; Singularity From:/%post lines;
+        compose build targets. Counts: n_files, n_dockerfiles, n_compose, n_singularity.
+    How to fix:
+        Add a Dockerfile whose FROM pins a version (`python:3.11.9-slim`) or a digest
+        (`@sha256:…`) and whose RUN steps install the declared dependencies.
+    Known false positives:
+        Vendored Dockerfiles of third-party code deep in the tree count like the
+        project's own. A pinned base with a RUN that installs unpinned packages still
+        scores 100. A date in a tag is taken as a pin even when the tag is mutable. A
+        compose file scores 80 whatever it contains (even invalid YAML or only
+        third-party service images).
+    """
+    scores: list[_ContainerScore] = []
+    by_path: dict[str, _ContainerScore] = {}
+    lines = _Lines(tree)
+    candidates = tree.match(_CONTAINER_NAME_RE)
+    for path in _dockerfiles(candidates):
+        scored = _score_dockerfile_file(tree, path, lines)
+        if scored is not None:
+            scores.append(scored)
+            by_path[path] = scored
+    for path in _named(candidates, _COMPOSE_RE):
+        scored = _score_compose_file(tree, path, by_path, lines)
+        if scored is not None:
+            scores.append(scored)
+    n_singularity = 0
+    for path in _named(candidates, _SINGULARITY_RE):
+        scored = _score_singularity_file(tree, path, lines)
+        if scored is not None:
+            n_singularity += 1
+            scores.append(scored)
+
+    counts = {
+        "n_files": len(scores),
+        "n_dockerfiles": len(by_path),
+        "n_compose": len(scores) - len(by_path) - n_singularity,
+        "n_singularity": n_singularity,
+    }
+    if not scores:
+        return Result(
+            0,
+            level="absent",
+            reason="no Dockerfile, Containerfile, compose file or Singularity definition",
+            fix=f"Add a Dockerfile with a pinned base image (e.g. `FROM {_base_image_example(tree)}`) "
+            "and RUN steps that install the dependencies.",
+            counts=counts,
+        )
+    scores.sort(key=lambda c: c.path)  # ties go to the first path (§0.1.13)
+    best = scores[0]
+    for candidate in scores[1:]:
+        if candidate.value > best.value:
+            best = candidate
+    evidence = list(best.evidence)
+    for other in scores:
+        if other is not best and len(evidence) < MAX_EVIDENCE:
+            evidence.append(
+                Evidence(
+                    other.path,
+                    f"also scores {other.value} ({other.level}): {other.reason}",
+                    rule="container_spec.other_file",
+                )
+            )
+    counts["best"] = best.path
+    return Result(
+        best.value,
+        level=best.level,
+        evidence=evidence[:MAX_EVIDENCE],
+        reason=f"{best.path}: {best.reason}",
+        fix=_container_fix(tree, best),
+        counts=counts,
+    )
+
+
+def _container_fix(tree: TreeIndex, best: _ContainerScore) -> str | None:
+    example = _base_image_example(tree)
+    where = f"{best.path} line {best.line}" if best.line else best.path
+    if best.value >= 100:
+        return None
+    if best.level == "malformed":
+        return f"Start {best.path} with a FROM of a pinned base image (e.g. `FROM {example}`) and add RUN install steps."
+    if best.level == "from_only":
+        return f"Add RUN steps to {best.path} that install the dependencies (e.g. `RUN pip install -r requirements.txt`)."
+    if best.level == "run_unpinned":
+        return f"Pin the base image in {where} to a version or digest (e.g. `{example}` or `@sha256:…`)."
+    if _SINGULARITY_RE.fullmatch(_name(best.path)) and not _COMPOSE_RE.fullmatch(_name(best.path)):
+        return f"Pin the From: image in {where} to a version or digest and install the dependencies in %post."
+    return (
+        f"Add a Dockerfile with a pinned base image (e.g. `FROM {example}`) and RUN install steps, "
+        f"and build it from {best.path}."
+    )

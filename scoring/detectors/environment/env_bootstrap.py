@@ -1,0 +1,407 @@
+"""E3 env_bootstrap: one command creates the software environment."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from scoring.detectors.environment._common import MAX_EVIDENCE, _join_names, _name
+from scoring.model import Evidence
+from scoring.parsers.shell import Command, command_lines, split_commands, strip_prompt
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+# The REF's bootstrap target words (plus `venv`, a common miss); a target qualifies when its
+# name starts with one of them, so `setup-env` and `install_deps` count.
+_BOOTSTRAP_TARGET_WORDS = (
+    "setup",
+    "install",
+    "env",
+    "environment",
+    "deps",
+    "dependencies",
+    "bootstrap",
+    "venv",
+)
+_BOOTSTRAP_SCRIPT_RE = re.compile(
+    r"(?:install|bootstrap|setup|env[-_]setup|create[-_]env|install[-_]env|setup[-_]env)\.(?:sh|bash|ps1|bat)",
+    re.IGNORECASE,
+)
+_SCRIPT_DIRS = ("scripts", "bin")
+
+_MANAGER_PROGRAM_RE = re.compile(
+    r"conda|mamba|micromamba|conda-lock|pip(?:\d+(?:\.\d+)*)?|uv|poetry|pixi|pipenv|pdm|virtualenv"
+)
+_PYTHON_PROGRAM_RE = re.compile(r"python(?:\d+(?:\.\d+)*)?|py|pypy3?")
+_PYTHON_ENV_MODULES = frozenset({"venv", "virtualenv", "pip", "uv", "conda"})
+_MAKE_VARIABLE_RE = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_]*)[)}]")
+_R_INSTALL_CODE_RE = re.compile(
+    r"renv::|install\.packages|biocmanager::install|remotes::install|devtools::install|pak::",
+    re.IGNORECASE,
+)
+_JULIA_INSTALL_CODE_RE = re.compile(r"Pkg\.(?:instantiate|add|activate)", re.IGNORECASE)
+_WINDOWS_WRAPPERS = frozenset({"call", "&", "start", "cmd", "/c"})
+
+# README one-command environment creation that is not a plain shell command.
+_R_RESTORE_RE = re.compile(r"renv::restore\s*\(")
+_JULIA_INSTANTIATE_RE = re.compile(
+    r"Pkg\.instantiate\s*\(|^\s*(?:\([^)]*\)\s*)?pkg>\s*instantiate\b", re.IGNORECASE
+)
+_BINDER_LINK_RE = re.compile(r"^https?://(?:www\.)?mybinder\.org/v2/", re.IGNORECASE)
+# repo2docker configuration files that declare the environment's packages (apt.txt,
+# runtime.txt and postBuild alone do not).
+_BINDER_CONFIG_NAMES = frozenset(
+    {
+        "environment.yml", "requirements.txt", "pipfile", "pipfile.lock", "setup.py", "pyproject.toml",
+        "project.toml", "manifest.toml", "require", "install.r", "description", "dockerfile",
+    }
+)  # fmt: skip
+
+
+def _program(word: str) -> str:
+    """Lower-case base name of an invoked program (``C:\\bin\\conda.exe`` → ``conda``)."""
+    base = word.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base[:-4] if base.endswith(".exe") else base
+
+
+def _command_words(command: Command) -> list[str]:
+    words = list(command.words)
+    # Windows scripts: `call conda …`, `& conda …`, `@conda …`.
+    while words and (words[0].lower() in _WINDOWS_WRAPPERS):
+        words = words[1:]
+    if words and words[0].startswith("@"):
+        words[0] = words[0][1:]
+    return [w for w in words if w]
+
+
+def _python_module(args: Sequence[str]) -> str | None:
+    for index, arg in enumerate(args):
+        if arg == "-m" and index + 1 < len(args):
+            return args[index + 1].lower()
+        if arg.startswith("-m") and len(arg) > 2 and not arg.startswith("--"):
+            return arg[2:].lower()
+    return None
+
+
+def _manager_invoked(command: Command) -> str | None:
+    """The environment or package manager a simple command invokes as its program, if any."""
+    words = _command_words(command)
+    if not words:
+        return None
+    program, args = _program(words[0]), words[1:]
+    variable = _MAKE_VARIABLE_RE.fullmatch(words[0])
+    if variable:
+        # Makefiles call managers through variables: $(PIP) install, ${CONDA} env create.
+        tokens = variable.group(1).lower().split("_")
+        if any(_MANAGER_PROGRAM_RE.fullmatch(t) for t in tokens):
+            return words[0]
+        if any(_PYTHON_PROGRAM_RE.fullmatch(t) for t in tokens):
+            program = "python"
+    if _MANAGER_PROGRAM_RE.fullmatch(program):
+        return program
+    if _PYTHON_PROGRAM_RE.fullmatch(program):
+        module = _python_module(args)
+        return f"{program} -m {module}" if module in _PYTHON_ENV_MODULES else None
+    if program in ("rscript", "r"):
+        joined = " ".join(args)
+        if _R_INSTALL_CODE_RE.search(joined):
+            return "Rscript (package installation)"
+        scripts = [a for a in args if a.lower().endswith(".r")]
+        if any(_name(s).lower().startswith(_BOOTSTRAP_TARGET_WORDS) for s in scripts):
+            return "Rscript (install script)"
+        return None
+    if program == "julia":
+        if any(a.startswith("--project") for a in args) or _JULIA_INSTALL_CODE_RE.search(
+            " ".join(args)
+        ):
+            return "julia --project"
+    return None
+
+
+def _first_manager_line(text: str, *, windows: bool = False) -> tuple[int, str, str] | None:
+    """(line, command text, manager) of the first manager invocation in a script."""
+    for line, logical in command_lines(text):
+        if windows and logical.lstrip().lower().startswith("rem "):
+            continue
+        for command in split_commands(logical):
+            manager = _manager_invoked(command)
+            if manager:
+                return line, logical.strip(), manager
+    return None
+
+
+def _is_bootstrap_target(name: str) -> bool:
+    return name.lower().startswith(_BOOTSTRAP_TARGET_WORDS)
+
+
+def _make_target_argument(args: Sequence[str]) -> str | None:
+    skip_next = False
+    for arg in args:
+        if skip_next:
+            skip_next = False
+            continue
+        if arg in ("-C", "-f", "--directory", "--file", "--makefile"):
+            skip_next = True
+            continue
+        if arg.startswith("-") or "=" in arg:
+            continue
+        return arg
+    return None
+
+
+def _runs_bootstrap_script(words: Sequence[str]) -> str | None:
+    program = _program(words[0])
+    if _BOOTSTRAP_SCRIPT_RE.fullmatch(program):
+        return words[0]
+    if program in ("bash", "sh", "zsh", "source", ".", "powershell", "pwsh"):
+        for arg in words[1:]:
+            if _BOOTSTRAP_SCRIPT_RE.fullmatch(_program(arg)):
+                return f"{program} {arg}"
+    return None
+
+
+def _readme_bootstrap_command(command: Command) -> str | None:
+    """The one-command environment creation a README command runs (E3 80 tier), if any."""
+    words = _command_words(command)
+    if not words:
+        return None
+    program = _program(words[0])
+    args = [w.lower() for w in words[1:]]
+    first = args[0] if args else ""
+    if program in ("conda", "mamba", "micromamba"):
+        if args[:2] == ["env", "create"]:
+            return f"{program} env create"
+        # `conda create -f` is --force in conda; mamba and micromamba read a file with -f.
+        file_flags = ("--file",) if program == "conda" else ("--file", "-f")
+        if first == "create" and any(a in file_flags or a.startswith("--file=") for a in args):
+            return f"{program} create --file"
+        return None
+    if (program, first) in {
+        ("pixi", "install"),
+        ("uv", "sync"),
+        ("poetry", "install"),
+        ("pipenv", "install"),
+        ("pipenv", "sync"),
+        ("pdm", "install"),
+    }:
+        return f"{program} {first}"
+    if program in ("make", "gmake"):
+        target = _make_target_argument(words[1:])
+        return f"make {target}" if target and _is_bootstrap_target(target) else None
+    if program == "docker" and args[:1] == ["compose"] and "up" in args:
+        return "docker compose up"
+    if program == "docker-compose" and "up" in args:
+        return "docker-compose up"
+    if program in ("repo2docker", "jupyter-repo2docker"):
+        return "repo2docker"
+    return _runs_bootstrap_script(words)
+
+
+def _readme_bootstrap(tree: TreeIndex) -> list[Evidence]:
+    doc = tree.readme_document()
+    if doc is None:
+        return []
+    found = []
+    for line, raw, _block in doc.code_lines():
+        text, is_repl = strip_prompt(raw)
+        matched = None
+        if _R_RESTORE_RE.search(raw):
+            matched = "renv::restore()"
+        elif _JULIA_INSTANTIATE_RE.search(raw):
+            matched = "Pkg.instantiate()"
+        elif not is_repl:
+            for command in split_commands(text):
+                matched = _readme_bootstrap_command(command)
+                if matched:
+                    break
+        if matched:
+            found.append(
+                Evidence(
+                    doc.path,
+                    f"README creates the environment with `{matched}`",
+                    rule="env_bootstrap.readme_command",
+                    line_start=line,
+                    snippet=raw,
+                )
+            )
+    return found
+
+
+def _binder_config(tree: TreeIndex) -> list[Evidence]:
+    found = []
+    for directory in ("binder", ".binder"):
+        if tree.is_dir(directory):
+            configs = [
+                p for p in tree.files_in(directory) if _name(p).lower() in _BINDER_CONFIG_NAMES
+            ]
+            found += [
+                Evidence(p, "Binder environment configuration", rule="env_bootstrap.binder")
+                for p in configs
+            ]
+    doc = tree.readme_document()
+    if doc is not None:
+        found += [
+            Evidence(
+                doc.path,
+                "mybinder.org launch link",
+                rule="env_bootstrap.binder_badge",
+                line_start=link.line,
+                snippet=link.url,
+            )
+            for link in doc.links
+            if _BINDER_LINK_RE.match(link.url)
+        ]
+    return found
+
+
+def _bootstrap_scripts(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
+    """(scripts invoking a manager, bootstrap-named scripts that do not)."""
+    directories = [""] + [d for d in tree.subdirs("") if _name(d).lower() in _SCRIPT_DIRS]
+    good, idle = [], []
+    for directory in directories:
+        for path in tree.files_in(directory):
+            if not _BOOTSTRAP_SCRIPT_RE.fullmatch(_name(path)):
+                continue
+            text = tree.text(path)
+            hit = _first_manager_line(text, windows=path.lower().endswith(".bat")) if text else None
+            if hit:
+                line, command, manager = hit
+                good.append(
+                    Evidence(
+                        path,
+                        f"bootstrap script invokes {manager}",
+                        rule="env_bootstrap.script",
+                        line_start=line,
+                        snippet=command,
+                    )
+                )
+            else:
+                idle.append(
+                    Evidence(
+                        path,
+                        "bootstrap-named script invokes no environment or package manager",
+                        rule="env_bootstrap.script_without_manager",
+                    )
+                )
+    return good, idle
+
+
+def _bootstrap_targets(tree: TreeIndex) -> list[Evidence]:
+    found = []
+    for path in tree.make_like_files():
+        for target in tree.task_targets(path):
+            if not _is_bootstrap_target(target.name):
+                continue
+            for line, command_text in target.recipe:
+                manager = next(
+                    filter(None, (_manager_invoked(c) for c in split_commands(command_text))), None
+                )
+                if manager:
+                    found.append(
+                        Evidence(
+                            path,
+                            f"target `{target.name}` invokes {manager}",
+                            rule="env_bootstrap.make_target",
+                            line_start=target.line,
+                            line_end=max(line, target.line),
+                            snippet=command_text,
+                        )
+                    )
+                    break
+    return found
+
+
+def _suggested_bootstrap(tree: TreeIndex) -> str:
+    kinds = {m.kind: m.path for m in tree.manifests()}
+    if "conda" in kinds:
+        return f"`conda env create -f {kinds['conda']}`"
+    if "description" in kinds or tree.languages == frozenset({"r"}):
+        return "`Rscript -e 'renv::restore()'`"
+    if "julia-project" in kinds or tree.languages == frozenset({"julia"}):
+        return "`julia --project -e 'using Pkg; Pkg.instantiate()'`"
+    if "requirements" in kinds:
+        return f"`python -m venv .venv && .venv/bin/pip install -r {kinds['requirements']}`"
+    return "`python -m venv .venv && .venv/bin/pip install .`"
+
+
+@detector("env_bootstrap", version="2.0.0")
+def env_bootstrap(tree: TreeIndex) -> Result:
+    """One command creates the software environment.
+
+    What it checks:
+        100 (script): a script at the root or in scripts/ or bin/ named install,
+        bootstrap, setup, env_setup, create_env, install_env or setup_env (.sh, .bash,
+        .ps1, .bat) in which some command (a line, an &&/; chain element or a pipeline
+        element) starts with an environment or package manager: conda, mamba,
+        micromamba, conda-lock, pip, uv, poetry, pixi, pipenv, pdm, virtualenv,
+        `python -m venv|virtualenv|pip`, Rscript/R installing packages (renv::,
+        install.packages, BiocManager, remotes, pak), `julia --project`.
+        100 (make_target): a target of a Make-like file (Makefile, makefile,
+        GNUmakefile, justfile, Taskfile.yml, tasks.py, dodo.py) at the root or in an
+        environment location whose name starts with setup, install, env, environment,
+        deps, dependencies, bootstrap or venv and whose recipe invokes such a manager
+        (also through a make variable such as $(PIP)).
+        80 (readme_one_command): a README code block or inline code running
+        `conda|mamba|micromamba env create`, `conda create --file`, `pixi install`,
+        `uv sync`, `poetry install`, `pipenv install|sync`, `pdm install`,
+        `make <bootstrap target>`, a bootstrap script (`./install.sh`, `bash setup.sh`),
+        `docker compose up`, `repo2docker`, `renv::restore()` or `Pkg.instantiate()`.
+        80 (binder): binder/ or .binder/ with an environment file, or a mybinder.org
+        launch link in the README. Otherwise 0 (absent). Prose never counts.
+    Why it matters:
+        A reader who must assemble the environment from scattered instructions makes
+        different choices than the authors did; a single scripted entry point makes
+        the environment the authors tested the one a reader gets.
+    Evidence:
+        Script path and the line of the first manager invocation; Make-like file, target
+        line and the recipe command; README line and the matched command; Binder files
+        or the launch link; bootstrap-named scripts that invoke no manager (not
+        counted). Counts: n_scripts, n_make_targets, n_readme_commands, n_binder.
+    How to fix:
+        Add install.sh (or a `make setup` target) that creates the environment, e.g.
+        `conda env create -f environment.yml` or `python -m venv .venv && .venv/bin/pip
+        install -r requirements.txt`, and show that one command in the README.
+    Known false positives:
+        A script counts when any command invokes a manager, even `pip --version`; it is
+        not run, so a broken script still scores 100. A README command counts even when
+        the file it names (environment.yml, install.sh) does not exist. Any target
+        starting with a bootstrap word (`install-docs`) that calls pip counts.
+    """
+    scripts, idle_scripts = _bootstrap_scripts(tree)
+    targets = _bootstrap_targets(tree)
+    readme = _readme_bootstrap(tree)
+    binder = _binder_config(tree)
+    counts = {
+        "n_scripts": len(scripts),
+        "n_make_targets": len(targets),
+        "n_readme_commands": len(readme),
+        "n_binder": len(binder),
+    }
+    evidence = (scripts + targets + readme + binder + idle_scripts)[:MAX_EVIDENCE]
+    if scripts or targets:
+        first = (scripts or targets)[0]
+        return Result(
+            100,
+            level="script" if scripts else "make_target",
+            evidence=evidence,
+            reason=f"{first.path}: {first.reason}",
+            counts=counts,
+        )
+    suggestion = _suggested_bootstrap(tree)
+    fix = f"Add install.sh (or a `make setup` target) that creates the environment, e.g. {suggestion}."
+    if readme or binder:
+        first = (readme or binder)[0]
+        return Result(
+            80,
+            level="readme_one_command" if readme else "binder",
+            evidence=evidence,
+            reason=f"{first.path}: {first.reason}",
+            fix=fix,
+            counts=counts,
+        )
+    reason = (
+        "no bootstrap script, bootstrap target, README environment command or Binder configuration"
+    )
+    if idle_scripts:
+        reason += f"; {_join_names([e.path for e in idle_scripts])} invoke(s) no environment or package manager"
+    return Result(0, level="absent", evidence=evidence, reason=reason, fix=fix, counts=counts)

@@ -1,0 +1,226 @@
+"""E4 python_version_declared: the interpreter version (Python, R or Julia) is declared."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring.detectors.environment._common import (
+    MAX_EVIDENCE,
+    _dockerfiles,
+    _env_files,
+    _language_name,
+    _Lines,
+    _name,
+)
+from scoring.model import Evidence
+from scoring.parsers.dockerfile import split_image, versioned_tag
+from scoring.parsers.manifests import InterpreterDecl, interpreters_from_version_file
+from scoring.registry import Result, detector
+from scoring.tree import TreeIndex
+
+_DECLARABLE_LANGUAGES = ("python", "r", "julia")
+_VERSION_FILE_RE = re.compile(
+    r"\.python-version|runtime\.txt|\.tool-versions|\.?mise\.toml|uv\.lock|renv\.lock"
+    r"|(?:julia)?manifest(?:-v\d+(?:\.\d+)*)?\.toml",
+    re.IGNORECASE,
+)
+_HAS_DIGIT_RE = re.compile(r"\d")
+_JUPYTER_PYTHON_TAG_RE = re.compile(r"python-\d+\.\d+")
+_CONDA_IMAGES = frozenset(
+    {
+        "continuumio/miniconda3", "continuumio/miniconda", "continuumio/anaconda3", "continuumio/anaconda",
+        "condaforge/miniforge3", "condaforge/mambaforge", "condaforge/miniforge-pypy3", "mambaorg/micromamba",
+    }
+)  # fmt: skip
+# An explicit Python spec in a conda command: python=3.9, "python>=3.8", python==3.10.4.
+_CONDA_PYTHON_SPEC_RE = re.compile(
+    r"(?<![\w.-])python\s*(?:==?|>=|<=|~=|>|<)\s*\d+(?:\.\d+)?", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class _Declaration:
+    path: str
+    language: str
+    spec: str
+    line: int | None
+    source: str
+    snippet: str | None = None
+
+
+def _image_repository(image: str) -> str:
+    """``docker.io/library/python`` → ``python``; ``quay.io/jupyter/scipy-notebook`` → ``jupyter/scipy-notebook``."""
+    name, _, _ = split_image(image)
+    parts = name.lower().split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]
+    if len(parts) > 1 and parts[0] == "library":
+        parts = parts[1:]
+    return "/".join(parts)
+
+
+def _docker_declarations(tree: TreeIndex, lines: _Lines) -> list[_Declaration]:
+    found = []
+    for path in _dockerfiles(tree.files):
+        df = tree.dockerfile(path)
+        if df is None:
+            continue
+        python_run = next((r for r in df.runs() if _CONDA_PYTHON_SPEC_RE.search(r.args)), None)
+        for stage in df.stages:
+            image = stage.image
+            repository = _image_repository(image)
+            _, tag, _ = split_image(image)
+            language = None
+            if repository in ("python", "pypy"):
+                language = "python" if versioned_tag(image) else None
+            elif repository == "r-base" or repository.startswith("rocker/"):
+                language = "r" if versioned_tag(image) else None
+            elif repository == "julia":
+                language = "julia" if versioned_tag(image) else None
+            elif repository.startswith("jupyter/"):
+                language = "python" if tag and _JUPYTER_PYTHON_TAG_RE.search(tag.lower()) else None
+            elif repository in _CONDA_IMAGES and versioned_tag(image) and python_run is not None:
+                language = "python"
+            if language is None:
+                continue
+            spec = tag or ""
+            source = "dockerfile"
+            snippet = lines.get(path, stage.line)
+            if repository in _CONDA_IMAGES and python_run is not None:
+                spec = _CONDA_PYTHON_SPEC_RE.search(python_run.args).group(0)
+                source = "dockerfile-conda"
+                snippet = f"FROM {image} … RUN (line {python_run.line_start}) {spec}"
+            found.append(_Declaration(path, language, spec, stage.line, source, snippet))
+    return found
+
+
+def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
+    found: list[_Declaration] = []
+    lines = _Lines(tree)
+
+    def add(path: str, decl: InterpreterDecl) -> None:
+        # A declaration names a version: `python` alone in environment.yml or `*` in Poetry does not.
+        if decl.spec and _HAS_DIGIT_RE.search(decl.spec):
+            found.append(
+                _Declaration(
+                    path,
+                    decl.language,
+                    decl.spec.strip(),
+                    decl.line,
+                    decl.source,
+                    lines.get(path, decl.line),
+                )
+            )
+
+    for manifest in tree.manifests():
+        for decl in manifest.interpreters:
+            add(manifest.path, decl)
+    for path in _env_files(tree):
+        if _VERSION_FILE_RE.fullmatch(_name(path)):
+            text = tree.text(path)
+            for decl in interpreters_from_version_file(text or "", path):
+                add(path, decl)
+    found += _docker_declarations(tree, lines)
+    return found
+
+
+def _version_fix(used: Sequence[str]) -> str:
+    language = used[0] if used else "python"
+    if language == "r":
+        return "Record the R version: commit renv.lock (`renv::snapshot()`) or add `Depends: R (>= 4.x)` to DESCRIPTION."
+    if language == "julia":
+        return 'Declare the Julia version: add `julia = "1.x"` under [compat] in Project.toml, or commit Manifest.toml.'
+    return (
+        'Declare the Python version: add `requires-python = ">=3.x"` under [project] in pyproject.toml, '
+        "or a .python-version file."
+    )
+
+
+def _rule_suffix(source: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", source.lower()).strip("_")
+
+
+@detector("python_version_declared", version="2.0.0")
+def python_version_declared(tree: TreeIndex) -> Result:
+    """The interpreter version (Python, R or Julia) the code needs is declared.
+
+    What it checks:
+        100 when an environment location declares a version or constraint
+        of the interpreter of a language the repository's sources use: .python-version
+        or runtime.txt with version-like content; requires-python; Poetry `python`;
+        setup.py/setup.cfg python_requires; Pipfile python_version/python_full_version;
+        a conda `python` or `r-base` spec with an operator; uv.lock requires-python;
+        .tool-versions or mise.toml; renv.lock R version; DESCRIPTION `R (>= …)`;
+        Project.toml [compat] julia; Manifest.toml julia_version; or a Dockerfile FROM
+        of a language image with a \\d+.\\d+ tag (python, r-base, rocker/*, julia,
+        jupyter/* with a python-X.Y tag, conda images only together with an explicit
+        python spec in a RUN). A declaration must contain a digit. Otherwise 0. The
+        metric has no labelled levels, so the level is null (§0.1.4).
+    Why it matters:
+        Language releases change semantics and drop support for packages (dict order,
+        integer division, removed modules; R's stringsAsFactors default); without the
+        version the rerun guesses, and pinned dependencies may not install at all.
+    Evidence:
+        File, line and declared constraint for each counted declaration; declarations
+        for languages the code does not use are listed as not counted. Counts:
+        n_declarations, n_languages, n_languages_declared.
+    How to fix:
+        Python: `requires-python = ">=3.x"` in pyproject.toml or a .python-version file;
+        R: renv.lock or `Depends: R (>= 4.x)`; Julia: `[compat] julia = "1.x"`.
+    Known false positives:
+        A loose lower bound (`>=3`) counts as much as an exact version. A declaration
+        for one language satisfies the metric in a mixed Python and R repository. A
+        Dockerfile image tag is taken at face value, also for a stage that is not the
+        one that runs the code.
+    """
+    used = [lang for lang in _DECLARABLE_LANGUAGES if lang in tree.languages]
+    declarations = _interpreter_declarations(tree)
+    counted = [d for d in declarations if d.language in used]
+    ignored = [d for d in declarations if d.language not in used]
+    declared_languages = sorted({d.language for d in counted})
+    counts = {
+        "n_declarations": len(counted),
+        "n_languages": len(used),
+        "n_languages_declared": len(declared_languages),
+    }
+    evidence = [
+        Evidence(
+            d.path,
+            f"{_language_name(d.language)} {d.spec} declared ({d.source})",
+            rule=f"python_version_declared.{_rule_suffix(d.source)}",
+            line_start=d.line,
+            snippet=d.snippet,
+        )
+        for d in counted
+    ]
+    evidence += [
+        Evidence(
+            d.path,
+            f"{_language_name(d.language)} {d.spec} declared, but the repository has no "
+            f"{_language_name(d.language)} sources (not counted)",
+            rule="python_version_declared.unused_language",
+            line_start=d.line,
+            snippet=d.snippet,
+        )
+        for d in ignored
+    ]
+    evidence = evidence[:MAX_EVIDENCE]
+    if counted:
+        first = counted[0]
+        return Result(
+            100,
+            level=None,
+            evidence=evidence,
+            reason=f"{first.path}: {_language_name(first.language)} {first.spec} ({first.source})",
+            counts=counts,
+        )
+    if not used:
+        reason = "no Python, R or Julia sources, so no interpreter declaration applies"
+    else:
+        names = " or ".join(_language_name(lang) for lang in used)
+        reason = f"no {names} version declared in the environment locations"
+    return Result(
+        0, level=None, evidence=evidence, reason=reason, fix=_version_fix(used), counts=counts
+    )
