@@ -1,6 +1,6 @@
 """The layout a newcomer relies on: the harvester takes from the scorer only what a tree is
-(``scoring.trees``), that subpackage stands on its own, and the application's modules
-import one another without cycles."""
+(``scoring.trees``), that subpackage stands on its own, the application's modules and the
+detectors import one another without cycles, and each detector has a module of its own."""
 
 from __future__ import annotations
 
@@ -76,7 +76,39 @@ def test_the_application_modules_import_one_another_without_cycles():
 
     cycles = sorted(
         (module, target)
-        for module, targets in graph.items() if module.startswith("reproscore")
+        for module, targets in graph.items() if module.startswith(("reproscore", "scoring.detectors"))
         for target in targets if module in reachable(target)
     )
     assert cycles == []
+
+
+def test_each_detector_lives_in_a_module_of_its_own_named_by_its_metric_id():
+    """``scoring/detectors/<category>/<metric_id>.py`` holds the one ``@detector`` of that
+    metric; the category's ``__init__.py`` and ``_common.py`` (helpers several of its
+    detectors share) register none."""
+    from scoring.detectors import CATEGORY_MODULES
+    from scoring.registry import load_detectors
+
+    registry = load_detectors()
+    for metric_id, det in registry.items():
+        assert det.module == f"{CATEGORY_MODULES[det.category]}.{metric_id}", metric_id
+        assert (ROOT / det.module.replace(".", "/")).with_suffix(".py").is_file(), metric_id
+
+    def registrations(path: Path) -> list[str]:
+        return [
+            decorator.args[0].value
+            for node in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(node, ast.FunctionDef)
+            for decorator in node.decorator_list
+            if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", None) == "detector"
+        ]
+
+    detectors = ROOT / "scoring" / "detectors"
+    found = {}
+    for path in sorted(detectors.rglob("*.py")):
+        registered = registrations(path)
+        if path.parent == detectors or path.name.startswith("_"):
+            assert registered == [], path
+        else:
+            assert registered == [path.stem], path
+            found[path.stem] = path.parent.name
+    assert found == {m: CATEGORY_MODULES[d.category].rpartition(".")[2] for m, d in registry.items()}
