@@ -1,0 +1,182 @@
+"""The frontends' oracle: a fingerprint of every file's facts, to prove a change leaves
+them byte-identical, and the cost of extracting facts against parsing alone.
+
+    # fingerprint every file a frontend serves under the corpus (default /work/corpus)
+    .venv/bin/python tests/benchmarks/frontend_facts_diff.py --out before.tsv
+    # ... change a frontend ...
+    .venv/bin/python tests/benchmarks/frontend_facts_diff.py --out after.tsv
+    .venv/bin/python tests/benchmarks/frontend_facts_diff.py --compare before.tsv after.tsv
+
+    # per language: MB, parse-only seconds, extract seconds, extract / parse
+    .venv/bin/python tests/benchmarks/frontend_facts_diff.py --timing [--repeat 5]
+
+Every file under the corpus folder (``.git`` folders and symbolic links skipped, files
+over 2 MiB skipped as ``bench_frontends.py`` does) for which ``frontend_for`` names a
+frontend is extracted; each output line is ``path<TAB>sha256(facts.to_json())``, the
+path relative to the corpus folder, lines sorted. A frontend that raises is recorded as
+``path<TAB>error:<exception type>`` so a new crash is a difference too. ``--compare A B``
+prints the paths whose fingerprints differ (or that one side lacks) and exits 1 if any.
+
+``--timing``: the parse-only figure parses exactly what the frontend parses (the input
+it hands to ``_common.parse``: an ``.Rmd``'s R chunks, a fixed-form Fortran file
+rewritten to free form; for Snakemake, its rewrite into Python and ``ast.parse``), so the
+ratio is the cost of the frontend's own work on top of the parse it cannot avoid. One
+process, every file extracted once before timing (grammars loaded, page cache warm),
+best of ``--repeat`` runs of each language's total.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import os
+import sys
+import time
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from scoring.frontends import _common, frontend_for, frontend_name  # noqa: E402
+
+MAX_BYTES = 2 * 1024 * 1024
+
+
+def corpus_files(corpus: Path) -> list[tuple[str, str, bytes]]:
+    """(relative path, frontend name, bytes) of every file a frontend serves, sorted."""
+    found = []
+    for folder, dirs, files in os.walk(corpus):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        for name in sorted(files):
+            path = Path(folder, name)
+            relative = path.relative_to(corpus).as_posix()
+            frontend = frontend_name(relative)
+            if frontend is None or path.is_symlink():
+                continue
+            try:
+                if path.stat().st_size > MAX_BYTES:
+                    continue
+                data = path.read_bytes()
+            except OSError:
+                continue
+            found.append((relative, frontend, data))
+    return found
+
+
+def fingerprint(data: bytes, relative: str) -> str:
+    try:
+        facts = frontend_for(relative).extract(data, relative)
+    except Exception as error:  # noqa: BLE001 - a crash is recorded, it is a difference too
+        return f"error:{type(error).__name__}"
+    return hashlib.sha256(facts.to_json().encode()).hexdigest()
+
+
+def write_fingerprints(corpus: Path, out: Path) -> None:
+    files = corpus_files(corpus)
+    lines = sorted(f"{relative}\t{fingerprint(data, relative)}" for relative, _, data in files)
+    out.write_text("\n".join(lines) + "\n")
+    counts = defaultdict(int)
+    for _, frontend, _ in files:
+        counts[frontend] += 1
+    print(f"{len(lines)} files fingerprinted into {out}: "
+          + ", ".join(f"{name} {count}" for name, count in sorted(counts.items())))
+
+
+def read_fingerprints(path: Path) -> dict[str, str]:
+    entries = {}
+    for line in path.read_text().splitlines():
+        if line:
+            relative, _, digest = line.rpartition("\t")
+            entries[relative] = digest
+    return entries
+
+
+def compare(first: Path, second: Path) -> int:
+    a, b = read_fingerprints(first), read_fingerprints(second)
+    differing = sorted(p for p in a.keys() | b.keys() if a.get(p) != b.get(p))
+    for relative in differing:
+        print(f"{relative}\t{a.get(relative, '-')}\t{b.get(relative, '-')}")
+    print(f"{len(a.keys() | b.keys())} files compared, {len(differing)} differences", file=sys.stderr)
+    return 1 if differing else 0
+
+
+# ------------------------------------------------------------------ timing
+def parse_inputs(relative: str, frontend: str, data: bytes) -> list:
+    """What the frontend parses for this file, as zero-argument callables that parse it."""
+    if frontend == "snakemake":
+        from scoring.frontends.snakemake import _Rewriter
+
+        def parse_snakefile():
+            rewritten = _Rewriter(data.decode("utf-8", "replace"))
+            rewritten.run()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ast.parse(rewritten.source())
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                pass
+        return [parse_snakefile]
+    recorded = []
+    original = _common.parse
+
+    def recording_parse(source, language):
+        recorded.append((source, language))
+        return original(source, language)
+
+    _common.parse = recording_parse
+    try:
+        frontend_for(relative).extract(data, relative)
+    finally:
+        _common.parse = original
+    return [lambda source=source, language=language: original(source, language)
+            for source, language in recorded]
+
+
+def timing(corpus: Path, repeat: int) -> None:
+    by_frontend: dict[str, list] = defaultdict(list)
+    for relative, frontend, data in corpus_files(corpus):
+        by_frontend[frontend].append((relative, data, parse_inputs(relative, frontend, data)))
+    print(f"{'frontend':<10} {'files':>6} {'MB':>7} {'parse s':>8} {'extract s':>9} {'ratio':>6} "
+          f"{'MB/s':>7}")
+    for frontend in sorted(by_frontend):
+        files = by_frontend[frontend]
+        parse_best = extract_best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            for _, _, parses in files:
+                for parse in parses:
+                    parse()
+            parse_best = min(parse_best, time.perf_counter() - start)
+            start = time.perf_counter()
+            for relative, data, _ in files:
+                frontend_for(relative).extract(data, relative)
+            extract_best = min(extract_best, time.perf_counter() - start)
+        megabytes = sum(len(data) for _, data, _ in files) / 1e6
+        print(f"{frontend:<10} {len(files):>6} {megabytes:>7.2f} {parse_best:>8.3f} {extract_best:>9.3f} "
+              f"{extract_best / parse_best:>6.2f} {megabytes / extract_best:>7.2f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
+    parser.add_argument("--out", type=Path, help="write path<TAB>sha256 lines here")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
+    parser.add_argument("--timing", action="store_true")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if args.compare:
+        return compare(*args.compare)
+    if args.timing:
+        timing(args.corpus, args.repeat)
+        return 0
+    if args.out is None:
+        parser.error("give --out FILE, --compare A B or --timing")
+    write_fingerprints(args.corpus, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
