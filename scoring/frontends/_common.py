@@ -1,4 +1,14 @@
-"""What every frontend shares: the one traversal, the fact collector, handler probes."""
+"""What every frontend shares: the one traversal, the fact collector, handler probes.
+
+The traversal: a frontend parses a file once and runs one tree-sitter query over the
+tree (``selected``): the query walks every node in C and hands Python only the nodes of
+the few kinds the frontend reads facts from, in document order. Python code touches
+those nodes and their close neighbourhood (fields, children, the path from the root
+for the rare facts that need their ancestors); it never visits identifiers, punctuation
+and operators one by one, which is where a per-node Python walk spends its time.
+Syntax errors are found by descending only into subtrees that hold one
+(``first_error``), and nowhere when the tree has none.
+"""
 
 from __future__ import annotations
 
@@ -49,6 +59,82 @@ def parse(data: bytes, language: str):
     return parser(language).parse(data)
 
 
+@cache
+def query(language: str, source: str):
+    """The compiled query ``source`` for a grammar (compiled once per process)."""
+    from tree_sitter import Query
+
+    return Query(parser(language).language, source)
+
+
+def selected(tree, compiled) -> list:
+    """The nodes ``compiled`` captures in ``tree``, in document order (preorder).
+
+    One query run: tree-sitter walks the tree in C and only matching nodes become
+    Python objects. ``QueryCursor.captures`` groups captures in a set per capture name,
+    so its list is in no particular order: it is sorted back into preorder by start,
+    then outermost first (a longer node, or of two with the same span the one with
+    more descendants, is the ancestor).
+    """
+    from tree_sitter import QueryCursor
+
+    nodes = []
+    for captured in QueryCursor(compiled).captures(tree.root_node).values():
+        nodes.extend(captured)
+    nodes.sort(key=_preorder_key)
+    return nodes
+
+
+def _preorder_key(node) -> tuple[int, int, int]:
+    return node.start_byte, -node.end_byte, -node.descendant_count
+
+
+def first_error(tree):
+    """The first ERROR or MISSING node in preorder, or None.
+
+    Only subtrees whose ``has_error`` is set (an ERROR or MISSING node inside) are
+    entered, so an error-free tree costs one attribute read.
+    """
+    root = tree.root_node
+    if not root.has_error:
+        return None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return node
+        stack.extend(reversed([child for child in node.children if child.has_error]))
+    return None
+
+
+def path_to(root, node) -> list:
+    """The ancestors of ``node`` below and including ``root``, root first: what
+    ``preorder`` yields with the node. Found by descending from the root (tree-sitter
+    nodes keep no parent pointer: each ``parent`` is itself a descent from the root)."""
+    chain: list = []
+    current = root
+    target = node.id
+    while current is not None and current.id != target:
+        chain.append(current)
+        current = current.child_with_descendant(node)
+    return chain
+
+
+def count_statements(probe: HandlerProbe, body, passive) -> None:
+    """Count the statements of a handler's body when the probe opens.
+
+    ``body`` is the node whose direct children are the statements (``probe.body_id``);
+    a statement is a named child, not a comment, that starts inside the body's span;
+    ``passive(child)`` says whether it does nothing. The actions seen inside the body
+    are added by ``handler_visit`` as the selected nodes come by.
+    """
+    for child in body.children:
+        if child.is_named and probe.body_start <= child.start_byte < probe.body_end \
+                and "comment" not in child.type:
+            probe.statements += 1
+            probe.passive += bool(passive(child))
+
+
 def preorder(tree) -> Iterator[tuple[object, list]]:
     """Every node of ``tree`` once, in document order, with its ancestors (root first).
 
@@ -76,7 +162,8 @@ def text(node) -> str:
 def squeezed_text(node) -> str:
     """The node's text without any white space: a qualified name as written
     (``std :: mt19937`` and ``std::mt19937`` alike)."""
-    return re.sub(r"\s+", "", text(node))
+    # str.split() splits at exactly the characters re's \s matches (str.isspace)
+    return "".join(text(node).split())
 
 
 def quote_doubled_string(node) -> str:
@@ -189,6 +276,8 @@ class Collector:
             self.urls_in(value, start)
 
     def urls_in(self, value: str, line: int) -> None:
+        if "://" not in value:
+            return   # every URL_PATTERN match contains it; most strings hold no URL
         for offset, chunk in enumerate(value.split("\n")):
             for match in URL_PATTERN.finditer(chunk):
                 self.urls.append(UrlFact(match.group(0).rstrip(".,;:"), line + offset))
