@@ -137,7 +137,7 @@ def test_selected_nodes_come_in_document_order():
     compiled = _common.query("r", "[(call) (string) (binary_operator)] @node")
     expected = [node.id for node, _ in _common.preorder(tree)
                 if node.type in ("call", "string", "binary_operator")]
-    assert [node.id for node in _common.selected(tree, compiled)] == expected
+    assert [node.id for node in _common.selected(tree, compiled)[0]] == expected
 
 
 def test_first_error_is_the_first_error_node_in_preorder():

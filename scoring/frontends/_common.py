@@ -67,22 +67,23 @@ def query(language: str, source: str):
     return Query(parser(language).language, source)
 
 
-def selected(tree, compiled) -> list:
-    """The nodes ``compiled`` captures in ``tree``, in document order (preorder).
+def selected(tree, compiled) -> tuple[list, dict[str, set[int]]]:
+    """The nodes ``compiled`` captures as ``@node`` in ``tree``, in document order
+    (preorder), and the ids of the nodes of each other capture name (context a pattern
+    names, such as "a call that is a member of a field expression").
 
     One query run: tree-sitter walks the tree in C and only matching nodes become
     Python objects. ``QueryCursor.captures`` groups captures in a set per capture name,
-    so its list is in no particular order: it is sorted back into preorder by start,
-    then outermost first (a longer node, or of two with the same span the one with
-    more descendants, is the ancestor).
+    so its lists are in no particular order: ``@node`` is sorted back into preorder by
+    start, then outermost first (a longer node, or of two with the same span the one
+    with more descendants, is the ancestor).
     """
     from tree_sitter import QueryCursor
 
-    nodes = []
-    for captured in QueryCursor(compiled).captures(tree.root_node).values():
-        nodes.extend(captured)
+    captures = QueryCursor(compiled).captures(tree.root_node)
+    nodes = captures.pop("node", [])
     nodes.sort(key=_preorder_key)
-    return nodes
+    return nodes, {name: {node.id for node in captured} for name, captured in captures.items()}
 
 
 def _preorder_key(node) -> tuple[int, int, int]:

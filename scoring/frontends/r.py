@@ -224,7 +224,8 @@ class _Walker:
             "identifier": self.cli_identifier,
         }
         selection = SELECTED_WITH_COMMAND_ARGS if b"commandArgs" in self.data else SELECTED
-        for node in ts.selected(tree, ts.query(LANGUAGE, selection)):
+        nodes, _ = ts.selected(tree, ts.query(LANGUAGE, selection))
+        for node in nodes:
             kind = node.type
             if kind == "next":
                 if facts.open_handlers:

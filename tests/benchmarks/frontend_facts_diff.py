@@ -29,7 +29,9 @@ prints the paths whose fingerprints differ (or that one side lacks) and exits 1 
   file's bytes as they are, in its grammar (an ``.Rmd`` parsed whole as R).
 
 One process, every file extracted once before timing (grammars loaded, page cache
-warm), best of ``--repeat`` runs of each language's total.
+warm); each figure is the sum over the language's files of each file's best of
+``--repeat`` runs (parse, floor and extract interleaved per file, so load from other
+processes on the machine spoils one run of one file rather than a whole total).
 """
 
 from __future__ import annotations
@@ -157,21 +159,26 @@ def timing(corpus: Path, repeat: int, only: set[str] | None) -> None:
           f"{'/parse':>6} {'/floor':>6} {'MB/s':>7}")
     for frontend in sorted(by_frontend):
         files = by_frontend[frontend]
-        parse_best = floor_best = extract_best = float("inf")
-        for _ in range(repeat):
-            start = time.perf_counter()
-            for _, _, parses in files:
+        parse_total = floor_total = extract_total = 0.0
+        for relative, data, parses in files:
+            # each file's best of `repeat` runs, the three measurements interleaved, so a
+            # burst of load on the machine costs one run of one file, not a whole figure
+            parse_best = floor_best = extract_best = float("inf")
+            for _ in range(repeat):
+                start = time.perf_counter()
                 for parse in parses:
                     parse()
-            parse_best = min(parse_best, time.perf_counter() - start)
-            start = time.perf_counter()
-            for relative, data, _ in files:
+                middle = time.perf_counter()
                 _parse_in_language(data, relative)
-            floor_best = min(floor_best, time.perf_counter() - start)
-            start = time.perf_counter()
-            for relative, data, _ in files:
+                end = time.perf_counter()
                 frontend_for(relative).extract(data, relative)
-            extract_best = min(extract_best, time.perf_counter() - start)
+                parse_best = min(parse_best, middle - start)
+                floor_best = min(floor_best, end - middle)
+                extract_best = min(extract_best, time.perf_counter() - end)
+            parse_total += parse_best
+            floor_total += floor_best
+            extract_total += extract_best
+        parse_best, floor_best, extract_best = parse_total, floor_total, extract_total
         megabytes = sum(len(data) for _, data, _ in files) / 1e6
         print(f"{frontend:<10} {len(files):>6} {megabytes:>7.2f} {parse_best:>8.3f} {floor_best:>8.3f} "
               f"{extract_best:>9.3f} {extract_best / parse_best:>6.2f} {extract_best / floor_best:>6.2f} "
