@@ -74,12 +74,20 @@ def literal(node):
 
 
 # The nodes the walk reads facts from (and the handler probes' return/continue); the
-# rest of the tree (identifiers, operators, punctuation) stays in C. @member marks the
-# calls written as a field of an object (obj.method(...)), which are named with it.
+# rest of the tree (identifiers, operators, punctuation) stays in C. The other captures
+# mark context, so that no node's parent has to be looked up (Node.parent descends from
+# the root, scanning siblings): @member, a call written as a field of an object
+# (obj.method(...)), named with it; @bindable, a string an assignment binds;
+# @in_definition and @top_level, a comment whose parent is a function or classdef, or
+# the file.
 SELECTED = """
 [(comment) (string) (function_definition) (class_definition) (methods) (assignment)
  (function_call) (command) (catch_clause) (return_statement) (continue_statement)] @node
 (field_expression [(function_call) (command)] @member)
+(assignment (string) @bindable)
+(function_definition (comment) @in_definition)
+(class_definition (comment) @in_definition)
+(source_file (comment) @top_level)
 """
 FEATURES = {"return_statement": "return", "continue_statement": "continue"}
 
@@ -91,8 +99,8 @@ def not_passive(statement) -> bool:
 class _Walker:
     """One parse, one query (``SELECTED``) over the tree; each selected node, in
     document order, goes to the method for its kind. A function's ancestors are looked
-    up (``_common.path_to``) for its kind and visibility; a comment's, string's or
-    call's parent with ``Node.parent``."""
+    up (``_common.path_to``) for its kind and visibility; a node's parent (``Node.parent``)
+    only where the query marked it as one that matters."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -102,6 +110,9 @@ class _Walker:
         self.private_methods: set[int] = set()   # ids of private methods blocks
         self.root = None
         self.members: set[int] = set()           # ids of calls that are a field_expression's children
+        self.bindable: set[int] = set()          # ids of strings an assignment binds
+        self.in_definition: set[int] = set()     # ids of comments directly in a function or classdef
+        self.top_level: set[int] = set()         # ids of comments directly in the file
 
     def run(self) -> FileFacts:
         tree = ts.parse(self.data, LANGUAGE)
@@ -118,6 +129,9 @@ class _Walker:
         }
         nodes, marks = ts.selected(tree, ts.query(LANGUAGE, SELECTED))
         self.members = marks.get("member", set())
+        self.bindable = marks.get("bindable", set())
+        self.in_definition = marks.get("in_definition", set())
+        self.top_level = marks.get("top_level", set())
         for node in nodes:
             kind = node.type
             if kind in FEATURES:
@@ -128,7 +142,8 @@ class _Walker:
         return facts.finish(LANGUAGE, "matlab", VERSION, self.data)
 
     def string(self, node) -> None:
-        self.facts.string(string_value(node), node, binding=self.binding(node, node.parent))
+        binding = self.binding(node, node.parent) if node.id in self.bindable else ""
+        self.facts.string(string_value(node), node, binding=binding)
 
     def class_definition(self, node) -> None:
         name = node.child_by_field_name("name")
@@ -174,7 +189,7 @@ class _Walker:
     def comment(self, node) -> None:
         # a help block: the first comment inside a function/classdef, before its body,
         # or the first comment block of a script
-        parent = node.parent
+        parent = node.parent if node.id in self.in_definition else self.root if node.id in self.top_level else None
         doc = False
         if parent is not None and parent.type in ("function_definition", "class_definition"):
             doc = not any(child.type in ("block",) and child.start_byte < node.start_byte

@@ -119,7 +119,19 @@ PASSIVE_KINDS = frozenset({"null", "na", "true", "false", "float", "integer", "s
 # probes (a ``continue``). ``commandArgs`` read as a value rather than called is a CLI
 # access of its own; testing every identifier's text costs a fifth of the parse, so
 # that pattern is only added for a file whose bytes contain the name.
-SELECTED = "[(comment) (string) (call) (namespace_operator) (binary_operator) (next)] @node"
+#
+# The other captures mark context, so that no node's parent has to be looked up
+# (tree-sitter keeps no parent pointers: Node.parent descends from the root and scans
+# siblings, which is quadratic in a long argument list): @bindable, a string whose
+# parent binds it (an argument with a name, an assignment); @top_level, a binary
+# operator that is a statement of the file.
+SELECTED = """
+[(comment) (string) (call) (namespace_operator) (binary_operator) (next)] @node
+(argument name: _ (string) @bindable)
+(argument name: (string) @bindable)
+(binary_operator (string) @bindable)
+(program (binary_operator) @top_level)
+"""
 SELECTED_WITH_COMMAND_ARGS = SELECTED + '\n((identifier) @node (#eq? @node "commandArgs"))'
 
 
@@ -210,6 +222,8 @@ class _Walker:
         self.data = data
         self.facts = ts.Collector()
         self.root = None
+        self.bindable: set[int] = set()               # ids of strings an argument name or assignment binds
+        self.top_level_statements: set[int] = set()   # ids of binary operators that are statements
 
     def run(self) -> FileFacts:
         tree = ts.parse(self.data, LANGUAGE)
@@ -224,7 +238,9 @@ class _Walker:
             "identifier": self.cli_identifier,
         }
         selection = SELECTED_WITH_COMMAND_ARGS if b"commandArgs" in self.data else SELECTED
-        nodes, _ = ts.selected(tree, ts.query(LANGUAGE, selection))
+        nodes, marks = ts.selected(tree, ts.query(LANGUAGE, selection))
+        self.bindable = marks.get("bindable", set())
+        self.top_level_statements = marks.get("top_level", set())
         for node in nodes:
             kind = node.type
             if kind == "next":
@@ -241,7 +257,8 @@ class _Walker:
         self.facts.comment(node, self.data, doc=node.text.startswith(b"#'"))
 
     def string(self, node) -> None:
-        self.facts.string(string_value(node), node, binding=self.binding(node, node.parent))
+        binding = self.binding(node, node.parent) if node.id in self.bindable else ""
+        self.facts.string(string_value(node), node, binding=binding)
 
     def namespace(self, node) -> None:
         package = node.child_by_field_name("lhs")
@@ -299,7 +316,7 @@ class _Walker:
         if rhs_kind == "string":
             self.facts.assignments.append(AssignmentFact(ts.text(lhs), line, string_value(rhs)))
         elif rhs_kind == "function_definition" and lhs.type in ("identifier", "string") \
-                and node.parent.type == "program":
+                and node.id in self.top_level_statements:
             name = ts.text(lhs).strip("`'\"")
             self.define(name, "function", line)
 
