@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import version as _dist_version
+from operator import attrgetter
 
 from scoring.facts import (
     AssignmentFact,
@@ -82,12 +83,15 @@ def selected(tree, compiled) -> tuple[list, dict[str, set[int]]]:
 
     captures = QueryCursor(compiled).captures(tree.root_node)
     nodes = captures.pop("node", [])
-    nodes.sort(key=_preorder_key)
+    # three stable sorts on C-level keys: by start, then longest first, then most
+    # descendants first (cheaper than one sort on a Python key function)
+    nodes.sort(key=_DESCENDANTS, reverse=True)
+    nodes.sort(key=_END, reverse=True)
+    nodes.sort(key=_START)
     return nodes, {name: {node.id for node in captured} for name, captured in captures.items()}
 
 
-def _preorder_key(node) -> tuple[int, int, int]:
-    return node.start_byte, -node.end_byte, -node.descendant_count
+_START, _END, _DESCENDANTS = attrgetter("start_byte"), attrgetter("end_byte"), attrgetter("descendant_count")
 
 
 def first_error(tree):
