@@ -73,22 +73,24 @@ def literal(node):
     return Expr(text[:80])
 
 
-# The nodes the walk reads facts from (and the handler probes' return/continue); the
-# rest of the tree (identifiers, operators, punctuation) stays in C. The other captures
-# mark context, so that no node's parent has to be looked up (Node.parent descends from
-# the root, scanning siblings): @member, a call written as a field of an object
+# The nodes the walk reads facts from; the rest of the tree (identifiers, operators,
+# punctuation) stays in C. A file with a try/catch (its bytes hold "catch") also gets
+# the nodes its handler probes need (return, continue). The other captures mark
+# context, so that no node's parent has to be looked up (Node.parent descends from the
+# root, scanning siblings): @member, a call written as a field of an object
 # (obj.method(...)), named with it; @bindable, a string an assignment binds;
 # @in_definition and @top_level, a comment whose parent is a function or classdef, or
 # the file.
 SELECTED = """
 [(comment) (string) (function_definition) (class_definition) (methods) (assignment)
- (function_call) (command) (catch_clause) (return_statement) (continue_statement)] @node
+ (function_call) (command)] @node
 (field_expression [(function_call) (command)] @member)
 (assignment (string) @bindable)
 (function_definition (comment) @in_definition)
 (class_definition (comment) @in_definition)
 (source_file (comment) @top_level)
 """
+SELECTED_WITH_HANDLERS = SELECTED + "[(catch_clause) (return_statement) (continue_statement)] @node\n"
 FEATURES = {"return_statement": "return", "continue_statement": "continue"}
 
 
@@ -127,7 +129,8 @@ class _Walker:
             "assignment": self.assignment, "function_call": self.call, "command": self.call,
             "catch_clause": self.catch_clause,
         }
-        nodes, marks = ts.selected(tree, ts.query(LANGUAGE, SELECTED))
+        selection = SELECTED_WITH_HANDLERS if b"catch" in self.data else SELECTED
+        nodes, marks = ts.selected(tree, ts.query(LANGUAGE, selection))
         self.members = marks.get("member", set())
         self.bindable = marks.get("bindable", set())
         self.in_definition = marks.get("in_definition", set())
