@@ -68,6 +68,28 @@ def query(language: str, source: str):
     return Query(parser(language).language, source)
 
 
+@cache
+def possible_query(language: str, source: str):
+    """``query`` of the lines of ``source`` (one pattern a line) that can match in the
+    grammar: tree-sitter refuses a pattern naming a kind the grammar lacks or a parent
+    that never holds that child (a constructor's argument list in C), and a pattern that
+    can never match would select nothing anyway. A misspelt kind is dropped as well:
+    the frontend's tests and the facts oracle (tests/benchmarks/frontend_facts_diff.py)
+    are what catch it."""
+    from tree_sitter import QueryError
+
+    possible = []
+    for pattern in source.splitlines():
+        if not pattern.strip():
+            continue
+        try:
+            query(language, pattern)
+        except QueryError:
+            continue
+        possible.append(pattern)
+    return query(language, "\n".join(possible))
+
+
 def selected(tree, compiled) -> tuple[list, dict[str, set[int]]]:
     """The nodes ``compiled`` captures as ``@node`` in ``tree``, in document order
     (preorder), and the ids of the nodes of each other capture name (context a pattern

@@ -173,26 +173,17 @@ FEATURES = {"throw_statement": "reraise", "throw_expression": "reraise", "return
 
 @cache
 def selection(grammar: str, handlers: bool, log_streams: bool):
-    """The query for ``grammar``: the selected kinds it has, and the patterns that can
-    match in it (tree-sitter refuses a pattern that never can, such as a constructor's
-    argument list or a qualified name in C)."""
-    from tree_sitter import QueryError
-
+    """The query for ``grammar``: the selected kinds it has (the grammar for C lacks the
+    C++ ones) and the patterns that can match in it."""
     language = ts.parser(grammar).language
     kinds = SELECTED_KINDS + (HANDLER_KINDS if handlers else ())
     known = [kind for kind in kinds if language.id_for_node_kind(kind, True) is not None]
     strings = "[" + " ".join(f"({kind})" for kind in STRING_KINDS if kind in known) + "]"
-    patterns = (SELECTED_PATTERNS + MARKS.replace("{string}", strings)).strip().splitlines()
+    source = "[" + " ".join(f"({kind})" for kind in known) + "] @node\n" + SELECTED_PATTERNS \
+        + MARKS.replace("{string}", strings)
     if handlers and log_streams:
-        patterns += LOG_STREAM_PATTERNS.strip().splitlines()
-    possible = []
-    for pattern in patterns:
-        try:
-            ts.query(grammar, pattern)
-        except QueryError:
-            continue
-        possible.append(pattern)
-    return ts.query(grammar, "\n".join(["[" + " ".join(f"({kind})" for kind in known) + "] @node", *possible]))
+        source += LOG_STREAM_PATTERNS
+    return ts.possible_query(grammar, source)
 
 
 def statement_does_nothing(statement) -> bool:
