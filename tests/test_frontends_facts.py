@@ -95,11 +95,11 @@ SOURCES = {
 
 
 @pytest.mark.parametrize("path", sorted(SOURCES))
-def test_each_tree_sitter_frontend_parses_once_and_traverses_the_tree_once(monkeypatch, path):
-    """One parse, one traversal: one query run (``_common.selected``) over the tree, or
-    one ``_common.preorder`` walk that visits every node exactly once."""
+def test_each_tree_sitter_frontend_parses_once_and_queries_the_tree_once(monkeypatch, path):
+    """One parse, one traversal: one query run (``_common.selected``) over that tree;
+    no frontend walks the tree node by node in Python."""
     parses, selections, walks = [], [], []
-    original_parse, original_selected, original_preorder = _common.parse, _common.selected, _common.preorder
+    original_parse, original_selected = _common.parse, _common.selected
 
     def counting_parse(data, language):
         tree = original_parse(data, language)
@@ -110,24 +110,13 @@ def test_each_tree_sitter_frontend_parses_once_and_traverses_the_tree_once(monke
         selections.append(tree)
         return original_selected(tree, compiled)
 
-    def counting_preorder(tree):
-        visits = 0
-        for item in original_preorder(tree):
-            visits += 1
-            yield item
-        walks.append((visits, count_nodes(tree.root_node)))
-
     monkeypatch.setattr(_common, "parse", counting_parse)
     monkeypatch.setattr(_common, "selected", counting_selected)
-    monkeypatch.setattr(_common, "preorder", counting_preorder)
+    monkeypatch.setattr(_common, "preorder", lambda tree: walks.append(tree) or iter(()))
     frontend_for(path).extract(SOURCES[path], path)
     assert len(parses) == 1
-    assert len(selections) + len(walks) == 1
-    if selections:
-        assert selections[0] is parses[0]
-    else:
-        visits, nodes = walks[0]
-        assert visits == nodes
+    assert len(selections) == 1 and selections[0] is parses[0]
+    assert not walks
 
 
 def test_selected_nodes_come_in_document_order():

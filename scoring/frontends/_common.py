@@ -103,7 +103,12 @@ def selected(tree, compiled) -> tuple[list, dict[str, set[int]]]:
     """
     from tree_sitter import QueryCursor
 
-    captures = QueryCursor(compiled).captures(tree.root_node)
+    cursor = QueryCursor(compiled)
+    captures = cursor.captures(tree.root_node)
+    if cursor.did_exceed_match_limit:
+        # tree-sitter dropped in-progress matches (never with the default, unlimited
+        # limit): facts from a partial selection would be silently wrong
+        raise RuntimeError("tree-sitter query exceeded its match limit")
     nodes = captures.pop("node", [])
     # three stable sorts on C-level keys: by start, then longest first, then most
     # descendants first (cheaper than one sort on a Python key function)

@@ -2,6 +2,12 @@
 
 Headers (``.h``) are read with the C++ grammar, which accepts C declarations, since a
 header cannot say which language includes it.
+
+Traversal: one parse, then one tree-sitter query (``selection``, per grammar) that hands
+Python only the nodes facts come from (comments, strings, includes, usings, definitions,
+declarations, calls, string assignments), in document order, plus marks for the context
+a fact depends on; identifiers, operators and punctuation stay in C
+(``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations

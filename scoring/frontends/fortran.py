@@ -5,6 +5,12 @@ first rewritten to free form line for line (column-1 comments become ``!`` comme
 column-6 continuations become ``&`` continuations, text past column 72 is dropped), so
 every fact keeps its line. Fortran names are case-insensitive: names are lower-cased.
 Fortran has no exceptions, so no ``HandlerFact`` is emitted.
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, strings, program units, use/include, visibility
+statements, assignments, calls, open), in document order, plus marks for the context a
+fact depends on; identifiers, operators and punctuation stay in C
+(``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations

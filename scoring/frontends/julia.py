@@ -4,6 +4,12 @@ A string literal standing right before a definition is its docstring (Julia's ow
 rule): it is documentation text, never code, so a ``rand(3)`` written inside one is no
 random call (METRICS §0.2.4). Docstrings are reported both as ``StringFact(docstring=
 True)`` and as ``CommentFact(doc=True)``.
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, string literals, imports, exports, definitions,
+assignments, calls), in document order, plus marks for the context a fact depends on;
+identifiers, operators and punctuation stay in C
+(``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations

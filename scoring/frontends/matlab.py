@@ -6,6 +6,12 @@ come out as ERROR nodes, recorded as ``parse_error`` while the rest is still rea
 
 A function's help block is the comment block right after its ``function`` line (or,
 for a script, the file's first comment block): it is documentation, never code.
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, strings, definitions, methods blocks, assignments,
+calls and commands), in document order, plus marks for the context a fact depends on;
+identifiers, operators and punctuation stay in C
+(``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations

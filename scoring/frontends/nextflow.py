@@ -7,6 +7,11 @@ directive, setting or callee. Nextflow's own structure is read from that shape:
 ``process X { container '...' }`` gives ``DirectiveFact("container", ..., scope="X")``;
 in a config file every setting is a directive named by its key, scoped by the dotted
 path of its enclosing blocks (``process.withName:FOO``, ``profiles.docker.docker``).
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, strings, blocks, statements, calls), in document
+order, plus marks for the context a fact depends on; identifiers, operators and
+punctuation stay in C (``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations

@@ -2,6 +2,11 @@
 
 Grammar: tree-sitter-r as bundled by tree-sitter-language-pack (no tree-sitter-r wheel
 exists on PyPI).
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, strings, calls, ``::`` and binary operators), in
+document order, plus marks for the context a fact depends on; identifiers, operators and
+punctuation stay in C (``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations
