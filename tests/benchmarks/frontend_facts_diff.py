@@ -37,12 +37,10 @@ processes on the machine spoils one run of one file rather than a whole total).
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import os
 import sys
 import time
-import warnings
 from collections import defaultdict
 from pathlib import Path
 
@@ -51,8 +49,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_facts import _parse_in_language  # noqa: E402
+from bench_frontends import parse_inputs  # noqa: E402
 
-from scoring.frontends import _common, frontend_for, frontend_name  # noqa: E402
+from scoring.frontends import frontend_for, frontend_name  # noqa: E402
 
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -120,37 +119,6 @@ def compare(first: Path, second: Path, only: set[str] | None) -> int:
 
 
 # ------------------------------------------------------------------ timing
-def parse_inputs(relative: str, frontend: str, data: bytes) -> list:
-    """What the frontend parses for this file, as zero-argument callables that parse it."""
-    if frontend == "snakemake":
-        from scoring.frontends.snakemake import _Rewriter
-
-        def parse_snakefile():
-            rewritten = _Rewriter(data.decode("utf-8", "replace"))
-            rewritten.run()
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    ast.parse(rewritten.source())
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                pass
-        return [parse_snakefile]
-    recorded = []
-    original = _common.parse
-
-    def recording_parse(source, language):
-        recorded.append((source, language))
-        return original(source, language)
-
-    _common.parse = recording_parse
-    try:
-        frontend_for(relative).extract(data, relative)
-    finally:
-        _common.parse = original
-    return [lambda source=source, language=language: original(source, language)
-            for source, language in recorded]
-
-
 def timing(corpus: Path, repeat: int, only: set[str] | None) -> None:
     by_frontend: dict[str, list] = defaultdict(list)
     for relative, frontend, data in corpus_files(corpus, only):
