@@ -149,8 +149,13 @@ def string_value(node) -> str:
     return raw[1:-1] if len(raw) >= 2 else raw
 
 
+LITERAL_KINDS = frozenset({"string", "float", "integer", "true", "false", "null", "unary_operator"})
+
+
 def literal(node):
     kind = node.type
+    if kind not in LITERAL_KINDS:
+        return Expr(ts.text(node)[:80])   # most argument values: names, calls, formulas
     if kind == "string":
         return string_value(node)
     if kind in ("float", "integer"):
