@@ -170,8 +170,10 @@ def count_statements(probe: HandlerProbe, body, passive) -> None:
 def preorder(tree) -> Iterator[tuple[object, list]]:
     """Every node of ``tree`` once, in document order, with its ancestors (root first).
 
-    The single traversal of a frontend: a tree cursor, no recursion, so deep files
-    cannot exhaust the stack. ``ancestors`` is the live stack: read it, do not keep it.
+    A tree cursor, no recursion, so deep files cannot exhaust the stack. ``ancestors``
+    is the live stack: read it, do not keep it. The reference the tests check
+    ``selected``, ``first_error`` and ``path_to`` against; frontends do not use it (a
+    Python step per node costs more than the parse).
     """
     cursor = tree.walk()
     ancestors: list = []
