@@ -95,22 +95,46 @@ SOURCES = {
 
 
 @pytest.mark.parametrize("path", sorted(SOURCES))
-def test_each_tree_sitter_frontend_walks_every_node_exactly_once(monkeypatch, path):
-    walks = []
+def test_each_tree_sitter_frontend_parses_once_and_queries_the_tree_once(monkeypatch, path):
+    """One parse, one traversal: one query run (``_common.selected``) over that tree;
+    no frontend walks the tree node by node in Python."""
+    parses, selections, walks = [], [], []
+    original_parse, original_selected = _common.parse, _common.selected
 
-    def counting_preorder(tree):
-        visits = 0
-        for item in original(tree):
-            visits += 1
-            yield item
-        walks.append((visits, count_nodes(tree.root_node)))
+    def counting_parse(data, language):
+        tree = original_parse(data, language)
+        parses.append(tree)
+        return tree
 
-    original = _common.preorder
-    monkeypatch.setattr(_common, "preorder", counting_preorder)
+    def counting_selected(tree, compiled):
+        selections.append(tree)
+        return original_selected(tree, compiled)
+
+    monkeypatch.setattr(_common, "parse", counting_parse)
+    monkeypatch.setattr(_common, "selected", counting_selected)
+    monkeypatch.setattr(_common, "preorder", lambda tree: walks.append(tree) or iter(()))
     frontend_for(path).extract(SOURCES[path], path)
-    assert len(walks) == 1
-    visits, nodes = walks[0]
-    assert visits == nodes
+    assert len(parses) == 1
+    assert len(selections) == 1 and selections[0] is parses[0]
+    assert not walks
+
+
+def test_selected_nodes_come_in_document_order():
+    """``captures`` groups nodes in a set; ``selected`` puts them back in preorder,
+    outermost first where spans coincide."""
+    tree = _common.parse(b"f(g(h(1)), 'a')\nx <- k(2)(3)\n", "r")
+    compiled = _common.query("r", "[(call) (string) (binary_operator)] @node")
+    expected = [node.id for node, _ in _common.preorder(tree)
+                if node.type in ("call", "string", "binary_operator")]
+    assert [node.id for node in _common.selected(tree, compiled)[0]] == expected
+
+
+def test_first_error_is_the_first_error_node_in_preorder():
+    for source in (b"x <- f(\n", b"f(1)\ng(2))\nh(3\n", b"x <- 1\n"):
+        tree = _common.parse(source, "r")
+        expected = next((node for node, _ in _common.preorder(tree) if _common.is_error(node)), None)
+        found = _common.first_error(tree)
+        assert (found and found.id) == (expected and expected.id)
 
 
 def test_snakemake_walks_the_rewritten_module_once(monkeypatch):
@@ -133,3 +157,9 @@ def test_frontend_version_names_the_grammar_release():
     facts = frontend_for("a.R").extract(b"x <- 1\n", "a.R")
     assert facts.frontend_version == "1.0.0+tslp0.13.0"
     assert (facts.language, facts.frontend, facts.lines) == ("r", "r", 1)
+
+
+def test_path_to_is_the_ancestor_stack_preorder_yields():
+    tree = _common.parse(b"if (a) {\n  tryCatch(library(x), error = function(e) NULL)\n}\n", "r")
+    for node, ancestors in _common.preorder(tree):
+        assert [a.id for a in _common.path_to(tree.root_node, node)] == [a.id for a in ancestors]

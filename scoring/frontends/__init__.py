@@ -1,7 +1,8 @@
 """Language frontends: one module per language, each ``extract(data, path) -> FileFacts``.
 
-Each frontend parses a file once and walks its tree once (``_common.preorder``); the
-facts it returns are everything detectors read from that file (``scoring.facts``).
+Each frontend parses a file once and traverses its tree once: one tree-sitter query
+(``_common.selected``) hands it the nodes facts come from, in document order. The facts
+it returns are everything detectors read from that file (``scoring.facts``).
 ``frontend_for(path)`` picks the frontend from the file's name, or None.
 """
 

@@ -1,4 +1,14 @@
-"""What every frontend shares: the one traversal, the fact collector, handler probes."""
+"""What every frontend shares: the one traversal, the fact collector, handler probes.
+
+The traversal: a frontend parses a file once and runs one tree-sitter query over the
+tree (``selected``): the query walks every node in C and hands Python only the nodes of
+the few kinds the frontend reads facts from, in document order. Python code touches
+those nodes and their close neighbourhood (fields, children, the path from the root
+for the rare facts that need their ancestors); it never visits identifiers, punctuation
+and operators one by one, which is where a per-node Python walk spends its time.
+Syntax errors are found by descending only into subtrees that hold one
+(``first_error``), and nowhere when the tree has none.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import version as _dist_version
+from operator import attrgetter
 
 from scoring.facts import (
     AssignmentFact,
@@ -49,11 +60,120 @@ def parse(data: bytes, language: str):
     return parser(language).parse(data)
 
 
+@cache
+def query(language: str, source: str):
+    """The compiled query ``source`` for a grammar (compiled once per process)."""
+    from tree_sitter import Query
+
+    return Query(parser(language).language, source)
+
+
+@cache
+def possible_query(language: str, source: str):
+    """``query`` of the lines of ``source`` (one pattern a line) that can match in the
+    grammar: tree-sitter refuses a pattern naming a kind the grammar lacks or a parent
+    that never holds that child (a constructor's argument list in C), and a pattern that
+    can never match would select nothing anyway. A misspelt kind is dropped as well:
+    the frontend's tests and the facts oracle (tests/benchmarks/frontend_facts_diff.py)
+    are what catch it."""
+    from tree_sitter import QueryError
+
+    possible = []
+    for pattern in source.splitlines():
+        if not pattern.strip():
+            continue
+        try:
+            query(language, pattern)
+        except QueryError:
+            continue
+        possible.append(pattern)
+    return query(language, "\n".join(possible))
+
+
+def selected(tree, compiled) -> tuple[list, dict[str, set[int]]]:
+    """The nodes ``compiled`` captures as ``@node`` in ``tree``, in document order
+    (preorder), and the ids of the nodes of each other capture name (context a pattern
+    names, such as "a call that is a member of a field expression").
+
+    One query run: tree-sitter walks the tree in C and only matching nodes become
+    Python objects. ``QueryCursor.captures`` groups captures in a set per capture name,
+    so its lists are in no particular order: ``@node`` is sorted back into preorder by
+    start, then outermost first (a longer node, or of two with the same span the one
+    with more descendants, is the ancestor).
+    """
+    from tree_sitter import QueryCursor
+
+    cursor = QueryCursor(compiled)
+    captures = cursor.captures(tree.root_node)
+    if cursor.did_exceed_match_limit:
+        # tree-sitter dropped in-progress matches (never with the default, unlimited
+        # limit): facts from a partial selection would be silently wrong
+        raise RuntimeError("tree-sitter query exceeded its match limit")
+    nodes = captures.pop("node", [])
+    # three stable sorts on C-level keys: by start, then longest first, then most
+    # descendants first (cheaper than one sort on a Python key function)
+    nodes.sort(key=_DESCENDANTS, reverse=True)
+    nodes.sort(key=_END, reverse=True)
+    nodes.sort(key=_START)
+    return nodes, {name: {node.id for node in captured} for name, captured in captures.items()}
+
+
+_START, _END, _DESCENDANTS = attrgetter("start_byte"), attrgetter("end_byte"), attrgetter("descendant_count")
+
+
+def first_error(tree):
+    """The first ERROR or MISSING node in preorder, or None.
+
+    Only subtrees whose ``has_error`` is set (an ERROR or MISSING node inside) are
+    entered, so an error-free tree costs one attribute read.
+    """
+    root = tree.root_node
+    if not root.has_error:
+        return None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return node
+        stack.extend(reversed([child for child in node.children if child.has_error]))
+    return None
+
+
+def path_to(root, node) -> list:
+    """The ancestors of ``node`` below and including ``root``, root first: what
+    ``preorder`` yields with the node. Found by descending from the root (tree-sitter
+    nodes keep no parent pointer: each ``parent`` is itself a descent from the root)."""
+    chain: list = []
+    current = root
+    target = node.id
+    while current is not None and current.id != target:
+        chain.append(current)
+        current = current.child_with_descendant(node)
+    return chain
+
+
+def count_statements(probe: HandlerProbe, body, passive) -> None:
+    """Count the statements of a handler's body when the probe opens.
+
+    ``body`` is the node whose direct children are the statements (``probe.body_id``);
+    a statement is a named child, not a comment, that starts inside the body's span;
+    ``passive(child)`` says whether it does nothing. The actions seen inside the body
+    are added by ``handler_visit`` as the selected nodes come by.
+    """
+    for child in body.children:
+        if child.is_named and probe.body_start <= child.start_byte < probe.body_end \
+                and "comment" not in child.type:
+            probe.statements += 1
+            probe.passive += bool(passive(child))
+
+
 def preorder(tree) -> Iterator[tuple[object, list]]:
     """Every node of ``tree`` once, in document order, with its ancestors (root first).
 
-    The single traversal of a frontend: a tree cursor, no recursion, so deep files
-    cannot exhaust the stack. ``ancestors`` is the live stack: read it, do not keep it.
+    A tree cursor, no recursion, so deep files cannot exhaust the stack. ``ancestors``
+    is the live stack: read it, do not keep it. The reference the tests check
+    ``selected``, ``first_error`` and ``path_to`` against; frontends do not use it (a
+    Python step per node costs more than the parse).
     """
     cursor = tree.walk()
     ancestors: list = []
@@ -76,7 +196,8 @@ def text(node) -> str:
 def squeezed_text(node) -> str:
     """The node's text without any white space: a qualified name as written
     (``std :: mt19937`` and ``std::mt19937`` alike)."""
-    return re.sub(r"\s+", "", text(node))
+    # str.split() splits at exactly the characters re's \s matches (str.isspace)
+    return "".join(text(node).split())
 
 
 def quote_doubled_string(node) -> str:
@@ -189,6 +310,8 @@ class Collector:
             self.urls_in(value, start)
 
     def urls_in(self, value: str, line: int) -> None:
+        if "://" not in value:
+            return   # every URL_PATTERN match contains it; most strings hold no URL
         for offset, chunk in enumerate(value.split("\n")):
             for match in URL_PATTERN.finditer(chunk):
                 self.urls.append(UrlFact(match.group(0).rstrip(".,;:"), line + offset))

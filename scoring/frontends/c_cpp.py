@@ -2,11 +2,18 @@
 
 Headers (``.h``) are read with the C++ grammar, which accepts C declarations, since a
 header cannot say which language includes it.
+
+Traversal: one parse, then one tree-sitter query (``selection``, per grammar) that hands
+Python only the nodes facts come from (comments, strings, includes, usings, definitions,
+declarations, calls, string assignments), in document order, plus marks for the context
+a fact depends on; identifiers, operators and punctuation stay in C
+(``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from scoring.facts import (
     AssignmentFact,
@@ -51,6 +58,10 @@ STREAMS = {"std::ifstream": "read", "std::ofstream": "write", "std::fstream": "r
            "ifstream": "read", "ofstream": "write", "fstream": "readwrite"}
 DATA_OPENERS = {"H5Fopen": "read", "H5Fcreate": "write", "nc_open": "read", "nc_create": "write"}
 LOG_STREAMS = {"std::cerr", "std::clog", "cerr", "clog"}
+# what call() looks at beyond the CallFact: the name without std:: and template
+# arguments, or without template arguments only
+SPECIAL_SHORT = C_SEEDS.keys() | C_DRAWS.keys()
+SPECIAL_BARE = SHUFFLES | CLI_CALLS.keys() | FILE_OPENERS | DATA_OPENERS.keys()
 LOGGING = re.compile(r"^(std::)?(cerr|clog|cout)$|^(f?printf|perror|puts|fputs|spdlog::\w+|LOG\w*|"
                      r"qWarning|qDebug|syslog)$")
 
@@ -67,17 +78,21 @@ def string_value(node) -> str:
         content = next((c for c in node.named_children if c.type == "raw_string_content"), None)
         return "" if content is None else ts.text(content)
     raw = ts.text(node)
-    match = re.match(r'^(?:u8|u|U|L)?"(.*)"$', raw, re.DOTALL)
+    match = QUOTED.match(raw)
     return match.group(1) if match else raw
+
+
+QUOTED = re.compile(r'^(?:u8|u|U|L)?"(.*)"$', re.DOTALL)
 
 
 NUMBER = re.compile(r"^(0[xX][0-9a-fA-F']+|[0-9']+)([uUlLzZ]*)$")
 
 
 def literal(node):
-    kind, text = node.type, ts.text(node)
+    kind = node.type
     if kind in ("string_literal", "concatenated_string", "raw_string_literal"):
         return string_value(node)
+    text = ts.text(node)
     if kind == "number_literal":
         match = NUMBER.match(text)
         try:
@@ -126,7 +141,67 @@ def function_declarator(node):
     return node
 
 
+STRING_KINDS = ("string_literal", "raw_string_literal", "concatenated_string")
+# The nodes the walk reads facts from; the rest of the tree stays in C. The grammar for
+# C lacks the C++ kinds, so each grammar's query names only the kinds it has
+# (``selection``). An assignment matters only with a string on its right.
+SELECTED_KINDS = (
+    "comment", *STRING_KINDS, "preproc_include", "namespace_alias_definition", "using_declaration",
+    "access_specifier", "function_definition", "declaration", "field_declaration", "class_specifier",
+    "struct_specifier", "call_expression",
+)
+SELECTED_PATTERNS = """
+(assignment_expression right: [(string_literal) (concatenated_string)]) @node
+"""
+# Context marks, so that no string's parent has to be looked up (Node.parent descends
+# from the root, scanning siblings: quadratic in a long initializer list): @skipped, a
+# piece of a concatenated string or an #include path; @bindable, a string that an
+# initialised declarator or an assignment binds. {string} stands for the string kinds.
+MARKS = """
+(concatenated_string {string} @skipped)
+(preproc_include {string} @skipped)
+(init_declarator {string} @bindable)
+(assignment_expression {string} @bindable)
+(init_declarator (argument_list {string} @bindable))
+"""
+# Only a file with a catch clause (its bytes hold "catch") has handler probes; only then
+# are the nodes their actions come from selected: throw, return, continue, and the error
+# streams (a body that writes to cerr or clog logs), whose patterns test every
+# identifier's text and so are added only when the bytes name them.
+HANDLER_KINDS = ("catch_clause", "throw_statement", "throw_expression", "return_statement", "continue_statement")
+LOG_STREAM_PATTERNS = """
+((identifier) @node (#any-of? @node "cerr" "clog"))
+((qualified_identifier) @node (#match? @node "^std\\s*::\\s*(cerr|clog)$"))
+"""
+FEATURES = {"throw_statement": "reraise", "throw_expression": "reraise", "return_statement": "return",
+            "continue_statement": "continue"}
+
+
+@cache
+def selection(grammar: str, handlers: bool, log_streams: bool):
+    """The query for ``grammar``: the selected kinds it has (the grammar for C lacks the
+    C++ ones) and the patterns that can match in it."""
+    language = ts.parser(grammar).language
+    kinds = SELECTED_KINDS + (HANDLER_KINDS if handlers else ())
+    known = [kind for kind in kinds if language.id_for_node_kind(kind, True) is not None]
+    strings = "[" + " ".join(f"({kind})" for kind in STRING_KINDS if kind in known) + "]"
+    source = "[" + " ".join(f"({kind})" for kind in known) + "] @node\n" + SELECTED_PATTERNS \
+        + MARKS.replace("{string}", strings)
+    if handlers and log_streams:
+        source += LOG_STREAM_PATTERNS
+    return ts.possible_query(grammar, source)
+
+
+def statement_does_nothing(statement) -> bool:
+    return statement.type == "expression_statement" and statement.text.strip() == b";"
+
+
 class _Walker:
+    """One parse, one query (``selection``) over the tree; each selected node, in
+    document order, goes to the method for its kind. A node's ancestors are looked up
+    (``_common.path_to``) only for the facts that depend on them: an include's or using's
+    guard, a definition's visibility."""
+
     def __init__(self, data: bytes, grammar: str, header: bool) -> None:
         self.data = data
         self.grammar = grammar
@@ -134,12 +209,44 @@ class _Walker:
         self.facts = ts.Collector()
         self.aliases: dict[str, str] = {}
         self.access: dict[int, str] = {}        # field_declaration_list id -> current access
+        self.root = None
+        self.skipped: set[int] = set()          # ids of strings that are part of a larger one
+        self.bindable: set[int] = set()         # ids of strings a declarator or assignment binds
 
     def run(self) -> FileFacts:
         tree = ts.parse(self.data, self.grammar)
-        for node, ancestors in ts.preorder(tree):
-            self.visit(node, ancestors)
+        self.root = tree.root_node
+        facts = self.facts
+        error = ts.first_error(tree)
+        if error is not None:
+            facts.note_error(error)
+        dispatch = {
+            "comment": self.comment, "string_literal": self.string, "raw_string_literal": self.string,
+            "concatenated_string": self.string, "preproc_include": self.include,
+            "namespace_alias_definition": self.namespace_alias, "using_declaration": self.using,
+            "access_specifier": self.access_specifier, "function_definition": self.definition,
+            "declaration": self.declaration, "field_declaration": self.declaration,
+            "class_specifier": self.class_specifier, "struct_specifier": self.class_specifier,
+            "call_expression": self.call, "assignment_expression": self.assignment,
+            "catch_clause": self.catch_clause, "identifier": self.log_stream,
+            "qualified_identifier": self.log_stream,
+        }
+        handlers = b"catch" in self.data
+        log_streams = b"cerr" in self.data or b"clog" in self.data
+        nodes, marks = ts.selected(tree, selection(self.grammar, handlers, log_streams))
+        self.skipped = marks.get("skipped", set())
+        self.bindable = marks.get("bindable", set())
+        for node in nodes:
+            kind = node.type
+            if kind in FEATURES:
+                if facts.open_handlers:
+                    facts.handler_visit(node, None, feature=FEATURES[kind])
+                continue
+            dispatch[kind](node)
         return self.facts.finish("c" if self.grammar == "c" else "cpp", "c_cpp", VERSION, self.data)
+
+    def ancestors(self, node) -> list:
+        return ts.path_to(self.root, node)
 
     def resolve(self, written: str) -> str:
         head, sep, rest = written.partition("::")
@@ -147,72 +254,65 @@ class _Walker:
             return self.aliases[head] + (sep + rest if sep else "")
         return written
 
-    def visit(self, node, ancestors) -> None:
-        facts = self.facts
-        parent = ancestors[-1] if ancestors else None
-        kind = node.type
-        if ts.is_error(node):
-            facts.note_error(node)
-        feature = None
-        if kind == "throw_statement" or (kind == "throw_expression"):
-            feature = "reraise"
-        elif kind == "return_statement":
-            feature = "return"
-        elif kind == "continue_statement":
-            feature = "continue"
-        elif kind in ("call_expression",) and node.named_children and LOGGING.match(squeeze(node.named_children[0])):
-            feature = "log"
-        elif kind in ("identifier", "qualified_identifier") and squeeze(node) in LOG_STREAMS:
-            feature = "log"
-        facts.handler_visit(node, parent, passive=kind == "expression_statement" and ts.text(node).strip() == ";",
-                            feature=feature)
+    def log_stream(self, node) -> None:
+        # selected only when the text is cerr/clog (std::cerr, std::clog)
+        if self.facts.open_handlers and squeeze(node) in LOG_STREAMS:
+            self.facts.handler_visit(node, None, feature="log")
 
-        if kind == "comment":
-            body = ts.text(node)
-            facts.comment(node, self.data, doc=body.startswith(("///", "//!", "/**", "/*!")) and
-                          not body.startswith(("////", "/**/")))
-        elif kind in ("string_literal", "raw_string_literal", "concatenated_string"):
-            if parent is not None and parent.type in ("concatenated_string", "preproc_include"):
-                return
-            facts.string(string_value(node), node, binding=self.binding(node, parent))
-        elif kind == "preproc_include":
-            self.include(node, ancestors)
-        elif kind == "namespace_alias_definition":
-            names = node.named_children
-            if len(names) >= 2:
-                self.aliases[ts.text(names[0])] = squeeze(names[-1])
-        elif kind == "using_declaration":
-            target = node.named_children[-1] if node.named_children else None
-            if target is not None:
-                written = squeeze(target)
-                if "namespace" in ts.text(node).split()[:2]:
-                    facts.imports.append(ImportFact(written, ts.first_line(node), self.guard(ancestors), "using"))
-                else:
-                    self.aliases[written.split("::")[-1]] = written
-        elif kind == "access_specifier" and parent is not None:
+    def comment(self, node) -> None:
+        body = ts.text(node)
+        self.facts.comment(node, self.data, doc=body.startswith(("///", "//!", "/**", "/*!")) and
+                           not body.startswith(("////", "/**/")))
+
+    def string(self, node) -> None:
+        if node.id in self.skipped:
+            return
+        binding = self.binding(node, node.parent) if node.id in self.bindable else ""
+        self.facts.string(string_value(node), node, binding=binding)
+
+    def namespace_alias(self, node) -> None:
+        names = node.named_children
+        if len(names) >= 2:
+            self.aliases[ts.text(names[0])] = squeeze(names[-1])
+
+    def using(self, node) -> None:
+        target = node.named_children[-1] if node.named_children else None
+        if target is not None:
+            written = squeeze(target)
+            if "namespace" in ts.text(node).split()[:2]:
+                self.facts.imports.append(ImportFact(written, ts.first_line(node),
+                                                     self.guard(self.ancestors(node)), "using"))
+            else:
+                self.aliases[written.split("::")[-1]] = written
+
+    def access_specifier(self, node) -> None:
+        parent = node.parent
+        if parent is not None:
             self.access[parent.id] = ts.text(node).rstrip(":").strip()
-        elif kind == "function_definition":
-            self.definition(node, ancestors, "function")
-        elif kind in ("declaration", "field_declaration"):
-            self.declaration(node, ancestors)
-        elif kind in ("class_specifier", "struct_specifier") and node.child_by_field_name("body") is not None:
+
+    def class_specifier(self, node) -> None:
+        if node.child_by_field_name("body") is not None:
             name = node.child_by_field_name("name")
             if name is not None:
-                self.add_definition(ts.text(name), "class" if kind == "class_specifier" else "struct",
-                                    node, ancestors)
-        elif kind == "call_expression":
-            self.call(node, ancestors)
-        elif kind == "assignment_expression":
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is not None and right is not None and right.type in ("string_literal", "concatenated_string"):
-                facts.assignments.append(AssignmentFact(ts.text(left), ts.first_line(node), string_value(right)))
-        elif kind == "catch_clause":
-            parameters = node.child_by_field_name("parameters")
-            body = node.child_by_field_name("body")
-            caught = "" if parameters is None else ts.text(parameters).strip("() ")
-            if body is not None:
-                facts.open_handler(ts.HandlerProbe(ts.first_line(node), caught, body.start_byte, body.end_byte,
-                                                   body_id=body.id))
+                self.add_definition(ts.text(name), "class" if node.type == "class_specifier" else "struct",
+                                    node, None)
+
+    def assignment(self, node) -> None:
+        right = node.child_by_field_name("right")
+        if right is not None and right.type in ("string_literal", "concatenated_string"):
+            left = node.child_by_field_name("left")
+            if left is not None:
+                self.facts.assignments.append(AssignmentFact(ts.text(left), ts.first_line(node),
+                                                             string_value(right)))
+
+    def catch_clause(self, node) -> None:
+        parameters = node.child_by_field_name("parameters")
+        body = node.child_by_field_name("body")
+        caught = "" if parameters is None else ts.text(parameters).strip("() ")
+        if body is not None:
+            probe = ts.HandlerProbe(ts.first_line(node), caught, body.start_byte, body.end_byte, body_id=body.id)
+            ts.count_statements(probe, body, statement_does_nothing)
+            self.facts.open_handler(probe)
 
     # ------------------------------------------------------------ pieces
     @staticmethod
@@ -235,13 +335,14 @@ class _Walker:
             define.child_by_field_name("name") is not None and \
             ts.text(define.child_by_field_name("name")) == ts.text(name)
 
-    def include(self, node, ancestors) -> None:
+    def include(self, node) -> None:
         target = node.child_by_field_name("path")
         if target is None:
             return
         written = ts.text(target)
         module = written[1:-1] if written[:1] in "<\"" else written
-        self.facts.imports.append(ImportFact(module, ts.first_line(node), self.guard(ancestors), "include"))
+        self.facts.imports.append(ImportFact(module, ts.first_line(node), self.guard(self.ancestors(node)),
+                                             "include"))
 
     def binding(self, node, parent) -> str:
         if parent is None:
@@ -270,8 +371,10 @@ class _Walker:
             return self.access.get(ancestors[-1].id, default) == "public"
         return True
 
-    def add_definition(self, name: str, kind: str, node, ancestors) -> None:
+    def add_definition(self, name: str, kind: str, node, ancestors: list | None) -> None:
         line = ts.first_line(node)
+        if ancestors is None:
+            ancestors = self.ancestors(node)
         documented = self.facts.doc_block_ending_at(line) is not None
         if not documented and self.facts.comments:
             # a trailing ///< on the declaration's own line documents it too
@@ -279,11 +382,13 @@ class _Walker:
             documented = last.doc and last.line_start == line and last.text.startswith(("///<", "//!<", "/**<"))
         self.facts.definitions.append(DefinitionFact(name, kind, line, self.public(node, ancestors), documented))
 
-    def definition(self, node, ancestors, kind: str) -> None:
+    def definition(self, node) -> None:
+        kind = "function"
         declarator = function_declarator(node.child_by_field_name("declarator"))
         name = declarator_name(declarator.child_by_field_name("declarator")) if declarator is not None else None
         if name is None:
             return
+        ancestors = self.ancestors(node)
         in_class = any(a.type == "field_declaration_list" for a in ancestors)
         qualified = squeeze(name)
         self.add_definition(qualified, "method" if in_class or "::" in qualified else kind, node, ancestors)
@@ -292,7 +397,7 @@ class _Walker:
             if parameters is not None and len(parameters.named_children) >= 2:
                 self.facts.cli_args.append(CliArgFact(ts.first_line(parameters), "argv"))
 
-    def declaration(self, node, ancestors) -> None:
+    def declaration(self, node) -> None:
         type_node = node.child_by_field_name("type")
         type_name = self.resolve(squeeze(type_node)) if type_node is not None else ""
         line = ts.first_line(node)
@@ -300,7 +405,7 @@ class _Walker:
             if function_declarator(declarator) is not None and declarator.type != "init_declarator":
                 name = declarator_name(function_declarator(declarator).child_by_field_name("declarator"))
                 if name is not None and (self.header or node.type == "field_declaration"):
-                    self.add_definition(squeeze(name), "declaration", node, ancestors)
+                    self.add_definition(squeeze(name), "declaration", node, None)
                 continue
             name = declarator_name(declarator)
             variable = "" if name is None else ts.text(name)
@@ -330,7 +435,7 @@ class _Walker:
                                             source in ("literal", "argument", "default"), source))
         elif base in ENTROPY_TYPES:
             facts.randoms.append(RandomFact(line, type_name, variable or base, "engine", False, "entropy"))
-        elif DISTRIBUTION.search(base):
+        elif base.endswith("_distribution") and DISTRIBUTION.search(base):
             facts.randoms.append(RandomFact(line, type_name, variable or base, "draw"))
         elif type_name in STREAMS and arguments:
             path = literal(arguments[0])
@@ -339,8 +444,12 @@ class _Walker:
         elif type_name in CLI_CALLS or base in CLI_CALLS:
             facts.cli_args.append(CliArgFact(line, CLI_CALLS.get(type_name) or CLI_CALLS[base]))
 
-    def call(self, node, ancestors) -> None:
+    def call(self, node) -> None:
         facts = self.facts
+        if facts.open_handlers:
+            children = node.named_children
+            if children and LOGGING.match(squeeze(children[0])):
+                facts.handler_visit(node, None, feature="log")
         function = node.child_by_field_name("function")
         if function is None:
             return
@@ -349,10 +458,12 @@ class _Walker:
         line = ts.first_line(node)
         arguments_node = node.child_by_field_name("arguments")
         arguments = [] if arguments_node is None else [a for a in arguments_node.named_children if a.type != "comment"]
-        values = tuple(literal(a) for a in arguments)
+        values = tuple([literal(a) for a in arguments])
         facts.calls.append(CallFact(name, written, line, values, ()))
         bare = name.split("<")[0]
         short = bare.removeprefix("std::").removeprefix("::")
+        if short not in SPECIAL_SHORT and bare not in SPECIAL_BARE and not written.endswith((".seed", ".open")):
+            return   # most calls: nothing more than the CallFact
         if short in C_SEEDS:
             expression = ts.text(arguments[0]) if arguments else ""
             if not arguments:

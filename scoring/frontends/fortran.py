@@ -5,6 +5,12 @@ first rewritten to free form line for line (column-1 comments become ``!`` comme
 column-6 continuations become ``&`` continuations, text past column 72 is dropped), so
 every fact keeps its line. Fortran names are case-insensitive: names are lower-cased.
 Fortran has no exceptions, so no ``HandlerFact`` is emitted.
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, strings, program units, use/include, visibility
+statements, assignments, calls, open), in document order, plus marks for the context a
+fact depends on; identifiers, operators and punctuation stay in C
+(``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ STATEMENT_OF = {"subroutine": "subroutine_statement", "function": "function_stat
                 "submodule": "submodule_statement"}
 CLI = {"get_command_argument", "command_argument_count", "getarg", "iargc", "get_command"}
 DRAWS = {"random_number", "rand", "ran", "irand"}
+SPECIAL_CALLS = {"random_seed", "random_init", "srand"} | DRAWS | CLI   # what call() looks at beyond the CallFact
 TIME_SOURCES = re.compile(r"system_clock|date_and_time|\btime\s*\(|cpu_time", re.IGNORECASE)
 
 
@@ -67,14 +74,18 @@ def fixed_to_free(data: bytes) -> bytes:
 string_value = ts.quote_doubled_string
 
 
+INTEGER = re.compile(r"[+-]?\d+")
+
+
 def literal(node):
-    kind, text = node.type, ts.text(node)
+    kind = node.type
     if kind == "string_literal":
         return string_value(node)
+    text = ts.text(node)
     if kind == "number_literal":
         number = text.split("_")[0]
         try:
-            if re.fullmatch(r"[+-]?\d+", number):
+            if INTEGER.fullmatch(number):
                 return int(number)
             return literal_or_expr(float(number.lower().replace("d", "e")), text)
         except ValueError:
@@ -88,18 +99,46 @@ def literal(node):
     return Expr(text[:80])
 
 
+# The nodes the walk reads facts from; the rest of the tree (names, operators, most
+# expressions) stays in C. @bindable marks a string an assignment, an initialised
+# declarator or a keyword argument binds, so that no other string's parent has to be
+# looked up (Node.parent descends from the root, scanning siblings: quadratic in a long
+# data statement). An include's file name is a ``filename`` token, not a string.
+SELECTED = """
+[(comment) (string_literal) (subroutine) (function) (module) (program) (submodule) (use_statement)
+ (include_statement) (preproc_include) (private_statement) (public_statement) (assignment_statement)
+ (init_declarator) (subroutine_call) (call_expression) (open_statement)] @node
+(assignment_statement (string_literal) @bindable)
+(init_declarator (string_literal) @bindable)
+(keyword_argument (string_literal) @bindable)
+"""
+
+
 class _Walker:
+    """One parse, one query (``SELECTED``) over the tree; each selected node, in
+    document order, goes to ``visit``. A node's ancestors are looked up
+    (``_common.path_to``) only for the facts that depend on them: a definition's module
+    or program, an import's guard, a private/public statement's module."""
+
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.facts = ts.Collector()
         # module name -> (private by default, names made public, names made private)
         self.visibility: dict[str, tuple[bool, set[str], set[str]]] = {}
         self.owner_of: dict[int, str] = {}     # definition index -> enclosing module
+        self.root = None
+        self.bindable: set[int] = set()        # ids of strings an assignment, declarator or keyword binds
 
     def run(self) -> FileFacts:
         tree = ts.parse(self.data, LANGUAGE)
-        for node, ancestors in ts.preorder(tree):
-            self.visit(node, ancestors)
+        self.root = tree.root_node
+        error = ts.first_error(tree)
+        if error is not None:
+            self.facts.note_error(error)
+        nodes, marks = ts.selected(tree, ts.query(LANGUAGE, SELECTED))
+        self.bindable = marks.get("bindable", set())
+        for node in nodes:
+            self.visit(node)
         return self.facts.finish(LANGUAGE, "fortran", VERSION, self.data, definitions=self.resolved_definitions())
 
     def resolved_definitions(self) -> list[DefinitionFact]:
@@ -115,34 +154,30 @@ class _Walker:
             resolved.append(DefinitionFact(definition.name, definition.kind, definition.line, public, documented))
         return resolved
 
-    def visit(self, node, ancestors) -> None:
+    def visit(self, node) -> None:
         facts = self.facts
-        parent = ancestors[-1] if ancestors else None
         kind = node.type
-        if ts.is_error(node):
-            facts.note_error(node)
         if kind == "comment":
             body = ts.text(node)
             facts.comment(node, self.data, doc=body.startswith(("!>", "!!", "!<")))
         elif kind == "string_literal":
-            if parent is not None and parent.type in ("filename",):
-                return
-            facts.string(string_value(node), node, binding=self.binding(node, parent))
+            binding = self.binding(node, node.parent) if node.id in self.bindable else ""
+            facts.string(string_value(node), node, binding=binding)
         elif kind in DEFINITIONS:
-            self.definition(node, ancestors)
+            self.definition(node, self.ancestors(node))
         elif kind == "use_statement":
             module = next((c for c in node.named_children if c.type in ("module_name", "name", "identifier")), None)
             if module is not None:
                 facts.imports.append(ImportFact(ts.text(module).lower(), ts.first_line(node),
-                                                self.guard(ancestors), "use"))
+                                                self.guard(self.ancestors(node)), "use"))
         elif kind in ("include_statement", "preproc_include"):
             target = node.child_by_field_name("path")
             if target is not None:
                 written = ts.text(target)
                 facts.imports.append(ImportFact(written.strip("'\"<>"), ts.first_line(node),
-                                                self.guard(ancestors), "include"))
+                                                self.guard(self.ancestors(node)), "include"))
         elif kind in ("private_statement", "public_statement"):
-            self.visibility_statement(node, ancestors)
+            self.visibility_statement(node, self.ancestors(node))
         elif kind == "assignment_statement":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is not None and right is not None and right.type == "string_literal":
@@ -156,6 +191,9 @@ class _Walker:
             self.call(node)
         elif kind == "open_statement":
             self.open(node)
+
+    def ancestors(self, node) -> list:
+        return ts.path_to(self.root, node)
 
     @staticmethod
     def guard(ancestors) -> str:
@@ -227,8 +265,10 @@ class _Walker:
                     named.append((ts.text(key).lower(), value))
             elif argument.type != "comment":
                 positional.append(argument)
-        facts.calls.append(CallFact(name, written, line, tuple(literal(v) for v in positional),
-                                    tuple((k, literal(v)) for k, v in named)))
+        facts.calls.append(CallFact(name, written, line, tuple([literal(v) for v in positional]),
+                                    tuple([(k, literal(v)) for k, v in named])))
+        if name not in SPECIAL_CALLS:
+            return   # most calls: nothing more than the CallFact
         keywords = dict(named)
         if name == "random_seed":
             if "put" in keywords:

@@ -4,6 +4,12 @@ A string literal standing right before a definition is its docstring (Julia's ow
 rule): it is documentation text, never code, so a ``rand(3)`` written inside one is no
 random call (METRICS §0.2.4). Docstrings are reported both as ``StringFact(docstring=
 True)`` and as ``CommentFact(doc=True)``.
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, string literals, imports, exports, definitions,
+assignments, calls), in document order, plus marks for the context a fact depends on;
+identifiers, operators and punctuation stay in C
+(``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations
@@ -100,7 +106,42 @@ def is_docstring(node, parent) -> bool:
     return following.type == "assignment" or following.type in ("identifier", "call_expression")
 
 
+# The nodes the walk reads facts from; the rest of the tree stays in C. A file with a
+# try/catch (its bytes hold "catch") also gets the nodes its handler probes need; ARGS
+# is tested on identifiers only in files whose bytes hold it (testing every
+# identifier's text is costly). The other captures mark context, so that no node's
+# parent has to be looked up (Node.parent descends from the root, scanning siblings):
+# @statement, a string that stands as a statement (where a docstring stands);
+# @bindable, a string an assignment binds (``binding`` also names named_argument and
+# pair_expression, which this grammar does not have: a keyword argument is an
+# assignment, a pair a binary_expression); @top_level, an assignment that is a
+# statement (``f(x) = ...`` defines f).
+SELECTED = """
+[(line_comment) (block_comment) (string_literal) (using_statement) (import_statement) (export_statement) (function_definition) (macro_definition) (struct_definition) (abstract_definition) (module_definition) (primitive_definition) (assignment) (call_expression)] @node
+(source_file (string_literal) @statement)
+(block (string_literal) @statement)
+(module_definition (string_literal) @statement)
+(assignment (string_literal) @bindable)
+(source_file (assignment) @top_level)
+(block (assignment) @top_level)
+(module_definition (assignment) @top_level)
+(const_statement (assignment) @top_level)
+"""
+HANDLER_PATTERNS = "[(catch_clause) (macrocall_expression) (return_statement) (continue_statement)] @node\n"
+ARGS_PATTERN = '((identifier) @node (#eq? @node "ARGS"))\n'
+FEATURES = {"return_statement": "return", "continue_statement": "continue"}
+
+
+def is_nothing(statement) -> bool:
+    return statement.type == "identifier" and statement.text == b"nothing"
+
+
 class _Walker:
+    """One parse, one query (``SELECTED``) over the tree; each selected node, in
+    document order, goes to ``visit``. Whether a node lies inside a string literal (a
+    docstring's interpolation) is known from the string literals already met; an
+    import's ancestors are looked up (``_common.path_to``) for its guard."""
+
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.facts = ts.Collector()
@@ -108,11 +149,31 @@ class _Walker:
         self.engines: set[str] = set()           # variables bound to RNG engines
         self.exports: set[str] = set()
         self.docstring_lines: set[int] = set()   # last lines of docstrings
+        self.root = None
+        self.string_end = 0                      # end of the outermost string literal met so far
+        self.statements: set[int] = set()        # ids of strings that are statements (docstring places)
+        self.bindable: set[int] = set()          # ids of strings an assignment binds
+        self.top_level: set[int] = set()         # ids of assignments that are statements of a file/block/module
 
     def run(self) -> FileFacts:
         tree = ts.parse(self.data, LANGUAGE)
-        for node, ancestors in ts.preorder(tree):
-            self.visit(node, ancestors)
+        self.root = tree.root_node
+        error = ts.first_error(tree)
+        if error is not None:
+            self.facts.note_error(error)
+        selection = SELECTED
+        if b"catch" in self.data:
+            selection += HANDLER_PATTERNS
+        if b"ARGS" in self.data:
+            selection += ARGS_PATTERN
+        # the lines of SELECTED that can match in this grammar release (it never puts a
+        # string or an assignment directly in a module_definition)
+        nodes, marks = ts.selected(tree, ts.possible_query(LANGUAGE, selection))
+        self.statements = marks.get("statement", set())
+        self.bindable = marks.get("bindable", set())
+        self.top_level = marks.get("top_level", set())
+        for node in nodes:
+            self.visit(node)
         definitions = self.facts.definitions
         if self.exports:
             # a module that exports says what is public; otherwise the _ prefix does
@@ -126,59 +187,60 @@ class _Walker:
             return self.aliases[head] + ("." + rest if rest else "")
         return written
 
-    def in_docstring(self, ancestors) -> bool:
-        return any(a.type == "string_literal" for a in ancestors)
-
-    def visit(self, node, ancestors) -> None:
+    def visit(self, node) -> None:
         facts = self.facts
-        parent = ancestors[-1] if ancestors else None
         kind = node.type
-        if ts.is_error(node):
-            facts.note_error(node)
-        feature = None
-        if kind == "call_expression" and node.named_children:
-            name = dotted(node.named_children[0])
-            feature = "reraise" if name in RERAISING else "log" if name in LOGGING else None
+        # the selected string literals seen so far that contain this node: an ancestor
+        # string (a docstring's interpolation is still documentation)
+        in_string = node.start_byte < self.string_end
+        if kind in FEATURES:
+            if facts.open_handlers:
+                facts.handler_visit(node, None, feature=FEATURES[kind])
         elif kind == "macrocall_expression":
-            feature = "log" if ts.text(node).split("(")[0].split()[0] in LOGGING else None
-        elif kind == "return_statement":
-            feature = "return"
-        elif kind == "continue_statement":
-            feature = "continue"
-        facts.handler_visit(node, parent, passive=kind == "identifier" and ts.text(node) == "nothing",
-                            feature=feature)
-
-        if kind in ("line_comment", "block_comment"):
+            if facts.open_handlers and ts.text(node).split("(")[0].split()[0] in LOGGING:
+                facts.handler_visit(node, None, feature="log")
+        elif kind in ("line_comment", "block_comment"):
             facts.comment(node, self.data, doc=False)
         elif kind == "string_literal":
-            if is_docstring(node, parent):
+            if not in_string:
+                self.string_end = node.end_byte
+            if node.id in self.statements and is_docstring(node, node.parent):
                 facts.string(string_value(node), node, docstring=True)
                 facts.comments.append(ts.CommentFact(ts.first_line(node), ts.last_line(node),
                                                      string_value(node), True))
                 self.docstring_lines.add(ts.last_line(node))
             else:
-                facts.string(string_value(node), node, binding=self.binding(node, parent))
+                binding = self.binding(node, node.parent) if node.id in self.bindable else ""
+                facts.string(string_value(node), node, binding=binding)
         elif kind in ("using_statement", "import_statement"):
-            self.imports(node, ancestors)
+            self.imports(node, ts.path_to(self.root, node))
         elif kind == "export_statement":
             self.exports.update(ts.text(child) for child in node.named_children if child.type == "identifier")
         elif kind in DEFINITIONS:
             self.definition(node, DEFINITIONS[kind])
         elif kind == "assignment":
-            self.assignment(node, parent)
+            self.assignment(node)
         elif kind == "call_expression":
-            self.call(node, ancestors)
-        elif kind == "try_statement":
-            pass
+            if facts.open_handlers and node.named_children:
+                name = dotted(node.named_children[0])
+                feature = "reraise" if name in RERAISING else "log" if name in LOGGING else None
+                if feature:
+                    facts.handler_visit(node, None, feature=feature)
+            if not in_string:   # string interpolation of a docstring is still documentation
+                self.call(node)
         elif kind == "catch_clause":
             body = next((c for c in node.named_children if c.type == "block"), None)
             caught = next((ts.text(c) for c in node.named_children if c.type == "identifier"), "")
             start = node.end_byte if body is None else body.start_byte
             probe = ts.HandlerProbe(ts.first_line(node), caught, start, node.end_byte,
                                     body_id=None if body is None else body.id)
+            if body is not None:
+                ts.count_statements(probe, body, is_nothing)
             facts.open_handler(probe)
-        elif kind == "identifier" and ts.text(node) == "ARGS" and not self.in_docstring(ancestors):
-            facts.cli_args.append(CliArgFact(ts.first_line(node), "ARGS"))
+        elif kind == "identifier":
+            # selected only when it reads ARGS
+            if not in_string:
+                facts.cli_args.append(CliArgFact(ts.first_line(node), "ARGS"))
 
     def binding(self, node, parent) -> str:
         if parent is not None and parent.type in ("assignment", "named_argument", "pair_expression") \
@@ -245,14 +307,13 @@ class _Walker:
         public = not name.split(".")[-1].startswith("_")
         self.facts.definitions.append(DefinitionFact(name, kind, line, public, documented))
 
-    def assignment(self, node, parent) -> None:
+    def assignment(self, node) -> None:
         children = node.named_children
         if len(children) < 2:
             return
         target, value = children[0], children[-1]
         line = ts.first_line(node)
-        top_level = parent is not None and parent.type in ("source_file", "block", "module_definition", "const_statement")
-        if target.type == "call_expression" and top_level and target.named_children:
+        if target.type == "call_expression" and node.id in self.top_level and target.named_children:
             self.add_definition(dotted(target.named_children[0]), "function", line)
             return
         if target.type != "identifier":
@@ -263,9 +324,7 @@ class _Walker:
             if self.resolve(dotted(value.named_children[0])) in ENGINES | {"Random.default_rng", "default_rng"}:
                 self.engines.add(ts.text(target))
 
-    def call(self, node, ancestors) -> None:
-        if self.in_docstring(ancestors):
-            return   # string interpolation of a docstring is still documentation
+    def call(self, node) -> None:
         children = node.named_children
         if not children:
             return

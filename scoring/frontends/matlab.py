@@ -6,6 +6,12 @@ come out as ERROR nodes, recorded as ``parse_error`` while the rest is still rea
 
 A function's help block is the comment block right after its ``function`` line (or,
 for a script, the file's first comment block): it is documentation, never code.
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, strings, definitions, methods blocks, assignments,
+calls and commands), in document order, plus marks for the context a fact depends on;
+identifiers, operators and punctuation stay in C
+(``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ WRITES = {"save", "writetable", "writematrix", "writecell", "csvwrite", "dlmwrit
           "print", "writestruct", "parquetwrite", "niftiwrite", "writelines", "VideoWriter"}
 RERAISING = {"rethrow", "error", "throw", "throwAsCaller"}
 LOGGING = {"warning", "disp", "fprintf", "display", "getReport", "printf", "puts", "fdisp"}
+PRIVATE_ACCESS = re.compile(r"Access\s*=\s*'?(private|protected)")
+NUMBER_IS_FLOAT = re.compile(r"[.eE]")
 
 
 def extract(data: bytes, path: str) -> FileFacts:
@@ -52,12 +60,13 @@ string_value = ts.quote_doubled_string
 
 
 def literal(node):
-    kind, text = node.type, ts.text(node)
+    kind = node.type
     if kind == "string":
         return string_value(node)
+    text = ts.text(node)
     if kind == "number":
         try:
-            value = float(text) if re.search(r"[.eE]", text) else int(text)
+            value = float(text) if NUMBER_IS_FLOAT.search(text) else int(text)
         except ValueError:
             return Expr(text[:80])
         return literal_or_expr(value, text)
@@ -70,65 +79,110 @@ def literal(node):
     return Expr(text[:80])
 
 
+# The nodes the walk reads facts from; the rest of the tree (identifiers, operators,
+# punctuation) stays in C. A file with a try/catch (its bytes hold "catch") also gets
+# the nodes its handler probes need (return, continue). The other captures mark
+# context, so that no node's parent has to be looked up (Node.parent descends from the
+# root, scanning siblings): @member, a call written as a field of an object
+# (obj.method(...)), named with it; @bindable, a string an assignment binds;
+# @in_definition and @top_level, a comment whose parent is a function or classdef, or
+# the file.
+SELECTED = """
+[(comment) (string) (function_definition) (class_definition) (methods) (assignment)
+ (function_call) (command)] @node
+(field_expression [(function_call) (command)] @member)
+(assignment (string) @bindable)
+(function_definition (comment) @in_definition)
+(class_definition (comment) @in_definition)
+(source_file (comment) @top_level)
+"""
+SELECTED_WITH_HANDLERS = SELECTED + "[(catch_clause) (return_statement) (continue_statement)] @node\n"
+FEATURES = {"return_statement": "return", "continue_statement": "continue"}
+
+
+def not_passive(statement) -> bool:
+    return False
+
+
 class _Walker:
+    """One parse, one query (``SELECTED``) over the tree; each selected node, in
+    document order, goes to the method for its kind. A function's ancestors are looked
+    up (``_common.path_to``) for its kind and visibility; a node's parent (``Node.parent``)
+    only where the query marked it as one that matters."""
+
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.facts = ts.Collector()
         self.functions_seen = 0
         self.help_for: dict[int, int] = {}       # definition index -> its help comment line
         self.private_methods: set[int] = set()   # ids of private methods blocks
+        self.root = None
+        self.members: set[int] = set()           # ids of calls that are a field_expression's children
+        self.bindable: set[int] = set()          # ids of strings an assignment binds
+        self.in_definition: set[int] = set()     # ids of comments directly in a function or classdef
+        self.top_level: set[int] = set()         # ids of comments directly in the file
 
     def run(self) -> FileFacts:
         tree = ts.parse(self.data, LANGUAGE)
-        for node, ancestors in ts.preorder(tree):
-            self.visit(node, ancestors)
-        return self.facts.finish(LANGUAGE, "matlab", VERSION, self.data)
-
-    def visit(self, node, ancestors) -> None:
+        self.root = tree.root_node
         facts = self.facts
-        parent = ancestors[-1] if ancestors else None
-        kind = node.type
-        if ts.is_error(node):
-            facts.note_error(node)
-        feature = None
-        if kind in ("function_call", "command"):
-            name = self.callee(node)
-            feature = "reraise" if name in RERAISING else "log" if name in LOGGING else None
-        elif kind == "return_statement":
-            feature = "return"
-        elif kind == "continue_statement":
-            feature = "continue"
-        facts.handler_visit(node, parent, feature=feature)
+        error = ts.first_error(tree)
+        if error is not None:
+            facts.note_error(error)
+        dispatch = {
+            "comment": self.comment, "string": self.string, "function_definition": self.definition,
+            "class_definition": self.class_definition, "methods": self.methods,
+            "assignment": self.assignment, "function_call": self.call, "command": self.call,
+            "catch_clause": self.catch_clause,
+        }
+        selection = SELECTED_WITH_HANDLERS if b"catch" in self.data else SELECTED
+        nodes, marks = ts.selected(tree, ts.query(LANGUAGE, selection))
+        self.members = marks.get("member", set())
+        self.bindable = marks.get("bindable", set())
+        self.in_definition = marks.get("in_definition", set())
+        self.top_level = marks.get("top_level", set())
+        for node in nodes:
+            kind = node.type
+            if kind in FEATURES:
+                if facts.open_handlers:
+                    facts.handler_visit(node, None, feature=FEATURES[kind])
+                continue
+            dispatch[kind](node)
+        return facts.finish(LANGUAGE, "matlab", VERSION, self.data)
 
-        if kind == "comment":
-            self.comment(node, parent)
-        elif kind == "string":
-            facts.string(string_value(node), node, binding=self.binding(node, parent))
-        elif kind == "function_definition":
-            self.definition(node, ancestors)
-        elif kind == "class_definition":
-            name = node.child_by_field_name("name")
-            if name is not None:
-                facts.definitions.append(DefinitionFact(ts.text(name), "class", ts.first_line(node), True,
-                                                        self.help_follows(node)))
-        elif kind == "methods":
-            attributes = next((c for c in node.named_children if c.type == "attributes"), None)
-            if attributes is not None and re.search(r"Access\s*=\s*'?(private|protected)", ts.text(attributes)):
-                self.private_methods.add(node.id)
-        elif kind == "assignment":
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is not None and right is not None and right.type == "string":
-                facts.assignments.append(AssignmentFact(ts.text(left), ts.first_line(node), string_value(right)))
-        elif kind in ("function_call", "command"):
-            self.call(node, parent)
-        elif kind == "catch_clause":
-            body = next((c for c in node.named_children if c.type == "block"), None)
-            caught = next((ts.text(c) for c in node.named_children if c.type == "identifier"), "")
-            start = node.end_byte if body is None else body.start_byte
-            facts.open_handler(ts.HandlerProbe(ts.first_line(node), caught, start, node.end_byte,
-                                               body_id=None if body is None else body.id))
-        elif kind == "import_statement" or (kind == "command" and self.callee(node) == "import"):
-            pass
+    def string(self, node) -> None:
+        binding = self.binding(node, node.parent) if node.id in self.bindable else ""
+        self.facts.string(string_value(node), node, binding=binding)
+
+    def class_definition(self, node) -> None:
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.facts.definitions.append(DefinitionFact(ts.text(name), "class", ts.first_line(node), True,
+                                                         self.help_follows(node)))
+
+    def methods(self, node) -> None:
+        attributes = next((c for c in node.named_children if c.type == "attributes"), None)
+        if attributes is not None and PRIVATE_ACCESS.search(ts.text(attributes)):
+            self.private_methods.add(node.id)
+
+    def assignment(self, node) -> None:
+        right = node.child_by_field_name("right")
+        if right is not None and right.type == "string":
+            left = node.child_by_field_name("left")
+            if left is not None:
+                self.facts.assignments.append(AssignmentFact(ts.text(left), ts.first_line(node),
+                                                             string_value(right)))
+
+    def catch_clause(self, node) -> None:
+        children = node.named_children
+        body = next((c for c in children if c.type == "block"), None)
+        caught = next((ts.text(c) for c in children if c.type == "identifier"), "")
+        start = node.end_byte if body is None else body.start_byte
+        probe = ts.HandlerProbe(ts.first_line(node), caught, start, node.end_byte,
+                                body_id=None if body is None else body.id)
+        if body is not None:
+            ts.count_statements(probe, body, not_passive)
+        self.facts.open_handler(probe)
 
     # --------------------------------------------------------------- helpers
     @staticmethod
@@ -141,9 +195,10 @@ class _Walker:
                 return False
         return False
 
-    def comment(self, node, parent) -> None:
+    def comment(self, node) -> None:
         # a help block: the first comment inside a function/classdef, before its body,
         # or the first comment block of a script
+        parent = node.parent if node.id in self.in_definition else self.root if node.id in self.top_level else None
         doc = False
         if parent is not None and parent.type in ("function_definition", "class_definition"):
             doc = not any(child.type in ("block",) and child.start_byte < node.start_byte
@@ -156,10 +211,11 @@ class _Walker:
             doc = True   # a help block goes on while its lines do
         self.facts.comment(node, self.data, doc=doc)
 
-    def definition(self, node, ancestors) -> None:
+    def definition(self, node) -> None:
         name = node.child_by_field_name("name")
         if name is None:
             return
+        ancestors = ts.path_to(self.root, node)
         self.functions_seen += 1
         in_class = any(a.type == "class_definition" for a in ancestors)
         if in_class:
@@ -193,13 +249,17 @@ class _Walker:
         name = node.child_by_field_name("name")
         return "" if name is None else ts.text(name)
 
-    def call(self, node, parent) -> None:
+    def call(self, node) -> None:
         facts = self.facts
         name = self.callee(node)
+        if facts.open_handlers:
+            feature = "reraise" if name in RERAISING else "log" if name in LOGGING else None
+            if feature:
+                facts.handler_visit(node, None, feature=feature)
         if not name:
             return
         written = name
-        if parent is not None and parent.type == "field_expression" and node.prev_named_sibling is not None:
+        if node.id in self.members and node.prev_named_sibling is not None:
             written = f"{ts.text(node.prev_named_sibling)}.{name}"
         line = ts.first_line(node)
         if node.type == "command":
@@ -210,7 +270,7 @@ class _Walker:
             arguments = next((c for c in node.named_children if c.type == "arguments"), None)
             argument_nodes = [] if arguments is None else [c for c in arguments.named_children
                                                            if "comment" not in c.type]
-            values = tuple(literal(a) for a in argument_nodes)
+            values = tuple([literal(a) for a in argument_nodes])
         facts.calls.append(CallFact(written, written, line, values, ()))
 
         if name == "rng" or written == "RandStream.setGlobalStream":

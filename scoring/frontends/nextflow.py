@@ -7,6 +7,11 @@ directive, setting or callee. Nextflow's own structure is read from that shape:
 ``process X { container '...' }`` gives ``DirectiveFact("container", ..., scope="X")``;
 in a config file every setting is a directive named by its key, scoped by the dotted
 path of its enclosing blocks (``process.withName:FOO``, ``profiles.docker.docker``).
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, strings, blocks, statements, calls), in document
+order, plus marks for the context a fact depends on; identifiers, operators and
+punctuation stay in C (``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations
@@ -86,41 +91,69 @@ def literal(node):
     return Expr(text[:80])
 
 
+# The nodes the walk reads facts from; the rest of the tree stays in C. A ``unit``
+# matters only when it reads params.x (its first named child is "params"), and that
+# pattern is only added for a file whose bytes hold the word. @bindable marks a string
+# directly in a statement (a setting's value), so that no other string's parent has to
+# be looked up (Node.parent descends from the root, scanning siblings).
+SELECTED = """
+[(line_comment) (block_comment) (string) (block) (command) (end_command) (func)] @node
+(command (string) @bindable)
+(end_command (string) @bindable)
+"""
+SELECTED_WITH_PARAMS = SELECTED + '((unit . (_) @first) @node (#eq? @first "params"))\n'
+
+
 class _Walker:
+    """One parse, one query (``SELECTED``) over the tree; each selected node, in
+    document order, goes to ``visit``. A statement's ancestors (``_common.path_to``) give
+    its process and its config scope; a block's, call's or params unit's parent is
+    looked up with ``Node.parent``."""
+
     def __init__(self, data: bytes, is_config: bool) -> None:
         self.data = data
         self.is_config = is_config
         self.facts = ts.Collector()
         self.sections: dict[int, str] = {}       # process block id -> section being read
         self.block_labels: dict[int, str] = {}   # block id -> its label in a scope path
+        self.root = None
+        self.bindable: set[int] = set()          # ids of strings directly in a statement
 
     def run(self) -> FileFacts:
         tree = ts.parse(self.data, "groovy")
-        for node, ancestors in ts.preorder(tree):
-            self.visit(node, ancestors)
-        return self.facts.finish(LANGUAGE, "nextflow", VERSION, self.data)
+        self.root = tree.root_node
+        facts = self.facts
+        error = ts.first_error(tree)
+        if error is not None:
+            facts.note_error(error)
+        selection = SELECTED_WITH_PARAMS if b"params" in self.data else SELECTED
+        nodes, marks = ts.selected(tree, ts.query("groovy", selection))
+        self.bindable = marks.get("bindable", set())
+        for node in nodes:
+            self.visit(node)
+        return facts.finish(LANGUAGE, "nextflow", VERSION, self.data)
 
     # --------------------------------------------------------------- walk
-    def visit(self, node, ancestors) -> None:
+    def visit(self, node) -> None:
         facts = self.facts
-        parent = ancestors[-1] if ancestors else None
         kind = node.type
-        if ts.is_error(node):
-            facts.note_error(node)
-        if kind in ("line_comment", "block_comment", "comment"):
+        if kind in ("line_comment", "block_comment"):   # the grammar has no "comment" kind
             facts.comment(node, self.data, doc=ts.text(node).startswith("/**"))
         elif kind == "string":
             value = string_value(node)
             if value:
-                facts.string(value, node, binding=self.binding(node, parent))
+                binding = self.binding(node, node.parent) if node.id in self.bindable else ""
+                facts.string(value, node, binding=binding)
         elif kind == "block":
-            self.block(node, parent, ancestors)
+            self.block(node, node.parent)
         elif kind in ("command", "end_command"):
-            self.statement(node, ancestors)
+            self.statement(node)
         elif kind == "func":
-            self.call(node, parent)
-        elif kind == "unit" and node.named_children and ts.text(node.named_children[0]) == "params":
+            self.call(node, node.parent)
+        elif kind == "unit":
+            # selected only when its first named child reads "params"
             names = [ts.text(c) for c in node.named_children[1:] if c.type == "identifier"]
+            parent = node.parent
             if names and (parent is None or parent.type != "unit"):
                 facts.cli_args.append(CliArgFact(ts.first_line(node), "params", names[0]))
 
@@ -132,7 +165,7 @@ class _Walker:
                 return key
         return ""
 
-    def block(self, node, parent, ancestors) -> None:
+    def block(self, node, parent) -> None:
         label_node = node.children[0] if node.children else None
         label = ts.text(label_node) if label_node is not None else ""
         prefix = ""
@@ -179,7 +212,7 @@ class _Walker:
     def scope_path(self, ancestors) -> list[str]:
         return [self.block_labels[a.id] for a in ancestors if a.type == "block" and a.id in self.block_labels]
 
-    def statement(self, node, ancestors) -> None:
+    def statement(self, node) -> None:
         children = node.children
         if not children:
             return
@@ -187,12 +220,17 @@ class _Walker:
         line = ts.first_line(node)
         strings = [c for c in children if c.type == "string"]
         assigns = any(c.type == "operators" and ts.text(c).strip() == "=" for c in children)
-        value_nodes = [c for c in children[1:] if c.type not in ("operators", "arg_spliter", "\n") and c.is_named]
-        value = string_value(strings[0]) if strings else " ".join(ts.text(c) for c in value_nodes)
+
+        def value() -> str:   # the setting's or directive's value, read when one is reported
+            if strings:
+                return string_value(strings[0])
+            value_nodes = [c for c in children[1:] if c.type not in ("operators", "arg_spliter", "\n") and c.is_named]
+            return " ".join(ts.text(c) for c in value_nodes)
 
         if self.is_config:
             if key and assigns:
-                *scope_parts, setting = (self.scope_path(ancestors) + key.split("."))
+                value = value()
+                *scope_parts, setting = (self.scope_path(ts.path_to(self.root, node)) + key.split("."))
                 self.facts.directives.append(DirectiveFact(setting, value, line, ".".join(scope_parts)))
                 if scope_parts[:1] == ["params"] and len(scope_parts) <= 1:
                     self.facts.cli_args.append(CliArgFact(line, "params", setting))
@@ -201,14 +239,15 @@ class _Walker:
             return
 
         if key and assigns and strings:
-            self.facts.assignments.append(AssignmentFact(key, line, value))
-        process_block, process = self.enclosing_process(ancestors)
+            self.facts.assignments.append(AssignmentFact(key, line, value()))
+        process_block, process = self.enclosing_process(ts.path_to(self.root, node))
         if process_block is None:
             return
         if key in SECTIONS and any(c.type == "arg_spliter" for c in children):
             self.sections[process_block.id] = key
             return
         if key in PROCESS_DIRECTIVES and not assigns:
+            value = value()
             self.facts.directives.append(DirectiveFact(key, value, line, process))
             if key == "errorStrategy" and value in ERROR_STRATEGY_ACTIONS:
                 self.error_strategy(line, process, value)

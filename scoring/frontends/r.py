@@ -2,6 +2,11 @@
 
 Grammar: tree-sitter-r as bundled by tree-sitter-language-pack (no tree-sitter-r wheel
 exists on PyPI).
+
+Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
+the nodes facts come from (comments, strings, calls, ``::`` and binary operators), in
+document order, plus marks for the context a fact depends on; identifiers, operators and
+punctuation stay in C (``scoring.frontends._common.selected``).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ DRAWS = {
     "sample_frac", "createDataPartition", "randomForest",
 }
 STOCHASTIC_KEYWORDS = {"permutations", "nperm", "nboot", "R"}
+DRAW_KEYWORDS = STOCHASTIC_KEYWORDS - {"R"}    # R= alone is a draw for boot() only
 CLI = {"commandArgs": "commandArgs", "OptionParser": "optparse", "ArgumentParser": "argparse",
        "docopt": "docopt", "arg_parser": "argparser"}
 READS = {
@@ -67,6 +73,12 @@ WRITES = {
 PATH_KEYWORDS = ("file", "filename", "path", "con", "description", "dsn", "x")
 CLASS_DEFINERS = {"setClass", "setRefClass", "setGeneric", "setMethod", "R6Class"}
 ASSIGNMENT_OPERATORS = {"<-", "=", "<<-", ":="}
+# what call() looks at beyond the CallFact: the bare name (after pkg::) or the whole name
+SPECIAL_BARE = (ATTACHING.keys() | NAMESPACE_LOADING.keys() | {"source", "try", "set.seed"} | DRAWS | CLI.keys()
+                | READS | WRITES | CLASS_DEFINERS)
+SPECIAL_NAMES = MULTI_PACKAGE_LOADERS | HANDLER_CALLS | SEEDING
+ASSIGNMENT_OPERATOR_BYTES = {symbol.encode() for symbol in ASSIGNMENT_OPERATORS}
+RIGHTWARD_BYTES = {b"->", b"->>"}
 
 
 def extract(data: bytes, path: str) -> FileFacts:
@@ -103,36 +115,67 @@ def r_chunks(data: bytes) -> bytes:
     return b"\n".join(out)
 
 
+RAW_STRING = re.compile(r'^[rR]["\'](-*)[(\[{](.*)[)\]}]\1["\']$', re.DOTALL)
+DECIMAL_OR_HEX = re.compile(r"0[xX][0-9a-fA-F]+|\d+")
+PASSIVE_KINDS = frozenset({"null", "na", "true", "false", "float", "integer", "string"})
+
+# The nodes the walk reads facts from; everything else (identifiers, arguments,
+# punctuation: 85 % of an R tree) stays in C. ``next`` is selected for the handler
+# probes (a ``continue``). ``commandArgs`` read as a value rather than called is a CLI
+# access of its own; testing every identifier's text costs a fifth of the parse, so
+# that pattern is only added for a file whose bytes contain the name.
+#
+# The other captures mark context, so that no node's parent has to be looked up
+# (tree-sitter keeps no parent pointers: Node.parent descends from the root and scans
+# siblings, which is quadratic in a long argument list): @bindable, a string whose
+# parent binds it (an argument with a name, an assignment); @top_level, a binary
+# operator that is a statement of the file.
+SELECTED = """
+[(comment) (string) (call) (namespace_operator) (binary_operator) (next)] @node
+(argument name: _ (string) @bindable)
+(argument name: (string) @bindable)
+(binary_operator (string) @bindable)
+(program (binary_operator) @top_level)
+"""
+SELECTED_WITH_COMMAND_ARGS = SELECTED + '\n((identifier) @node (#eq? @node "commandArgs"))'
+
+
 def string_value(node) -> str:
     raw = ts.text(node)
     # raw strings r"(...)" keep their delimiters in the node text
-    match = re.match(r'^[rR]["\'](-*)[(\[{](.*)[)\]}]\1["\']$', raw, re.DOTALL)
+    match = RAW_STRING.match(raw) if raw[:1] in ("r", "R") else None
     if match:
         return match.group(2)
     return raw[1:-1] if len(raw) >= 2 else raw
 
 
+LITERAL_KINDS = frozenset({"string", "float", "integer", "true", "false", "null", "unary_operator"})
+
+
 def literal(node):
     kind = node.type
+    if kind not in LITERAL_KINDS:
+        return Expr(ts.text(node)[:80])   # most argument values: names, calls, formulas
     if kind == "string":
         return string_value(node)
     if kind in ("float", "integer"):
-        token = ts.text(node).rstrip("Li")
+        text = ts.text(node)
+        token = text.rstrip("Li")
         try:
-            number = int(token, 0) if re.fullmatch(r"0[xX][0-9a-fA-F]+|\d+", token) else float(token)
+            number = int(token, 0) if DECIMAL_OR_HEX.fullmatch(token) else float(token)
         except ValueError:
-            return Expr(ts.text(node))
+            return Expr(text)
         if kind == "integer" or (isinstance(number, float) and number.is_integer() and "." not in token
                                  and "e" not in token.lower()):
-            return literal_or_expr(int(number), ts.text(node))
-        return literal_or_expr(number, ts.text(node))
+            return literal_or_expr(int(number), text)
+        return literal_or_expr(number, text)
     if kind == "true":
         return True
     if kind == "false":
         return False
     if kind == "null":
         return None
-    if kind == "unary_operator" and node.child_count == 2 and ts.text(node.children[0]) == "-":
+    if kind == "unary_operator" and node.child_count == 2 and node.children[0].text == b"-":
         inner = literal(node.children[1])
         if isinstance(inner, int | float) and not isinstance(inner, bool):
             return -inner
@@ -141,7 +184,7 @@ def literal(node):
 
 def callee(node) -> str:
     function = node.child_by_field_name("function")
-    return "" if function is None else re.sub(r"\s+", "", ts.text(function))
+    return "" if function is None else ts.squeezed_text(function)
 
 
 def arguments_of(call):
@@ -173,52 +216,71 @@ def seed_source(value) -> str:
     return "literal" if not isinstance(literal(value), Expr) else "argument"
 
 
+def is_passive(statement) -> bool:
+    """A handler statement that does nothing: a bare value, or muffling the condition."""
+    kind = statement.type
+    return kind in PASSIVE_KINDS or (kind == "call" and callee(statement) in PASSIVE_CALLS)
+
+
 class _Walker:
+    """One parse, one query (``SELECTED``) over the tree; each selected node, in
+    document order, goes to the method for its kind. A node's ancestors are looked up
+    (``_common.path_to``) only for the few facts that depend on them: an import's guard,
+    a top-level definition."""
+
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.facts = ts.Collector()
+        self.root = None
+        self.bindable: set[int] = set()               # ids of strings an argument name or assignment binds
+        self.top_level_statements: set[int] = set()   # ids of binary operators that are statements
 
     def run(self) -> FileFacts:
         tree = ts.parse(self.data, LANGUAGE)
-        for node, ancestors in ts.preorder(tree):
-            self.visit(node, ancestors)
-        return self.facts.finish(LANGUAGE, __name__.rsplit(".", 1)[-1], VERSION, self.data)
-
-    def visit(self, node, ancestors) -> None:
+        self.root = tree.root_node
         facts = self.facts
-        parent = ancestors[-1] if ancestors else None
-        kind = node.type
-        if ts.is_error(node):
-            facts.note_error(node)
-        passive = kind in ("null", "na", "true", "false", "float", "integer", "string")
-        feature = "continue" if kind == "next" else None
-        if kind == "call":
-            name = callee(node)
-            if name in RERAISING:
-                feature = "reraise"
-            elif name in LOGGING:
-                feature = "log"
-            elif name == "return":
-                feature = "return"
-            passive = passive or name in PASSIVE_CALLS
-        facts.handler_visit(node, parent, passive=passive, feature=feature)
+        error = ts.first_error(tree)
+        if error is not None:
+            facts.note_error(error)
+        dispatch = {
+            "comment": self.comment, "string": self.string, "call": self.call,
+            "namespace_operator": self.namespace, "binary_operator": self.assignment,
+            "identifier": self.cli_identifier,
+        }
+        selection = SELECTED_WITH_COMMAND_ARGS if b"commandArgs" in self.data else SELECTED
+        nodes, marks = ts.selected(tree, ts.query(LANGUAGE, selection))
+        self.bindable = marks.get("bindable", set())
+        self.top_level_statements = marks.get("top_level", set())
+        for node in nodes:
+            kind = node.type
+            if kind == "next":
+                if facts.open_handlers:
+                    facts.handler_visit(node, None, feature="continue")
+                continue
+            dispatch[kind](node)
+        return facts.finish(LANGUAGE, __name__.rsplit(".", 1)[-1], VERSION, self.data)
 
-        if kind == "comment":
-            facts.comment(node, self.data, doc=ts.text(node).startswith("#'"))
-        elif kind == "string":
-            facts.string(string_value(node), node, binding=self.binding(node, parent))
-        elif kind == "call":
-            self.call(node, ancestors)
-        elif kind == "namespace_operator":
-            package = node.child_by_field_name("lhs")
-            if package is not None:
-                facts.imports.append(ImportFact(ts.text(package), ts.first_line(node),
-                                                self.guard(ancestors), "pkg::"))
-        elif kind == "binary_operator":
-            self.assignment(node, parent)
-        elif kind == "identifier" and ts.text(node) == "commandArgs" and (
-                parent is None or parent.type != "call"):
-            facts.cli_args.append(CliArgFact(ts.first_line(node), "commandArgs"))
+    def ancestors(self, node) -> list:
+        return ts.path_to(self.root, node)
+
+    def comment(self, node) -> None:
+        self.facts.comment(node, self.data, doc=node.text.startswith(b"#'"))
+
+    def string(self, node) -> None:
+        binding = self.binding(node, node.parent) if node.id in self.bindable else ""
+        self.facts.string(string_value(node), node, binding=binding)
+
+    def namespace(self, node) -> None:
+        package = node.child_by_field_name("lhs")
+        if package is not None:
+            self.facts.imports.append(ImportFact(ts.text(package), ts.first_line(node),
+                                                 self.guard(self.ancestors(node)), "pkg::"))
+
+    def cli_identifier(self, node) -> None:
+        # selected only when its text is commandArgs
+        parent = node.parent
+        if parent is None or parent.type != "call":
+            self.facts.cli_args.append(CliArgFact(ts.first_line(node), "commandArgs"))
 
     # ---------------------------------------------------------------- pieces
     @staticmethod
@@ -248,21 +310,23 @@ class _Walker:
                 guard = "conditional"
         return guard
 
-    def assignment(self, node, parent) -> None:
+    def assignment(self, node) -> None:
         operator = node.child_by_field_name("operator")
-        lhs, rhs = node.child_by_field_name("lhs"), node.child_by_field_name("rhs")
-        symbol = "" if operator is None else ts.text(operator)
-        if symbol in ("->", "->>"):
-            lhs, rhs = rhs, lhs
-        elif symbol not in ASSIGNMENT_OPERATORS:
-            return
+        symbol = b"" if operator is None else operator.text
+        if symbol in RIGHTWARD_BYTES:
+            rhs, lhs = node.child_by_field_name("lhs"), node.child_by_field_name("rhs")
+        elif symbol in ASSIGNMENT_OPERATOR_BYTES:
+            lhs, rhs = node.child_by_field_name("lhs"), node.child_by_field_name("rhs")
+        else:
+            return   # + - * $ and the rest: most binary operators, decided on bytes
         if lhs is None or rhs is None:
             return
         line = ts.first_line(node)
-        if rhs.type == "string":
+        rhs_kind = rhs.type
+        if rhs_kind == "string":
             self.facts.assignments.append(AssignmentFact(ts.text(lhs), line, string_value(rhs)))
-        top_level = parent is not None and parent.type == "program"
-        if top_level and rhs.type == "function_definition" and lhs.type in ("identifier", "string"):
+        elif rhs_kind == "function_definition" and lhs.type in ("identifier", "string") \
+                and node.id in self.top_level_statements:
             name = ts.text(lhs).strip("`'\"")
             self.define(name, "function", line)
 
@@ -270,17 +334,25 @@ class _Walker:
         documented = self.facts.doc_block_ending_at(line) is not None
         self.facts.definitions.append(DefinitionFact(name, kind, line, not name.startswith("."), documented))
 
-    def call(self, node, ancestors) -> None:
+    def call(self, node) -> None:
         facts = self.facts
         name = callee(node)
+        if facts.open_handlers:
+            feature = "reraise" if name in RERAISING else "log" if name in LOGGING else \
+                "return" if name == "return" else None
+            if feature:
+                facts.handler_visit(node, None, feature=feature)
         line = ts.first_line(node)
         positional, named = arguments_of(node)
         facts.calls.append(CallFact(
             name, name, line,
-            tuple(literal(value) for value in positional),
-            tuple((key, None if value is None else literal(value)) for key, value in named),
+            tuple([literal(value) for value in positional]),
+            tuple([(key, None if value is None else literal(value)) for key, value in named]),
         ))
         bare = name.split("::")[-1]
+        if bare not in SPECIAL_BARE and name not in SPECIAL_NAMES \
+                and not (named and any(key in DRAW_KEYWORDS for key, _ in named)):
+            return   # most calls: nothing more than the CallFact
         keywords = dict(named)
         first = positional[0] if positional else None
 
@@ -290,14 +362,14 @@ class _Walker:
             if target is not None and (target.type == "string" or (target.type == "identifier" and not computed)):
                 module = string_value(target) if target.type == "string" else ts.text(target)
                 kind = ATTACHING.get(bare) or NAMESPACE_LOADING[bare]
-                facts.imports.append(ImportFact(module, line, self.guard(ancestors), kind))
+                facts.imports.append(ImportFact(module, line, self.guard(self.ancestors(node)), kind))
         elif name in MULTI_PACKAGE_LOADERS:
             for value in positional:
                 if value.type in ("identifier", "string"):
                     module = string_value(value) if value.type == "string" else ts.text(value)
-                    facts.imports.append(ImportFact(module, line, self.guard(ancestors), "p_load"))
+                    facts.imports.append(ImportFact(module, line, self.guard(self.ancestors(node)), "p_load"))
         elif bare == "source" and first is not None and first.type == "string":
-            facts.imports.append(ImportFact(string_value(first), line, self.guard(ancestors), "source"))
+            facts.imports.append(ImportFact(string_value(first), line, self.guard(self.ancestors(node)), "source"))
 
         if name in HANDLER_CALLS:
             self.handlers(named, line)
@@ -312,7 +384,7 @@ class _Walker:
             seed = first if first is not None else keywords.get("seed")
             source = seed_source(seed)
             facts.randoms.append(RandomFact(line, name, "R", "seed", source in ("literal", "argument"), source))
-        elif bare in DRAWS or any(key in STOCHASTIC_KEYWORDS - {"R"} for key in keywords) or (
+        elif bare in DRAWS or any(key in DRAW_KEYWORDS for key in keywords) or (
                 bare == "boot" and "R" in keywords):
             facts.randoms.append(RandomFact(line, name, "R", "draw"))
 
@@ -321,10 +393,13 @@ class _Walker:
         if bare in READS or bare in WRITES:
             facts.file_io.append(FileIOFact(line, "read" if bare in READS else "write",
                                             self.path_argument(positional, keywords), name))
-        top_level = len(ancestors) == 1 or (len(ancestors) == 2 and ancestors[-1].type == "binary_operator")
-        if bare in CLASS_DEFINERS and top_level and first is not None and first.type == "string":
+        if bare in CLASS_DEFINERS and first is not None and first.type == "string" and self.top_level(node):
             kind = {"setGeneric": "generic", "setMethod": "method"}.get(bare, "class")
             self.define(string_value(first), kind, line)
+
+    def top_level(self, node) -> bool:
+        ancestors = self.ancestors(node)
+        return len(ancestors) == 1 or (len(ancestors) == 2 and ancestors[-1].type == "binary_operator")
 
     @staticmethod
     def path_argument(positional, keywords) -> str:
@@ -349,10 +424,9 @@ class _Walker:
             if body is None:
                 continue
             probe = ts.HandlerProbe(ts.first_line(value), condition, body.start_byte, body.end_byte)
-            if body.type == "braced_expression":
-                probe.body_id = body.id
-            else:
-                # a one-expression body is the single statement; the parameters lie
-                # before the body's span and so are not counted
-                probe.body_id = value.id
+            # a one-expression body is the single statement; the parameters lie
+            # before the body's span and so are not counted
+            statements = body if body.type == "braced_expression" else value
+            probe.body_id = statements.id
+            ts.count_statements(probe, statements, is_passive)
             self.facts.open_handler(probe)

@@ -1,9 +1,14 @@
-"""Frontend throughput: MB/s of source read into facts, per frontend.
+"""Frontend throughput: MB/s of source read into facts, per frontend, and the cost of
+extracting facts against parsing alone.
 
 Synthetic sources are generated here (a template per language, repeated with fresh
 names up to about 1 MB); real files are read from ``/work/corpus`` (or the folder given
 with ``--corpus``) when it exists, at most ``--cap-mb`` per frontend, and never copied.
-Each figure is the best of ``--repeat`` runs of parse + walk + facts, in one process.
+Each figure is the best of ``--repeat`` runs of parse + walk + facts, in one process;
+``parse s`` is the best of as many runs of the parse alone, of exactly what the frontend
+parses (``parse_inputs``), and ``x parse`` is extract over parse (issue #15's frontends
+aim at 1.4x; ``tests/benchmarks/frontend_facts_diff.py --timing`` gives the same ratio
+over every corpus file, with the make-bench floor beside it).
 
     .venv/bin/python tests/benchmarks/bench_frontends.py
 """
@@ -11,14 +16,16 @@ Each figure is the best of ``--repeat`` runs of parse + walk + facts, in one pro
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from scoring.frontends import FRONTENDS, frontend_for, frontend_name  # noqa: E402
+from scoring.frontends import FRONTENDS, _common, frontend_for, frontend_name  # noqa: E402
 
 TEMPLATES = {
     "r": ("x.R", """#' Fit model {i}
@@ -144,8 +151,45 @@ def corpus_files(root: Path, cap_bytes: int) -> dict[str, list[tuple[str, bytes]
     return found
 
 
-def time_files(files: list[tuple[str, bytes]], repeat: int) -> tuple[float, int, int]:
-    best = float("inf")
+def parse_inputs(relative: str, frontend: str, data: bytes) -> list:
+    """What the frontend parses for this file, as zero-argument callables that parse it:
+    the inputs it hands to ``_common.parse`` (an ``.Rmd``'s R chunks, a fixed-form
+    Fortran file rewritten to free form), found by extracting once; for Snakemake, its
+    rewrite into Python and ``ast.parse``."""
+    if frontend == "snakemake":
+        from scoring.frontends.snakemake import _Rewriter
+
+        def parse_snakefile():
+            rewritten = _Rewriter(data.decode("utf-8", "replace"))
+            rewritten.run()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ast.parse(rewritten.source())
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                pass
+        return [parse_snakefile]
+    recorded = []
+    original = _common.parse
+
+    def recording_parse(source, language):
+        recorded.append((source, language))
+        return original(source, language)
+
+    _common.parse = recording_parse
+    try:
+        frontend_for(relative).extract(data, relative)
+    finally:
+        _common.parse = original
+    return [lambda source=source, language=language: original(source, language)
+            for source, language in recorded]
+
+
+def time_files(files: list[tuple[str, bytes]], repeat: int) -> tuple[float, float, int, int]:
+    """(extract s, parse-only s, bytes, files with a parse error), each time the best of
+    ``repeat`` runs over all the files."""
+    parses = [parse for path, data in files for parse in parse_inputs(path, frontend_name(path), data)]
+    best = parse_best = float("inf")
     errors = 0
     for _ in range(repeat):
         errors = 0
@@ -154,7 +198,11 @@ def time_files(files: list[tuple[str, bytes]], repeat: int) -> tuple[float, int,
             if frontend_for(path).extract(data, path).parse_error:
                 errors += 1
         best = min(best, time.perf_counter() - start)
-    return best, sum(len(data) for _, data in files), errors
+        start = time.perf_counter()
+        for parse in parses:
+            parse()
+        parse_best = min(parse_best, time.perf_counter() - start)
+    return best, parse_best, sum(len(data) for _, data in files), errors
 
 
 def main() -> None:
@@ -171,19 +219,21 @@ def main() -> None:
         name, data = synthetic(frontend, 1)
         frontend_for(name).extract(data, name)
         name, data = synthetic(frontend, args.synthetic_kb * 1024)
-        seconds, size, errors = time_files([(name, data)], args.repeat)
-        rows.append((frontend, "synthetic", 1, size, seconds, errors))
+        seconds, parse_seconds, size, errors = time_files([(name, data)], args.repeat)
+        rows.append((frontend, "synthetic", 1, size, seconds, parse_seconds, errors))
     if args.corpus.is_dir():
         for frontend, files in corpus_files(args.corpus, int(args.cap_mb * 1024 * 1024)).items():
             if files:
-                seconds, size, errors = time_files(files, 1)
-                rows.append((frontend, "corpus", len(files), size, seconds, errors))
+                seconds, parse_seconds, size, errors = time_files(files, 1)
+                rows.append((frontend, "corpus", len(files), size, seconds, parse_seconds, errors))
 
-    print(f"{'frontend':<10} {'source':<9} {'files':>6} {'MB':>7} {'s':>7} {'MB/s':>7} {'parse errors':>13}")
-    for frontend, source, count, size, seconds, errors in rows:
+    print(f"{'frontend':<10} {'source':<9} {'files':>6} {'MB':>7} {'s':>7} {'MB/s':>7} {'parse s':>8} "
+          f"{'x parse':>8} {'parse errors':>13}")
+    for frontend, source, count, size, seconds, parse_seconds, errors in rows:
         megabytes = size / 1e6
         print(f"{frontend:<10} {source:<9} {count:>6} {megabytes:>7.2f} {seconds:>7.2f} "
-              f"{megabytes / seconds:>7.2f} {errors:>6} ({errors / count:.0%})")
+              f"{megabytes / seconds:>7.2f} {parse_seconds:>8.2f} {seconds / parse_seconds:>8.2f} "
+              f"{errors:>6} ({errors / count:.0%})")
 
 
 if __name__ == "__main__":
