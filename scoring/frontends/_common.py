@@ -285,6 +285,26 @@ class Collector:
         self._comment_lines: dict[int, bool] = {}     # comment line -> is a whole-line comment
 
     # --- errors
+    def parse(self, data: bytes, grammar: str):
+        """The file's one parse, its first error (if any) noted as the parse error."""
+        tree = parse(data, grammar)
+        error = first_error(tree)
+        if error is not None:
+            self.note_error(error)
+        return tree
+
+    def dispatch(self, nodes, handlers: dict, features: dict[str, str]) -> None:
+        """Hand each selected node to the handler of its kind, in document order; a node
+        whose kind is a handler action (return, log, ...) only reaches the open handler
+        probes, so that a catch body's action is known without a second look."""
+        for node in nodes:
+            kind = node.type
+            if kind in features:
+                if self.open_handlers:
+                    self.handler_visit(node, None, feature=features[kind])
+                continue
+            handlers[kind](node)
+
     def note_error(self, node) -> None:
         """Keep the first error's line: where the ERROR node stops making sense.
 

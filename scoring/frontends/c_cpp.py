@@ -214,12 +214,9 @@ class _Walker:
         self.bindable: set[int] = set()         # ids of strings a declarator or assignment binds
 
     def run(self) -> FileFacts:
-        tree = ts.parse(self.data, self.grammar)
-        self.root = tree.root_node
         facts = self.facts
-        error = ts.first_error(tree)
-        if error is not None:
-            facts.note_error(error)
+        tree = facts.parse(self.data, self.grammar)
+        self.root = tree.root_node
         dispatch = {
             "comment": self.comment, "string_literal": self.string, "raw_string_literal": self.string,
             "concatenated_string": self.string, "preproc_include": self.include,
@@ -236,13 +233,7 @@ class _Walker:
         nodes, marks = ts.selected(tree, selection(self.grammar, handlers, log_streams))
         self.skipped = marks.get("skipped", set())
         self.bindable = marks.get("bindable", set())
-        for node in nodes:
-            kind = node.type
-            if kind in FEATURES:
-                if facts.open_handlers:
-                    facts.handler_visit(node, None, feature=FEATURES[kind])
-                continue
-            dispatch[kind](node)
+        facts.dispatch(nodes, dispatch, FEATURES)
         return self.facts.finish("c" if self.grammar == "c" else "cpp", "c_cpp", VERSION, self.data)
 
     def ancestors(self, node) -> list:

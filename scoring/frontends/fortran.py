@@ -130,11 +130,8 @@ class _Walker:
         self.bindable: set[int] = set()        # ids of strings an assignment, declarator or keyword binds
 
     def run(self) -> FileFacts:
-        tree = ts.parse(self.data, LANGUAGE)
+        tree = self.facts.parse(self.data, LANGUAGE)
         self.root = tree.root_node
-        error = ts.first_error(tree)
-        if error is not None:
-            self.facts.note_error(error)
         nodes, marks = ts.selected(tree, ts.query(LANGUAGE, SELECTED))
         self.bindable = marks.get("bindable", set())
         for node in nodes:

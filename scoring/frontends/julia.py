@@ -156,11 +156,8 @@ class _Walker:
         self.top_level: set[int] = set()         # ids of assignments that are statements of a file/block/module
 
     def run(self) -> FileFacts:
-        tree = ts.parse(self.data, LANGUAGE)
+        tree = self.facts.parse(self.data, LANGUAGE)
         self.root = tree.root_node
-        error = ts.first_error(tree)
-        if error is not None:
-            self.facts.note_error(error)
         selection = SELECTED
         if b"catch" in self.data:
             selection += HANDLER_PATTERNS

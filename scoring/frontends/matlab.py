@@ -123,12 +123,9 @@ class _Walker:
         self.top_level: set[int] = set()         # ids of comments directly in the file
 
     def run(self) -> FileFacts:
-        tree = ts.parse(self.data, LANGUAGE)
-        self.root = tree.root_node
         facts = self.facts
-        error = ts.first_error(tree)
-        if error is not None:
-            facts.note_error(error)
+        tree = facts.parse(self.data, LANGUAGE)
+        self.root = tree.root_node
         dispatch = {
             "comment": self.comment, "string": self.string, "function_definition": self.definition,
             "class_definition": self.class_definition, "methods": self.methods,
@@ -141,13 +138,7 @@ class _Walker:
         self.bindable = marks.get("bindable", set())
         self.in_definition = marks.get("in_definition", set())
         self.top_level = marks.get("top_level", set())
-        for node in nodes:
-            kind = node.type
-            if kind in FEATURES:
-                if facts.open_handlers:
-                    facts.handler_visit(node, None, feature=FEATURES[kind])
-                continue
-            dispatch[kind](node)
+        facts.dispatch(nodes, dispatch, FEATURES)
         return facts.finish(LANGUAGE, "matlab", VERSION, self.data)
 
     def string(self, node) -> None:

@@ -120,12 +120,9 @@ class _Walker:
         self.bindable: set[int] = set()          # ids of strings directly in a statement
 
     def run(self) -> FileFacts:
-        tree = ts.parse(self.data, "groovy")
-        self.root = tree.root_node
         facts = self.facts
-        error = ts.first_error(tree)
-        if error is not None:
-            facts.note_error(error)
+        tree = facts.parse(self.data, "groovy")
+        self.root = tree.root_node
         selection = SELECTED_WITH_PARAMS if b"params" in self.data else SELECTED
         nodes, marks = ts.selected(tree, ts.query("groovy", selection))
         self.bindable = marks.get("bindable", set())

@@ -236,12 +236,9 @@ class _Walker:
         self.top_level_statements: set[int] = set()   # ids of binary operators that are statements
 
     def run(self) -> FileFacts:
-        tree = ts.parse(self.data, LANGUAGE)
-        self.root = tree.root_node
         facts = self.facts
-        error = ts.first_error(tree)
-        if error is not None:
-            facts.note_error(error)
+        tree = facts.parse(self.data, LANGUAGE)
+        self.root = tree.root_node
         dispatch = {
             "comment": self.comment, "string": self.string, "call": self.call,
             "namespace_operator": self.namespace, "binary_operator": self.assignment,
