@@ -86,7 +86,8 @@ def test_non_finite_floats_become_expressions():
     ("src/kernel.cu", "c_cpp"), ("src/solver.F90", "fortran"), ("legacy/old.f", "fortran"),
     ("main.nf", "nextflow"), ("nextflow.config", "nextflow"), ("conf/base.config", "nextflow"),
     ("workflow/Snakefile", "snakemake"), ("workflow/rules/qc.smk", "snakemake"),
-    ("setup.cfg", None), ("README.md", None), ("pkg/module.py", None),
+    ("pkg/module.py", "python"), ("gui/app.pyw", "python"), ("analysis/Fit.ipynb", "python"),
+    ("startup.ipy", "python"), ("setup.cfg", None), ("README.md", None),
 ])
 def test_registry_picks_the_frontend_from_the_file_name(path, frontend):
     assert frontend_name(path) == frontend
@@ -190,3 +191,23 @@ def test_screening_finds_exactly_the_texts_that_hold_a_marker():
     from scoring.model import redact
     for text in ("plain", "nothing here", "data/in.csv"):
         assert redact(text) == text
+
+
+def test_python_parses_and_walks_a_file_once(monkeypatch):
+    from scoring.frontends import python
+
+    calls = {"parse": 0, "walk": 0}
+    parse, walk = python.parse_source, python._Walker.walk
+
+    def counting_parse(source):
+        calls["parse"] += 1
+        return parse(source)
+
+    def counting_walk(self, tree):
+        calls["walk"] += 1
+        return walk(self, tree)
+
+    monkeypatch.setattr(python, "parse_source", counting_parse)
+    monkeypatch.setattr(python._Walker, "walk", counting_walk)
+    python.extract(b"import os\ndef f():\n    return os.getcwd()\n", "a.py")
+    assert calls == {"parse": 1, "walk": 1}

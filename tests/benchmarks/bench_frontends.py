@@ -21,6 +21,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from scoring.frontends import FRONTENDS, frontend_for, frontend_name  # noqa: E402
 
 TEMPLATES = {
+    "python": ("x.py", '''import numpy as np
+from pathlib import Path
+
+
+def fit_{i}(data, k={i}):
+    """Fit model {i}."""
+    rng = np.random.default_rng({i})
+    draws = rng.normal(size=k)
+    try:
+        frame = np.loadtxt("data/in_{i}.csv", delimiter=",")
+    except OSError:
+        pass  # no data yet
+    Path("out/fit_{i}.txt").write_text(str(draws.mean()))
+    return {{"model": "fit_{i}", "k": k, "mean": float(frame.mean())}}
+
+
+'''),
     "r": ("x.R", """#' Fit model {i}
 #' @export
 fit_{i} <- function(data, k = {i}) {{
