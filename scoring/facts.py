@@ -5,7 +5,10 @@ records below; detectors aggregate them and never re-parse. Every record is froz
 JSON-serialisable so a file's facts can be cached by the file's git blob id: the same
 content always yields the same facts under the same ``frontend_version``.
 
-Lines are 1-based and refer to the file (not to an embedded chunk or cell).
+Lines are 1-based and refer to the file (not to an embedded chunk), except in notebooks:
+there a fact's ``cell`` is the 1-based index of the cell among all cells and its lines
+count within that cell, the numbering evidence uses (``Evidence.cell``). ``cell`` is None
+everywhere else and is left out of the JSON then, so facts of other files do not carry it.
 Argument values are literals (str, int, float, bool, None) or an :class:`Expr` standing
 for any other expression, so that a literal string can never be mistaken for a marker.
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import typing
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
 
@@ -26,7 +29,10 @@ __all__ = [
     "GUARDS", "HANDLER_ACTIONS", "SEED_SOURCES", "RANDOM_ROLES", "FILE_MODES",
 ]
 
-GUARDS = ("none", "try", "type_checking", "conditional")
+# where an import sits: "try" in the body of a try whose handler catches import errors,
+# "except" in such a handler (the fallback import), "type_checking" under
+# ``if TYPE_CHECKING:``, "conditional" under any other condition
+GUARDS = ("none", "try", "except", "type_checking", "conditional")
 HANDLER_ACTIONS = ("pass", "continue", "return", "log", "reraise", "other")
 # kind of a RandomFact: a call that sets a generator's state, a generator object built,
 # or a draw from a generator
@@ -78,19 +84,40 @@ def _decode_value(raw: Any) -> Value:
 
 
 class _Record:
-    """Generic ``to_dict``/``from_dict`` driven by the dataclass's type hints."""
+    """Generic ``to_dict``/``from_dict`` driven by the dataclass's type hints.
 
+    A field declared with ``OMITTED_WHEN_DEFAULT`` metadata is left out of the dict while
+    it holds its default and read back as the default when absent, so the round trip
+    stays exact.
+    """
 
     def to_dict(self) -> dict:
         out = {}
+        hints = _hints(type(self))
         for f in fields(self):  # type: ignore[arg-type]
-            out[f.name] = _encode(getattr(self, f.name), _hints(type(self))[f.name])
+            value = getattr(self, f.name)
+            if f.metadata.get(_OMIT) and value == f.default:
+                continue
+            out[f.name] = _encode(value, hints[f.name])
         return out
 
     @classmethod
     def from_dict(cls, raw: dict):
         hints = _hints(cls)
-        return cls(**{f.name: _decode(raw[f.name], hints[f.name]) for f in fields(cls)})  # type: ignore[arg-type]
+        values = {}
+        for f in fields(cls):  # type: ignore[arg-type]
+            if f.name in raw or not f.metadata.get(_OMIT):
+                values[f.name] = _decode(raw[f.name], hints[f.name])
+        return cls(**values)
+
+
+_OMIT = "omitted_when_default"
+OMITTED_WHEN_DEFAULT = {_OMIT: True}
+
+
+def _cell():
+    """The ``cell`` field of a line-bearing fact: the notebook cell its lines count in."""
+    return field(default=None, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @cache
@@ -138,9 +165,13 @@ class ImportFact(_Record):
     module: str
     line: int
     guard: str = "none"       # one of GUARDS
-    # import, from, library, require, requireNamespace, pkg::, using, include, use,
-    # source, addpath...
+    # import, from, dynamic (Python), library, require, requireNamespace, pkg::, using,
+    # include, use, source, addpath...
     kind: str = "import"
+    # the names a ``from x import a, b`` statement takes from the module (Python), so a
+    # distribution named by the longest dotted prefix (x.a) can be matched
+    names: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -150,6 +181,7 @@ class CallFact(_Record):
     line: int
     args: tuple[Value, ...] = ()
     kwargs: tuple[tuple[str, Value], ...] = ()
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -159,6 +191,7 @@ class StringFact(_Record):
     line_end: int
     binding: str = ""          # variable, key or keyword the literal is bound to
     docstring: bool = False
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -169,6 +202,7 @@ class CommentFact(_Record):
     line_end: int
     text: str
     doc: bool = False          # roxygen, docstring, help block, Doxygen, FORD
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -179,6 +213,7 @@ class DefinitionFact(_Record):
     public: bool = True
     documented: bool = False
     decorators: tuple[str, ...] = ()
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -188,6 +223,7 @@ class AssignmentFact(_Record):
     name: str
     line: int
     value: str
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -195,6 +231,7 @@ class HandlerFact(_Record):
     line: int
     caught: str                # what is caught ("..." for catch-all, "" when unnamed)
     action: str                # one of HANDLER_ACTIONS
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -205,6 +242,7 @@ class RandomFact(_Record):
     kind: str = "draw"         # one of RANDOM_ROLES
     seeded: bool = False       # seed/engine given a reproducible seed
     seed_source: str = ""      # one of SEED_SOURCES
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -212,6 +250,7 @@ class CliArgFact(_Record):
     line: int
     kind: str                  # argparse, commandArgs, ARGS, argv, getopt, params, function_arguments...
     name: str = ""             # the parameter's name when the language names it (params.input)
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -220,12 +259,14 @@ class FileIOFact(_Record):
     mode: str                  # one of FILE_MODES
     path: str = ""             # the path literal; "" when the path is computed
     call: str = ""
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
 class UrlFact(_Record):
     url: str
     line: int
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)

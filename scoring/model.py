@@ -38,14 +38,35 @@ _TOKEN_PATTERNS = (
 )
 _TOKEN_RE = re.compile("|".join(f"(?:{p})" for p in _TOKEN_PATTERNS))
 _PEM_RE = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)")
+# The look-behind starts a name only where a run of name characters starts: a match
+# starting inside a run implies one at the run's start, which a left-to-right search
+# finds first, so matches are the same, but a long run is no longer re-scanned from
+# each of its characters (quadratic on long docstrings and comments).
 _ASSIGNED_SECRET_RE = re.compile(
     r"""(?ix)
-    (?P<name>[A-Za-z0-9_\-]*(?:api[_-]?key|api[_-]?secret|access[_-]?token|secret[_-]?key|password|passwd|pwd|
+    (?<![A-Za-z0-9_\-])(?P<name>[A-Za-z0-9_\-]*(?:api[_-]?key|api[_-]?secret|access[_-]?token|secret[_-]?key|password|passwd|pwd|
         auth[_-]?token|private[_-]?key|client[_-]?secret|bearer[_-]?token|token|secret|credentials?|auth))
     (?P<sep>["']?\s*(?:=|:|<-)\s*)
     (?P<quote>["'])(?P<value>[^"'\n]{4,})(?P=quote)
     """
 )
+
+# What every match of _ASSIGNED_SECRET_RE contains: the binding and its opening quote,
+# after the end of a credential word (and an optional quote, and blanks). Text without it
+# (most docstrings and comments) skips the full pattern, which costs far more.
+_BINDING_QUOTE_RE = re.compile(r"""(?:=|:|<-)\s*["']""")
+_CREDENTIAL_TAIL_RE = re.compile(r"""(?i)(?:key|secret|token|password|passwd|pwd|auth|credentials?)["']?\Z""")
+
+
+def _may_bind_secret(text: str) -> bool:
+    for match in _BINDING_QUOTE_RE.finditer(text):
+        end = match.start()
+        while end > 0 and text[end - 1].isspace():
+            end -= 1
+        # the longest credential word and its quote: 12 characters
+        if _CREDENTIAL_TAIL_RE.search(text, max(0, end - 12), end):
+            return True
+    return False
 
 
 _MASKED_RE = re.compile(r".{0,4}…\(\d+ chars\)")
@@ -73,24 +94,42 @@ _SECRET_MARKERS = (
     "-----begin", "://", "-u", "--", "authorization", "key", "secret", "token", "pass", "pwd",
     "credential", "auth",
 )
+# Text whose lower-cased form holds none of the markers comes out of redact() unchanged
+# (facts are screened for them in bulk: scoring.frontends._common.redact_facts).
+SECRET_MARKERS = _SECRET_MARKERS
+_SECRET_MARKERS_RE = re.compile("|".join(map(re.escape, _SECRET_MARKERS)))
+
+
+def _mask_value(m: re.Match[str]) -> str:
+    # A value a detector already masked ("…(16 chars)") is left as it is.
+    return m.group(0) if "…" in m.group("value") else m.group("head") + mask_secret(m.group("value"))
 
 
 def redact(text: str) -> str:
-    """Remove secrets (provider tokens, PEM keys, quoted credential values) from ``text``."""
-    folded = text.lower()
-    if not any(marker in folded for marker in _SECRET_MARKERS):
+    """Remove secrets (provider tokens, PEM keys, quoted credential values) from ``text``.
+
+    Each pattern runs only when ``text`` holds a literal every match of it contains, so
+    the long texts facts carry (docstrings, comments) are cheap; the result is the same.
+    """
+    if _SECRET_MARKERS_RE.search(text.lower()) is None:
         return text
-    text = _PEM_RE.sub("-----BEGIN PRIVATE KEY----- [redacted]", text)
+    if "PRIVATE KEY-----" in text:
+        text = _PEM_RE.sub("-----BEGIN PRIVATE KEY----- [redacted]", text)
     text = _TOKEN_RE.sub(lambda m: mask_secret(m.group(0)), text)
-    for pattern in (_URL_USERINFO_RE, _CLI_SECRET_RE, _AUTH_HEADER_RE):
-        # A value a detector already masked ("…(16 chars)") is left as it is.
-        text = pattern.sub(lambda m: m.group(0) if "…" in m.group("value") else m.group("head") + mask_secret(m.group("value")), text)
+    if "://" in text and "@" in text:
+        text = _URL_USERINFO_RE.sub(_mask_value, text)
+    if "-u" in text or "--p" in text or "--t" in text or "--a" in text or "--s" in text:
+        text = _CLI_SECRET_RE.sub(_mask_value, text)
+    if "uthor" in text.lower():
+        text = _AUTH_HEADER_RE.sub(_mask_value, text)
     def mask_assignment(m: re.Match[str]) -> str:
         value = m.group("value")
         if _MASKED_RE.fullmatch(value):  # already masked by a detector: keep its true length
             return m.group(0)
         return f"{m.group('name')}{m.group('sep')}{m.group('quote')}{mask_secret(value)}{m.group('quote')}"
 
+    if not _may_bind_secret(text):
+        return text
     return _ASSIGNED_SECRET_RE.sub(mask_assignment, text)
 
 

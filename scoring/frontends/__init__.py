@@ -15,6 +15,7 @@ from types import ModuleType
 # suffix (lower-cased) -> frontend module; case matters for Fortran's .F/.F90 only in
 # that they are preprocessed sources, which the grammar reads as they are
 BY_SUFFIX = {
+    ".py": "python", ".pyw": "python", ".ipy": "python", ".ipynb": "python",
     ".r": "r", ".rmd": "r", ".qmd": "r",
     ".jl": "julia",
     ".m": "matlab",
@@ -27,7 +28,7 @@ BY_SUFFIX = {
 }
 BY_NAME = {"nextflow.config": "nextflow", "snakefile": "snakemake"}
 NAME_PATTERNS = (("*.config", "nextflow"),)   # conf/base.config and other includeConfig files
-FRONTENDS = ("r", "julia", "matlab", "c_cpp", "fortran", "nextflow", "snakemake")
+FRONTENDS = ("python", "r", "julia", "matlab", "c_cpp", "fortran", "nextflow", "snakemake")
 
 
 def frontend_name(path: str) -> str | None:

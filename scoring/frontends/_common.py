@@ -1,4 +1,5 @@
-"""What every frontend shares: the one traversal, the fact collector, handler probes.
+"""What every frontend shares: the one traversal, the fact collector, handler probes,
+and the redaction every ``FileFacts`` passes through before a frontend returns it.
 
 The traversal: a frontend parses a file once and runs one tree-sitter query over the
 tree (``selected``): the query walks every node in C and hands Python only the nodes of
@@ -7,17 +8,20 @@ those nodes and their close neighbourhood (fields, children, the path from the r
 for the rare facts that need their ancestors); it never visits identifiers, punctuation
 and operators one by one, which is where a per-node Python walk spends its time.
 Syntax errors are found by descending only into subtrees that hold one
-(``first_error``), and nowhere when the tree has none.
+(``first_error``), and nowhere when the tree has none. The Python frontend walks
+``ast`` instead, and builds its ``FileFacts`` itself, then redacts them here.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
 from importlib.metadata import version as _dist_version
 from operator import attrgetter
+from itertools import accumulate
 
 from scoring.facts import (
     AssignmentFact,
@@ -26,6 +30,7 @@ from scoring.facts import (
     CommentFact,
     DefinitionFact,
     DirectiveFact,
+    Expr,
     FileFacts,
     FileIOFact,
     HandlerFact,
@@ -34,6 +39,7 @@ from scoring.facts import (
     StringFact,
     UrlFact,
 )
+from scoring.model import SECRET_MARKERS, redact
 
 GRAMMAR_DISTRIBUTION = "tree-sitter-language-pack"
 URL_PATTERN = re.compile(r"""(?:https?|ftp|s3|gs)://[^\s'"<>`)\]}]+""")
@@ -391,7 +397,7 @@ class Collector:
 
     def finish(self, language: str, frontend: str, version: str, data: bytes,
                *, definitions: list[DefinitionFact] | None = None) -> FileFacts:
-        return FileFacts(
+        return redact_facts(FileFacts(
             language=language,
             frontend=frontend,
             frontend_version=frontend_version(version),
@@ -409,8 +415,165 @@ class Collector:
             directives=tuple(self.directives),
             parse_error=None if self.error_line is None else syntax_error_at(self.error_line),
             lines=count_lines(data),
-        )
+        ))
 
 
 def is_error(node) -> bool:
     return node.type == "ERROR" or node.is_missing
+
+
+# --------------------------------------------------------------------------- redaction
+
+# The name part of ``scoring.model``'s credential assignment pattern: the last word of a
+# binding (``self.api_key``, ``os.environ["TOKEN"]``, ``cfg.db.password``).
+_LAST_WORD = re.compile(r"[A-Za-z0-9_\-]+(?=[^A-Za-z0-9_\-]*$)")
+
+
+_CACHED_LENGTH = 200      # short texts recur across files ("utf-8", column names); long ones do not
+
+
+def redact_text(text: str) -> str:
+    """``scoring.model.redact``, the redaction of evidence snippets; short texts memoised."""
+    return _redact_cached(text) if len(text) <= _CACHED_LENGTH else redact(text)
+
+
+_redact_cached = lru_cache(maxsize=16384)(redact)
+
+
+def redact_bound(name: str, value: str) -> str:
+    """``value`` redacted as a literal bound to ``name``: provider tokens, PEM keys and
+    passwords in URLs are masked wherever they are, and the whole value is masked
+    (``hunt…(8 chars)``) when ``name`` is credential-like (``password``, ``api_key``,
+    ``token``…), exactly as a snippet ``name = "value"`` would be."""
+    if len(value) <= _CACHED_LENGTH and len(name) <= _CACHED_LENGTH:
+        return _redact_bound_cached(name, value)
+    return _redact_bound(name, value)
+
+
+def _redact_bound(name: str, value: str) -> str:
+    value = redact_text(value)
+    word = _LAST_WORD.search(name) if name else None
+    if word is None or len(value) < 4 or '"' in value or "\n" in value:
+        return value
+    head = f'{word.group(0)}="'
+    masked = redact_text(f'{head}{value}"')
+    if masked.startswith(head) and masked.endswith('"'):
+        return masked[len(head):-1]
+    return value
+
+
+_redact_bound_cached = lru_cache(maxsize=16384)(_redact_bound)
+
+
+def _redact_value(value, name: str = ""):
+    if isinstance(value, str):
+        return redact_bound(name, value) if name else redact_text(value)
+    if isinstance(value, Expr):
+        text = redact_text(value.text)
+        return value if text == value.text else Expr(text)
+    return value
+
+
+def _call(fact: CallFact) -> CallFact:
+    args = tuple(_redact_value(a) for a in fact.args)
+    kwargs = tuple((k, _redact_value(v, k)) for k, v in fact.kwargs)
+    if args == fact.args and kwargs == fact.kwargs:
+        return fact
+    return replace(fact, args=args, kwargs=kwargs)
+
+
+def _changed(fact, **values):
+    """``fact`` itself when no value changed, else a copy with them."""
+    if all(getattr(fact, name) == value for name, value in values.items()):
+        return fact
+    return replace(fact, **values)
+
+
+def _call_texts(fact: CallFact) -> str:
+    parts = [a if type(a) is str else a.text for a in fact.args if type(a) is str or type(a) is Expr]
+    for key, value in fact.kwargs:
+        if type(value) is str or type(value) is Expr:
+            parts.append(key)
+            parts.append(value if type(value) is str else value.text)
+    return "\x00".join(parts)
+
+
+# fact list -> (the texts redaction reads in one fact, joined; the fact redacted)
+_REDACTION = {
+    "imports": (lambda f: f.module, lambda f: _changed(f, module=redact_text(f.module))),
+    "calls": (_call_texts, _call),
+    "strings": (lambda f: f"{f.binding}\x00{f.value}",
+                lambda f: _changed(f, value=redact_bound(f.binding, f.value) if f.binding else redact_text(f.value))),
+    "comments": (lambda f: f.text, lambda f: _changed(f, text=redact_text(f.text))),
+    "definitions": (lambda f: "\x00".join(f.decorators),
+                    lambda f: _changed(f, decorators=tuple(redact_text(d) for d in f.decorators))),
+    "assignments": (lambda f: f"{f.name}\x00{f.value}", lambda f: _changed(f, value=redact_bound(f.name, f.value))),
+    "handlers": (lambda f: f.caught, lambda f: _changed(f, caught=redact_text(f.caught))),
+    "cli_args": (lambda f: f.name, lambda f: _changed(f, name=redact_text(f.name))),
+    "file_io": (lambda f: f.path, lambda f: _changed(f, path=redact_text(f.path))),
+    "urls": (lambda f: f.url, lambda f: _changed(f, url=redact_text(f.url))),
+    "directives": (lambda f: f"{f.kind}\x00{f.value}", lambda f: _changed(f, value=redact_bound(f.kind, f.value))),
+    "cells": (lambda f: "\x00".join(f.magics), lambda f: _changed(f, magics=tuple(redact_text(m) for m in f.magics))),
+}
+
+
+# The markers without those that contain another ("authorization" holds "auth"): a text
+# holds a marker exactly when it holds one of these.
+_MARKERS = tuple(m for m in SECRET_MARKERS if not any(o != m and o in m for o in SECRET_MARKERS))
+
+
+def _with_markers(texts: list[str]) -> list[int]:
+    """Indices of the (lower-cased) texts holding a secret marker.
+
+    ``redact`` leaves text without a marker unchanged, and a marker never spans the NUL
+    that joins two texts, so only these facts need the costly redaction itself. A
+    substring search per marker over all texts at once is far cheaper than a regular
+    expression per text (or one alternation of the markers).
+    """
+    joined = "\x00".join(texts)
+    present = [marker for marker in _MARKERS if marker in joined]
+    if not present:
+        return []
+    ends = list(accumulate(len(text) + 1 for text in texts))   # where each text's separator ends
+    found: set[int] = set()
+    find = joined.find
+    for marker in present:
+        at = find(marker)
+        while at >= 0:
+            index = bisect_right(ends, at)
+            found.add(index)
+            at = find(marker, ends[index])
+    return sorted(found)
+
+
+def redact_facts(facts: FileFacts) -> FileFacts:
+    """``facts`` with every text a deposit supplied passed through the snippet redaction.
+
+    Facts are cached in the store, and the project never stores a secret found in a
+    deposit: string values, assignments, call arguments and expressions, comments, URLs,
+    paths, decorators, handler and option texts, directive values and notebook magics
+    are redacted here, once, before any frontend returns (``Collector.finish`` and the
+    Python and Snakemake frontends call it). A value bound to a credential-like name is
+    masked whole (``redact_bound``), so a detector reads the binding and the mask's first
+    four characters and length, never the secret. The facts whose lower-cased texts hold
+    no marker ``redact`` looks for are found in one regular-expression scan per kind and
+    kept as they are: the pass costs little more than that scan.
+    """
+    changes = {}
+    for name, (texts_of, redactor) in _REDACTION.items():
+        items = getattr(facts, name)
+        if not items:
+            continue
+        flagged = _with_markers([texts_of(item).lower() for item in items])
+        if not flagged:
+            continue
+        redacted = list(items)
+        changed = False
+        for index in flagged:
+            new = redactor(items[index])
+            if new is not items[index]:
+                redacted[index] = new
+                changed = True
+        if changed:
+            changes[name] = tuple(redacted)
+    return replace(facts, **changes) if changes else facts

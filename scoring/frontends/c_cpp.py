@@ -30,7 +30,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "c_cpp"
-VERSION = "1.0.0"
+VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
 C_SUFFIXES = (".c",)
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh")
 

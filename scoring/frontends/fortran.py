@@ -32,7 +32,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "fortran"
-VERSION = "1.0.0"
+VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
 FIXED_FORM_SUFFIXES = (".f", ".for", ".f77", ".ftn")
 
 DEFINITIONS = {"subroutine": "subroutine", "function": "function", "module": "module",

@@ -28,7 +28,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "julia"
-VERSION = "1.0.0"
+VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",

@@ -33,7 +33,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "matlab"
-VERSION = "1.0.0"
+VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",

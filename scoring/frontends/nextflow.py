@@ -33,7 +33,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.0"
+VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",

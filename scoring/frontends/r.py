@@ -28,7 +28,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "r"
-VERSION = "1.0.0"
+VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}

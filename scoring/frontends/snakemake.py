@@ -42,10 +42,16 @@ from scoring.facts import (
     UrlFact,
     literal_or_expr,
 )
-from scoring.frontends._common import URL_PATTERN, count_lines, frontend_version, syntax_error_at
+from scoring.frontends._common import (
+    URL_PATTERN,
+    count_lines,
+    frontend_version,
+    redact_facts,
+    syntax_error_at,
+)
 
 LANGUAGE = "snakemake"
-VERSION = "1.0.0"
+VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
 
 RULE_KEYWORDS = {"rule", "checkpoint"}
 HANDLER_BLOCKS = {"onstart", "onsuccess", "onerror"}
@@ -477,14 +483,14 @@ class _Facts:
         urls = [UrlFact(match.group(0).rstrip(".,;:"), s.line_start + offset)
                 for s in self.strings if not s.docstring
                 for offset, chunk in enumerate(s.value.split("\n")) for match in URL_PATTERN.finditer(chunk)]
-        return FileFacts(
+        return redact_facts(FileFacts(
             language=LANGUAGE, frontend="snakemake", frontend_version=frontend_version(VERSION),
             imports=tuple(self.imports), calls=tuple(self.calls), strings=tuple(self.strings),
             comments=tuple(comments), definitions=tuple(sorted(rules + self.definitions, key=lambda d: d.line)),
             assignments=tuple(self.assignments), handlers=tuple(self.handlers), randoms=tuple(self.randoms),
             cli_args=tuple(self.cli_args), file_io=tuple(self.file_io), urls=tuple(urls),
             directives=tuple(self.directives), parse_error=self.parse_error, lines=count_lines(data),
-        )
+        ))
 
     def comment_blocks(self) -> list[CommentFact]:
         blocks: list[CommentFact] = []

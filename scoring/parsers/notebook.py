@@ -50,6 +50,9 @@ class Cell:
     execution_count: int | None = None
     has_outputs: bool = False
     tags: tuple[str, ...] = ()
+    # distinct output types in order (execute_result, display_data, error, stream:stdout,
+    # stream:stderr; nbformat 3's pyout and pyerr read as execute_result and error)
+    output_kinds: tuple[str, ...] = ()
     language: str = "python"      # for code cells: python | shell | r | julia | other
     python_source: str = ""       # code cells: source with magics neutralised
     magics: list[Magic] = field(default_factory=list)
@@ -120,11 +123,30 @@ def parse_notebook(text: str, path: str) -> Notebook:
             execution_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
             has_outputs=bool(raw.get("outputs")),
             tags=tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else (),
+            output_kinds=_output_kinds(raw.get("outputs")),
         )
         if cell.cell_type == "code":
             split_magics(cell, default_language=language)
         cells.append(cell)
     return Notebook(path=path, cells=cells, nbformat=nbformat, language=language)
+
+
+_V3_OUTPUT_TYPES = {"pyout": "execute_result", "pyerr": "error"}
+
+
+def _output_kinds(outputs) -> tuple[str, ...]:
+    if not isinstance(outputs, list) or not outputs:
+        return ()
+    kinds: dict[str, None] = {}
+    for output in outputs:
+        if not isinstance(output, dict) or not isinstance(output.get("output_type"), str):
+            continue
+        kind = _V3_OUTPUT_TYPES.get(output["output_type"], output["output_type"])
+        if kind == "stream":
+            name = output.get("name", output.get("stream"))
+            kind = f"stream:{name if isinstance(name, str) else 'stdout'}"
+        kinds[kind] = None
+    return tuple(kinds)
 
 
 def _kernel_language(meta: dict) -> str:

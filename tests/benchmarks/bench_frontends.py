@@ -8,7 +8,10 @@ Each figure is the best of ``--repeat`` runs of parse + walk + facts, in one pro
 ``parse s`` is the best of as many runs of the parse alone, of exactly what the frontend
 parses (``parse_inputs``), and ``x parse`` is extract over parse (issue #15's frontends
 aim at 1.4x; ``tests/benchmarks/frontend_facts_diff.py --timing`` gives the same ratio
-over every corpus file, with the make-bench floor beside it).
+over every corpus file, with the make-bench floor beside it). For Python, the cost of
+each stage is printed against ``ast.parse`` of the same files (process time, garbage
+collector as ``extract`` runs it): the one walk, the comment scan, and building plus
+redacting the facts.
 
     .venv/bin/python tests/benchmarks/bench_frontends.py
 """
@@ -28,6 +31,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from scoring.frontends import FRONTENDS, _common, frontend_for, frontend_name  # noqa: E402
 
 TEMPLATES = {
+    "python": ("x.py", '''import numpy as np
+from pathlib import Path
+
+
+def fit_{i}(data, k={i}):
+    """Fit model {i}."""
+    rng = np.random.default_rng({i})
+    draws = rng.normal(size=k)
+    try:
+        frame = np.loadtxt("data/in_{i}.csv", delimiter=",")
+    except OSError:
+        pass  # no data yet
+    Path("out/fit_{i}.txt").write_text(str(draws.mean()))
+    return {{"model": "fit_{i}", "k": k, "mean": float(frame.mean())}}
+
+
+'''),
     "r": ("x.R", """#' Fit model {i}
 #' @export
 fit_{i} <- function(data, k = {i}) {{
@@ -154,7 +174,8 @@ def corpus_files(root: Path, cap_bytes: int) -> dict[str, list[tuple[str, bytes]
 def parse_inputs(relative: str, frontend: str, data: bytes) -> list:
     """What the frontend parses for this file, as zero-argument callables that parse it:
     the inputs it hands to ``_common.parse`` (an ``.Rmd``'s R chunks, a fixed-form
-    Fortran file rewritten to free form), found by extracting once; for Snakemake, its
+    Fortran file rewritten to free form), found by extracting once; for Python, each
+    source (a notebook's code cells) it hands to ``parse_source``; for Snakemake, its
     rewrite into Python and ``ast.parse``."""
     if frontend == "snakemake":
         from scoring.frontends.snakemake import _Rewriter
@@ -169,6 +190,21 @@ def parse_inputs(relative: str, frontend: str, data: bytes) -> list:
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 pass
         return [parse_snakefile]
+    if frontend == "python":
+        from scoring.frontends import python
+
+        sources, parse_source = [], python.parse_source
+
+        def recording_parse_source(source):
+            sources.append(source)
+            return parse_source(source)
+
+        python.parse_source = recording_parse_source
+        try:
+            python.extract(data, relative)
+        finally:
+            python.parse_source = parse_source
+        return [lambda source=source: parse_source(source) for source in sources]
     recorded = []
     original = _common.parse
 
@@ -205,6 +241,47 @@ def time_files(files: list[tuple[str, bytes]], repeat: int) -> tuple[float, floa
     return best, parse_best, sum(len(data) for _, data in files), errors
 
 
+def python_stages(files: list[tuple[str, bytes]], repeat: int) -> str:
+    """Parse, walk, comment scan and facts (with redaction) of the ``.py`` files, each
+    summed over the files; the best of ``repeat`` runs."""
+    import gc
+
+    from scoring.frontends import python
+
+    clock = time.process_time
+    texts = [python.decode(data) for path, data in files if path.endswith((".py", ".pyw"))]
+    best = None
+    for _ in range(repeat):
+        totals = [0.0, 0.0, 0.0, 0.0]
+        for text in texts:
+            gc.disable()
+            try:
+                start = clock()
+                try:
+                    tree = python.parse_source(text)
+                except python.PARSE_ERRORS:
+                    continue
+                parsed = clock()
+                walker = python._Walker()
+                walker.source = text
+                docstrings = walker.walk(tree)
+                walked = clock()
+                walker.scan_comments(text, docstrings)
+                scanned = clock()
+                walker.finish(0)
+                finished = clock()
+            finally:
+                gc.enable()
+            for index, seconds in enumerate((parsed - start, walked - parsed, scanned - walked, finished - scanned)):
+                totals[index] += seconds
+        if best is None or sum(totals) < sum(best):
+            best = totals
+    parse, walk, comments, facts = best
+    return (f"python stages over {len(texts)} .py files: ast.parse {parse:.3f} s, walk {walk:.3f} s "
+            f"({walk / parse:.2f}x), comments {comments:.3f} s ({comments / parse:.2f}x), facts and redaction "
+            f"{facts:.3f} s ({facts / parse:.2f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--synthetic-kb", type=int, default=1024)
@@ -221,11 +298,14 @@ def main() -> None:
         name, data = synthetic(frontend, args.synthetic_kb * 1024)
         seconds, parse_seconds, size, errors = time_files([(name, data)], args.repeat)
         rows.append((frontend, "synthetic", 1, size, seconds, parse_seconds, errors))
+    stages = ""
     if args.corpus.is_dir():
         for frontend, files in corpus_files(args.corpus, int(args.cap_mb * 1024 * 1024)).items():
             if files:
                 seconds, parse_seconds, size, errors = time_files(files, 1)
                 rows.append((frontend, "corpus", len(files), size, seconds, parse_seconds, errors))
+                if frontend == "python":
+                    stages = python_stages(files, args.repeat)
 
     print(f"{'frontend':<10} {'source':<9} {'files':>6} {'MB':>7} {'s':>7} {'MB/s':>7} {'parse s':>8} "
           f"{'x parse':>8} {'parse errors':>13}")
@@ -234,6 +314,8 @@ def main() -> None:
         print(f"{frontend:<10} {source:<9} {count:>6} {megabytes:>7.2f} {seconds:>7.2f} "
               f"{megabytes / seconds:>7.2f} {parse_seconds:>8.2f} {seconds / parse_seconds:>8.2f} "
               f"{errors:>6} ({errors / count:.0%})")
+    if stages:
+        print(stages)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1442 @@
+"""Python frontend: ``.py``, ``.pyw``, ``.ipy`` and the code cells of ``.ipynb`` notebooks.
+
+Python has no grammar to pin: the file is parsed once with the interpreter's own ``ast``
+(``scoring.parsers.python.parse_source``, warnings silenced) and the tree is walked once,
+so ``frontend_version`` is this module's ``VERSION`` plus the interpreter's minor version
+(``1.0.0+py3.11``): a new Python may parse the same bytes into a different tree.
+
+**One walk.** ``_Walker.walk`` pops nodes from one explicit stack in document order and
+dispatches on ``type(node)``; no recursion, so a deeply nested file cannot exhaust the
+C stack, and no ``ast.walk`` per fact kind. Expression contexts and operators (a third
+of CPython's nodes, shared singletons) are never pushed. What a fact needs from above
+a node comes from the *frame* of the statement it sits in (import guard, scope, the
+handlers open around it): frames are pushed onto the node stack in front of the bodies
+they govern and popped behind them, so the walk keeps its ancestors that matter on a
+second stack without recording every node's parents. What a node needs from its parent
+(the name a literal is bound to, being a docstring) is settled when the parent is
+visited, before its children are.
+
+**Comments** come from one regular-expression scan of the text (code and whole string
+literals are skipped up to each ``#``), the technique D4 already uses: the same comments
+as ``tokenize`` at a fraction of its cost (on CPython 3.11 ``tokenize`` takes about 2.3x
+``ast.parse``, which would triple the frontend's time). Consecutive whole-line comments
+are one ``CommentFact`` block; a comment after code is a block of its own. Docstrings
+are reported twice, as ``StringFact(docstring=True)`` and as ``CommentFact(doc=True)``,
+as the Julia frontend does, so comment spans cover every explanatory line.
+
+**Decisions** (the tests pin each one):
+
+* Imports: ``import a.b`` gives ``ImportFact("a.b", kind="import")`` per name; ``from x
+  import a, b`` one ``ImportFact("x", kind="from", names=("a", "b"))``, a relative import
+  keeping its dots (``".utils"``, ``"."``); ``__import__("m")`` and
+  ``importlib.import_module("m")`` with a literal name are ``kind="dynamic"``. Guards:
+  ``try`` in the body of a try whose handlers catch ``ImportError``,
+  ``ModuleNotFoundError``, ``Exception``, ``BaseException`` or everything; ``except`` in
+  such a handler (the fallback import, METRICS §0.1.21 counts both as optional);
+  ``type_checking`` in the body of ``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``;
+  ``conditional`` under any other ``if`` (an ``else`` of ``TYPE_CHECKING`` included), except
+  ``if __name__ == "__main__":``, which guards nothing. The innermost try, except or
+  type_checking guard wins over ``conditional``. A function body starts afresh (``none``):
+  the function runs later, outside the try or if that holds its definition; there is no
+  separate kind for function-level imports.
+* Calls: every call whose callee is a dotted name (``a.b.c``, or a chain through calls,
+  ``np.random.default_rng(0).normal``) is a ``CallFact``; ``name`` resolves the head
+  through the import aliases met so far (``np.random.seed`` -> ``numpy.random.seed``,
+  ``from os import path as p; p.join`` -> ``os.path.join``). Calls of subscripts or other
+  expressions (``handlers[0]()``) have no name and give no ``CallFact``. Argument values
+  are literals or ``Expr`` with the source text (80 characters).
+* Strings: every ``str`` literal; an f-string is one ``StringFact`` whose value is its
+  literal text with ``{…}`` for each replacement field (``f"/data/{name}.csv"`` ->
+  ``"/data/{…}.csv"``): the shape of a path stays, code never becomes a value. Format specs
+  are not strings. ``binding`` is the name a literal is directly bound to: assignment and
+  annotated-assignment targets as written (``token``, ``self.token``, ``cfg["key"]``),
+  dict keys, keyword arguments, parameter defaults, the variable of ``os.environ.setdefault``
+  / ``putenv``. ``AssignmentFact`` records the same bindings for plain string literals.
+* Definitions: functions, methods (a def in a class body) and classes, nested ones too;
+  async functions are functions. ``public`` is D6's reading, so that D6 can read it off
+  the facts unchanged: a name without a leading underscore defined at module level
+  (also inside module-level if/try/with blocks), or a method directly in the body of
+  such a public class. Dunder names (``__init__``) are not public: D6 leaves them out,
+  as interrogate does with ``--ignore-magic`` (pydocstyle reports them under codes of
+  their own, D105/D107). Nested functions and classes, and definitions under loops or
+  under an ``if`` in a class body, are never public.
+  ``documented`` means a non-blank docstring; ``decorators`` are dotted names with
+  aliases resolved (a call decorator by its callee: ``@click.option(...)`` ->
+  ``click.option``).
+* Handlers: ``caught`` is ``"..."`` for a bare ``except``, else the caught names as
+  written, joined by ``", "``. ``action`` follows ``HANDLER_ACTIONS`` as the other
+  frontends decide it: ``reraise`` (a ``raise``, ``sys.exit`` anywhere in the body) before
+  ``log`` (``print``, ``logging``/``logger``/``log`` methods, ``warnings.warn``,
+  ``traceback.print_exc``…) before ``return`` before ``continue``; otherwise ``pass`` when
+  every statement of the body does nothing (``pass``, ``...``, a bare string; not the
+  ``pass`` a notebook magic was masked into), else ``other``. A function defined inside a
+  handler is not part of what the handler does.
+* Randoms: ``SEEDS``, ``ENGINES`` and the draws of ``random``, ``numpy.random``, ``torch``
+  and ``tensorflow.random``; a seed call without a seed (``random.seed()``) re-seeds from
+  the system: ``entropy``; a seed expression mentioning the clock is ``time``. A draw from
+  an engine variable (``rng = np.random.default_rng(0)``; ``rng.normal()``) names the
+  variable as generator, as ``generator=g`` of a torch draw does.
+* CLI: ``argparse``/``optparse`` parsers and each ``add_argument``/``add_option`` (named by
+  its long option, else its first name), ``sys.argv`` reads, ``click`` options and
+  arguments, ``typer.Option``/``Argument``, ``fire.Fire``, ``getopt``, ``docopt``, ``hydra.main``.
+* File I/O: ``open`` and its kin (mode from the mode argument: ``r`` read, ``w``/``a``/``x``
+  write, ``+`` readwrite, computed unknown), ``pandas``/``polars`` readers, writer methods
+  on any object (``.to_csv(path)``, ``.savefig``; ``to_csv()`` without a path writes no
+  file), numpy, torch, joblib, scipy.io, xarray, image and neuroimaging loaders, and
+  ``Path("literal").read_text()``-style methods. ``json.load``/``pickle.load`` read from a
+  file object, whose ``open`` is the fact.
+* Redaction: every text value passes through ``_common.redact_facts`` (the evidence
+  snippet redaction) before the facts are returned.
+
+**Decoding**: a BOM or a PEP 263 coding cookie chooses the codec (``tokenize.detect_
+encoding``), UTF-8 otherwise; undecodable bytes become U+FFFD (``errors="replace"``):
+facts are text, and a replacement character inside a literal does not stop the parse.
+
+**Parse errors** (Python 2 code, NUL bytes, nesting beyond the parser's limits) are a
+fact, never an exception: ``parse_error`` is ``"SyntaxError: invalid syntax (line 3)"``
+(or ``ValueError: …``, ``RecursionError``, ``MemoryError``), and what a line scan can still
+read is reported: comments, string literals and their URLs, import lines and def/class
+lines (public and documented as D6's fallback reads them).
+
+**Notebooks**: ``scoring.parsers.notebook`` reads the JSON, the cells and their magics
+(line magics and shell escapes masked into ``pass``, non-Python cell magics dropped,
+METRICS §0.1.11). Each cell is a ``NotebookCellFact``; each Python code cell is parsed
+and walked on its own, its facts carrying ``cell`` (1-based among all cells) and lines
+within the cell, the numbering evidence uses. Import aliases carry from cell to cell, as
+the kernel's namespace does. ``parse_error`` names the first cell that does not parse
+(``"cell 3: SyntaxError: …"``); the other cells are still read. ``lines`` counts the
+lines of the code cells (the JSON's own lines mean nothing to a detector).
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import gc
+import re
+import sys
+import tokenize
+from io import BytesIO
+from itertools import accumulate
+
+from scoring.facts import (
+    EXPR_TEXT_LIMIT,
+    AssignmentFact,
+    CallFact,
+    CliArgFact,
+    CommentFact,
+    DefinitionFact,
+    Expr,
+    FileFacts,
+    FileIOFact,
+    HandlerFact,
+    ImportFact,
+    NotebookCellFact,
+    RandomFact,
+    StringFact,
+    UrlFact,
+)
+from scoring.frontends._common import URL_PATTERN, count_lines, redact_facts
+from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_magics
+from scoring.parsers.python import parse_source
+
+LANGUAGE = "python"
+VERSION = "1.0.0"
+
+PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+
+
+def frontend_version(own_version: str = VERSION) -> str:
+    """The frontend's version plus the interpreter's: ``ast`` output changes with Python."""
+    return f"{own_version}+py{sys.version_info.major}.{sys.version_info.minor}"
+
+
+# --------------------------------------------------------------------------- tables
+
+IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+DYNAMIC_IMPORTS = frozenset({"__import__", "importlib.import_module", "importlib.__import__"})
+
+LOG_CALLS = frozenset({
+    "print", "warnings.warn", "traceback.print_exc", "traceback.print_exception", "traceback.format_exc",
+    "sys.stderr.write", "sys.stdout.write", "logging.debug", "logging.info", "logging.warning",
+    "logging.warn", "logging.error", "logging.exception", "logging.critical", "logging.log",
+    "tqdm.write", "pprint.pprint", "rich.print", "click.echo", "click.secho",
+})
+LOG_RECEIVERS = frozenset({"logger", "log", "logging", "LOGGER", "LOG", "_logger", "_log", "_LOGGER",
+                           "self.logger", "self.log", "self._logger", "self._log", "cls.logger"})
+LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
+EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
+
+# seed calls: resolved name -> the generator whose state they set
+SEEDS = {
+    "random.seed": "random",
+    "numpy.random.seed": "numpy.random",
+    "torch.manual_seed": "torch", "torch.random.manual_seed": "torch",
+    "torch.cuda.manual_seed": "torch.cuda", "torch.cuda.manual_seed_all": "torch.cuda",
+    "tensorflow.random.set_seed": "tensorflow", "tensorflow.set_random_seed": "tensorflow",
+    "tensorflow.compat.v1.set_random_seed": "tensorflow", "tensorflow.keras.utils.set_random_seed": "keras",
+    "keras.utils.set_random_seed": "keras",
+    "pytorch_lightning.seed_everything": "lightning", "lightning.seed_everything": "lightning",
+    "lightning.pytorch.seed_everything": "lightning", "lightning_fabric.seed_everything": "lightning",
+    "pytorch_lightning.utilities.seed.seed_everything": "lightning",
+    "transformers.set_seed": "transformers",
+    "cupy.random.seed": "cupy.random", "mxnet.random.seed": "mxnet", "paddle.seed": "paddle",
+}
+# generator objects built: resolved name -> seed source when built without a seed
+ENGINES = {
+    "numpy.random.default_rng": "entropy", "numpy.random.RandomState": "entropy",
+    "numpy.random.Generator": "entropy", "numpy.random.SeedSequence": "entropy",
+    "numpy.random.PCG64": "entropy", "numpy.random.PCG64DXSM": "entropy", "numpy.random.MT19937": "entropy",
+    "numpy.random.Philox": "entropy", "numpy.random.SFC64": "entropy",
+    "random.Random": "entropy", "random.SystemRandom": "entropy", "secrets.SystemRandom": "entropy",
+    # torch.Generator() starts from a documented fixed default seed
+    "torch.Generator": "default",
+    "jax.random.PRNGKey": "none", "jax.random.key": "none",
+    "tensorflow.random.Generator.from_seed": "none",
+    "tensorflow.random.Generator.from_non_deterministic_state": "entropy",
+    "tensorflow.random.get_global_generator": "entropy",
+}
+ALWAYS_ENTROPY = frozenset({"random.SystemRandom", "secrets.SystemRandom",
+                            "tensorflow.random.Generator.from_non_deterministic_state"})
+SEED_KEYWORDS = ("seed", "a", "random_state", "x")
+NUMPY_NOT_DRAWS = frozenset({"seed", "get_state", "set_state", "default_rng", "RandomState", "Generator",
+                             "SeedSequence", "BitGenerator", "PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64"})
+RANDOM_DRAWS = frozenset({
+    "random", "randint", "randrange", "choice", "choices", "shuffle", "sample", "uniform", "gauss",
+    "normalvariate", "lognormvariate", "expovariate", "betavariate", "gammavariate", "triangular",
+    "vonmisesvariate", "paretovariate", "weibullvariate", "getrandbits", "randbytes", "binomialvariate",
+})
+TORCH_DRAWS = frozenset({"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+                         "normal", "bernoulli", "multinomial", "poisson"})
+TENSORFLOW_DRAWS = frozenset({"normal", "uniform", "shuffle", "truncated_normal", "categorical", "gamma",
+                              "poisson", "stateless_normal"})
+ENGINE_NOT_DRAWS = frozenset({"get_state", "set_state", "getstate", "setstate", "spawn", "bit_generator",
+                              "jumped", "initial_seed", "get_global_generator", "split", "state"})
+TIME_MARKERS = ("time(", "time_ns(", "now(", "perf_counter", "datetime", "monotonic")
+ENTROPY_MARKERS = ("urandom", "getpid", "uuid", "secrets.", "SystemRandom", "randbits")
+
+# reads and writes: resolved name -> (mode, index of the path argument, path keywords)
+FILE_CALLS = {
+    "numpy.load": ("read", 0, ("file",)), "numpy.loadtxt": ("read", 0, ("fname",)),
+    "numpy.genfromtxt": ("read", 0, ("fname",)), "numpy.fromfile": ("read", 0, ("file",)),
+    "numpy.save": ("write", 0, ("file",)), "numpy.savez": ("write", 0, ("file",)),
+    "numpy.savez_compressed": ("write", 0, ("file",)), "numpy.savetxt": ("write", 0, ("fname",)),
+    "torch.load": ("read", 0, ("f",)), "torch.save": ("write", 1, ("f",)),
+    "joblib.load": ("read", 0, ("filename",)), "joblib.dump": ("write", 1, ("filename",)),
+    "scipy.io.loadmat": ("read", 0, ("file_name",)), "scipy.io.savemat": ("write", 0, ("file_name",)),
+    "xarray.open_dataset": ("read", 0, ("filename_or_obj",)), "xarray.open_mfdataset": ("read", 0, ("paths",)),
+    "xarray.open_dataarray": ("read", 0, ("filename_or_obj",)), "xarray.open_zarr": ("read", 0, ("store",)),
+    "PIL.Image.open": ("read", 0, ("fp",)), "cv2.imread": ("read", 0, ("filename",)),
+    "cv2.imwrite": ("write", 0, ("filename",)), "imageio.imread": ("read", 0, ("uri",)),
+    "imageio.v2.imread": ("read", 0, ("uri",)), "imageio.v3.imread": ("read", 0, ("uri",)),
+    "imageio.imwrite": ("write", 0, ("uri",)), "imageio.v3.imwrite": ("write", 0, ("uri",)),
+    "skimage.io.imread": ("read", 0, ("fname",)), "skimage.io.imsave": ("write", 0, ("fname",)),
+    "tifffile.imread": ("read", 0, ("files",)), "tifffile.imwrite": ("write", 0, ("file",)),
+    "matplotlib.pyplot.imread": ("read", 0, ("fname",)), "matplotlib.pyplot.imsave": ("write", 0, ("fname",)),
+    "matplotlib.pyplot.savefig": ("write", 0, ("fname",)),
+    "nibabel.load": ("read", 0, ("filename",)), "nibabel.save": ("write", 1, ("filename",)),
+    "geopandas.read_file": ("read", 0, ("filename",)), "anndata.read_h5ad": ("read", 0, ("filename",)),
+    "scanpy.read": ("read", 0, ("filename",)), "scanpy.read_h5ad": ("read", 0, ("filename",)),
+    "pyarrow.parquet.read_table": ("read", 0, ("source",)),
+    "tensorflow.keras.models.load_model": ("read", 0, ("filepath",)),
+    "keras.models.load_model": ("read", 0, ("filepath",)),
+}
+OPEN_CALLS = {  # resolved name -> (index of the mode argument, default mode)
+    "open": (1, "r"), "io.open": (1, "r"), "codecs.open": (1, "r"), "builtins.open": (1, "r"),
+    "gzip.open": (1, "rb"), "bz2.open": (1, "rb"), "lzma.open": (1, "rb"),
+    "h5py.File": (1, "r"), "netCDF4.Dataset": (1, "r"), "zarr.open": (1, "a"),
+}
+READ_PREFIXES = ("pandas.read_", "polars.read_", "polars.scan_")
+PANDAS_PATH_KEYWORDS = ("filepath_or_buffer", "path", "io", "path_or_buf", "source")
+# writer methods on any object (DataFrame.to_csv, Figure.savefig): method -> path keywords
+WRITE_METHODS = {
+    "to_csv": ("path_or_buf",), "to_excel": ("excel_writer",), "to_parquet": ("path",),
+    "to_json": ("path_or_buf",), "to_hdf": ("path_or_buf",), "to_pickle": ("path",),
+    "to_feather": ("path",), "to_stata": ("path",), "to_netcdf": ("path",), "to_zarr": ("store",),
+    "to_file": ("filename",), "write_h5ad": ("filename",), "savefig": ("fname",), "tofile": ("fid",),
+}
+# pathlib methods: the path is the receiver's, when it is ``Path("literal")``
+PATH_METHODS = {"read_text": "read", "read_bytes": "read", "write_text": "write", "write_bytes": "write",
+                "open": "open"}
+PATH_TYPES = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.WindowsPath", "Path"})
+
+# command-line interfaces: resolved name -> kind; the name is read from the arguments
+CLI_CALLS = {
+    "argparse.ArgumentParser": "argparse", "optparse.OptionParser": "optparse",
+    "click.option": "click", "click.argument": "click", "typer.Option": "typer",
+    "typer.Argument": "typer", "typer.Typer": "typer", "typer.run": "typer", "fire.Fire": "fire",
+    "getopt.getopt": "getopt", "getopt.gnu_getopt": "getopt", "docopt.docopt": "docopt", "docopt": "docopt",
+    "hydra.main": "hydra",
+}
+CLI_METHODS = {"add_argument": "argparse", "add_option": "optparse"}
+NAMED_CLI = frozenset({"click.option", "click.argument", "typer.Option", "typer.Argument"})
+
+SETENV_METHODS = frozenset({"setdefault", "putenv", "setenv"})
+
+# the gate of _Walker.call: a call that may be any of the kinds above
+_SPECIAL_NAMES = frozenset(DYNAMIC_IMPORTS | SEEDS.keys() | ENGINES.keys() | CLI_CALLS.keys() | OPEN_CALLS.keys()
+                           | FILE_CALLS.keys())
+_SPECIAL_METHODS = frozenset(SETENV_METHODS | CLI_METHODS.keys() | WRITE_METHODS.keys() | PATH_METHODS.keys())
+_SPECIAL_PREFIXES = ("sys.argv.", "random.", "numpy.random.", "torch.", "tensorflow.random.", *READ_PREFIXES)
+
+# --------------------------------------------------------------------------- text scans
+
+
+def _all_but(excluded: str) -> str:
+    """A regex class of every character but ``excluded``, as ranges (sre compiles ranges
+    to a lookup table; a negated class of literals is tested literal by literal)."""
+    ranges, low = [], 0
+    for code in sorted(map(ord, excluded)):
+        if code > low:
+            ranges.append(f"\\U{low:08x}-\\U{code - 1:08x}")
+        low = code + 1
+    ranges.append(f"\\U{low:08x}-\\U{sys.maxunicode:08x}")
+    return "[" + "".join(ranges) + "]"
+
+
+# Python string literals; prefixes never change where a literal ends. Possessive
+# quantifiers keep an unterminated literal from backtracking.
+_PY_STRING = (
+    rf'"{{3}}(?:{_all_but(chr(34) + chr(92))}++|\\[\s\S]|"(?!""))*+"{{3}}'
+    rf"|'{{3}}(?:{_all_but(chr(39) + chr(92))}++|\\[\s\S]|'(?!''))*+'{{3}}"
+    rf'|"(?:{_all_but(chr(34) + chr(92) + chr(10))}++|\\[\s\S])*+"'
+    rf"|'(?:{_all_but(chr(39) + chr(92) + chr(10))}++|\\[\s\S])*+'"
+)
+# Each match consumes code and whole string literals up to the next comment (group 1)
+# or the end, so a ``#`` inside a string is never a comment and the loop below visits
+# comments only. A stray quote is consumed as code.
+_NEXT_COMMENT = re.compile(rf"(?:{_all_but(chr(35) + chr(34) + chr(39))}++|{_PY_STRING}|[\"'])*+(?:(#[^\n]*)|\Z)")
+# string literals and comments, for code that does not parse
+_STRING_OR_COMMENT = re.compile(rf"(?P<prefix>[rRbBuUfF]{{0,2}})(?P<string>{_PY_STRING})|#[^\n]*")
+_IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import\b[ \t]*\(?(?P<names>[\w \t,]*)"
+    r"|import[ \t]+(?P<modules>[\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*))")
+_DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?(?P<kind>def|class)[ \t]+(?P<name>\w+)")
+_DOCSTRING_START = re.compile(r"""^[ \t]*[rRuUbB]{0,2}(?:\"\"\"|'''|"|')""")
+
+
+def decode(data: bytes) -> str:
+    """The source text: BOM or coding cookie, else UTF-8; bad bytes become U+FFFD; line
+    ends normalised to ``\\n`` (the parser counts ``\\r\\n`` and ``\\r`` as one line end)."""
+    encoding = "utf-8"
+    if not data.isascii():
+        try:
+            encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
+            codecs.lookup(encoding)
+        except (SyntaxError, LookupError):
+            encoding = "utf-8"
+    text = data.decode(encoding, "replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        line = f" (line {exc.lineno})" if exc.lineno else ""
+        return f"{type(exc).__name__}: {exc.msg}{line}"
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def _dotted(node) -> str:
+    """``a.b.c`` for a chain of attributes on a name; a call inside the chain keeps its
+    parentheses (``np.random.default_rng().normal``); "" for anything else. A loop, not
+    recursion: a chain of thousands of method calls parses."""
+    parts = []
+    called = False           # the part met next is the callee of a call
+    while True:
+        kind = type(node)
+        if kind is ast.Attribute:
+            parts.append(node.attr + "()" if called else node.attr)
+            node = node.value
+        elif kind is ast.Name:
+            parts.append(node.id + "()" if called else node.id)
+            break
+        elif kind is ast.Call and not called:
+            node = node.func
+            called = True
+            continue
+        else:
+            return ""
+        called = False
+    parts.reverse()
+    return ".".join(parts)
+
+
+def _is_str(node) -> bool:
+    return type(node) is ast.Constant and type(node.value) is str
+
+
+def _target(node) -> str:
+    """The name an assignment target is written as: ``x``, ``self.x``, ``cfg["key"]``."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id
+    if kind is ast.Attribute:
+        return _dotted(node)
+    if kind is ast.Subscript and _is_str(node.slice):
+        base = _dotted(node.value)
+        return f'{base}["{node.slice.value}"]' if base else node.slice.value
+    return ""
+
+
+# Fields that never hold child nodes worth visiting: expression contexts and operators
+# (shared singletons), identifiers, numbers, flags, type comments.
+_SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module", "level",
+                             "kind", "type_comment", "conversion", "is_async", "tag", "rest", "kwd_attrs",
+                             "simple", "lineno"})
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The node-valued fields of ``kind``, last first (pushed so the first pops first).
+    A value that is no node (a scalar field a later Python adds) has none."""
+    if kind in (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal):
+        return ()
+    return tuple(reversed([f for f in getattr(kind, "_fields", ()) if f not in _SKIPPED_FIELDS]))
+
+
+class _Frame:
+    """The context of a statement body: what a fact inside it needs from above.
+
+    ``guard`` is the import guard; ``scope`` ``module``, ``class`` or ``function``;
+    ``public_kinds`` the definition kinds that may be public here (D6's reading);
+    ``handlers`` the except handlers whose body this is part of.
+    """
+
+    __slots__ = ("guard", "scope", "public_kinds", "handlers", "_derived")
+
+    def __init__(self, guard: str, scope: str, public_kinds: frozenset, handlers: tuple) -> None:
+        self.guard = guard
+        self.scope = scope
+        self.public_kinds = public_kinds
+        self.handlers = handlers
+        self._derived: dict | None = None
+
+    def but(self, guard: str | None = None, scope: str | None = None, public_kinds: frozenset | None = None,
+            handlers: tuple | None = None) -> _Frame:
+        """This frame with some values changed; the same derived frame is reused for every
+        body that derives it the same way (each ``if`` of a function body)."""
+        if handlers is not None:
+            return _Frame(guard or self.guard, scope or self.scope,
+                          self.public_kinds if public_kinds is None else public_kinds, handlers)
+        key = (guard, scope, public_kinds)
+        derived = self._derived
+        if derived is None:
+            derived = self._derived = {}
+        frame = derived.get(key)
+        if frame is None:
+            frame = derived[key] = _Frame(guard or self.guard, scope or self.scope,
+                                          self.public_kinds if public_kinds is None else public_kinds,
+                                          self.handlers)
+        return frame
+
+
+# marks a docstring's constant in ``_Walker.bindings`` (compared by identity)
+_DOCSTRING = "\x00docstring"
+
+
+class _Exit:
+    """The marker behind a body: popping it restores the frame around the body."""
+
+
+_EXIT = _Exit()
+_NO_KINDS: frozenset = frozenset()
+_MODULE_KINDS = frozenset({"function", "class"})
+_METHOD_KINDS = frozenset({"method"})
+
+
+class _Handler:
+    __slots__ = ("line", "caught", "statements", "passive", "seen", "cell")
+
+    def __init__(self, line: int, caught: str, statements: int, passive: int, cell: int | None) -> None:
+        self.line, self.caught, self.statements, self.passive, self.cell = line, caught, statements, passive, cell
+        self.seen: set[str] = set()
+
+    def action(self) -> str:
+        for action in ("reraise", "log", "return", "continue"):
+            if action in self.seen:
+                return action
+        return "pass" if self.statements == self.passive else "other"
+
+
+class _Walker:
+    """Facts of one file (or of every cell of one notebook), in the order the walk meets them."""
+
+    def __init__(self) -> None:
+        self.imports: list[ImportFact] = []
+        self.calls: list[CallFact] = []
+        self.strings: list[StringFact] = []
+        self.comments: list[CommentFact] = []
+        self.definitions: list[DefinitionFact] = []
+        self.assignments: list[AssignmentFact] = []
+        self.handlers: list[_Handler] = []
+        self.randoms: list[RandomFact] = []
+        self.cli_args: list[CliArgFact] = []
+        self.file_io: list[FileIOFact] = []
+        self.urls: list[UrlFact] = []
+        self.aliases: dict[str, str] = {}       # local name -> qualified name
+        self.engines: set[str] = set()          # variables bound to a generator object
+        self.argv_names: set[str] = set()       # local names bound to sys.argv
+        self.resolved: dict[str, str] = {}     # callee as written -> resolved, emptied when aliases change
+        self.name_exprs: dict[str, Expr] = {}
+        self.parse_error: str | None = None
+        # per unit (a file or one cell)
+        self.cell: int | None = None
+        self.source = ""
+        self.magic_lines: frozenset[int] = frozenset()
+        self.frame = _Frame("none", "module", _MODULE_KINDS, ())
+        self.frames: list[_Frame] = [self.frame]
+        self.stack: list = []
+        self.docstring_comments: list[CommentFact] = []
+        self.bindings: dict[int, str] = {}      # id(literal node) -> the name it is bound to
+        self._encoded: bytes | None = None
+        self._starts: list[int] | None = None
+        self.dispatch = self.dispatch_table()
+
+    # ------------------------------------------------------------ units
+    def unit(self, source: str, cell: int | None = None, magic_lines: frozenset[int] = frozenset()) -> None:
+        """Parse and walk one unit: a file's text or one notebook cell's Python."""
+        self.cell, self.source, self.magic_lines = cell, source, magic_lines
+        self.bindings = {}
+        self._encoded = self._starts = None
+        try:
+            tree = parse_source(source)
+        except PARSE_ERRORS as exc:
+            if self.parse_error is None:
+                self.parse_error = _error_text(exc) if cell is None else f"cell {cell}: {_error_text(exc)}"
+            self.fallback(source)
+            return
+        docstrings = self.walk(tree)
+        self.scan_comments(source, docstrings)
+
+    # ------------------------------------------------------------ the walk
+    def walk(self, tree: ast.Module) -> list[CommentFact]:
+        """The one pass: every node of ``tree`` popped once from an explicit stack.
+
+        A handler of ``self.dispatch`` returns True when it pushed the node's children
+        itself; any other node's children are pushed from its node-valued fields.
+        """
+        self.frame = _Frame("none", "module", _MODULE_KINDS, ())
+        self.frames = [self.frame]
+        self.docstring_comments = []
+        stack: list = []
+        self.stack = stack
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        get = self.dispatch.get
+        fields_of = _FIELDS
+        self.module(tree)
+        while stack:
+            node = pop()
+            kind = type(node)
+            handler = get(kind)
+            if handler is not None and handler(node):
+                continue
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = fields_of[kind] = _child_fields(kind)
+            for name in fields:
+                value = getattr(node, name)
+                if type(value) is list:
+                    if value:
+                        extend(reversed(value))
+                elif value is not None:
+                    push(value)
+        return self.docstring_comments
+
+    def dispatch_table(self) -> dict:
+        """``type(node)`` -> handler; a handler returns True when it pushed the node's
+        children itself (or there are none to visit)."""
+        return {
+            _Frame: self.enter, _Exit: self.leave, type(None): _no_children,
+            ast.Name: self.name, ast.Constant: self.constant, ast.Call: self.call,
+            ast.Attribute: self.attribute, ast.Assign: self.assign, ast.AnnAssign: self.ann_assign,
+            ast.Dict: self.dict_, ast.JoinedStr: self.joined_str, ast.Import: self.import_,
+            ast.ImportFrom: self.import_from, ast.FunctionDef: self.function, ast.AsyncFunctionDef: self.function,
+            ast.ClassDef: self.class_, ast.If: self.if_, ast.Try: self.try_, ast.With: self.block,
+            ast.AsyncWith: self.block, ast.For: self.loop, ast.AsyncFor: self.loop, ast.While: self.loop,
+            ast.Raise: self.raise_, ast.Return: self.return_, ast.Continue: self.continue_,
+            ast.Lambda: self.lambda_, ast.IfExp: self.if_exp, ast.Expr: self.expr_statement,
+            **({ast.TryStar: self.try_} if hasattr(ast, "TryStar") else {}),
+            ast.Match: self.match, ast.NamedExpr: self.named_expr, ast.arguments: self.arguments,
+        }
+
+    def enter(self, frame: _Frame) -> bool:
+        self.frames.append(frame)
+        self.frame = frame
+        return True
+
+    def leave(self, _marker) -> bool:
+        frames = self.frames
+        frames.pop()
+        self.frame = frames[-1]
+        return True
+
+    def body(self, nodes: list, frame: _Frame | None) -> None:
+        """Push a statement body to be walked under ``frame`` (None: the current one)."""
+        stack = self.stack
+        if frame is None or frame is self.frame:
+            stack.extend(reversed(nodes))
+            return
+        stack.append(_EXIT)
+        stack.extend(reversed(nodes))
+        stack.append(frame)
+
+    # ------------------------------------------------------------ leaves
+    def name(self, node) -> bool:
+        if node.id in self.argv_names and type(node.ctx) is ast.Load:
+            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell))
+        return True
+
+    def attribute(self, node) -> bool:
+        if node.attr == "argv" and type(node.ctx) is ast.Load and self.resolve(_dotted(node)) == "sys.argv":
+            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell))
+            return True
+        return False
+
+    def constant(self, node) -> bool:
+        value = node.value
+        if type(value) is str:
+            line = node.lineno
+            end = node.end_lineno or line
+            binding = self.bindings.get(id(node), "")
+            if binding is _DOCSTRING:
+                self.strings.append(StringFact(value, line, end, "", True, self.cell))
+                self.docstring_comments.append(CommentFact(line, end, value, True, self.cell))
+                return True
+            if "://" in value:
+                self.urls_in(value, line)
+            self.strings.append(StringFact(value, line, end, binding, False, self.cell))
+        return True
+
+    def joined_str(self, node) -> bool:
+        """An f-string: one string fact with ``{…}`` for each field; the fields' code is walked."""
+        parts, fields, offset = [], [], 0
+        line = node.lineno
+        for part in node.values:
+            if type(part) is ast.Constant:
+                text = part.value
+                if "://" in text:
+                    self.urls_in(text, line + offset)
+                offset += text.count("\n")
+                parts.append(text)
+            else:
+                parts.append("{…}")
+                fields.append(part.value)
+                spec = part.format_spec
+                if spec is not None:
+                    fields.extend(p.value for p in spec.values if type(p) is ast.FormattedValue)
+        self.strings.append(StringFact("".join(parts), line, node.end_lineno or line,
+                                       self.bindings.get(id(node), ""), False, self.cell))
+        self.stack.extend(reversed(fields))
+        return True
+
+    def urls_in(self, value: str, line: int) -> None:
+        cell = self.cell
+        for match in URL_PATTERN.finditer(value):
+            self.urls.append(UrlFact(match.group(0).rstrip(".,;:"), line + value.count("\n", 0, match.start()),
+                                     cell))
+
+    # ------------------------------------------------------------ source text
+    def segment(self, node) -> str:
+        """The source text of ``node``, cut to 80 characters, in O(1): the parser's
+        offsets are UTF-8 byte columns, read off the encoded text by line starts
+        (``ast.get_source_segment`` splits the whole source on every call)."""
+        if self._starts is None:
+            source = self.source
+            self._encoded = source.encode("utf-8", "surrogatepass")
+            self._starts = [0, *accumulate([len(line) + 1 for line in self._encoded.split(b"\n")])]
+        starts = self._starts
+        try:
+            start = starts[node.lineno - 1] + node.col_offset
+            end = starts[node.end_lineno - 1] + node.end_col_offset
+        except (IndexError, TypeError):
+            return ""
+        end = min(end, start + 4 * EXPR_TEXT_LIMIT)
+        return self._encoded[start:end].decode("utf-8", "ignore")[:EXPR_TEXT_LIMIT]
+
+    def value(self, node):
+        """A call argument: its literal value, or ``Expr`` with its source text."""
+        kind = type(node)
+        if kind is ast.Constant:
+            value = node.value
+            if value is None or type(value) in (str, int, bool):
+                return value
+            if type(value) is float and value - value == 0:    # finite
+                return value
+            return Expr(self.segment(node))
+        if kind is ast.Name:
+            return self.name_expr(node.id)
+        if kind is ast.UnaryOp and type(node.op) is ast.USub and type(node.operand) is ast.Constant:
+            value = node.operand.value
+            if type(value) in (int, float) and value - value == 0:
+                return -value
+        return Expr(self.segment(node))
+
+    def name_expr(self, name: str) -> Expr:
+        """``Expr(name)``, one per name (records are immutable, and names recur)."""
+        expr = self.name_exprs.get(name)
+        if expr is None:
+            expr = self.name_exprs[name] = Expr(name)
+        return expr
+
+    def resolve(self, written: str) -> str:
+        """``written`` with its head resolved through the import aliases; a head that is a
+        call keeps its parentheses (``Path().read_text`` -> ``pathlib.Path().read_text``)."""
+        head, dot, rest = written.partition(".")
+        call = head.endswith("()")
+        qualified = self.aliases.get(head[:-2] if call else head)
+        if qualified is None:
+            return written
+        if call:
+            qualified += "()"
+        return f"{qualified}.{rest}" if dot else qualified
+
+    # ------------------------------------------------------------ module, definitions
+    def module(self, tree: ast.Module) -> None:
+        self.body(self.docstring(tree.body), None)
+
+    def docstring(self, body: list) -> list:
+        """``body``, its docstring marked so that the walk reports it as one (a string
+        fact and a doc comment, in document order)."""
+        first = body[0] if body else None
+        if type(first) is ast.Expr and _is_str(first.value):
+            self.bindings[id(first.value)] = _DOCSTRING
+        return body
+
+    def decorator(self, node) -> str:
+        target = node.func if type(node) is ast.Call else node
+        written = _dotted(target)
+        return self.resolve(written) if written else self.segment(node)
+
+    def function(self, node) -> bool:
+        frame = self.frame
+        kind = "method" if frame.scope == "class" else "function"
+        name = node.name
+        body = node.body
+        first = body[0] if body else None
+        documented = type(first) is ast.Expr and _is_str(first.value) and bool(first.value.value.strip())
+        public = kind in frame.public_kinds and not name.startswith("_")
+        self.definitions.append(DefinitionFact(name, kind, node.lineno, public, documented,
+                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell))
+        self.parameter_defaults(node.args)
+        inner = _Frame("none", "function", _NO_KINDS, ())
+        # pushed last first: decorators, arguments, returns, then the body
+        self.body(self.docstring(body), inner)
+        stack = self.stack
+        if node.returns is not None:
+            stack.append(node.returns)
+        stack.append(node.args)
+        stack.extend(reversed(node.decorator_list))
+        return True
+
+    def parameter_defaults(self, args: ast.arguments) -> None:
+        if not args.defaults and not args.kw_defaults:
+            return
+        positional = args.posonlyargs + args.args
+        pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True))
+        pairs.extend((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None)
+        for arg, default in pairs:
+            self.bind(arg.arg, default, default.lineno if hasattr(default, "lineno") else arg.lineno)
+
+    def arguments(self, node) -> bool:
+        """Parameters in source order: each positional with its default, ``*args``, each
+        keyword-only with its default, ``**kwargs``."""
+        ordered: list = []
+        positional = node.posonlyargs + node.args
+        first_default = len(positional) - len(node.defaults)
+        for index, arg in enumerate(positional):
+            ordered.append(arg)
+            if index >= first_default:
+                ordered.append(node.defaults[index - first_default])
+        if node.vararg is not None:
+            ordered.append(node.vararg)
+        for arg, default in zip(node.kwonlyargs, node.kw_defaults, strict=True):
+            ordered.append(arg)
+            if default is not None:
+                ordered.append(default)
+        if node.kwarg is not None:
+            ordered.append(node.kwarg)
+        self.stack.extend(reversed(ordered))
+        return True
+
+    def lambda_(self, node) -> bool:
+        self.parameter_defaults(node.args)
+        return False
+
+    def class_(self, node) -> bool:
+        frame = self.frame
+        name = node.name
+        body = node.body
+        first = body[0] if body else None
+        documented = type(first) is ast.Expr and _is_str(first.value) and bool(first.value.value.strip())
+        public = "class" in frame.public_kinds and not name.startswith("_")
+        self.definitions.append(DefinitionFact(name, "class", node.lineno, public, documented,
+                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell))
+        # a class body runs where it stands: the try or if around it still holds
+        inner = frame.but(scope="class", public_kinds=_METHOD_KINDS if public else _NO_KINDS)
+        self.body(self.docstring(body), inner)
+        stack = self.stack
+        stack.extend(reversed(node.keywords))
+        stack.extend(reversed(node.bases))
+        stack.extend(reversed(node.decorator_list))
+        return True
+
+    # ------------------------------------------------------------ control flow and guards
+    def if_(self, node) -> bool:
+        frame = self.frame
+        test = node.test
+        body_frame = else_frame = None
+        if _is_type_checking(test):
+            # the innermost strong guard wins: TYPE_CHECKING inside a try is type_checking
+            body_frame = frame.but(guard="type_checking")
+            if frame.guard == "none":
+                else_frame = frame.but(guard="conditional")
+        elif frame.guard == "none" and not _is_main_guard(test):
+            body_frame = else_frame = frame.but(guard="conditional")
+        if frame.scope == "class" and frame.public_kinds:
+            # D6 counts the direct members of a class body only
+            body_frame = (body_frame or frame).but(public_kinds=_NO_KINDS)
+            else_frame = (else_frame or frame).but(public_kinds=_NO_KINDS)
+        self.body(node.orelse, else_frame)
+        self.body(node.body, body_frame)
+        self.stack.append(test)
+        return True
+
+    def try_(self, node) -> bool:
+        frame = self.frame
+        catches_import = any(_catches_import_errors(h.type) for h in node.handlers)
+        private_members = frame.scope == "class" and frame.public_kinds
+        base = frame.but(public_kinds=_NO_KINDS) if private_members else frame
+        stack = self.stack
+        cell, magic_lines = self.cell, self.magic_lines
+        records = []
+        for handler in node.handlers:
+            statements = handler.body
+            passive = sum(1 for s in statements if _is_passive(s, magic_lines))
+            records.append(_Handler(handler.lineno, self.caught(handler.type), len(statements), passive, cell))
+        self.handlers.extend(records)
+        # pushed last first: body, then each handler's type and body, else, finally
+        self.body(node.finalbody, base)
+        self.body(node.orelse, base)
+        guard = "except" if catches_import else base.guard
+        for handler, record in zip(reversed(node.handlers), reversed(records), strict=True):
+            self.body(handler.body, base.but(guard=guard, handlers=base.handlers + (record,)))
+            if handler.type is not None:
+                stack.append(handler.type)
+        self.body(node.body, base.but(guard="try") if catches_import else base)
+        return True
+
+    def caught(self, node) -> str:
+        """``"..."`` for a bare except, else the caught names as written."""
+        if node is None:
+            return "..."
+        elements = node.elts if type(node) is ast.Tuple else [node]
+        return ", ".join(_dotted(e) or self.segment(e) for e in elements)
+
+    def block(self, node) -> bool:
+        """``with``: D6 counts definitions in module-level with blocks, not in class ones."""
+        frame = self.frame
+        inner = frame.but(public_kinds=_NO_KINDS) if frame.scope == "class" and frame.public_kinds else None
+        self.body(node.body, inner)
+        self.stack.extend(reversed(node.items))
+        return True
+
+    def loop(self, node) -> bool:
+        """Loops: definitions inside are not public (D6 reads module-level if/try/with only)."""
+        frame = self.frame
+        inner = frame.but(public_kinds=_NO_KINDS) if frame.public_kinds else None
+        self.body(node.orelse, inner)
+        self.body(node.body, inner)
+        stack = self.stack
+        if type(node) is ast.While:
+            stack.append(node.test)
+        else:
+            stack.append(node.iter)
+            stack.append(node.target)
+        return True
+
+    def match(self, node) -> bool:
+        frame = self.frame
+        inner = frame.but(public_kinds=_NO_KINDS) if frame.public_kinds else None
+        stack = self.stack
+        for case in reversed(node.cases):
+            self.body(case.body, inner)
+            if case.guard is not None:
+                stack.append(case.guard)
+            stack.append(case.pattern)
+        stack.append(node.subject)
+        return True
+
+    def if_exp(self, node) -> bool:
+        self.stack.extend((node.orelse, node.test, node.body))
+        return True
+
+    def expr_statement(self, node) -> bool:
+        self.stack.append(node.value)
+        return True
+
+    def mark(self, feature: str) -> None:
+        for record in self.frame.handlers:
+            record.seen.add(feature)
+
+    def raise_(self, node) -> bool:
+        if self.frame.handlers:
+            self.mark("reraise")
+        return False
+
+    def return_(self, node) -> bool:
+        if self.frame.handlers:
+            self.mark("return")
+        return False
+
+    def continue_(self, node) -> bool:
+        if self.frame.handlers:
+            self.mark("continue")
+        return True
+
+    # ------------------------------------------------------------ imports
+    def import_(self, node) -> bool:
+        self.resolved = {}
+        guard, line, cell, aliases = self.frame.guard, node.lineno, self.cell, self.aliases
+        for alias in node.names:
+            module = alias.name
+            if alias.asname:
+                aliases[alias.asname] = module
+            else:
+                head = module.partition(".")[0]
+                aliases[head] = head
+            self.imports.append(ImportFact(module, line, guard, "import", (), cell))
+        return True
+
+    def import_from(self, node) -> bool:
+        self.resolved = {}
+        prefix = "." * (node.level or 0)
+        module = prefix + (node.module or "")
+        joint = "." if node.module else ""
+        names = []
+        for alias in node.names:
+            name = alias.name
+            names.append(name)
+            if name == "*":
+                continue
+            qualified = f"{module}{joint}{name}" if module else name
+            local = alias.asname or name
+            self.aliases[local] = qualified
+            if qualified == "sys.argv":
+                self.argv_names.add(local)
+            else:
+                self.argv_names.discard(local)
+        self.imports.append(ImportFact(module, node.lineno, self.frame.guard, "from", tuple(names), self.cell))
+        return True
+
+    # ------------------------------------------------------------ bindings
+    def bind(self, name: str, value, line: int) -> None:
+        """``value`` is bound to ``name``: its string fact carries the name, and a plain
+        string literal is an assignment."""
+        kind = type(value)
+        if kind is ast.Constant:
+            if type(value.value) is str:
+                self.bindings[id(value)] = name
+                self.assignments.append(AssignmentFact(name, line, value.value, self.cell))
+        elif kind is ast.JoinedStr:
+            self.bindings[id(value)] = name
+
+    def assign(self, node) -> bool:
+        value = node.value
+        line = node.lineno
+        kind = type(value)
+        for target in node.targets:
+            if type(target) in (ast.Tuple, ast.List) and kind in (ast.Tuple, ast.List) \
+                    and len(target.elts) == len(value.elts):
+                for element, item in zip(target.elts, value.elts, strict=True):
+                    name = _target(element)
+                    if name:
+                        self.bind(name, item, line)
+                continue
+            name = _target(target)
+            if not name:
+                continue
+            if kind is ast.Constant or kind is ast.JoinedStr:
+                if id(value) in self.bindings:
+                    # a = b = "x": the literal is bound to the first name, every name is assigned
+                    if kind is ast.Constant and type(value.value) is str:
+                        self.assignments.append(AssignmentFact(name, line, value.value, self.cell))
+                else:
+                    self.bind(name, value, line)
+            elif kind is ast.Call:
+                self.note_engine(name, value)
+        return False
+
+    def ann_assign(self, node) -> bool:
+        value = node.value
+        if value is not None:
+            name = _target(node.target)
+            if name:
+                if type(value) is ast.Call:
+                    self.note_engine(name, value)
+                else:
+                    self.bind(name, value, node.lineno)
+        return False
+
+    def named_expr(self, node) -> bool:
+        if type(node.value) is ast.Call:
+            self.note_engine(node.target.id, node.value)
+        else:
+            self.bind(node.target.id, node.value, node.lineno)
+        return False
+
+    def note_engine(self, name: str, call) -> None:
+        written = _dotted(call.func)
+        if written and self.resolve(written) in ENGINES:
+            self.engines.add(name)
+        elif name in self.engines:
+            self.engines.discard(name)
+
+    def dict_(self, node) -> bool:
+        keys, values = node.keys, node.values
+        line = node.lineno
+        for key, value in zip(keys, values, strict=True):
+            if key is not None and _is_str(key):
+                self.bind(key.value, value, getattr(value, "lineno", line))
+        # keys and values interleaved, in document order
+        stack = self.stack
+        for key, value in zip(reversed(keys), reversed(values), strict=True):
+            stack.append(value)
+            if key is not None:
+                stack.append(key)
+        return True
+
+    # ------------------------------------------------------------ calls
+    def call(self, node) -> bool:
+        func = node.func
+        kind = type(func)
+        if kind is ast.Name:
+            written = func.id
+        elif kind is ast.Attribute and type(func.value) is ast.Name:
+            written = f"{func.value.id}.{func.attr}"
+        else:
+            written = _dotted(func)
+        args, keywords = node.args, node.keywords
+        stack = self.stack
+        # children first (pushed last first); a plain dotted callee holds nothing to visit
+        if keywords:
+            stack.extend([k.value for k in reversed(keywords)])
+        if args:
+            stack.extend(reversed(args))
+        if not written:
+            stack.append(func)
+            return True
+        if "(" in written:
+            stack.append(func)
+        line = node.lineno
+        value = self.value
+        if args:
+            literal = []
+            for argument in args:
+                kind = type(argument)
+                if kind is ast.Name:
+                    literal.append(self.name_expr(argument.id))
+                elif kind is ast.Constant and type(argument.value) is str:
+                    literal.append(argument.value)
+                else:
+                    literal.append(value(argument))
+            literal_args = tuple(literal)
+        else:
+            literal_args = ()
+        if keywords:
+            pairs = []
+            for keyword in keywords:
+                arg, argument = keyword.arg, keyword.value
+                kind = type(argument)
+                if arg and (kind is ast.Constant or kind is ast.JoinedStr):
+                    self.bind(arg, argument, argument.lineno)
+                pairs.append((arg or "**", value(argument)))
+            literal_kwargs = tuple(pairs)
+        else:
+            literal_kwargs = ()
+        name = self.resolved.get(written)
+        if name is None:
+            name = self.resolved[written] = self.resolve(written)
+        cell = self.cell
+        self.calls.append(CallFact(name, written, line, literal_args, literal_kwargs, cell))
+        method = name[name.rfind(".") + 1:]
+        if self.frame.handlers:
+            if name in LOG_CALLS or (method in LOG_METHODS and written.rpartition(".")[0] in LOG_RECEIVERS):
+                self.mark("log")
+            elif name in EXIT_CALLS:
+                self.mark("reraise")
+        # most calls are none of the kinds below: one gate before the tables
+        if name in _SPECIAL_NAMES or method in _SPECIAL_METHODS or name.startswith(_SPECIAL_PREFIXES) \
+                or (self.engines and written.rpartition(".")[0] in self.engines) or "()." in name:
+            self.special_call(node, name, written, method, literal_args, line)
+        return True
+
+    def special_call(self, node, name: str, written: str, method: str, literal_args: tuple, line: int) -> None:
+        """Imports, randomness, CLI and file I/O read from a call."""
+        cell = self.cell
+        args = node.args
+        if name.startswith("sys.argv.") and type(node.func) is ast.Attribute:
+            self.cli_args.append(CliArgFact(line, "sys.argv", "", cell))
+        if name in DYNAMIC_IMPORTS and literal_args and type(literal_args[0]) is str:
+            self.imports.append(ImportFact(literal_args[0], line, self.frame.guard, "dynamic", (), cell))
+        elif method in SETENV_METHODS and len(args) >= 2 and _is_str(args[0]):
+            self.bind(args[0].value, args[1], line)
+        self.randomness(node, name, written, method, line)
+        if name in CLI_CALLS or method in CLI_METHODS:
+            self.cli(name, method, literal_args, line)
+        if name in OPEN_CALLS or name in FILE_CALLS or name.startswith(READ_PREFIXES) or (
+                type(node.func) is ast.Attribute and (method in WRITE_METHODS or method in PATH_METHODS)):
+            self.file_call(node, name, method, literal_args, line)
+
+    def seed_source(self, seed, unseeded: str) -> str:
+        if seed is None or (type(seed) is ast.Constant and seed.value is None):
+            return unseeded
+        if type(seed) is ast.Constant:
+            return "literal"
+        if type(seed) is ast.UnaryOp and type(seed.operand) is ast.Constant:
+            return "literal"
+        text = seed.id if type(seed) is ast.Name else self.segment(seed)
+        if any(marker in text for marker in TIME_MARKERS):
+            return "time"
+        if any(marker in text for marker in ENTROPY_MARKERS):
+            return "entropy"
+        return "argument"
+
+    @staticmethod
+    def seed_argument(node):
+        if node.args:
+            return node.args[0]
+        for keyword in node.keywords:
+            if keyword.arg in SEED_KEYWORDS:
+                return keyword.value
+        return None
+
+    def randomness(self, node, name: str, written: str, method: str, line: int) -> None:
+        cell = self.cell
+        randoms = self.randoms
+        if name in SEEDS:
+            source = self.seed_source(self.seed_argument(node), "entropy")
+            randoms.append(RandomFact(line, name, SEEDS[name], "seed", source in ("literal", "argument"),
+                                      source, cell))
+            return
+        if name in ENGINES:
+            source = "entropy" if name in ALWAYS_ENTROPY else self.seed_source(self.seed_argument(node), ENGINES[name])
+            randoms.append(RandomFact(line, name, name, "engine", source in ("literal", "argument", "default"),
+                                      source, cell))
+            return
+        module, _, _ = name.rpartition(".")
+        if module == "random" and method in RANDOM_DRAWS or module == "numpy.random" and method not in NUMPY_NOT_DRAWS:
+            randoms.append(RandomFact(line, name, module, "draw", False, "", cell))
+            return
+        if module == "torch" and method in TORCH_DRAWS:
+            generator = next((k.value.id for k in node.keywords if k.arg == "generator" and type(k.value) is ast.Name),
+                             "torch")
+            randoms.append(RandomFact(line, name, generator, "draw", False, "", cell))
+            return
+        if module == "tensorflow.random" and method in TENSORFLOW_DRAWS:
+            randoms.append(RandomFact(line, name, "tensorflow", "draw", False, "", cell))
+            return
+        receiver = written.rpartition(".")[0]
+        if receiver in self.engines:
+            if method in ("seed", "manual_seed"):
+                source = self.seed_source(self.seed_argument(node), "entropy")
+                randoms.append(RandomFact(line, name, receiver, "seed", source in ("literal", "argument"),
+                                          source, cell))
+            elif method not in ENGINE_NOT_DRAWS:
+                randoms.append(RandomFact(line, name, receiver, "draw", False, "", cell))
+            return
+        if "()." in name:
+            engine, _, _ = name.rpartition("().")
+            if engine in ENGINES and "(" not in engine and method not in ENGINE_NOT_DRAWS:
+                randoms.append(RandomFact(line, name, engine + "()", "draw", False, "", cell))
+
+    def cli(self, name: str, method: str, args: tuple, line: int) -> None:
+        kind = CLI_CALLS.get(name) or CLI_METHODS[method]
+        option = ""
+        if name in NAMED_CLI or name not in CLI_CALLS:
+            strings = [a for a in args if type(a) is str]
+            option = next((s for s in strings if s.startswith("--")), None) or \
+                next((s for s in strings if s.startswith("-")), None) or \
+                (strings[0] if strings and name not in ("typer.Option", "typer.Argument") else "")
+        self.cli_args.append(CliArgFact(line, kind, option, self.cell))
+
+    def file_call(self, node, name: str, method: str, args: tuple, line: int) -> None:
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+
+        def literal_at(index: int, names: tuple) -> str | None:
+            if index < len(args):
+                return args[index] if type(args[index]) is str else ""
+            for keyword in names:
+                if keyword in keywords:
+                    value = keywords[keyword]
+                    return value.value if _is_str(value) else ""
+            return None
+
+        cell = self.cell
+        if name in OPEN_CALLS:
+            mode_index, default = OPEN_CALLS[name]
+            path = literal_at(0, ("file", "filename", "name", "path"))
+            mode_node = node.args[mode_index] if len(node.args) > mode_index else keywords.get("mode")
+            self.file_io.append(FileIOFact(line, _mode(mode_node, default), path or "", name, cell))
+        elif name in FILE_CALLS:
+            mode, index, names = FILE_CALLS[name]
+            path = literal_at(index, names)
+            self.file_io.append(FileIOFact(line, mode, path or "", name, cell))
+        elif name.startswith(READ_PREFIXES):
+            path = literal_at(0, PANDAS_PATH_KEYWORDS)
+            self.file_io.append(FileIOFact(line, "read", path or "", name, cell))
+        elif method in WRITE_METHODS:
+            path = literal_at(0, WRITE_METHODS[method])
+            if path is not None:     # df.to_csv() without a path returns text
+                self.file_io.append(FileIOFact(line, "write", path, name, cell))
+        elif method in PATH_METHODS:
+            receiver = node.func.value
+            is_path = type(receiver) is ast.Call and self.resolve(_dotted(receiver.func)) in PATH_TYPES
+            path = receiver.args[0].value if is_path and receiver.args and _is_str(receiver.args[0]) else ""
+            mode = PATH_METHODS[method]
+            if mode == "open":
+                if not is_path:
+                    return      # f.open() on anything else is no file of its own
+                mode_node = node.args[0] if node.args else keywords.get("mode")
+                mode = _mode(mode_node, "r")
+            self.file_io.append(FileIOFact(line, mode, path, name, cell))
+
+    # ------------------------------------------------------------ comments
+    def scan_comments(self, source: str, docstrings: list[CommentFact]) -> None:
+        """Comment blocks from one scan of the text, merged with the docstring blocks."""
+        blocks: list[CommentFact] = []
+        if "#" in source:
+            cell = self.cell
+            line, position = 1, 0
+            previous_whole = False
+            for match in _NEXT_COMMENT.finditer(source):
+                at = match.start(1)
+                if at < 0:
+                    break
+                line += source.count("\n", position, at)
+                position = at
+                text = match.group(1)
+                start_of_line = source.rfind("\n", 0, at) + 1
+                whole = not source[start_of_line:at].strip()
+                last = blocks[-1] if blocks else None
+                if whole and previous_whole and last is not None and last.line_end == line - 1:
+                    blocks[-1] = CommentFact(last.line_start, line, last.text + "\n" + text, False, cell)
+                else:
+                    blocks.append(CommentFact(line, line, text, False, cell))
+                previous_whole = whole
+        if docstrings:
+            blocks = sorted(blocks + docstrings, key=lambda c: c.line_start)
+        self.comments.extend(blocks)
+
+    # ------------------------------------------------------------ code that does not parse
+    def fallback(self, source: str) -> None:
+        """What a line scan reads from code that does not parse: comments, string
+        literals and their URLs, import lines, and def/class lines."""
+        cell = self.cell
+        blocks: list[CommentFact] = []
+        line, position, previous_whole = 1, 0, False
+        for match in _STRING_OR_COMMENT.finditer(source):
+            at = match.start()
+            line += source.count("\n", position, at)
+            position = at
+            literal = match.group("string")
+            if literal is None:
+                text = match.group(0)
+                whole = not source[source.rfind("\n", 0, at) + 1:at].strip()
+                last = blocks[-1] if blocks else None
+                if whole and previous_whole and last is not None and last.line_end == line - 1:
+                    blocks[-1] = CommentFact(last.line_start, line, last.text + "\n" + text, False, cell)
+                else:
+                    blocks.append(CommentFact(line, line, text, False, cell))
+                previous_whole = whole
+                continue
+            quote = 3 if literal[:3] in ('"""', "'''") else 1
+            value = literal[quote:-quote]
+            end = line + literal.count("\n")
+            if "://" in value:
+                self.urls_in(value, line)
+            self.strings.append(StringFact(value, line, end, "", False, cell))
+        self.comments.extend(blocks)
+        lines = source.split("\n")
+        for number, text in enumerate(lines, start=1):
+            match = _IMPORT_LINE.match(text)
+            if match is None:
+                continue
+            if match.group("modules"):
+                for module in match.group("modules").split(","):
+                    module = module.split()[0] if module.strip() else ""
+                    if module:
+                        self.imports.append(ImportFact(module, number, "none", "import", (), cell))
+            elif match.group("from"):
+                names = tuple(n.split()[0] for n in match.group("names").split(",") if n.strip())
+                self.imports.append(ImportFact(match.group("from"), number, "none", "from", names, cell))
+        self.fallback_definitions(lines)
+
+    def fallback_definitions(self, lines: list[str]) -> None:
+        """D6's line reading: column-0 defs and classes are functions and classes, a def
+        one level inside a column-0 class a method; public and documented as D6 decides."""
+        public_class, in_class, method_indent = False, False, None
+        for index, text in enumerate(lines):
+            if not text.strip() or text.lstrip().startswith("#"):
+                continue
+            indent = text[: len(text) - len(text.lstrip())]
+            if not indent:
+                public_class = in_class = False
+                method_indent = None
+            match = _DEF_LINE.match(text)
+            if match is None:
+                if in_class and method_indent is None and indent:
+                    method_indent = indent
+                continue
+            name, keyword = match.group("name"), match.group("kind")
+            if not indent:
+                kind = "class" if keyword == "class" else "function"
+                in_class = keyword == "class"
+                public_class = in_class and not name.startswith("_")
+                public = not name.startswith("_")
+            elif in_class and keyword == "def" and (method_indent is None or indent == method_indent):
+                method_indent = indent
+                kind, public = "method", public_class and not name.startswith("_")
+            else:
+                kind, public = ("class" if keyword == "class" else "function"), False
+            self.definitions.append(DefinitionFact(name, kind, index + 1, public, _documented_at(lines, index),
+                                                   (), self.cell))
+
+    # ------------------------------------------------------------ result
+    def finish(self, lines: int, cells: tuple = ()) -> FileFacts:
+        """The facts, redacted (``_common.redact_facts``) before they leave the frontend."""
+        return redact_facts(FileFacts(
+            language=LANGUAGE, frontend="python", frontend_version=frontend_version(),
+            imports=tuple(self.imports), calls=tuple(self.calls), strings=tuple(self.strings),
+            comments=tuple(self.comments), definitions=tuple(self.definitions),
+            assignments=tuple(self.assignments),
+            handlers=tuple(HandlerFact(h.line, h.caught, h.action(), h.cell) for h in self.handlers),
+            randoms=tuple(self.randoms), cli_args=tuple(self.cli_args), file_io=tuple(self.file_io),
+            urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
+        ))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _no_children(_node) -> bool:
+    return True
+
+
+def _is_type_checking(test) -> bool:
+    kind = type(test)
+    return (kind is ast.Name and test.id == "TYPE_CHECKING") or \
+        (kind is ast.Attribute and test.attr == "TYPE_CHECKING")
+
+
+def _is_main_guard(test) -> bool:
+    return type(test) is ast.Compare and type(test.left) is ast.Name and test.left.id == "__name__" \
+        and len(test.comparators) == 1 and _is_str(test.comparators[0]) and test.comparators[0].value == "__main__"
+
+
+def _catches_import_errors(node) -> bool:
+    if node is None:
+        return True
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id in IMPORT_ERROR_NAMES
+    if kind is ast.Attribute:
+        return node.attr in IMPORT_ERROR_NAMES
+    if kind is ast.Tuple:
+        return any(_catches_import_errors(e) for e in node.elts)
+    return False
+
+
+def _is_passive(statement, magic_lines: frozenset[int]) -> bool:
+    kind = type(statement)
+    if kind is ast.Pass:
+        return statement.lineno not in magic_lines   # a masked notebook magic does something
+    if kind is ast.Expr and type(statement.value) is ast.Constant:
+        value = statement.value.value
+        return value is Ellipsis or type(value) is str
+    return False
+
+
+def _mode(node, default: str) -> str:
+    if node is None:
+        mode = default
+    elif _is_str(node):
+        mode = node.value
+    else:
+        return "unknown"
+    if "+" in mode:
+        return "readwrite"
+    if mode[:1] in ("w", "a", "x"):
+        return "write"
+    if mode[:1] in ("r", "") or mode == "b":
+        return "read"
+    return "unknown"
+
+
+def _documented_at(lines: list[str], index: int) -> bool:
+    """Whether the statement after the header starting at ``index`` is a string."""
+    depth = 0
+    for j in range(index, min(len(lines), index + 50)):
+        code = lines[j].split("#", 1)[0]
+        depth += code.count("(") + code.count("[") - code.count(")") - code.count("]")
+        if depth <= 0 and code.rstrip().endswith(":"):
+            following = next((text for text in lines[j + 1:j + 5] if text.strip()), "")
+            return _DOCSTRING_START.match(following) is not None
+    return False
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def extract(data: bytes, path: str) -> FileFacts:
+    """The facts of one Python file (``.py``, ``.pyw``), IPython file (``.ipy``) or notebook.
+
+    The cyclic garbage collector is paused meanwhile: neither a syntax tree nor facts
+    hold reference cycles, and a collection triggered by their allocations only
+    re-traverses the growing tree (on a 1 MB file it doubles the time of parse and walk).
+    Reference counting still frees everything as usual.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _extract(data, path)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _extract(data: bytes, path: str) -> FileFacts:
+    lowered = path.lower()
+    if lowered.endswith(".ipynb"):
+        return _notebook(data, path)
+    text = decode(data)
+    walker = _Walker()
+    if lowered.endswith(".ipy"):
+        cell = Cell(index=1, cell_type="code", source=text)
+        split_magics(cell)
+        walker.unit(cell.python_source, None, frozenset(m.line for m in cell.magics))
+    else:
+        walker.unit(text)
+    return walker.finish(count_lines(data))
+
+
+def _notebook(data: bytes, path: str) -> FileFacts:
+    walker = _Walker()
+    try:
+        notebook = parse_notebook(data.decode("utf-8", "replace"), path)
+    except (NotebookError, RecursionError, MemoryError) as exc:
+        walker.parse_error = f"NotebookError: {exc}"
+        return walker.finish(0)
+    cells, lines = [], 0
+    for cell in notebook.cells:
+        cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
+                                      tuple(m.text.strip() for m in cell.magics)))
+        if cell.cell_type != "code":
+            continue
+        lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
+        if cell.language == "python" and cell.python_source.strip():
+            walker.unit(cell.python_source, cell.index, frozenset(m.line for m in cell.magics))
+    return walker.finish(lines, tuple(cells))

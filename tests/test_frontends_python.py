@@ -1,0 +1,755 @@
+"""Python frontend: exact facts from small synthetic sources, notebooks, parse errors,
+deep files, the one walk and the redaction of what facts carry."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import re
+import sys
+import tokenize
+from pathlib import Path
+
+import pytest
+
+from scoring.facts import (
+    AssignmentFact,
+    CallFact,
+    CliArgFact,
+    CommentFact,
+    DefinitionFact,
+    Expr,
+    FileFacts,
+    FileIOFact,
+    HandlerFact,
+    ImportFact,
+    NotebookCellFact,
+    RandomFact,
+    StringFact,
+    UrlFact,
+)
+from scoring.frontends import _common, frontend_for
+from scoring.frontends import python as py
+
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def extract(source: str | bytes, path: str = "pkg/mod.py") -> FileFacts:
+    """The facts of ``source``; every test input also checks the exact JSON round trip."""
+    data = source.encode() if isinstance(source, str) else source
+    facts = py.extract(data, path)
+    assert FileFacts.from_json(facts.to_json()) == facts
+    assert FileFacts.from_json(facts.to_json()).to_json() == facts.to_json()
+    return facts
+
+
+IMPORTS = '''\
+from __future__ import annotations
+import os.path, numpy as np
+from . import utils
+from ..core.io import load as _load, save
+from typing import TYPE_CHECKING
+try:
+    import ujson as json
+except ImportError:
+    import json
+try:
+    import yaml
+except KeyError:
+    pass
+if TYPE_CHECKING:
+    from pandas import DataFrame
+else:
+    import collections
+if sys.platform == "win32":
+    import winreg
+    try:
+        import _winapi
+    except Exception:
+        pass
+if __name__ == "__main__":
+    import cProfile
+def run():
+    import torch
+    if torch:
+        import torchvision
+plugin = importlib.import_module("plugins.extra")
+legacy = __import__("imp")
+other = importlib.import_module(name)
+'''
+
+
+def test_imports_with_their_kind_names_and_guard():
+    assert extract(IMPORTS).imports == (
+        ImportFact("__future__", 1, "none", "from", ("annotations",)),
+        ImportFact("os.path", 2, "none", "import"),
+        ImportFact("numpy", 2, "none", "import"),
+        ImportFact(".", 3, "none", "from", ("utils",)),
+        ImportFact("..core.io", 4, "none", "from", ("load", "save")),
+        ImportFact("typing", 5, "none", "from", ("TYPE_CHECKING",)),
+        ImportFact("ujson", 7, "try", "import"),
+        ImportFact("json", 9, "except", "import"),
+        # a try whose handler does not catch import errors guards nothing
+        ImportFact("yaml", 11, "none", "import"),
+        ImportFact("pandas", 15, "type_checking", "from", ("DataFrame",)),
+        ImportFact("collections", 17, "conditional", "import"),
+        ImportFact("winreg", 19, "conditional", "import"),
+        # the innermost try wins over the if around it
+        ImportFact("_winapi", 21, "try", "import"),
+        # the main guard is no condition on what is installed
+        ImportFact("cProfile", 25, "none", "import"),
+        # a function body starts afresh
+        ImportFact("torch", 27, "none", "import"),
+        ImportFact("torchvision", 29, "conditional", "import"),
+        ImportFact("plugins.extra", 30, "none", "dynamic"),
+        ImportFact("imp", 31, "none", "dynamic"),
+    )
+
+
+def test_type_checking_inside_a_try_is_type_checking():
+    source = "try:\n    if typing.TYPE_CHECKING:\n        import a\nexcept ImportError:\n    pass\n"
+    assert extract(source).imports == (ImportFact("a", 3, "type_checking", "import"),)
+
+
+CALLS = '''\
+import numpy as np
+from os import path as p
+from pathlib import Path
+np.random.seed(1)
+p.join("a", name, -2, 1.5, None, True, b"x", 1e999, k=[1], **extra)
+Path("notes.txt").read_text()
+np.random.default_rng(0).normal(size=3)
+handlers[0]()
+print(f"{value!r:>10}")
+'''
+
+
+def test_calls_resolve_aliases_and_keep_literals_or_expressions():
+    assert extract(CALLS).calls == (
+        CallFact("numpy.random.seed", "np.random.seed", 4, (1,)),
+        CallFact("os.path.join", "p.join", 5,
+                 ("a", Expr("name"), -2, 1.5, None, True, Expr('b"x"'), Expr("1e999")),
+                 (("k", Expr("[1]")), ("**", Expr("extra")))),
+        # a call in the chain keeps its parentheses, and its head is resolved too
+        CallFact("pathlib.Path().read_text", "Path().read_text", 6),
+        CallFact("pathlib.Path", "Path", 6, ("notes.txt",)),
+        CallFact("numpy.random.default_rng().normal", "np.random.default_rng().normal", 7, (), (("size", 3),)),
+        CallFact("numpy.random.default_rng", "np.random.default_rng", 7, (0,)),
+        # handlers[0]() has no dotted callee: no CallFact, its parts are still walked
+        CallFact("print", "print", 9, (Expr('f"{value!r:>10}"'),)),
+    )
+
+
+def test_expression_text_is_cut_to_80_characters():
+    call = extract("f(" + " + ".join(["alpha"] * 40) + ")\n").calls[0]
+    assert call.args == (Expr((" + ".join(["alpha"] * 40))[:80]),)
+
+
+STRINGS = '''\
+"""Module doc, see https://example.org/docs."""
+API = "https://api.example.org/v1/data"
+self.root, mode = "/data/raw", "r"
+a = b = "same"
+cfg["section"] = "value"
+settings = {"host": "db.local", 3: "three"}
+open(path, encoding="utf-8")
+out = f"/results/{name}/{step:>{width}}.csv"
+x: str = "typed"
+def fetch(url="ftp://files.example.org/a.gz", *, retries="3"):
+    """Fetch ``url``.
+
+    Mirrors at https://mirror.example.org.
+    """
+    return url
+class C:
+    """Class doc."""
+    def m(self):
+        \'\'\'
+        \'\'\'
+long = """first
+see http://example.com/a.
+"""
+'''
+
+
+def test_strings_bindings_docstrings_and_fstrings():
+    result = extract(STRINGS)
+    assert result.strings == (
+        StringFact("Module doc, see https://example.org/docs.", 1, 1, "", True),
+        StringFact("https://api.example.org/v1/data", 2, 2, "API"),
+        StringFact("/data/raw", 3, 3, "self.root"),
+        StringFact("r", 3, 3, "mode"),
+        StringFact("same", 4, 4, "a"),
+        StringFact("section", 5, 5),
+        StringFact("value", 5, 5, 'cfg["section"]'),
+        StringFact("host", 6, 6),
+        StringFact("db.local", 6, 6, "host"),
+        StringFact("three", 6, 6),
+        StringFact("utf-8", 7, 7, "encoding"),
+        # an f-string is one literal; its fields are {…}; format specs are no strings
+        StringFact("/results/{…}/{…}.csv", 8, 8, "out"),
+        StringFact("typed", 9, 9, "x"),
+        StringFact("ftp://files.example.org/a.gz", 10, 10, "url"),
+        StringFact("3", 10, 10, "retries"),
+        StringFact("Fetch ``url``.\n\n    Mirrors at https://mirror.example.org.\n    ", 11, 14, "", True),
+        StringFact("Class doc.", 17, 17, "", True),
+        StringFact("\n        ", 19, 20, "", True),
+        StringFact("first\nsee http://example.com/a.\n", 21, 23, "long"),
+    )
+    assert result.assignments == (
+        AssignmentFact("API", 2, "https://api.example.org/v1/data"),
+        AssignmentFact("self.root", 3, "/data/raw"),
+        AssignmentFact("mode", 3, "r"),
+        AssignmentFact("a", 4, "same"),
+        AssignmentFact("b", 4, "same"),
+        AssignmentFact('cfg["section"]', 5, "value"),
+        AssignmentFact("host", 6, "db.local"),
+        AssignmentFact("encoding", 7, "utf-8"),
+        AssignmentFact("x", 9, "typed"),
+        AssignmentFact("url", 10, "ftp://files.example.org/a.gz"),
+        AssignmentFact("retries", 10, "3"),
+        AssignmentFact("long", 21, "first\nsee http://example.com/a.\n"),
+    )
+    # URLs of code strings, with their own line; never from docstrings
+    assert result.urls == (
+        UrlFact("https://api.example.org/v1/data", 2),
+        UrlFact("ftp://files.example.org/a.gz", 10),
+        UrlFact("http://example.com/a", 22),
+    )
+
+
+COMMENTS = '''\
+#!/usr/bin/env python
+# first line of a block
+#   second line
+x = "# not a comment"  # trailing
+y = """
+# inside a string
+"""
+# a block of its own
+def f():
+    """Doc."""
+    return 1  # also trailing
+    # indented, after code
+'''
+
+
+def test_comment_blocks_merge_consecutive_whole_line_comments():
+    assert extract(COMMENTS).comments == (
+        CommentFact(1, 3, "#!/usr/bin/env python\n# first line of a block\n#   second line"),
+        CommentFact(4, 4, "# trailing"),
+        CommentFact(8, 8, "# a block of its own"),
+        CommentFact(10, 10, "Doc.", True),
+        CommentFact(11, 11, "# also trailing"),
+        CommentFact(12, 12, "# indented, after code"),
+    )
+
+
+TRICKY_COMMENTS = "\n".join([
+    "",
+    r"a = 'it\'s # no'  # one",
+    r'b = "say \"#\""  # two',
+    'c = f"{x}#{y}"  # three',
+    'd = """#',
+    "'''\"\"\"  # four",
+    r'e = r"\"  # not"  # five',
+    "",
+])
+
+
+def test_the_comment_scan_finds_what_the_tokenizer_finds():
+    expected = [(t.start[0], t.string) for t in tokenize.generate_tokens(io.StringIO(TRICKY_COMMENTS).readline)
+                if t.type == tokenize.COMMENT]
+    found = [(c.line_start, c.text) for c in extract(TRICKY_COMMENTS).comments]
+    assert found == expected == [(2, "# one"), (3, "# two"), (4, "# three"), (6, "# four"), (7, "# five")]
+
+
+DEFINITIONS = '''\
+import functools
+from typing import overload
+def public(): """Documented."""
+def _private(): pass
+async def fetch():
+    """ """
+    def inner(): pass
+@functools.lru_cache(maxsize=None)
+@overload
+def cached(): ...
+class Model:
+    """A model."""
+    def fit(self): """Fit."""
+    def _step(self): pass
+    def __init__(self): pass
+    if DEBUG:
+        def debug(self): pass
+    class Config:
+        def value(self): pass
+class _Hidden:
+    def run(self): pass
+if HAVE_GPU:
+    def gpu(): pass
+for i in range(2):
+    def looped(): pass
+@app.route("/")
+def index(): pass
+'''
+
+
+def test_definitions_public_as_d6_reads_it_documented_and_decorators():
+    assert extract(DEFINITIONS).definitions == (
+        DefinitionFact("public", "function", 3, True, True),
+        DefinitionFact("_private", "function", 4, False, False),
+        # a blank docstring documents nothing; async functions are functions
+        DefinitionFact("fetch", "function", 5, True, False),
+        DefinitionFact("inner", "function", 7, False, False),
+        DefinitionFact("cached", "function", 10, True, False, ("functools.lru_cache", "typing.overload")),
+        DefinitionFact("Model", "class", 11, True, True),
+        DefinitionFact("fit", "method", 13, True, True),
+        DefinitionFact("_step", "method", 14, False, False),
+        # dunder methods are magic, not public (D6, interrogate --ignore-magic)
+        DefinitionFact("__init__", "method", 15, False, False),
+        # only the direct members of a class body count
+        DefinitionFact("debug", "method", 17, False, False),
+        DefinitionFact("Config", "class", 18, False, False),
+        DefinitionFact("value", "method", 19, False, False),
+        DefinitionFact("_Hidden", "class", 20, False, False),
+        DefinitionFact("run", "method", 21, False, False),
+        # module-level if/try/with blocks count, loops do not
+        DefinitionFact("gpu", "function", 23, True, False),
+        DefinitionFact("looped", "function", 25, False, False),
+        DefinitionFact("index", "function", 27, True, False, ("app.route",)),
+    )
+
+
+HANDLERS = '''\
+try:
+    run()
+except:
+    pass
+try:
+    run()
+except (ValueError, errors.Fatal) as exc:
+    logger.warning("failed: %s", exc)
+    return_code = 1
+try:
+    run()
+except Exception:
+    raise RuntimeError("wrapped")
+except OSError:
+    "documented silence"
+    ...
+for item in items:
+    try:
+        item.go()
+    except KeyError:
+        continue
+def f():
+    try:
+        return g()
+    except TypeError:
+        if strict:
+            sys.exit(2)
+        return None
+try:
+    run()
+except ImportError:
+    def fallback():
+        return None
+'''
+
+
+def test_handlers_caught_names_and_actions():
+    assert extract(HANDLERS).handlers == (
+        HandlerFact(3, "...", "pass"),
+        HandlerFact(7, "ValueError, errors.Fatal", "log"),
+        HandlerFact(12, "Exception", "reraise"),
+        HandlerFact(14, "OSError", "pass"),
+        HandlerFact(20, "KeyError", "continue"),
+        HandlerFact(25, "TypeError", "reraise"),
+        # a function defined in a handler is not what the handler does
+        HandlerFact(31, "ImportError", "other"),
+    )
+
+
+RANDOMS = '''\
+import random
+import numpy as np
+import torch
+import tensorflow as tf
+from numpy.random import default_rng
+random.seed(42)
+random.seed()
+np.random.seed(args.seed)
+np.random.seed(int(time.time()))
+rng = default_rng(7)
+rng.normal(size=3)
+self.rng = np.random.RandomState()
+self.rng.shuffle(order)
+np.random.rand(3)
+random.choice(items)
+torch.manual_seed(0)
+g = torch.Generator()
+g.manual_seed(seed)
+torch.randn(2, generator=g)
+tf.random.set_seed(1)
+np.random.default_rng().integers(5)
+'''
+
+
+def test_seeds_engines_and_draws():
+    assert extract(RANDOMS).randoms == (
+        RandomFact(6, "random.seed", "random", "seed", True, "literal"),
+        # random.seed() re-seeds from the operating system
+        RandomFact(7, "random.seed", "random", "seed", False, "entropy"),
+        RandomFact(8, "numpy.random.seed", "numpy.random", "seed", True, "argument"),
+        RandomFact(9, "numpy.random.seed", "numpy.random", "seed", False, "time"),
+        RandomFact(10, "numpy.random.default_rng", "numpy.random.default_rng", "engine", True, "literal"),
+        RandomFact(11, "rng.normal", "rng", "draw"),
+        RandomFact(12, "numpy.random.RandomState", "numpy.random.RandomState", "engine", False, "entropy"),
+        RandomFact(13, "self.rng.shuffle", "self.rng", "draw"),
+        RandomFact(14, "numpy.random.rand", "numpy.random", "draw"),
+        RandomFact(15, "random.choice", "random", "draw"),
+        RandomFact(16, "torch.manual_seed", "torch", "seed", True, "literal"),
+        # torch.Generator() starts from a documented fixed seed
+        RandomFact(17, "torch.Generator", "torch.Generator", "engine", True, "default"),
+        RandomFact(18, "g.manual_seed", "g", "seed", True, "argument"),
+        RandomFact(19, "torch.randn", "g", "draw"),
+        RandomFact(20, "tensorflow.random.set_seed", "tensorflow", "seed", True, "literal"),
+        RandomFact(21, "numpy.random.default_rng().integers", "numpy.random.default_rng()", "draw"),
+        RandomFact(21, "numpy.random.default_rng", "numpy.random.default_rng", "engine", False, "entropy"),
+    )
+
+
+CLI_AND_IO = '''\
+import argparse, sys, click, typer, fire, getopt
+from sys import argv
+import pandas as pd
+import numpy as np
+from pathlib import Path
+parser = argparse.ArgumentParser(description="run")
+parser.add_argument("-i", "--input", required=True)
+parser.add_argument("output")
+first = sys.argv[1]
+rest = argv[2:]
+opts, _ = getopt.getopt(sys.argv[1:], "hv")
+@click.command()
+@click.option("-n", "--count", default=1)
+@click.argument("name")
+def main(count, name, k: int = typer.Option(3, "--k")):
+    pass
+fire.Fire(main)
+with open("data/in.txt") as fh, open(out, "w") as sink, open("log.txt", mode="a+") as log:
+    pass
+frame = pd.read_csv("data/table.csv")
+frame.to_csv(path_or_buf="results/out.csv", index=False)
+text = frame.to_csv()
+np.save("arr.npy", values)
+Path("notes.md").write_text("done")
+Path(folder).read_bytes()
+Path("cfg.yaml").open("w")
+'''
+
+
+def test_cli_access():
+    assert extract(CLI_AND_IO).cli_args == (
+        CliArgFact(6, "argparse"),
+        CliArgFact(7, "argparse", "--input"),
+        CliArgFact(8, "argparse", "output"),
+        CliArgFact(9, "sys.argv"),
+        CliArgFact(10, "sys.argv"),
+        CliArgFact(11, "getopt"),
+        CliArgFact(11, "sys.argv"),
+        CliArgFact(13, "click", "--count"),
+        CliArgFact(14, "click", "name"),
+        CliArgFact(15, "typer", "--k"),
+        CliArgFact(17, "fire"),
+    )
+
+
+def test_file_reads_and_writes_with_their_path_literals():
+    assert extract(CLI_AND_IO).file_io == (
+        FileIOFact(18, "read", "data/in.txt", "open"),
+        FileIOFact(18, "write", "", "open"),
+        FileIOFact(18, "readwrite", "log.txt", "open"),
+        FileIOFact(20, "read", "data/table.csv", "pandas.read_csv"),
+        FileIOFact(21, "write", "results/out.csv", "frame.to_csv"),
+        # to_csv() without a path returns text: no file
+        FileIOFact(23, "write", "arr.npy", "numpy.save"),
+        FileIOFact(24, "write", "notes.md", "pathlib.Path().write_text"),
+        FileIOFact(25, "read", "", "pathlib.Path().read_bytes"),
+        FileIOFact(26, "write", "cfg.yaml", "pathlib.Path().open"),
+    )
+
+
+def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
+    facts = extract("x = 1\n")
+    assert facts.frontend_version == f"1.0.0+py{PYTHON}"
+    assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
+    assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
+
+
+# --------------------------------------------------------------------------- parse errors
+
+
+PYTHON2 = '''\
+# -*- coding: utf-8 -*-
+import os, sys as system
+from foo.bar import (a, b)
+print "see http://example.org/old"
+class Old:
+    def run(self):
+        """Runs."""
+        print 'x'
+def _helper():
+    pass
+'''
+
+
+def test_code_that_does_not_parse_still_gives_what_a_line_scan_reads():
+    result = extract(PYTHON2)
+    assert result.parse_error == "SyntaxError: Missing parentheses in call to 'print'. " \
+        "Did you mean print(...)? (line 4)"
+    assert result.imports == (
+        ImportFact("os", 2, "none", "import"), ImportFact("sys", 2, "none", "import"),
+        ImportFact("foo.bar", 3, "none", "from", ("a", "b")),
+    )
+    assert result.comments == (CommentFact(1, 1, "# -*- coding: utf-8 -*-"),)
+    assert result.strings == (
+        StringFact("see http://example.org/old", 4, 4), StringFact("Runs.", 7, 7), StringFact("x", 8, 8))
+    assert result.urls == (UrlFact("http://example.org/old", 4),)
+    assert result.definitions == (
+        DefinitionFact("Old", "class", 5, True, False),
+        DefinitionFact("run", "method", 6, True, True),
+        DefinitionFact("_helper", "function", 9, False, False),
+    )
+    assert result.calls == ()
+
+
+@pytest.mark.parametrize(("data", "error"), [
+    (b"def f(:\n    pass\n", "SyntaxError: invalid syntax (line 1)"),
+    (b"if x:\npass\n", "IndentationError: expected an indented block after 'if' statement on line 1 (line 2)"),
+    (b"x = 1\x00\n# kept\n", "source code string cannot contain null bytes"),
+])
+def test_parse_errors_are_facts(data, error):
+    result = extract(data)
+    # the NUL message is a ValueError or a SyntaxError depending on the Python release
+    assert result.parse_error == error or result.parse_error.endswith(f"Error: {error}")
+    assert result.lines == 2
+    if b"\x00" in data:
+        assert result.comments == (CommentFact(2, 2, "# kept"),)
+
+
+def test_deeply_nested_files_do_not_crash():
+    parens = extract("x = " + "(" * 3000 + "1" + ")" * 3000 + "\n# after\n")
+    assert parens.parse_error == "SyntaxError: too many nested parentheses (line 1)"
+    assert parens.comments == (CommentFact(2, 2, "# after"),)
+    ifs = extract("".join(" " * i + "if x:\n" for i in range(3000)) + " " * 3000 + "pass\n")
+    assert ifs.parse_error.startswith("IndentationError: too many levels of indentation")
+    chain = extract("y = " + " + ".join(["'a'"] * 20000) + "\n")
+    assert chain.parse_error.startswith(("RecursionError", "MemoryError", "SyntaxError"))
+    assert len(chain.strings) == 20000
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_walked(monkeypatch):
+    # the walk and the helpers it calls never recurse: a tree that only parses under a
+    # raised recursion limit is read under the normal one
+    source = "x" + ".step()" * 3000 + "\ny = " + "-" * 3 + "1\n"
+    monkeypatch.setattr(py, "parse_source", _parse_with_limit)
+    result = extract(source)
+    assert result.parse_error is None
+    assert len(result.calls) == 3000
+    assert result.calls[0].written == "x" + ".step()" * 2999 + ".step"
+
+
+def _parse_with_limit(source: str):
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        return ast.parse(source)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_encodings_bom_line_ends_and_undecodable_bytes():
+    latin = extract("# -*- coding: latin-1 -*-\ns = 'caf\xe9'\n".encode("latin-1"))
+    assert latin.strings == (StringFact("café", 2, 2, "s"),)
+    bom = extract(b"\xef\xbb\xbfs = 'a'\r\nt = '\xff'\r\nu = 'b'\r")
+    assert bom.strings == (StringFact("a", 1, 1, "s"), StringFact("\ufffd", 2, 2, "t"), StringFact("b", 3, 3, "u"))
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+def notebook(*cells, nbformat: int = 4) -> bytes:
+    return json.dumps({"nbformat": nbformat, "nbformat_minor": 5,
+                       "metadata": {"kernelspec": {"language": "python"}}, "cells": list(cells)}).encode()
+
+
+def code(source: str, count: int | None = None, outputs: list | None = None) -> dict:
+    return {"cell_type": "code", "execution_count": count, "source": source, "outputs": outputs or [],
+            "metadata": {}}
+
+
+NOTEBOOK = notebook(
+    {"cell_type": "markdown", "source": "# Title\nSee https://example.org", "metadata": {}},
+    code("!pip install numpy\n%matplotlib inline\nimport numpy as np\n# seed it\nnp.random.seed(0)\n", 1,
+         [{"output_type": "stream", "name": "stderr", "text": "w"}, {"output_type": "execute_result", "data": {}},
+          {"output_type": "stream", "name": "stdout", "text": "a"}, {"output_type": "stream", "name": "stdout"}]),
+    code("try:\n    x = np.random.rand(2)\nexcept Exception:\n    !echo failed\n", None),
+    code("%%bash\necho hi\n", 3),
+    code("print 'py2'\n", 4, [{"output_type": "error"}]),
+    {"cell_type": "raw", "source": "raw", "metadata": {}},
+)
+
+
+def test_notebook_cells_and_facts_numbered_by_cell():
+    result = extract(NOTEBOOK, "analysis/Fit.ipynb")
+    assert result.cells == (
+        NotebookCellFact(1, "markdown"),
+        NotebookCellFact(2, "code", 1, ("stream:stderr", "execute_result", "stream:stdout"),
+                         ("!pip install numpy", "%matplotlib inline")),
+        NotebookCellFact(3, "code", None, (), ("!echo failed",)),
+        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi")),
+        NotebookCellFact(5, "code", 4, ("error",)),
+        NotebookCellFact(6, "raw"),
+    )
+    # magics are masked: the cell parses, and lines count within the cell
+    assert result.imports == (ImportFact("numpy", 3, cell=2),)
+    assert result.comments == (CommentFact(4, 4, "# seed it", cell=2),)
+    # aliases carry from cell to cell, as the kernel's namespace does
+    assert [(c.name, c.line, c.cell) for c in result.calls] == [("numpy.random.seed", 5, 2),
+                                                                ("numpy.random.rand", 2, 3)]
+    assert result.randoms == (RandomFact(5, "numpy.random.seed", "numpy.random", "seed", True, "literal", 2),
+                              RandomFact(2, "numpy.random.rand", "numpy.random", "draw", cell=3))
+    # a shell escape masked into ``pass`` does something: the handler is not silent
+    assert result.handlers == (HandlerFact(3, "Exception", "other", 3),)
+    # the first cell that does not parse is named; its strings are still read
+    assert result.parse_error == "cell 5: SyntaxError: Missing parentheses in call to 'print'. " \
+        "Did you mean print(...)? (line 1)"
+    assert result.strings == (StringFact("py2", 1, 1, cell=5),)
+    # markdown is no code: its URL is not a code URL
+    assert result.urls == ()
+    assert result.lines == 5 + 4 + 2 + 1
+
+
+def test_notebook_format_3_and_broken_notebooks():
+    old = json.dumps({"nbformat": 3, "worksheets": [{"cells": [
+        {"cell_type": "heading", "source": "Title", "level": 1},
+        {"cell_type": "code", "input": "import os\n", "prompt_number": 2,
+         "outputs": [{"output_type": "pyout"}, {"output_type": "stream", "stream": "stdout"}]},
+    ]}]}).encode()
+    result = extract(old, "old.ipynb")
+    assert result.cells == (NotebookCellFact(1, "markdown"),
+                            NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout")))
+    assert result.imports == (ImportFact("os", 1, cell=2),)
+    broken = extract(b"{not json", "broken.ipynb")
+    assert broken.parse_error == "NotebookError: invalid JSON: Expecting property name enclosed in double quotes " \
+        "at line 1"
+    assert broken.cells == () and broken.lines == 0
+
+
+def test_ipython_files_have_their_magics_masked():
+    result = extract("!pip install pandas\nimport pandas as pd\n%time frame = pd.read_csv('a.csv')\n", "run.ipy")
+    assert result.parse_error is None
+    assert result.imports == (ImportFact("pandas", 2),)
+
+
+# --------------------------------------------------------------------------- redaction
+
+
+GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+SECRETS = f'''\
+"""Deploy with {GITHUB_TOKEN}."""
+TOKEN = "{GITHUB_TOKEN}"
+MIRROR = "https://alice:hunter22@data.example.org/set.zip"
+db = connect(password="hunter22", url=f"https://bob:{{pw}}@db.example.org")
+config = {{"api_key": "k3y-v4lue-1234"}}
+# old token: {GITHUB_TOKEN}
+# -----BEGIN RSA PRIVATE KEY-----
+# MIIEowIBAAKCAQEA7bq98
+# -----END RSA PRIVATE KEY-----
+requests.get("https://carol:s3cret99@api.example.org", headers={{"Authorization": "Bearer {GITHUB_TOKEN}"}})
+'''
+
+
+@pytest.mark.parametrize("path", ["deploy.py", "deploy.ipynb"])
+def test_facts_never_carry_a_secret(path):
+    data = SECRETS.encode() if path.endswith(".py") else notebook(
+        code(SECRETS), code(f"!curl -u alice:hunter22 https://x.org/{GITHUB_TOKEN}\n"))
+    result = extract(data, path)
+    text = result.to_json()
+    for secret in (GITHUB_TOKEN, "hunter22", "k3y-v4lue-1234", "s3cret99", "MIIEowIBAAKCAQEA7bq98"):
+        assert secret not in text
+    cell = None if path.endswith(".py") else 1
+    assert AssignmentFact("TOKEN", 2, "ghp_…(40 chars)", cell) in result.assignments
+    assert AssignmentFact("password", 4, "hunt…(8 chars)", cell) in result.assignments
+    assert UrlFact("https://alice:hunt…(8 chars)@data.example.org/set.zip", 3, cell) in result.urls
+    # the pass a frontend ends with left nothing to redact
+    assert _common.redact_facts(result) == result
+
+
+# --------------------------------------------------------------------------- the one walk
+
+
+SOURCE = Path(py.__file__).read_text()
+
+
+def test_the_frontend_never_walks_a_tree_a_second_time():
+    code_only = re.sub(r"``[^`]*``", "", SOURCE)     # mentions in the docstrings are no calls
+    for helper in ("ast.walk", "iter_child_nodes", "NodeVisitor", "NodeTransformer", "get_source_segment",
+                   "ast.unparse", "get_docstring", "generate_tokens", "ast.parse("):
+        assert helper not in code_only, helper
+
+
+def test_each_node_is_popped_once(monkeypatch):
+    visited: list = []
+    original = py._Walker.dispatch_table
+
+    def recording(self):
+        table = original(self)
+
+        def record(handler):
+            def visit(node):
+                visited.append(node)
+                return handler(node) if handler is not None else False
+            return visit
+
+        node_types = {cls for cls in _ast_types()}
+        return {**{kind: record(table.get(kind)) for kind in node_types},
+                **{kind: table[kind] for kind in (py._Frame, py._Exit, type(None))}}
+
+    trees: list = []
+    parse = py.parse_source
+    monkeypatch.setattr(py._Walker, "dispatch_table", recording)
+    monkeypatch.setattr(py, "parse_source", lambda source: trees.append(parse(source)) or trees[-1])
+    sources = [IMPORTS, CALLS, STRINGS, DEFINITIONS, HANDLERS, RANDOMS, CLI_AND_IO]
+    for source in sources:
+        visited.clear()
+        py.extract(source.encode(), "a.py")
+        assert len({id(node) for node in visited}) == len(visited)
+        tree = trees[-1]
+        seen = {id(node) for node in visited}
+        # every statement, call and string literal carries facts: each is visited
+        carriers = [n for n in ast.walk(tree) if isinstance(n, ast.stmt | ast.Call)
+                    or (isinstance(n, ast.Constant) and isinstance(n.value, str) and not _in_fstring(tree, n))]
+        assert all(id(n) in seen for n in carriers)
+        # expression contexts and operators are never pushed
+        assert not any(isinstance(n, ast.expr_context | ast.operator | ast.cmpop) for n in visited)
+
+
+def _ast_types():
+    stack = [ast.AST]
+    while stack:
+        cls = stack.pop()
+        yield cls
+        stack.extend(cls.__subclasses__())
+
+
+def _in_fstring(tree, node) -> bool:
+    return any(isinstance(f, ast.JoinedStr) and any(v is node for v in ast.walk(f)) for f in ast.walk(tree))
+
+
+def test_the_python_frontend_is_in_the_shared_registry_and_test_of_frontends():
+    assert frontend_for("a.pyw") is py and frontend_for("b.ipy") is py
