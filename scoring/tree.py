@@ -161,8 +161,10 @@ class TreeIndex:
             prefetch(self._likely_reads())
 
     @classmethod
-    def from_path(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> TreeIndex:
-        return cls(LocalDirectory(path), limits)
+    def from_path(
+        cls, path: str | os.PathLike[str], limits: Limits | None = None, *, facts_cache: FactsCache | None = None
+    ) -> TreeIndex:
+        return cls(LocalDirectory(path), limits, facts_cache=facts_cache)
 
     # --- the walk -----------------------------------------------------------------
 
