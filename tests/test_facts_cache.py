@@ -532,3 +532,18 @@ def test_trees_copied_keep_their_facts(tmp_path, make_tree):
     measure(root, facts_cache=cache)
     measure(moved / "deeper", facts_cache=cache)
     assert cache.computed == 4 and cache.hits == 4
+
+
+def test_reading_facts_in_this_process_leaves_no_connection_behind(tmp_path, make_tree):
+    # A reader kept open would keep the store's last close from folding the WAL back
+    # into the file: a copy of the file alone would then miss what was stored.
+    db = tmp_path / "s.db"
+    api.score_path(make_tree(TREE), db=db)
+    api.score_path(make_tree({**TREE, "R/model.R": MODEL_R + "summary(fit)\n"}), db=db)
+    assert not Path(f"{db}-wal").exists()
+    copy = tmp_path / "copy.db"
+    shutil.copy(db, copy)
+    conn = sqlite3.connect(copy)
+    assert conn.execute("SELECT count(*) FROM file_facts").fetchone() == (5,)
+    assert conn.execute("SELECT count(*) FROM snapshots").fetchone() == (2,)
+    conn.close()

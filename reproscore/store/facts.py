@@ -118,13 +118,6 @@ class StoreFactsCache:
         return FactsReader(self.store.path)
 
 
-# Read-only connections of this process, by database path and process id (a connection
-# must not cross a fork: a worker forked from a process holding one opens its own), the
-# few most recent kept open.
-_READERS: dict[tuple[str, int], sqlite3.Connection | None] = {}
-_MAX_READERS = 4
-
-
 class FactsReader:
     """The facts of a store's file, read-only, for a worker process.
 
@@ -132,8 +125,7 @@ class FactsReader:
     tree with the task, because only the worker learns which blobs its tree holds
     (reading the tree is its job: the driver never reads it). Read-only, the single
     writer stays the driver, which writes what the workers hand back. Picklable (the
-    path only); the connection is opened in the process that reads, once, and a file
-    that cannot be read makes every lookup a miss."""
+    path only); a file that cannot be read makes every lookup a miss."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
@@ -144,36 +136,26 @@ class FactsReader:
     def __setstate__(self, state: dict[str, str]) -> None:
         self.path = state["path"]
 
-    def _connection(self) -> sqlite3.Connection | None:
-        key = (self.path, os.getpid())
-        if key not in _READERS:
-            conn: sqlite3.Connection | None
-            try:
-                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
-                conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-                conn.execute("PRAGMA busy_timeout = 5000")
-                conn.execute("SELECT 1 FROM file_facts LIMIT 0")
-            except sqlite3.Error as exc:
-                log.debug("%s: facts cache not readable (%s); facts are computed", self.path, exc)
-                conn = None
-            pid = os.getpid()
-            mine = [k for k in _READERS if k[1] == pid]
-            for old in mine[: max(0, len(mine) - _MAX_READERS + 1)]:
-                stale = _READERS.pop(old)
-                if stale is not None:
-                    stale.close()
-            _READERS[key] = conn
-        return _READERS[key]
-
     def get_many(self, keys: Sequence[FactsKey]) -> dict[FactsKey, FileFacts]:
-        conn = self._connection()
-        if conn is None or not keys:
+        if not keys:
+            return {}
+        # A connection per lookup (one per tree: the index asks for all its blobs at
+        # once), closed at once: a reader left open would keep the driver's last close
+        # from folding the WAL back into the database file.
+        try:
+            uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        except sqlite3.Error as exc:
+            log.debug("%s: facts cache not readable (%s); facts are computed", self.path, exc)
             return {}
         try:
+            conn.execute("PRAGMA busy_timeout = 5000")
             return lookup_facts(conn, keys)
         except sqlite3.Error as exc:
             log.debug("%s: facts lookup failed (%s); facts are computed", self.path, exc)
             return {}
+        finally:
+            conn.close()
 
     def put_many(self, items: Mapping[FactsKey, FileFacts]) -> None:
         """Nothing: a worker never writes (the driver writes what the worker returns)."""
