@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from scoring import __version__
 from scoring.aggregate import IncompleteMeasurements, score
 from scoring.catalog import METRICS, resolve_metric
 from scoring.declared import declared_metadata
+from scoring.facts_cache import FactsKey, RecordingFactsCache, StorableFacts, encode_for_store
 from scoring.fixes import rank_fixes
 from scoring.measurement import measure, open_source
 from scoring.model import Measurements
@@ -29,7 +30,7 @@ from . import pipeline
 from .config import Config, load_config
 from .executors import EXECUTORS, Executor, check_dask, make_executor
 from .pipeline import Progress, RunSummary
-from .store import NotFound, RescoreReport, Store, StoreError
+from .store import FactsReader, NotFound, RescoreReport, Store, StoreError
 
 # What show, export and report score under when no rubric is named: one rubric for every
 # command, so that two outputs of one database agree.
@@ -123,18 +124,25 @@ def _scored(
 @dataclass(frozen=True)
 class _Prepared:
     """What a worker hands back for one tree: its identity and its measurements (read
-    from the store when the same tree was measured by the same detector versions)."""
+    from the store when the same tree was measured by the same detector versions), and
+    with a store the file facts its measurement computed, for the driver to write with
+    the snapshot."""
 
     identity: TreeIdentity | None
     measurements: Measurements
     reused: bool
+    facts: dict[FactsKey, StorableFacts] = field(default_factory=dict)
 
 
 def _prepare(job: tuple[str, str | None, Limits | None, bool]) -> _Prepared:
     """Identify and measure one tree; runs in a worker process for :func:`score_paths`.
     With ``db`` (a worker on this machine), stored measurements of the same tree serve
     instead; with ``identify`` and no ``db`` (a Dask worker, which cannot read the
-    store), the identity is required and the driver looks for stored measurements."""
+    store), the identity is required and the driver looks for stored measurements.
+
+    With a store the tree's file facts are taken first: a worker on this machine reads
+    those the store knows from its file, read-only (``FactsReader``); the ones it
+    computes come back in ``_Prepared.facts`` and the driver writes them."""
     path, db, limits, identify = job
     source = open_source(path, limits)
     try:
@@ -143,12 +151,22 @@ def _prepare(job: tuple[str, str | None, Limits | None, bool]) -> _Prepared:
         source.close()
 
 
+def _measure_recording(source: Any, limits: Limits | None, db: str | None, record: bool) -> tuple[Measurements, dict]:
+    """Measure ``source``; with ``record`` (a store will keep the result), with the facts
+    the store's file knows (``db``, read-only; None: none) and the new facts, encoded."""
+    if not record:
+        return measure(source, limits=limits), {}
+    recording = RecordingFactsCache(None if db is None else FactsReader(db), write_through=False)
+    measurements = measure(source, limits=limits, facts_cache=recording)
+    return measurements, encode_for_store(recording.new)
+
+
 def _prepare_source(source: Any, db: str | None, limits: Limits | None, identify: bool) -> _Prepared:
     archive = isinstance(source, IndexedTree)
     if db is None and not archive:
-        measurements = measure(source, limits=limits)
+        measurements, facts = _measure_recording(source, limits, None, identify)
         if identify:
-            return _Prepared(tree_identity(source), measurements, False)
+            return _Prepared(tree_identity(source), measurements, False, facts)
         try:
             identity: TreeIdentity | None = tree_identity(source)
         except SwhidError:
@@ -168,7 +186,8 @@ def _prepare_source(source: Any, db: str | None, limits: Limits | None, identify
                 # are read, not the whole tree measured again.
                 stored = replace(stored, declared=declared_metadata(TreeIndex(source, limits)))
             return _Prepared(identity, stored, True)
-    return _Prepared(identity, measure(source, limits=limits), False)
+    measurements, facts = _measure_recording(source, limits, db, identify)
+    return _Prepared(identity, measurements, False, facts)
 
 
 def _finish(path: str, prepared: _Prepared, rub: Rubric, store: Store | None, rubric_id: int | None) -> TreeScore:
@@ -181,10 +200,15 @@ def _finish(path: str, prepared: _Prepared, rub: Rubric, store: Store | None, ru
     try:
         scored = score(prepared.measurements, rub, outcomes=_outcome_inputs(outcome, rub))
     except IncompleteMeasurements as exc:
-        snapshot_id = store.save_snapshot(prepared.identity, prepared.measurements, label=label)
+        snapshot_id = store.save_snapshot(
+            prepared.identity, prepared.measurements, label=label, facts=prepared.facts
+        )
         store.record_failure("score", type(exc).__name__, str(exc), snapshot_id=snapshot_id)
         raise
-    store.save_snapshot(prepared.identity, prepared.measurements, label=label, score=(rubric_id, scored))
+    store.save_snapshot(
+        prepared.identity, prepared.measurements, label=label, score=(rubric_id, scored),
+        facts=prepared.facts,
+    )
     result = scored.to_dict()
     result["snapshot"] = prepared.identity.to_dict()
     _note_outcome(result, outcome)

@@ -131,7 +131,7 @@ RUBRIC_HELP = "Rubric: a bundled name (" + ", ".join(list_bundled()) + ") or a Y
 @click.option("--top", default=5, show_default=True, type=click.IntRange(0), help="How many ranked fixes the text format shows.")
 @click.option(
     "--db", "db", envvar=ENV_DB, default=None, metavar="FILE", type=click.Path(dir_okay=False),
-    help=f"Also store each snapshot, its measurements with evidence and its score in this SQLite database (created if absent; also ${ENV_DB}). A tree already stored is not measured again.",
+    help=f"Also store each snapshot, its measurements with evidence and its score in this SQLite database (created if absent; also ${ENV_DB}). A tree already stored is not measured again, and the facts of a file content already seen (file_facts) are not computed again.",
 )
 @click.option(
     "--workers", "-j", "workers", default=0, show_default=True, type=click.IntRange(0), metavar="N",

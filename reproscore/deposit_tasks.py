@@ -15,6 +15,12 @@ when it writes, in input order, exactly as the sequential run decides it before
 measuring; a worker that cannot see the store measures, and the driver keeps the stored
 measurements if there are any (:attr:`DepositTask.lookup` lets an inline run skip that
 measurement).
+
+File facts (:mod:`scoring.facts_cache`) are the one thing a task reads of the store: on
+this machine it looks up the facts of its tree's blobs in the store's file, read-only
+(:attr:`DepositTask.facts_db`; on a Dask worker there is none to read, and all are
+computed). The facts it computes travel back in :attr:`DepositOutcome.facts`, vetted
+for secrets, and the driver writes them with the tree's snapshot.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 
 from harvester.fetch import ExtractionLimits, FetchError, download, materialize, single_archive
 from harvester.records import DepositRecord
+from scoring.facts_cache import FactsKey, RecordingFactsCache, StorableFacts, encode_for_store
 from scoring.measurement import measure
 from scoring.model import Measurements
 from scoring.trees.archives import ArchiveRuleError, TarTree, ZipTree
@@ -36,6 +43,7 @@ from scoring.trees.swhid import TreeIdentity, tree_identity
 
 from .clients import make_harvesters, make_swh_client
 from .config import Config
+from .store.facts import FactsReader
 
 ZENODO = "zenodo"
 SWH = "swh"
@@ -145,6 +153,8 @@ class DepositOutcome:
     measure_error: StageFailure | None = None
     failure: StageFailure | None = None
     in_place: bool = False
+    # the file facts the measurement computed, for the driver to store with the tree
+    facts: dict[FactsKey, StorableFacts] = field(default_factory=dict)
 
 
 @dataclass
@@ -192,7 +202,8 @@ class DepositTask:
     it uses the driver's ``clients`` (one HTTP client and one pace for every download
     thread); elsewhere (a Dask worker) it makes its own, paced at ``1/share`` of each
     rate limit. ``lookup(swhid)``, in the driver only, says that a tree's stored
-    measurements will serve, so measuring it can be skipped.
+    measurements will serve, so measuring it can be skipped. ``facts_db``: the store's
+    file, where the facts of known blobs are read (read-only), on this machine only.
     """
 
     def __init__(
@@ -202,11 +213,13 @@ class DepositTask:
         clients: Clients | None = None,
         lookup: Callable[[str], bool] | None = None,
         share: int = 1,
+        facts_db: str | None = None,
     ) -> None:
         self.config = config
         self.clients = clients
         self.lookup = lookup
         self.share = max(1, share)
+        self.facts_db = facts_db
         run = config.run
         self.work_dir = Path(run.work_dir)
         self.keep = run.keep
@@ -370,10 +383,14 @@ class DepositTask:
                 raise
         if self.lookup is not None and self.lookup(out.identity.swhid):
             return  # stored measurements serve; the driver loads them
+        reader = None if self.facts_db is None else FactsReader(self.facts_db)
+        recording = RecordingFactsCache(reader, write_through=False)
         try:
-            out.measurements = _stage("measure", lambda: measure(source))
+            out.measurements = _stage("measure", lambda: measure(source, facts_cache=recording))
         except DepositFailure as failure:
             out.measure_error = StageFailure.of(failure)
+            return
+        out.facts = encode_for_store(recording.new)
 
 
 def open_in_place(key: str, path: Path, kind: str, limits: ExtractionLimits) -> ZipTree | TarTree:

@@ -459,6 +459,32 @@ def m007_declared_metadata(db: Database) -> None:
     )
 
 
+@migrations()
+def m008_file_facts(db: Database) -> None:
+    """The facts cache (``scoring.facts_cache``): the facts a language frontend read from
+    one file content, keyed by the content's git blob id, the frontend, the file's path
+    class (the suffix of its name: ``.R`` and ``.Rmd`` give other facts for the same
+    bytes) and the frontend's version. Only a cache: a missing or undecodable row is
+    computed again from the file."""
+    _run(
+        db,
+        (
+            """
+            CREATE TABLE file_facts (
+                blob_id TEXT NOT NULL
+                    CHECK (length(blob_id) = 40 AND blob_id NOT GLOB '*[^0-9a-f]*'),
+                frontend TEXT NOT NULL,
+                path_class TEXT NOT NULL,
+                frontend_version TEXT NOT NULL,
+                facts TEXT NOT NULL CHECK (json_valid(facts)),
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (blob_id, frontend, path_class, frontend_version)
+            ) WITHOUT ROWID
+            """,
+        ),
+    )
+
+
 def migration_names() -> tuple[str, ...]:
     """Every migration this version knows, in order."""
     return tuple(m.name for m in migrations.pending(Database(memory=True)))

@@ -375,19 +375,22 @@ def _jobs(ctx: DepositContext, source: str, todo: list[tuple[int, str]]) -> list
     return jobs
 
 
-def _save_scored(ctx: DepositContext, job: DepositJob, identity: Any, measurements: Any) -> int:
-    """Score and store one tree with its deposit link; a tree that cannot be scored is
-    stored (and linked) with its measurements, so the failed detector can be seen and
-    the tree is not fetched again once the detector is fixed."""
+def _save_scored(ctx: DepositContext, job: DepositJob, identity: Any, measurements: Any,
+                 facts: dict | None = None) -> int:
+    """Score and store one tree with its deposit link, and the file facts its
+    measurement computed (none when stored measurements serve), in one transaction; a
+    tree that cannot be scored is stored (and linked) with its measurements, so the
+    failed detector can be seen and the tree is not fetched again once the detector is
+    fixed."""
     try:
         scored = score(measurements, ctx.rubric)
     except IncompleteMeasurements as exc:
         ctx.store.save_snapshot(identity, measurements, source=job.source, label=job.label,
-                                deposit_id=job.deposit_id)
+                                deposit_id=job.deposit_id, facts=facts)
         raise DepositFailure("score", type(exc).__name__, str(exc)) from exc
     return ctx.store.save_snapshot(
         identity, measurements, source=job.source, label=job.label, deposit_id=job.deposit_id,
-        score=(ctx.rubric_id, scored),
+        score=(ctx.rubric_id, scored), facts=facts,
     )
 
 
@@ -418,7 +421,7 @@ def store_zenodo(ctx: DepositContext, outcome: DepositOutcome) -> str:
     identity = outcome.identity
     reusable = ctx.store.reusable_measurements(identity.swhid, ctx.versions)
     measurements = reusable[1] if reusable else _measured(outcome)
-    snapshot_id = _save_scored(ctx, job, identity, measurements)
+    snapshot_id = _save_scored(ctx, job, identity, measurements, None if reusable else outcome.facts)
     ctx.store.mark_deposit_scored(job.deposit_id, snapshot_id)
     return "reused" if reusable else "measured"
 
@@ -433,6 +436,7 @@ def store_swh(ctx: DepositContext, outcome: DepositOutcome, inline: DepositTask)
         raise job.failure.exception()
     reusable = ctx.store.reusable_measurements(job.swhid, ctx.versions)
     submodules = None
+    facts = None
     if reusable:
         identity, measurements = reusable[0].identity, reusable[1]
     else:
@@ -441,7 +445,8 @@ def store_swh(ctx: DepositContext, outcome: DepositOutcome, inline: DepositTask)
         if outcome.failure is not None:
             raise outcome.failure.exception()
         identity, measurements, submodules = outcome.identity, _measured(outcome), outcome.submodules
-    snapshot_id = _save_scored(ctx, job, identity, measurements)
+        facts = outcome.facts
+    snapshot_id = _save_scored(ctx, job, identity, measurements, facts)
     ctx.store.mark_swh_scored(job.deposit_id, job.visit_row, snapshot_id, submodules)
     return "reused" if reusable else "measured"
 
@@ -457,7 +462,9 @@ def process_pending(
     todo = ctx.store.deposits_to_process(source, max_attempts=ctx.config.run.max_attempts)
     jobs = _jobs(ctx, source, todo)
     executor = ctx.get_executor() if jobs else LocalExecutor(1)
-    inline = DepositTask(ctx.config, clients=ctx.clients())
+    # Tasks on this machine read the facts of known blobs from the store's file (a Dask
+    # worker may be elsewhere: it computes them all); the driver writes the new ones.
+    inline = DepositTask(ctx.config, clients=ctx.clients(), facts_db=ctx.store.path)
     if executor.remote:
         task = DepositTask(ctx.config, share=worker_share(executor))
     else:
@@ -467,7 +474,7 @@ def process_pending(
         if executor.workers == 1:
             def lookup(swhid: str) -> bool:
                 return ctx.store.reusable_measurements(swhid, ctx.versions) is not None
-        task = DepositTask(ctx.config, clients=ctx.clients(), lookup=lookup)
+        task = DepositTask(ctx.config, clients=ctx.clients(), lookup=lookup, facts_db=ctx.store.path)
     with ctx.store.batch(ctx.config.run.batch_size) as batch:
         results = executor.map(task.measure, jobs, prepare=task.fetch, on_wait=batch.flush)
         for done, (job, outcome) in enumerate(results):

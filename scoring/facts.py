@@ -93,26 +93,33 @@ class _Record:
 
     def to_dict(self) -> dict:
         out = {}
-        hints = _hints(type(self))
-        for f in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            if f.metadata.get(_OMIT) and value == f.default:
+        for name, encode, _decode_field, omitted in _plan(type(self)):
+            value = getattr(self, name)
+            if omitted is not _KEPT and value == omitted:
                 continue
-            out[f.name] = _encode(value, hints[f.name])
+            out[name] = value if encode is None else encode(value)
         return out
 
     @classmethod
     def from_dict(cls, raw: dict):
-        hints = _hints(cls)
         values = {}
-        for f in fields(cls):  # type: ignore[arg-type]
-            if f.name in raw or not f.metadata.get(_OMIT):
-                values[f.name] = _decode(raw[f.name], hints[f.name])
-        return cls(**values)
+        for name, _encode_field, decode, omitted in _plan(cls):
+            if name in raw:
+                values[name] = raw[name] if decode is None else decode(raw[name])
+            elif omitted is not _KEPT:
+                values[name] = omitted
+            else:
+                raise KeyError(name)
+        # What the frozen dataclass's __init__ does, without a call per field: no record
+        # validates or derives anything in __init__ (no __post_init__, no slots).
+        record = object.__new__(cls)
+        record.__dict__.update(values)
+        return record
 
 
 _OMIT = "omitted_when_default"
 OMITTED_WHEN_DEFAULT = {_OMIT: True}
+_KEPT = object()   # a field that is always in the dict
 
 
 def _cell():
@@ -129,32 +136,43 @@ def _is_value_type(hint) -> bool:
     return hint == Value
 
 
-def _encode(value, hint):
+@cache
+def _plan(cls) -> tuple[tuple[str, Any, Any, Any], ...]:
+    """(field name, encoder, decoder, default left out of the dict or ``_KEPT``) of each
+    field, from the class's type hints, worked out once per class (encoder and decoder
+    None: the value is its own JSON form)."""
+    hints = _hints(cls)
+    return tuple((f.name, *_codec(hints[f.name]), f.default if f.metadata.get(_OMIT) else _KEPT)
+                 for f in fields(cls))
+
+
+@cache
+def _codec(hint) -> tuple[Any, Any]:
+    """The (encoder, decoder) of values of type ``hint``; None for a value that is its
+    own JSON form (str, int, float, bool, None)."""
     if _is_value_type(hint):
-        return _encode_value(value)
+        return _encode_value, _decode_value
     origin = typing.get_origin(hint)
     if origin is tuple:
         args = typing.get_args(hint)
         if len(args) == 2 and args[1] is Ellipsis:
-            return [_encode(item, args[0]) for item in value]
-        return [_encode(item, arg) for item, arg in zip(value, args, strict=True)]
-    if isinstance(value, _Record):
-        return value.to_dict()
-    return value
+            encode, decode = _codec(args[0])
+            if encode is None:
+                return list, tuple
+            return (lambda value: [encode(item) for item in value]), (
+                lambda raw: tuple(decode(item) for item in raw))
+        codecs = [_codec(arg) for arg in args]
 
+        def encode_items(value):
+            return [item if c[0] is None else c[0](item) for item, c in zip(value, codecs, strict=True)]
 
-def _decode(raw, hint):
-    if _is_value_type(hint):
-        return _decode_value(raw)
-    origin = typing.get_origin(hint)
-    if origin is tuple:
-        args = typing.get_args(hint)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(item, args[0]) for item in raw)
-        return tuple(_decode(item, arg) for item, arg in zip(raw, args, strict=True))
+        def decode_items(raw):
+            return tuple(item if c[1] is None else c[1](item) for item, c in zip(raw, codecs, strict=True))
+
+        return encode_items, decode_items
     if isinstance(hint, type) and issubclass(hint, _Record):
-        return hint.from_dict(raw)
-    return raw
+        return hint.to_dict, hint.from_dict
+    return None, None
 
 
 @dataclass(frozen=True)
@@ -310,9 +328,13 @@ class FileFacts(_Record):
     lines: int = 0
 
     def to_json(self) -> str:
+        return self.json_of(self.to_dict())
+
+    @staticmethod
+    def json_of(data: dict) -> str:
+        """The compact JSON text of a ``to_dict()`` result, as ``to_json`` writes it."""
         # allow_nan=False: a NaN would not compare equal after the round trip
-        return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False,
-                          separators=(",", ":"))
+        return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> FileFacts:

@@ -133,6 +133,16 @@ def redact(text: str) -> str:
     return _ASSIGNED_SECRET_RE.sub(mask_assignment, text)
 
 
+# Where redact() may change a text, found quickly in long texts: each of its patterns but
+# the credential-assignment one, which is slow (a name of any length before the keyword)
+# and is stood for by its keyword, separator and quote. A superset: any text redact()
+# changes holds a match of one of these.
+_ASSIGNMENT_HINT_RE = re.compile(
+    r"""(?i)(?:key|secret|token|passw(?:or)?d|pwd|credentials?|auth)["']?\s*(?:=|:|<-)\s*["']"""
+)
+SECRET_HINTS = (_PEM_RE, _TOKEN_RE, _URL_USERINFO_RE, _CLI_SECRET_RE, _AUTH_HEADER_RE, _ASSIGNMENT_HINT_RE)
+
+
 def make_snippet(text: str | None) -> str | None:
     """A redacted one-line excerpt of at most 200 characters."""
     if text is None:

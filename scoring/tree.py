@@ -4,7 +4,15 @@ Detectors never walk a tree or open a file; they ask the index. The walk applies
 exclusions of METRICS.md §0.1.8 to repository-relative paths, never follows a link out
 of the root, and records everything it cannot use in the inventory. Each file is read
 at most once and decoded once; each parsed form (Python AST, notebook, TOML, YAML, JSON,
-Markdown, Dockerfile, manifests) is built at most once.
+Markdown, Dockerfile, manifests) is built at most once, and a file's facts
+(:meth:`TreeIndex.facts`, from its language frontend) are computed at most once, or
+found in a facts cache by the file's content (:mod:`scoring.facts_cache`).
+
+Each file read gets its content id, the git blob id of its bytes
+(:meth:`TreeIndex.blob_id`, hashed from the bytes read, by the SWHID's own function).
+Parsed forms that depend on the content alone (JSON, TOML, YAML, Dockerfile) are built
+once per content: two files with the same bytes share one parse, and the problems it
+recorded are recorded for both.
 
 Paths are keyed on the bytes of names: a name that is not UTF-8 keeps them as surrogate
 escapes (``os.fsdecode``), so no two names collide and no file is lost from the scan;
@@ -25,6 +33,9 @@ from typing import Any
 
 import yaml
 
+from .facts import FileFacts
+from .facts_cache import FactsCache, FactsKey, frontend_version, path_class
+from .frontends import frontend_for, frontend_name
 from .model import Inventory
 from .parsers.markdown import Document, parse_document
 from .parsers.notebook import Notebook, NotebookError, parse_notebook, parse_rmarkdown
@@ -39,6 +50,7 @@ from .trees.sources import (
     TreeSource,
     printable,
 )
+from .trees.swhid import blob_hash
 
 MiB = 1024 * 1024
 
@@ -115,9 +127,14 @@ def file_type(path: str) -> str | None:
 class TreeIndex:
     """Everything detectors may know about one tree."""
 
-    def __init__(self, source: TreeSource, limits: Limits | None = None):
+    def __init__(
+        self, source: TreeSource, limits: Limits | None = None, *, facts_cache: FactsCache | None = None
+    ):
         self.source = source
         self.limits = limits or Limits()
+        # Where facts are looked up before a frontend runs, and new ones are put; None: no
+        # cache beyond this index (which computes each content's facts once anyway).
+        self.facts_cache = facts_cache
         self._files: dict[str, FileInfo] = {}
         self._dirs: set[str] = {""}
         self._children: dict[str, list[str]] = {"": []}
@@ -126,6 +143,17 @@ class TreeIndex:
         self._excluded: list[str] = []
         self._text: dict[str, str | None] = {}
         self._parsed: dict[tuple[str, str], Any] = {}
+        # The bytes read, kept until both their consumers (text, facts) have had them, so
+        # that no file is read twice; the content id and read error of each file read.
+        self._raw: dict[str, bytes] = {}
+        self._blob_ids: dict[str, str | None] = {}
+        self._read_errors: dict[str, str] = {}
+        self._facts: dict[str, FileFacts | None] = {}
+        self._facts_by_key: dict[FactsKey, FileFacts] = {}
+        self._facts_errors: dict[str, str] = {}
+        # Content-keyed parsed forms: (kind, blob id) -> (value, problems it recorded).
+        self._by_content: dict[tuple[str, str], tuple[Any, tuple[str, ...]]] = {}
+        self._capturing: list[tuple[str, list[str]]] = []
         self._truncated = False
         self._walk()
         prefetch = getattr(source, "prefetch", None)
@@ -133,8 +161,10 @@ class TreeIndex:
             prefetch(self._likely_reads())
 
     @classmethod
-    def from_path(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> TreeIndex:
-        return cls(LocalDirectory(path), limits)
+    def from_path(
+        cls, path: str | os.PathLike[str], limits: Limits | None = None, *, facts_cache: FactsCache | None = None
+    ) -> TreeIndex:
+        return cls(LocalDirectory(path), limits, facts_cache=facts_cache)
 
     # --- the walk -----------------------------------------------------------------
 
@@ -191,7 +221,8 @@ class TreeIndex:
     def _likely_reads(self) -> list[str]:
         """Files some detector will read: code, notebooks, documentation, manifests and
         configuration, and small extensionless files (Makefile, Dockerfile, LICENSE).
-        Data tables, images and archives are never read, so never prefetched."""
+        Files a language frontend reads for their facts too. Data tables, images and
+        archives are never read, so never prefetched."""
         out = []
         for path, info in self._files.items():
             if info.alias_of is not None or path in self._skipped:
@@ -199,7 +230,7 @@ class TreeIndex:
             suffix = info.suffix
             if suffix in _EXT_TO_TYPE or suffix in _READ_SUFFIXES or (
                 suffix in _SMALL_READ_SUFFIXES and info.size <= _SMALL_READ_BYTES
-            ):
+            ) or frontend_name(path) is not None:  # read for its facts
                 out.append(path)
         return out
 
@@ -253,6 +284,9 @@ class TreeIndex:
 
     def problem(self, path: str, reason: str) -> None:
         """Record that ``path`` was read but could not be used as intended."""
+        for capturing, captured in self._capturing:
+            if capturing == path:
+                captured.append(reason)
         reasons = self._problems.setdefault(path, [])
         if reason not in reasons:
             reasons.append(reason)
@@ -374,34 +408,188 @@ class TreeIndex:
             if real != path:
                 text = self.text(real)
             else:
-                try:
-                    data = self.source.read(path, self.limits.max_file_bytes + 1)
-                except OSError as exc:
-                    self._skip(path, f"unreadable: {exc.strerror or exc}")
-                    data = None
-                if data is not None:
-                    if b"\x00" in data[:8192]:
-                        self._skip(path, "binary content")
-                    else:
-                        if data.startswith(b"\xef\xbb\xbf"):
-                            data = data[3:]
-                        try:
-                            text = data.decode("utf-8")
-                        except UnicodeDecodeError:
-                            text = data.decode("utf-8", "replace")
-                            self.problem(path, "not valid UTF-8; decoded with replacement characters")
+                data = self._read(path)
+                if data is None:
+                    self._skip(path, self._read_errors[path])
+                elif b"\x00" in data[:8192]:
+                    self._skip(path, "binary content")
+                else:
+                    if data.startswith(b"\xef\xbb\xbf"):
+                        data = data[3:]
+                    try:
+                        text = data.decode("utf-8")
+                    except UnicodeDecodeError:
+                        text = data.decode("utf-8", "replace")
+                        self.problem(path, "not valid UTF-8; decoded with replacement characters")
         self._text[path] = text
+        if info is not None and info.alias_of is None:
+            self._consumed(path)
         return text
+
+    def _read(self, path: str, *, for_facts: bool = False) -> bytes | None:
+        """The bytes of the regular file ``path`` (not an alias), read once and kept until
+        :meth:`_consumed`; None when it cannot be read (``_read_errors`` says why). The
+        content id is computed from them here.
+
+        Reading for facts records nothing: an error other than OSError (an archive
+        member that breaks a rule) is left for :meth:`text` to meet, as it did before
+        facts existed, and a file only a frontend reads never enters the inventory."""
+        data = self._raw.get(path)
+        if data is not None:
+            return data
+        if path in self._read_errors:
+            return None
+        try:
+            data = self.source.read(path, self.limits.max_file_bytes + 1)
+        except OSError as exc:
+            self._read_errors[path] = f"unreadable: {exc.strerror or exc}"
+            return None
+        except Exception:
+            if for_facts:
+                return None
+            raise
+        # A file that grew past the limit since the walk has no content id: what was
+        # read is not the file.
+        self._blob_ids[path] = blob_hash(data).hex() if len(data) <= self.limits.max_file_bytes else None
+        self._raw[path] = data
+        return data
+
+    def _consumed(self, path: str) -> None:
+        """Drop the bytes of ``path`` once its text and facts (if a frontend reads it) are
+        made from them."""
+        if path in self._text and (path in self._facts or frontend_name(path) is None):
+            self._raw.pop(path, None)
+
+    def blob_id(self, path: str) -> str | None:
+        """The content id of ``path``: the git blob id of its bytes (40 hex digits, as
+        ``git hash-object`` gives it), or None for a file that is not read (skipped, too
+        large, beyond a limit) or cannot be. Reads the file when nothing has yet."""
+        info = self._files.get(path)
+        if info is None:
+            return None
+        real = info.alias_of or path
+        if real not in self._blob_ids:
+            if path in self._skipped or real in self._skipped:
+                return None
+            self._read(real, for_facts=True)
+        return self._blob_ids.get(real)
+
+    # --- facts ------------------------------------------------------------------
+
+    def facts(self, path: str) -> FileFacts | None:
+        """The facts of ``path`` from its language frontend (:mod:`scoring.frontends`),
+        computed at most once per content and looked up first in the facts cache; None
+        when no frontend reads such a file or the file is not read (skipped, too large,
+        beyond a limit, binary, unreadable) or its frontend failed
+        (:meth:`facts_error`). Never records a skip or a problem in the inventory."""
+        if path not in self._facts:
+            self._load_facts([path])
+        return self._facts[path]
+
+    def all_facts(self) -> dict[str, FileFacts]:
+        """The facts of every file a frontend reads (in-tree links excluded: they are
+        their target's), in path order, looked up in the cache in one batch."""
+        paths = [
+            path for path, info in self._files.items()
+            if info.alias_of is None and frontend_name(path) is not None
+        ]
+        self._load_facts([p for p in paths if p not in self._facts])
+        found = {}
+        for path in paths:
+            facts = self._facts[path]
+            if facts is not None:
+                found[path] = facts
+        return found
+
+    def facts_error(self, path: str) -> str | None:
+        """Why the frontend failed on ``path`` (a bug: a parse error is a fact), or None."""
+        return self._facts_errors.get(path)
+
+    def _load_facts(self, paths: list[str]) -> None:
+        pending: dict[FactsKey, list[tuple[str, str, Any, bytes]]] = {}
+        for path in paths:
+            module = frontend_for(path)
+            info = self._files.get(path)
+            self._facts[path] = None
+            if module is None or info is None or path in self._skipped:
+                continue
+            real = info.alias_of or path
+            if real in self._skipped:
+                continue
+            data = self._read(real, for_facts=True)
+            blob = self._blob_ids.get(real)
+            if data is None or blob is None or b"\x00" in data[:8192]:
+                self._consumed(real)
+                continue
+            name = frontend_name(path)
+            assert name is not None
+            key = FactsKey(blob, name, path_class(path), frontend_version(module))
+            known = self._facts_by_key.get(key)
+            if known is not None:
+                self._facts[path] = known
+                self._consumed(real)
+                continue
+            pending.setdefault(key, []).append((path, real, module, data))
+        if not pending:
+            return
+        found = self.facts_cache.get_many(list(pending)) if self.facts_cache is not None else {}
+        new: dict[FactsKey, FileFacts] = {}
+        for key, uses in pending.items():
+            facts = found.get(key)
+            if facts is None:
+                path, _real, module, data = uses[0]
+                facts = self._extract(path, module, data)
+                # Facts that name another version than their key would be found again
+                # under a key that does not describe them: used, never cached.
+                if facts is not None and facts.frontend_version == key.frontend_version:
+                    new[key] = facts
+            if facts is not None:
+                self._facts_by_key[key] = facts
+            for path, real, _module, _data in uses:
+                self._facts[path] = facts
+                self._consumed(real)
+        if new and self.facts_cache is not None:
+            self.facts_cache.put_many(new)
+
+    def _extract(self, path: str, module: Any, data: bytes) -> FileFacts | None:
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]  # as text() reads it
+        try:
+            return module.extract(data, path)
+        except Exception as exc:  # noqa: BLE001 - a frontend's bug must not stop the measurement
+            self._facts_errors[path] = f"{type(exc).__name__}: {exc}"
+            return None
 
     def lines(self, path: str) -> list[str]:
         text = self.text(path)
         return text.splitlines() if text else []
 
-    def _cached(self, kind: str, path: str, build: Callable[[str], Any]) -> Any:
+    def _cached(self, kind: str, path: str, build: Callable[[str], Any], *, by_content: bool = False) -> Any:
+        """``build(text)`` of ``path``, once. ``by_content``: the value depends on the text
+        alone (not on the path), so files with the same bytes share one build, and the
+        problems it recorded are recorded for each of them, in the same order."""
         key = (kind, path)
         if key not in self._parsed:
             text = self.text(path)
-            self._parsed[key] = None if text is None else build(text)
+            if text is None:
+                value = None
+            elif by_content and (blob := self.blob_id(path)) is not None:
+                shared = self._by_content.get((kind, blob))
+                if shared is None:
+                    captured: list[str] = []
+                    self._capturing.append((path, captured))
+                    try:
+                        value = build(text)
+                    finally:
+                        self._capturing.pop()
+                    self._by_content[(kind, blob)] = (value, tuple(captured))
+                else:
+                    value, problems = shared
+                    for reason in problems:
+                        self.problem(path, reason)
+            else:
+                value = build(text)
+            self._parsed[key] = value
         return self._parsed[key]
 
     def json(self, path: str) -> Any:
@@ -411,7 +599,7 @@ class TreeIndex:
             except json.JSONDecodeError as exc:
                 self.problem(path, f"invalid JSON: {exc.msg} at line {exc.lineno}")
                 return None
-        return self._cached("json", path, build)
+        return self._cached("json", path, build, by_content=True)
 
     def toml(self, path: str) -> dict | None:
         def build(text: str) -> dict | None:
@@ -420,7 +608,7 @@ class TreeIndex:
             except tomllib.TOMLDecodeError as exc:
                 self.problem(path, f"invalid TOML: {exc}")
                 return None
-        return self._cached("toml", path, build)
+        return self._cached("toml", path, build, by_content=True)
 
     def yaml(self, path: str) -> Any:
         def build(text: str) -> Any:
@@ -429,7 +617,7 @@ class TreeIndex:
             except yaml.YAMLError as exc:
                 self.problem(path, f"invalid YAML: {str(exc).splitlines()[0]}")
                 return None
-        return self._cached("yaml", path, build)
+        return self._cached("yaml", path, build, by_content=True)
 
     def document(self, path: str) -> Document | None:
         """A prose document (Markdown, reStructuredText, text, or a notebook's markdown)."""
@@ -525,7 +713,7 @@ class TreeIndex:
     def dockerfile(self, path: str):
         from .parsers.dockerfile import parse_dockerfile
 
-        return self._cached("dockerfile", path, parse_dockerfile)
+        return self._cached("dockerfile", path, parse_dockerfile, by_content=True)
 
     # --- conventional locations ---------------------------------------------------
 
@@ -576,6 +764,13 @@ class TreeIndex:
         them). The index stays usable: a later access reads and parses again."""
         self._text.clear()
         self._parsed.clear()
+        self._raw.clear()
+        self._blob_ids.clear()
+        self._read_errors.clear()
+        self._facts.clear()
+        self._facts_by_key.clear()
+        self._facts_errors.clear()
+        self._by_content.clear()
         self.__dict__.pop("_python_units", None)
 
     # --- inventory ----------------------------------------------------------------

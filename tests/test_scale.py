@@ -170,6 +170,9 @@ def run_scenario(folder: Path, **options) -> tuple[Path, object]:
     return db, summary
 
 
+# The frontends whose facts the scenario's trees give (file_facts: the Snakemake workflow).
+FACTS_FRONTENDS = {"snakemake"}
+
 # The summary every run of the scenario must end with.
 EXPECTED_LINE = (
     "3 window(s) completed, 0 failed; 8 record(s) (8 new, 0 updated); 5 deposit(s) scored"
@@ -226,6 +229,8 @@ def test_the_scenario_exercises_every_path(reference):
     assert len(reference["scores"]) == 3
     # The Zenodo deposit and the GitHub origin of the same release share one snapshot.
     assert len(reference["deposit_snapshots"]) == 5
+    # The file facts of the trees measured, written by the driver alone, whoever measured.
+    assert {row[1] for row in reference["file_facts"]} == FACTS_FRONTENDS
 
 
 @pytest.mark.parametrize("workers", [2])

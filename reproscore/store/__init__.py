@@ -19,8 +19,8 @@ their evidence, rubrics and scores, so that every score can be audited and recom
 ``docs/store.md`` documents every table and column.
 
 The package splits the one ``Store`` class by table family (``_base``: connection, schema,
-statistics; ``deposits``; ``snapshots``; ``rubrics_scores``; ``outcomes``; ``lookups``), and
-composes them here behind the same facade.
+statistics; ``deposits``; ``snapshots``; ``facts`` (the file facts cache); ``rubrics_scores``;
+``outcomes``; ``lookups``), and composes them here behind the same facade.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from ._base import (
     utc_now,
 )
 from .deposits import DepositsMixin
+from .facts import FactsMixin, FactsReader, StoreFactsCache
 from .lookups import LookupsMixin
 from .outcomes import OutcomesMixin
 from .rubrics_scores import RubricsScoresMixin
@@ -58,6 +59,7 @@ __all__ = [
     "DEFAULT_DB",
     "DEPOSIT_FIELDS",
     "ENV_DB",
+    "FactsReader",
     "MIGRATION_SET",
     "RESCORE_BATCH",
     "TABLES",
@@ -70,6 +72,7 @@ __all__ = [
     "SnapshotRecord",
     "Store",
     "StoreError",
+    "StoreFactsCache",
     "check_location",
     "StoredScore",
     "detector_set_sha256",
@@ -77,7 +80,9 @@ __all__ = [
 ]
 
 
-class Store(DepositsMixin, SnapshotsMixin, RubricsScoresMixin, OutcomesMixin, LookupsMixin, StoreBase):
+class Store(
+    DepositsMixin, SnapshotsMixin, FactsMixin, RubricsScoresMixin, OutcomesMixin, LookupsMixin, StoreBase
+):
     """One open store database. Use as a context manager, or call :meth:`close`.
 
     ``create=False`` refuses a path where no database exists yet (commands that only

@@ -50,6 +50,7 @@ TABLES = (
     "swh_visits",
     "outcomes",
     "outcome_probes",
+    "file_facts",
 )
 
 DEPOSIT_FIELDS = (

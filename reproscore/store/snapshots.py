@@ -11,6 +11,7 @@ from scoring import __version__ as SCORER_VERSION
 from scoring.aggregate import Score
 from scoring.catalog import METRIC_IDS
 from scoring.declared import DeclaredMetadata
+from scoring.facts_cache import FactsKey, StorableFacts
 from scoring.model import OUTCOME_ERROR, Evidence, Inventory, Measurement, Measurements
 from scoring.trees.swhid import SWHID_DIR_PREFIX, TreeIdentity
 
@@ -31,6 +32,7 @@ from ._base import (
     detector_set_sha256,
     utc_now,
 )
+from .facts import insert_facts
 
 
 class SnapshotsMixin:
@@ -62,9 +64,13 @@ class SnapshotsMixin:
         label: str | None = None,
         deposit_id: int | None = None,
         score: tuple[int, Score] | None = None,
+        facts: Mapping[FactsKey, StorableFacts] | None = None,
     ) -> int:
         """Store a tree, its measurements with evidence and optionally one score
         (``(rubric id, Score)``), all in one transaction. Returns the snapshot id.
+
+        ``facts``: the file facts its measurement computed, vetted for secrets
+        (:func:`scoring.facts_cache.encode_for_store`), written in the same transaction.
 
         A tree already stored keeps its row; measurements already stored under the same
         detector version are kept (unless they had failed); the given measurements
@@ -110,6 +116,8 @@ class SnapshotsMixin:
                 )
             if deposit_id is not None:
                 self._link(conn, deposit_id, snapshot_id)
+            if facts:
+                insert_facts(conn, facts)
             if score is not None:
                 rubric_id, scored = score
                 conn.execute(

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from importlib.metadata import version as _dist_version
-from operator import attrgetter
 from itertools import accumulate
+from operator import attrgetter
 
 from scoring.facts import (
     AssignmentFact,

@@ -151,6 +151,10 @@ def frontend_version(own_version: str = VERSION) -> str:
     return f"{own_version}+py{sys.version_info.major}.{sys.version_info.minor}"
 
 
+# What the facts cache keys this frontend's facts by (``scoring.facts_cache.frontend_version``).
+FACTS_VERSION = frontend_version()
+
+
 # --------------------------------------------------------------------------- tables
 
 IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})

@@ -7,6 +7,10 @@ unchanged (except where a detector version is bumped on purpose).
     python tests/benchmarks/results_diff.py dump after.json [--real DIR ...]
     python tests/benchmarks/results_diff.py compare before.json after.json
 
+``dump --facts-cache`` measures with an in-memory facts cache, so that every file a
+frontend reads has its facts taken first (the facts pass, ``scoring.facts_cache``):
+its dump must equal the one without.
+
 The set: the 200 generated trees of bench_scorer (seed 1), every golden fixture
 ``tests/fixtures/<metric_id>/<case>/``, the sample trees, and every tree below each
 ``--real DIR`` (each subfolder, or each ``<kind>/<repo>/`` of a calibration checkout).
@@ -57,12 +61,16 @@ def tree_set(real: list[Path], generated_root: Path) -> dict[str, Path]:
     return trees
 
 
-def dump(out: Path, real: list[Path]) -> int:
+def dump(out: Path, real: list[Path], facts_cache: bool = False) -> int:
+    from scoring.facts_cache import MemoryFactsCache
+
+    cache = MemoryFactsCache() if facts_cache else None
     with tempfile.TemporaryDirectory() as generated:
         trees = tree_set(real, Path(generated))
         labels, paths = list(trees), list(trees.values())
         results: dict[str, object] = {}
-        for label, (_, measured) in zip(labels, measure_many(paths, jobs=0), strict=True):
+        measured_all = measure_many(paths, jobs=0, facts_cache=cache)
+        for label, (_, measured) in zip(labels, measured_all, strict=True):
             if isinstance(measured, BaseException):
                 results[label] = {"error": f"{type(measured).__name__}: {measured}"}
                 continue
@@ -104,12 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     d = sub.add_parser("dump", help="measure the tree set and write every result")
     d.add_argument("out", type=Path)
     d.add_argument("--real", type=Path, action="append", default=[], help="a folder of real trees")
+    d.add_argument("--facts-cache", action="store_true", help="measure with an in-memory facts cache (the facts pass runs)")
     c = sub.add_parser("compare", help="compare two dumps")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
     args = parser.parse_args(argv)
     if args.command == "dump":
-        return dump(args.out, args.real)
+        return dump(args.out, args.real, args.facts_cache)
     return compare(args.before, args.after)
 
 
