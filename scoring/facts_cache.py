@@ -28,6 +28,7 @@ decoded, is computed again from the file's bytes, and the result is the same.
 
 from __future__ import annotations
 
+import zlib
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -255,13 +256,29 @@ def _secret_free(facts: FileFacts, data: dict) -> bool:
     return all(redact(parts[i]) == parts[i] for i in sorted(suspects))
 
 
-class StorableFacts(str):
-    """The compact JSON of one file's facts (``FileFacts.to_json``) that
-    :func:`facts_secret_free` found free of secrets: the only form the store writes.
-    Made by :func:`encode_for_store`; small and picklable, so a worker process encodes
-    the facts it computed and the parent only writes them."""
+class StorableFacts(bytes):
+    """One file's facts as the store writes them: the compact JSON of
+    ``FileFacts.to_json``, zlib-compressed (:data:`STORE_COMPRESSION`), made only by
+    :func:`encode_for_store` of facts in which :func:`facts_secret_free` found no secret.
+    Small and picklable, so a worker process encodes (and compresses) the facts it
+    computed and the parent only writes them. :func:`decode_stored` reads one back."""
 
     __slots__ = ()
+
+
+# zlib level of the stored facts: facts JSON repeats its keys on every fact, so the
+# fastest level already shrinks it fivefold (72 MB of the corpus's facts to 14 MB in
+# 0.4 s, 2 % of computing them); level 6 takes twice the time for 6.1x, level 9 four
+# times for 6.3x.
+STORE_COMPRESSION = 1
+
+
+def decode_stored(data: bytes | str) -> FileFacts:
+    """The facts of a stored row (:class:`StorableFacts`; plain JSON text is read too).
+    Raises ``zlib.error``, ``ValueError`` or ``TypeError`` for what is not facts."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = zlib.decompress(data).decode("utf-8")
+    return FileFacts.from_json(data)
 
 
 def encode_for_store(items: Mapping[FactsKey, FileFacts]) -> dict[FactsKey, StorableFacts]:
@@ -273,7 +290,7 @@ def encode_for_store(items: Mapping[FactsKey, FileFacts]) -> dict[FactsKey, Stor
         try:
             data = facts.to_dict()
             if _secret_free(facts, data):
-                out[key] = StorableFacts(FileFacts.json_of(data))
+                out[key] = StorableFacts(zlib.compress(FileFacts.json_of(data).encode("utf-8"), STORE_COMPRESSION))
         except Exception:  # noqa: BLE001,S112 - left out, computed again next time
             continue
     return out

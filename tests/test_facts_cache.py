@@ -30,6 +30,7 @@ from scoring.facts_cache import (
     MemoryFactsCache,
     RecordingFactsCache,
     StorableFacts,
+    decode_stored,
     encode_for_store,
     facts_secret_free,
     frontend_version,
@@ -307,7 +308,8 @@ def test_the_store_round_trips_facts_with_batched_lookups(tmp_path, make_tree, m
         assert len([s for s in statements if s.startswith("SELECT")]) == 2  # 4 blob ids, 3 a query
         row = store.conn.execute("SELECT facts FROM file_facts WHERE blob_id = ?",
                                  (git_blob(ANALYSIS_R.encode()),)).fetchone()
-        assert row[0] == new[FactsKey(git_blob(ANALYSIS_R.encode()), "r", ".R", R_VERSION)].to_json()
+        assert isinstance(row[0], bytes)
+        assert zlib.decompress(row[0]).decode() == new[FactsKey(git_blob(ANALYSIS_R.encode()), "r", ".R", R_VERSION)].to_json()
         assert store.stats()["tables"]["file_facts"] == 4
     # A worker's read-only reader sees the same rows, and writes nothing.
     reader = FactsReader(tmp_path / "s.db")
@@ -322,6 +324,8 @@ def test_only_vetted_facts_reach_the_table(tmp_path):
     with Store(tmp_path / "s.db") as store:
         with pytest.raises(TypeError), store.write() as conn:
             store_facts.insert_facts(conn, {key: FileFacts("r", "r", R_VERSION).to_json()})
+        with pytest.raises(TypeError), store.write() as conn:
+            store_facts.insert_facts(conn, {key: zlib.compress(FileFacts("r", "r", R_VERSION).to_json().encode())})
         assert store.conn.execute("SELECT count(*) FROM file_facts").fetchone() == (0,)
 
 
@@ -334,10 +338,10 @@ def test_an_undecodable_row_is_ignored_and_computed_again(tmp_path, make_tree, e
         with store.write() as conn:
             conn.execute("PRAGMA ignore_check_constraints = ON")
             rows = [
-                (key.blob_id, "r", ".R", R_VERSION, "{truncated"),  # not JSON
-                (git_blob(PLOT_R.encode()), "r", ".R", R_VERSION, '{"language": "r"}'),  # not facts
+                (key.blob_id, "r", ".R", R_VERSION, b"x\x01truncated"),  # not zlib
+                (git_blob(PLOT_R.encode()), "r", ".R", R_VERSION, zlib.compress(b'{"language": "r"}')),  # not facts
                 # facts that name another version than their key
-                (git_blob(MODEL_R.encode()), "r", ".R", R_VERSION, FileFacts("r", "r", "0.1").to_json()),
+                (git_blob(MODEL_R.encode()), "r", ".R", R_VERSION, zlib.compress(FileFacts("r", "r", "0.1").to_json().encode())),
             ]
             conn.executemany("INSERT INTO file_facts VALUES (?, ?, ?, ?, ?, 'now')", rows)
         conn.execute("PRAGMA ignore_check_constraints = OFF")
@@ -346,7 +350,7 @@ def test_an_undecodable_row_is_ignored_and_computed_again(tmp_path, make_tree, e
         assert sorted(path for path, _ in extract_calls) == ["R/model.R", "R/plot.R", "analysis.R", "src/kernel.c"]
         assert cache.hits == 0 and cache.computed == 4
         # The unusable rows stay what they are (insert-or-ignore); the kernel's is new.
-        assert store.conn.execute("SELECT facts FROM file_facts WHERE blob_id = ?", (key.blob_id,)).fetchone() == ("{truncated",)
+        assert store.conn.execute("SELECT facts FROM file_facts WHERE blob_id = ?", (key.blob_id,)).fetchone() == (b"x\x01truncated",)
         assert store.conn.execute("SELECT count(*) FROM file_facts").fetchone() == (4,)
 
 
@@ -358,7 +362,7 @@ def test_a_database_at_m007_is_upgraded_with_the_facts_table(tmp_path, make_tree
     old.conn.close()
     with Store(db) as store:
         assert [m["name"] for m in store.schema()] == list(migration_names())
-        assert store.schema()[-1]["name"] == "m008_file_facts"
+        assert store.schema()[-1]["name"] == "m009_file_facts_compressed"
         columns = [row[1] for row in store.conn.execute("PRAGMA table_info(file_facts)")]
         assert columns == ["blob_id", "frontend", "path_class", "frontend_version", "facts", "created_at"]
         pk = [row[1] for row in sorted(store.conn.execute("PRAGMA table_info(file_facts)"), key=lambda r: r[5]) if row[5]]
@@ -368,7 +372,27 @@ def test_a_database_at_m007_is_upgraded_with_the_facts_table(tmp_path, make_tree
         new = _keys_and_facts(make_tree(TREE))
         assert store.save_facts(new) == 4
         with pytest.raises(sqlite3.IntegrityError), store.write() as conn:
-            conn.execute("INSERT INTO file_facts VALUES ('xyz', 'r', '.R', '1', '{}', 'now')")
+            conn.execute("INSERT INTO file_facts VALUES ('xyz', 'r', '.R', '1', x'00', 'now')")
+        with pytest.raises(sqlite3.IntegrityError), store.write() as conn:
+            conn.execute("INSERT INTO file_facts VALUES (?, 'r', '.R', '1', '{}', 'now')", (EMPTY_BLOB,))
+
+
+def test_m009_drops_the_text_rows_of_m008_and_stores_compressed_facts(tmp_path, make_tree):
+    db = tmp_path / "m008.db"
+    old = Database(db)
+    migrations.apply(old, stop_before="m009_file_facts_compressed")
+    old.conn.execute("INSERT INTO file_facts VALUES (?, 'r', '.R', ?, ?, 'now')",
+                     (EMPTY_BLOB, R_VERSION, FileFacts("r", "r", R_VERSION).to_json()))
+    old.conn.commit()
+    old.conn.close()
+    with Store(db) as store:
+        assert store.schema()[-1]["name"] == "m009_file_facts_compressed"
+        assert store.conn.execute("SELECT count(*) FROM file_facts").fetchone() == (0,)  # a cache: computed again
+        new = _keys_and_facts(make_tree(TREE))
+        assert store.save_facts(new) == 4
+        stored = store.conn.execute("SELECT sum(length(facts)) FROM file_facts").fetchone()[0]
+        assert stored * 2 < sum(len(facts.to_json()) for facts in new.values())
+        assert store.load_facts(list(new)) == new
 
 
 def test_prune_facts_drops_versions_not_installed(tmp_path, make_tree):
@@ -484,7 +508,10 @@ def test_facts_secret_free_judges_strings_as_redact_does():
                                    StringFact("ghp_…(40 chars)", 3, 3)))
     assert encode_for_store({FactsKey(EMPTY_BLOB, "r", ".R", R_VERSION): facts(StringFact(TOKEN, 1, 1))}) == {}
     stored = encode_for_store({FactsKey(EMPTY_BLOB, "r", ".R", R_VERSION): facts(StringFact("x.csv", 1, 1))})
-    assert list(stored.values()) == [StorableFacts(facts(StringFact("x.csv", 1, 1)).to_json())]
+    [value] = stored.values()
+    assert isinstance(value, StorableFacts)
+    assert zlib.decompress(value).decode() == facts(StringFact("x.csv", 1, 1)).to_json()
+    assert decode_stored(value) == facts(StringFact("x.csv", 1, 1))
 
 
 def test_no_secret_in_a_deposit_reaches_the_database(tmp_path, make_tree):
@@ -513,7 +540,7 @@ def test_no_secret_in_a_deposit_reaches_the_database(tmp_path, make_tree):
         assert {git_blob(ANALYSIS_R.encode()), git_blob(secrets_r.encode()), git_blob(pem_r.encode())} <= blobs
         stored = dict(store.conn.execute("SELECT blob_id, facts FROM file_facts"))
     masked = stored[git_blob(secrets_r.encode())]
-    masked = masked if isinstance(masked, str) else zlib.decompress(masked).decode()
+    masked = zlib.decompress(masked).decode()
     assert "ghp_…(40 chars)" in masked and "-----BEGIN PRIVATE KEY----- [redacted]" in masked
 
 

@@ -14,6 +14,8 @@ class and frontend version (:mod:`scoring.facts_cache`).
 * **No secrets.** Only :class:`~scoring.facts_cache.StorableFacts` are written: facts in
   which :func:`~scoring.facts_cache.facts_secret_free` found no secret. A file whose
   facts hold one (a token in a string literal) is parsed again each time.
+* **Compressed.** A row's ``facts`` is the compact JSON of ``FileFacts``, zlib-compressed
+  (``scoring.facts_cache.StorableFacts``, m009): about a fifth of the JSON.
 * **Old versions are inert.** A row is found only under its frontend's version; rows of
   versions no longer installed are never read, and :meth:`FactsMixin.prune_facts`
   deletes them.
@@ -32,6 +34,7 @@ from scoring.facts import FileFacts
 from scoring.facts_cache import (
     FactsKey,
     StorableFacts,
+    decode_stored,
     encode_for_store,
     installed_frontend_versions,
 )
@@ -54,10 +57,10 @@ _INSERT = (
 )
 
 
-def _decode(key: FactsKey, text: Any) -> FileFacts | None:
+def _decode(key: FactsKey, stored: Any) -> FileFacts | None:
     """The facts of a stored row, or None when the row is unusable (never an error)."""
     try:
-        facts = FileFacts.from_json(text)
+        facts = decode_stored(stored)
     except Exception:  # noqa: BLE001 - a corrupt row is a cache miss
         log.debug("file_facts: an undecodable row for %s is ignored", key)
         return None
@@ -92,7 +95,7 @@ def insert_facts(conn: sqlite3.Connection, items: Mapping[FactsKey, StorableFact
         if not isinstance(text, StorableFacts):
             # The one gate to the table: only facts vetted for secrets are written.
             raise TypeError(f"file_facts takes StorableFacts (encode_for_store), not {type(text).__name__}")
-        rows.append((*key, str(text), now))
+        rows.append((*key, bytes(text), now))
     if not rows:
         return 0
     before = conn.total_changes
