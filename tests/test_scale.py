@@ -170,8 +170,9 @@ def run_scenario(folder: Path, **options) -> tuple[Path, object]:
     return db, summary
 
 
-# The frontends whose facts the scenario's trees give (file_facts: the Snakemake workflow).
-FACTS_FRONTENDS = {"snakemake"}
+# The frontends whose facts the scenario's trees give (file_facts: the Python scripts and
+# notebooks, the Snakemake workflow).
+FACTS_FRONTENDS = {"python", "snakemake"}
 
 # The summary every run of the scenario must end with.
 EXPECTED_LINE = (
