@@ -232,6 +232,9 @@ class DefinitionFact(_Record):
     documented: bool = False
     decorators: tuple[str, ...] = ()
     cell: int | None = _cell()
+    # the header line as written, stripped (``def f(x):``), for a public definition
+    # without a docstring (D6's evidence); "" otherwise
+    header: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -326,6 +329,10 @@ class FileFacts(_Record):
     cells: tuple[NotebookCellFact, ...] = ()
     parse_error: str | None = None
     lines: int = 0
+    # 1-based numbers of the blank lines (empty or whitespace only) of a script, in the
+    # ``str.splitlines`` numbering of its text (Python, R, Julia files; not notebooks):
+    # with ``lines`` they give D4 its non-blank lines
+    blank_lines: tuple[int, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())
