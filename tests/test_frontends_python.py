@@ -528,6 +528,12 @@ def test_code_that_does_not_parse_still_gives_what_a_line_scan_reads():
     assert result.calls == ()
 
 
+def test_hash_scan_comments_keep_d4s_quote_bug_only_where_it_differs():
+    assert extract('# one\nx = 1  # two "quoted"\n').hash_scan_comments == ()
+    assert extract('# def f():\n#    """\n#    Doc.\n#    """\nx = 1\n').hash_scan_comments == (
+        (1, "# def f():"), (2, '#    """'))
+
+
 def test_blank_lines_of_a_script_in_splitlines_numbering():
     assert extract("x = 1\n\n   \n\ty = 2\n\t\n").blank_lines == (2, 3, 5)
     assert extract("x = 1\r\n\r\ny = 2").blank_lines == (2,)
@@ -614,7 +620,8 @@ NOTEBOOK = notebook(
 def test_notebook_cells_and_facts_numbered_by_cell():
     result = extract(NOTEBOOK, "analysis/Fit.ipynb")
     assert result.cells == (
-        NotebookCellFact(1, "markdown"),
+        # chars: a markdown cell's stripped text length (D4's explanatory cells)
+        NotebookCellFact(1, "markdown", chars=31),
         NotebookCellFact(2, "code", 1, ("stream:stderr", "execute_result", "stream:stdout"),
                          ("!pip install numpy", "%matplotlib inline")),
         NotebookCellFact(3, "code", None, (), ("!echo failed",)),
@@ -648,7 +655,7 @@ def test_notebook_format_3_and_broken_notebooks():
          "outputs": [{"output_type": "pyout"}, {"output_type": "stream", "stream": "stdout"}]},
     ]}]}).encode()
     result = extract(old, "old.ipynb")
-    assert result.cells == (NotebookCellFact(1, "markdown"),
+    assert result.cells == (NotebookCellFact(1, "markdown", chars=5),
                             NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout")))
     assert result.imports == (ImportFact("os", 1, cell=2),)
     broken = extract(b"{not json", "broken.ipynb")

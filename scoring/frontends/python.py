@@ -136,12 +136,12 @@ from scoring.facts import (
     StringFact,
     UrlFact,
 )
-from scoring.frontends._common import URL_PATTERN, count_lines, redact_facts
+from scoring.frontends._common import URL_PATTERN, count_lines, redact_facts, redact_text
 from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_magics
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.1"   # 1.0.1: DefinitionFact.header, FileFacts.blank_lines, fallback docstring comments
+VERSION = "1.0.1"   # 1.0.1: DefinitionFact.header, FileFacts.blank_lines, NotebookCellFact.chars, fallback docstring comments
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -1240,7 +1240,7 @@ class _Walker:
         if self._unit_lines is None or self._unit_lines[0] is not self.source:
             self._unit_lines = (self.source, self.source.splitlines())
         lines = self._unit_lines[1]
-        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        return redact_text(lines[line - 1].strip()) if 0 < line <= len(lines) else ""
 
     # ------------------------------------------------------------ comments
     def scan_comments(self, source: str, docstrings: list[CommentFact]) -> None:
@@ -1389,10 +1389,11 @@ class _Walker:
                 kind, public = ("class" if keyword == "class" else "function"), False
             documented = _documented_at(lines, index)
             self.definitions.append(DefinitionFact(name, kind, index + 1, public, documented,
-                                                   (), self.cell, text.strip() if public and not documented else ""))
+                                                   (), self.cell, redact_text(text.strip()) if public and not documented else ""))
 
     # ------------------------------------------------------------ result
-    def finish(self, lines: int, cells: tuple = (), blank_lines: tuple[int, ...] = ()) -> FileFacts:
+    def finish(self, lines: int, cells: tuple = (), blank_lines: tuple[int, ...] = (),
+               hash_scan_comments: tuple[tuple[int, str], ...] = ()) -> FileFacts:
         """The facts, redacted (``_common.redact_facts``) before they leave the frontend."""
         return redact_facts(FileFacts(
             language=LANGUAGE, frontend="python", frontend_version=frontend_version(),
@@ -1402,7 +1403,7 @@ class _Walker:
             handlers=tuple(HandlerFact(h.line, h.caught, h.action(), h.cell) for h in self.handlers),
             randoms=tuple(self.randoms), cli_args=tuple(self.cli_args), file_io=tuple(self.file_io),
             urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
-            blank_lines=blank_lines,
+            blank_lines=blank_lines, hash_scan_comments=hash_scan_comments,
         ))
 
 
@@ -1507,7 +1508,37 @@ def _extract(data: bytes, path: str) -> FileFacts:
         walker.unit(cell.python_source, None, frozenset(m.line for m in cell.magics))
     else:
         walker.unit(text)
-    return walker.finish(count_lines(data), blank_lines=blank_lines(text))
+    return walker.finish(count_lines(data), blank_lines=blank_lines(text),
+                         hash_scan_comments=hash_scan_comments(text, walker.comments))
+
+
+# D4's historical comment scan: each match ends right after a ``#`` (the rest of the
+# comment is scanned again as code, so a quote in it opens a string)
+_HASH_SCAN = re.compile(rf"(?:{_all_but(chr(35) + chr(34) + chr(39))}++|{_PY_STRING}|[\"'])*+(?:(#)|\Z)")
+
+
+def hash_scan_comments(text: str, comments: list[CommentFact]) -> tuple[tuple[int, str], ...]:
+    """``FileFacts.hash_scan_comments``: D4's historical scan, run only when a comment
+    holds what can make it go astray (a triple quote, or a quote and a backslash), and
+    kept only when its comment lines differ from those of the comment blocks."""
+    if not any(not c.doc and ('"""' in c.text or "'''" in c.text
+                              or ("\\" in c.text and ('"' in c.text or "'" in c.text))) for c in comments):
+        return ()
+    lines = text.splitlines()
+    found: list[tuple[int, str]] = []
+    line, position = 1, 0
+    for match in _HASH_SCAN.finditer(text):
+        at = match.start(1)
+        if at < 0:
+            break
+        line += text.count("\n", position, at)
+        position = at
+        if not found or found[-1][0] != line:
+            found.append((line, redact_text(lines[line - 1]) if line <= len(lines) else ""))
+    blocks = {n for c in comments if not c.doc for n in range(c.line_start, c.line_end + 1)}
+    if {n for n, _ in found} == blocks:
+        return ()
+    return tuple(found)
 
 
 def blank_lines(text: str) -> tuple[int, ...]:
@@ -1525,7 +1556,8 @@ def _notebook(data: bytes, path: str) -> FileFacts:
     cells, lines = [], 0
     for cell in notebook.cells:
         cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
-                                      tuple(m.text.strip() for m in cell.magics)))
+                                      tuple(m.text.strip() for m in cell.magics),
+                                      len(cell.source.strip()) if cell.cell_type == "markdown" else 0))
         if cell.cell_type != "code":
             continue
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
