@@ -710,6 +710,13 @@ class TreeIndex:
             found.extend(p for p in self.files_in(location) if is_make_like(p.rsplit("/", 1)[-1]))
         return found
 
+    def shell_comments(self, path: str):
+        """The lines and comment lines of a shell script
+        (:func:`scoring.parsers.shell.script_comments`), scanned once per content."""
+        from .parsers.shell import script_comments
+
+        return self._cached("shell_comments", path, script_comments, by_content=True)
+
     def dockerfile(self, path: str):
         from .parsers.dockerfile import parse_dockerfile
 
