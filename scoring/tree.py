@@ -717,6 +717,27 @@ class TreeIndex:
 
         return self._cached("shell_comments", path, script_comments, by_content=True)
 
+    def line_table(self, path: str):
+        """The lines of a text file and its first non-blank line
+        (:class:`scoring.parsers.textfile.LineTable`), split once per content."""
+        from .parsers.textfile import line_table
+
+        return self._cached("line_table", path, line_table, by_content=True)
+
+    def key_lines(self, path: str):
+        """Where keys are set in a configuration file (:class:`scoring.parsers.textfile.KeyLines`),
+        scanned once per content."""
+        from .parsers.textfile import key_lines
+
+        return self._cached("key_lines", path, key_lines, by_content=True)
+
+    def ini(self, path: str) -> dict[str, dict[str, str]] | None:
+        """An INI file's sections (:func:`scoring.parsers.textfile.ini_sections`), parsed once
+        per content; None when it cannot be read or parsed."""
+        from .parsers.textfile import ini_sections
+
+        return self._cached("ini", path, ini_sections, by_content=True)
+
     def dockerfile(self, path: str):
         from .parsers.dockerfile import parse_dockerfile
 
