@@ -13,11 +13,14 @@ from pathlib import Path
 import pytest
 
 from scoring.detectors.documentation._common import FAMILIES, DocLine, _runnable, doc_lines
-from scoring.detectors.documentation.inline_explanation_density import _fact_comment_lines, _is_marker_comment
+from scoring.detectors.documentation.inline_explanation_density import (
+    _fact_comment_lines,
+    _is_marker_comment,
+)
+from scoring.detectors.documentation.install_instructions import _install_line, _InstallContext
 from scoring.frontends import julia as julia_frontend
 from scoring.frontends import python as python_frontend
 from scoring.frontends import r as r_frontend
-from scoring.detectors.documentation.install_instructions import _install_line, _InstallContext
 from scoring.parsers.markdown import parse_document
 from scoring.parsers.shell import script_comments, split_commands
 from scoring.registry import REGISTRY

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from scoring.facts import (
-    NotebookCellFact,
     AssignmentFact,
     CliArgFact,
     CommentFact,
@@ -12,6 +11,7 @@ from scoring.facts import (
     FileIOFact,
     HandlerFact,
     ImportFact,
+    NotebookCellFact,
     RandomFact,
     UrlFact,
 )

@@ -116,7 +116,7 @@ import gc
 import re
 import sys
 import tokenize
-from io import BytesIO, StringIO
+from io import BytesIO
 from itertools import accumulate
 
 from scoring.facts import (
