@@ -232,6 +232,9 @@ class DefinitionFact(_Record):
     documented: bool = False
     decorators: tuple[str, ...] = ()
     cell: int | None = _cell()
+    # the header line as written, stripped (``def f(x):``), for a public definition
+    # without a docstring (D6's evidence); "" otherwise
+    header: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -304,6 +307,9 @@ class NotebookCellFact(_Record):
     execution_count: int | None = None
     output_kinds: tuple[str, ...] = ()
     magics: tuple[str, ...] = ()
+    # markdown cells: the length of the cell's text, stripped (in an R Markdown / Quarto
+    # document the YAML front matter of the first cell excluded); 0 for other cells
+    chars: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -326,6 +332,16 @@ class FileFacts(_Record):
     cells: tuple[NotebookCellFact, ...] = ()
     parse_error: str | None = None
     lines: int = 0
+    # 1-based numbers of the blank lines (empty or whitespace only) of a script, in the
+    # ``str.splitlines`` numbering of its text (Python, R, Julia files; not notebooks):
+    # with ``lines`` they give D4 its non-blank lines
+    blank_lines: tuple[int, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # Python scripts only, and only where it differs from the comment blocks: the
+    # comments D4's historical ``#`` scan finds, (line, the whole line's text). That scan
+    # resumes right after each ``#``, so a quote inside a comment (``# """``) opens a
+    # string literal that runs on into the code: a known D4 bug whose results are kept
+    # until it is fixed (with a D4 version bump), when this field goes
+    hash_scan_comments: tuple[tuple[int, str], ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())

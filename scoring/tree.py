@@ -710,6 +710,63 @@ class TreeIndex:
             found.extend(p for p in self.files_in(location) if is_make_like(p.rsplit("/", 1)[-1]))
         return found
 
+    def shell_comments(self, path: str):
+        """The lines and comment lines of a shell script
+        (:func:`scoring.parsers.shell.script_comments`), scanned once per content."""
+        from .parsers.shell import script_comments
+
+        return self._cached("shell_comments", path, script_comments, by_content=True)
+
+    def line_table(self, path: str):
+        """The lines of a text file and its first non-blank line
+        (:class:`scoring.parsers.textfile.LineTable`), split once per content."""
+        from .parsers.textfile import line_table
+
+        return self._cached("line_table", path, line_table, by_content=True)
+
+    def key_lines(self, path: str):
+        """Where keys are set in a configuration file (:class:`scoring.parsers.textfile.KeyLines`),
+        scanned once per content."""
+        from .parsers.textfile import key_lines
+
+        return self._cached("key_lines", path, key_lines, by_content=True)
+
+    def ini(self, path: str) -> dict[str, dict[str, str]] | None:
+        """An INI file's sections (:func:`scoring.parsers.textfile.ini_sections`), parsed once
+        per content; None when it cannot be read or parsed."""
+        from .parsers.textfile import ini_sections
+
+        return self._cached("ini", path, ini_sections, by_content=True)
+
+    def singularity(self, path: str):
+        """A Singularity/Apptainer definition file (:func:`scoring.parsers.dockerfile.parse_singularity`),
+        parsed once per content; None without a ``Bootstrap:`` header or when unreadable."""
+        from .parsers.dockerfile import parse_singularity
+
+        return self._cached("singularity", path, parse_singularity, by_content=True)
+
+    def explicit_conda_spec(self, path: str) -> bool:
+        """Whether a text file is a conda explicit spec (``@EXPLICIT``,
+        :func:`scoring.parsers.manifests.is_explicit_conda_spec`), read once per content."""
+        from .parsers.manifests import is_explicit_conda_spec
+
+        return bool(self._cached("explicit_conda_spec", path, is_explicit_conda_spec, by_content=True))
+
+    def command_lines(self, path: str) -> list[tuple[int, str]]:
+        """(line, logical line) of a shell or batch script (:func:`scoring.parsers.shell.command_lines`),
+        split once per content; empty when unreadable."""
+        from .parsers.shell import command_lines
+
+        return self._cached("command_lines", path, command_lines, by_content=True) or []
+
+    def version_file(self, path: str) -> list:
+        """The interpreter declarations of a version file (``.python-version``, ``runtime.txt``,
+        ``.tool-versions``: :func:`scoring.parsers.manifests.interpreters_from_version_file`),
+        parsed once; empty when unreadable."""
+        from .parsers.manifests import interpreters_from_version_file
+
+        return self._cached("version_file", path, lambda text: interpreters_from_version_file(text, path)) or []
+
     def dockerfile(self, path: str):
         from .parsers.dockerfile import parse_dockerfile
 

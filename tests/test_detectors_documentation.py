@@ -14,13 +14,15 @@ import pytest
 
 from scoring.detectors.documentation._common import FAMILIES, DocLine, _runnable, doc_lines
 from scoring.detectors.documentation.inline_explanation_density import (
-    _docstring_lines_by_tokens,
-    _hash_comment_lines,
-    _python_comment_lines,
+    _fact_comment_lines,
+    _is_marker_comment,
 )
 from scoring.detectors.documentation.install_instructions import _install_line, _InstallContext
+from scoring.frontends import julia as julia_frontend
+from scoring.frontends import python as python_frontend
+from scoring.frontends import r as r_frontend
 from scoring.parsers.markdown import parse_document
-from scoring.parsers.shell import split_commands
+from scoring.parsers.shell import script_comments, split_commands
 from scoring.registry import REGISTRY
 from scoring.tree import TreeIndex
 
@@ -369,6 +371,26 @@ def test_usage_setup_py_entry_points(make_tree):
 # --------------------------------------------------------------------------- D4
 
 
+def _hash_comment_lines(lines: list[str], *, shell: bool, julia: bool) -> set[int]:
+    text = "\n".join(lines) + "\n"
+    if shell:
+        return {n for n, line in script_comments(text).comments if not _is_marker_comment(n, line)}
+    frontend, kind = (julia_frontend, "julia") if julia else (r_frontend, "r")
+    return _fact_comment_lines(frontend.extract(text.encode(), "a." + ("jl" if julia else "R")), kind)
+
+
+def _python_comment_lines(source: str, _lines: list[str]) -> set[int]:
+    facts = python_frontend.extract(source.encode(), "a.py")
+    return _fact_comment_lines(facts, "python") - {
+        n for c in facts.comments if c.doc for n in range(c.line_start, c.line_end + 1)}
+
+
+def _docstring_lines_by_tokens(source: str) -> set[int]:
+    facts = python_frontend.extract(source.encode(), "a.py")
+    assert facts.parse_error is not None
+    return {n for c in facts.comments if c.doc for n in range(c.line_start, c.line_end + 1)}
+
+
 def test_hash_comments_outside_strings():
     r_lines = ["#!/usr/bin/env Rscript", "x <- '#no'", "y <- 1 # yes", "#' roxygen", 'z <- "a#b"  # yes']
     assert _hash_comment_lines(r_lines, shell=False, julia=False) == {3, 4, 5}
@@ -376,6 +398,19 @@ def test_hash_comments_outside_strings():
     assert _hash_comment_lines(sh_lines, shell=True, julia=False) == {4, 6}
     jl_lines = ["x = 1", "#= block", "still comment", "=# y = 2", "c = 'a' # char then comment", "#= one =# z = 3"]
     assert _hash_comment_lines(jl_lines, shell=False, julia=True) == {2, 3, 4, 5, 6}
+    # the frontends' comments: a ``#`` inside a multi-line string or a backtick name is no
+    # comment (D4's own line lexer counted both)
+    r_multi = ['model <- "', "  # latent variables", '  y ~ x"', "select(`#Chrom`, start)"]
+    assert _hash_comment_lines(r_multi, shell=False, julia=False) == set()
+    jl_doc = ['"""', "    f(x)", "", "## Arguments", '"""', "f(x) = x  # identity"]
+    assert _hash_comment_lines(jl_doc, shell=False, julia=True) == {6}
+
+
+def test_comment_scan_keeps_the_quote_bug_of_d4():
+    # ``# """`` opened a string in D4's historical scan: lines 2-3 were not comments
+    # (FileFacts.hash_scan_comments keeps that reading until the bug is fixed)
+    source = '# def f():\n#    """\n#    Doc.\n#    """\nx = 1\n'
+    assert _python_comment_lines(source, source.splitlines()) == {1, 2}
 
 
 def test_python_trailing_comments_and_docstrings(make_tree):

@@ -221,7 +221,12 @@ def test_a_frontend_that_fails_gives_no_facts_and_the_same_measurements(make_tre
     index = TreeIndex.from_path(root, facts_cache=MemoryFactsCache())
     assert index.facts("analysis.R") is None
     assert index.facts_error("analysis.R") == "RuntimeError: frontend bug"
-    assert measure(index).to_dict() == before
+    after = measure(index).to_dict()
+    # the same measurements, but for what aggregates the facts that are missing: D4
+    # counts the R scripts from their comment facts
+    assert after["submetrics"].pop("inline_explanation_density")["value"] == 50.0 \
+        != before["submetrics"].pop("inline_explanation_density")["value"]
+    assert after == before
 
 
 def test_content_keyed_parses_are_shared_and_their_problems_recorded_for_each_path(make_tree, monkeypatch):
@@ -252,7 +257,10 @@ def test_a_shared_cache_runs_frontends_only_for_new_blobs(make_tree, extract_cal
     first = make_tree(TREE)
     second = make_tree({**TREE, "R/model.R": MODEL_R + "summary(fit)\n"})
     without_cache = [_measured(first), _measured(second)]
-    assert extract_calls == []  # without a cache, facts are taken only when asked for
+    # without a cache, facts are taken only when asked for (D4 reads the R scripts'),
+    # once per content and measurement
+    assert sorted(path for path, _ in extract_calls) == ["R/model.R"] * 2 + ["R/plot.R"] * 2 + ["analysis.R"] * 2
+    extract_calls.clear()
 
     cache = RecordingFactsCache(MemoryFactsCache())
     assert _measured(first, facts_cache=cache) == without_cache[0]
@@ -332,6 +340,7 @@ def test_only_vetted_facts_reach_the_table(tmp_path):
 def test_an_undecodable_row_is_ignored_and_computed_again(tmp_path, make_tree, extract_calls):
     root = make_tree(TREE)
     expected = _measured(root)
+    extract_calls.clear()
     key = FactsKey(git_blob(ANALYSIS_R.encode()), "r", ".R", R_VERSION)
     db = tmp_path / "s.db"
     with Store(db) as store:

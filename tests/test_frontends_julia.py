@@ -112,3 +112,7 @@ def test_parse_error_is_a_fact_and_the_rest_is_still_read():
     result = julia.extract(b"using Random\nfunction f(\nRandom.seed!(1)\n", "broken.jl")
     assert result.parse_error == "syntax error at line 2"
     assert result.imports == (ImportFact("Random", 1, "none", "using"),)
+
+
+def test_blank_lines_of_a_julia_script():
+    assert julia.extract(b"x = 1\n\t\n\ny = 2\n", "a.jl").blank_lines == (2, 3)

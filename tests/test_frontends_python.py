@@ -301,9 +301,10 @@ def test_definitions_public_as_d6_reads_it_documented_and_decorators():
         DefinitionFact("public", "function", 3, True, True),
         DefinitionFact("_private", "function", 4, False, False),
         # a blank docstring documents nothing; async functions are functions
-        DefinitionFact("fetch", "function", 5, True, False),
+        DefinitionFact("fetch", "function", 5, True, False, header="async def fetch():"),
         DefinitionFact("inner", "function", 7, False, False),
-        DefinitionFact("cached", "function", 10, True, False, ("functools.lru_cache", "typing.overload")),
+        DefinitionFact("cached", "function", 10, True, False, ("functools.lru_cache", "typing.overload"),
+                       header="def cached(): ..."),
         DefinitionFact("Model", "class", 11, True, True),
         DefinitionFact("fit", "method", 13, True, True),
         DefinitionFact("_step", "method", 14, False, False),
@@ -316,9 +317,9 @@ def test_definitions_public_as_d6_reads_it_documented_and_decorators():
         DefinitionFact("_Hidden", "class", 20, False, False),
         DefinitionFact("run", "method", 21, False, False),
         # module-level if/try/with blocks count, loops do not
-        DefinitionFact("gpu", "function", 23, True, False),
+        DefinitionFact("gpu", "function", 23, True, False, header="def gpu(): pass"),
         DefinitionFact("looped", "function", 25, False, False),
-        DefinitionFact("index", "function", 27, True, False, ("app.route",)),
+        DefinitionFact("index", "function", 27, True, False, ("app.route",), header="def index(): pass"),
     )
 
 
@@ -484,7 +485,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.0.0+py{PYTHON}"
+    assert facts.frontend_version == f"1.0.1+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -514,16 +515,29 @@ def test_code_that_does_not_parse_still_gives_what_a_line_scan_reads():
         ImportFact("os", 2, "none", "import"), ImportFact("sys", 2, "none", "import"),
         ImportFact("foo.bar", 3, "none", "from", ("a", "b")),
     )
-    assert result.comments == (CommentFact(1, 1, "# -*- coding: utf-8 -*-"),)
+    # docstrings read from the tokens (a string statement after a def/class header)
+    assert result.comments == (CommentFact(1, 1, "# -*- coding: utf-8 -*-"), CommentFact(7, 7, '"""Runs."""', True))
     assert result.strings == (
         StringFact("see http://example.org/old", 4, 4), StringFact("Runs.", 7, 7), StringFact("x", 8, 8))
     assert result.urls == (UrlFact("http://example.org/old", 4),)
     assert result.definitions == (
-        DefinitionFact("Old", "class", 5, True, False),
+        DefinitionFact("Old", "class", 5, True, False, header="class Old:"),
         DefinitionFact("run", "method", 6, True, True),
         DefinitionFact("_helper", "function", 9, False, False),
     )
     assert result.calls == ()
+
+
+def test_hash_scan_comments_keep_d4s_quote_bug_only_where_it_differs():
+    assert extract('# one\nx = 1  # two "quoted"\n').hash_scan_comments == ()
+    assert extract('# def f():\n#    """\n#    Doc.\n#    """\nx = 1\n').hash_scan_comments == (
+        (1, "# def f():"), (2, '#    """'))
+
+
+def test_blank_lines_of_a_script_in_splitlines_numbering():
+    assert extract("x = 1\n\n   \n\ty = 2\n\t\n").blank_lines == (2, 3, 5)
+    assert extract("x = 1\r\n\r\ny = 2").blank_lines == (2,)
+    assert extract("").blank_lines == ()
 
 
 @pytest.mark.parametrize(("data", "error"), [
@@ -606,7 +620,8 @@ NOTEBOOK = notebook(
 def test_notebook_cells_and_facts_numbered_by_cell():
     result = extract(NOTEBOOK, "analysis/Fit.ipynb")
     assert result.cells == (
-        NotebookCellFact(1, "markdown"),
+        # chars: a markdown cell's stripped text length (D4's explanatory cells)
+        NotebookCellFact(1, "markdown", chars=31),
         NotebookCellFact(2, "code", 1, ("stream:stderr", "execute_result", "stream:stdout"),
                          ("!pip install numpy", "%matplotlib inline")),
         NotebookCellFact(3, "code", None, (), ("!echo failed",)),
@@ -640,7 +655,7 @@ def test_notebook_format_3_and_broken_notebooks():
          "outputs": [{"output_type": "pyout"}, {"output_type": "stream", "stream": "stdout"}]},
     ]}]}).encode()
     result = extract(old, "old.ipynb")
-    assert result.cells == (NotebookCellFact(1, "markdown"),
+    assert result.cells == (NotebookCellFact(1, "markdown", chars=5),
                             NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout")))
     assert result.imports == (ImportFact("os", 1, cell=2),)
     broken = extract(b"{not json", "broken.ipynb")

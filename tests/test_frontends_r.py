@@ -11,6 +11,7 @@ from scoring.facts import (
     FileIOFact,
     HandlerFact,
     ImportFact,
+    NotebookCellFact,
     RandomFact,
     UrlFact,
 )
@@ -121,6 +122,16 @@ def test_rmarkdown_chunks_are_read_in_place_and_eval_false_chunks_skipped():
     assert result.imports == (ImportFact("tidyr", 6, "none", "library"),)
     assert result.randoms == ()
     assert result.lines == 14
+    # the document's cells; a markdown cell's chars leave the YAML front matter out
+    assert result.cells == (
+        NotebookCellFact(1, "markdown", chars=31), NotebookCellFact(2, "code"),
+        NotebookCellFact(3, "code"), NotebookCellFact(4, "code"),
+    )
+    assert result.blank_lines == ()
+
+
+def test_blank_lines_of_an_r_script():
+    assert r.extract(b"x <- 1\n\n  \ny <- 2\n", "a.R").blank_lines == (2, 3)
 
 
 def test_parse_error_is_a_fact_and_the_rest_is_still_read():

@@ -14,6 +14,8 @@ identifiers, operators and punctuation stay in C
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scoring.facts import (
     AssignmentFact,
     CallFact,
@@ -28,7 +30,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "julia"
-VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -54,7 +56,15 @@ LOGGING = {"println", "print", "@warn", "@error", "@info", "@debug", "@show", "s
 
 
 def extract(data: bytes, path: str) -> FileFacts:
-    return _Walker(data).run()
+    return with_blank_lines(_Walker(data).run(), data)
+
+
+def with_blank_lines(facts: FileFacts, data: bytes) -> FileFacts:
+    """``facts`` with the script's blank lines (``FileFacts.blank_lines``: the text as
+    UTF-8, bad bytes replaced, split by ``str.splitlines``)."""
+    blank = tuple(number for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1)
+                  if not line or line.isspace())
+    return replace(facts, blank_lines=blank) if blank else facts
 
 
 def string_value(node) -> str:

@@ -136,12 +136,12 @@ from scoring.facts import (
     StringFact,
     UrlFact,
 )
-from scoring.frontends._common import URL_PATTERN, count_lines, redact_facts
+from scoring.frontends._common import URL_PATTERN, count_lines, redact_facts, redact_text
 from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_magics
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.0"
+VERSION = "1.0.1"   # 1.0.1: DefinitionFact.header, FileFacts.blank_lines, NotebookCellFact.chars, fallback docstring comments
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -315,6 +315,26 @@ _STRING_OR_COMMENT = re.compile(rf"(?P<prefix>[rRbBuUfF]{{0,2}})(?P<string>{_PY_
 _IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import\b[ \t]*\(?(?P<names>[\w \t,]*)"
     r"|import[ \t]+(?P<modules>[\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*))")
+# the tokens the docstring scan of code that does not parse tells apart
+_FALLBACK_TOKEN = re.compile(
+    rf"(?P<string>[rRbBuUfF]{{0,2}}(?:{_PY_STRING}))|(?P<comment>#[^\n]*)|(?P<continuation>\\\r?\n)"
+    r"|(?P<newline>\n)|(?P<open>[(\[{])|(?P<close>[)\]}])|(?P<name>[A-Za-z_]\w*)|(?P<other>[^\s])")
+
+
+def _indent_column(source: str, at: int) -> int:
+    """The tokenizer's column of the token at ``at``: tabs to the next multiple of 8,
+    a form feed resets."""
+    column = 0
+    for char in source[source.rfind("\n", 0, at) + 1:at]:
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column = (column // 8 + 1) * 8
+        elif char == "\f":
+            column = 0
+    return column
+
+
 _DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?(?P<kind>def|class)[ \t]+(?P<name>\w+)")
 _DOCSTRING_START = re.compile(r"""^[ \t]*[rRuUbB]{0,2}(?:\"\"\"|'''|"|')""")
 
@@ -498,6 +518,7 @@ class _Walker:
         self.bindings: dict[int, str] = {}      # id(literal node) -> the name it is bound to
         self._encoded: bytes | None = None
         self._starts: list[int] | None = None
+        self._unit_lines: tuple[str, list[str]] | None = None
         self.dispatch = self.dispatch_table()
 
     # ------------------------------------------------------------ units
@@ -724,7 +745,8 @@ class _Walker:
         documented = type(first) is ast.Expr and _is_str(first.value) and bool(first.value.value.strip())
         public = kind in frame.public_kinds and not name.startswith("_")
         self.definitions.append(DefinitionFact(name, kind, node.lineno, public, documented,
-                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell))
+                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell,
+                                               self.header(node.lineno, public and not documented)))
         self.parameter_defaults(node.args)
         inner = _Frame("none", "function", _NO_KINDS, ())
         # pushed last first: decorators, arguments, returns, then the body
@@ -778,7 +800,8 @@ class _Walker:
         documented = type(first) is ast.Expr and _is_str(first.value) and bool(first.value.value.strip())
         public = "class" in frame.public_kinds and not name.startswith("_")
         self.definitions.append(DefinitionFact(name, "class", node.lineno, public, documented,
-                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell))
+                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell,
+                                               self.header(node.lineno, public and not documented)))
         # a class body runs where it stands: the try or if around it still holds
         inner = frame.but(scope="class", public_kinds=_METHOD_KINDS if public else _NO_KINDS)
         self.body(self.docstring(body), inner)
@@ -1208,6 +1231,17 @@ class _Walker:
                 mode = _mode(mode_node, "r")
             self.file_io.append(FileIOFact(line, mode, path, name, cell))
 
+    # ------------------------------------------------------------ definition headers
+    def header(self, line: int, wanted: bool) -> str:
+        """The stripped text of ``line`` of the unit (a definition's header line, D6's
+        evidence), only when ``wanted``: the unit's lines are split on first use."""
+        if not wanted:
+            return ""
+        if self._unit_lines is None or self._unit_lines[0] is not self.source:
+            self._unit_lines = (self.source, self.source.splitlines())
+        lines = self._unit_lines[1]
+        return redact_text(lines[line - 1].strip()) if 0 < line <= len(lines) else ""
+
     # ------------------------------------------------------------ comments
     def scan_comments(self, source: str, docstrings: list[CommentFact]) -> None:
         """Comment blocks from one scan of the text, merged with the docstring blocks."""
@@ -1263,6 +1297,9 @@ class _Walker:
             if "://" in value:
                 self.urls_in(value, line)
             self.strings.append(StringFact(value, line, end, "", False, cell))
+        docstrings = self.fallback_docstrings(source)
+        if docstrings:
+            blocks = sorted(blocks + docstrings, key=lambda c: c.line_start)
         self.comments.extend(blocks)
         lines = source.split("\n")
         for number, text in enumerate(lines, start=1):
@@ -1278,6 +1315,50 @@ class _Walker:
                 names = tuple(n.split()[0] for n in match.group("names").split(",") if n.strip())
                 self.imports.append(ImportFact(match.group("from"), number, "none", "from", names, cell))
         self.fallback_definitions(lines)
+
+    def fallback_docstrings(self, source: str) -> list[CommentFact]:
+        """Docstrings of code that does not parse (Python 2), as doc comments: a string
+        statement that opens the module or follows a ``def``/``class`` header. What the
+        tokenizer would read, from one regular-expression scan: logical lines end at
+        newlines outside brackets; an inconsistent dedent stops the scan, as it stops the
+        tokenizer."""
+        found: list[CommentFact] = []
+        cell = self.cell
+        at_start, after_header, header_pending = True, True, False
+        depth, line, indents = 0, 1, [0]
+        for match in _FALLBACK_TOKEN.finditer(source):
+            kind = match.lastgroup
+            if kind == "newline":
+                if depth <= 0 and not at_start:
+                    after_header, header_pending, at_start = header_pending, False, True
+                line += 1
+                continue
+            if kind in ("comment", "continuation"):
+                line += kind == "continuation"
+                continue
+            text = match.group()
+            if at_start and depth <= 0:
+                column = _indent_column(source, match.start())
+                if column > indents[-1]:
+                    indents.append(column)
+                else:
+                    while column < indents[-1]:
+                        indents.pop()
+                    if column != indents[-1]:
+                        break
+            if kind == "string":
+                if at_start and after_header:
+                    found.append(CommentFact(line, line + text.count("\n"), text, True, cell))
+                line += text.count("\n")
+            elif kind == "open":
+                depth += 1
+            elif kind == "close":
+                depth -= 1
+            if at_start:
+                header_pending = kind == "name" and text in ("def", "class", "async")
+                after_header = False
+                at_start = False
+        return found
 
     def fallback_definitions(self, lines: list[str]) -> None:
         """D6's line reading: column-0 defs and classes are functions and classes, a def
@@ -1306,11 +1387,13 @@ class _Walker:
                 kind, public = "method", public_class and not name.startswith("_")
             else:
                 kind, public = ("class" if keyword == "class" else "function"), False
-            self.definitions.append(DefinitionFact(name, kind, index + 1, public, _documented_at(lines, index),
-                                                   (), self.cell))
+            documented = _documented_at(lines, index)
+            self.definitions.append(DefinitionFact(name, kind, index + 1, public, documented,
+                                                   (), self.cell, redact_text(text.strip()) if public and not documented else ""))
 
     # ------------------------------------------------------------ result
-    def finish(self, lines: int, cells: tuple = ()) -> FileFacts:
+    def finish(self, lines: int, cells: tuple = (), blank_lines: tuple[int, ...] = (),
+               hash_scan_comments: tuple[tuple[int, str], ...] = ()) -> FileFacts:
         """The facts, redacted (``_common.redact_facts``) before they leave the frontend."""
         return redact_facts(FileFacts(
             language=LANGUAGE, frontend="python", frontend_version=frontend_version(),
@@ -1320,6 +1403,7 @@ class _Walker:
             handlers=tuple(HandlerFact(h.line, h.caught, h.action(), h.cell) for h in self.handlers),
             randoms=tuple(self.randoms), cli_args=tuple(self.cli_args), file_io=tuple(self.file_io),
             urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
+            blank_lines=blank_lines, hash_scan_comments=hash_scan_comments,
         ))
 
 
@@ -1424,7 +1508,42 @@ def _extract(data: bytes, path: str) -> FileFacts:
         walker.unit(cell.python_source, None, frozenset(m.line for m in cell.magics))
     else:
         walker.unit(text)
-    return walker.finish(count_lines(data))
+    return walker.finish(count_lines(data), blank_lines=blank_lines(text),
+                         hash_scan_comments=hash_scan_comments(text, walker.comments))
+
+
+# D4's historical comment scan: each match ends right after a ``#`` (the rest of the
+# comment is scanned again as code, so a quote in it opens a string)
+_HASH_SCAN = re.compile(rf"(?:{_all_but(chr(35) + chr(34) + chr(39))}++|{_PY_STRING}|[\"'])*+(?:(#)|\Z)")
+
+
+def hash_scan_comments(text: str, comments: list[CommentFact]) -> tuple[tuple[int, str], ...]:
+    """``FileFacts.hash_scan_comments``: D4's historical scan, run only when a comment
+    holds what can make it go astray (a triple quote, or a quote and a backslash), and
+    kept only when its comment lines differ from those of the comment blocks."""
+    if not any(not c.doc and ('"""' in c.text or "'''" in c.text
+                              or ("\\" in c.text and ('"' in c.text or "'" in c.text))) for c in comments):
+        return ()
+    lines = text.splitlines()
+    found: list[tuple[int, str]] = []
+    line, position = 1, 0
+    for match in _HASH_SCAN.finditer(text):
+        at = match.start(1)
+        if at < 0:
+            break
+        line += text.count("\n", position, at)
+        position = at
+        if not found or found[-1][0] != line:
+            found.append((line, redact_text(lines[line - 1]) if line <= len(lines) else ""))
+    blocks = {n for c in comments if not c.doc for n in range(c.line_start, c.line_end + 1)}
+    if {n for n, _ in found} == blocks:
+        return ()
+    return tuple(found)
+
+
+def blank_lines(text: str) -> tuple[int, ...]:
+    """The 1-based numbers of the empty or whitespace-only lines of ``text`` (``str.splitlines``)."""
+    return tuple(number for number, line in enumerate(text.splitlines(), 1) if not line or line.isspace())
 
 
 def _notebook(data: bytes, path: str) -> FileFacts:
@@ -1437,7 +1556,8 @@ def _notebook(data: bytes, path: str) -> FileFacts:
     cells, lines = [], 0
     for cell in notebook.cells:
         cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
-                                      tuple(m.text.strip() for m in cell.magics)))
+                                      tuple(m.text.strip() for m in cell.magics),
+                                      len(cell.source.strip()) if cell.cell_type == "markdown" else 0))
         if cell.cell_type != "code":
             continue
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))

@@ -12,6 +12,7 @@ punctuation stay in C (``scoring.frontends._common.selected``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from scoring.facts import (
     AssignmentFact,
@@ -22,13 +23,15 @@ from scoring.facts import (
     FileFacts,
     FileIOFact,
     ImportFact,
+    NotebookCellFact,
     RandomFact,
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
+from scoring.parsers.notebook import parse_rmarkdown
 
 LANGUAGE = "r"
-VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -82,8 +85,37 @@ RIGHTWARD_BYTES = {b"->", b"->>"}
 
 
 def extract(data: bytes, path: str) -> FileFacts:
-    source = r_chunks(data) if path.lower().endswith((".rmd", ".qmd")) else data
-    return _Walker(source).run()
+    if path.lower().endswith((".rmd", ".qmd")):
+        return with_cells(_Walker(r_chunks(data)).run(), data, path)
+    return with_blank_lines(_Walker(data).run(), data)
+
+
+FRONT_MATTER = re.compile(r"\A\s*---\s*\n.*?\n---\s*(?:\n|\Z)", re.DOTALL)
+
+
+def with_cells(facts: FileFacts, data: bytes, path: str) -> FileFacts:
+    """``facts`` of an R Markdown / Quarto document with its cells
+    (:func:`scoring.parsers.notebook.parse_rmarkdown`: chunks are code cells, the text
+    between them markdown cells), as ``NotebookCellFact``: no execution counts or outputs;
+    a markdown cell's ``chars`` leaves out the YAML front matter of the first cell."""
+    notebook = parse_rmarkdown(data.decode("utf-8", "replace"), path)
+    cells = []
+    for position, cell in enumerate(notebook.cells):
+        chars = 0
+        if cell.cell_type == "markdown":
+            source = FRONT_MATTER.sub("", cell.source, count=1) if position == 0 else cell.source
+            chars = len(source.strip())
+        cells.append(NotebookCellFact(cell.index, cell.cell_type, None, (),
+                                      tuple(m.text.strip() for m in cell.magics), chars))
+    return replace(facts, cells=tuple(cells))
+
+
+def with_blank_lines(facts: FileFacts, data: bytes) -> FileFacts:
+    """``facts`` with the script's blank lines (``FileFacts.blank_lines``: the text as
+    UTF-8, bad bytes replaced, split by ``str.splitlines``); not for R Markdown."""
+    blank = tuple(number for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1)
+                  if not line or line.isspace())
+    return replace(facts, blank_lines=blank) if blank else facts
 
 
 CHUNK_OPEN = re.compile(rb"^\s*```+\s*\{\s*r\b([^}]*)\}\s*$", re.IGNORECASE)

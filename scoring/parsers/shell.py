@@ -118,3 +118,44 @@ def command_lines(text: str) -> list[tuple[int, str]]:
     if buffer.strip():
         out.append((start, buffer))
     return out
+
+
+@dataclass(frozen=True)
+class ScriptComments:
+    """The comment lines of a shell script, from one scan of its text (D4's reading)."""
+
+    lines: int                                # lines of the text (``str.splitlines``)
+    blank_lines: tuple[int, ...]              # 1-based numbers of empty or whitespace-only lines
+    # (line, the whole line's text) of each line holding a ``#`` comment outside quotes;
+    # in shell a comment starts a word (``$#`` and ``${#x}`` are not comments)
+    comments: tuple[tuple[int, str], ...]
+
+
+def script_comments(text: str) -> ScriptComments:
+    """The lines, blank lines and comment lines of a shell script."""
+    lines = text.splitlines()
+    blank: list[int] = []
+    comments: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        if not line or line.isspace():
+            blank.append(number)
+            continue
+        if "#" not in line:
+            continue
+        quote = ""
+        i = 0
+        while i < len(line):
+            ch = line[i]
+            if quote:
+                if ch == "\\":
+                    i += 2
+                    continue
+                if ch == quote:
+                    quote = ""
+            elif ch in ("'", '"'):
+                quote = ch
+            elif ch == "#" and (i == 0 or line[i - 1] in " \t;|&("):
+                comments.append((number, line))
+                break
+            i += 1
+    return ScriptComments(len(lines), tuple(blank), tuple(comments))

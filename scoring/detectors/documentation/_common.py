@@ -4,11 +4,11 @@ run (D2, D3, D5), console scripts (D3, D5) and the README section families (D1, 
 
 from __future__ import annotations
 
-import configparser
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.facts import FileFacts
 from scoring.parsers.markdown import Document
 from scoring.parsers.shell import Command, command_lines, split_commands, strip_prompt
 from scoring.tree import TreeIndex
@@ -120,24 +120,51 @@ class ConsoleScript:
     line: int | None
 
 
-_SETUP_PY_ENTRY = re.compile(r"""["']\s*([A-Za-z0-9][\w.-]*)\s*=\s*[\w.]+\s*(?::\s*[\w.]+)?[^"']*["']""")
+# a console_scripts entry string of setup.py: "name = package.module:function [extras]"
+_SETUP_PY_ENTRY = re.compile(r"""\s*([A-Za-z0-9][\w.-]*)\s*=\s*[\w.]+\s*(?::\s*[\w.]+)?[^"']*""")
 
 
-def _line_of(text: str, pattern: str) -> int | None:
-    match = re.search(pattern, text, re.MULTILINE)
-    return text.count("\n", 0, match.start()) + 1 if match else None
+_QUOTED_SETUP_PY_ENTRY = re.compile(r"""["']\s*([A-Za-z0-9][\w.-]*)\s*=\s*[\w.]+\s*(?::\s*[\w.]+)?[^"']*["']""")
 
 
-def _read_cfg(tree: TreeIndex, path: str) -> configparser.ConfigParser | None:
-    text = tree.text(path)
-    if text is None:
+def ini_option(tree: TreeIndex, path: str, section: str, option: str) -> str | None:
+    """The value of ``option`` in ``section`` of an INI file (``setup.cfg``), or None."""
+    sections = tree.ini(path)
+    if sections is None:
         return None
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return None
-    return parser
+    return sections.get(section, {}).get(option.lower())
+
+
+def setup_py_console_scripts(facts: FileFacts | None) -> list[tuple[str, int]]:
+    """(name, line) of the ``console_scripts`` entries of a setup.py, from its string
+    facts: the entry strings that follow the first mention of ``console_scripts``."""
+    if facts is None:
+        return []
+    mentions = [s.line_start for s in facts.strings if "console_scripts" in s.value]
+    mentions += [c.line_start for c in facts.comments if "console_scripts" in c.text]
+    if not mentions:
+        return []
+    start = min(mentions)
+    found: list[tuple[str, int]] = []
+    for string in facts.strings:
+        if string.line_start < start or "console_scripts" in string.value:
+            continue
+        match = _SETUP_PY_ENTRY.fullmatch(string.value)
+        if match is None:
+            if found:
+                break   # the entry list has ended
+            continue
+        found.append((match.group(1), string.line_start))
+    if any(c.line_start == start and "console_scripts" in c.text for c in facts.comments):
+        # a commented-out entry list read as one (what the text scan this replaces did)
+        for comment in facts.comments:
+            if comment.line_end < start:
+                continue
+            for offset, text in enumerate(comment.text.split("\n")):
+                found.extend((m.group(1), comment.line_start + offset) for m in _QUOTED_SETUP_PY_ENTRY.finditer(text)
+                             if comment.line_start + offset >= start)
+        found.sort(key=lambda entry: entry[1])
+    return found
 
 
 def console_scripts(tree: TreeIndex) -> list[ConsoleScript]:
@@ -147,7 +174,7 @@ def console_scripts(tree: TreeIndex) -> list[ConsoleScript]:
     pyproject = tree.find_ci("pyproject.toml")
     data = tree.toml(pyproject) if pyproject else None
     if isinstance(data, dict):
-        text = tree.text(pyproject) or ""
+        keys = tree.key_lines(pyproject)
         project = data.get("project") if isinstance(data.get("project"), dict) else {}
         poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
         tables = [project.get("scripts"), project.get("gui-scripts"),
@@ -155,25 +182,21 @@ def console_scripts(tree: TreeIndex) -> list[ConsoleScript]:
         for table in tables:
             if isinstance(table, dict):
                 for name in table:
-                    line = _line_of(text, rf"^\s*[\"']?{re.escape(str(name))}[\"']?\s*=")
+                    line = keys.line_of(str(name), "=") if keys is not None else None
                     found.append(ConsoleScript(str(name), pyproject, line))
     setup_cfg = tree.find_ci("setup.cfg")
-    parser = _read_cfg(tree, setup_cfg) if setup_cfg else None
-    if parser is not None and parser.has_option("options.entry_points", "console_scripts"):
-        text = tree.text(setup_cfg) or ""
-        for entry in parser.get("options.entry_points", "console_scripts").splitlines():
+    entries = ini_option(tree, setup_cfg, "options.entry_points", "console_scripts") if setup_cfg else None
+    if entries is not None:
+        keys = tree.key_lines(setup_cfg)
+        for entry in entries.splitlines():
             name = entry.split("=", 1)[0].strip()
             if name and "=" in entry:
-                found.append(ConsoleScript(name, setup_cfg, _line_of(text, rf"^\s*{re.escape(name)}\s*=")))
+                found.append(ConsoleScript(name, setup_cfg,
+                                           keys.line_of(name, "=", quoted=False) if keys is not None else None))
     setup_py = tree.find_ci("setup.py")
-    text = tree.text(setup_py) if setup_py else None
-    if text and "console_scripts" in text:
-        start = text.index("console_scripts")
-        end = text.find("]", start)
-        region = text[start:end if end > 0 else len(text)]
-        for match in _SETUP_PY_ENTRY.finditer(region):
-            line = text.count("\n", 0, start + match.start()) + 1
-            found.append(ConsoleScript(match.group(1), setup_py, line))
+    if setup_py:
+        for name, line in setup_py_console_scripts(tree.facts(setup_py)):
+            found.append(ConsoleScript(name, setup_py, line))
     return found
 
 

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import ast
-import io
 import re
-import sys
-import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.facts import FileFacts
 from scoring.model import Evidence
-from scoring.parsers.notebook import Notebook
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -27,7 +23,6 @@ _SCRIPT_TARGET = 0.20  # one comment line in five non-blank lines
 _CELL_MARKER = re.compile(
     r"^\s*#\s*(?:%%|In\s*\[[\d\s]*\]\s*:?\s*$|<(?:codecell|markdowncell|rawcell)>|COMMAND\s*-{3,})", re.IGNORECASE)
 _CODING_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
-_FRONT_MATTER = re.compile(r"\A\s*---\s*\n.*?\n---\s*(?:\n|\Z)", re.DOTALL)
 
 
 @dataclass
@@ -63,229 +58,84 @@ def _is_marker_comment(line_no: int, text: str) -> bool:
     return _CELL_MARKER.match(text) is not None
 
 
-def _all_but(excluded: str) -> str:
-    """A regex class of every character except ``excluded``, spelled as ranges: sre tests
-    a negated class of literals (``[^#"']``) literal by literal, but compiles ranges to
-    a lookup table, which makes the comment scan below twice as fast."""
-    ranges = []
-    low = 0
-    for code in sorted(map(ord, excluded)):
-        if code > low:
-            ranges.append(f"\\U{low:08x}-\\U{code - 1:08x}")
-        low = code + 1
-    ranges.append(f"\\U{low:08x}-\\U{sys.maxunicode:08x}")
-    return "[" + "".join(ranges) + "]"
-
-
-# [^#"'] (code), then the characters a """…""", '''…''', "…" or '…' literal runs over.
-_CODE_CHAR = _all_but("#\"'")
-_TRIPLE_DOUBLE_CHAR = _all_but('"\\')
-_TRIPLE_SINGLE_CHAR = _all_but("'\\")
-_DOUBLE_CHAR = _all_but('"\\\n')
-_SINGLE_CHAR = _all_but("'\\\n")
-# Python string literals. Prefixes are not matched: they never change where a literal
-# ends. Quantifiers are possessive so an unterminated string cannot trigger
-# catastrophic backtracking.
-_PY_STRING = (
-    rf'"{{3}}(?:{_TRIPLE_DOUBLE_CHAR}++|\\[\s\S]|"(?!""))*+"{{3}}'
-    rf"|'{{3}}(?:{_TRIPLE_SINGLE_CHAR}++|\\[\s\S]|'(?!''))*+'{{3}}"
-    rf'|"(?:{_DOUBLE_CHAR}++|\\[\s\S])*+"'
-    rf"|'(?:{_SINGLE_CHAR}++|\\[\s\S])*+'"
-)
-# Each match consumes code and whole string literals up to the next comment (group 1)
-# or the end of the text, so a ``#`` inside a string is never a comment and the Python
-# loop visits comments only: the tokenizer's comment lines at a fraction of its cost.
-# A stray quote is consumed as code, and matching at the end keeps the scan linear.
-_PY_NEXT_COMMENT = re.compile(rf"(?:{_CODE_CHAR}++|{_PY_STRING}|[\"'])*+(?:(#)|\Z)")
-_DOC_OWNERS = frozenset({ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
-_TRY_LISTS = ("body", "handlers", "orelse", "finalbody")
-# The statement lists of every statement that holds statements; any other statement is
-# a leaf for the docstring walk. Naming the lists per type spares probing absent fields.
-_STATEMENT_LISTS: dict[type, tuple[str, ...]] = {
-    ast.Module: ("body",), ast.FunctionDef: ("body",), ast.AsyncFunctionDef: ("body",), ast.ClassDef: ("body",),
-    ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
-    ast.While: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",),
-    ast.Try: _TRY_LISTS, ast.TryStar: _TRY_LISTS, ast.ExceptHandler: ("body",),
-    ast.Match: ("cases",), ast.match_case: ("body",),
-}
-
-
-def _python_comment_lines(source: str, lines: list[str]) -> set[int]:
+def _fact_comment_lines(facts: FileFacts, kind: str) -> set[int]:
+    """The explained lines of a script's facts: every line of a comment block (markers
+    left out: a comment after code is a block of its own, and only a whole-line comment
+    matches a marker) and, in Python, of a docstring. Julia's docstrings are strings,
+    which D4 does not count; R's roxygen blocks are ``#`` comments."""
     found: set[int] = set()
-    if "#" not in source:
-        return found
-    line = 1
-    position = 0
-    for match in _PY_NEXT_COMMENT.finditer(source):
-        at = match.start(1)
-        if at < 0:
-            break
-        line += source.count("\n", position, at)
-        position = at
-        if not _is_marker_comment(line, lines[line - 1] if line <= len(lines) else ""):
-            found.add(line)
-    return found
-
-
-def _ast_docstring_lines(module: ast.Module) -> set[int]:
-    """Lines of module, class and function docstrings. Only statement bodies are walked:
-    docstrings never sit inside expressions, and skipping those is most of the cost."""
-    found: set[int] = set()
-    stack: list[ast.AST] = [module]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind in _DOC_OWNERS and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
-                found.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
-        for field_name in _STATEMENT_LISTS[kind]:
-            for child in getattr(node, field_name):
-                if type(child) in _STATEMENT_LISTS:
-                    stack.append(child)
-    return found
-
-
-def _python_explained_lines(tree: TreeIndex, path: str) -> tuple[list[str], set[int]]:
-    unit = tree.python_unit(path)
-    if unit is None:
-        return [], set()
-    lines = unit.lines
-    commented = _python_comment_lines(unit.source, lines)
-    if unit.tree is not None:
-        commented |= _ast_docstring_lines(unit.tree)
-    else:
-        commented |= _docstring_lines_by_tokens(unit.source)
-    return lines, commented
-
-
-def _docstring_lines_by_tokens(source: str) -> set[int]:
-    """Docstring lines of code that does not parse (Python 2): a string statement that
-    opens the module or follows a ``def``/``class`` header."""
-    found: set[int] = set()
-    at_statement_start = True
-    after_header = True          # the module start counts as a header
-    header_pending = False
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
-                continue
-            if tok.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
-                if tok.type == tokenize.NEWLINE:
-                    after_header = header_pending
-                    header_pending = False
-                at_statement_start = True
-                continue
-            if at_statement_start:
-                if tok.type == tokenize.STRING and after_header:
-                    found.update(range(tok.start[0], tok.end[0] + 1))
-                header_pending = tok.type == tokenize.NAME and tok.string in ("def", "class", "async")
-                after_header = False
-                at_statement_start = False
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return found
-
-
-def _hash_comment_lines(lines: list[str], *, shell: bool, julia: bool) -> set[int]:
-    """Lines holding a ``#`` comment outside quotes (R, Julia, shell); Julia ``#= =#``
-    blocks included. In shell a comment starts a word (``$#`` and ``${#x}`` are not)."""
-    commented: set[int] = set()
-    depth = 0
-    for number, line in enumerate(lines, start=1):
-        if depth:
-            commented.add(number)
-        elif "#" not in line:
+    if facts.hash_scan_comments:   # D4's historical scan, kept while its quote bug is
+        found.update(number for number, line in facts.hash_scan_comments
+                     if not _is_marker_comment(number, line))
+    for comment in facts.comments:
+        start, end = comment.line_start, comment.line_end
+        if comment.doc and kind != "r":
+            if kind == "python":
+                found.update(range(start, end + 1))
             continue
-        quote = ""
-        i = 0
-        while i < len(line):
-            ch = line[i]
-            if depth:
-                if line.startswith("=#", i):
-                    depth -= 1
-                    i += 2
-                    continue
-                if line.startswith("#=", i):
-                    depth += 1
-                    i += 2
-                    continue
-            elif quote:
-                if ch == "\\":
-                    i += 2
-                    continue
-                if ch == quote:
-                    quote = ""
-            elif ch in ("'", '"') and not (julia and ch == "'"):
-                quote = ch
-            elif ch == "#" and (not shell or i == 0 or line[i - 1] in " \t;|&("):
-                if julia and line.startswith("#=", i):
-                    depth += 1
-                    commented.add(number)
-                    i += 2
-                    continue
-                if not _is_marker_comment(number, line):
-                    commented.add(number)
-                break
-            i += 1
-    return commented
+        if facts.hash_scan_comments:
+            continue
+        texts = comment.text.split("\n")
+        for offset, text in enumerate(texts):
+            if not _is_marker_comment(start + offset, text):
+                found.add(start + offset)
+        if end >= start + len(texts):   # a block whose text does not show its lines
+            found.update(range(start + len(texts), end + 1))
+    return found
+
+
+def _density(path: str, lines: int, blank: tuple[int, ...], commented: set[int]) -> _ScriptDensity | None:
+    """Non-blank and explained line counts, and the longest run of non-blank lines with
+    no explanation (the evidence a reader is pointed to), from the sorted breaks."""
+    blank_set = set(blank)
+    nonblank = lines - sum(1 for number in blank_set if number <= lines)
+    if nonblank <= 0:
+        return None
+    explained = sorted(number for number in commented if 0 < number <= lines and number not in blank_set)
+    best: tuple[int, int] | None = None
+    previous = 0
+    for stop in (*explained, lines + 1):
+        first, last = previous + 1, stop - 1
+        while first <= last and first in blank_set:
+            first += 1
+        while last >= first and last in blank_set:
+            last -= 1
+        if first <= last and (best is None or last - first > best[1] - best[0]):
+            best = (first, last)
+        previous = stop
+    return _ScriptDensity(path, nonblank, len(explained), best)
 
 
 def _script_density(tree: TreeIndex, path: str, kind: str) -> _ScriptDensity | None:
-    if kind == "python":
-        lines, commented = _python_explained_lines(tree, path)
-    else:
-        lines = tree.lines(path)
-        commented = _hash_comment_lines(lines, shell=kind == "shell", julia=kind == "julia")
-    if not lines:
+    if kind == "shell":
+        scan = tree.shell_comments(path)
+        if scan is None:
+            return None
+        commented = {number for number, line in scan.comments if not _is_marker_comment(number, line)}
+        return _density(path, scan.lines, scan.blank_lines, commented)
+    facts = tree.facts(path)
+    if facts is None:
         return None
-    # One pass: non-blank and explained line counts, and the longest run of non-blank
-    # lines with no explanation (the evidence a reader is pointed to).
-    nonblank = comments = 0
-    best: tuple[int, int] | None = None
-    start = None
-    for number, line in enumerate(lines, start=1):
-        if not line or line.isspace():
-            continue
-        nonblank += 1
-        if number in commented:
-            comments += 1
-            start = None
-            continue
-        if start is None:
-            start = number
-        if best is None or number - start > best[1] - best[0]:
-            best = (start, number)
-    if not nonblank:
-        return None
-    return _ScriptDensity(path, nonblank, comments, best)
+    return _density(path, facts.lines, facts.blank_lines, _fact_comment_lines(facts, kind))
 
 
-def _markdown_text(nb: Notebook, index: int, source: str) -> str:
-    if index == 0 and nb.path.lower().endswith((".rmd", ".qmd")):
-        # R Markdown / Quarto: the YAML front matter is metadata, not explanation.
-        source = _FRONT_MATTER.sub("", source, count=1)
-    return source.strip()
-
-
-def _notebook_density(nb: Notebook) -> _NotebookDensity | None:
+def _notebook_density(path: str, facts: FileFacts) -> _NotebookDensity | None:
     code = 0
     markdown = 0
     run: list[int] = []
     best: tuple[int, int] | None = None
-    for position, cell in enumerate(nb.cells):
-        if cell.cell_type == "code":
+    for cell in facts.cells:
+        if cell.kind == "code":
             code += 1
             run.append(cell.index)
             if best is None or run[-1] - run[0] > best[1] - best[0]:
                 best = (run[0], run[-1])
-        elif cell.cell_type == "markdown" and len(_markdown_text(nb, position, cell.source)) >= _MD_CELL_MIN_CHARS:
+        elif cell.kind == "markdown" and cell.chars >= _MD_CELL_MIN_CHARS:
             markdown += 1
             run = []
     if code == 0:
         return None
-    return _NotebookDensity(nb.path, markdown, code, best)
+    return _NotebookDensity(path, markdown, code, best)
 
 
 @detector("inline_explanation_density", version="2.0.0")
@@ -328,8 +178,8 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
                 scripts.append(density)
     notebooks: list[_NotebookDensity] = []
     for path in tree.by_type("notebook") + tree.by_type("rmd"):
-        nb = tree.notebook(path)
-        density = _notebook_density(nb) if nb is not None else None
+        facts = tree.facts(path)
+        density = _notebook_density(path, facts) if facts is not None else None
         if density is not None:
             notebooks.append(density)
     md_cells = sum(n.markdown for n in notebooks)

@@ -18,9 +18,9 @@ from scoring.detectors.documentation._common import (
     _make_targets,
     _name,
     _python_target,
-    _read_cfg,
     _word_re,
     doc_lines,
+    ini_option,
 )
 from scoring.model import Evidence
 from scoring.parsers.manifests import normalize_name
@@ -37,7 +37,7 @@ def _suffix(path: str) -> str:
 
 _PIP_PROGRAM = re.compile(r"pip(?:\d+(?:\.\d+)*)?(?:\.exe)?", re.IGNORECASE)
 
-_SETUP_PY_NAME = re.compile(r"""\bname\s*=\s*["']([A-Za-z0-9][\w.-]*)["']""")
+_SETUP_PY_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 
 
 def own_distribution_names(tree: TreeIndex) -> set[str]:
@@ -54,15 +54,17 @@ def own_distribution_names(tree: TreeIndex) -> set[str]:
         if isinstance(poetry, dict) and isinstance(poetry.get("name"), str):
             names.add(poetry["name"])
     setup_cfg = tree.find_ci("setup.cfg")
-    parser = _read_cfg(tree, setup_cfg) if setup_cfg else None
-    if parser is not None and parser.has_option("metadata", "name"):
-        names.add(parser.get("metadata", "name"))
+    name = ini_option(tree, setup_cfg, "metadata", "name") if setup_cfg else None
+    if name is not None:
+        names.add(name)
     setup_py = tree.find_ci("setup.py")
-    text = tree.text(setup_py) if setup_py else None
-    if text:
-        match = _SETUP_PY_NAME.search(text)
-        if match:
-            names.add(match.group(1))
+    facts = tree.facts(setup_py) if setup_py else None
+    if facts is not None:
+        # the first literal bound to ``name`` (``setup(name="…")``, ``name = "…"``)
+        name = next((s.value for s in facts.strings if (s.binding == "name" or s.binding.endswith(".name"))
+                     and _SETUP_PY_NAME.fullmatch(s.value)), None)
+        if name:
+            names.add(name)
     return {normalize_name(n) for n in names if n.strip()}
 
 
@@ -347,7 +349,8 @@ def install_instructions(tree: TreeIndex) -> Result:
             hit = _install_line(line, ctx)
             if hit is not None:
                 hits.append((hit, line))
-    install_docs = [p for p in install_files + docs_files if (tree.text(p) or "").strip()]
+    install_docs = [p for p in install_files + docs_files
+                    if (table := tree.line_table(p)) is not None and not table.blank]
     prose: list[tuple[str, int | None, str]] = []
     readme_doc = tree.readme_document()
     if readme_doc is not None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from scoring.detectors.documentation._common import _line_of
 from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
@@ -19,7 +18,8 @@ def _licence(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
         # license.py and the like are code; an empty file grants nothing.
         if info is None or info.type is not None or info.size == 0:
             continue
-        first = next((line for line in tree.lines(path) if line.strip()), None)
+        table = tree.line_table(path)
+        first = table.first_nonblank if table is not None else None
         return Evidence(path, "licence file", rule="reuse_metadata.licence",
                         line_start=1 if first is not None else None, snippet=first), None
     licenses_dir = tree.find_ci("LICENSES")
@@ -37,7 +37,8 @@ def _citation(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
     data = tree.yaml(path)
     if not isinstance(data, dict) or "cff-version" not in data:
         return None, f"{path} is not valid CFF (it must parse as YAML and declare cff-version)"
-    line = _line_of(tree.text(path) or "", r"^\s*[\"']?cff-version[\"']?\s*:")
+    keys = tree.key_lines(path)
+    line = keys.line_of("cff-version", ":") if keys is not None else None
     return Evidence(path, "citation metadata (CFF)", rule="reuse_metadata.citation_cff", line_start=line,
                     snippet=f"cff-version: {data['cff-version']}"), None
 
@@ -49,9 +50,10 @@ def _codemeta(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
     data = tree.json(path)
     if not isinstance(data, dict) or "@context" not in data:
         return None, f"{path} is not valid CodeMeta (it must parse as JSON and have an @context)"
-    line = _line_of(tree.text(path) or "", r"\"@context\"\s*:")
+    keys = tree.key_lines(path)
+    line, snippet = keys.members.get("@context", (None, None)) if keys is not None else (None, None)
     return Evidence(path, "software metadata (CodeMeta)", rule="reuse_metadata.codemeta", line_start=line,
-                    snippet=(tree.lines(path)[line - 1] if line else None)), None
+                    snippet=snippet), None
 
 
 @detector("reuse_metadata", version="2.0.0")

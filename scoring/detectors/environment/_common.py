@@ -28,23 +28,20 @@ def _env_files(tree: TreeIndex) -> Iterable[str]:
 
 
 class _Lines:
-    """Lines of files for snippets, each file split once per detector run (a hostile
-    Dockerfile may have thousands of FROM lines). Numbered as the manifest and Dockerfile
-    parsers number them: newlines only, where ``str.splitlines`` would also break on form
-    feeds."""
+    """Lines of files for snippets (:meth:`scoring.tree.TreeIndex.line_table`, split once
+    per content). Numbered as the manifest and Dockerfile parsers number them: newlines
+    only, where ``str.splitlines`` would also break on form feeds."""
 
     def __init__(self, tree: TreeIndex) -> None:
         self._tree = tree
-        self._split: dict[str, list[str]] = {}
 
     def get(self, path: str, line: int | None) -> str | None:
         if not line:
             return None
-        if path not in self._split:
-            text = self._tree.text(path) or ""
-            self._split[path] = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        lines = self._split[path]
-        return lines[line - 1] if 0 < line <= len(lines) else None
+        table = self._tree.line_table(path)
+        if table is None:
+            return None if line != 1 else ""
+        return table.line(line)
 
 
 def _join_names(names: Sequence[str], limit: int = 5) -> str:

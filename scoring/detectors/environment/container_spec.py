@@ -16,7 +16,6 @@ from scoring.detectors.environment._common import (
 from scoring.model import Evidence
 from scoring.parsers.dockerfile import (
     is_pinned_image,
-    parse_singularity,
     score_dockerfile,
     score_singularity,
 )
@@ -129,8 +128,8 @@ def _normalise(path: str) -> str | None:
 def _score_compose_file(
     tree: TreeIndex, path: str, by_path: dict[str, _ContainerScore], lines: _Lines
 ) -> _ContainerScore | None:
-    text = tree.text(path)
-    if not text or not text.strip():
+    table = tree.line_table(path)
+    if table is None or table.blank:
         return None
     result = _ContainerScore(
         path,
@@ -159,8 +158,7 @@ def _score_compose_file(
 
 
 def _score_singularity_file(tree: TreeIndex, path: str, lines: _Lines) -> _ContainerScore | None:
-    text = tree.text(path)
-    definition = parse_singularity(text) if text else None
+    definition = tree.singularity(path)
     if definition is None:
         return None  # no Bootstrap: header, e.g. a Windows module-definition .def file
     value, level, reason = score_singularity(definition)

@@ -18,7 +18,6 @@ from scoring.parsers.manifests import (
     PIN_EXACT,
     PIN_UNPINNED,
     Manifest,
-    is_explicit_conda_spec,
     score_manifest,
 )
 from scoring.registry import Result, detector
@@ -61,7 +60,7 @@ def _lockfile_ecosystem(tree: TreeIndex, path: str) -> str | None:
     if _JULIA_VERSIONED_MANIFEST_RE.fullmatch(lower):
         return "julia"
     # A conda explicit spec (`conda list --explicit`) is a lock list whatever its name.
-    if lower.endswith(".txt") and is_explicit_conda_spec(tree.text(path) or ""):
+    if lower.endswith(".txt") and tree.explicit_conda_spec(path):
         return "python"
     return None
 

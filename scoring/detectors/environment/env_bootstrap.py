@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from scoring.detectors.environment._common import MAX_EVIDENCE, _join_names, _name
 from scoring.model import Evidence
-from scoring.parsers.shell import Command, command_lines, split_commands, strip_prompt
+from scoring.parsers.shell import Command, split_commands, strip_prompt
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -118,9 +118,10 @@ def _manager_invoked(command: Command) -> str | None:
     return None
 
 
-def _first_manager_line(text: str, *, windows: bool = False) -> tuple[int, str, str] | None:
-    """(line, command text, manager) of the first manager invocation in a script."""
-    for line, logical in command_lines(text):
+def _first_manager_line(lines: Sequence[tuple[int, str]], *, windows: bool = False) -> tuple[int, str, str] | None:
+    """(line, command text, manager) of the first manager invocation in a script's
+    logical lines."""
+    for line, logical in lines:
         if windows and logical.lstrip().lower().startswith("rem "):
             continue
         for command in split_commands(logical):
@@ -262,8 +263,8 @@ def _bootstrap_scripts(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]
         for path in tree.files_in(directory):
             if not _BOOTSTRAP_SCRIPT_RE.fullmatch(_name(path)):
                 continue
-            text = tree.text(path)
-            hit = _first_manager_line(text, windows=path.lower().endswith(".bat")) if text else None
+            lines = tree.command_lines(path)
+            hit = _first_manager_line(lines, windows=path.lower().endswith(".bat")) if lines else None
             if hit:
                 line, command, manager = hit
                 good.append(

@@ -16,7 +16,7 @@ from scoring.detectors.environment._common import (
 )
 from scoring.model import Evidence
 from scoring.parsers.dockerfile import split_image, versioned_tag
-from scoring.parsers.manifests import InterpreterDecl, interpreters_from_version_file
+from scoring.parsers.manifests import InterpreterDecl
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -119,8 +119,7 @@ def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
             add(manifest.path, decl)
     for path in _env_files(tree):
         if _VERSION_FILE_RE.fullmatch(_name(path)):
-            text = tree.text(path)
-            for decl in interpreters_from_version_file(text or "", path):
+            for decl in tree.version_file(path):
                 add(path, decl)
     found += _docker_declarations(tree, lines)
     return found
