@@ -17,7 +17,8 @@ from scoring.detectors.portability.import_resolvability import (
 )
 from scoring.detectors.portability.no_absolute_paths import _absolute_paths
 from scoring.detectors.portability.no_hardcoded_credentials import _token_bindings
-from scoring.detectors.portability.silent_failure_masking import _r_masking
+from scoring.detectors.portability.silent_failure_masking import _c4_hits
+from scoring.frontends import r as r_frontend
 from scoring.model import mask_secret
 from scoring.registry import REGISTRY
 from scoring.tree import TreeIndex
@@ -416,7 +417,8 @@ def test_c3_r_and_julia_bindings():
     ],
 )
 def test_r_masking_rules(code, expected):
-    assert list(_r_masking(_Segment("r", code))) == expected
+    facts = r_frontend.extract(code.encode(), "a.R")
+    assert [(h.line, h.line_end, h.rule) for h in _c4_hits("a.R", facts)] == expected
 
 
 def test_c4_python_handler_shapes(make_tree):
