@@ -520,3 +520,15 @@ def test_the_four_detectors_share_one_scan_per_tree(make_tree):
     REGISTRY["silent_failure_masking"].run(tree)
     assert _scan(tree) is first
     assert [f.path for f in first.code] == ["a.py", "b.R"]
+
+
+def test_the_project_names_come_from_parsed_files(make_tree):
+    tree = TreeIndex.from_path(make_tree({
+        "setup.py": 'from setuptools import setup\nsetup(\n    name="my-tool",\n)\n',
+        "setup.cfg": "[metadata]\nname = my_tool_cfg\n",
+        "DESCRIPTION": "Package: mypkg\nVersion: 1.0\n",
+    }))
+    assert tree.setup_project_name("setup.py", "setup.py") == "my-tool"
+    assert tree.setup_project_name("setup.cfg", "setup.cfg") == "my_tool_cfg"
+    assert tree.setup_project_name("missing.py", "setup.py") is None
+    assert tree.description_fields("DESCRIPTION")["Package"] == "mypkg"

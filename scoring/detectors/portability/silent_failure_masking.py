@@ -53,7 +53,7 @@ _C4_KINDS = ("python", "notebook", "r", "rmd")
 def _scanned(tree: TreeIndex) -> list[tuple[str, str, FileFacts]]:
     """``(path, kind, facts)`` of the Python, notebook, R and R Markdown files read."""
     out = []
-    for path, kind in sorted((path, kind) for kind in _C4_KINDS for path in tree.by_type(kind)):
+    for path, kind in sorted((p, k) for k in _C4_KINDS for p in tree.by_type(k)):
         facts = tree.facts(path)
         if facts is not None:
             out.append((path, kind, facts))
