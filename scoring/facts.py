@@ -253,6 +253,20 @@ class HandlerFact(_Record):
     caught: str                # what is caught ("..." for catch-all, "" when unnamed)
     action: str                # one of HANDLER_ACTIONS
     cell: int | None = _cell()
+    # the last line of the handler's body (0: not recorded)
+    end_line: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    # how the handler swallows the error, "" when it does not: "empty", a Python handler
+    # whose body does nothing (only ``pass``, ``...``, strings and ``continue``);
+    # "null_handler", an R ``tryCatch`` error handler ``function(e) NULL`` (also
+    # ``invisible(NULL)``, ``invisible()``, ``{}``, ``{ NULL }``); "silent", an R
+    # ``try(…, silent = TRUE)`` whose value is discarded
+    swallows: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
+    # the handler's first lines (at most three), stripped and joined by spaces, redacted:
+    # recorded when it swallows, for evidence
+    excerpt: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
+    # the first line of the guarding construct when it is not ``line`` (R: the
+    # ``tryCatch(`` line of an error handler written on a later line); 0: ``line``
+    start_line: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

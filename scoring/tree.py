@@ -694,6 +694,13 @@ class TreeIndex:
 
         return self._cached("description", path, lambda text: description_fields(text, path))
 
+    def setup_project_name(self, path: str, kind: str) -> str | None:
+        """The distribution name a ``setup.py`` or ``setup.cfg`` (``kind``) declares
+        (:func:`scoring.parsers.manifests.setup_project_name`), read once."""
+        from .parsers.manifests import setup_project_name
+
+        return self._cached(f"setup_name:{kind}", path, lambda text: setup_project_name(text, kind))
+
     def task_targets(self, path: str) -> list:
         """Targets of a Make-like file (:mod:`scoring.parsers.tasks`), parsed once."""
         from .parsers.tasks import parse_task_file

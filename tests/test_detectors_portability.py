@@ -17,7 +17,8 @@ from scoring.detectors.portability.import_resolvability import (
 )
 from scoring.detectors.portability.no_absolute_paths import _absolute_paths
 from scoring.detectors.portability.no_hardcoded_credentials import _token_bindings
-from scoring.detectors.portability.silent_failure_masking import _r_masking
+from scoring.detectors.portability.silent_failure_masking import _c4_hits
+from scoring.frontends import r as r_frontend
 from scoring.model import mask_secret
 from scoring.registry import REGISTRY
 from scoring.tree import TreeIndex
@@ -416,7 +417,8 @@ def test_c3_r_and_julia_bindings():
     ],
 )
 def test_r_masking_rules(code, expected):
-    assert list(_r_masking(_Segment("r", code))) == expected
+    facts = r_frontend.extract(code.encode(), "a.R")
+    assert [(h.line, h.line_end, h.rule) for h in _c4_hits("a.R", facts)] == expected
 
 
 def test_c4_python_handler_shapes(make_tree):
@@ -518,3 +520,15 @@ def test_the_four_detectors_share_one_scan_per_tree(make_tree):
     REGISTRY["silent_failure_masking"].run(tree)
     assert _scan(tree) is first
     assert [f.path for f in first.code] == ["a.py", "b.R"]
+
+
+def test_the_project_names_come_from_parsed_files(make_tree):
+    tree = TreeIndex.from_path(make_tree({
+        "setup.py": 'from setuptools import setup\nsetup(\n    name="my-tool",\n)\n',
+        "setup.cfg": "[metadata]\nname = my_tool_cfg\n",
+        "DESCRIPTION": "Package: mypkg\nVersion: 1.0\n",
+    }))
+    assert tree.setup_project_name("setup.py", "setup.py") == "my-tool"
+    assert tree.setup_project_name("setup.cfg", "setup.cfg") == "my_tool_cfg"
+    assert tree.setup_project_name("missing.py", "setup.py") is None
+    assert tree.description_fields("DESCRIPTION")["Package"] == "mypkg"

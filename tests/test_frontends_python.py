@@ -362,11 +362,12 @@ except ImportError:
 
 def test_handlers_caught_names_and_actions():
     assert extract(HANDLERS).handlers == (
-        HandlerFact(3, "...", "pass"),
+        # a handler that swallows the error carries its extent and first lines (C4)
+        HandlerFact(3, "...", "pass", None, 4, "empty", "except: pass"),
         HandlerFact(7, "ValueError, errors.Fatal", "log"),
         HandlerFact(12, "Exception", "reraise"),
-        HandlerFact(14, "OSError", "pass"),
-        HandlerFact(20, "KeyError", "continue"),
+        HandlerFact(14, "OSError", "pass", None, 16, "empty", 'except OSError: "documented silence" ...'),
+        HandlerFact(20, "KeyError", "continue", None, 21, "empty", "except KeyError: continue"),
         HandlerFact(25, "TypeError", "reraise"),
         # a function defined in a handler is not what the handler does
         HandlerFact(31, "ImportError", "other"),
@@ -768,3 +769,41 @@ def _in_fstring(tree, node) -> bool:
 
 def test_the_python_frontend_is_in_the_shared_registry_and_test_of_frontends():
     assert frontend_for("a.pyw") is py and frontend_for("b.ipy") is py
+
+
+def test_code_that_does_not_parse_gives_its_except_lines_read_by_indentation():
+    source = 'print "py2"\ntry:\n    go()\nexcept Exception, e:\n    pass  # ignore\nexcept: continue\n' \
+             'except KeyError:\n    log(e)\n'
+    assert extract(source).handlers == (
+        HandlerFact(4, "Exception, e", "pass", None, 5, "empty", "except Exception, e: pass  # ignore"),
+        HandlerFact(6, "...", "continue", None, 6, "empty", "except: continue"),
+        HandlerFact(7, "KeyError", "other"),
+    )
+
+
+def _notebook_json(cells, language="python"):
+    return json.dumps({
+        "nbformat": 4, "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": language, "language": language}},
+        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": s}
+                  for s in cells],
+    })
+
+
+def test_r_cells_of_a_notebook_give_the_handlers_that_swallow_errors():
+    notebook = _notebook_json(["x = 1\n", "%%R\nres <- try(f(), silent = TRUE)\ntry(g(), silent = TRUE)\n"])
+    assert extract(notebook, "nb.ipynb").handlers == (
+        HandlerFact(3, "error", "pass", 2, 3, "silent", "try(g(), silent = TRUE)"),
+    )
+    r_kernel = _notebook_json(["tryCatch(\n  f(),\n  error = function(e) NULL\n)\n"], "R")
+    assert extract(r_kernel, "nb.ipynb").handlers == (
+        HandlerFact(3, "error", "pass", 1, 4, "null_handler", "tryCatch( f(), error = function(e) NULL", 1),
+    )
+
+
+def test_an_invalid_notebook_is_read_from_the_source_lines_of_its_json():
+    text = '{\n "cells": [\n  {"source": [\n   "try:\\n",\n   "    go()\\n",\n   "except:\\n",\n   "    pass\\n"\n'
+    result = extract(text, "broken.ipynb")
+    assert result.parse_error.startswith("NotebookError: ")
+    assert result.handlers == (HandlerFact(6, "...", "pass", None, 7, "empty", "except: pass"),)
+    assert [(c.name, c.line) for c in result.calls] == [("go", 5)]

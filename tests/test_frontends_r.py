@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from scoring.facts import (
     AssignmentFact,
     CliArgFact,
@@ -86,7 +88,9 @@ def test_roxygen_block_documents_the_function_below_it():
 
 def test_silent_handlers_and_what_the_others_do():
     assert facts().handlers == (
-        HandlerFact(15, "error", "pass"),
+        HandlerFact(15, "error", "pass", None, 15, "null_handler",
+                    'table <- tryCatch(read.csv("data/in.csv"), error = function(e) NULL)'),
+        # assigned: its value can be inspected, so it does not swallow the error
         HandlerFact(16, "error", "pass"),
         HandlerFact(17, "warning", "log"),
         HandlerFact(17, "error", "reraise"),
@@ -138,3 +142,31 @@ def test_parse_error_is_a_fact_and_the_rest_is_still_read():
     result = r.extract(b"library(a)\nf <- function( {\nset.seed(3)\n", "broken.R")
     assert result.parse_error == "syntax error at line 2"
     assert ImportFact("a", 1, "none", "library") in result.imports
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        # a try whose value is dropped swallows the error: as a statement, a body, wrapped
+        ("try(f(x), silent = TRUE)\n", (1, 1, "silent", "try(f(x), silent = TRUE)", 0)),
+        ("if (ok) try(f(x), T)\n", (1, 1, "silent", "if (ok) try(f(x), T)", 0)),
+        ("invisible(try(f(x), silent = TRUE))\n", (1, 1, "silent", "invisible(try(f(x), silent = TRUE))", 0)),
+        ("for (i in 1:3) {\n  try(\n    f(i),\n    silent = TRUE\n  )\n}\n",
+         (2, 5, "silent", "try( f(i), silent = TRUE", 0)),
+        ("res <- try(f(x), silent = TRUE)\n", None),
+        ("try(f(x), silent = TRUE) -> res\n", None),
+        ("if (inherits(try(f(x), silent = TRUE), 'try-error')) stop()\n", None),
+        ("base::try(f(x), silent = TRUE)\n", None),
+        # a tryCatch error handler that returns nothing; the evidence starts at tryCatch(
+        ("tryCatch({\n  f()\n},\nerror = function(e) invisible(NULL))\n",
+         (4, 4, "null_handler", "tryCatch({ f() },", 1)),
+        ("tryCatch(f(), error = function(e) {\n  # nothing\n})\n",
+         (1, 3, "null_handler", "tryCatch(f(), error = function(e) { # nothing })", 0)),
+        ("tryCatch(f(), error = function(e) 'x')\n", None),
+        ("tryCatch(f(), warning = function(w) NULL)\n", None),
+    ],
+)
+def test_handlers_that_swallow_the_error(code, expected):
+    swallowing = [(h.line, h.end_line, h.swallows, h.excerpt, h.start_line)
+                  for h in r.extract(code.encode(), "a.R").handlers if h.swallows]
+    assert swallowing == ([expected] if expected else [])

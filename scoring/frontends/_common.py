@@ -258,6 +258,11 @@ class HandlerProbe:
     passive: int = 0                   # of those, statements that do nothing (NULL, nothing, ;)
     seen: set = field(default_factory=set)
     fixed_action: str | None = None    # decided at once (try(silent = TRUE), errorStrategy)
+    # HandlerFact's end_line, swallows, excerpt and start_line, when the frontend decides them
+    end_line: int = 0
+    swallows: str = ""
+    excerpt: str = ""
+    start_line: int = 0
 
     def action(self) -> str:
         if self.fixed_action:
@@ -407,7 +412,8 @@ class Collector:
             comments=tuple(self.comments),
             definitions=tuple(self.definitions if definitions is None else definitions),
             assignments=tuple(self.assignments),
-            handlers=tuple(HandlerFact(p.line, p.caught, p.action()) for p in self.handlers),
+            handlers=tuple(HandlerFact(p.line, p.caught, p.action(), None, p.end_line, p.swallows, p.excerpt,
+                                       p.start_line) for p in self.handlers),
             randoms=tuple(self.randoms),
             cli_args=tuple(self.cli_args),
             file_io=tuple(self.file_io),
@@ -508,7 +514,8 @@ _REDACTION = {
     "definitions": (lambda f: "\x00".join(f.decorators),
                     lambda f: _changed(f, decorators=tuple(redact_text(d) for d in f.decorators))),
     "assignments": (lambda f: f"{f.name}\x00{f.value}", lambda f: _changed(f, value=redact_bound(f.name, f.value))),
-    "handlers": (lambda f: f.caught, lambda f: _changed(f, caught=redact_text(f.caught))),
+    "handlers": (lambda f: f"{f.caught}\x00{f.excerpt}",
+                 lambda f: _changed(f, caught=redact_text(f.caught), excerpt=redact_text(f.excerpt))),
     "cli_args": (lambda f: f.name, lambda f: _changed(f, name=redact_text(f.name))),
     "file_io": (lambda f: f.path, lambda f: _changed(f, path=redact_text(f.path))),
     "urls": (lambda f: f.url, lambda f: _changed(f, url=redact_text(f.url))),

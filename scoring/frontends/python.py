@@ -113,6 +113,7 @@ from __future__ import annotations
 import ast
 import codecs
 import gc
+import json
 import re
 import sys
 import tokenize
@@ -141,7 +142,7 @@ from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.1"   # 1.0.1: DefinitionFact.header, FileFacts.blank_lines, NotebookCellFact.chars, fallback docstring comments
+VERSION = "1.0.1"   # 1.0.1: DefinitionFact.header, FileFacts.blank_lines, NotebookCellFact.chars, fallback docstring comments; handlers carry end_line, swallows and excerpt (C4)
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -473,11 +474,18 @@ _METHOD_KINDS = frozenset({"method"})
 
 
 class _Handler:
-    __slots__ = ("line", "caught", "statements", "passive", "seen", "cell")
+    __slots__ = ("line", "caught", "statements", "passive", "seen", "cell", "end_line", "swallows", "excerpt",
+                 "start_line")
 
-    def __init__(self, line: int, caught: str, statements: int, passive: int, cell: int | None) -> None:
+    def __init__(self, line: int, caught: str, statements: int, passive: int, cell: int | None,
+                 end_line: int = 0, swallows: str = "", excerpt: str = "", start_line: int = 0) -> None:
         self.line, self.caught, self.statements, self.passive, self.cell = line, caught, statements, passive, cell
         self.seen: set[str] = set()
+        self.end_line, self.swallows, self.excerpt, self.start_line = end_line, swallows, excerpt, start_line
+
+    def fact(self) -> HandlerFact:
+        return HandlerFact(self.line, self.caught, self.action(), self.cell, self.end_line, self.swallows,
+                           self.excerpt, self.start_line)
 
     def action(self) -> str:
         for action in ("reraise", "log", "return", "continue"):
@@ -519,6 +527,7 @@ class _Walker:
         self._encoded: bytes | None = None
         self._starts: list[int] | None = None
         self._unit_lines: tuple[str, list[str]] | None = None
+        self._lines: list[str] | None = None
         self.dispatch = self.dispatch_table()
 
     # ------------------------------------------------------------ units
@@ -527,6 +536,7 @@ class _Walker:
         self.cell, self.source, self.magic_lines = cell, source, magic_lines
         self.bindings = {}
         self._encoded = self._starts = None
+        self._lines = None
         try:
             tree = parse_source(source)
         except PARSE_ERRORS as exc:
@@ -843,7 +853,8 @@ class _Walker:
         for handler in node.handlers:
             statements = handler.body
             passive = sum(1 for s in statements if _is_passive(s, magic_lines))
-            records.append(_Handler(handler.lineno, self.caught(handler.type), len(statements), passive, cell))
+            records.append(_Handler(handler.lineno, self.caught(handler.type), len(statements), passive, cell,
+                                    *self.handler_extent(handler, passive)))
         self.handlers.extend(records)
         # pushed last first: body, then each handler's type and body, else, finally
         self.body(node.finalbody, base)
@@ -855,6 +866,27 @@ class _Walker:
                 stack.append(handler.type)
         self.body(node.body, base.but(guard="try") if catches_import else base)
         return True
+
+    def handler_extent(self, handler, passive: int) -> tuple[int, str, str]:
+        """``(end line, swallows, excerpt)`` of an except clause that swallows the error
+        (its body only does nothing: passive statements and ``continue``): its body's last
+        line, ``"empty"`` and its first three lines stripped and joined (C4's evidence);
+        ``(0, "", "")`` for any other handler."""
+        statements = handler.body
+        last = statements[-1]
+        end = getattr(last, "end_lineno", None) or last.lineno
+        swallows = passive == len(statements) or all(
+            type(s) is ast.Continue or _is_passive(s, self.magic_lines) for s in statements)
+        if not swallows:
+            return 0, "", ""
+        lines = self.source_lines()
+        line = handler.lineno
+        return end, "empty", " ".join(s.strip() for s in lines[line - 1: min(end, line + 2)])
+
+    def source_lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.source.splitlines()
+        return self._lines
 
     def caught(self, node) -> str:
         """``"..."`` for a bare except, else the caught names as written."""
@@ -1315,6 +1347,45 @@ class _Walker:
                 names = tuple(n.split()[0] for n in match.group("names").split(",") if n.strip())
                 self.imports.append(ImportFact(match.group("from"), number, "none", "from", names, cell))
         self.fallback_definitions(lines)
+        self.fallback_handlers(source.splitlines())
+
+    def fallback_handlers(self, lines: list[str]) -> None:
+        """``except`` lines of code that does not parse, each with its body read by
+        indentation: ``caught`` is ``"..."`` when bare, else the names as written."""
+        for index, line in enumerate(lines):
+            if "except" not in line:
+                continue
+            match = _EXCEPT_LINE.match(line)
+            if match is None:
+                continue
+            spec = _EXCEPT_AS.sub("", match.group("spec")).strip()
+            names = [n.strip() for n in spec.strip("() ").split(",") if n.strip()]
+            rest = _strip_comment(match.group("rest")).strip()
+            end = index + 1
+            if rest:
+                body = [s.strip() for s in rest.split(";") if s.strip()]
+            else:
+                indent = len(match.group("indent").expandtabs())
+                body = []
+                for follow in range(index + 1, len(lines)):
+                    text = lines[follow]
+                    code = _strip_comment(text).strip()
+                    if not code:
+                        continue
+                    if len(text.expandtabs()) - len(text.expandtabs().lstrip()) <= indent:
+                        break
+                    body.append(code)
+                    end = follow + 1
+            swallows = bool(body) and all(_SILENT_STATEMENT.match(s) for s in body)
+            action = ("continue" if "continue" in body else "pass") if swallows else "other"
+            excerpt = " ".join(s.strip() for s in lines[index: min(end, index + 3)]) if swallows else ""
+            handler = _Handler(index + 1, ", ".join(names) if spec else "...", 0, 0, self.cell,
+                               end if swallows else 0, "empty" if swallows else "", excerpt)
+            if action == "continue":
+                handler.seen.add(action)
+            elif action == "other":
+                handler.statements = 1
+            self.handlers.append(handler)
 
     def fallback_docstrings(self, source: str) -> list[CommentFact]:
         """Docstrings of code that does not parse (Python 2), as doc comments: a string
@@ -1400,7 +1471,7 @@ class _Walker:
             imports=tuple(self.imports), calls=tuple(self.calls), strings=tuple(self.strings),
             comments=tuple(self.comments), definitions=tuple(self.definitions),
             assignments=tuple(self.assignments),
-            handlers=tuple(HandlerFact(h.line, h.caught, h.action(), h.cell) for h in self.handlers),
+            handlers=tuple(h.fact() for h in self.handlers),
             randoms=tuple(self.randoms), cli_args=tuple(self.cli_args), file_io=tuple(self.file_io),
             urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
             blank_lines=blank_lines, hash_scan_comments=hash_scan_comments,
@@ -1408,6 +1479,27 @@ class _Walker:
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+
+# the line scan of ``except`` clauses in code that does not parse
+_EXCEPT_LINE = re.compile(r"^(?P<indent>[ \t]*)except\b(?P<spec>[^:#]*):(?P<rest>.*)$")
+_EXCEPT_AS = re.compile(r"\s+as\s+\w+\s*$")
+_SILENT_STATEMENT = re.compile(r"^(?:pass|continue|\.\.\.|[rRuU]?(?:\"[^\"]*\"|'[^']*'))$")
+
+
+def _strip_comment(line: str) -> str:
+    """``line`` up to an unquoted ``#`` that starts the line or follows whitespace."""
+    if "#" not in line:
+        return line
+    quote = ""
+    for index, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#" and (index == 0 or line[index - 1].isspace()):
+            return line[:index]
+    return line
 
 
 def _no_children(_node) -> bool:
@@ -1552,6 +1644,8 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         notebook = parse_notebook(data.decode("utf-8", "replace"), path)
     except (NotebookError, RecursionError, MemoryError) as exc:
         walker.parse_error = f"NotebookError: {exc}"
+        # the source lines a line scan recovers from the JSON text, one per file line
+        walker.unit(_notebook_fallback_source(data.decode("utf-8", "replace")))
         return walker.finish(0)
     cells, lines = [], 0
     for cell in notebook.cells:
@@ -1563,4 +1657,49 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
         if cell.language == "python" and cell.python_source.strip():
             walker.unit(cell.python_source, cell.index, frozenset(m.line for m in cell.magics))
+        elif cell.language == "r":
+            _r_cell_handlers(walker, cell)
     return walker.finish(lines, tuple(cells))
+
+
+_JSON_STRING_LINE = re.compile(r'^\s*"((?:[^"\\]|\\.)*)",?\s*$')
+
+
+def _notebook_fallback_source(text: str) -> str:
+    """Source lines recovered from an invalid notebook's JSON text, one per file line
+    (lines that are not a lone JSON string become blank)."""
+    out = []
+    for line in text.splitlines():
+        match = _JSON_STRING_LINE.match(line)
+        if match is None:
+            out.append("")
+            continue
+        try:
+            decoded = json.loads(f'"{match.group(1)}"')
+        except ValueError:
+            decoded = match.group(1)
+        out.append(decoded.rstrip("\n").replace("\n", " "))
+    return "\n".join(out)
+
+
+def _r_cell_handlers(walker: _Walker, cell: Cell) -> None:
+    """The handlers that swallow errors in an R code cell (an R kernel, ``%%R``), read by
+    the R frontend, lines counted within the cell. Only these: the other R facts of a
+    notebook are not read (yet)."""
+    from scoring.frontends import r as r_frontend
+
+    lines = cell.source.splitlines()
+    shift = 0
+    body = cell.source
+    if lines and lines[0].lstrip().startswith("%%"):
+        body, shift = "\n".join(lines[1:]), 1
+    for handler in r_frontend.extract(body.encode("utf-8", "surrogatepass"), "cell.R").handlers:
+        if handler.swallows:
+            record = _Handler(handler.line + shift, handler.caught, 0, 0, cell.index, handler.end_line + shift,
+                              handler.swallows, handler.excerpt, handler.start_line + shift if handler.start_line else 0)
+            if handler.action == "other":
+                record.statements = 1
+            elif handler.action != "pass":
+                record.seen.add(handler.action)   # the R frontend's action, kept
+            walker.handlers.append(record)
+

@@ -31,7 +31,7 @@ from scoring.frontends import _common as ts
 from scoring.parsers.notebook import parse_rmarkdown
 
 LANGUAGE = "r"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4)
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -248,6 +248,86 @@ def seed_source(value) -> str:
     return "literal" if not isinstance(literal(value), Expr) else "argument"
 
 
+# calls whose value is dropped along with the call wrapped in them (C4's discarded try)
+DISCARDING_WRAPPERS = frozenset({"invisible", "suppressWarnings", "suppressMessages",
+                                 "suppressPackageStartupMessages"})
+# fields of compound statements that are conditions, not bodies
+CONDITION_FIELDS = ("condition", "sequence", "variable")
+
+
+def _is_true(node) -> bool:
+    return node is not None and (node.type == "true" or (node.type == "identifier" and ts.text(node) == "T"))
+
+
+def _silent_try(call) -> bool:
+    """``try(expr, silent = TRUE)`` or ``try(expr, TRUE)`` (``T`` too)."""
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return False
+    args = [a for a in arguments.named_children if a.type == "argument"]
+    for argument in args:
+        name = argument.child_by_field_name("name")
+        if name is not None and ts.text(name) == "silent" and _is_true(argument.child_by_field_name("value")):
+            return True
+    return len(args) >= 2 and args[1].child_by_field_name("name") is None \
+        and _is_true(args[1].child_by_field_name("value"))
+
+
+def _discarded(node) -> bool:
+    """True when the call ``node`` stands as a statement of its own: in the program or a
+    ``{}`` block, as the body of ``if``/``else``/``for``/``while``/``repeat``, or as the
+    first argument of a discarding wrapper (``invisible``, ``suppressWarnings``…) that is."""
+    while True:
+        parent = node.parent
+        if parent is None:
+            return True
+        kind = parent.type
+        if kind in ("program", "braced_expression"):
+            return True
+        if kind in ("if_statement", "for_statement", "while_statement", "repeat_statement"):
+            return not any((c := parent.child_by_field_name(f)) is not None and c.id == node.id
+                           for f in CONDITION_FIELDS)
+        if kind != "argument" or parent.child_by_field_name("name") is not None:
+            return False
+        arguments = parent.parent
+        call = arguments.parent if arguments is not None else None
+        if call is None or call.type != "call" or callee(call) not in DISCARDING_WRAPPERS:
+            return False
+        first = next((a for a in arguments.named_children if a.type == "argument"), None)
+        if first is None or first.id != parent.id:
+            return False
+        node = call
+
+
+def _nothing(node) -> bool:
+    """``NULL``, ``invisible(NULL)`` or ``invisible()``."""
+    if node.type == "null":
+        return True
+    if node.type != "call" or callee(node) != "invisible":
+        return False
+    arguments = node.child_by_field_name("arguments")
+    args = [a for a in arguments.named_children if a.type == "argument"] if arguments is not None else []
+    if not args:
+        return arguments is not None and not any(c.type == "comma" for c in arguments.children)
+    value = args[0].child_by_field_name("value")
+    return len(args) == 1 and args[0].child_by_field_name("name") is None and value is not None \
+        and value.type == "null"
+
+
+def _returns_nothing(value) -> bool:
+    """A handler ``function(e) NULL`` / ``\\(e) invisible(NULL)`` / ``function(e) {}`` /
+    ``function(e) { NULL }``."""
+    if value.type != "function_definition":
+        return False
+    body = value.child_by_field_name("body")
+    if body is None:
+        return False
+    if body.type == "braced_expression":
+        inner = [c for c in body.named_children if "comment" not in c.type]
+        return not inner or (len(inner) == 1 and _nothing(inner[0]))
+    return _nothing(body)
+
+
 def is_passive(statement) -> bool:
     """A handler statement that does nothing: a bare value, or muffling the condition."""
     kind = statement.type
@@ -266,6 +346,7 @@ class _Walker:
         self.root = None
         self.bindable: set[int] = set()               # ids of strings an argument name or assignment binds
         self.top_level_statements: set[int] = set()   # ids of binary operators that are statements
+        self.lines: list[str] | None = None            # the text's lines, split for handler excerpts
 
     def run(self) -> FileFacts:
         facts = self.facts
@@ -402,12 +483,17 @@ class _Walker:
 
         if name in HANDLER_CALLS:
             self.handlers(named, line)
+            if bare == "tryCatch":
+                self.swallowing_try_catch(node, named, line)
         elif bare == "try":
             silent = keywords.get("silent")
             quiet = silent is not None and literal(silent) is True
             body = positional[0] if positional else node
-            facts.open_handler(ts.HandlerProbe(line, "error", body.start_byte, body.end_byte,
-                                               fixed_action="pass" if quiet else "log"))
+            probe = ts.HandlerProbe(line, "error", body.start_byte, body.end_byte,
+                                    fixed_action="pass" if quiet else "log")
+            if name == "try" and _silent_try(node) and _discarded(node):
+                self.swallow(probe, "silent", line, ts.last_line(node))
+            facts.open_handler(probe)
 
         if name in SEEDING or bare == "set.seed":
             seed = first if first is not None else keywords.get("seed")
@@ -425,6 +511,30 @@ class _Walker:
         if bare in CLASS_DEFINERS and first is not None and first.type == "string" and self.top_level(node):
             kind = {"setGeneric": "generic", "setMethod": "method"}.get(bare, "class")
             self.define(string_value(first), kind, line)
+
+    # --- handlers that swallow the error (C4), decided here from the call's tree
+    def swallow(self, probe, how: str, line: int, end: int, start: int = 0) -> None:
+        """Mark ``probe`` as swallowing (``how``), with the lines its evidence shows."""
+        if self.lines is None:
+            self.lines = self.data.decode("utf-8", "replace").splitlines()
+        probe.swallows, probe.end_line, probe.start_line = how, end, start
+        first = start or line
+        probe.excerpt = " ".join(s.strip() for s in self.lines[first - 1: min(end, first + 2)])
+
+    def swallowing_try_catch(self, node, named, line: int) -> None:
+        """``tryCatch(…, error = function(e) NULL)``: the error probe just opened swallows
+        when its handler returns nothing (``NULL``, ``invisible(NULL)``, ``invisible()``,
+        an empty ``{}`` or ``{ NULL }``)."""
+        for condition, value in named:
+            if condition != "error" or value is None or not _returns_nothing(value):
+                continue
+            for probe in reversed(self.facts.handlers):
+                if probe.caught == "error" and probe.body_start >= value.start_byte \
+                        and probe.body_end <= value.end_byte:
+                    probe_line = probe.line
+                    self.swallow(probe, "null_handler", probe_line, ts.last_line(node), line if line != probe_line else 0)
+                    break
+            return
 
     def top_level(self, node) -> bool:
         ancestors = self.ancestors(node)

@@ -1750,3 +1750,16 @@ def has_cuda_tag(dep_or_text: Dependency | str) -> bool:
     else:
         return False
     return any(CUDA_TAG_RE.search(text) for text in texts if text)
+
+
+# --------------------------------------------------------------------------- a project's own name
+
+_SETUP_NAME_RE = re.compile(r"""\bname\s*=\s*["']([A-Za-z0-9][A-Za-z0-9._\-]*)["']""")
+_SETUP_CFG_NAME_RE = re.compile(r"^\s*name\s*=\s*([A-Za-z0-9][A-Za-z0-9._\-]*)\s*$", re.MULTILINE)
+
+
+def setup_project_name(text: str, kind: str) -> str | None:
+    """The distribution name a ``setup.py`` (the first ``name="…"`` literal) or a
+    ``setup.cfg`` (the first ``name = …`` line) declares, or None."""
+    match = (_SETUP_NAME_RE if kind == "setup.py" else _SETUP_CFG_NAME_RE).search(text)
+    return match.group(1) if match else None

@@ -1,7 +1,7 @@
 """What the category C detectors share: the per-tree scan (which files, their code
 segments, R/Julia tokens), located hits, and secret detection, which also masks every
 snippet; the segments' views for single detectors (R/Julia packages for C2, Python
-literal bindings for C3, exception handlers for C4) live here with the segment.
+literal bindings for C3) live here with the segment. C4 reads HandlerFacts.
 """
 
 from __future__ import annotations
@@ -283,14 +283,6 @@ class _Segment:
         if self.language != "python" or unit is None or unit.tree is None or not _may_bind_credential(unit):
             return []
         return [b for node in ast.walk(unit.tree) if isinstance(node, _BINDING_NODES) for b in _node_bindings(node)]
-
-    def python_handlers(self) -> list[ast.ExceptHandler]:
-        """Python exception handlers (C4), found through statement bodies only."""
-        unit = self.unit
-        # A handler needs the keyword, which stands as a word of its own.
-        if self.language != "python" or unit is None or unit.tree is None or "except" not in unit.words:
-            return []
-        return list(_handlers_in(unit.tree.body))
 
     @cached_property
     def packages(self) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
@@ -748,7 +740,7 @@ def _julia_packages(segment: _Segment) -> tuple[list[tuple[str, int]], list[tupl
     return used, installed
 
 
-# --------------------------------------------------------------------------- Python bindings and handlers (the segments' views for C3, C4)
+# --------------------------------------------------------------------------- Python bindings (the segments' view for C3)
 
 def _node_bindings(node: ast.AST) -> Iterator[tuple[str, ast.Constant]]:
     """``(bound name, string constant)`` for one assignment, annotated assignment, dict,
@@ -806,20 +798,6 @@ def _may_bind_credential(unit: CodeUnit) -> bool:
                 return True
             start = lowered.find(word, start + 1)
     return False
-
-
-def _handlers_in(body: Sequence[ast.AST]) -> Iterator[ast.ExceptHandler]:
-    """Exception handlers below ``body``, walking statements only (handlers cannot sit
-    inside expressions), so large expression trees cost nothing."""
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.ExceptHandler):
-            yield node
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            children = getattr(node, name, None)
-            if isinstance(children, list):
-                stack.extend(reversed([c for c in children if isinstance(c, (ast.stmt, ast.ExceptHandler, ast.match_case))]))
 
 
 def _is_str(node: ast.AST | None) -> bool:

@@ -286,10 +286,6 @@ def _local_modules(tree: TreeIndex, scan: _TreeScan) -> _LocalModules:
     return local
 
 
-_SETUP_NAME_RE = re.compile(r"""\bname\s*=\s*["']([A-Za-z0-9][A-Za-z0-9._\-]*)["']""")
-_SETUP_CFG_NAME_RE = re.compile(r"^\s*name\s*=\s*([A-Za-z0-9][A-Za-z0-9._\-]*)\s*$", re.MULTILINE)
-
-
 def _project_name(tree: TreeIndex, path: str, kind: str) -> str | None:
     if kind == "pyproject":
         data = tree.toml(path) or {}
@@ -298,8 +294,7 @@ def _project_name(tree: TreeIndex, path: str, kind: str) -> str | None:
         name = project.get("name") or (poetry.get("name") if isinstance(poetry, dict) else None)
         return name if isinstance(name, str) else None
     if kind in ("setup.py", "setup.cfg"):
-        match = (_SETUP_NAME_RE if kind == "setup.py" else _SETUP_CFG_NAME_RE).search(tree.text(path) or "")
-        return match.group(1) if match else None
+        return tree.setup_project_name(path, kind)
     return None
 
 
@@ -449,9 +444,9 @@ def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
     for location in tree.env_locations:
         description = tree.find_ci("DESCRIPTION", location)
         if description:
-            match = re.search(r"^Package:\s*(\S+)", tree.text(description) or "", re.MULTILINE)
-            if match:
-                names.add(match.group(1))
+            package = (tree.description_fields(description) or {}).get("Package", "").split()
+            if package:
+                names.add(package[0])
         project = tree.find_ci("Project.toml", location)
         data = tree.toml(project) if project else None
         if isinstance(data, dict) and isinstance(data.get("name"), str):
