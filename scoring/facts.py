@@ -304,6 +304,10 @@ class NotebookCellFact(_Record):
     execution_count: int | None = None
     output_kinds: tuple[str, ...] = ()
     magics: tuple[str, ...] = ()
+    # line breaks in the cell's source (``source.count("\n")``): where each cell starts in
+    # a text that joins cells (the notebook's Document joins its markdown cells with a
+    # blank line), without the source
+    newlines: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

@@ -484,7 +484,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.0.0+py{PYTHON}"
+    assert facts.frontend_version == f"1.0.1+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -606,12 +606,12 @@ NOTEBOOK = notebook(
 def test_notebook_cells_and_facts_numbered_by_cell():
     result = extract(NOTEBOOK, "analysis/Fit.ipynb")
     assert result.cells == (
-        NotebookCellFact(1, "markdown"),
+        NotebookCellFact(1, "markdown", newlines=1),
         NotebookCellFact(2, "code", 1, ("stream:stderr", "execute_result", "stream:stdout"),
-                         ("!pip install numpy", "%matplotlib inline")),
-        NotebookCellFact(3, "code", None, (), ("!echo failed",)),
-        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi")),
-        NotebookCellFact(5, "code", 4, ("error",)),
+                         ("!pip install numpy", "%matplotlib inline"), newlines=5),
+        NotebookCellFact(3, "code", None, (), ("!echo failed",), newlines=4),
+        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi"), newlines=2),
+        NotebookCellFact(5, "code", 4, ("error",), newlines=1),
         NotebookCellFact(6, "raw"),
     )
     # magics are masked: the cell parses, and lines count within the cell
@@ -641,7 +641,7 @@ def test_notebook_format_3_and_broken_notebooks():
     ]}]}).encode()
     result = extract(old, "old.ipynb")
     assert result.cells == (NotebookCellFact(1, "markdown"),
-                            NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout")))
+                            NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout"), newlines=1))
     assert result.imports == (ImportFact("os", 1, cell=2),)
     broken = extract(b"{not json", "broken.ipynb")
     assert broken.parse_error == "NotebookError: invalid JSON: Expecting property name enclosed in double quotes " \

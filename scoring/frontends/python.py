@@ -141,7 +141,7 @@ from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.0"
+VERSION = "1.0.1"
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -1437,7 +1437,7 @@ def _notebook(data: bytes, path: str) -> FileFacts:
     cells, lines = [], 0
     for cell in notebook.cells:
         cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
-                                      tuple(m.text.strip() for m in cell.magics)))
+                                      tuple(m.text.strip() for m in cell.magics), cell.source.count("\n")))
         if cell.cell_type != "code":
             continue
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
