@@ -62,17 +62,18 @@ def _cell_locator(tree: TreeIndex, path: str) -> Callable[[int], tuple[int, int 
     """Map a line of ``tree.document(path)`` to (line, cell).
 
     The document of a Jupyter notebook is its markdown cells joined with blank lines;
-    evidence must name the cell and the line within it. Other documents map to
-    themselves.
+    evidence must name the cell and the line within it (each cell's start is worked out
+    from its ``NotebookCellFact.newlines``). Other documents map to themselves.
     """
     if not path.lower().endswith(".ipynb"):
         return lambda line: (line, None)
-    nb = _notebook(tree, path)
+    facts = _guarded(tree, path, "reading the notebook", lambda: tree.facts(path), None)
     starts: list[tuple[int, int]] = []  # (first line in the joined text, cell index)
     line = 1
-    for cell in nb.markdown_cells if nb else []:
-        starts.append((line, cell.index))
-        line += cell.source.count("\n") + 2
+    for cell in facts.cells if facts else ():
+        if cell.kind == "markdown":
+            starts.append((line, cell.index))
+            line += cell.newlines + 2
 
     def locate(joined_line: int) -> tuple[int, int | None]:
         for first, index in reversed(starts):
