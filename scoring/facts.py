@@ -232,6 +232,11 @@ class DefinitionFact(_Record):
     documented: bool = False
     decorators: tuple[str, ...] = ()
     cell: int | None = _cell()
+    # the line of each decorator, in the order of ``decorators`` (Python)
+    decorator_lines: tuple[int, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # a class's bases as dotted names, import aliases resolved (Python); "" for a base
+    # that is no dotted name
+    bases: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

@@ -303,7 +303,8 @@ def test_definitions_public_as_d6_reads_it_documented_and_decorators():
         # a blank docstring documents nothing; async functions are functions
         DefinitionFact("fetch", "function", 5, True, False),
         DefinitionFact("inner", "function", 7, False, False),
-        DefinitionFact("cached", "function", 10, True, False, ("functools.lru_cache", "typing.overload")),
+        DefinitionFact("cached", "function", 10, True, False, ("functools.lru_cache", "typing.overload"),
+                       decorator_lines=(8, 9)),
         DefinitionFact("Model", "class", 11, True, True),
         DefinitionFact("fit", "method", 13, True, True),
         DefinitionFact("_step", "method", 14, False, False),
@@ -318,7 +319,17 @@ def test_definitions_public_as_d6_reads_it_documented_and_decorators():
         # module-level if/try/with blocks count, loops do not
         DefinitionFact("gpu", "function", 23, True, False),
         DefinitionFact("looped", "function", 25, False, False),
-        DefinitionFact("index", "function", 27, True, False, ("app.route",)),
+        DefinitionFact("index", "function", 27, True, False, ("app.route",), decorator_lines=(26,)),
+    )
+
+
+def test_class_bases_resolved_and_decorator_lines():
+    source = ("import luigi as lg\nfrom prefect import flow\nclass Fetch(lg.Task, Mixin, make_base()):\n    pass\n"
+              "class Plain:\n    pass\n@flow\n@other.deco(1)\ndef main():\n    pass\n")
+    assert extract(source).definitions == (
+        DefinitionFact("Fetch", "class", 3, True, False, bases=("luigi.Task", "Mixin", "make_base()")),
+        DefinitionFact("Plain", "class", 5, True, False),
+        DefinitionFact("main", "function", 9, True, False, ("prefect.flow", "other.deco"), decorator_lines=(7, 8)),
     )
 
 
@@ -484,7 +495,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.0.1+py{PYTHON}"
+    assert facts.frontend_version == f"1.0.2+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 

@@ -141,7 +141,7 @@ from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.1"
+VERSION = "1.0.2"
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -724,7 +724,8 @@ class _Walker:
         documented = type(first) is ast.Expr and _is_str(first.value) and bool(first.value.value.strip())
         public = kind in frame.public_kinds and not name.startswith("_")
         self.definitions.append(DefinitionFact(name, kind, node.lineno, public, documented,
-                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell))
+                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell,
+                                               _decorator_lines(node)))
         self.parameter_defaults(node.args)
         inner = _Frame("none", "function", _NO_KINDS, ())
         # pushed last first: decorators, arguments, returns, then the body
@@ -778,7 +779,8 @@ class _Walker:
         documented = type(first) is ast.Expr and _is_str(first.value) and bool(first.value.value.strip())
         public = "class" in frame.public_kinds and not name.startswith("_")
         self.definitions.append(DefinitionFact(name, "class", node.lineno, public, documented,
-                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell))
+                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell,
+                                               _decorator_lines(node), self.bases(node)))
         # a class body runs where it stands: the try or if around it still holds
         inner = frame.but(scope="class", public_kinds=_METHOD_KINDS if public else _NO_KINDS)
         self.body(self.docstring(body), inner)
@@ -787,6 +789,12 @@ class _Walker:
         stack.extend(reversed(node.bases))
         stack.extend(reversed(node.decorator_list))
         return True
+
+    def bases(self, node) -> tuple[str, ...]:
+        """A class's bases as dotted names with aliases resolved ("" for any other base)."""
+        if not node.bases:
+            return ()
+        return tuple(self.resolve(written) if (written := _dotted(base)) else "" for base in node.bases)
 
     # ------------------------------------------------------------ control flow and guards
     def if_(self, node) -> bool:
@@ -1324,6 +1332,11 @@ class _Walker:
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _decorator_lines(node) -> tuple[int, ...]:
+    """The line of each decorator of a def or class."""
+    return tuple(d.lineno for d in node.decorator_list) if node.decorator_list else ()
 
 
 def _no_children(_node) -> bool:
