@@ -23,7 +23,7 @@ from functools import cache
 from typing import Any
 
 __all__ = [
-    "AssignmentFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
+    "AssignmentFact", "BlockFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
     "DirectiveFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact",
     "NotebookCellFact", "RandomFact", "StringFact", "UrlFact", "literal_or_expr",
     "GUARDS", "HANDLER_ACTIONS", "SEED_SOURCES", "RANDOM_ROLES", "FILE_MODES",
@@ -303,6 +303,15 @@ class DirectiveFact(_Record):
 
 
 @dataclass(frozen=True)
+class BlockFact(_Record):
+    """A named block (Nextflow: ``process { … }`` and the other scopes of a config file,
+    ``withName:FOO { … }``, a script's entry ``workflow { … }``), at its first line."""
+
+    label: str                 # as written before the brace; ``withName:FOO`` for a selector
+    line: int
+
+
+@dataclass(frozen=True)
 class NotebookCellFact(_Record):
     index: int                 # 1-based
     kind: str                  # code, markdown, raw
@@ -335,6 +344,9 @@ class FileFacts(_Record):
     cells: tuple[NotebookCellFact, ...] = ()
     parse_error: str | None = None
     lines: int = 0
+    # named blocks (Nextflow); left out of the JSON while empty, so the facts of the other
+    # frontends keep the JSON they had
+    blocks: tuple[BlockFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())
