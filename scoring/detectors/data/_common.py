@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
+from scoring.facts import FileFacts, ImportFact
 from scoring.parsers.markdown import Document
 from scoring.parsers.python import CodeUnit
 from scoring.tree import TreeIndex
@@ -52,6 +53,25 @@ def _document(tree: TreeIndex, path: str) -> Document | None:
 
 def _notebook(tree: TreeIndex, path: str):
     return _guarded(tree, path, "reading the notebook", lambda: tree.notebook(path), None)
+
+
+def _top(ref: ImportFact) -> str:
+    """The top-level package an import names (a relative import's dots dropped)."""
+    return ref.module.lstrip(".").split(".", 1)[0]
+
+
+def _python_facts(tree: TreeIndex) -> list[tuple[str, FileFacts]]:
+    """(path, facts) of the Python sources (``.py``, ``.pyw``) and Jupyter notebooks the
+    Python frontend read, in path order (in-tree links excluded)."""
+    out = []
+    for path in sorted(tree.by_type("python") + tree.by_type("notebook"), key=lambda p: tree.info(p).ordinal):
+        info = tree.info(path)
+        if info is None or info.alias_of is not None:
+            continue
+        facts = tree.facts(path)
+        if facts is not None and facts.frontend == "python":
+            out.append((path, facts))
+    return out
 
 
 def _python_units(tree: TreeIndex) -> list[CodeUnit]:
