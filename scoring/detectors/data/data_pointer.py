@@ -216,10 +216,24 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
                 value = value[:2000]
             scan.scan_text(value, _CODE_CONTEXT, path, literal.line_start, literal.cell)
     for path in _script_files(tree):
+        facts = tree.facts(path)
+        if facts is not None and facts.frontend in _CODE_FRONTENDS:
+            # R, Julia, Snakemake and Nextflow code: its string literals (a pointer in
+            # code is a string; comments are no pointers)
+            for literal in facts.strings:
+                if literal.docstring or not _may_hold_pointer(literal.value):
+                    continue
+                # a literal over several lines: each pointer at its own line
+                for offset, text in enumerate(literal.value[:2000].split("\n")):
+                    scan.scan_text(text, _CODE_CONTEXT, path, literal.line_start + offset, None)
+            continue
         for number, line in _guarded(tree, path, "reading script lines", lambda p=path: tree.script_lines(p), ()):
             scan.scan_text(line, _CODE_CONTEXT, path, number, None)
     for cell_line in _notebook_code_lines(tree):
         scan.scan_text(cell_line.text, _CODE_CONTEXT, cell_line.path, cell_line.line, cell_line.cell)
+
+
+_CODE_FRONTENDS = frozenset({"r", "julia", "snakemake", "nextflow"})
 
 
 def _script_files(tree: TreeIndex) -> list[str]:
