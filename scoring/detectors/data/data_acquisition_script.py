@@ -28,7 +28,7 @@ from scoring.detectors.data._common import (
 )
 from scoring.model import Evidence
 from scoring.parsers.python import CodeUnit, dotted_name
-from scoring.parsers.shell import Command, command_lines, split_commands
+from scoring.parsers.shell import Command, split_commands
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -154,24 +154,6 @@ def _download_tool(program: str, args: list[str], own: OwnIdentifiers | None) ->
 
 _SHELL_VAR_RE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 _MAKE_VAR_REF_RE = re.compile(r"\$[({](\w+)[)}]")
-_SHELL_ASSIGN_RE = re.compile(r"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)=(\S.*)$")
-_MAKE_ASSIGN_RE = re.compile(r"^\s*(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?::{1,3}|\?|\+|!)?=\s*(.*)$")
-
-
-def _assignments(lines: Iterable[str], pattern: re.Pattern[str]) -> dict[str, str]:
-    table: dict[str, str] = {}
-    for line in lines:
-        match = pattern.match(line)
-        if match:
-            value = match.group(2).strip()
-            try:
-                words = shlex.split(value, comments=True)
-            except ValueError:
-                words = value.split()
-            table[match.group(1)] = words[0] if len(words) == 1 else value
-    return table
-
-
 def _substitute(text: str, table: dict[str, str], pattern: re.Pattern[str]) -> str:
     if not table or "$" not in text:
         return text
@@ -217,11 +199,11 @@ class _DownloadScan:
 
 
 def _scan_shell_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None:
-    text = tree.text(path)
-    if not text:
+    script = tree.shell_script(path)
+    if script is None or not script.commands:
         return
-    table = _assignments(text.splitlines(), _SHELL_ASSIGN_RE)
-    for number, line in command_lines(text):
+    table = script.variables
+    for number, line in script.commands:
         scan.shell_line(line, path, number, None, table)
 
 
@@ -229,7 +211,7 @@ def _scan_make_like(tree: TreeIndex, path: str, scan: _DownloadScan) -> None:
     targets = tree.task_targets(path)
     if not targets:
         return
-    table = _assignments(tree.lines(path), _MAKE_ASSIGN_RE) if not path.lower().endswith(".py") else {}
+    table = tree.make_variables(path) if not path.lower().endswith(".py") else {}
     seen: set[int] = set()
     for target in targets:
         for number, command in target.recipe:
@@ -257,10 +239,7 @@ def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None
     """Snakemake ``shell:`` strings and ``run:`` code, Nextflow/WDL script blocks and
     remote inputs, ``dvc.yaml`` commands: each line is read as a shell command after
     removing the directive and quotes."""
-    for number, raw in enumerate(tree.lines(path), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith(("#", "//")):
-            continue
+    for number, raw in tree.script_lines(path):
         if _WORKFLOW_REMOTE_RE.search(raw):
             scan.add(path, number, None, raw, Download("data_acquisition_script.workflow_remote",
                                                        "workflow input fetched from a remote URL"))
@@ -578,13 +557,8 @@ def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:
 
 def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
     """``*.dvc`` files that really track outputs (they carry ``outs:``)."""
-    found = []
-    for path in tree.files:
-        if path.lower().endswith(".dvc") and not path.startswith(".dvc/"):
-            text = tree.text(path) or ""
-            if "outs:" in text or "md5:" in text:
-                found.append(path)
-    return found
+    return [path for path in tree.files
+            if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
 @detector("data_acquisition_script", version="2.0.0")
