@@ -26,6 +26,7 @@ from scoring.detectors.data._common import (
     classify_url,
     own_identifiers,
 )
+from scoring.facts import Expr, FileFacts, Value
 from scoring.model import Evidence
 from scoring.parsers.python import CodeUnit, dotted_name
 from scoring.parsers.shell import Command, split_commands
@@ -469,12 +470,6 @@ _R_URL_CALL_RE = re.compile(
 _R_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>getGEO|pb_download|BiocFileCache|bfcrpath|osf_download)\s*\(")
 _JL_URL_CALL_RE = re.compile(r"(?<![\w.])(?P<name>Downloads\.download|download|HTTP\.download|HTTP\.get)\s*\(\s*(?P<arg>[^,)]*)")
 _JL_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>DataDep)\s*\(|datadep\"")
-# Substrings without which no line of a file can match the patterns above (every name
-# they match contains one): a few plain tests spare most R and Julia files the line scan.
-_FETCH_HINTS = {
-    "r": ("download", "GET", "request", "read", "getGEO", "BiocFileCache", "bfcrpath"),
-    "julia": ("download", "HTTP.get", "DataDep", "datadep\""),
-}
 _URL_VAR_RE = re.compile(
     r"""^\s*(?:const\s+|local\s+|global\s+)?([A-Za-z_.][\w.]*)\s*(?:<<-|<-|=)\s*(?:paste0?\(\s*|string\(\s*)?["']((?:https?|ftp)://[^"']*)"""
 )
@@ -542,6 +537,79 @@ def _scan_r_julia_lines(lines: list[tuple[int, str]], language: str, path: str, 
                 scan.add(path, number, cell, raw, Download(f"data_acquisition_script.{label}",
                                                            f"{match.group('name')} downloads {url}"))
             break
+
+
+_R_URL_CALLS = frozenset({"download.file", "curl_download", "GET", "request", "read.csv", "read.csv2", "read.table",
+                          "read.delim", "read_csv", "read_tsv", "read_delim", "fread", "readRDS", "read_excel"})
+_R_TOOLS = frozenset({"getGEO", "pb_download", "BiocFileCache", "bfcrpath", "osf_download"})
+_JL_URL_CALLS = frozenset({"Downloads.download", "download", "HTTP.download", "HTTP.get"})
+_JL_TOOLS = frozenset({"DataDep"})
+_URL_LITERAL_RE = re.compile(r"^(?:https?|ftp)://")
+
+
+def _fact_url_vars(facts: FileFacts) -> dict[str, str]:
+    """Names bound to a URL literal (the first binding of each name)."""
+    table: dict[str, str] = {}
+    for assignment in facts.assignments:
+        if _URL_LITERAL_RE.match(assignment.value):
+            table.setdefault(assignment.name, assignment.value)
+    return table
+
+
+def _fact_arg_url(value: Value, line: int, url_vars: dict[str, str], literal_urls: dict[int, list[str]]) -> str | None:
+    """The URL an argument stands for: a URL literal, a wrapper call (``url("…")``,
+    ``paste0("…", x)``…) whose literal is on the same line, or a name bound to a URL."""
+    if isinstance(value, str):
+        return value if _URL_LITERAL_RE.match(value) else None
+    if not isinstance(value, Expr):
+        return None
+    text = value.text.strip()
+    unwrapped = text
+    for _ in range(3):
+        new = _ARG_WRAPPERS_RE.sub("", unwrapped)
+        if new == unwrapped:
+            break
+        unwrapped = new
+    if unwrapped != text:
+        match = re.match(r"""^[rfb]?["']((?:https?|ftp)://[^"']*)""", unwrapped)
+        if match:
+            # the wrapper's own literal argument holds the whole URL (an Expr's text is cut)
+            whole = next((u for u in literal_urls.get(line, ()) if u.startswith(match.group(1))), None)
+            return whole or match.group(1)
+    ident = re.match(r"^[A-Za-z_.][\w.]*", unwrapped)
+    return url_vars.get(ident.group(0)) if ident else None
+
+
+def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: str, scan: _DownloadScan) -> None:
+    """R and Julia downloads from the file's call facts: a fetching tool, or a reader or
+    downloader called with a URL (a literal, a wrapper of one, a name bound to one)."""
+    url_calls, tools = (_R_URL_CALLS, _R_TOOLS) if language == "r" else (_JL_URL_CALLS, _JL_TOOLS)
+    label = "r_call" if language == "r" else "julia_call"
+    url_vars = _fact_url_vars(facts)
+    literal_urls: dict[int, list[str]] = {}
+    for call in facts.calls:
+        for arg in call.args[:1]:
+            if isinstance(arg, str) and _URL_LITERAL_RE.match(arg):
+                literal_urls.setdefault(call.line, []).append(arg)
+    by_line: dict[int, Download] = {}
+    for call in facts.calls:
+        name = call.written.rsplit("::", 1)[-1] if language == "r" else call.written
+        if name in tools:
+            by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} fetches data")
+            continue
+        if name not in url_calls or call.line in by_line:
+            continue
+        first = call.args[0] if call.args else (call.kwargs[0][1] if call.kwargs else None)
+        url = _fact_arg_url(first, call.line, url_vars, literal_urls)
+        if not url or _is_local_url(url):
+            continue
+        if is_installer_url(url):
+            by_line[call.line] = Download("data_acquisition_script.installer_ignored",
+                                          f"{name} of an installer URL", installer=True)
+        else:
+            by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} downloads {url}")
+    for line in sorted(by_line):
+        scan.add(path, line, None, tree.line_text(path, line) or "", by_line[line])
 
 
 def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:
@@ -632,14 +700,12 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
     for unit in units:
         if _may_download(unit, hints):
             _guarded(tree, unit.path, "scanning Python calls", lambda u=unit: _scan_python(tree, u, scan), None)
-    for kind, language in (("r", "r"), ("julia", "julia")):
+    for kind in ("r", "julia"):
         for path in tree.by_type(kind):
-            text = tree.text(path) or ""
-            if not any(hint in text for hint in _FETCH_HINTS[language]):
-                continue
-            lines = [(n, t) for n, t in enumerate(tree.lines(path), start=1) if t.strip() and not t.lstrip().startswith("#")]
-            _guarded(tree, path, "scanning R/Julia calls",
-                     lambda p=path, ls=lines, lang=language: _scan_r_julia_lines(ls, lang, p, None, scan), None)
+            facts = tree.facts(path)
+            if facts is not None and facts.frontend == kind:
+                _guarded(tree, path, "scanning R/Julia calls",
+                         lambda p=path, f=facts, k=kind: _scan_r_julia_calls(tree, p, f, k, scan), None)
     _guarded(tree, "", "scanning notebook cells", lambda: _scan_notebooks(tree, scan), None)
 
     downloads = [h for h in scan.hits if not h.download.installer]
