@@ -200,6 +200,14 @@ class CallFact(_Record):
     args: tuple[Value, ...] = ()
     kwargs: tuple[tuple[str, Value], ...] = ()
     cell: int | None = _cell()
+    # (argument, URL) of each argument that resolves to a URL: "0", "1"… for positional
+    # ones, the keyword's name otherwise (Python: a literal, an f-string or ``.format``
+    # template, a concatenation starting with one, ``urljoin``/``os.path.join`` of one, or
+    # a name bound to one of those in the same unit)
+    urls: tuple[tuple[str, str], ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # the command line a subprocess/os.system call runs (Python): its string, f-string
+    # (``ARG`` for each field) or list of words (shell-quoted; ``ARG`` for a computed one)
+    command: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

@@ -495,7 +495,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.0.2+py{PYTHON}"
+    assert facts.frontend_version == f"1.0.4+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -535,6 +535,13 @@ def test_code_that_does_not_parse_still_gives_what_a_line_scan_reads():
         DefinitionFact("_helper", "function", 9, False, False),
     )
     assert result.calls == ()
+
+
+def test_calls_of_code_that_does_not_parse_are_read_by_line_patterns():
+    source = ('import urllib2\nprint "fetching"\nresp = urllib2.urlopen("http://example.org/x.csv")\n'
+              '# urllib2.urlopen("http://commented.org")\nif ok(x): save (resp, \'out.csv\')\ndef f(a): pass\n')
+    assert [(c.name, c.line, c.args) for c in extract(source).calls] == [
+        ("urllib2.urlopen", 3, ("http://example.org/x.csv",)), ("ok", 5, ()), ("save", 5, ())]
 
 
 @pytest.mark.parametrize(("data", "error"), [
@@ -764,3 +771,34 @@ def _in_fstring(tree, node) -> bool:
 
 def test_the_python_frontend_is_in_the_shared_registry_and_test_of_frontends():
     assert frontend_for("a.pyw") is py and frontend_for("b.ipy") is py
+
+
+def test_call_urls_resolved_through_names_templates_and_joins_and_commands():
+    source = '''import os, subprocess, requests
+from urllib.parse import urljoin
+from urllib.request import urlretrieve as fetch
+BASE = "https://zenodo.org/records/1"
+fetch(BASE + "/files/a.csv", "a.csv")
+requests.get(url="https://x.org/{}".format(k), timeout=3)
+requests.get(f"https://x.org/{name}/b.csv")
+requests.get(urljoin(BASE, "c.csv"))
+requests.get("https://x.org/%s.csv" % name)
+requests.get(LATER)
+subprocess.run(["wget", "-q", BASE, f"{BASE}/d.csv", out])
+os.system("curl -O https://x.org/y.csv")
+subprocess.check_call(args=f"curl {BASE}")
+LATER = f"ftp://ftp.x.org/{name}"
+'''
+    calls = extract(source).calls
+    assert [(c.line, c.urls, c.command) for c in calls] == [
+        (5, (("0", "https://zenodo.org/records/1/files/a.csv"),), ""),
+        (6, (("url", "https://x.org/{}"),), ""),      # a str's .format is no dotted call of its own
+        (7, (("0", "https://x.org/{}/b.csv"),), ""),
+        (8, (("0", "https://zenodo.org/records/1"),), ""),
+        (8, (("0", "https://zenodo.org/records/1"),), ""),   # urljoin's own argument
+        (9, (("0", "https://x.org/%s.csv"),), ""),
+        (10, (("0", "ftp://ftp.x.org/{}"),), ""),        # a name bound later in the unit
+        (11, (), "wget -q https://zenodo.org/records/1 ARG ARG"),
+        (12, (), "curl -O https://x.org/y.csv"),        # a command line is no URL
+        (13, (), "curl ARG"),
+    ]
