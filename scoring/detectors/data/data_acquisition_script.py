@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import ast
 import re
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _INSTALLER_SUFFIXES,
-    _URL_RE,
     MAX_EVIDENCE,
     OwnIdentifiers,
     Pointer,
@@ -19,16 +16,14 @@ from scoring.detectors.data._common import (
     _host_is,
     _is_workflow_file,
     _notebook_code_lines,
-    _python_units,
+    _python_facts,
     _split_url,
-    _unit_cell,
-    _unit_line,
+    _top,
     classify_url,
     own_identifiers,
 )
-from scoring.facts import Expr, FileFacts, Value
+from scoring.facts import CallFact, Expr, FileFacts, Value
 from scoring.model import Evidence
-from scoring.parsers.python import CodeUnit, dotted_name
 from scoring.parsers.shell import Command, split_commands
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
@@ -283,183 +278,105 @@ _LOCAL_BUILDERS = frozenset({"csv", "json", "parquet", "text", "imagefolder", "a
                              "webdataset", "sql", "videofolder"})
 
 
-def _const_str(node: ast.AST | None) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+def _kwarg(call: CallFact, name: str) -> Value | None:
+    return next((value for key, value in call.kwargs if key == name), None)
 
 
-class _UrlResolver:
-    """Resolves an argument to a URL: a literal, an f-string or ``.format`` template, a
-    concatenation starting with one, ``urljoin``/``os.path.join`` of one, or a name bound
-    to one of those in the same unit."""
-
-    def __init__(self, unit: CodeUnit):
-        self.unit = unit
-        self._names: dict[str, ast.AST] | None = None
-
-    def names(self) -> dict[str, ast.AST]:
-        if self._names is None:
-            table: dict[str, ast.AST] = {}
-            for node in ast.walk(self.unit.tree) if self.unit.tree is not None else ():
-                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                    table.setdefault(node.targets[0].id, node.value)
-                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-                    table.setdefault(node.target.id, node.value)
-            self._names = table
-        return self._names
-
-    def url(self, node: ast.AST | None, depth: int = 0) -> str | None:
-        if node is None or depth > 4:
-            return None
-        text = _const_str(node)
-        if text is not None:
-            return text if _URL_START_RE.match(text) else None
-        if isinstance(node, ast.JoinedStr):
-            parts = [_const_str(v) or "{}" for v in node.values]
-            joined = "".join(parts)
-            return joined if _URL_START_RE.match(joined) else None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-            left = self.url(node.left, depth + 1)
-            if left is None:
-                return None
-            if isinstance(node.op, ast.Mod):  # "https://…/%s.csv" % name: the template is the URL
-                return left
-            right = _const_str(node.right)
-            return left + (right if right is not None else "{}")
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-                return self.url(node.func.value, depth + 1)
-            name = dotted_name(node.func)
-            if name.endswith(("urljoin", "path.join", "posixpath.join")) and node.args:
-                return self.url(node.args[0], depth + 1)
-            return None
-        if isinstance(node, ast.Name):
-            return self.url(self.names().get(node.id), depth + 1)
-        return None
-
-    def any_url(self, call: ast.Call) -> str | None:
-        for arg in [*call.args, *(kw.value for kw in call.keywords)]:
-            url = self.url(arg)
-            if url:
-                return url
-        return None
+def _call_url(call: CallFact, key: str | None = None) -> str | None:
+    """The URL the call's arguments resolve to (the first, or that of keyword ``key``)."""
+    return next((url for k, url in call.urls if key is None or k == key), None)
 
 
-def _keyword(call: ast.Call, name: str) -> ast.AST | None:
-    return next((kw.value for kw in call.keywords if kw.arg == name), None)
-
-
-def _shell_text_of(node: ast.AST | None, resolver: _UrlResolver) -> str | None:
-    """The command line of ``os.system("…")`` / ``subprocess.run([...])``."""
-    if node is None:
-        return None
-    if isinstance(node, (ast.List, ast.Tuple)):
-        words = []
-        for element in node.elts:
-            text = _const_str(element) or resolver.url(element)
-            words.append(shlex.quote(text) if text is not None else "ARG")
-        return " ".join(words)
-    text = _const_str(node)
-    if text is not None:
-        return text
-    if isinstance(node, ast.JoinedStr):
-        return "".join(_const_str(v) or "ARG" for v in node.values)
-    return None
-
-
-def python_download(unit: CodeUnit, call, resolver: _UrlResolver, own: OwnIdentifiers) -> Download | None:
-    """The data download performed by one resolved call, if any (A4 V2, §0.1.22)."""
+def python_download(call: CallFact, modules: set[str], own: OwnIdentifiers) -> Download | None:
+    """The data download performed by one resolved call, if any (A4 V2, §0.1.22);
+    ``modules`` are the top-level modules its unit (file or notebook cell) imports."""
     name = call.name
-    node: ast.Call = call.node
     if _URL_ARG_CALL_RE.match(name):
-        url = resolver.any_url(node)
+        url = _call_url(call)
         if not url or _is_local_url(url):
             return None
         if is_installer_url(url):
             return Download("data_acquisition_script.installer_ignored", f"{name} of an installer URL", installer=True)
         return Download("data_acquisition_script.python_call", f"{name} downloads {url}")
     if name == "datasets.load_dataset":
-        builder = _const_str(node.args[0]) if node.args else _const_str(_keyword(node, "path"))
-        if builder is not None and (builder in _LOCAL_BUILDERS or builder.startswith((".", "/", "~"))):
-            data_files = _keyword(node, "data_files")
-            if not (data_files is not None and resolver.url(data_files)):
+        builder = call.args[0] if call.args else _kwarg(call, "path")
+        if isinstance(builder, str) and (builder in _LOCAL_BUILDERS or builder.startswith((".", "/", "~"))):
+            if not _call_url(call, "data_files"):
                 return None
         return Download("data_acquisition_script.python_call", "datasets.load_dataset fetches a hub dataset")
     if name == "tensorflow_datasets.load":
-        flag = _keyword(node, "download")
-        if isinstance(flag, ast.Constant) and flag.value is False:
+        if _kwarg(call, "download") is False:
             return None
         return Download("data_acquisition_script.python_call", "tensorflow_datasets.load downloads a dataset")
     if _TORCH_DATASET_RE.match(name):
-        flag = _keyword(node, "download")
-        if isinstance(flag, ast.Constant) and flag.value is True:
+        if _kwarg(call, "download") is True:
             return Download("data_acquisition_script.python_call", f"{name}(download=True) downloads a dataset")
         return None
     if name == "huggingface_hub.snapshot_download":
-        if _const_str(_keyword(node, "repo_type")) == "dataset":
+        if _kwarg(call, "repo_type") == "dataset":
             return Download("data_acquisition_script.python_call", "snapshot_download of a hub dataset")
         return None
     if _DATASET_CALL_RE.match(name):
         return Download("data_acquisition_script.python_call", f"{name} fetches data")
     if _SUBPROCESS_RE.match(name):
-        command = _shell_text_of(node.args[0] if node.args else _keyword(node, "args"), resolver)
-        if command:
-            commands = split_commands(command)
+        if call.command:
+            commands = split_commands(call.command)
             found = shell_download(commands, own) if commands else None
             if found:
                 return Download(found.rule if found.installer else "data_acquisition_script.python_shell",
                                 f"{name} runs: {found.reason}", installer=found.installer)
         return None
-    modules = {ref.top for ref in unit.imports}
     if "kaggle" in modules and _KAGGLE_METHOD_RE.search(call.written):
         return Download("data_acquisition_script.python_call", "Kaggle API downloads a dataset")
-    if "synapseclient" in modules and call.written.endswith(".get") and node.args:
-        ident = _const_str(node.args[0])
-        if ident and re.fullmatch(r"syn\d+", ident):
+    if "synapseclient" in modules and call.written.endswith(".get") and call.args:
+        ident = call.args[0]
+        if isinstance(ident, str) and re.fullmatch(r"syn\d+", ident):
             return Download("data_acquisition_script.python_call", f"Synapse client fetches {ident}")
     return None
 
 
-def _download_hints(units: list[CodeUnit]) -> tuple[str, ...]:
-    """The names of ``_PY_DOWNLOAD_HINTS`` found in the words of any parsed unit: one test
-    over all units' words rather than one per unit and name (a name never spans two words,
-    so it occurs in the joined words exactly when it occurs in one unit's)."""
-    all_words = " ".join(unit.word_text for unit in units if unit.tree is not None)
-    return tuple(hint for hint in _PY_DOWNLOAD_HINTS if hint in all_words)
-
-
-def _may_download(unit: CodeUnit, hints: tuple[str, ...]) -> bool:
-    """False when a parsed unit holds no URL and none of ``hints`` (the fetcher names of
-    :func:`_download_hints`): nothing in it can download, so its calls are not read (the
-    AST walk is skipped)."""
-    if unit.tree is None or "://" in unit.source:
-        return True
-    if hints:
-        words = unit.word_text
-        return any(hint in words for hint in hints)
-    return False
-
-
-def _scan_python(tree: TreeIndex, unit: CodeUnit, scan: _DownloadScan) -> None:
-    cell, offset = _unit_cell(unit)
-    if unit.tree is None:
-        # Python 2 or otherwise unparsable: fall back to line patterns.
-        for number, line in enumerate(unit.lines, start=1):
-            if line.lstrip().startswith("#"):
-                continue
-            if _PY_FALLBACK_URL_CALL_RE.search(line) or _PY_FALLBACK_TOOL_RE.search(line):
-                urls = _URL_RE.findall(line)
-                if urls and all(is_installer_url(u) for u in urls):
-                    scan.add(unit.path, number + offset, cell, line, Download(
-                        "data_acquisition_script.installer_ignored", "download of an installer URL", installer=True))
-                else:
-                    scan.add(unit.path, number + offset, cell, line, Download(
-                        "data_acquisition_script.python_call", "download call (line pattern; the file does not parse)"))
-        return
-    resolver = _UrlResolver(unit)
-    for call in unit.calls:
-        found = python_download(unit, call, resolver, scan.own)
+def _scan_python(tree: TreeIndex, path: str, facts: FileFacts, scan: _DownloadScan) -> None:
+    """The calls of a Python file or notebook (facts; a notebook cell is a unit of its
+    own for the imports that qualify a call, as it was read)."""
+    modules: dict[int | None, set[str]] = {}
+    for ref in facts.imports:
+        if ref.kind != "dynamic":
+            modules.setdefault(ref.cell, set()).add(_top(ref))
+    unparsed = _unparsed_unit(path, facts)
+    for call in facts.calls:
+        if unparsed is not False and call.cell == unparsed:
+            found = _fallback_download(call)
+        else:
+            found = python_download(call, modules.get(call.cell, set()), scan.own)
         if found:
-            scan.add(unit.path, call.line + offset, cell, _unit_line(unit, call.line) or call.written, found)
+            scan.add(path, call.line, call.cell, tree.line_text(path, call.line, call.cell) or call.written, found)
+
+
+_FALLBACK_URL_CALL_RE = re.compile(r"(?:^|\.)(?:urlretrieve|urlopen|requests\.get|httpx\.get|wget\.download|get_file|download_url)$")
+_FALLBACK_TOOL_RE = re.compile(r"(?:^|\.)(?:hf_hub_download|pooch\.retrieve|gdown\.download|GEOparse\.get_GEO|Entrez\.efetch|"
+                               r"dataset_download_files|zenodo_get)$")
+
+
+def _unparsed_unit(path: str, facts: FileFacts) -> int | None | bool:
+    """The unit whose calls the frontend read by line patterns (it does not parse): None
+    for a ``.py`` file, the cell named by a notebook's parse error; False when none."""
+    error = facts.parse_error
+    if not error:
+        return False
+    if error.startswith("cell "):
+        head = error[5:].split(":", 1)[0]
+        return int(head) if head.isdigit() else False
+    return None if not path.lower().endswith(".ipynb") else False
+
+
+def _fallback_download(call: CallFact) -> Download | None:
+    """A download call in code that does not parse (Python 2), read by line patterns."""
+    url = call.args[0] if call.args and isinstance(call.args[0], str) and _URL_START_RE.match(call.args[0]) else None
+    if url and _FALLBACK_URL_CALL_RE.search(call.written) or _FALLBACK_TOOL_RE.search(call.written):
+        if url and is_installer_url(url):
+            return Download("data_acquisition_script.installer_ignored", "download of an installer URL", installer=True)
+        return Download("data_acquisition_script.python_call", "download call (line pattern; the file does not parse)")
+    return None
 
 
 # ---- R and Julia
@@ -695,11 +612,8 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
     for path in tree.files:
         if _is_workflow_file(path):
             _guarded(tree, path, "scanning workflow rules", lambda p=path: _scan_workflow_file(tree, p, scan), None)
-    units = _python_units(tree)
-    hints = _download_hints(units)
-    for unit in units:
-        if _may_download(unit, hints):
-            _guarded(tree, unit.path, "scanning Python calls", lambda u=unit: _scan_python(tree, u, scan), None)
+    for path, facts in _python_facts(tree):
+        _guarded(tree, path, "scanning Python calls", lambda p=path, f=facts: _scan_python(tree, p, f, scan), None)
     for kind in ("r", "julia"):
         for path in tree.by_type(kind):
             facts = tree.facts(path)
