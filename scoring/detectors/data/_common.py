@@ -1,6 +1,6 @@
 """What several category A detectors share: guarded reads, data documents (A1, A2),
-the classification of URLs, DOIs and the repository's own identifiers (A2, A4), code
-units and notebook code lines (A2, A3, A4).
+the classification of URLs, DOIs and the repository's own identifiers (A2, A4), the
+Python files' facts and notebook code lines (A2, A3, A4).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from urllib.parse import unquote, urlsplit
 
 from scoring.facts import FileFacts, ImportFact
 from scoring.parsers.markdown import Document
-from scoring.parsers.python import CodeUnit
 from scoring.tree import TreeIndex
 
 # Evidence lists stay short enough to read; totals always go to ``counts``.
@@ -72,10 +71,6 @@ def _python_facts(tree: TreeIndex) -> list[tuple[str, FileFacts]]:
         if facts is not None and facts.frontend == "python":
             out.append((path, facts))
     return out
-
-
-def _python_units(tree: TreeIndex) -> list[CodeUnit]:
-    return _guarded(tree, "", "parsing Python units", tree.python_units, [])
 
 
 def _cell_locator(tree: TreeIndex, path: str) -> Callable[[int], tuple[int, int | None]]:
@@ -463,14 +458,6 @@ def _code_host_pointer(url: str, host: str, path: str) -> Pointer | str | None:
 _CODE_CONTEXT = _Context(data=True, citation=False)
 
 
-def _unit_cell(unit: CodeUnit) -> tuple[int | None, int]:
-    """(cell, line offset) for evidence: notebook cells name the cell; R Markdown chunks
-    report file lines."""
-    if unit.cell is not None and unit.path.lower().endswith(".ipynb"):
-        return unit.cell, 0
-    return None, unit.line_offset
-
-
 _WORKFLOW_SUFFIXES = (".smk", ".nf", ".wdl")
 
 
@@ -507,7 +494,3 @@ def _notebook_code_lines(tree: TreeIndex) -> Iterator[_CellLine]:
                 for number, text in enumerate(cell.source.splitlines(), start=1):
                     if text.strip() and not text.lstrip().startswith("#"):
                         yield _CellLine(path, number + offset, cell_index, text, cell.language)
-
-
-def _unit_line(unit: CodeUnit, line: int) -> str | None:
-    return unit.lines[line - 1] if 0 < line <= len(unit.lines) else None
