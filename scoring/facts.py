@@ -23,7 +23,7 @@ from functools import cache
 from typing import Any
 
 __all__ = [
-    "AssignmentFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
+    "AssignmentFact", "BlockFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
     "DirectiveFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact",
     "NotebookCellFact", "RandomFact", "StringFact", "UrlFact", "literal_or_expr",
     "GUARDS", "HANDLER_ACTIONS", "SEED_SOURCES", "RANDOM_ROLES", "FILE_MODES",
@@ -200,6 +200,14 @@ class CallFact(_Record):
     args: tuple[Value, ...] = ()
     kwargs: tuple[tuple[str, Value], ...] = ()
     cell: int | None = _cell()
+    # (argument, URL) of each argument that resolves to a URL: "0", "1"… for positional
+    # ones, the keyword's name otherwise (Python: a literal, an f-string or ``.format``
+    # template, a concatenation starting with one, ``urljoin``/``os.path.join`` of one, or
+    # a name bound to one of those in the same unit)
+    urls: tuple[tuple[str, str], ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # the command line a subprocess/os.system call runs (Python): its string, f-string
+    # (``ARG`` for each field) or list of words (shell-quoted; ``ARG`` for a computed one)
+    command: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -235,6 +243,11 @@ class DefinitionFact(_Record):
     # the header line as written, stripped (``def f(x):``), for a public definition
     # without a docstring (D6's evidence); "" otherwise
     header: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
+    # the line of each decorator, in the order of ``decorators`` (Python)
+    decorator_lines: tuple[int, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # a class's bases as dotted names, import aliases resolved (Python); "" for a base
+    # that is no dotted name
+    bases: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -315,6 +328,15 @@ class DirectiveFact(_Record):
 
 
 @dataclass(frozen=True)
+class BlockFact(_Record):
+    """A named block (Nextflow: ``process { … }`` and the other scopes of a config file,
+    ``withName:FOO { … }``, a script's entry ``workflow { … }``), at its first line."""
+
+    label: str                 # as written before the brace; ``withName:FOO`` for a selector
+    line: int
+
+
+@dataclass(frozen=True)
 class NotebookCellFact(_Record):
     index: int                 # 1-based
     kind: str                  # code, markdown, raw
@@ -324,6 +346,10 @@ class NotebookCellFact(_Record):
     # markdown cells: the length of the cell's text, stripped (in an R Markdown / Quarto
     # document the YAML front matter of the first cell excluded); 0 for other cells
     chars: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    # line breaks in the cell's source (``source.count("\n")``): where each cell starts in
+    # a text that joins cells (the notebook's Document joins its markdown cells with a
+    # blank line), without the source
+    newlines: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -356,6 +382,9 @@ class FileFacts(_Record):
     # string literal that runs on into the code: a known D4 bug whose results are kept
     # until it is fixed (with a D4 version bump), when this field goes
     hash_scan_comments: tuple[tuple[int, str], ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # named blocks (Nextflow); left out of the JSON while empty, so the facts of the other
+    # frontends keep the JSON they had
+    blocks: tuple[BlockFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())

@@ -779,6 +779,67 @@ class TreeIndex:
 
         return self._cached("dockerfile", path, parse_dockerfile, by_content=True)
 
+    # --- line-oriented files no frontend reads (scoring.parsers.scripts) ----------
+    def shell_script(self, path: str):
+        """A shell script's logical command lines and ``VAR=value`` assignments
+        (:func:`scoring.parsers.scripts.parse_shell_script`), parsed once per content."""
+        from .parsers.scripts import parse_shell_script
+
+        return self._cached("shell_script", path, parse_shell_script, by_content=True)
+
+    def make_variables(self, path: str) -> dict[str, str]:
+        """The variable assignments of a Makefile (:func:`scoring.parsers.scripts.make_variables`)."""
+        from .parsers.scripts import make_variables
+
+        return dict(self._cached("make_variables", path, make_variables, by_content=True) or ())
+
+    def script_lines(self, path: str) -> tuple[tuple[int, str], ...]:
+        """(line, text) of the lines of ``path`` that are neither blank nor whole-line
+        ``#``/``//`` comments (:func:`scoring.parsers.scripts.script_lines`), for files no
+        frontend reads: shell scripts, Make-like files, WDL, ``dvc.yaml``."""
+        from .parsers.scripts import script_lines
+
+        return self._cached("script_lines", path, script_lines, by_content=True) or ()
+
+    def dvc_tracking(self, path: str) -> bool:
+        """A ``*.dvc`` file that tracks outputs (``outs:`` or ``md5:``)."""
+        from .parsers.scripts import is_dvc_tracking
+
+        return bool(self._cached("dvc_tracking", path, is_dvc_tracking, by_content=True))
+
+    def workflow_file(self, path: str, engine: str):
+        """The first step line of a workflow-engine file
+        (:func:`scoring.parsers.scripts.parse_workflow_file`); None when unreadable."""
+        from .parsers.scripts import parse_workflow_file
+
+        return self._cached(f"workflow:{engine}", path, lambda text: parse_workflow_file(engine, text),
+                            by_content=True)
+
+    def toml_headers(self, path: str) -> tuple[tuple[int, str], ...]:
+        """(line, text) of the table headers of a TOML file (:func:`scoring.parsers.scripts.toml_headers`)."""
+        from .parsers.scripts import toml_headers
+
+        return self._cached("toml_headers", path, toml_headers, by_content=True) or ()
+
+    def line_text(self, path: str, line: int | None, cell: int | None = None) -> str | None:
+        """The text of line ``line`` of ``path`` (of notebook cell ``cell``, lines counted
+        within the cell, when given), for an evidence snippet only: a detector locates its
+        evidence from facts or parsed forms, never by reading lines."""
+        if not line or line < 1:
+            return None
+        if cell is not None:
+            lines = self._cached(f"cell_lines:{cell}", path, lambda _text: self._cell_lines(path, cell))
+        else:
+            lines = self._cached("line_text", path, lambda text: text.splitlines())
+        return lines[line - 1] if lines and line <= len(lines) else None
+
+    def _cell_lines(self, path: str, index: int) -> list[str]:
+        nb = self.notebook(path)
+        for cell in nb.cells if nb is not None else ():
+            if cell.index == index:
+                return cell.source.splitlines()
+        return []
+
     # --- conventional locations ---------------------------------------------------
 
     @cached_property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scoring.facts import (
+    BlockFact,
     CliArgFact,
     DefinitionFact,
     DirectiveFact,
@@ -85,6 +86,14 @@ def test_config_settings_are_directives_scoped_by_their_blocks():
         DirectiveFact("nextflowVersion", ">=23.04", 7, "manifest"),
     )
     assert result.cli_args == (CliArgFact(1, "params", "input"),)
+    # every scope block, selectors named as in a scope path
+    assert result.blocks == (BlockFact("params", 1), BlockFact("process", 2), BlockFact("withName:FOO", 4),
+                             BlockFact("manifest", 7))
+
+
+def test_blocks_of_a_script_the_entry_workflow_not_processes_or_includes():
+    assert facts().blocks == (BlockFact("workflow", 21),)
+    assert facts().frontend_version.startswith("1.0.2+")
 
 
 def test_parse_error_is_a_fact_and_the_rest_is_still_read():

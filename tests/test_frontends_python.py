@@ -304,7 +304,7 @@ def test_definitions_public_as_d6_reads_it_documented_and_decorators():
         DefinitionFact("fetch", "function", 5, True, False, header="async def fetch():"),
         DefinitionFact("inner", "function", 7, False, False),
         DefinitionFact("cached", "function", 10, True, False, ("functools.lru_cache", "typing.overload"),
-                       header="def cached(): ..."),
+                       header="def cached(): ...", decorator_lines=(8, 9)),
         DefinitionFact("Model", "class", 11, True, True),
         DefinitionFact("fit", "method", 13, True, True),
         DefinitionFact("_step", "method", 14, False, False),
@@ -319,7 +319,20 @@ def test_definitions_public_as_d6_reads_it_documented_and_decorators():
         # module-level if/try/with blocks count, loops do not
         DefinitionFact("gpu", "function", 23, True, False, header="def gpu(): pass"),
         DefinitionFact("looped", "function", 25, False, False),
-        DefinitionFact("index", "function", 27, True, False, ("app.route",), header="def index(): pass"),
+        DefinitionFact("index", "function", 27, True, False, ("app.route",), header="def index(): pass",
+                       decorator_lines=(26,)),
+    )
+
+
+def test_class_bases_resolved_and_decorator_lines():
+    source = ("import luigi as lg\nfrom prefect import flow\nclass Fetch(lg.Task, Mixin, make_base()):\n    pass\n"
+              "class Plain:\n    pass\n@flow\n@other.deco(1)\ndef main():\n    pass\n")
+    assert extract(source).definitions == (
+        DefinitionFact("Fetch", "class", 3, True, False, header="class Fetch(lg.Task, Mixin, make_base()):",
+                       bases=("luigi.Task", "Mixin", "make_base()")),
+        DefinitionFact("Plain", "class", 5, True, False, header="class Plain:"),
+        DefinitionFact("main", "function", 9, True, False, ("prefect.flow", "other.deco"), header="def main():",
+                       decorator_lines=(7, 8)),
     )
 
 
@@ -486,7 +499,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.0.1+py{PYTHON}"
+    assert facts.frontend_version == f"1.0.4+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -539,6 +552,11 @@ def test_blank_lines_of_a_script_in_splitlines_numbering():
     assert extract("x = 1\n\n   \n\ty = 2\n\t\n").blank_lines == (2, 3, 5)
     assert extract("x = 1\r\n\r\ny = 2").blank_lines == (2,)
     assert extract("").blank_lines == ()
+def test_calls_of_code_that_does_not_parse_are_read_by_line_patterns():
+    source = ('import urllib2\nprint "fetching"\nresp = urllib2.urlopen("http://example.org/x.csv")\n'
+              '# urllib2.urlopen("http://commented.org")\nif ok(x): save (resp, \'out.csv\')\ndef f(a): pass\n')
+    assert [(c.name, c.line, c.args) for c in extract(source).calls] == [
+        ("urllib2.urlopen", 3, ("http://example.org/x.csv",)), ("ok", 5, ()), ("save", 5, ())]
 
 
 @pytest.mark.parametrize(("data", "error"), [
@@ -622,12 +640,12 @@ def test_notebook_cells_and_facts_numbered_by_cell():
     result = extract(NOTEBOOK, "analysis/Fit.ipynb")
     assert result.cells == (
         # chars: a markdown cell's stripped text length (D4's explanatory cells)
-        NotebookCellFact(1, "markdown", chars=31),
+        NotebookCellFact(1, "markdown", chars=31, newlines=1),
         NotebookCellFact(2, "code", 1, ("stream:stderr", "execute_result", "stream:stdout"),
-                         ("!pip install numpy", "%matplotlib inline")),
-        NotebookCellFact(3, "code", None, (), ("!echo failed",)),
-        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi")),
-        NotebookCellFact(5, "code", 4, ("error",)),
+                         ("!pip install numpy", "%matplotlib inline"), newlines=5),
+        NotebookCellFact(3, "code", None, (), ("!echo failed",), newlines=4),
+        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi"), newlines=2),
+        NotebookCellFact(5, "code", 4, ("error",), newlines=1),
         NotebookCellFact(6, "raw"),
     )
     # magics are masked: the cell parses, and lines count within the cell
@@ -657,7 +675,7 @@ def test_notebook_format_3_and_broken_notebooks():
     ]}]}).encode()
     result = extract(old, "old.ipynb")
     assert result.cells == (NotebookCellFact(1, "markdown", chars=5),
-                            NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout")))
+                            NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout"), newlines=1))
     assert result.imports == (ImportFact("os", 1, cell=2),)
     broken = extract(b"{not json", "broken.ipynb")
     assert broken.parse_error == "NotebookError: invalid JSON: Expecting property name enclosed in double quotes " \
@@ -807,3 +825,32 @@ def test_an_invalid_notebook_is_read_from_the_source_lines_of_its_json():
     assert result.parse_error.startswith("NotebookError: ")
     assert result.handlers == (HandlerFact(6, "...", "pass", None, 7, "empty", "except: pass"),)
     assert [(c.name, c.line) for c in result.calls] == [("go", 5)]
+def test_call_urls_resolved_through_names_templates_and_joins_and_commands():
+    source = '''import os, subprocess, requests
+from urllib.parse import urljoin
+from urllib.request import urlretrieve as fetch
+BASE = "https://zenodo.org/records/1"
+fetch(BASE + "/files/a.csv", "a.csv")
+requests.get(url="https://x.org/{}".format(k), timeout=3)
+requests.get(f"https://x.org/{name}/b.csv")
+requests.get(urljoin(BASE, "c.csv"))
+requests.get("https://x.org/%s.csv" % name)
+requests.get(LATER)
+subprocess.run(["wget", "-q", BASE, f"{BASE}/d.csv", out])
+os.system("curl -O https://x.org/y.csv")
+subprocess.check_call(args=f"curl {BASE}")
+LATER = f"ftp://ftp.x.org/{name}"
+'''
+    calls = extract(source).calls
+    assert [(c.line, c.urls, c.command) for c in calls] == [
+        (5, (("0", "https://zenodo.org/records/1/files/a.csv"),), ""),
+        (6, (("url", "https://x.org/{}"),), ""),      # a str's .format is no dotted call of its own
+        (7, (("0", "https://x.org/{}/b.csv"),), ""),
+        (8, (("0", "https://zenodo.org/records/1"),), ""),
+        (8, (("0", "https://zenodo.org/records/1"),), ""),   # urljoin's own argument
+        (9, (("0", "https://x.org/%s.csv"),), ""),
+        (10, (("0", "ftp://ftp.x.org/{}"),), ""),        # a name bound later in the unit
+        (11, (), "wget -q https://zenodo.org/records/1 ARG ARG"),
+        (12, (), "curl -O https://x.org/y.csv"),        # a command line is no URL
+        (13, (), "curl ARG"),
+    ]

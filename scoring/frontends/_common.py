@@ -483,9 +483,11 @@ def _redact_value(value, name: str = ""):
 def _call(fact: CallFact) -> CallFact:
     args = tuple(_redact_value(a) for a in fact.args)
     kwargs = tuple((k, _redact_value(v, k)) for k, v in fact.kwargs)
-    if args == fact.args and kwargs == fact.kwargs:
+    urls = tuple((k, redact_text(u)) for k, u in fact.urls) if fact.urls else ()
+    command = redact_text(fact.command) if fact.command else ""
+    if args == fact.args and kwargs == fact.kwargs and urls == fact.urls and command == fact.command:
         return fact
-    return replace(fact, args=args, kwargs=kwargs)
+    return replace(fact, args=args, kwargs=kwargs, urls=urls, command=command)
 
 
 def _changed(fact, **values):
@@ -501,6 +503,9 @@ def _call_texts(fact: CallFact) -> str:
         if type(value) is str or type(value) is Expr:
             parts.append(key)
             parts.append(value if type(value) is str else value.text)
+    parts.extend(url for _, url in fact.urls)   # resolved URLs and the command line (Python)
+    if fact.command:
+        parts.append(fact.command)
     return "\x00".join(parts)
 
 

@@ -17,9 +17,11 @@ punctuation stay in C (``scoring.frontends._common.selected``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from scoring.facts import (
     AssignmentFact,
+    BlockFact,
     CallFact,
     CliArgFact,
     DefinitionFact,
@@ -33,7 +35,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
@@ -118,6 +120,7 @@ class _Walker:
         self.block_labels: dict[int, str] = {}   # block id -> its label in a scope path
         self.root = None
         self.bindable: set[int] = set()          # ids of strings directly in a statement
+        self.blocks: list[BlockFact] = []        # named blocks (BlockFact)
 
     def run(self) -> FileFacts:
         facts = self.facts
@@ -128,7 +131,8 @@ class _Walker:
         self.bindable = marks.get("bindable", set())
         for node in nodes:
             self.visit(node)
-        return facts.finish(LANGUAGE, "nextflow", VERSION, self.data)
+        result = facts.finish(LANGUAGE, "nextflow", VERSION, self.data)
+        return replace(result, blocks=tuple(self.blocks)) if self.blocks else result
 
     # --------------------------------------------------------------- walk
     def visit(self, node) -> None:
@@ -171,6 +175,8 @@ class _Walker:
             prefix = head_text(parent.children[0])
         self.block_labels[node.id] = f"{prefix}:{label}" if prefix and prefix not in DEFINING_PREFIXES else label
         line = ts.first_line(node)
+        if label != "include" and prefix not in DEFINING_PREFIXES:
+            self.note_block(self.block_labels[node.id], line)
         if label == "include" and parent is not None:
             self.include(node, parent, line)
             return
@@ -182,6 +188,13 @@ class _Walker:
             previous = self.facts.comments[-1] if self.facts.comments else None
             documented = previous is not None and previous.line_end == ts.first_line(parent) - 1
             self.facts.definitions.append(DefinitionFact(name, definition_kind, ts.first_line(parent), True, documented))
+
+    def note_block(self, label: str, line: int) -> None:
+        """A ``label { … }`` block that no keyword defines: a config scope or selector
+        (``withName:FOO``), a script's entry ``workflow { … }`` (``process X { … }`` is a
+        definition, ``include { … }`` an import)."""
+        if label.strip():
+            self.blocks.append(BlockFact(label.strip(), line))
 
     def include(self, block, command, line: int) -> None:
         source = next((c for c in command.children if c.type == "string"), None)

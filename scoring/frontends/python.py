@@ -115,8 +115,10 @@ import codecs
 import gc
 import json
 import re
+import shlex
 import sys
 import tokenize
+from dataclasses import replace
 from io import BytesIO
 from itertools import accumulate
 
@@ -142,7 +144,7 @@ from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.1"   # 1.0.1: DefinitionFact.header, FileFacts.blank_lines, NotebookCellFact.chars, fallback docstring comments; handlers carry end_line, swallows and excerpt (C4)
+VERSION = "1.0.4"
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -515,6 +517,10 @@ class _Walker:
         self.resolved: dict[str, str] = {}     # callee as written -> resolved, emptied when aliases change
         self.name_exprs: dict[str, Expr] = {}
         self.parse_error: str | None = None
+        # per unit: names bound by a plain assignment (the first), and the call arguments
+        # that may stand for a URL, resolved once the unit is walked (CallFact.urls)
+        self.url_names: dict[str, ast.AST] = {}
+        self.url_pending: list[tuple[int, str, ast.AST]] = []
         # per unit (a file or one cell)
         self.cell: int | None = None
         self.source = ""
@@ -544,7 +550,9 @@ class _Walker:
                 self.parse_error = _error_text(exc) if cell is None else f"cell {cell}: {_error_text(exc)}"
             self.fallback(source)
             return
+        self.url_names, self.url_pending = {}, []
         docstrings = self.walk(tree)
+        self.resolve_call_urls()
         self.scan_comments(source, docstrings)
 
     # ------------------------------------------------------------ the walk
@@ -756,7 +764,8 @@ class _Walker:
         public = kind in frame.public_kinds and not name.startswith("_")
         self.definitions.append(DefinitionFact(name, kind, node.lineno, public, documented,
                                                tuple(self.decorator(d) for d in node.decorator_list), self.cell,
-                                               self.header(node.lineno, public and not documented)))
+                                               self.header(node.lineno, public and not documented),
+                                               _decorator_lines(node)))
         self.parameter_defaults(node.args)
         inner = _Frame("none", "function", _NO_KINDS, ())
         # pushed last first: decorators, arguments, returns, then the body
@@ -811,7 +820,8 @@ class _Walker:
         public = "class" in frame.public_kinds and not name.startswith("_")
         self.definitions.append(DefinitionFact(name, "class", node.lineno, public, documented,
                                                tuple(self.decorator(d) for d in node.decorator_list), self.cell,
-                                               self.header(node.lineno, public and not documented)))
+                                               self.header(node.lineno, public and not documented),
+                                               _decorator_lines(node), self.bases(node)))
         # a class body runs where it stands: the try or if around it still holds
         inner = frame.but(scope="class", public_kinds=_METHOD_KINDS if public else _NO_KINDS)
         self.body(self.docstring(body), inner)
@@ -820,6 +830,12 @@ class _Walker:
         stack.extend(reversed(node.bases))
         stack.extend(reversed(node.decorator_list))
         return True
+
+    def bases(self, node) -> tuple[str, ...]:
+        """A class's bases as dotted names with aliases resolved ("" for any other base)."""
+        if not node.bases:
+            return ()
+        return tuple(self.resolve(written) if (written := _dotted(base)) else "" for base in node.bases)
 
     # ------------------------------------------------------------ control flow and guards
     def if_(self, node) -> bool:
@@ -1007,6 +1023,9 @@ class _Walker:
         value = node.value
         line = node.lineno
         kind = type(value)
+        targets = node.targets
+        if len(targets) == 1 and type(targets[0]) is ast.Name:
+            self.url_names.setdefault(targets[0].id, value)
         for target in node.targets:
             if type(target) in (ast.Tuple, ast.List) and kind in (ast.Tuple, ast.List) \
                     and len(target.elts) == len(value.elts):
@@ -1031,6 +1050,8 @@ class _Walker:
 
     def ann_assign(self, node) -> bool:
         value = node.value
+        if value is not None and type(node.target) is ast.Name:
+            self.url_names.setdefault(node.target.id, value)
         if value is not None:
             name = _target(node.target)
             if name:
@@ -1120,7 +1141,11 @@ class _Walker:
         if name is None:
             name = self.resolved[written] = self.resolve(written)
         cell = self.cell
+        self.note_url_arguments(args, keywords)
         self.calls.append(CallFact(name, written, line, literal_args, literal_kwargs, cell))
+        if name in SHELL_CALLS:
+            self.url_pending.append((len(self.calls) - 1, _COMMAND, args[0] if args else next(
+                (k.value for k in keywords if k.arg == "args"), None)))
         method = name[name.rfind(".") + 1:]
         if self.frame.handlers:
             if name in LOG_CALLS or (method in LOG_METHODS and written.rpartition(".")[0] in LOG_RECEIVERS):
@@ -1348,6 +1373,7 @@ class _Walker:
                 self.imports.append(ImportFact(match.group("from"), number, "none", "from", names, cell))
         self.fallback_definitions(lines)
         self.fallback_handlers(source.splitlines())
+        self.fallback_calls(lines)
 
     def fallback_handlers(self, lines: list[str]) -> None:
         """``except`` lines of code that does not parse, each with its body read by
@@ -1431,6 +1457,22 @@ class _Walker:
                 at_start = False
         return found
 
+    def fallback_calls(self, lines: list[str]) -> None:
+        """Calls a line scan reads: each ``dotted.name(`` outside a whole-line comment,
+        with its first argument when that is a plain string literal (``urllib2.urlopen(
+        "http://…")`` in Python 2 code)."""
+        cell = self.cell
+        for number, text in enumerate(lines, start=1):
+            if "(" not in text or text.lstrip().startswith("#"):
+                continue
+            for match in _FALLBACK_CALL.finditer(text):
+                written = match.group("name")
+                if written in _FALLBACK_NOT_CALLS or text[:match.start()].rstrip().endswith(("def", "class")):
+                    continue
+                literal = match.group("literal")
+                args = (literal[1:-1],) if literal else ()
+                self.calls.append(CallFact(self.resolve(written), written, number, args, (), cell))
+
     def fallback_definitions(self, lines: list[str]) -> None:
         """D6's line reading: column-0 defs and classes are functions and classes, a def
         one level inside a column-0 class a method; public and documented as D6 decides."""
@@ -1461,6 +1503,87 @@ class _Walker:
             documented = _documented_at(lines, index)
             self.definitions.append(DefinitionFact(name, kind, index + 1, public, documented,
                                                    (), self.cell, redact_text(text.strip()) if public and not documented else ""))
+
+    # ------------------------------------------------------------ URL arguments (CallFact.urls, .command)
+    def note_url_arguments(self, args: list, keywords: list) -> None:
+        """Queue the arguments of the call about to be recorded that may stand for a URL."""
+        index = len(self.calls)
+        pending = self.url_pending
+        for position, argument in enumerate(args):
+            if type(argument) in _URL_SHAPES:
+                pending.append((index, str(position), argument))
+        for keyword in keywords:
+            if keyword.arg and type(keyword.value) in _URL_SHAPES:
+                pending.append((index, keyword.arg, keyword.value))
+
+    def resolve_call_urls(self) -> None:
+        """Resolve the queued arguments with every name the unit binds, and add the URLs
+        (and a subprocess call's command line) to their calls."""
+        if not self.url_pending:
+            return
+        found: dict[int, list[tuple[str, str]]] = {}
+        commands: dict[int, str] = {}
+        for index, key, node in self.url_pending:
+            if key is _COMMAND:
+                command = self.shell_text(node)
+                if command:
+                    commands[index] = command
+                continue
+            url = self.url_of(node)
+            if url:
+                found.setdefault(index, []).append((key, url))
+        calls = self.calls
+        for index in sorted(found.keys() | commands.keys()):
+            calls[index] = replace(calls[index], urls=tuple(found.get(index, ())), command=commands.get(index, ""))
+        self.url_pending = []
+
+    def url_of(self, node, depth: int = 0) -> str | None:
+        if node is None or depth > 4:
+            return None
+        kind = type(node)
+        if kind is ast.Constant:
+            text = node.value
+            return text if type(text) is str and _URL_START.match(text) else None
+        if kind is ast.JoinedStr:
+            joined = "".join(v.value if type(v) is ast.Constant and type(v.value) is str else "{}" for v in node.values)
+            return joined if _URL_START.match(joined) else None
+        if kind is ast.BinOp and type(node.op) in (ast.Add, ast.Mod):
+            left = self.url_of(node.left, depth + 1)
+            if left is None:
+                return None
+            if type(node.op) is ast.Mod:   # "https://…/%s.csv" % name: the template is the URL
+                return left
+            right = node.right
+            return left + (right.value if type(right) is ast.Constant and type(right.value) is str else "{}")
+        if kind is ast.Call:
+            func = node.func
+            if type(func) is ast.Attribute and func.attr == "format":
+                return self.url_of(func.value, depth + 1)
+            if _plain_dotted(func).endswith(("urljoin", "path.join", "posixpath.join")) and node.args:
+                return self.url_of(node.args[0], depth + 1)
+            return None
+        if kind is ast.Name:
+            return self.url_of(self.url_names.get(node.id), depth + 1)
+        return None
+
+    def shell_text(self, node) -> str | None:
+        """The command line of ``os.system("…")`` / ``subprocess.run([...])``."""
+        if node is None:
+            return None
+        kind = type(node)
+        if kind in (ast.List, ast.Tuple):
+            words = []
+            for element in node.elts:
+                text = element.value if type(element) is ast.Constant and type(element.value) is str else None
+                if text is None:
+                    text = self.url_of(element)
+                words.append(shlex.quote(text) if text is not None else "ARG")
+            return " ".join(words)
+        if kind is ast.Constant and type(node.value) is str:
+            return node.value
+        if kind is ast.JoinedStr:
+            return "".join(v.value if type(v) is ast.Constant and type(v.value) is str else "ARG" for v in node.values)
+        return None
 
     # ------------------------------------------------------------ result
     def finish(self, lines: int, cells: tuple = (), blank_lines: tuple[int, ...] = (),
@@ -1500,6 +1623,45 @@ def _strip_comment(line: str) -> str:
         elif ch == "#" and (index == 0 or line[index - 1].isspace()):
             return line[:index]
     return line
+
+
+# fallback_calls: a dotted name opening a call, and its first argument when a plain literal
+_FALLBACK_CALL = re.compile(
+    r"""(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\(\s*(?P<literal>"[^"\\\n]*"|'[^'\\\n]*')?""")
+_FALLBACK_NOT_CALLS = frozenset({"if", "elif", "while", "for", "return", "print", "exec", "assert", "and", "or",
+                                 "not", "in", "is", "lambda", "yield", "del", "raise", "with", "except", "def",
+                                 "class", "import", "from", "else"})
+
+# CallFact.urls and .command (resolve_call_urls)
+_URL_SHAPES = frozenset({ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call, ast.Name})
+_URL_START = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)
+_COMMAND = "\0command"
+SHELL_CALLS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
+                         "subprocess.Popen", "subprocess.getoutput", "subprocess.getstatusoutput",
+                         "os.system", "os.popen"})
+
+
+def _plain_dotted(node) -> str:
+    """``a.b.c`` for attributes on a name, with a call in the chain kept as ``f()`` (the
+    reading of ``scoring.parsers.python.dotted_name``); "" otherwise."""
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is ast.Name:
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if type(node) is ast.Call:
+        inner = _plain_dotted(node.func)
+        if inner:
+            parts.append(inner + "()")
+            return ".".join(reversed(parts))
+    return ""
+
+
+def _decorator_lines(node) -> tuple[int, ...]:
+    """The line of each decorator of a def or class."""
+    return tuple(d.lineno for d in node.decorator_list) if node.decorator_list else ()
 
 
 def _no_children(_node) -> bool:
@@ -1651,7 +1813,8 @@ def _notebook(data: bytes, path: str) -> FileFacts:
     for cell in notebook.cells:
         cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
                                       tuple(m.text.strip() for m in cell.magics),
-                                      len(cell.source.strip()) if cell.cell_type == "markdown" else 0))
+                                      len(cell.source.strip()) if cell.cell_type == "markdown" else 0,
+                                      cell.source.count("\n")))
         if cell.cell_type != "code":
             continue
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))

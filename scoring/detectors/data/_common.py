@@ -1,6 +1,6 @@
 """What several category A detectors share: guarded reads, data documents (A1, A2),
-the classification of URLs, DOIs and the repository's own identifiers (A2, A4), code
-units and notebook code lines (A2, A3, A4).
+the classification of URLs, DOIs and the repository's own identifiers (A2, A4), the
+Python files' facts and notebook code lines (A2, A3, A4).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
+from scoring.facts import FileFacts, ImportFact
 from scoring.parsers.markdown import Document
-from scoring.parsers.python import CodeUnit
 from scoring.tree import TreeIndex
 
 # Evidence lists stay short enough to read; totals always go to ``counts``.
@@ -54,25 +54,41 @@ def _notebook(tree: TreeIndex, path: str):
     return _guarded(tree, path, "reading the notebook", lambda: tree.notebook(path), None)
 
 
-def _python_units(tree: TreeIndex) -> list[CodeUnit]:
-    return _guarded(tree, "", "parsing Python units", tree.python_units, [])
+def _top(ref: ImportFact) -> str:
+    """The top-level package an import names (a relative import's dots dropped)."""
+    return ref.module.lstrip(".").split(".", 1)[0]
+
+
+def _python_facts(tree: TreeIndex) -> list[tuple[str, FileFacts]]:
+    """(path, facts) of the Python sources (``.py``, ``.pyw``) and Jupyter notebooks the
+    Python frontend read, in path order (in-tree links excluded)."""
+    out = []
+    for path in sorted(tree.by_type("python") + tree.by_type("notebook"), key=lambda p: tree.info(p).ordinal):
+        info = tree.info(path)
+        if info is None or info.alias_of is not None:
+            continue
+        facts = tree.facts(path)
+        if facts is not None and facts.frontend == "python":
+            out.append((path, facts))
+    return out
 
 
 def _cell_locator(tree: TreeIndex, path: str) -> Callable[[int], tuple[int, int | None]]:
     """Map a line of ``tree.document(path)`` to (line, cell).
 
     The document of a Jupyter notebook is its markdown cells joined with blank lines;
-    evidence must name the cell and the line within it. Other documents map to
-    themselves.
+    evidence must name the cell and the line within it (each cell's start is worked out
+    from its ``NotebookCellFact.newlines``). Other documents map to themselves.
     """
     if not path.lower().endswith(".ipynb"):
         return lambda line: (line, None)
-    nb = _notebook(tree, path)
+    facts = _guarded(tree, path, "reading the notebook", lambda: tree.facts(path), None)
     starts: list[tuple[int, int]] = []  # (first line in the joined text, cell index)
     line = 1
-    for cell in nb.markdown_cells if nb else []:
-        starts.append((line, cell.index))
-        line += cell.source.count("\n") + 2
+    for cell in facts.cells if facts else ():
+        if cell.kind == "markdown":
+            starts.append((line, cell.index))
+            line += cell.newlines + 2
 
     def locate(joined_line: int) -> tuple[int, int | None]:
         for first, index in reversed(starts):
@@ -442,14 +458,6 @@ def _code_host_pointer(url: str, host: str, path: str) -> Pointer | str | None:
 _CODE_CONTEXT = _Context(data=True, citation=False)
 
 
-def _unit_cell(unit: CodeUnit) -> tuple[int | None, int]:
-    """(cell, line offset) for evidence: notebook cells name the cell; R Markdown chunks
-    report file lines."""
-    if unit.cell is not None and unit.path.lower().endswith(".ipynb"):
-        return unit.cell, 0
-    return None, unit.line_offset
-
-
 _WORKFLOW_SUFFIXES = (".smk", ".nf", ".wdl")
 
 
@@ -486,7 +494,3 @@ def _notebook_code_lines(tree: TreeIndex) -> Iterator[_CellLine]:
                 for number, text in enumerate(cell.source.splitlines(), start=1):
                     if text.strip() and not text.lstrip().startswith("#"):
                         yield _CellLine(path, number + offset, cell_index, text, cell.language)
-
-
-def _unit_line(unit: CodeUnit, line: int) -> str | None:
-    return unit.lines[line - 1] if 0 < line <= len(unit.lines) else None

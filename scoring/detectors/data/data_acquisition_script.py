@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import ast
 import re
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _INSTALLER_SUFFIXES,
-    _URL_RE,
     MAX_EVIDENCE,
     OwnIdentifiers,
     Pointer,
@@ -19,16 +16,15 @@ from scoring.detectors.data._common import (
     _host_is,
     _is_workflow_file,
     _notebook_code_lines,
-    _python_units,
+    _python_facts,
     _split_url,
-    _unit_cell,
-    _unit_line,
+    _top,
     classify_url,
     own_identifiers,
 )
+from scoring.facts import CallFact, Expr, FileFacts, Value
 from scoring.model import Evidence
-from scoring.parsers.python import CodeUnit, dotted_name
-from scoring.parsers.shell import Command, command_lines, split_commands
+from scoring.parsers.shell import Command, split_commands
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -154,24 +150,6 @@ def _download_tool(program: str, args: list[str], own: OwnIdentifiers | None) ->
 
 _SHELL_VAR_RE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 _MAKE_VAR_REF_RE = re.compile(r"\$[({](\w+)[)}]")
-_SHELL_ASSIGN_RE = re.compile(r"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)=(\S.*)$")
-_MAKE_ASSIGN_RE = re.compile(r"^\s*(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?::{1,3}|\?|\+|!)?=\s*(.*)$")
-
-
-def _assignments(lines: Iterable[str], pattern: re.Pattern[str]) -> dict[str, str]:
-    table: dict[str, str] = {}
-    for line in lines:
-        match = pattern.match(line)
-        if match:
-            value = match.group(2).strip()
-            try:
-                words = shlex.split(value, comments=True)
-            except ValueError:
-                words = value.split()
-            table[match.group(1)] = words[0] if len(words) == 1 else value
-    return table
-
-
 def _substitute(text: str, table: dict[str, str], pattern: re.Pattern[str]) -> str:
     if not table or "$" not in text:
         return text
@@ -217,11 +195,11 @@ class _DownloadScan:
 
 
 def _scan_shell_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None:
-    text = tree.text(path)
-    if not text:
+    script = tree.shell_script(path)
+    if script is None or not script.commands:
         return
-    table = _assignments(text.splitlines(), _SHELL_ASSIGN_RE)
-    for number, line in command_lines(text):
+    table = script.variables
+    for number, line in script.commands:
         scan.shell_line(line, path, number, None, table)
 
 
@@ -229,7 +207,7 @@ def _scan_make_like(tree: TreeIndex, path: str, scan: _DownloadScan) -> None:
     targets = tree.task_targets(path)
     if not targets:
         return
-    table = _assignments(tree.lines(path), _MAKE_ASSIGN_RE) if not path.lower().endswith(".py") else {}
+    table = tree.make_variables(path) if not path.lower().endswith(".py") else {}
     seen: set[int] = set()
     for target in targets:
         for number, command in target.recipe:
@@ -257,10 +235,7 @@ def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None
     """Snakemake ``shell:`` strings and ``run:`` code, Nextflow/WDL script blocks and
     remote inputs, ``dvc.yaml`` commands: each line is read as a shell command after
     removing the directive and quotes."""
-    for number, raw in enumerate(tree.lines(path), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith(("#", "//")):
-            continue
+    for number, raw in tree.script_lines(path):
         if _WORKFLOW_REMOTE_RE.search(raw):
             scan.add(path, number, None, raw, Download("data_acquisition_script.workflow_remote",
                                                        "workflow input fetched from a remote URL"))
@@ -303,183 +278,105 @@ _LOCAL_BUILDERS = frozenset({"csv", "json", "parquet", "text", "imagefolder", "a
                              "webdataset", "sql", "videofolder"})
 
 
-def _const_str(node: ast.AST | None) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+def _kwarg(call: CallFact, name: str) -> Value | None:
+    return next((value for key, value in call.kwargs if key == name), None)
 
 
-class _UrlResolver:
-    """Resolves an argument to a URL: a literal, an f-string or ``.format`` template, a
-    concatenation starting with one, ``urljoin``/``os.path.join`` of one, or a name bound
-    to one of those in the same unit."""
-
-    def __init__(self, unit: CodeUnit):
-        self.unit = unit
-        self._names: dict[str, ast.AST] | None = None
-
-    def names(self) -> dict[str, ast.AST]:
-        if self._names is None:
-            table: dict[str, ast.AST] = {}
-            for node in ast.walk(self.unit.tree) if self.unit.tree is not None else ():
-                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                    table.setdefault(node.targets[0].id, node.value)
-                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-                    table.setdefault(node.target.id, node.value)
-            self._names = table
-        return self._names
-
-    def url(self, node: ast.AST | None, depth: int = 0) -> str | None:
-        if node is None or depth > 4:
-            return None
-        text = _const_str(node)
-        if text is not None:
-            return text if _URL_START_RE.match(text) else None
-        if isinstance(node, ast.JoinedStr):
-            parts = [_const_str(v) or "{}" for v in node.values]
-            joined = "".join(parts)
-            return joined if _URL_START_RE.match(joined) else None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-            left = self.url(node.left, depth + 1)
-            if left is None:
-                return None
-            if isinstance(node.op, ast.Mod):  # "https://…/%s.csv" % name: the template is the URL
-                return left
-            right = _const_str(node.right)
-            return left + (right if right is not None else "{}")
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-                return self.url(node.func.value, depth + 1)
-            name = dotted_name(node.func)
-            if name.endswith(("urljoin", "path.join", "posixpath.join")) and node.args:
-                return self.url(node.args[0], depth + 1)
-            return None
-        if isinstance(node, ast.Name):
-            return self.url(self.names().get(node.id), depth + 1)
-        return None
-
-    def any_url(self, call: ast.Call) -> str | None:
-        for arg in [*call.args, *(kw.value for kw in call.keywords)]:
-            url = self.url(arg)
-            if url:
-                return url
-        return None
+def _call_url(call: CallFact, key: str | None = None) -> str | None:
+    """The URL the call's arguments resolve to (the first, or that of keyword ``key``)."""
+    return next((url for k, url in call.urls if key is None or k == key), None)
 
 
-def _keyword(call: ast.Call, name: str) -> ast.AST | None:
-    return next((kw.value for kw in call.keywords if kw.arg == name), None)
-
-
-def _shell_text_of(node: ast.AST | None, resolver: _UrlResolver) -> str | None:
-    """The command line of ``os.system("…")`` / ``subprocess.run([...])``."""
-    if node is None:
-        return None
-    if isinstance(node, (ast.List, ast.Tuple)):
-        words = []
-        for element in node.elts:
-            text = _const_str(element) or resolver.url(element)
-            words.append(shlex.quote(text) if text is not None else "ARG")
-        return " ".join(words)
-    text = _const_str(node)
-    if text is not None:
-        return text
-    if isinstance(node, ast.JoinedStr):
-        return "".join(_const_str(v) or "ARG" for v in node.values)
-    return None
-
-
-def python_download(unit: CodeUnit, call, resolver: _UrlResolver, own: OwnIdentifiers) -> Download | None:
-    """The data download performed by one resolved call, if any (A4 V2, §0.1.22)."""
+def python_download(call: CallFact, modules: set[str], own: OwnIdentifiers) -> Download | None:
+    """The data download performed by one resolved call, if any (A4 V2, §0.1.22);
+    ``modules`` are the top-level modules its unit (file or notebook cell) imports."""
     name = call.name
-    node: ast.Call = call.node
     if _URL_ARG_CALL_RE.match(name):
-        url = resolver.any_url(node)
+        url = _call_url(call)
         if not url or _is_local_url(url):
             return None
         if is_installer_url(url):
             return Download("data_acquisition_script.installer_ignored", f"{name} of an installer URL", installer=True)
         return Download("data_acquisition_script.python_call", f"{name} downloads {url}")
     if name == "datasets.load_dataset":
-        builder = _const_str(node.args[0]) if node.args else _const_str(_keyword(node, "path"))
-        if builder is not None and (builder in _LOCAL_BUILDERS or builder.startswith((".", "/", "~"))):
-            data_files = _keyword(node, "data_files")
-            if not (data_files is not None and resolver.url(data_files)):
+        builder = call.args[0] if call.args else _kwarg(call, "path")
+        if isinstance(builder, str) and (builder in _LOCAL_BUILDERS or builder.startswith((".", "/", "~"))):
+            if not _call_url(call, "data_files"):
                 return None
         return Download("data_acquisition_script.python_call", "datasets.load_dataset fetches a hub dataset")
     if name == "tensorflow_datasets.load":
-        flag = _keyword(node, "download")
-        if isinstance(flag, ast.Constant) and flag.value is False:
+        if _kwarg(call, "download") is False:
             return None
         return Download("data_acquisition_script.python_call", "tensorflow_datasets.load downloads a dataset")
     if _TORCH_DATASET_RE.match(name):
-        flag = _keyword(node, "download")
-        if isinstance(flag, ast.Constant) and flag.value is True:
+        if _kwarg(call, "download") is True:
             return Download("data_acquisition_script.python_call", f"{name}(download=True) downloads a dataset")
         return None
     if name == "huggingface_hub.snapshot_download":
-        if _const_str(_keyword(node, "repo_type")) == "dataset":
+        if _kwarg(call, "repo_type") == "dataset":
             return Download("data_acquisition_script.python_call", "snapshot_download of a hub dataset")
         return None
     if _DATASET_CALL_RE.match(name):
         return Download("data_acquisition_script.python_call", f"{name} fetches data")
     if _SUBPROCESS_RE.match(name):
-        command = _shell_text_of(node.args[0] if node.args else _keyword(node, "args"), resolver)
-        if command:
-            commands = split_commands(command)
+        if call.command:
+            commands = split_commands(call.command)
             found = shell_download(commands, own) if commands else None
             if found:
                 return Download(found.rule if found.installer else "data_acquisition_script.python_shell",
                                 f"{name} runs: {found.reason}", installer=found.installer)
         return None
-    modules = {ref.top for ref in unit.imports}
     if "kaggle" in modules and _KAGGLE_METHOD_RE.search(call.written):
         return Download("data_acquisition_script.python_call", "Kaggle API downloads a dataset")
-    if "synapseclient" in modules and call.written.endswith(".get") and node.args:
-        ident = _const_str(node.args[0])
-        if ident and re.fullmatch(r"syn\d+", ident):
+    if "synapseclient" in modules and call.written.endswith(".get") and call.args:
+        ident = call.args[0]
+        if isinstance(ident, str) and re.fullmatch(r"syn\d+", ident):
             return Download("data_acquisition_script.python_call", f"Synapse client fetches {ident}")
     return None
 
 
-def _download_hints(units: list[CodeUnit]) -> tuple[str, ...]:
-    """The names of ``_PY_DOWNLOAD_HINTS`` found in the words of any parsed unit: one test
-    over all units' words rather than one per unit and name (a name never spans two words,
-    so it occurs in the joined words exactly when it occurs in one unit's)."""
-    all_words = " ".join(unit.word_text for unit in units if unit.tree is not None)
-    return tuple(hint for hint in _PY_DOWNLOAD_HINTS if hint in all_words)
-
-
-def _may_download(unit: CodeUnit, hints: tuple[str, ...]) -> bool:
-    """False when a parsed unit holds no URL and none of ``hints`` (the fetcher names of
-    :func:`_download_hints`): nothing in it can download, so its calls are not read (the
-    AST walk is skipped)."""
-    if unit.tree is None or "://" in unit.source:
-        return True
-    if hints:
-        words = unit.word_text
-        return any(hint in words for hint in hints)
-    return False
-
-
-def _scan_python(tree: TreeIndex, unit: CodeUnit, scan: _DownloadScan) -> None:
-    cell, offset = _unit_cell(unit)
-    if unit.tree is None:
-        # Python 2 or otherwise unparsable: fall back to line patterns.
-        for number, line in enumerate(unit.lines, start=1):
-            if line.lstrip().startswith("#"):
-                continue
-            if _PY_FALLBACK_URL_CALL_RE.search(line) or _PY_FALLBACK_TOOL_RE.search(line):
-                urls = _URL_RE.findall(line)
-                if urls and all(is_installer_url(u) for u in urls):
-                    scan.add(unit.path, number + offset, cell, line, Download(
-                        "data_acquisition_script.installer_ignored", "download of an installer URL", installer=True))
-                else:
-                    scan.add(unit.path, number + offset, cell, line, Download(
-                        "data_acquisition_script.python_call", "download call (line pattern; the file does not parse)"))
-        return
-    resolver = _UrlResolver(unit)
-    for call in unit.calls:
-        found = python_download(unit, call, resolver, scan.own)
+def _scan_python(tree: TreeIndex, path: str, facts: FileFacts, scan: _DownloadScan) -> None:
+    """The calls of a Python file or notebook (facts; a notebook cell is a unit of its
+    own for the imports that qualify a call, as it was read)."""
+    modules: dict[int | None, set[str]] = {}
+    for ref in facts.imports:
+        if ref.kind != "dynamic":
+            modules.setdefault(ref.cell, set()).add(_top(ref))
+    unparsed = _unparsed_unit(path, facts)
+    for call in facts.calls:
+        if unparsed is not False and call.cell == unparsed:
+            found = _fallback_download(call)
+        else:
+            found = python_download(call, modules.get(call.cell, set()), scan.own)
         if found:
-            scan.add(unit.path, call.line + offset, cell, _unit_line(unit, call.line) or call.written, found)
+            scan.add(path, call.line, call.cell, tree.line_text(path, call.line, call.cell) or call.written, found)
+
+
+_FALLBACK_URL_CALL_RE = re.compile(r"(?:^|\.)(?:urlretrieve|urlopen|requests\.get|httpx\.get|wget\.download|get_file|download_url)$")
+_FALLBACK_TOOL_RE = re.compile(r"(?:^|\.)(?:hf_hub_download|pooch\.retrieve|gdown\.download|GEOparse\.get_GEO|Entrez\.efetch|"
+                               r"dataset_download_files|zenodo_get)$")
+
+
+def _unparsed_unit(path: str, facts: FileFacts) -> int | None | bool:
+    """The unit whose calls the frontend read by line patterns (it does not parse): None
+    for a ``.py`` file, the cell named by a notebook's parse error; False when none."""
+    error = facts.parse_error
+    if not error:
+        return False
+    if error.startswith("cell "):
+        head = error[5:].split(":", 1)[0]
+        return int(head) if head.isdigit() else False
+    return None if not path.lower().endswith(".ipynb") else False
+
+
+def _fallback_download(call: CallFact) -> Download | None:
+    """A download call in code that does not parse (Python 2), read by line patterns."""
+    url = call.args[0] if call.args and isinstance(call.args[0], str) and _URL_START_RE.match(call.args[0]) else None
+    if url and _FALLBACK_URL_CALL_RE.search(call.written) or _FALLBACK_TOOL_RE.search(call.written):
+        if url and is_installer_url(url):
+            return Download("data_acquisition_script.installer_ignored", "download of an installer URL", installer=True)
+        return Download("data_acquisition_script.python_call", "download call (line pattern; the file does not parse)")
+    return None
 
 
 # ---- R and Julia
@@ -490,12 +387,6 @@ _R_URL_CALL_RE = re.compile(
 _R_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>getGEO|pb_download|BiocFileCache|bfcrpath|osf_download)\s*\(")
 _JL_URL_CALL_RE = re.compile(r"(?<![\w.])(?P<name>Downloads\.download|download|HTTP\.download|HTTP\.get)\s*\(\s*(?P<arg>[^,)]*)")
 _JL_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>DataDep)\s*\(|datadep\"")
-# Substrings without which no line of a file can match the patterns above (every name
-# they match contains one): a few plain tests spare most R and Julia files the line scan.
-_FETCH_HINTS = {
-    "r": ("download", "GET", "request", "read", "getGEO", "BiocFileCache", "bfcrpath"),
-    "julia": ("download", "HTTP.get", "DataDep", "datadep\""),
-}
 _URL_VAR_RE = re.compile(
     r"""^\s*(?:const\s+|local\s+|global\s+)?([A-Za-z_.][\w.]*)\s*(?:<<-|<-|=)\s*(?:paste0?\(\s*|string\(\s*)?["']((?:https?|ftp)://[^"']*)"""
 )
@@ -565,6 +456,79 @@ def _scan_r_julia_lines(lines: list[tuple[int, str]], language: str, path: str, 
             break
 
 
+_R_URL_CALLS = frozenset({"download.file", "curl_download", "GET", "request", "read.csv", "read.csv2", "read.table",
+                          "read.delim", "read_csv", "read_tsv", "read_delim", "fread", "readRDS", "read_excel"})
+_R_TOOLS = frozenset({"getGEO", "pb_download", "BiocFileCache", "bfcrpath", "osf_download"})
+_JL_URL_CALLS = frozenset({"Downloads.download", "download", "HTTP.download", "HTTP.get"})
+_JL_TOOLS = frozenset({"DataDep"})
+_URL_LITERAL_RE = re.compile(r"^(?:https?|ftp)://")
+
+
+def _fact_url_vars(facts: FileFacts) -> dict[str, str]:
+    """Names bound to a URL literal (the first binding of each name)."""
+    table: dict[str, str] = {}
+    for assignment in facts.assignments:
+        if _URL_LITERAL_RE.match(assignment.value):
+            table.setdefault(assignment.name, assignment.value)
+    return table
+
+
+def _fact_arg_url(value: Value, line: int, url_vars: dict[str, str], literal_urls: dict[int, list[str]]) -> str | None:
+    """The URL an argument stands for: a URL literal, a wrapper call (``url("…")``,
+    ``paste0("…", x)``…) whose literal is on the same line, or a name bound to a URL."""
+    if isinstance(value, str):
+        return value if _URL_LITERAL_RE.match(value) else None
+    if not isinstance(value, Expr):
+        return None
+    text = value.text.strip()
+    unwrapped = text
+    for _ in range(3):
+        new = _ARG_WRAPPERS_RE.sub("", unwrapped)
+        if new == unwrapped:
+            break
+        unwrapped = new
+    if unwrapped != text:
+        match = re.match(r"""^[rfb]?["']((?:https?|ftp)://[^"']*)""", unwrapped)
+        if match:
+            # the wrapper's own literal argument holds the whole URL (an Expr's text is cut)
+            whole = next((u for u in literal_urls.get(line, ()) if u.startswith(match.group(1))), None)
+            return whole or match.group(1)
+    ident = re.match(r"^[A-Za-z_.][\w.]*", unwrapped)
+    return url_vars.get(ident.group(0)) if ident else None
+
+
+def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: str, scan: _DownloadScan) -> None:
+    """R and Julia downloads from the file's call facts: a fetching tool, or a reader or
+    downloader called with a URL (a literal, a wrapper of one, a name bound to one)."""
+    url_calls, tools = (_R_URL_CALLS, _R_TOOLS) if language == "r" else (_JL_URL_CALLS, _JL_TOOLS)
+    label = "r_call" if language == "r" else "julia_call"
+    url_vars = _fact_url_vars(facts)
+    literal_urls: dict[int, list[str]] = {}
+    for call in facts.calls:
+        for arg in call.args[:1]:
+            if isinstance(arg, str) and _URL_LITERAL_RE.match(arg):
+                literal_urls.setdefault(call.line, []).append(arg)
+    by_line: dict[int, Download] = {}
+    for call in facts.calls:
+        name = call.written.rsplit("::", 1)[-1] if language == "r" else call.written
+        if name in tools:
+            by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} fetches data")
+            continue
+        if name not in url_calls or call.line in by_line:
+            continue
+        first = call.args[0] if call.args else (call.kwargs[0][1] if call.kwargs else None)
+        url = _fact_arg_url(first, call.line, url_vars, literal_urls)
+        if not url or _is_local_url(url):
+            continue
+        if is_installer_url(url):
+            by_line[call.line] = Download("data_acquisition_script.installer_ignored",
+                                          f"{name} of an installer URL", installer=True)
+        else:
+            by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} downloads {url}")
+    for line in sorted(by_line):
+        scan.add(path, line, None, tree.line_text(path, line) or "", by_line[line])
+
+
 def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:
     by_cell: dict[tuple[str, int | None, str], list[tuple[int, str]]] = {}
     for item in _notebook_code_lines(tree):
@@ -578,13 +542,8 @@ def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:
 
 def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
     """``*.dvc`` files that really track outputs (they carry ``outs:``)."""
-    found = []
-    for path in tree.files:
-        if path.lower().endswith(".dvc") and not path.startswith(".dvc/"):
-            text = tree.text(path) or ""
-            if "outs:" in text or "md5:" in text:
-                found.append(path)
-    return found
+    return [path for path in tree.files
+            if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
 @detector("data_acquisition_script", version="2.0.0")
@@ -653,19 +612,14 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
     for path in tree.files:
         if _is_workflow_file(path):
             _guarded(tree, path, "scanning workflow rules", lambda p=path: _scan_workflow_file(tree, p, scan), None)
-    units = _python_units(tree)
-    hints = _download_hints(units)
-    for unit in units:
-        if _may_download(unit, hints):
-            _guarded(tree, unit.path, "scanning Python calls", lambda u=unit: _scan_python(tree, u, scan), None)
-    for kind, language in (("r", "r"), ("julia", "julia")):
+    for path, facts in _python_facts(tree):
+        _guarded(tree, path, "scanning Python calls", lambda p=path, f=facts: _scan_python(tree, p, f, scan), None)
+    for kind in ("r", "julia"):
         for path in tree.by_type(kind):
-            text = tree.text(path) or ""
-            if not any(hint in text for hint in _FETCH_HINTS[language]):
-                continue
-            lines = [(n, t) for n, t in enumerate(tree.lines(path), start=1) if t.strip() and not t.lstrip().startswith("#")]
-            _guarded(tree, path, "scanning R/Julia calls",
-                     lambda p=path, ls=lines, lang=language: _scan_r_julia_lines(ls, lang, p, None, scan), None)
+            facts = tree.facts(path)
+            if facts is not None and facts.frontend == kind:
+                _guarded(tree, path, "scanning R/Julia calls",
+                         lambda p=path, f=facts, k=kind: _scan_r_julia_calls(tree, p, f, k, scan), None)
     _guarded(tree, "", "scanning notebook cells", lambda: _scan_notebooks(tree, scan), None)
 
     downloads = [h for h in scan.hits if not h.download.installer]

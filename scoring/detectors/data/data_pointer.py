@@ -21,10 +21,8 @@ from scoring.detectors.data._common import (
     _is_workflow_file,
     _name,
     _norm_url,
-    _notebook,
     _notebook_code_lines,
-    _python_units,
-    _unit_cell,
+    _python_facts,
     _ww,
     classify_doi,
     classify_url,
@@ -35,7 +33,6 @@ from scoring.detectors.data._common import (
 )
 from scoring.model import Evidence
 from scoring.parsers.markdown import Document
-from scoring.parsers.python import CodeUnit
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -58,14 +55,6 @@ _ACCESSION_RE = re.compile(
 _ACCESSION_HINT_RE = re.compile(r"[DEGPS][A-Z-][A-Z0-9]")
 
 
-# The same hints for CodeUnit.word_text, a fraction of the source's length. Every
-# accession holds three capitals in a row, which stay together in one word (GSE, SRR,
-# PRJ, PXD, EGA, the MTAB of E-MTAB-1); the '-' of E-MTAB-style ones is dropped from the
-# words, so those are found by "E-" in the source.
-_CAPITALS_RE = re.compile(r"[A-Z][A-Z][A-Z]")
-_ACCESSION_WORD_HINT_RE = re.compile(r"[DEGPS][A-Z][A-Z0-9]")
-
-
 def _may_hold_pointer(text: str) -> bool:
     """A cheap test before the URL, DOI and accession patterns run."""
     if "://" in text:
@@ -73,22 +62,6 @@ def _may_hold_pointer(text: str) -> bool:
     if "10." in text and _DOI_RE.search(text) is not None:
         return True
     return _ACCESSION_HINT_RE.search(text) is not None and _ACCESSION_RE.search(text) is not None
-
-
-def _unit_may_hold_pointer(unit: CodeUnit) -> bool:
-    """:func:`_may_hold_pointer` of the unit's source (the same answer), with the
-    accession hints tried on the unit's words instead of the whole source."""
-    source = unit.source
-    if "://" in source:
-        return True
-    if "10." in source and _DOI_RE.search(source) is not None:
-        return True
-    words = unit.word_text
-    if _CAPITALS_RE.search(words) is None:
-        return False
-    if _ACCESSION_WORD_HINT_RE.search(words) is None and "E-" not in source:
-        return False
-    return _ACCESSION_RE.search(source) is not None
 
 
 _CITATION_HEADING_RE = re.compile(
@@ -232,29 +205,35 @@ def _scan_document(tree: TreeIndex, path: str, doc: Document, scan: _PointerScan
 
 
 def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
-    """String literals of Python units, and the non-comment lines of other scripts,
-    Make-like files, workflow files and notebook shell/R/Julia cells."""
-    for unit in _python_units(tree):
-        # Most code holds no URL, DOI or accession: skip its AST walk.
-        if not _unit_may_hold_pointer(unit):
-            continue
-        cell, offset = _unit_cell(unit)
-        literals = _guarded(tree, unit.path, "reading string literals", lambda u=unit: u.string_literals, [])
-        for literal in literals:
+    """String literals of Python files and notebook cells (their facts), and the code
+    lines of other scripts, Make-like files, workflow files and notebook shell/R/Julia
+    cells."""
+    for path, facts in _python_facts(tree):
+        strings = sorted((s for s in facts.strings if not s.docstring), key=lambda s: (s.line_start, s.value))
+        for literal in strings:
             value = literal.value
             if len(value) > 2000:
                 value = value[:2000]
-            scan.scan_text(value, _CODE_CONTEXT, unit.path, literal.line_start + offset, cell)
+            scan.scan_text(value, _CODE_CONTEXT, path, literal.line_start, literal.cell)
     for path in _script_files(tree):
-        # No pattern crosses a line break, so a file whose text cannot hold a pointer has
-        # no line that can: one test skips most files.
-        if not _may_hold_pointer(tree.text(path) or ""):
+        facts = tree.facts(path)
+        if facts is not None and facts.frontend in _CODE_FRONTENDS:
+            # R, Julia, Snakemake and Nextflow code: its string literals (a pointer in
+            # code is a string; comments are no pointers)
+            for literal in facts.strings:
+                if literal.docstring or not _may_hold_pointer(literal.value):
+                    continue
+                # a literal over several lines: each pointer at its own line
+                for offset, text in enumerate(literal.value[:2000].split("\n")):
+                    scan.scan_text(text, _CODE_CONTEXT, path, literal.line_start + offset, None)
             continue
-        for number, line in enumerate(tree.lines(path), start=1):
-            if not line.lstrip().startswith(("#", "//")):
-                scan.scan_text(line, _CODE_CONTEXT, path, number, None)
+        for number, line in _guarded(tree, path, "reading script lines", lambda p=path: tree.script_lines(p), ()):
+            scan.scan_text(line, _CODE_CONTEXT, path, number, None)
     for cell_line in _notebook_code_lines(tree):
         scan.scan_text(cell_line.text, _CODE_CONTEXT, cell_line.path, cell_line.line, cell_line.cell)
+
+
+_CODE_FRONTENDS = frozenset({"r", "julia", "snakemake", "nextflow"})
 
 
 def _script_files(tree: TreeIndex) -> list[str]:
@@ -360,17 +339,11 @@ def data_pointer(tree: TreeIndex) -> Result:
     docs: list[tuple[str, bool]] = [(p, True) for p in data_docs(tree)]
     if tree.readme and tree.readme not in {p for p, _ in docs}:
         docs.append((tree.readme, False))
-    for path in tree.by_type("notebook"):
-        nb = _notebook(tree, path) if path != tree.readme else None
-        # Parse a notebook's markdown only when some cell could hold a pointer (tested on
-        # the cells joined by a line break, which no pattern crosses).
-        if nb is not None and _may_hold_pointer("\n".join(c.source for c in nb.markdown_cells)):
-            docs.append((path, False))
-    for path in tree.by_type("rmd"):
-        # R Markdown / Quarto prose; its code chunks are read again as code (same file
-        # lines, so a pointer found twice is recorded once).
-        if _may_hold_pointer(tree.text(path) or ""):
-            docs.append((path, False))
+    # Notebook markdown and R Markdown / Quarto prose (its code chunks are read again as
+    # code: same file lines, so a pointer found twice is recorded once). A document whose
+    # lines cannot hold a pointer is passed over by _scan_document's first test.
+    docs += [(p, False) for p in tree.by_type("notebook") if p != tree.readme]
+    docs += [(p, False) for p in tree.by_type("rmd")]
     for path, is_data_doc in docs:
         doc = _document(tree, path)
         if doc is not None:

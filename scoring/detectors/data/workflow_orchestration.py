@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any
 
@@ -10,34 +9,36 @@ from scoring.detectors.data._common import (
     MAX_EVIDENCE,
     _guarded,
     _name,
-    _python_units,
-    _unit_cell,
-    _unit_line,
+    _python_facts,
+    _top,
 )
+from scoring.facts import FileFacts
 from scoring.model import Evidence
-from scoring.parsers.python import CodeUnit, dotted_name
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
 _PIPELINE_DRIVER_RE = re.compile(r"(?:run_all|pipeline|workflow|run_pipeline|run_analysis)\.(?:py|r|sh|jl)", re.IGNORECASE)
 
-# (engine, pattern of the lower-case file name, locator regex for the first rule/process line)
-_ENGINES: tuple[tuple[str, str, re.Pattern[str] | None], ...] = (
-    ("snakemake", r"snakefile(?:\..*)?|.*\.smk", re.compile(r"^\s*(?:rule|checkpoint)\s+\w+\s*:")),
-    ("nextflow", r".*\.nf|nextflow\.config", re.compile(r"^\s*(?:process|workflow)\b")),
-    ("cwl", r".*\.cwl", re.compile(r"^\s*class\s*:\s*Workflow\b")),
-    ("wdl", r".*\.wdl", re.compile(r"^\s*(?:workflow|task)\s+\w+")),
-    ("dvc", r"dvc\.yaml", re.compile(r"^\s*stages\s*:")),
-    ("galaxy", r".*\.ga", None),
-    ("targets", r"_targets\.r", re.compile(r"\btar_target\s*\(")),
+# (engine, pattern of the lower-case file name); the first rule/process line of an engine
+# file comes from its facts (Snakemake rules, Nextflow processes and workflows, R
+# ``tar_target`` calls) or, for a file no frontend reads, from its parsed form
+# (``TreeIndex.workflow_file``)
+_ENGINES: tuple[tuple[str, str], ...] = (
+    ("snakemake", r"snakefile(?:\..*)?|.*\.smk"),
+    ("nextflow", r".*\.nf|nextflow\.config"),
+    ("cwl", r".*\.cwl"),
+    ("wdl", r".*\.wdl"),
+    ("dvc", r"dvc\.yaml"),
+    ("galaxy", r".*\.ga"),
+    ("targets", r"_targets\.r"),
 )
 # All name patterns in one: a single match per file names the first engine (in table
 # order) whose pattern the name matches.
-_ENGINE_NAME_RE = re.compile("|".join(f"(?P<{engine}>{pattern})" for engine, pattern, _ in _ENGINES), re.DOTALL)
-_ENGINE_LOCATORS = {engine: locator for engine, _, locator in _ENGINES}
+_ENGINE_NAME_RE = re.compile("|".join(f"(?P<{engine}>{pattern})" for engine, pattern in _ENGINES), re.DOTALL)
+_NEXTFLOW_STEPS = ("process", "workflow")
+_LOCATED_ENGINES = frozenset({"snakemake", "nextflow", "cwl", "wdl", "dvc", "targets"})
 
 _ENGINE_MODULES = ("airflow", "luigi", "prefect")
-_ENGINE_IMPORT_HINT_RE = re.compile(rf"^\s*(?:from|import)\s+(?:{'|'.join(_ENGINE_MODULES)})\b", re.MULTILINE)
 _AIRFLOW_DAG_CALLS = re.compile(r"^airflow(?:\.models(?:\.dag)?|\.sdk)?\.DAG$|^airflow(?:\.decorators|\.sdk)?\.dag$")
 _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
@@ -129,16 +130,36 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
     return Result(value, level=level, evidence=evidence, counts=counts, reason=reason, fix=fix)
 
 
-def _line_text(tree: TreeIndex, path: str, line: int | None) -> str | None:
-    if not line:
-        return None
-    lines = tree.lines(path)
-    return lines[line - 1] if 0 < line <= len(lines) else None
+def _line_text(tree: TreeIndex, path: str, line: int | None, cell: int | None = None) -> str | None:
+    return tree.line_text(path, line, cell) if line else None
 
 
 def _imports(tree: TreeIndex, path: str, module: str) -> bool:
-    unit = _guarded(tree, path, "parsing Python", lambda: tree.python_unit(path), None)
-    return bool(unit) and any(ref.top == module for ref in unit.imports)
+    facts = _guarded(tree, path, "parsing Python", lambda: tree.facts(path), None)
+    return facts is not None and any(_top(ref) == module for ref in facts.imports)
+
+
+def _first_step_line(tree: TreeIndex, path: str, engine: str) -> int | None:
+    """The first rule/process line of an engine file: from the facts of the languages a
+    frontend reads (Snakemake rules, Nextflow processes and workflows, R ``tar_target``
+    calls), else from the file's parsed form."""
+    facts = tree.facts(path) if engine in ("snakemake", "nextflow", "targets") else None
+    if facts is not None and facts.frontend == {"snakemake": "snakemake", "nextflow": "nextflow",
+                                                 "targets": "r"}[engine]:
+        if engine == "targets":
+            lines = [c.line for c in facts.calls if c.name.rsplit(":", 1)[-1] == "tar_target"]
+        elif engine == "snakemake":
+            lines = [d.line for d in facts.definitions if d.kind in ("rule", "checkpoint") and d.name]
+        else:
+            # a line opening with the word process or workflow: a process or workflow
+            # definition, a ``process { … }`` / ``workflow { … }`` block (config scopes,
+            # a script's entry workflow) or a ``process.container = …`` setting
+            lines = [d.line for d in facts.definitions if d.kind in _NEXTFLOW_STEPS]
+            lines += [b.line for b in facts.blocks if re.split(r"[.:\s]", b.label, maxsplit=1)[0] in _NEXTFLOW_STEPS]
+            lines += [d.line for d in facts.directives if d.scope.rsplit(".", 1)[-1] in _NEXTFLOW_STEPS]
+        return min(lines) if lines else None
+    parsed = tree.workflow_file(path, engine)
+    return parsed.step_line if parsed is not None else None
 
 
 def _engine_files(tree: TreeIndex) -> list[Evidence]:
@@ -148,65 +169,53 @@ def _engine_files(tree: TreeIndex) -> list[Evidence]:
         if match is None:
             continue
         engine = match.lastgroup
-        if engine == "galaxy" and "a_galaxy_workflow" not in (tree.text(path) or ""):
-            continue
-        locator = _ENGINE_LOCATORS[engine]
+        if engine == "galaxy":
+            parsed = tree.workflow_file(path, engine)
+            if parsed is None or not parsed.galaxy_marker:
+                continue
         line = None
-        if locator is not None and len(found) < MAX_EVIDENCE:
-            for number, text in enumerate(tree.lines(path), start=1):
-                if locator.search(text):
-                    line = number
-                    break
+        if engine in _LOCATED_ENGINES and len(found) < MAX_EVIDENCE:
+            line = _first_step_line(tree, path, engine)
         found.append(Evidence(path, f"{engine} workflow file", rule=f"workflow_orchestration.{engine}",
                               line_start=line, snippet=_line_text(tree, path, line)))
     return found
 
 
 def _python_engines(tree: TreeIndex) -> list[Evidence]:
-    """Airflow DAGs, Luigi task classes and Prefect flows, resolved through imports."""
+    """Airflow DAGs, Luigi task classes and Prefect flows, resolved through imports: per
+    ``.py`` file and per notebook cell (a cell is a unit of its own, as the kernel runs it)."""
     found: list[Evidence] = []
-    for unit in _python_units(tree):
-        # The module names are words of the source: testing the unit's words first spares
-        # the line-anchored pattern a scan of nearly every source.
-        words = unit.word_text
-        if not any(module in words for module in _ENGINE_MODULES) or not _ENGINE_IMPORT_HINT_RE.search(unit.source):
-            continue
-        tops = {ref.top for ref in unit.imports}
-        if not tops.intersection(_ENGINE_MODULES) or unit.tree is None:
-            continue
-        hit = _guarded(tree, unit.path, "reading workflow definitions", lambda u=unit: _python_engine_hit(u), None)
-        if hit:
-            engine, line = hit
-            cell, offset = _unit_cell(unit)
-            found.append(Evidence(unit.path, f"{engine} workflow definition", rule=f"workflow_orchestration.{engine}",
-                                  line_start=line + offset, snippet=_unit_line(unit, line), cell=cell))
+    for path, facts in _python_facts(tree):
+        cells = {ref.cell for ref in facts.imports if ref.kind != "dynamic" and _top(ref) in _ENGINE_MODULES}
+        for cell in sorted(cells, key=lambda c: c or 0):
+            hit = _python_engine_hit(facts, cell)
+            if hit:
+                engine, line = hit
+                found.append(Evidence(path, f"{engine} workflow definition", rule=f"workflow_orchestration.{engine}",
+                                      line_start=line, snippet=_line_text(tree, path, line, cell), cell=cell))
     return found
 
 
-def _resolve(unit: CodeUnit, written: str) -> str:
-    head, _, rest = written.partition(".")
-    resolved = unit.aliases.get(head, head)
-    return f"{resolved}.{rest}" if rest else resolved
-
-
-def _python_engine_hit(unit: CodeUnit) -> tuple[str, int] | None:
-    for call in unit.calls:
+def _python_engine_hit(facts: FileFacts, cell: int | None) -> tuple[str, int] | None:
+    for call in facts.calls:
+        if call.cell != cell:
+            continue
         if _AIRFLOW_DAG_CALLS.match(call.name):
             return "airflow", call.line
         if _PREFECT_FLOW.match(call.name):
             return "prefect", call.line
-    for node in ast.walk(unit.tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for deco in node.decorator_list:
-                name = _resolve(unit, dotted_name(deco.func if isinstance(deco, ast.Call) else deco))
+    for definition in facts.definitions:
+        if definition.cell != cell:
+            continue
+        if definition.kind in ("function", "method"):
+            for name, line in zip(definition.decorators, definition.decorator_lines, strict=False):
                 if _AIRFLOW_DAG_CALLS.match(name):
-                    return "airflow", deco.lineno
+                    return "airflow", line
                 if _PREFECT_FLOW.match(name):
-                    return "prefect", deco.lineno
-        elif isinstance(node, ast.ClassDef):
-            for base in node.bases:
-                if _LUIGI_TASK.match(_resolve(unit, dotted_name(base))):
-                    return "luigi", node.lineno
+                    return "prefect", line
+        elif definition.kind == "class":
+            if any(_LUIGI_TASK.match(base) for base in definition.bases):
+                return "luigi", definition.line
     return None
 
 
@@ -216,7 +225,7 @@ def _kedro_evidence(tree: TreeIndex) -> Evidence | None:
         data = _guarded(tree, pyproject, "reading pyproject.toml", lambda: tree.toml(pyproject), None)
         tool = data.get("tool") if isinstance(data, dict) else None
         if isinstance(tool, dict) and "kedro" in tool:
-            line = next((n for n, t in enumerate(tree.lines(pyproject), start=1) if t.strip().startswith("[tool.kedro")), None)
+            line = next((n for n, t in tree.toml_headers(pyproject) if t.startswith("[tool.kedro")), None)
             return Evidence(pyproject, "Kedro project ([tool.kedro])", rule="workflow_orchestration.kedro",
                             line_start=line, snippet=_line_text(tree, pyproject, line))
     if not tree.is_dir("conf/base"):
