@@ -304,6 +304,14 @@ class NotebookCellFact(_Record):
     execution_count: int | None = None
     output_kinds: tuple[str, ...] = ()
     magics: tuple[str, ...] = ()
+    # signals (S2, S4, S6): whether the cell stores any output (``output_kinds`` may be
+    # empty for malformed outputs), its metadata tags (papermill ``parameters``), its
+    # language (python, shell, r, julia, other; markdown and raw cells: "") and the
+    # number of lines of its source (``len(source.splitlines())``)
+    has_outputs: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
+    tags: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    language: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
+    line_count: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

@@ -484,7 +484,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.0.0+py{PYTHON}"
+    assert facts.frontend_version == f"1.0.1+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -606,13 +606,14 @@ NOTEBOOK = notebook(
 def test_notebook_cells_and_facts_numbered_by_cell():
     result = extract(NOTEBOOK, "analysis/Fit.ipynb")
     assert result.cells == (
-        NotebookCellFact(1, "markdown"),
+        NotebookCellFact(1, "markdown", line_count=2),
         NotebookCellFact(2, "code", 1, ("stream:stderr", "execute_result", "stream:stdout"),
-                         ("!pip install numpy", "%matplotlib inline")),
-        NotebookCellFact(3, "code", None, (), ("!echo failed",)),
-        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi")),
-        NotebookCellFact(5, "code", 4, ("error",)),
-        NotebookCellFact(6, "raw"),
+                         ("!pip install numpy", "%matplotlib inline"), has_outputs=True, language="python",
+                         line_count=5),
+        NotebookCellFact(3, "code", None, (), ("!echo failed",), language="python", line_count=4),
+        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi"), language="shell", line_count=2),
+        NotebookCellFact(5, "code", 4, ("error",), has_outputs=True, language="python", line_count=1),
+        NotebookCellFact(6, "raw", line_count=1),
     )
     # magics are masked: the cell parses, and lines count within the cell
     assert result.imports == (ImportFact("numpy", 3, cell=2),)
@@ -640,13 +641,33 @@ def test_notebook_format_3_and_broken_notebooks():
          "outputs": [{"output_type": "pyout"}, {"output_type": "stream", "stream": "stdout"}]},
     ]}]}).encode()
     result = extract(old, "old.ipynb")
-    assert result.cells == (NotebookCellFact(1, "markdown"),
-                            NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout")))
+    assert result.cells == (NotebookCellFact(1, "markdown", line_count=1),
+                            NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout"), has_outputs=True,
+                                             language="python", line_count=1))
     assert result.imports == (ImportFact("os", 1, cell=2),)
     broken = extract(b"{not json", "broken.ipynb")
     assert broken.parse_error == "NotebookError: invalid JSON: Expecting property name enclosed in double quotes " \
         "at line 1"
     assert broken.cells == () and broken.lines == 0
+
+
+def test_notebook_cell_outputs_tags_language_and_line_count():
+    cells = extract(notebook(
+        {"cell_type": "code", "execution_count": 1, "source": ["alpha = 1\n", "beta = 2"],
+         "outputs": [{"no_type": 1}], "metadata": {"tags": ["parameters", 3, "x"]}},
+        {"cell_type": "code", "execution_count": None, "source": "%%R\nx <- 1\n", "outputs": [],
+         "metadata": {"tags": "not-a-list"}},
+        {"cell_type": "code", "source": "", "outputs": [], "metadata": {}},
+    ), "p.ipynb").cells
+    # an output without a type is still a stored output; only string tags are kept
+    assert cells == (
+        NotebookCellFact(1, "code", 1, (), (), has_outputs=True, tags=("parameters", "x"), language="python",
+                         line_count=2),
+        NotebookCellFact(2, "code", None, (), ("%%R",), language="r", line_count=2),
+        NotebookCellFact(3, "code", language="python"),
+    )
+    assert cells[2].to_dict() == {"index": 3, "kind": "code", "execution_count": None, "output_kinds": [],
+                                  "magics": [], "language": "python"}
 
 
 def test_ipython_files_have_their_magics_masked():

@@ -141,7 +141,7 @@ from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.0"
+VERSION = "1.0.1"
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -1437,10 +1437,20 @@ def _notebook(data: bytes, path: str) -> FileFacts:
     cells, lines = [], 0
     for cell in notebook.cells:
         cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
-                                      tuple(m.text.strip() for m in cell.magics)))
+                                      tuple(m.text.strip() for m in cell.magics), **_cell_extras(cell)))
         if cell.cell_type != "code":
             continue
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
         if cell.language == "python" and cell.python_source.strip():
             walker.unit(cell.python_source, cell.index, frozenset(m.line for m in cell.magics))
     return walker.finish(lines, tuple(cells))
+
+
+def _cell_extras(cell: Cell) -> dict:
+    """The signals' fields of a cell's fact: stored outputs, tags, language, line count."""
+    return {
+        "has_outputs": cell.has_outputs,
+        "tags": cell.tags,
+        "language": cell.language if cell.cell_type == "code" else "",
+        "line_count": len(cell.source.splitlines()),
+    }
