@@ -560,6 +560,29 @@ class TreeIndex:
             self._facts_errors[path] = f"{type(exc).__name__}: {exc}"
             return None
 
+    def snippet(self, path: str, line: int | None, cell: int | None = None) -> str | None:
+        """The text of line ``line`` of ``path`` for an evidence snippet, or None (no such
+        line, or the file is not text). With ``cell``, the line counts within that cell of
+        a notebook (``Evidence.cell``), as notebook facts number their lines.
+
+        Detectors find what they report in facts and parsed structures; this only fetches
+        the reported line, from the text the index keeps (the file is not read again),
+        and the split into lines is made once per file."""
+        if line is None or line < 1:
+            return None
+        if cell is not None:
+            nb = self.notebook(path)
+            if nb is None or not 1 <= cell <= len(nb.cells) or nb.cells[cell - 1].index != cell:
+                return None
+            found = self._parsed.get((f"cell_lines:{cell}", path))
+            if found is None:
+                found = self._parsed[(f"cell_lines:{cell}", path)] = nb.cells[cell - 1].source.splitlines()
+        else:
+            found = self._parsed.get(("lines", path))
+            if found is None:
+                found = self._parsed[("lines", path)] = self.lines(path)
+        return found[line - 1] if line <= len(found) else None
+
     def lines(self, path: str) -> list[str]:
         text = self.text(path)
         return text.splitlines() if text else []
