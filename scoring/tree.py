@@ -733,6 +733,13 @@ class TreeIndex:
             found.extend(p for p in self.files_in(location) if is_make_like(p.rsplit("/", 1)[-1]))
         return found
 
+    def ci_config(self, path: str):
+        """A CI configuration file with its first test-running line
+        (:func:`scoring.parsers.ci.parse_ci_config`), read once; None if not text."""
+        from .parsers.ci import parse_ci_config
+
+        return self._cached("ci", path, lambda text: parse_ci_config(text, path))
+
     def dockerfile(self, path: str):
         from .parsers.dockerfile import parse_dockerfile
 
