@@ -23,7 +23,7 @@ from functools import cache
 from typing import Any
 
 __all__ = [
-    "AssignmentFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
+    "AssertFact", "MacroFact", "AssignmentFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
     "DirectiveFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact",
     "NotebookCellFact", "RandomFact", "StringFact", "UrlFact", "literal_or_expr",
     "GUARDS", "HANDLER_ACTIONS", "SEED_SOURCES", "RANDOM_ROLES", "FILE_MODES",
@@ -232,6 +232,8 @@ class DefinitionFact(_Record):
     documented: bool = False
     decorators: tuple[str, ...] = ()
     cell: int | None = _cell()
+    # the base classes of a class as written (dotted names; Python), S3's TestCase test
+    bases: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -315,6 +317,24 @@ class NotebookCellFact(_Record):
 
 
 @dataclass(frozen=True)
+class AssertFact(_Record):
+    """An ``assert`` statement (Python)."""
+
+    line: int
+    cell: int | None = _cell()
+
+
+@dataclass(frozen=True)
+class MacroFact(_Record):
+    """A macro call (Julia): ``name`` as written, with its ``@`` (``@testset``, ``@test``;
+    ``Test.@test`` is ``@test``)."""
+
+    name: str
+    line: int
+    cell: int | None = _cell()
+
+
+@dataclass(frozen=True)
 class FileFacts(_Record):
     language: str
     frontend: str
@@ -334,6 +354,8 @@ class FileFacts(_Record):
     cells: tuple[NotebookCellFact, ...] = ()
     parse_error: str | None = None
     lines: int = 0
+    asserts: tuple[AssertFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    macros: tuple[MacroFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from scoring.facts import (
+    AssertFact,
     AssignmentFact,
     CallFact,
     CliArgFact,
@@ -484,7 +485,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.0.1+py{PYTHON}"
+    assert facts.frontend_version == f"1.0.2+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -774,3 +775,39 @@ def _in_fstring(tree, node) -> bool:
 
 def test_the_python_frontend_is_in_the_shared_registry_and_test_of_frontends():
     assert frontend_for("a.pyw") is py and frontend_for("b.ipy") is py
+
+
+# --------------------------------------------------------------------------- class bases and asserts (S3)
+
+
+def test_class_bases_as_written_and_assert_statements():
+    result = extract(
+        "import unittest as ut\n"
+        "class TestA(ut.TestCase, Mixin):\n"
+        "    def test_x(self):\n"
+        "        assert 1 == 1, 'msg'\n"
+        "class B(make().Base, object, metaclass=M):\n"
+        "    pass\n"
+        "def f():\n"
+        "    assert (x := 2)\n"
+    )
+    assert [(d.name, d.kind, d.line, d.bases) for d in result.definitions] == [
+        ("TestA", "class", 2, ("ut.TestCase", "Mixin")), ("test_x", "method", 3, ()),
+        ("B", "class", 5, ("object",)), ("f", "function", 7, ())]
+    assert result.asserts == (AssertFact(4), AssertFact(8))
+    assert result.definitions[2].to_dict()["bases"] == ["object"]
+    assert "bases" not in result.definitions[1].to_dict()
+
+
+def test_class_bases_and_asserts_of_code_that_does_not_parse():
+    result = extract("class TestOld(unittest.TestCase ):\n    def test_a(self):\n        print 'x'\n"
+                     "        assert x\n  assertion = 1\nclass Plain:\n    pass\n")
+    assert result.parse_error is not None
+    assert [(d.name, d.bases) for d in result.definitions] == [("TestOld", ("unittest.TestCase",)),
+                                                              ("test_a", ()), ("Plain", ())]
+    assert result.asserts == (AssertFact(4),)
+
+
+def test_notebook_asserts_carry_their_cell():
+    result = extract(notebook(code("x = 1\n"), code("\nassert x == 1\n")), "tests/check.ipynb")
+    assert result.asserts == (AssertFact(2, cell=2),)

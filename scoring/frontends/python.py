@@ -121,6 +121,7 @@ from itertools import accumulate
 
 from scoring.facts import (
     EXPR_TEXT_LIMIT,
+    AssertFact,
     AssignmentFact,
     CallFact,
     CliArgFact,
@@ -141,7 +142,7 @@ from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.1"
+VERSION = "1.0.2"
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -481,6 +482,7 @@ class _Walker:
         self.cli_args: list[CliArgFact] = []
         self.file_io: list[FileIOFact] = []
         self.urls: list[UrlFact] = []
+        self.asserts: list[AssertFact] = []     # S3: assert statements
         self.aliases: dict[str, str] = {}       # local name -> qualified name
         self.engines: set[str] = set()          # variables bound to a generator object
         self.argv_names: set[str] = set()       # local names bound to sys.argv
@@ -565,6 +567,7 @@ class _Walker:
             ast.Lambda: self.lambda_, ast.IfExp: self.if_exp, ast.Expr: self.expr_statement,
             **({ast.TryStar: self.try_} if hasattr(ast, "TryStar") else {}),
             ast.Match: self.match, ast.NamedExpr: self.named_expr, ast.arguments: self.arguments,
+            ast.Assert: self.assert_,
         }
 
     def enter(self, frame: _Frame) -> bool:
@@ -778,7 +781,8 @@ class _Walker:
         documented = type(first) is ast.Expr and _is_str(first.value) and bool(first.value.value.strip())
         public = "class" in frame.public_kinds and not name.startswith("_")
         self.definitions.append(DefinitionFact(name, "class", node.lineno, public, documented,
-                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell))
+                                               tuple(self.decorator(d) for d in node.decorator_list), self.cell,
+                                               _bases(node)))
         # a class body runs where it stands: the try or if around it still holds
         inner = frame.but(scope="class", public_kinds=_METHOD_KINDS if public else _NO_KINDS)
         self.body(self.docstring(body), inner)
@@ -787,6 +791,10 @@ class _Walker:
         stack.extend(reversed(node.bases))
         stack.extend(reversed(node.decorator_list))
         return True
+
+    def assert_(self, node) -> bool:
+        self.asserts.append(AssertFact(node.lineno, self.cell))
+        return False
 
     # ------------------------------------------------------------ control flow and guards
     def if_(self, node) -> bool:
@@ -1278,6 +1286,7 @@ class _Walker:
                 names = tuple(n.split()[0] for n in match.group("names").split(",") if n.strip())
                 self.imports.append(ImportFact(match.group("from"), number, "none", "from", names, cell))
         self.fallback_definitions(lines)
+        self.fallback_asserts(lines)
 
     def fallback_definitions(self, lines: list[str]) -> None:
         """D6's line reading: column-0 defs and classes are functions and classes, a def
@@ -1307,7 +1316,13 @@ class _Walker:
             else:
                 kind, public = ("class" if keyword == "class" else "function"), False
             self.definitions.append(DefinitionFact(name, kind, index + 1, public, _documented_at(lines, index),
-                                                   (), self.cell))
+                                                   (), self.cell, _fallback_bases(text) if keyword == "class" else ()))
+
+    def fallback_asserts(self, lines: list[str]) -> None:
+        """Lines starting with ``assert`` (S3 counts asserts in test folders)."""
+        for index, text in enumerate(lines):
+            if _ASSERT_LINE.match(text):
+                self.asserts.append(AssertFact(index + 1, self.cell))
 
     # ------------------------------------------------------------ result
     def finish(self, lines: int, cells: tuple = ()) -> FileFacts:
@@ -1320,6 +1335,7 @@ class _Walker:
             handlers=tuple(HandlerFact(h.line, h.caught, h.action(), h.cell) for h in self.handlers),
             randoms=tuple(self.randoms), cli_args=tuple(self.cli_args), file_io=tuple(self.file_io),
             urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
+            asserts=tuple(self.asserts),
         ))
 
 
@@ -1454,3 +1470,22 @@ def _cell_extras(cell: Cell) -> dict:
         "language": cell.language if cell.cell_type == "code" else "",
         "line_count": len(cell.source.splitlines()),
     }
+
+
+# --------------------------------------------------------------------------- class bases, asserts (S3)
+
+_ASSERT_LINE = re.compile(r"\s*assert\b")
+_CLASS_BASES = re.compile(r"\s*class\s+\w+\s*\(([^)]*)")
+
+
+def _bases(node: ast.ClassDef) -> tuple[str, ...]:
+    """The base classes that are dotted names, as written (``unittest.TestCase``)."""
+    return tuple(name for name in map(_dotted, node.bases) if name and "(" not in name)
+
+
+def _fallback_bases(text: str) -> tuple[str, ...]:
+    """The bases of a ``class`` line that does not parse: the words between its parentheses."""
+    match = _CLASS_BASES.match(text)
+    if match is None:
+        return ()
+    return tuple(part.strip() for part in match.group(1).split(",") if part.strip())
