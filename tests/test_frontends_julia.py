@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scoring.facts import (
+    MacroFact,
     AssignmentFact,
     CliArgFact,
     DefinitionFact,
@@ -112,3 +113,14 @@ def test_parse_error_is_a_fact_and_the_rest_is_still_read():
     result = julia.extract(b"using Random\nfunction f(\nRandom.seed!(1)\n", "broken.jl")
     assert result.parse_error == "syntax error at line 2"
     assert result.imports == (ImportFact("Random", 1, "none", "using"),)
+
+
+def test_macro_calls_by_name_outside_strings_and_comments():
+    result = julia.extract(
+        b'using Test\n"""doc $(@test x)"""\nf(x) = 1\n@testset "x" begin\n  Test.@test 1 == 1\n'
+        b'  @test_throws ErrorException f()\nend\n# @test\nmacro mym(x) end\ns = "@test"\ny = @view a[1]\n',
+        "test/runtests.jl")
+    assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
+                             MacroFact("@view", 11))
+    assert result.frontend_version.startswith("1.0.2+")
+    assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
