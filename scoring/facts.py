@@ -271,6 +271,10 @@ class CliArgFact(_Record):
     kind: str                  # argparse, commandArgs, ARGS, argv, getopt, params, function_arguments...
     name: str = ""             # the parameter's name when the language names it (params.input)
     cell: int | None = _cell()
+    # the read is a subscript (Python ``sys.argv[1]``); Nextflow: a ``params.x = …`` default
+    # assigned in a script (settings of a config's params scope are always assigned)
+    subscript: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
+    assigned: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

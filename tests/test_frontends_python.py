@@ -457,10 +457,10 @@ def test_cli_access():
         CliArgFact(6, "argparse"),
         CliArgFact(7, "argparse", "--input"),
         CliArgFact(8, "argparse", "output"),
-        CliArgFact(9, "sys.argv"),
-        CliArgFact(10, "sys.argv"),
+        CliArgFact(9, "sys.argv", subscript=True),
+        CliArgFact(10, "sys.argv", subscript=True),
         CliArgFact(11, "getopt"),
-        CliArgFact(11, "sys.argv"),
+        CliArgFact(11, "sys.argv", subscript=True),
         CliArgFact(13, "click", "--count"),
         CliArgFact(14, "click", "name"),
         CliArgFact(15, "typer", "--k"),
@@ -485,7 +485,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.0.2+py{PYTHON}"
+    assert facts.frontend_version == f"1.0.3+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -811,3 +811,11 @@ def test_class_bases_and_asserts_of_code_that_does_not_parse():
 def test_notebook_asserts_carry_their_cell():
     result = extract(notebook(code("x = 1\n"), code("\nassert x == 1\n")), "tests/check.ipynb")
     assert result.asserts == (AssertFact(2, cell=2),)
+
+
+def test_argv_reads_tell_subscripts():
+    result = extract("import sys\nfrom sys import argv\nn = len(sys.argv)\nx = sys.argv[1]\ny = argv[2:]\n")
+    assert [(c.line, c.subscript) for c in result.cli_args if c.kind == "sys.argv"] == [
+        (3, False), (4, True), (5, True)]
+    old = extract("import sys\nprint 'x'  # sys.argv[0]\nx = sys.argv [1]\ns = '#'; y = sys.argv[2] # c\n")
+    assert [(c.line, c.subscript) for c in old.cli_args] == [(3, True), (4, True)]

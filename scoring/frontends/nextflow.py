@@ -16,6 +16,8 @@ punctuation stay in C (``scoring.frontends._common.selected``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import re
 
 from scoring.facts import (
@@ -33,7 +35,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: CliArgFact.assigned
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
@@ -118,6 +120,7 @@ class _Walker:
         self.block_labels: dict[int, str] = {}   # block id -> its label in a scope path
         self.root = None
         self.bindable: set[int] = set()          # ids of strings directly in a statement
+        self.assigned: set[tuple[int, str]] = set()   # (line, name) of ``params.name = …`` in a script
 
     def run(self) -> FileFacts:
         facts = self.facts
@@ -128,7 +131,16 @@ class _Walker:
         self.bindable = marks.get("bindable", set())
         for node in nodes:
             self.visit(node)
+        self.mark_assigned()
         return facts.finish(LANGUAGE, "nextflow", VERSION, self.data)
+
+    def mark_assigned(self) -> None:
+        """Params reads that are defaults assigned (``params.x = …``; every setting of a
+        config's params scope) get ``assigned``."""
+        cli_args = self.facts.cli_args
+        for index, fact in enumerate(cli_args):
+            if fact.kind == "params" and (self.is_config or (fact.line, fact.name) in self.assigned):
+                cli_args[index] = replace(fact, assigned=True)
 
     # --------------------------------------------------------------- walk
     def visit(self, node) -> None:
@@ -235,6 +247,8 @@ class _Walker:
                     self.error_strategy(line, ".".join(scope_parts), value)
             return
 
+        if assigns and key.startswith("params."):
+            self.assigned.add((line, key.split(".")[1]))
         if key and assigns and strings:
             self.facts.assignments.append(AssignmentFact(key, line, value()))
         process_block, process = self.enclosing_process(ts.path_to(self.root, node))

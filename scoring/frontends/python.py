@@ -142,7 +142,7 @@ from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.2"
+VERSION = "1.0.3"
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -483,6 +483,7 @@ class _Walker:
         self.file_io: list[FileIOFact] = []
         self.urls: list[UrlFact] = []
         self.asserts: list[AssertFact] = []     # S3: assert statements
+        self.subscripted: set[int] = set()      # S6: ids of argv names read by a subscript
         self.aliases: dict[str, str] = {}       # local name -> qualified name
         self.engines: set[str] = set()          # variables bound to a generator object
         self.argv_names: set[str] = set()       # local names bound to sys.argv
@@ -567,7 +568,7 @@ class _Walker:
             ast.Lambda: self.lambda_, ast.IfExp: self.if_exp, ast.Expr: self.expr_statement,
             **({ast.TryStar: self.try_} if hasattr(ast, "TryStar") else {}),
             ast.Match: self.match, ast.NamedExpr: self.named_expr, ast.arguments: self.arguments,
-            ast.Assert: self.assert_,
+            ast.Assert: self.assert_, ast.Subscript: self.subscript,
         }
 
     def enter(self, frame: _Frame) -> bool:
@@ -594,12 +595,12 @@ class _Walker:
     # ------------------------------------------------------------ leaves
     def name(self, node) -> bool:
         if node.id in self.argv_names and type(node.ctx) is ast.Load:
-            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell))
+            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell, id(node) in self.subscripted))
         return True
 
     def attribute(self, node) -> bool:
         if node.attr == "argv" and type(node.ctx) is ast.Load and self.resolve(_dotted(node)) == "sys.argv":
-            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell))
+            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell, id(node) in self.subscripted))
             return True
         return False
 
@@ -791,6 +792,13 @@ class _Walker:
         stack.extend(reversed(node.bases))
         stack.extend(reversed(node.decorator_list))
         return True
+
+    def subscript(self, node) -> bool:
+        value = node.value
+        kind = type(value)
+        if (kind is ast.Attribute and value.attr == "argv") or (kind is ast.Name and value.id in self.argv_names):
+            self.subscripted.add(id(value))
+        return False
 
     def assert_(self, node) -> bool:
         self.asserts.append(AssertFact(node.lineno, self.cell))
@@ -1287,6 +1295,8 @@ class _Walker:
                 self.imports.append(ImportFact(match.group("from"), number, "none", "from", names, cell))
         self.fallback_definitions(lines)
         self.fallback_asserts(lines)
+        if "argv" in source:
+            self.fallback_argv(lines)
 
     def fallback_definitions(self, lines: list[str]) -> None:
         """D6's line reading: column-0 defs and classes are functions and classes, a def
@@ -1317,6 +1327,12 @@ class _Walker:
                 kind, public = ("class" if keyword == "class" else "function"), False
             self.definitions.append(DefinitionFact(name, kind, index + 1, public, _documented_at(lines, index),
                                                    (), self.cell, _fallback_bases(text) if keyword == "class" else ()))
+
+    def fallback_argv(self, lines: list[str]) -> None:
+        """``sys.argv[`` outside a comment: a subscript read of the command line."""
+        for index, text in enumerate(lines):
+            if "argv" in text and _ARGV_SUBSCRIPT.search(_code_of_line(text)):
+                self.cli_args.append(CliArgFact(index + 1, "sys.argv", "", self.cell, True))
 
     def fallback_asserts(self, lines: list[str]) -> None:
         """Lines starting with ``assert`` (S3 counts asserts in test folders)."""
@@ -1489,3 +1505,26 @@ def _fallback_bases(text: str) -> tuple[str, ...]:
     if match is None:
         return ()
     return tuple(part.strip() for part in match.group(1).split(",") if part.strip())
+
+
+_ARGV_SUBSCRIPT = re.compile(r"(?<![\w.])sys\.argv\s*\[")
+
+
+def _code_of_line(line: str) -> str:
+    """``line`` without a trailing ``#`` comment, quotes respected."""
+    if "#" not in line:
+        return line
+    quote, escaped = "", False
+    for index, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:index]
+    return line
