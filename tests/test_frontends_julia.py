@@ -122,5 +122,10 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.0.2+")
+    assert result.frontend_version.startswith("1.0.3+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
+
+
+def test_args_read_in_an_interpolation_but_not_in_a_docstring():
+    result = julia.extract(b'"""\nUse `$(ARGS[1])`\n"""\nf(x) = x\n@info "Read $(ARGS[1])"\nn = length(ARGS)\n', "run.jl")
+    assert result.cli_args == (CliArgFact(5, "ARGS"), CliArgFact(6, "ARGS"))

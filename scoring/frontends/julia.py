@@ -31,7 +31,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "julia"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: macro calls (MacroFact)
+VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: macro calls (MacroFact); 1.0.3: ARGS in interpolations
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -160,6 +160,7 @@ class _Walker:
         self.bindable: set[int] = set()          # ids of strings an assignment binds
         self.top_level: set[int] = set()         # ids of assignments that are statements of a file/block/module
         self.macros: list[MacroFact] = []        # macro calls, by name
+        self.docstring_end = 0                   # end of the last docstring met
 
     def run(self) -> FileFacts:
         tree = self.facts.parse(self.data, LANGUAGE)
@@ -215,6 +216,7 @@ class _Walker:
                 facts.comments.append(ts.CommentFact(ts.first_line(node), ts.last_line(node),
                                                      string_value(node), True))
                 self.docstring_lines.add(ts.last_line(node))
+                self.docstring_end = max(self.docstring_end, node.end_byte)
             else:
                 binding = self.binding(node, node.parent) if node.id in self.bindable else ""
                 facts.string(string_value(node), node, binding=binding)
@@ -247,8 +249,9 @@ class _Walker:
             if not in_string:   # a macro in a docstring's interpolation is documentation
                 self.macros.append(MacroFact(ts.text(node), ts.first_line(node)))
         elif kind == "identifier":
-            # selected only when it reads ARGS
-            if not in_string:
+            # selected only when it reads ARGS; an interpolation "$(ARGS[1])" reads it too,
+            # one in a docstring is documentation
+            if node.start_byte >= self.docstring_end:
                 facts.cli_args.append(CliArgFact(ts.first_line(node), "ARGS"))
 
     def binding(self, node, parent) -> str:

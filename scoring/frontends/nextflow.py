@@ -135,11 +135,11 @@ class _Walker:
         return facts.finish(LANGUAGE, "nextflow", VERSION, self.data)
 
     def mark_assigned(self) -> None:
-        """Params reads that are defaults assigned (``params.x = …``; every setting of a
-        config's params scope) get ``assigned``."""
+        """A script's ``params.x = …`` statements assign a default: their params facts get
+        ``assigned`` (a config's params settings get it where they are reported)."""
         cli_args = self.facts.cli_args
         for index, fact in enumerate(cli_args):
-            if fact.kind == "params" and (self.is_config or (fact.line, fact.name) in self.assigned):
+            if fact.kind == "params" and not fact.assigned and (fact.line, fact.name) in self.assigned:
                 cli_args[index] = replace(fact, assigned=True)
 
     # --------------------------------------------------------------- walk
@@ -242,12 +242,12 @@ class _Walker:
                 *scope_parts, setting = (self.scope_path(ts.path_to(self.root, node)) + key.split("."))
                 self.facts.directives.append(DirectiveFact(setting, value, line, ".".join(scope_parts)))
                 if scope_parts[:1] == ["params"] and len(scope_parts) <= 1:
-                    self.facts.cli_args.append(CliArgFact(line, "params", setting))
+                    self.facts.cli_args.append(CliArgFact(line, "params", setting, assigned=True))
                 if setting == "errorStrategy" and value in ERROR_STRATEGY_ACTIONS:
                     self.error_strategy(line, ".".join(scope_parts), value)
             return
 
-        if assigns and key.startswith("params."):
+        if assigns and _PARAMS_DEFAULT.fullmatch(key) and len(children) > 1 and children[1].type == "operators":
             self.assigned.add((line, key.split(".")[1]))
         if key and assigns and strings:
             self.facts.assignments.append(AssignmentFact(key, line, value()))
@@ -293,3 +293,7 @@ class _Walker:
         if name in READERS:
             path = values[0] if values and isinstance(values[0], str) else ""
             self.facts.file_io.append(FileIOFact(line, "read", path, name))
+
+
+# ``params.name`` as the target of an assignment in a script: a parameter's default
+_PARAMS_DEFAULT = re.compile(r"params\.[A-Za-z_]\w*")
