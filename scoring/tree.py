@@ -740,6 +740,13 @@ class TreeIndex:
 
         return self._cached("ci", path, lambda text: parse_ci_config(text, path))
 
+    def front_matter(self, path: str):
+        """The YAML header keys of an R Markdown / Quarto document
+        (:func:`scoring.parsers.front_matter.parse_front_matter`), read once; None if not text."""
+        from .parsers.front_matter import parse_front_matter
+
+        return self._cached("front_matter", path, lambda text: parse_front_matter(text, path))
+
     def dockerfile(self, path: str):
         from .parsers.dockerfile import parse_dockerfile
 
