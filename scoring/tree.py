@@ -747,6 +747,23 @@ class TreeIndex:
 
         return self._cached("front_matter", path, lambda text: parse_front_matter(text, path))
 
+    def hardware_line(self, path: str, kind: str) -> tuple[int, str] | None:
+        """The first line of ``path`` stating hardware of ``kind``
+        (:func:`scoring.parsers.hardware.first_hardware_line`: ``declaration``,
+        ``wheel_index``, ``compose_gpu``), scanned once per file and kind. A notebook is
+        read as its markdown (:meth:`document`), never its outputs."""
+        from .parsers.hardware import first_hardware_line
+
+        key = (f"hardware:{kind}", path)
+        if key not in self._parsed:
+            if path.lower().endswith(".ipynb"):
+                doc = self.document(path)
+                lines = doc.raw_lines if doc is not None else []
+            else:
+                lines = self.lines(path)
+            self._parsed[key] = first_hardware_line(lines, kind)
+        return self._parsed[key]
+
     def dockerfile(self, path: str):
         from .parsers.dockerfile import parse_dockerfile
 

@@ -81,7 +81,10 @@ def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Eviden
     """(100-tier, 80-tier) evidence from Python files and notebook cells, one per file."""
     full: dict[str, Evidence] = {}
     cli: dict[str, Evidence] = {}
-    for path in tree.by_type("python") + tree.by_type("notebook"):
+    for path in tree.files:   # in path order, .py files and notebooks mixed, as evidence lists them
+        info = tree.info(path)
+        if info is None or info.alias_of is not None or info.type not in ("python", "notebook"):
+            continue
         facts = tree.facts(path)
         if facts is None:
             continue
