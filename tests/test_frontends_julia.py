@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from scoring.facts import (
-    MacroFact,
     AssignmentFact,
     CliArgFact,
     DefinitionFact,
     FileIOFact,
     HandlerFact,
     ImportFact,
+    MacroFact,
     RandomFact,
 )
 from scoring.frontends import julia

@@ -16,9 +16,8 @@ punctuation stay in C (``scoring.frontends._common.selected``).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import re
+from dataclasses import replace
 
 from scoring.facts import (
     AssignmentFact,
