@@ -127,3 +127,11 @@ def test_parse_error_is_a_fact_and_the_rest_is_still_read():
     result = r.extract(b"library(a)\nf <- function( {\nset.seed(3)\n", "broken.R")
     assert result.parse_error == "syntax error at line 2"
     assert ImportFact("a", 1, "none", "library") in result.imports
+
+
+def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
+    doc = (b"```{r include=FALSE}\nif (!ok) {\n  knitr::opts_chunk$set(eval = FALSE)\n}\nset.seed(333)\n```\n"
+           b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
+    result = r.extract(doc, "v.Rmd")
+    assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
+    assert result.frontend_version.startswith("1.0.2+")
