@@ -20,6 +20,7 @@ from scoring.detectors.signals._common import (
     _line_text,
     _parent,
 )
+from scoring.facts import FileFacts
 from scoring.model import Evidence
 from scoring.parsers.python import CodeUnit, dotted_name
 from scoring.registry import Result, detector
@@ -87,12 +88,8 @@ def _text_units(tree: TreeIndex) -> list[_TextUnit]:
     cached = _TEXT_UNITS.get(tree)
     if cached is not None:
         return cached
+    # .R/.r/.jl files and the R chunks of R Markdown are read from facts (_scan_facts)
     units: list[_TextUnit] = []
-    for kind, language in (("r", "r"), ("julia", "julia")):
-        for path in tree.by_type(kind):
-            text = tree.text(path)
-            if text:
-                units.append(_TextUnit(path, language, tuple(text.splitlines())))
     for kind in ("notebook", "rmd"):
         for path in tree.by_type(kind):
             nb = tree.notebook(path)
@@ -100,7 +97,7 @@ def _text_units(tree: TreeIndex) -> list[_TextUnit]:
                 continue
             is_ipynb = kind == "notebook"
             for cell in nb.code_cells:
-                if cell.language not in ("r", "julia"):
+                if cell.language not in ("r", "julia") or (not is_ipynb and cell.language == "r"):
                     continue
                 lines = tuple(cell.source.splitlines())
                 if is_ipynb:
@@ -716,12 +713,73 @@ def _scan_text(record: _SeedFile, unit: _TextUnit) -> None:
             record.sourced.append(match.group(1))
 
 
+@lru_cache(maxsize=1)
+def _fact_names() -> dict[str, frozenset[str]]:
+    table = _stochastic_table()
+    r, julia = table["r"], table["julia"]
+    return {"r_random": frozenset(r["stochastic"]), "r_seed": frozenset(r["seed"]),
+            "julia_random": frozenset(julia["stochastic"]), "julia_seed": frozenset(julia["seed"]),
+            "julia_generators": frozenset(julia["seeded_generators"])}
+
+
+def _r_function(name: str) -> str:
+    """The function of an R callee written ``pkg::f`` or ``pkg:::f``."""
+    return name.rsplit("::", 1)[-1].lstrip(":")
+
+
+def _scan_facts(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
+    """Random calls, seed calls and sourced files of an R or Julia file (or the R chunks
+    of an R Markdown document) from its call facts: strings and comments hold none."""
+    names = _fact_names()
+    path = record.path
+    for call in facts.calls:
+        seed = random = None
+        if facts.language == "r":
+            function = _r_function(call.name)
+            if "$" in call.name or "@" in call.name:
+                continue
+            if function in names["r_seed"] and (call.kwargs or (call.args and call.args[0] is not None)):
+                seed = function
+            if function in names["r_random"]:
+                random = function
+            if function in ("source", "sys.source") and call.name in ("source", "sys.source"):
+                target = call.args[0] if call.args else dict(call.kwargs).get("file")
+                if isinstance(target, str) and target:
+                    record.sourced.append(target)
+        else:
+            written = call.written
+            head, _, function = written.rpartition(".")
+            if "." in head:
+                continue
+            if (call.args or call.kwargs) and (
+                    (function in names["julia_seed"] and head in ("", "Random"))
+                    or function in names["julia_generators"]):
+                seed = function
+            if function in names["julia_random"] and head in ("", "Random", "StatsBase"):
+                random = function
+            if written == "include" and call.args and isinstance(call.args[0], str) and call.args[0]:
+                record.sourced.append(call.args[0])
+        if seed is not None:
+            record.seeds.append(_Hit(path, call.line, None, seed, tree.snippet(path, call.line)))
+        if random is not None:
+            record.random.append(_Hit(path, call.line, None, random, tree.snippet(path, call.line)))
+
+
 def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
     files: dict[str, _SeedFile] = {}
     for path, units in _units_by_path(tree).items():
         record = files.setdefault(path, _SeedFile(path))
         record.units = units
         _scan_python(record, units)
+    for path in tree.by_type("r") + tree.by_type("julia") + tree.by_type("rmd"):
+        facts = tree.facts(path)
+        if facts is None or facts.language not in ("r", "julia"):
+            continue
+        if path.lower().endswith((".rmd", ".qmd")) and not (
+                facts.calls or facts.strings or facts.comments or facts.imports or facts.assignments or facts.definitions):
+            continue   # no evaluated R chunk with code in it: nothing to scan
+        record = files.setdefault(path, _SeedFile(path))
+        _scan_facts(record, facts, tree)
     for unit in _text_units(tree):
         record = files.setdefault(unit.path, _SeedFile(unit.path))
         record.text_units.append(unit)
