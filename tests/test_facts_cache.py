@@ -220,7 +220,13 @@ def test_a_frontend_that_fails_gives_no_facts_and_the_same_measurements(make_tre
     index = TreeIndex.from_path(root, facts_cache=MemoryFactsCache())
     assert index.facts("analysis.R") is None
     assert index.facts_error("analysis.R") == "RuntimeError: frontend bug"
-    assert measure(index).to_dict() == before
+    after = measure(index).to_dict()
+    # the measurement completes; detectors that read facts (category S, issue 15) see
+    # analysis.R as a file without facts, every other sub-metric is unchanged
+    assert after.keys() == before.keys()
+    for metric, result in before["submetrics"].items():
+        if result["category"] != "S":
+            assert after["submetrics"][metric] == result, metric
 
 
 def test_content_keyed_parses_are_shared_and_their_problems_recorded_for_each_path(make_tree, monkeypatch):
@@ -251,7 +257,9 @@ def test_a_shared_cache_runs_frontends_only_for_new_blobs(make_tree, extract_cal
     first = make_tree(TREE)
     second = make_tree({**TREE, "R/model.R": MODEL_R + "summary(fit)\n"})
     without_cache = [_measured(first), _measured(second)]
-    assert extract_calls == []  # without a cache, facts are taken only when asked for
+    # without a cache, facts are taken only when asked for: the detectors that read facts
+    # (category S, issue 15) ask for them
+    extract_calls.clear()
 
     cache = RecordingFactsCache(MemoryFactsCache())
     assert _measured(first, facts_cache=cache) == without_cache[0]
@@ -328,6 +336,7 @@ def test_only_vetted_facts_reach_the_table(tmp_path):
 def test_an_undecodable_row_is_ignored_and_computed_again(tmp_path, make_tree, extract_calls):
     root = make_tree(TREE)
     expected = _measured(root)
+    extract_calls.clear()   # the detectors that read facts took them for ``expected``
     key = FactsKey(git_blob(ANALYSIS_R.encode()), "r", ".R", R_VERSION)
     db = tmp_path / "s.db"
     with Store(db) as store:
