@@ -23,7 +23,8 @@ from functools import cache
 from typing import Any
 
 __all__ = [
-    "AssignmentFact", "BlockFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
+    "AssertFact", "AssignmentFact", "BlockFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
+    "MacroFact",
     "DirectiveFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact",
     "NotebookCellFact", "RandomFact", "StringFact", "UrlFact", "literal_or_expr",
     "GUARDS", "HANDLER_ACTIONS", "SEED_SOURCES", "RANDOM_ROLES", "FILE_MODES",
@@ -248,6 +249,9 @@ class DefinitionFact(_Record):
     # a class's bases as dotted names, import aliases resolved (Python); "" for a base
     # that is no dotted name
     bases: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # the base classes of a class as written, those that are dotted names (Python; also
+    # read off a class line that does not parse), S3's TestCase test
+    written_bases: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -299,6 +303,10 @@ class CliArgFact(_Record):
     kind: str                  # argparse, commandArgs, ARGS, argv, getopt, params, function_arguments...
     name: str = ""             # the parameter's name when the language names it (params.input)
     cell: int | None = _cell()
+    # the read is a subscript (Python ``sys.argv[1]``); Nextflow: a ``params.x = …`` default
+    # assigned in a script (settings of a config's params scope are always assigned)
+    subscript: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
+    assigned: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -350,6 +358,32 @@ class NotebookCellFact(_Record):
     # a text that joins cells (the notebook's Document joins its markdown cells with a
     # blank line), without the source
     newlines: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    # signals (S2, S4, S6): whether the cell stores any output (``output_kinds`` may be
+    # empty for malformed outputs), its metadata tags (papermill ``parameters``), its
+    # language (python, shell, r, julia, other; markdown and raw cells: "") and the
+    # number of lines of its source (``len(source.splitlines())``)
+    has_outputs: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
+    tags: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    language: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
+    line_count: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+
+
+@dataclass(frozen=True)
+class AssertFact(_Record):
+    """An ``assert`` statement (Python)."""
+
+    line: int
+    cell: int | None = _cell()
+
+
+@dataclass(frozen=True)
+class MacroFact(_Record):
+    """A macro call (Julia): ``name`` as written, with its ``@`` (``@testset``, ``@test``;
+    ``Test.@test`` is ``@test``)."""
+
+    name: str
+    line: int
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -385,6 +419,8 @@ class FileFacts(_Record):
     # named blocks (Nextflow); left out of the JSON while empty, so the facts of the other
     # frontends keep the JSON they had
     blocks: tuple[BlockFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    asserts: tuple[AssertFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    macros: tuple[MacroFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())

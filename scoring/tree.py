@@ -560,6 +560,29 @@ class TreeIndex:
             self._facts_errors[path] = f"{type(exc).__name__}: {exc}"
             return None
 
+    def snippet(self, path: str, line: int | None, cell: int | None = None) -> str | None:
+        """The text of line ``line`` of ``path`` for an evidence snippet, or None (no such
+        line, or the file is not text). With ``cell``, the line counts within that cell of
+        a notebook (``Evidence.cell``), as notebook facts number their lines.
+
+        Detectors find what they report in facts and parsed structures; this only fetches
+        the reported line, from the text the index keeps (the file is not read again),
+        and the split into lines is made once per file."""
+        if line is None or line < 1:
+            return None
+        if cell is not None:
+            nb = self.notebook(path)
+            if nb is None or not 1 <= cell <= len(nb.cells) or nb.cells[cell - 1].index != cell:
+                return None
+            found = self._parsed.get((f"cell_lines:{cell}", path))
+            if found is None:
+                found = self._parsed[(f"cell_lines:{cell}", path)] = nb.cells[cell - 1].source.splitlines()
+        else:
+            found = self._parsed.get(("lines", path))
+            if found is None:
+                found = self._parsed[("lines", path)] = self.lines(path)
+        return found[line - 1] if line <= len(found) else None
+
     def lines(self, path: str) -> list[str]:
         text = self.text(path)
         return text.splitlines() if text else []
@@ -773,6 +796,37 @@ class TreeIndex:
         from .parsers.manifests import interpreters_from_version_file
 
         return self._cached("version_file", path, lambda text: interpreters_from_version_file(text, path)) or []
+
+    def ci_config(self, path: str):
+        """A CI configuration file with its first test-running line
+        (:func:`scoring.parsers.ci.parse_ci_config`), read once; None if not text."""
+        from .parsers.ci import parse_ci_config
+
+        return self._cached("ci", path, lambda text: parse_ci_config(text, path))
+
+    def front_matter(self, path: str):
+        """The YAML header keys of an R Markdown / Quarto document
+        (:func:`scoring.parsers.front_matter.parse_front_matter`), read once; None if not text."""
+        from .parsers.front_matter import parse_front_matter
+
+        return self._cached("front_matter", path, lambda text: parse_front_matter(text, path))
+
+    def hardware_line(self, path: str, kind: str) -> tuple[int, str] | None:
+        """The first line of ``path`` stating hardware of ``kind``
+        (:func:`scoring.parsers.hardware.first_hardware_line`: ``declaration``,
+        ``wheel_index``, ``compose_gpu``), scanned once per file and kind. A notebook is
+        read as its markdown (:meth:`document`), never its outputs."""
+        from .parsers.hardware import first_hardware_line
+
+        key = (f"hardware:{kind}", path)
+        if key not in self._parsed:
+            if path.lower().endswith(".ipynb"):
+                doc = self.document(path)
+                lines = doc.raw_lines if doc is not None else []
+            else:
+                lines = self.lines(path)
+            self._parsed[key] = first_hardware_line(lines, kind)
+        return self._parsed[key]
 
     def dockerfile(self, path: str):
         from .parsers.dockerfile import parse_dockerfile

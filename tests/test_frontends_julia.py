@@ -9,6 +9,7 @@ from scoring.facts import (
     FileIOFact,
     HandlerFact,
     ImportFact,
+    MacroFact,
     RandomFact,
 )
 from scoring.frontends import julia
@@ -116,3 +117,19 @@ def test_parse_error_is_a_fact_and_the_rest_is_still_read():
 
 def test_blank_lines_of_a_julia_script():
     assert julia.extract(b"x = 1\n\t\n\ny = 2\n", "a.jl").blank_lines == (2, 3)
+
+
+def test_macro_calls_by_name_outside_strings_and_comments():
+    result = julia.extract(
+        b'using Test\n"""doc $(@test x)"""\nf(x) = 1\n@testset "x" begin\n  Test.@test 1 == 1\n'
+        b'  @test_throws ErrorException f()\nend\n# @test\nmacro mym(x) end\ns = "@test"\ny = @view a[1]\n',
+        "test/runtests.jl")
+    assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
+                             MacroFact("@view", 11))
+    assert result.frontend_version.startswith("1.0.3+")
+    assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
+
+
+def test_args_read_in_an_interpolation_but_not_in_a_docstring():
+    result = julia.extract(b'"""\nUse `$(ARGS[1])`\n"""\nf(x) = x\n@info "Read $(ARGS[1])"\nn = length(ARGS)\n', "run.jl")
+    assert result.cli_args == (CliArgFact(5, "ARGS"), CliArgFact(6, "ARGS"))

@@ -66,7 +66,8 @@ def test_process_directives_are_scoped_by_the_process():
 
 def test_params_errorstrategy_definitions_and_inputs():
     result = facts()
-    assert result.cli_args == (CliArgFact(4, "params", "input"), CliArgFact(10, "params", "outdir"),
+    # the default assigned in the script is told from the reads
+    assert result.cli_args == (CliArgFact(4, "params", "input", assigned=True), CliArgFact(10, "params", "outdir"),
                                CliArgFact(22, "params", "input"))
     assert result.handlers == (HandlerFact(11, "QC", "pass"),)
     assert result.definitions == (DefinitionFact("QC", "process", 6, True, True),)
@@ -85,7 +86,7 @@ def test_config_settings_are_directives_scoped_by_their_blocks():
         DirectiveFact("enabled", "true", 6, "docker"),
         DirectiveFact("nextflowVersion", ">=23.04", 7, "manifest"),
     )
-    assert result.cli_args == (CliArgFact(1, "params", "input"),)
+    assert result.cli_args == (CliArgFact(1, "params", "input", assigned=True),)
     # every scope block, selectors named as in a scope path
     assert result.blocks == (BlockFact("params", 1), BlockFact("process", 2), BlockFact("withName:FOO", 4),
                              BlockFact("manifest", 7))

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from scoring.facts import (
+    AssertFact,
     AssignmentFact,
     CallFact,
     CliArgFact,
@@ -329,7 +330,7 @@ def test_class_bases_resolved_and_decorator_lines():
               "class Plain:\n    pass\n@flow\n@other.deco(1)\ndef main():\n    pass\n")
     assert extract(source).definitions == (
         DefinitionFact("Fetch", "class", 3, True, False, header="class Fetch(lg.Task, Mixin, make_base()):",
-                       bases=("luigi.Task", "Mixin", "make_base()")),
+                       bases=("luigi.Task", "Mixin", "make_base()"), written_bases=("lg.Task", "Mixin")),
         DefinitionFact("Plain", "class", 5, True, False, header="class Plain:"),
         DefinitionFact("main", "function", 9, True, False, ("prefect.flow", "other.deco"), header="def main():",
                        decorator_lines=(7, 8)),
@@ -471,10 +472,10 @@ def test_cli_access():
         CliArgFact(6, "argparse"),
         CliArgFact(7, "argparse", "--input"),
         CliArgFact(8, "argparse", "output"),
-        CliArgFact(9, "sys.argv"),
-        CliArgFact(10, "sys.argv"),
+        CliArgFact(9, "sys.argv", subscript=True),
+        CliArgFact(10, "sys.argv", subscript=True),
         CliArgFact(11, "getopt"),
-        CliArgFact(11, "sys.argv"),
+        CliArgFact(11, "sys.argv", subscript=True),
         CliArgFact(13, "click", "--count"),
         CliArgFact(14, "click", "name"),
         CliArgFact(15, "typer", "--k"),
@@ -499,7 +500,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.0.4+py{PYTHON}"
+    assert facts.frontend_version == f"1.1.0+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -640,13 +641,14 @@ def test_notebook_cells_and_facts_numbered_by_cell():
     result = extract(NOTEBOOK, "analysis/Fit.ipynb")
     assert result.cells == (
         # chars: a markdown cell's stripped text length (D4's explanatory cells)
-        NotebookCellFact(1, "markdown", chars=31, newlines=1),
+        NotebookCellFact(1, "markdown", chars=31, newlines=1, line_count=2),
         NotebookCellFact(2, "code", 1, ("stream:stderr", "execute_result", "stream:stdout"),
-                         ("!pip install numpy", "%matplotlib inline"), newlines=5),
-        NotebookCellFact(3, "code", None, (), ("!echo failed",), newlines=4),
-        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi"), newlines=2),
-        NotebookCellFact(5, "code", 4, ("error",), newlines=1),
-        NotebookCellFact(6, "raw"),
+                         ("!pip install numpy", "%matplotlib inline"), newlines=5, has_outputs=True, language="python",
+                         line_count=5),
+        NotebookCellFact(3, "code", None, (), ("!echo failed",), newlines=4, language="python", line_count=4),
+        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi"), newlines=2, language="shell", line_count=2),
+        NotebookCellFact(5, "code", 4, ("error",), newlines=1, has_outputs=True, language="python", line_count=1),
+        NotebookCellFact(6, "raw", line_count=1),
     )
     # magics are masked: the cell parses, and lines count within the cell
     assert result.imports == (ImportFact("numpy", 3, cell=2),)
@@ -674,13 +676,33 @@ def test_notebook_format_3_and_broken_notebooks():
          "outputs": [{"output_type": "pyout"}, {"output_type": "stream", "stream": "stdout"}]},
     ]}]}).encode()
     result = extract(old, "old.ipynb")
-    assert result.cells == (NotebookCellFact(1, "markdown", chars=5),
-                            NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout"), newlines=1))
+    assert result.cells == (NotebookCellFact(1, "markdown", chars=5, line_count=1),
+                            NotebookCellFact(2, "code", 2, ("execute_result", "stream:stdout"), newlines=1,
+                                             has_outputs=True, language="python", line_count=1))
     assert result.imports == (ImportFact("os", 1, cell=2),)
     broken = extract(b"{not json", "broken.ipynb")
     assert broken.parse_error == "NotebookError: invalid JSON: Expecting property name enclosed in double quotes " \
         "at line 1"
     assert broken.cells == () and broken.lines == 0
+
+
+def test_notebook_cell_outputs_tags_language_and_line_count():
+    cells = extract(notebook(
+        {"cell_type": "code", "execution_count": 1, "source": ["alpha = 1\n", "beta = 2"],
+         "outputs": [{"no_type": 1}], "metadata": {"tags": ["parameters", 3, "x"]}},
+        {"cell_type": "code", "execution_count": None, "source": "%%R\nx <- 1\n", "outputs": [],
+         "metadata": {"tags": "not-a-list"}},
+        {"cell_type": "code", "source": "", "outputs": [], "metadata": {}},
+    ), "p.ipynb").cells
+    # an output without a type is still a stored output; only string tags are kept
+    assert cells == (
+        NotebookCellFact(1, "code", 1, (), (), newlines=1, has_outputs=True, tags=("parameters", "x"),
+                         language="python", line_count=2),
+        NotebookCellFact(2, "code", None, (), ("%%R",), newlines=2, language="r", line_count=2),
+        NotebookCellFact(3, "code", language="python"),
+    )
+    assert cells[2].to_dict() == {"index": 3, "kind": "code", "execution_count": None, "output_kinds": [],
+                                  "magics": [], "language": "python"}
 
 
 def test_ipython_files_have_their_magics_masked():
@@ -854,3 +876,48 @@ LATER = f"ftp://ftp.x.org/{name}"
         (12, (), "curl -O https://x.org/y.csv"),        # a command line is no URL
         (13, (), "curl ARG"),
     ]
+
+
+# --------------------------------------------------------------------------- class bases and asserts (S3)
+
+
+def test_class_bases_as_written_and_assert_statements():
+    result = extract(
+        "import unittest as ut\n"
+        "class TestA(ut.TestCase, Mixin):\n"
+        "    def test_x(self):\n"
+        "        assert 1 == 1, 'msg'\n"
+        "class B(make().Base, object, metaclass=M):\n"
+        "    pass\n"
+        "def f():\n"
+        "    assert (x := 2)\n"
+    )
+    assert [(d.name, d.kind, d.line, d.written_bases) for d in result.definitions] == [
+        ("TestA", "class", 2, ("ut.TestCase", "Mixin")), ("test_x", "method", 3, ()),
+        ("B", "class", 5, ("object",)), ("f", "function", 7, ())]
+    assert result.asserts == (AssertFact(4), AssertFact(8))
+    assert result.definitions[2].to_dict()["written_bases"] == ["object"]
+    assert result.definitions[2].bases == ("make().Base", "object")   # resolved, calls kept
+    assert "written_bases" not in result.definitions[1].to_dict()
+
+
+def test_class_bases_and_asserts_of_code_that_does_not_parse():
+    result = extract("class TestOld(unittest.TestCase ):\n    def test_a(self):\n        print 'x'\n"
+                     "        assert x\n  assertion = 1\nclass Plain:\n    pass\n")
+    assert result.parse_error is not None
+    assert [(d.name, d.written_bases) for d in result.definitions] == [("TestOld", ("unittest.TestCase",)),
+                                                              ("test_a", ()), ("Plain", ())]
+    assert result.asserts == (AssertFact(4),)
+
+
+def test_notebook_asserts_carry_their_cell():
+    result = extract(notebook(code("x = 1\n"), code("\nassert x == 1\n")), "tests/check.ipynb")
+    assert result.asserts == (AssertFact(2, cell=2),)
+
+
+def test_argv_reads_tell_subscripts():
+    result = extract("import sys\nfrom sys import argv\nn = len(sys.argv)\nx = sys.argv[1]\ny = argv[2:]\n")
+    assert [(c.line, c.subscript) for c in result.cli_args if c.kind == "sys.argv"] == [
+        (3, False), (4, True), (5, True)]
+    old = extract("import sys\nprint 'x'  # sys.argv[0]\nx = sys.argv [1]\ns = '#'; y = sys.argv[2] # c\n")
+    assert [(c.line, c.subscript) for c in old.cli_args] == [(3, True), (4, True)]

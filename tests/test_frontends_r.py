@@ -170,3 +170,11 @@ def test_handlers_that_swallow_the_error(code, expected):
     swallowing = [(h.line, h.end_line, h.swallows, h.excerpt, h.start_line)
                   for h in r.extract(code.encode(), "a.R").handlers if h.swallows]
     assert swallowing == ([expected] if expected else [])
+
+
+def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
+    doc = (b"```{r include=FALSE}\nif (!ok) {\n  knitr::opts_chunk$set(eval = FALSE)\n}\nset.seed(333)\n```\n"
+           b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
+    result = r.extract(doc, "v.Rmd")
+    assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
+    assert result.frontend_version.startswith("1.0.2+")

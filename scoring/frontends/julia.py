@@ -24,13 +24,14 @@ from scoring.facts import (
     Expr,
     FileFacts,
     FileIOFact,
+    MacroFact,
     RandomFact,
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
 
 LANGUAGE = "julia"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines
+VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -139,6 +140,8 @@ SELECTED = """
 """
 HANDLER_PATTERNS = "[(catch_clause) (macrocall_expression) (return_statement) (continue_statement)] @node\n"
 ARGS_PATTERN = '((identifier) @node (#eq? @node "ARGS"))\n'
+# the name of every macro call (``@testset``, ``Test.@test``), only in files holding an "@"
+MACRO_PATTERN = "(macro_identifier) @node\n"
 FEATURES = {"return_statement": "return", "continue_statement": "continue"}
 
 
@@ -164,6 +167,8 @@ class _Walker:
         self.statements: set[int] = set()        # ids of strings that are statements (docstring places)
         self.bindable: set[int] = set()          # ids of strings an assignment binds
         self.top_level: set[int] = set()         # ids of assignments that are statements of a file/block/module
+        self.macros: list[MacroFact] = []        # macro calls, by name
+        self.docstring_end = 0                   # end of the last docstring met
 
     def run(self) -> FileFacts:
         tree = self.facts.parse(self.data, LANGUAGE)
@@ -173,6 +178,8 @@ class _Walker:
             selection += HANDLER_PATTERNS
         if b"ARGS" in self.data:
             selection += ARGS_PATTERN
+        if b"@" in self.data:
+            selection += MACRO_PATTERN
         # the lines of SELECTED that can match in this grammar release (it never puts a
         # string or an assignment directly in a module_definition)
         nodes, marks = ts.selected(tree, ts.possible_query(LANGUAGE, selection))
@@ -186,7 +193,8 @@ class _Walker:
             # a module that exports says what is public; otherwise the _ prefix does
             definitions = [d.__class__(d.name, d.kind, d.line, d.name in self.exports or d.kind == "module",
                                        d.documented, d.decorators) for d in definitions]
-        return self.facts.finish(LANGUAGE, "julia", VERSION, self.data, definitions=definitions)
+        facts = self.facts.finish(LANGUAGE, "julia", VERSION, self.data, definitions=definitions)
+        return replace(facts, macros=tuple(self.macros)) if self.macros else facts
 
     def resolve(self, written: str) -> str:
         head, _, rest = written.partition(".")
@@ -216,6 +224,7 @@ class _Walker:
                 facts.comments.append(ts.CommentFact(ts.first_line(node), ts.last_line(node),
                                                      string_value(node), True))
                 self.docstring_lines.add(ts.last_line(node))
+                self.docstring_end = max(self.docstring_end, node.end_byte)
             else:
                 binding = self.binding(node, node.parent) if node.id in self.bindable else ""
                 facts.string(string_value(node), node, binding=binding)
@@ -244,9 +253,13 @@ class _Walker:
             if body is not None:
                 ts.count_statements(probe, body, is_nothing)
             facts.open_handler(probe)
+        elif kind == "macro_identifier":
+            if not in_string:   # a macro in a docstring's interpolation is documentation
+                self.macros.append(MacroFact(ts.text(node), ts.first_line(node)))
         elif kind == "identifier":
-            # selected only when it reads ARGS
-            if not in_string:
+            # selected only when it reads ARGS; an interpolation "$(ARGS[1])" reads it too,
+            # one in a docstring is documentation
+            if node.start_byte >= self.docstring_end:
                 facts.cli_args.append(CliArgFact(ts.first_line(node), "ARGS"))
 
     def binding(self, node, parent) -> str:

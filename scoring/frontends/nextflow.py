@@ -35,7 +35,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
@@ -121,6 +121,7 @@ class _Walker:
         self.root = None
         self.bindable: set[int] = set()          # ids of strings directly in a statement
         self.blocks: list[BlockFact] = []        # named blocks (BlockFact)
+        self.assigned: set[tuple[int, str]] = set()   # (line, name) of ``params.name = …`` in a script
 
     def run(self) -> FileFacts:
         facts = self.facts
@@ -131,8 +132,17 @@ class _Walker:
         self.bindable = marks.get("bindable", set())
         for node in nodes:
             self.visit(node)
+        self.mark_assigned()
         result = facts.finish(LANGUAGE, "nextflow", VERSION, self.data)
         return replace(result, blocks=tuple(self.blocks)) if self.blocks else result
+
+    def mark_assigned(self) -> None:
+        """A script's ``params.x = …`` statements assign a default: their params facts get
+        ``assigned`` (a config's params settings get it where they are reported)."""
+        cli_args = self.facts.cli_args
+        for index, fact in enumerate(cli_args):
+            if fact.kind == "params" and not fact.assigned and (fact.line, fact.name) in self.assigned:
+                cli_args[index] = replace(fact, assigned=True)
 
     # --------------------------------------------------------------- walk
     def visit(self, node) -> None:
@@ -243,11 +253,13 @@ class _Walker:
                 *scope_parts, setting = (self.scope_path(ts.path_to(self.root, node)) + key.split("."))
                 self.facts.directives.append(DirectiveFact(setting, value, line, ".".join(scope_parts)))
                 if scope_parts[:1] == ["params"] and len(scope_parts) <= 1:
-                    self.facts.cli_args.append(CliArgFact(line, "params", setting))
+                    self.facts.cli_args.append(CliArgFact(line, "params", setting, assigned=True))
                 if setting == "errorStrategy" and value in ERROR_STRATEGY_ACTIONS:
                     self.error_strategy(line, ".".join(scope_parts), value)
             return
 
+        if assigns and _PARAMS_DEFAULT.fullmatch(key) and len(children) > 1 and children[1].type == "operators":
+            self.assigned.add((line, key.split(".")[1]))
         if key and assigns and strings:
             self.facts.assignments.append(AssignmentFact(key, line, value()))
         process_block, process = self.enclosing_process(ts.path_to(self.root, node))
@@ -292,3 +304,7 @@ class _Walker:
         if name in READERS:
             path = values[0] if values and isinstance(values[0], str) else ""
             self.facts.file_io.append(FileIOFact(line, "read", path, name))
+
+
+# ``params.name`` as the target of an assignment in a script: a parameter's default
+_PARAMS_DEFAULT = re.compile(r"params\.[A-Za-z_]\w*")

@@ -124,6 +124,7 @@ from itertools import accumulate
 
 from scoring.facts import (
     EXPR_TEXT_LIMIT,
+    AssertFact,
     AssignmentFact,
     CallFact,
     CliArgFact,
@@ -144,7 +145,7 @@ from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_
 from scoring.parsers.python import parse_source
 
 LANGUAGE = "python"
-VERSION = "1.0.4"
+VERSION = "1.1.0"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -511,6 +512,8 @@ class _Walker:
         self.cli_args: list[CliArgFact] = []
         self.file_io: list[FileIOFact] = []
         self.urls: list[UrlFact] = []
+        self.asserts: list[AssertFact] = []     # S3: assert statements
+        self.subscripted: set[int] = set()      # S6: ids of argv names read by a subscript
         self.aliases: dict[str, str] = {}       # local name -> qualified name
         self.engines: set[str] = set()          # variables bound to a generator object
         self.argv_names: set[str] = set()       # local names bound to sys.argv
@@ -604,6 +607,7 @@ class _Walker:
             ast.Lambda: self.lambda_, ast.IfExp: self.if_exp, ast.Expr: self.expr_statement,
             **({ast.TryStar: self.try_} if hasattr(ast, "TryStar") else {}),
             ast.Match: self.match, ast.NamedExpr: self.named_expr, ast.arguments: self.arguments,
+            ast.Assert: self.assert_, ast.Subscript: self.subscript,
         }
 
     def enter(self, frame: _Frame) -> bool:
@@ -630,12 +634,12 @@ class _Walker:
     # ------------------------------------------------------------ leaves
     def name(self, node) -> bool:
         if node.id in self.argv_names and type(node.ctx) is ast.Load:
-            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell))
+            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell, id(node) in self.subscripted))
         return True
 
     def attribute(self, node) -> bool:
         if node.attr == "argv" and type(node.ctx) is ast.Load and self.resolve(_dotted(node)) == "sys.argv":
-            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell))
+            self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell, id(node) in self.subscripted))
             return True
         return False
 
@@ -821,7 +825,8 @@ class _Walker:
         self.definitions.append(DefinitionFact(name, "class", node.lineno, public, documented,
                                                tuple(self.decorator(d) for d in node.decorator_list), self.cell,
                                                self.header(node.lineno, public and not documented),
-                                               _decorator_lines(node), self.bases(node)))
+                                               _decorator_lines(node), self.bases(node),
+                                               _bases(node)))
         # a class body runs where it stands: the try or if around it still holds
         inner = frame.but(scope="class", public_kinds=_METHOD_KINDS if public else _NO_KINDS)
         self.body(self.docstring(body), inner)
@@ -836,6 +841,17 @@ class _Walker:
         if not node.bases:
             return ()
         return tuple(self.resolve(written) if (written := _dotted(base)) else "" for base in node.bases)
+
+    def subscript(self, node) -> bool:
+        value = node.value
+        kind = type(value)
+        if (kind is ast.Attribute and value.attr == "argv") or (kind is ast.Name and value.id in self.argv_names):
+            self.subscripted.add(id(value))
+        return False
+
+    def assert_(self, node) -> bool:
+        self.asserts.append(AssertFact(node.lineno, self.cell))
+        return False
 
     # ------------------------------------------------------------ control flow and guards
     def if_(self, node) -> bool:
@@ -1374,6 +1390,9 @@ class _Walker:
         self.fallback_definitions(lines)
         self.fallback_handlers(source.splitlines())
         self.fallback_calls(lines)
+        self.fallback_asserts(lines)
+        if "argv" in source:
+            self.fallback_argv(lines)
 
     def fallback_handlers(self, lines: list[str]) -> None:
         """``except`` lines of code that does not parse, each with its body read by
@@ -1502,7 +1521,8 @@ class _Walker:
                 kind, public = ("class" if keyword == "class" else "function"), False
             documented = _documented_at(lines, index)
             self.definitions.append(DefinitionFact(name, kind, index + 1, public, documented,
-                                                   (), self.cell, redact_text(text.strip()) if public and not documented else ""))
+                                                   (), self.cell, redact_text(text.strip()) if public and not documented else "",
+                                                   written_bases=_fallback_bases(text) if keyword == "class" else ()))
 
     # ------------------------------------------------------------ URL arguments (CallFact.urls, .command)
     def note_url_arguments(self, args: list, keywords: list) -> None:
@@ -1585,6 +1605,18 @@ class _Walker:
             return "".join(v.value if type(v) is ast.Constant and type(v.value) is str else "ARG" for v in node.values)
         return None
 
+    def fallback_argv(self, lines: list[str]) -> None:
+        """``sys.argv[`` outside a comment: a subscript read of the command line."""
+        for index, text in enumerate(lines):
+            if "argv" in text and _ARGV_SUBSCRIPT.search(_code_of_line(text)):
+                self.cli_args.append(CliArgFact(index + 1, "sys.argv", "", self.cell, True))
+
+    def fallback_asserts(self, lines: list[str]) -> None:
+        """Lines starting with ``assert`` (S3 counts asserts in test folders)."""
+        for index, text in enumerate(lines):
+            if _ASSERT_LINE.match(text):
+                self.asserts.append(AssertFact(index + 1, self.cell))
+
     # ------------------------------------------------------------ result
     def finish(self, lines: int, cells: tuple = (), blank_lines: tuple[int, ...] = (),
                hash_scan_comments: tuple[tuple[int, str], ...] = ()) -> FileFacts:
@@ -1598,6 +1630,7 @@ class _Walker:
             randoms=tuple(self.randoms), cli_args=tuple(self.cli_args), file_io=tuple(self.file_io),
             urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
             blank_lines=blank_lines, hash_scan_comments=hash_scan_comments,
+            asserts=tuple(self.asserts),
         ))
 
 
@@ -1814,7 +1847,7 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
                                       tuple(m.text.strip() for m in cell.magics),
                                       len(cell.source.strip()) if cell.cell_type == "markdown" else 0,
-                                      cell.source.count("\n")))
+                                      cell.source.count("\n"), **_cell_extras(cell)))
         if cell.cell_type != "code":
             continue
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
@@ -1866,3 +1899,54 @@ def _r_cell_handlers(walker: _Walker, cell: Cell) -> None:
                 record.seen.add(handler.action)   # the R frontend's action, kept
             walker.handlers.append(record)
 
+
+def _cell_extras(cell: Cell) -> dict:
+    """The signals' fields of a cell's fact: stored outputs, tags, language, line count."""
+    return {
+        "has_outputs": cell.has_outputs,
+        "tags": cell.tags,
+        "language": cell.language if cell.cell_type == "code" else "",
+        "line_count": len(cell.source.splitlines()),
+    }
+
+
+# --------------------------------------------------------------------------- class bases, asserts (S3)
+
+_ASSERT_LINE = re.compile(r"\s*assert\b")
+_CLASS_BASES = re.compile(r"\s*class\s+\w+\s*\(([^)]*)")
+
+
+def _bases(node: ast.ClassDef) -> tuple[str, ...]:
+    """The base classes that are dotted names, as written (``unittest.TestCase``)."""
+    return tuple(name for name in map(_dotted, node.bases) if name and "(" not in name)
+
+
+def _fallback_bases(text: str) -> tuple[str, ...]:
+    """The bases of a ``class`` line that does not parse: the words between its parentheses."""
+    match = _CLASS_BASES.match(text)
+    if match is None:
+        return ()
+    return tuple(part.strip() for part in match.group(1).split(",") if part.strip())
+
+
+_ARGV_SUBSCRIPT = re.compile(r"(?<![\w.])sys\.argv\s*\[")
+
+
+def _code_of_line(line: str) -> str:
+    """``line`` without a trailing ``#`` comment, quotes respected."""
+    if "#" not in line:
+        return line
+    quote, escaped = "", False
+    for index, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:index]
+    return line

@@ -31,7 +31,7 @@ from scoring.frontends import _common as ts
 from scoring.parsers.notebook import parse_rmarkdown
 
 LANGUAGE = "r"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4)
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -121,6 +121,9 @@ def with_blank_lines(facts: FileFacts, data: bytes) -> FileFacts:
 CHUNK_OPEN = re.compile(rb"^\s*```+\s*\{\s*r\b([^}]*)\}\s*$", re.IGNORECASE)
 CHUNK_CLOSE = re.compile(rb"^\s*```+\s*$")
 EVAL_FALSE = re.compile(rb"\beval\s*=\s*(?:FALSE|F)\b|^\s*#\|\s*eval:\s*false\b", re.IGNORECASE | re.MULTILINE)
+# in a chunk's body only its ``#|`` option lines say eval: ``knitr::opts_chunk$set(eval =
+# FALSE)`` is code the chunk runs
+EVAL_FALSE_OPTION_LINE = re.compile(rb"^\s*#\|\s*eval\s*(?::\s*false|=\s*(?:FALSE|F))\b", re.IGNORECASE | re.MULTILINE)
 
 
 def r_chunks(data: bytes) -> bytes:
@@ -141,7 +144,7 @@ def r_chunks(data: bytes) -> bytes:
         while end < len(lines) and not CHUNK_CLOSE.match(lines[end]):
             end += 1
         body = lines[index + 1:end]
-        if not EVAL_FALSE.search(opening.group(1)) and not EVAL_FALSE.search(b"\n".join(body)):
+        if not EVAL_FALSE.search(opening.group(1)) and not EVAL_FALSE_OPTION_LINE.search(b"\n".join(body)):
             out[index + 1:end] = body
         index = end + 1
     return b"\n".join(out)

@@ -9,7 +9,6 @@ from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
     _join_names,
     _name,
-    _strip_hash_comment,
 )
 from scoring.model import Evidence
 from scoring.registry import Result, detector
@@ -18,10 +17,6 @@ from scoring.tree import TreeIndex
 # Directories whose YAML files are CI pipelines (path segments matched case-insensitively).
 _CI_DIRS = ((".github", "workflows"), (".circleci",), (".buildkite",), (".woodpecker",))
 _YAML_NAME_RE = re.compile(r".+\.ya?ml", re.IGNORECASE)
-_CI_TEST_RE = re.compile(
-    r"(?<![\w-])(?:pytest|tox|nox|make\s+(?:test|check)|R\s+CMD\s+check|rcmdcheck|devtools::test|"
-    r"testthat|check-r-package|Pkg\.test|julia-runtest|unittest|npm\s+test|ctest|cargo\s+test|go\s+test)(?![\w-])"
-)
 
 
 def _ci_files(tree: TreeIndex) -> list[str]:
@@ -69,11 +64,10 @@ def ci_presence(tree: TreeIndex) -> Result:
     evidence = [Evidence(p, "CI configuration file", rule="ci_presence.config") for p in files]
     runs_tests = False
     for path in files:
-        for number, line in enumerate(tree.lines(path), start=1):
-            if _CI_TEST_RE.search(_strip_hash_comment(line)):
-                runs_tests = True
-                evidence.append(Evidence(path, "CI job runs tests", rule="ci_presence.runs_tests",
-                                         line_start=number, snippet=line))
-                break
+        config = tree.ci_config(path)
+        if config is not None and config.test_line is not None:
+            runs_tests = True
+            evidence.append(Evidence(path, "CI job runs tests", rule="ci_presence.runs_tests",
+                                     line_start=config.test_line, snippet=config.test_text))
     return Result(100, evidence=evidence[:MAX_EVIDENCE], counts={"ci_files": len(files), "runs_tests": runs_tests},
                   reason=f"CI configured in {_join_names(files)}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 
 from scoring.detectors.signals._common import (
@@ -10,14 +9,10 @@ from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
     _is_hidden,
     _join_names,
-    _line_text,
     _name,
-    _strip_hash_comment,
-    _text_units,
-    _unit_location,
 )
+from scoring.facts import FileFacts, ImportFact
 from scoring.model import Evidence
-from scoring.parsers.python import CodeUnit
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -34,19 +29,9 @@ _CONDA_ENV_NAME_RE = re.compile(r"(?:.*[-_.])?environment(?:[-_.].*)?\.ya?ml", r
 _CONFIG_IMPORTS = frozenset({"hydra", "omegaconf"})
 _CLI_IMPORTS = frozenset({"argparse", "optparse", "getopt", "click", "typer", "docopt", "fire"})
 _ABSL_FLAGS = ("absl.flags", "absl.app")
-# Names tested with ``in`` against CodeUnit.word_text (the distinct words, a fraction of
-# the source): cheaper than one alternation tried at every position of the source.
-_CONFIG_HINTS = ("hydra", "omegaconf", "argparse", "optparse", "getopt", "click", "typer", "docopt", "fire", "absl", "argv")
-_ARGV_FALLBACK_RE = re.compile(r"(?<![\w.])sys\.argv\s*\[")
-_R_CONFIG_GET_RE = re.compile(r"(?<![\w.])config::get\s*\(")
-_R_CLI_RE = re.compile(
-    r"(?<![\w.])(?:(?:library|require|requireNamespace|p_load)\s*\(\s*[\"']?(?:optparse|argparse|docopt|getopt)\b"
-    r"|(?:optparse|argparse|docopt|getopt)::|commandArgs\s*\()"
-)
-_JULIA_CLI_RE = re.compile(r"(?<![\w.])ARGS(?!\w)|^\s*(?:using|import)\s+(?:ArgParse|DocOpt|Comonicon)\b")
-_SNAKEMAKE_CONFIG_RE = re.compile(r"^\s*configfile\s*:")
-_NEXTFLOW_PARAMS_RE = re.compile(r"^\s*params\s*\{|^\s*params\.[A-Za-z_]\w*\s*=")
-_FRONT_MATTER_PARAMS_RE = re.compile(r"^params\s*:")
+_R_CLI_PACKAGES = frozenset({"optparse", "argparse", "docopt", "getopt"})
+_R_LOADS = frozenset({"library", "require", "requireNamespace", "p_load", "pkg::"})
+_JULIA_CLI_PACKAGES = frozenset({"ArgParse", "DocOpt", "Comonicon"})
 
 
 def _is_tool_config(name: str) -> bool:
@@ -72,80 +57,97 @@ def _parameter_files(tree: TreeIndex) -> list[Evidence]:
     return found
 
 
-def _argv_subscript(unit: CodeUnit) -> int | None:
-    """Line of the first ``sys.argv[…]`` (or ``argv[…]`` imported from sys)."""
-    if "argv" not in unit.source:
-        return None
-    if unit.tree is None:
-        for number, line in enumerate(unit.lines, start=1):
-            if _ARGV_FALLBACK_RE.search(_strip_hash_comment(line)):
-                return number
-        return None
-    aliases = unit.aliases
-    for node in ast.walk(unit.tree):
-        if not isinstance(node, ast.Subscript):
-            continue
-        value = node.value
-        if isinstance(value, ast.Attribute) and value.attr == "argv" and isinstance(value.value, ast.Name):
-            if aliases.get(value.value.id, value.value.id) == "sys":
-                return node.lineno
-        elif isinstance(value, ast.Name) and aliases.get(value.id) == "sys.argv":
-            return node.lineno
-    return None
+def _by_cell(facts: FileFacts) -> list[tuple[int | None, list[ImportFact], list]]:
+    """(cell, its imports in line order, its subscripted ``sys.argv`` reads) of a Python
+    file (one unit, cell None) or notebook (one unit per cell), in cell order. Dynamic
+    imports are not import statements."""
+    imports: dict[int | None, list[ImportFact]] = {}
+    for ref in facts.imports:
+        if ref.kind != "dynamic":
+            imports.setdefault(ref.cell, []).append(ref)
+    argv: dict[int | None, list] = {}
+    for arg in facts.cli_args:
+        if arg.kind == "sys.argv" and arg.subscript:
+            argv.setdefault(arg.cell, []).append(arg)
+    cells = sorted(set(imports) | set(argv), key=lambda c: c or 0)
+    return [(c, sorted(imports.get(c, ()), key=lambda r: (r.line, r.module)), argv.get(c, [])) for c in cells]
+
+
+def _top(ref: ImportFact) -> str:
+    return ref.module.split(".")[0]
 
 
 def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
     """(100-tier, 80-tier) evidence from Python files and notebook cells, one per file."""
     full: dict[str, Evidence] = {}
     cli: dict[str, Evidence] = {}
-    for unit in tree.python_units():
-        if unit.path in full or not any(hint in unit.word_text for hint in _CONFIG_HINTS):
+    for path in tree.files:   # in path order, .py files and notebooks mixed, as evidence lists them
+        info = tree.info(path)
+        if info is None or info.alias_of is not None or info.type not in ("python", "notebook"):
             continue
-        for ref in unit.imports:
-            line, cell = _unit_location(unit, ref.line)
-            snippet = _line_text(unit.lines, ref.line)
-            if ref.top in _CONFIG_IMPORTS:
-                full[unit.path] = Evidence(unit.path, f"imports {ref.top}, a configuration framework",
-                                           rule="config_externalised.config_framework", line_start=line, cell=cell, snippet=snippet)
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        notebook = path.lower().endswith(".ipynb")
+        for cell, imports, argv in _by_cell(facts):
+            if path in full:
                 break
-            if unit.path not in cli and (ref.top in _CLI_IMPORTS or ref.module.startswith(_ABSL_FLAGS)):
-                cli[unit.path] = Evidence(unit.path, f"imports the command-line parser {ref.module}",
-                                          rule="config_externalised.cli_parser", line_start=line, cell=cell, snippet=snippet)
-        if unit.path in full or unit.path in cli:
-            continue
-        absl = "absl" in unit.source and next((v for v in unit.aliases.values() if v.startswith(_ABSL_FLAGS)), None)
-        if absl:
-            ref = next((r for r in unit.imports if r.top == "absl"), None)
-            line, cell = _unit_location(unit, ref.line if ref else 1)
-            cli[unit.path] = Evidence(unit.path, f"imports the command-line parser {absl}",
-                                      rule="config_externalised.cli_parser", line_start=line, cell=cell)
-            continue
-        argv = _argv_subscript(unit)
-        if argv is not None:
-            line, cell = _unit_location(unit, argv)
-            cli[unit.path] = Evidence(unit.path, "reads command-line arguments from sys.argv",
-                                      rule="config_externalised.argv", line_start=line, cell=cell,
-                                      snippet=_line_text(unit.lines, argv))
+            for ref in imports:
+                if _top(ref) in _CONFIG_IMPORTS:
+                    full[path] = Evidence(path, f"imports {_top(ref)}, a configuration framework",
+                                          rule="config_externalised.config_framework", line_start=ref.line, cell=cell,
+                                          snippet=tree.snippet(path, ref.line, cell))
+                    break
+                if path not in cli and (_top(ref) in _CLI_IMPORTS or ref.module.startswith(_ABSL_FLAGS)):
+                    cli[path] = Evidence(path, f"imports the command-line parser {ref.module}",
+                                         rule="config_externalised.cli_parser", line_start=ref.line, cell=cell,
+                                         snippet=tree.snippet(path, ref.line, cell))
+            if path in full or path in cli:
+                continue
+            # a name imported from absl.flags/absl.app (``from absl import flags``); the
+            # line fallback of a file that does not parse has no aliases
+            absl = None
+            if not (facts.parse_error and not notebook):
+                absl = next((f"{r.module}.{n}" for r in imports if r.kind == "from" and r.module == "absl"
+                             for n in r.names if n != "*" and f"{r.module}.{n}".startswith(_ABSL_FLAGS)), None)
+            if absl:
+                ref = next((r for r in imports if _top(r) == "absl"), None)
+                cli[path] = Evidence(path, f"imports the command-line parser {absl}",
+                                     rule="config_externalised.cli_parser", line_start=ref.line if ref else 1, cell=cell)
+                continue
+            if argv:
+                line = min(a.line for a in argv)
+                cli[path] = Evidence(path, "reads command-line arguments from sys.argv",
+                                     rule="config_externalised.argv", line_start=line, cell=cell,
+                                     snippet=tree.snippet(path, line, cell))
     return list(full.values()), [e for p, e in cli.items() if p not in full]
 
 
 def _text_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
-    """(100-tier, 80-tier) evidence from R and Julia code."""
+    """(100-tier, 80-tier) evidence from R and Julia code (``.R``, ``.jl``, R Markdown)."""
     full: list[Evidence] = []
     cli: list[Evidence] = []
-    seen_full: set[str] = set()
-    seen_cli: set[str] = set()
-    for unit in _text_units(tree):
-        for line, code, raw in unit.code_lines():
-            if unit.language == "r" and unit.path not in seen_full and _R_CONFIG_GET_RE.search(code):
-                seen_full.add(unit.path)
-                full.append(Evidence(unit.path, "reads parameters with config::get()", rule="config_externalised.r_config",
-                                     line_start=line, cell=unit.cell, snippet=raw))
-            pattern = _R_CLI_RE if unit.language == "r" else _JULIA_CLI_RE
-            if unit.path not in seen_cli and pattern.search(code):
-                seen_cli.add(unit.path)
-                cli.append(Evidence(unit.path, "reads command-line arguments", rule="config_externalised.cli_parser",
-                                    line_start=line, cell=unit.cell, snippet=raw))
+    for path in tree.by_type("r") + tree.by_type("julia") + tree.by_type("rmd"):
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        if facts.language == "r":
+            config = [c.line for c in facts.calls if c.name == "config::get"]
+            lines = [r.line for r in facts.imports if r.module in _R_CLI_PACKAGES and r.kind in _R_LOADS]
+            lines += [c.line for c in facts.calls if c.name == "commandArgs"]
+        else:
+            config = []
+            lines = [r.line for r in facts.imports if r.module in _JULIA_CLI_PACKAGES and r.kind in ("using", "import")]
+            lines += [a.line for a in facts.cli_args if a.kind == "ARGS"]
+        if config:
+            line = min(config)
+            full.append(Evidence(path, "reads parameters with config::get()", rule="config_externalised.r_config",
+                                 line_start=line, snippet=tree.snippet(path, line)))
+        if lines:
+            line = min(lines)
+            cli.append(Evidence(path, "reads command-line arguments", rule="config_externalised.cli_parser",
+                                line_start=line, snippet=tree.snippet(path, line)))
+    seen_full = {e.path for e in full}
     return full, [e for e in cli if e.path not in seen_full]
 
 
@@ -155,32 +157,30 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
     for path in tree.files:
         name = _name(path).lower()
         if name == "snakefile" or name.endswith(".smk"):
-            pattern, rule, reason = _SNAKEMAKE_CONFIG_RE, "config_externalised.snakemake_configfile", "Snakemake configfile:"
+            rule, reason = "config_externalised.snakemake_configfile", "Snakemake configfile:"
+            facts = tree.facts(path)
+            lines = [d.line for d in facts.directives if d.kind == "configfile" and not d.scope] if facts else []
         elif name.endswith(".nf") or name == "nextflow.config":
-            pattern, rule, reason = _NEXTFLOW_PARAMS_RE, "config_externalised.nextflow_params", "Nextflow params"
+            rule, reason = "config_externalised.nextflow_params", "Nextflow params"
+            facts = tree.facts(path)
+            lines = [a.line for a in facts.cli_args if a.kind == "params" and a.assigned] if facts else []
         else:
             continue
-        for number, line in enumerate(tree.lines(path), start=1):
-            if pattern.search(line):
-                found.append(Evidence(path, reason, rule=rule, line_start=number, snippet=line))
-                break
+        if lines:
+            line = min(lines)
+            found.append(Evidence(path, reason, rule=rule, line_start=line, snippet=tree.snippet(path, line)))
     for path in tree.by_type("notebook"):
-        nb = tree.notebook(path)
-        cell = next((c for c in nb.code_cells if "parameters" in c.tags), None) if nb is not None else None
+        facts = tree.facts(path)
+        cell = next((c for c in facts.cells if c.kind == "code" and "parameters" in c.tags), None) if facts else None
         if cell is not None:
             found.append(Evidence(path, "papermill cell tagged 'parameters'", rule="config_externalised.papermill",
-                                  line_start=1, cell=cell.index, snippet=(cell.source.splitlines() or [""])[0]))
+                                  line_start=1, cell=cell.index, snippet=tree.snippet(path, 1, cell.index) or ""))
     for path in tree.by_type("rmd"):
-        lines = tree.lines(path)
-        if not lines or lines[0].strip() != "---":
-            continue
-        for number, line in enumerate(lines[1:], start=2):
-            if line.strip() in ("---", "..."):
-                break
-            if _FRONT_MATTER_PARAMS_RE.match(line):
-                found.append(Evidence(path, "parameterised report (params: in the YAML header)",
-                                      rule="config_externalised.rmd_params", line_start=number, snippet=line))
-                break
+        header = tree.front_matter(path)
+        if header is not None and "params" in header.keys:
+            number, line = header.keys["params"]
+            found.append(Evidence(path, "parameterised report (params: in the YAML header)",
+                                  rule="config_externalised.rmd_params", line_start=number, snippet=line))
     return found
 
 

@@ -110,14 +110,12 @@ def expected_outputs(tree: TreeIndex) -> Result:
     dirs = _output_dirs(tree)
     mentions = _readme_output_mentions(tree)
     figures = [p for p in tree.files if _is_result_figure(p)]
-    notebook_outputs: list[Evidence] = []
+    notebook_outputs: list[tuple[str, int]] = []   # (notebook, first cell with stored output)
     for path in tree.by_type("notebook"):
-        nb = tree.notebook(path)
-        cell = next((c for c in nb.code_cells if c.has_outputs), None) if nb is not None else None
+        facts = tree.facts(path)
+        cell = next((c for c in facts.cells if c.kind == "code" and c.has_outputs), None) if facts is not None else None
         if cell is not None:
-            notebook_outputs.append(Evidence(path, f"notebook with stored outputs (first in cell {cell.index})",
-                                             rule="expected_outputs.notebook_outputs", line_start=1, cell=cell.index,
-                                             snippet=(cell.source.splitlines() or [""])[0]))
+            notebook_outputs.append((path, cell.index))
     counts = {
         "output_dirs": len(dirs),
         "readme_mentions": len(mentions),
@@ -136,7 +134,10 @@ def expected_outputs(tree: TreeIndex) -> Result:
                       reason="the README describes the expected output, but no output directory is committed")
     if figures or notebook_outputs:
         evidence = [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in figures[:10]]
-        evidence += notebook_outputs[: MAX_EVIDENCE - len(evidence)]
+        evidence += [Evidence(path, f"notebook with stored outputs (first in cell {index})",
+                              rule="expected_outputs.notebook_outputs", line_start=1, cell=index,
+                              snippet=tree.snippet(path, 1, index) or "")
+                     for path, index in notebook_outputs[: MAX_EVIDENCE - len(evidence)]]
         return Result(40, evidence=evidence, counts=counts,
                       fix="Collect the reference outputs in a results/ directory and describe them under an 'Expected output' README heading.",
                       reason="only figures or notebook outputs are committed")

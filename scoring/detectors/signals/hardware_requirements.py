@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
-from scoring.detectors.signals._common import (
-    MAX_EVIDENCE,
-    _line_text,
-    _name,
-    _text_units,
-    _unit_location,
-)
+from scoring.detectors.signals._common import MAX_EVIDENCE, _name
+from scoring.facts import CallFact, FileFacts, ImportFact
 from scoring.model import Evidence
+from scoring.parsers.hardware import CUDA_WHEEL_INDEX_RE as _CUDA_WHEEL_INDEX_RE
+from scoring.parsers.hardware import GPUS_FLAG_RE as _GPUS_FLAG_RE
 from scoring.parsers.manifests import has_cuda_tag
-from scoring.parsers.python import CodeUnit
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -28,26 +23,13 @@ _GPU_IMPORTS = frozenset({
     "torch", "tensorflow", "jax", "jaxlib", "cupy", "cupyx", "cudf", "cuml", "cugraph", "mxnet",
     "lightning", "pytorch_lightning", "pycuda", "paddle", "tensorrt", "triton",
 })
-# Names tested with ``in`` against CodeUnit.word_text, not a regular expression over the
-# source ("cuda" covers "pycuda").
-_GPU_HINTS = ("torch", "tensorflow", "jax", "cupy", "cudf", "cuml", "cugraph", "mxnet", "lightning", "paddle",
-              "tensorrt", "triton", "numba", "cuda")
-_R_GPU_RE = re.compile(r"(?<![\w.])(?:library|require|requireNamespace)\s*\(\s*[\"']?(torch|tensorflow|keras|gpuR)\b")
-_JULIA_GPU_RE = re.compile(r"^\s*(?:using|import)\s+[^#]*?(?<![\w.])(CUDA|CuArrays|AMDGPU)(?!\w)")
-_HARDWARE_WORDS_RE = re.compile(
-    r"(?<![A-Za-z0-9])(?:GPUs?|CUDA|cuDNN|NVIDIA|VRAM|TPUs?|CPU[- ]only)(?![A-Za-z0-9])", re.IGNORECASE
-)
-_MEMORY_RE = re.compile(
-    r"(?<![A-Za-z0-9])\d+(?:\.\d+)?\s*(?:GB|GiB|TB)\s+(?:of\s+)?(?:(?:system|GPU|host|main)\s+)?(?:RAM|memory|VRAM)(?![A-Za-z0-9])"
-    r"|(?<![A-Za-z0-9])(?:RAM|memory)(?![A-Za-z0-9])[^.\n]{0,40}?\d+(?:\.\d+)?\s*(?:GB|GiB|TB)(?![A-Za-z0-9])",
-    re.IGNORECASE,
-)
-_GPUS_FLAG_RE = re.compile(r"--gpus\b")
-_CUDA_WHEEL_INDEX_RE = re.compile(r"/whl/cu\d+|/cu\d+/torch", re.IGNORECASE)
+_R_GPU_LOADS = frozenset({"library", "require", "requireNamespace"})
+_R_GPU_PACKAGES = frozenset({"torch", "tensorflow", "keras", "gpuR"})
+_JULIA_GPU_LOADS = frozenset({"using", "import"})
+_JULIA_GPU_PACKAGES = frozenset({"CUDA", "CuArrays", "AMDGPU"})
 _GPU_IMAGE_RE = re.compile(r"(?:^|/)nvidia/|nvcr\.io/|(?<![a-z0-9])(?:cuda|cudnn|gpu)(?![a-z])", re.IGNORECASE)
 _DOCKERFILE_NAME_RE = re.compile(r"(?:.+\.)?(?:dockerfile|containerfile)(?:\..+)?", re.IGNORECASE)
 _COMPOSE_NAME_RE = re.compile(r"(?:docker-)?compose(?:\..+)?\.ya?ml", re.IGNORECASE)
-_COMPOSE_GPU_RE = re.compile(r"(?:runtime|driver)\s*:\s*[\"']?nvidia|capabilities\s*:.*\bgpu\b", re.IGNORECASE)
 _PROSE_SUFFIXES = ("", ".md", ".markdown", ".rst", ".txt")
 _NOT_HARDWARE_DOCS_RE = re.compile(
     r"(?:license|licence|copying|changelog|changes|news|history|code_of_conduct|authors|contributors)(?:[-_.].*)?"
@@ -68,54 +50,74 @@ def _gpu_triggers(tree: TreeIndex, limit: int = 5) -> list[Evidence]:
         if len(found) >= limit:
             return found
     seen: set[str] = set()
-    for unit in tree.python_units():
-        if unit.path in seen or not any(hint in unit.word_text for hint in _GPU_HINTS):
+    for path in tree.files:
+        info = tree.info(path)
+        if info is None or info.alias_of is not None or info.type not in ("python", "notebook"):
             continue
-        for ref in unit.imports:
-            if ref.top in _GPU_IMPORTS or ref.module.startswith("numba.cuda"):
-                line, cell = _unit_location(unit, ref.line)
-                found.append(Evidence(unit.path, f"imports {ref.module}", rule="hardware_requirements.gpu_import",
-                                      line_start=line, cell=cell, snippet=_line_text(unit.lines, ref.line)))
-                seen.add(unit.path)
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        for cell, imports, calls in _python_cells(facts):
+            ref = next((r for r in imports if r.module.split(".")[0] in _GPU_IMPORTS or r.module.startswith("numba.cuda")),
+                       None)
+            if ref is not None:
+                found.append(Evidence(path, f"imports {ref.module}", rule="hardware_requirements.gpu_import",
+                                      line_start=ref.line, cell=cell, snippet=tree.snippet(path, ref.line, cell)))
+                seen.add(path)
                 break
-        else:
-            call = _cuda_call(unit)
-            if call is not None:
-                line, cell = _unit_location(unit, call)
-                found.append(Evidence(unit.path, "moves computation to a CUDA device", rule="hardware_requirements.cuda_call",
-                                      line_start=line, cell=cell, snippet=_line_text(unit.lines, call)))
-                seen.add(unit.path)
+            line = _cuda_call(calls)
+            if line is not None:
+                found.append(Evidence(path, "moves computation to a CUDA device", rule="hardware_requirements.cuda_call",
+                                      line_start=line, cell=cell, snippet=tree.snippet(path, line, cell)))
+                seen.add(path)
+                break
         if len(found) >= limit:
             return found
-    for unit in _text_units(tree):
-        if unit.path in seen:
+    for path in tree.by_type("r") + tree.by_type("julia") + tree.by_type("rmd"):
+        if path in seen:
             continue
-        pattern = _R_GPU_RE if unit.language == "r" else _JULIA_GPU_RE
-        for line, code, raw in unit.code_lines():
-            match = pattern.search(code)
-            if match:
-                found.append(Evidence(unit.path, f"loads {match.group(1)}", rule="hardware_requirements.gpu_import",
-                                      line_start=line, cell=unit.cell, snippet=raw))
-                seen.add(unit.path)
-                break
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        loads = _R_GPU_LOADS if facts.language == "r" else _JULIA_GPU_LOADS
+        packages = _R_GPU_PACKAGES if facts.language == "r" else _JULIA_GPU_PACKAGES
+        ref = min((r for r in facts.imports if r.kind in loads and r.module in packages), key=lambda r: r.line,
+                  default=None)
+        if ref is not None:
+            found.append(Evidence(path, f"loads {ref.module}", rule="hardware_requirements.gpu_import",
+                                  line_start=ref.line, snippet=tree.snippet(path, ref.line)))
+            seen.add(path)
         if len(found) >= limit:
             break
     return found
 
 
-def _cuda_call(unit: CodeUnit) -> int | None:
-    """Line of ``x.cuda()``, ``device("cuda…")`` or ``x.to("cuda…")``."""
-    if "cuda" not in unit.source:
-        return None
-    for call in unit.calls:
+def _python_cells(facts: FileFacts) -> list[tuple[int | None, list[ImportFact], list[CallFact]]]:
+    """(cell, import statements in line order, calls) of a Python file (cell None) or of
+    each cell of a notebook, in cell order."""
+    imports: dict[int | None, list[ImportFact]] = {}
+    for ref in facts.imports:
+        if ref.kind != "dynamic":
+            imports.setdefault(ref.cell, []).append(ref)
+    calls: dict[int | None, list[CallFact]] = {}
+    for call in facts.calls:
+        calls.setdefault(call.cell, []).append(call)
+    cells = sorted(set(imports) | set(calls), key=lambda c: c or 0)
+    return [(c, sorted(imports.get(c, ()), key=lambda r: (r.line, r.module)), calls.get(c, [])) for c in cells]
+
+
+def _cuda_call(calls: list[CallFact]) -> int | None:
+    """Line of the first ``x.cuda()``, ``device("cuda…")`` or ``x.to("cuda…")``."""
+    best = None
+    for call in calls:
         last = call.written.rsplit(".", 1)[-1]
-        if last == "cuda" and "." in call.written:
-            return call.line
-        if last in ("device", "to"):
-            values = [a for a in call.node.args[:1]] + [k.value for k in call.node.keywords if k.arg == "device"]
-            if any(isinstance(v, ast.Constant) and isinstance(v.value, str) and v.value.startswith("cuda") for v in values):
-                return call.line
-    return None
+        hit = last == "cuda" and "." in call.written
+        if not hit and last in ("device", "to"):
+            values = list(call.args[:1]) + [v for k, v in call.kwargs if k == "device"]
+            hit = any(isinstance(v, str) and v.startswith("cuda") for v in values)
+        if hit and (best is None or call.line < best):
+            best = call.line
+    return best
 
 
 def _prose_documents(tree: TreeIndex) -> list[str]:
@@ -141,15 +143,6 @@ def _prose_documents(tree: TreeIndex) -> list[str]:
     return docs
 
 
-def _prose_declaration(path: str, lines: Sequence[str]) -> Evidence | None:
-    for number, line in enumerate(lines, start=1):
-        if (_HARDWARE_WORDS_RE.search(line) or _MEMORY_RE.search(line) or _GPUS_FLAG_RE.search(line)
-                or _CUDA_WHEEL_INDEX_RE.search(line) or has_cuda_tag(line)):
-            return Evidence(path, "hardware requirement stated", rule="hardware_requirements.documented",
-                            line_start=number, snippet=line)
-    return None
-
-
 def _environment_declarations(tree: TreeIndex) -> Iterator[Evidence]:
     """CUDA-tagged manifest entries, CUDA wheel indexes, GPU base images, ``--gpus``."""
     for manifest in tree.manifests():
@@ -159,11 +152,10 @@ def _environment_declarations(tree: TreeIndex) -> Iterator[Evidence]:
                                rule="hardware_requirements.cuda_pin", line_start=dep.line, snippet=dep.raw)
                 break
         else:
-            for number, line in enumerate(tree.lines(manifest.path), start=1):
-                if _CUDA_WHEEL_INDEX_RE.search(line) and not line.lstrip().startswith("#"):
-                    yield Evidence(manifest.path, "CUDA wheel index", rule="hardware_requirements.cuda_pin",
-                                   line_start=number, snippet=line)
-                    break
+            found = tree.hardware_line(manifest.path, "wheel_index")
+            if found is not None:
+                yield Evidence(manifest.path, "CUDA wheel index", rule="hardware_requirements.cuda_pin",
+                               line_start=found[0], snippet=found[1])
     for path in tree.files:
         name = _name(path)
         if _DOCKERFILE_NAME_RE.fullmatch(name):
@@ -183,11 +175,10 @@ def _environment_declarations(tree: TreeIndex) -> Iterator[Evidence]:
                                        snippet=f"{instruction.keyword} {instruction.args}")
                         break
         elif _COMPOSE_NAME_RE.fullmatch(name):
-            for number, line in enumerate(tree.lines(path), start=1):
-                if _COMPOSE_GPU_RE.search(line):
-                    yield Evidence(path, "container requests an NVIDIA GPU", rule="hardware_requirements.compose_gpu",
-                                   line_start=number, snippet=line)
-                    break
+            found = tree.hardware_line(path, "compose_gpu")
+            if found is not None:
+                yield Evidence(path, "container requests an NVIDIA GPU", rule="hardware_requirements.compose_gpu",
+                               line_start=found[0], snippet=found[1])
 
 
 @detector("hardware_requirements", version="2.0.0")
@@ -228,14 +219,10 @@ def hardware_requirements(tree: TreeIndex) -> Result:
                       reason="no GPU-capable framework declared, imported or called; not applicable")
     declarations: list[Evidence] = []
     for path in _prose_documents(tree):
-        if path.lower().endswith(".ipynb"):
-            doc = tree.document(path)  # a README notebook: its markdown, never its outputs
-            lines = doc.raw_lines if doc is not None else []
-        else:
-            lines = tree.lines(path)
-        found = _prose_declaration(path, lines)
+        found = tree.hardware_line(path, "declaration")   # a README notebook: its markdown only
         if found is not None:
-            declarations.append(found)
+            declarations.append(Evidence(path, "hardware requirement stated", rule="hardware_requirements.documented",
+                                         line_start=found[0], snippet=found[1]))
             break
     if not declarations:
         declarations.extend(_environment_declarations(tree))

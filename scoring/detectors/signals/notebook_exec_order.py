@@ -40,16 +40,16 @@ def notebook_exec_order(tree: TreeIndex) -> Result:
     evidence: list[Evidence] = []
     out_of_order: list[str] = []
     for path in tree.by_type("notebook"):
-        nb = tree.notebook(path)
-        if nb is None:
-            if tree.text(path) is None:
-                unreadable += 1
-            else:
-                unparseable += 1
-                evidence.append(Evidence(path, "not a valid notebook; left out of the ratio", rule="notebook_exec_order.unparseable"))
+        facts = tree.facts(path)
+        if facts is None:
+            unreadable += 1
+            continue
+        if facts.parse_error is not None and facts.parse_error.startswith("NotebookError"):
+            unparseable += 1
+            evidence.append(Evidence(path, "not a valid notebook; left out of the ratio", rule="notebook_exec_order.unparseable"))
             continue
         parsed += 1
-        executed = [cell for cell in nb.code_cells if cell.execution_count is not None]
+        executed = [cell for cell in facts.cells if cell.kind == "code" and cell.execution_count is not None]
         if not executed:
             unexecuted += 1
         previous = None
@@ -64,15 +64,14 @@ def notebook_exec_order(tree: TreeIndex) -> Result:
             continue
         before, cell = bad
         out_of_order.append(path)
-        lines = cell.source.splitlines() or [""]
         evidence.append(
             Evidence(
                 path,
                 f"cell {cell.index} ran as [{cell.execution_count}] after cell {before.index} ran as [{before.execution_count}]",
                 rule="notebook_exec_order.out_of_order",
                 line_start=1,
-                line_end=len(lines),
-                snippet=lines[0],
+                line_end=max(cell.line_count, 1),
+                snippet=tree.snippet(path, 1, cell.index) or "",
                 cell=cell.index,
             )
         )

@@ -6,6 +6,7 @@ import ast
 import json
 import posixpath
 import re
+import weakref
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -15,20 +16,111 @@ from typing import Any
 
 from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
-    _blank_strings,
     _join_names,
     _line_text,
     _parent,
-    _strip_hash_comment,
-    _text_units,
-    _TextUnit,
-    _unit_location,
-    _units_by_path,
 )
+from scoring.facts import FileFacts
 from scoring.model import Evidence
 from scoring.parsers.python import CodeUnit, dotted_name
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
+
+# --- code units (not converted to facts yet: the Python and R/Julia scans below) -------
+
+def _strip_hash_comment(line: str) -> str:
+    """``line`` without a trailing ``#`` comment (R, Julia, Python, shell), quotes respected."""
+    if "#" not in line:
+        return line
+    quote = ""
+    escaped = False
+    for index, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:index]
+    return line
+
+
+_STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+
+
+def _blank_strings(code: str) -> str:
+    """``code`` with string literal contents removed, so ``print("use sample()")`` is no call."""
+    if '"' not in code and "'" not in code:
+        return code
+    return _STRING_RE.sub(lambda m: m.group(0)[0] * 2, code)
+
+
+@dataclass(frozen=True)
+class _TextUnit:
+    """Non-Python code scanned by regular expressions: an R or Julia file, or one R/Julia
+    cell of a notebook or R Markdown document."""
+
+    path: str
+    language: str             # "r" | "julia"
+    lines: tuple[str, ...]
+    cell: int | None = None   # set for .ipynb cells: lines then count within the cell
+    offset: int = 0           # added to unit lines to get file lines (Rmd/qmd chunks)
+
+    def code_lines(self) -> Iterator[tuple[int, str, str]]:
+        """(evidence line, code without comments, raw line) of every non-blank line."""
+        for number, raw in enumerate(self.lines, start=1):
+            code = _strip_hash_comment(raw)
+            if code.strip():
+                yield number + self.offset, code, raw
+
+
+# R/Julia units per tree, shared by S1, S6 and S7 (the tree index has no such view).
+_TEXT_UNITS: weakref.WeakKeyDictionary[TreeIndex, list[_TextUnit]] = weakref.WeakKeyDictionary()
+
+
+def _text_units(tree: TreeIndex) -> list[_TextUnit]:
+    """R and Julia code: ``.R``/``.r``/``.jl`` files, R/Julia chunks of R Markdown and
+    Quarto documents, and R/Julia cells of Jupyter notebooks (R kernels or ``%%R``)."""
+    cached = _TEXT_UNITS.get(tree)
+    if cached is not None:
+        return cached
+    # .R/.r/.jl files and the R chunks of R Markdown are read from facts (_scan_facts)
+    units: list[_TextUnit] = []
+    for kind in ("notebook", "rmd"):
+        for path in tree.by_type(kind):
+            nb = tree.notebook(path)
+            if nb is None:
+                continue
+            is_ipynb = kind == "notebook"
+            for cell in nb.code_cells:
+                if cell.language not in ("r", "julia") or (not is_ipynb and cell.language == "r"):
+                    continue
+                lines = tuple(cell.source.splitlines())
+                if is_ipynb:
+                    units.append(_TextUnit(path, cell.language, lines, cell=cell.index))
+                else:
+                    units.append(_TextUnit(path, cell.language, lines, offset=cell.line_offset))
+    _TEXT_UNITS[tree] = units
+    return units
+
+
+def _unit_location(unit: CodeUnit, line: int) -> tuple[int, int | None]:
+    """Evidence (line, cell) of a line of a Python unit: within the cell for Jupyter
+    notebooks, the file line for ``.py`` files and R Markdown chunks."""
+    if unit.cell is not None and unit.path.lower().endswith(".ipynb"):
+        return line, unit.cell
+    return unit.file_line(line), None
+
+
+def _units_by_path(tree: TreeIndex) -> dict[str, list[CodeUnit]]:
+    grouped: dict[str, list[CodeUnit]] = {}
+    for unit in tree.python_units():
+        grouped.setdefault(unit.path, []).append(unit)
+    return grouped
 
 
 @lru_cache(maxsize=1)
@@ -621,12 +713,73 @@ def _scan_text(record: _SeedFile, unit: _TextUnit) -> None:
             record.sourced.append(match.group(1))
 
 
+@lru_cache(maxsize=1)
+def _fact_names() -> dict[str, frozenset[str]]:
+    table = _stochastic_table()
+    r, julia = table["r"], table["julia"]
+    return {"r_random": frozenset(r["stochastic"]), "r_seed": frozenset(r["seed"]),
+            "julia_random": frozenset(julia["stochastic"]), "julia_seed": frozenset(julia["seed"]),
+            "julia_generators": frozenset(julia["seeded_generators"])}
+
+
+def _r_function(name: str) -> str:
+    """The function of an R callee written ``pkg::f`` or ``pkg:::f``."""
+    return name.rsplit("::", 1)[-1].lstrip(":")
+
+
+def _scan_facts(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
+    """Random calls, seed calls and sourced files of an R or Julia file (or the R chunks
+    of an R Markdown document) from its call facts: strings and comments hold none."""
+    names = _fact_names()
+    path = record.path
+    for call in facts.calls:
+        seed = random = None
+        if facts.language == "r":
+            function = _r_function(call.name)
+            if "$" in call.name or "@" in call.name:
+                continue
+            if function in names["r_seed"] and (call.kwargs or (call.args and call.args[0] is not None)):
+                seed = function
+            if function in names["r_random"]:
+                random = function
+            if function in ("source", "sys.source") and call.name in ("source", "sys.source"):
+                target = call.args[0] if call.args else dict(call.kwargs).get("file")
+                if isinstance(target, str) and target:
+                    record.sourced.append(target)
+        else:
+            written = call.written
+            head, _, function = written.rpartition(".")
+            if "." in head:
+                continue
+            if (call.args or call.kwargs) and (
+                    (function in names["julia_seed"] and head in ("", "Random"))
+                    or function in names["julia_generators"]):
+                seed = function
+            if function in names["julia_random"] and head in ("", "Random", "StatsBase"):
+                random = function
+            if written == "include" and call.args and isinstance(call.args[0], str) and call.args[0]:
+                record.sourced.append(call.args[0])
+        if seed is not None:
+            record.seeds.append(_Hit(path, call.line, None, seed, tree.snippet(path, call.line)))
+        if random is not None:
+            record.random.append(_Hit(path, call.line, None, random, tree.snippet(path, call.line)))
+
+
 def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
     files: dict[str, _SeedFile] = {}
     for path, units in _units_by_path(tree).items():
         record = files.setdefault(path, _SeedFile(path))
         record.units = units
         _scan_python(record, units)
+    for path in tree.by_type("r") + tree.by_type("julia") + tree.by_type("rmd"):
+        facts = tree.facts(path)
+        if facts is None or facts.language not in ("r", "julia"):
+            continue
+        if path.lower().endswith((".rmd", ".qmd")) and not (
+                facts.calls or facts.strings or facts.comments or facts.imports or facts.assignments or facts.definitions):
+            continue   # no evaluated R chunk with code in it: nothing to scan
+        record = files.setdefault(path, _SeedFile(path))
+        _scan_facts(record, facts, tree)
     for unit in _text_units(tree):
         record = files.setdefault(unit.path, _SeedFile(unit.path))
         record.text_units.append(unit)

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import ast
 import re
 
 from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
-    _blank_strings,
-    _line_text,
     _name,
     _parent,
-    _strip_hash_comment,
-    _units_by_path,
 )
+from scoring.facts import FileFacts
 from scoring.model import Evidence
-from scoring.parsers.python import CodeUnit
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -23,51 +18,46 @@ _TEST_DIRS = frozenset({"tests", "test"})
 _NOT_TEST_MODULES = frozenset({"__init__.py", "conftest.py"})
 _PY_TEST_NAME_RE = re.compile(r"test_.*\.pyw?|.*_test\.pyw?", re.IGNORECASE)
 _R_TESTTHAT_NAME_RE = re.compile(r"test[-_].*\.r", re.IGNORECASE)
-_R_TEST_RE = re.compile(r"(?<![\w.])(?:testthat::)?test_that\s*\(")
-_JULIA_TEST_RE = re.compile(r"(?<![\w])@test(?:set|_throws|_broken|_skip|_logs|_warn|_nowarn)?\b")
-_PY_TEST_FALLBACK_RE = re.compile(
-    r"^\s*(?:async\s+)?def\s+test\w*\s*\(|^\s*class\s+Test\w*|^\s*class\s+\w+\s*\([^)]*TestCase"
-)
-_PY_ASSERT_FALLBACK_RE = re.compile(r"^\s*assert\b")
+# the function name of an R call written pkg::f, pkg:::f or x$f
+_R_CALL_TAIL_RE = re.compile(r"[:$@]")
+_JULIA_TEST_MACROS = frozenset({"@test", "@testset", "@test_throws", "@test_broken", "@test_skip", "@test_logs",
+                                "@test_warn", "@test_nowarn"})
 
 
 def _in_test_dir(path: str) -> bool:
     return any(part.lower() in _TEST_DIRS for part in path.split("/")[:-1])
 
 
-def _first_python_test(unit: CodeUnit, allow_assert: bool) -> int | None:
-    """Line of the first test in a unit: a ``test*`` function, a ``Test*`` class, a
-    ``TestCase`` subclass or, where ``allow_assert``, an ``assert`` statement."""
-    if unit.tree is None:
-        for number, line in enumerate(unit.lines, start=1):
-            if _PY_TEST_FALLBACK_RE.match(line) or (allow_assert and _PY_ASSERT_FALLBACK_RE.match(line)):
-                return number
+def _first_python_test(facts: FileFacts, allow_assert: bool) -> tuple[int, int | None] | None:
+    """(line, cell) of the first test of a Python file or notebook: a ``test*`` function, a
+    ``Test*`` class, a ``TestCase`` subclass or, where ``allow_assert``, an ``assert``
+    statement; in a notebook, the first such line of the first cell holding one."""
+    best: dict[int | None, int] = {}
+    for definition in facts.definitions:
+        if definition.kind == "class":
+            found = definition.name.startswith("Test") or any(b.endswith("TestCase") for b in definition.written_bases)
+        else:
+            found = definition.name.startswith("test")
+        if found and definition.line < best.get(definition.cell, definition.line + 1):
+            best[definition.cell] = definition.line
+    if allow_assert:
+        for statement in facts.asserts:
+            if statement.line < best.get(statement.cell, statement.line + 1):
+                best[statement.cell] = statement.line
+    if not best:
         return None
-    best: int | None = None
-    for node in ast.walk(unit.tree):
-        found = False
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found = node.name.startswith("test")
-        elif isinstance(node, ast.ClassDef):
-            found = node.name.startswith("Test") or any(
-                (_dotted(base) or "").endswith("TestCase") for base in node.bases
-            )
-        elif isinstance(node, ast.Assert):
-            found = allow_assert
-        if found and (best is None or node.lineno < best):
-            best = node.lineno
-    return best
+    cell = min(best, key=lambda c: c or 0)
+    return best[cell], cell
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
+def _first_r_test(facts: FileFacts) -> int | None:
+    """Line of the first ``test_that(`` call (``testthat::test_that`` too)."""
+    return min((c.line for c in facts.calls if _R_CALL_TAIL_RE.split(c.name)[-1] == "test_that"), default=None)
+
+
+def _first_julia_test(facts: FileFacts) -> int | None:
+    """Line of the first ``@test``/``@testset``/``@test_throws``… macro call."""
+    return min((m.line for m in facts.macros if m.name in _JULIA_TEST_MACROS), default=None)
 
 
 def _is_python_test_module(path: str) -> bool:
@@ -119,51 +109,44 @@ def test_file_presence(tree: TreeIndex) -> Result:
     counted: list[Evidence] = []
     empty: list[str] = []
     candidates = 0
-    python_units = None
     for path in tree.by_type("python"):
         if not _is_python_test_module(path):
             continue
         candidates += 1
-        unit = tree.python_unit(path)
-        line = _first_python_test(unit, _in_test_dir(path)) if unit is not None else None
-        if line is None:
+        facts = tree.facts(path)
+        found = _first_python_test(facts, _in_test_dir(path)) if facts is not None else None
+        if found is None:
             empty.append(path)
             continue
         counted.append(Evidence(path, "test module with a test", rule="test_file_presence.python",
-                                line_start=line, snippet=_line_text(unit.lines, line)))
-    notebooks = [p for p in tree.by_type("notebook") if _in_test_dir(p)]
-    if notebooks:
-        python_units = _units_by_path(tree)
-    for path in notebooks:
+                                line_start=found[0], snippet=tree.snippet(path, found[0])))
+    for path in tree.by_type("notebook"):
+        if not _in_test_dir(path):
+            continue
         candidates += 1
-        hit = None
-        for unit in (python_units or {}).get(path, []):
-            line = _first_python_test(unit, True)
-            if line is not None:
-                hit = Evidence(path, "test notebook with a test", rule="test_file_presence.notebook",
-                               line_start=line, snippet=_line_text(unit.lines, line), cell=unit.cell)
-                break
-        if hit is None:
+        facts = tree.facts(path)
+        found = _first_python_test(facts, True) if facts is not None else None
+        if found is None:
             empty.append(path)
         else:
-            counted.append(hit)
-    for kind, is_module, pattern, rule in (
-        ("r", _is_r_test_module, _R_TEST_RE, "test_file_presence.r_testthat"),
-        ("julia", _is_julia_test_module, _JULIA_TEST_RE, "test_file_presence.julia"),
+            line, cell = found
+            counted.append(Evidence(path, "test notebook with a test", rule="test_file_presence.notebook",
+                                    line_start=line, snippet=tree.snippet(path, line, cell), cell=cell))
+    for kind, is_module, first_test, rule in (
+        ("r", _is_r_test_module, _first_r_test, "test_file_presence.r_testthat"),
+        ("julia", _is_julia_test_module, _first_julia_test, "test_file_presence.julia"),
     ):
         for path in tree.by_type(kind):
             if not is_module(path):
                 continue
             candidates += 1
-            found = None
-            for number, line in enumerate(tree.lines(path), start=1):
-                if pattern.search(_blank_strings(_strip_hash_comment(line))):
-                    found = (number, line)
-                    break
-            if found is None:
+            facts = tree.facts(path)
+            line = first_test(facts) if facts is not None else None
+            if line is None:
                 empty.append(path)
             else:
-                counted.append(Evidence(path, "test file with a test", rule=rule, line_start=found[0], snippet=found[1]))
+                counted.append(Evidence(path, "test file with a test", rule=rule, line_start=line,
+                                        snippet=tree.snippet(path, line)))
     n = len(counted)
     value = min(n / 2, 1) * 100
     evidence = counted[:MAX_EVIDENCE] + [

@@ -1,0 +1,56 @@
+"""Continuous-integration configuration files (GitHub Actions, GitLab CI, Travis…) read
+as text: which line first runs a test command (S5 ci_presence).
+
+A CI file is YAML (or a Jenkinsfile), but what a job runs is shell text inside it, so
+the file is scanned line by line: the first line whose code (a trailing ``#`` comment
+removed, quotes respected) names a test runner.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["CiConfig", "TEST_COMMAND_RE", "parse_ci_config"]
+
+TEST_COMMAND_RE = re.compile(
+    r"(?<![\w-])(?:pytest|tox|nox|make\s+(?:test|check)|R\s+CMD\s+check|rcmdcheck|devtools::test|"
+    r"testthat|check-r-package|Pkg\.test|julia-runtest|unittest|npm\s+test|ctest|cargo\s+test|go\s+test)(?![\w-])"
+)
+
+
+@dataclass(frozen=True)
+class CiConfig:
+    path: str
+    test_line: int | None = None    # the first line that runs tests (1-based), or None
+    test_text: str | None = None    # that line as written
+
+
+def _strip_hash_comment(line: str) -> str:
+    """``line`` without a trailing ``#`` comment, quotes respected."""
+    if "#" not in line:
+        return line
+    quote = ""
+    escaped = False
+    for index, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:index]
+    return line
+
+
+def parse_ci_config(text: str, path: str) -> CiConfig:
+    """The CI file ``path`` with its first test-running line."""
+    if TEST_COMMAND_RE.search(text):   # most lines of most files name no test runner
+        for number, line in enumerate(text.splitlines(), start=1):
+            if TEST_COMMAND_RE.search(_strip_hash_comment(line)):
+                return CiConfig(path, number, line)
+    return CiConfig(path)
