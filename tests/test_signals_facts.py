@@ -1,39 +1,15 @@
-"""Category S detectors aggregate facts and parsed structures (issue 15): the detector
-modules converted so far neither parse nor scan a file's text, and the parsers and tree
-index accessors they read instead give exact values."""
+"""The parsers and tree index accessors the category S detectors read instead of a file's
+text (issue 15) give exact values (that detectors read no text is
+tests/test_detectors_use_facts.py's)."""
 
 from __future__ import annotations
 
-import ast
 import json
-from pathlib import Path
-
-import pytest
 
 from scoring.parsers.ci import parse_ci_config
 from scoring.parsers.front_matter import parse_front_matter
 from scoring.parsers.hardware import first_hardware_line
 from scoring.tree import TreeIndex
-
-SIGNALS = Path(__file__).resolve().parents[1] / "scoring" / "detectors" / "signals"
-# seed_management still scans code units (CodeUnit, R/Julia text): not converted yet
-NOT_CONVERTED = {"seed_management.py"}
-BANNED_MODULES = ("ast", "tokenize", "tree_sitter")
-BANNED_CALLS = {"text", "lines", "python_unit", "python_units", "notebook"}
-
-
-@pytest.mark.parametrize("module", sorted(p.name for p in SIGNALS.glob("*.py") if p.name not in NOT_CONVERTED))
-def test_converted_signals_modules_read_facts_only(module):
-    tree = ast.parse((SIGNALS / module).read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            assert not any(a.name.split(".")[0] in BANNED_MODULES for a in node.names), module
-        elif isinstance(node, ast.ImportFrom):
-            top = (node.module or "").split(".")[0]
-            assert top not in BANNED_MODULES, module
-            assert node.module not in ("scoring.parsers.python", "scoring.parsers.notebook"), module
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "tree":
-            assert node.attr not in BANNED_CALLS, f"{module}: tree.{node.attr}"
 
 
 def test_ci_config_first_test_line_outside_comments():

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import ast
 import bisect
-import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 
 from scoring.detectors.portability._common import (
     MAX_EVIDENCE,
@@ -23,6 +21,7 @@ from scoring.detectors.portability._common import (
 from scoring.model import Evidence
 from scoring.parsers.manifests import normalize_name, parse_install_command
 from scoring.parsers.python import CodeUnit
+from scoring.reference_data import table_json, table_text
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -30,14 +29,13 @@ from scoring.tree import TreeIndex
 @cache
 def stdlib_modules() -> frozenset[str]:
     """The frozen standard-library list (``scoring/data/stdlib_modules.txt``)."""
-    text = resources.files("scoring").joinpath("data/stdlib_modules.txt").read_text(encoding="utf-8")
+    text = table_text("stdlib_modules.txt")
     return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
 @cache
 def _distribution_data() -> dict:
-    text = resources.files("scoring").joinpath("data/import_distributions.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return table_json("import_distributions.json")
 
 
 def import_distributions() -> dict[str, tuple[str, ...]]:

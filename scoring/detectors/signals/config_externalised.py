@@ -163,7 +163,9 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
         elif name.endswith(".nf") or name == "nextflow.config":
             rule, reason = "config_externalised.nextflow_params", "Nextflow params"
             facts = tree.facts(path)
+            # a params { … } block (its opening line) or a params.x = … assignment
             lines = [a.line for a in facts.cli_args if a.kind == "params" and a.assigned] if facts else []
+            lines += [block.line for block in facts.blocks if block.label == "params"] if facts else []
         else:
             continue
         if lines:
@@ -184,7 +186,7 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
     return found
 
 
-@detector("config_externalised", version="2.0.0")
+@detector("config_externalised", version="2.0.1")
 def config_externalised(tree: TreeIndex) -> Result:
     """Run parameters live outside the code: parameter files (100) or a command line (80).
 
@@ -205,7 +207,10 @@ def config_externalised(tree: TreeIndex) -> Result:
         externalised parameters record exactly what the published run used.
     Evidence:
         The parameter file, config directory file or the import / call line (cell for
-        notebooks). Counts: parameter files, configuration framework uses, CLI uses.
+        notebooks); for a sys.argv subscript, the file's first in reading order (2.0.1:
+        it was the first of a breadth-first walk of the syntax tree, which could point
+        below the first read). Counts: parameter files, configuration framework uses, CLI
+        uses.
     How to fix:
         Move run parameters into config.yaml (or params.yaml) and read it in the code,
         or at least expose them as command-line options with argparse.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import json
 import posixpath
 import re
 import weakref
@@ -11,7 +10,6 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from importlib import resources
 from typing import Any
 
 from scoring.detectors.signals._common import (
@@ -23,6 +21,7 @@ from scoring.detectors.signals._common import (
 from scoring.facts import FileFacts
 from scoring.model import Evidence
 from scoring.parsers.python import CodeUnit, dotted_name
+from scoring.reference_data import table_json
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -125,8 +124,7 @@ def _units_by_path(tree: TreeIndex) -> dict[str, list[CodeUnit]]:
 
 @lru_cache(maxsize=1)
 def _stochastic_table() -> dict[str, Any]:
-    text = resources.files("scoring").joinpath("data/stochastic_calls.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return table_json("stochastic_calls.json")
 
 
 _DYNAMIC = object()   # an argument whose value is not a literal (a variable, a call …)
