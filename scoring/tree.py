@@ -875,25 +875,6 @@ class TreeIndex:
 
         return self._cached("toml_headers", path, toml_headers, by_content=True) or ()
 
-    def line_text(self, path: str, line: int | None, cell: int | None = None) -> str | None:
-        """The text of line ``line`` of ``path`` (of notebook cell ``cell``, lines counted
-        within the cell, when given), for an evidence snippet only: a detector locates its
-        evidence from facts or parsed forms, never by reading lines."""
-        if not line or line < 1:
-            return None
-        if cell is not None:
-            lines = self._cached(f"cell_lines:{cell}", path, lambda _text: self._cell_lines(path, cell))
-        else:
-            lines = self._cached("line_text", path, lambda text: text.splitlines())
-        return lines[line - 1] if lines and line <= len(lines) else None
-
-    def _cell_lines(self, path: str, index: int) -> list[str]:
-        nb = self.notebook(path)
-        for cell in nb.cells if nb is not None else ():
-            if cell.index == index:
-                return cell.source.splitlines()
-        return []
-
     # --- conventional locations ---------------------------------------------------
 
     @cached_property

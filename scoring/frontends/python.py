@@ -113,7 +113,6 @@ from __future__ import annotations
 import ast
 import codecs
 import gc
-import json
 import re
 import shlex
 import sys
@@ -141,8 +140,15 @@ from scoring.facts import (
     UrlFact,
 )
 from scoring.frontends._common import URL_PATTERN, count_lines, redact_facts, redact_text
-from scoring.parsers.notebook import Cell, NotebookError, parse_notebook, split_magics
+from scoring.parsers.notebook import (
+    Cell,
+    NotebookError,
+    notebook_fallback_source,
+    parse_notebook,
+    split_magics,
+)
 from scoring.parsers.python import parse_source
+from scoring.parsers.textfile import strip_hash_comment
 
 LANGUAGE = "python"
 VERSION = "1.1.0"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines
@@ -535,7 +541,6 @@ class _Walker:
         self.bindings: dict[int, str] = {}      # id(literal node) -> the name it is bound to
         self._encoded: bytes | None = None
         self._starts: list[int] | None = None
-        self._unit_lines: tuple[str, list[str]] | None = None
         self._lines: list[str] | None = None
         self.dispatch = self.dispatch_table()
 
@@ -1310,9 +1315,7 @@ class _Walker:
         evidence), only when ``wanted``: the unit's lines are split on first use."""
         if not wanted:
             return ""
-        if self._unit_lines is None or self._unit_lines[0] is not self.source:
-            self._unit_lines = (self.source, self.source.splitlines())
-        lines = self._unit_lines[1]
+        lines = self.source_lines()
         return redact_text(lines[line - 1].strip()) if 0 < line <= len(lines) else ""
 
     # ------------------------------------------------------------ comments
@@ -1608,7 +1611,7 @@ class _Walker:
     def fallback_argv(self, lines: list[str]) -> None:
         """``sys.argv[`` outside a comment: a subscript read of the command line."""
         for index, text in enumerate(lines):
-            if "argv" in text and _ARGV_SUBSCRIPT.search(_code_of_line(text)):
+            if "argv" in text and _ARGV_SUBSCRIPT.search(strip_hash_comment(text)):
                 self.cli_args.append(CliArgFact(index + 1, "sys.argv", "", self.cell, True))
 
     def fallback_asserts(self, lines: list[str]) -> None:
@@ -1840,7 +1843,7 @@ def _notebook(data: bytes, path: str) -> FileFacts:
     except (NotebookError, RecursionError, MemoryError) as exc:
         walker.parse_error = f"NotebookError: {exc}"
         # the source lines a line scan recovers from the JSON text, one per file line
-        walker.unit(_notebook_fallback_source(data.decode("utf-8", "replace")))
+        walker.unit(notebook_fallback_source(data.decode("utf-8", "replace")))
         return walker.finish(0)
     cells, lines = [], 0
     for cell in notebook.cells:
@@ -1856,26 +1859,6 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         elif cell.language == "r":
             _r_cell_handlers(walker, cell)
     return walker.finish(lines, tuple(cells))
-
-
-_JSON_STRING_LINE = re.compile(r'^\s*"((?:[^"\\]|\\.)*)",?\s*$')
-
-
-def _notebook_fallback_source(text: str) -> str:
-    """Source lines recovered from an invalid notebook's JSON text, one per file line
-    (lines that are not a lone JSON string become blank)."""
-    out = []
-    for line in text.splitlines():
-        match = _JSON_STRING_LINE.match(line)
-        if match is None:
-            out.append("")
-            continue
-        try:
-            decoded = json.loads(f'"{match.group(1)}"')
-        except ValueError:
-            decoded = match.group(1)
-        out.append(decoded.rstrip("\n").replace("\n", " "))
-    return "\n".join(out)
 
 
 def _r_cell_handlers(walker: _Walker, cell: Cell) -> None:
@@ -1930,23 +1913,3 @@ def _fallback_bases(text: str) -> tuple[str, ...]:
 
 
 _ARGV_SUBSCRIPT = re.compile(r"(?<![\w.])sys\.argv\s*\[")
-
-
-def _code_of_line(line: str) -> str:
-    """``line`` without a trailing ``#`` comment, quotes respected."""
-    if "#" not in line:
-        return line
-    quote, escaped = "", False
-    for index, char in enumerate(line):
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif quote:
-            if char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char == "#":
-            return line[:index]
-    return line

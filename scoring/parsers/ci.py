@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from scoring.parsers.textfile import strip_hash_comment
+
 __all__ = ["CiConfig", "TEST_COMMAND_RE", "parse_ci_config"]
 
 TEST_COMMAND_RE = re.compile(
@@ -26,31 +28,10 @@ class CiConfig:
     test_text: str | None = None    # that line as written
 
 
-def _strip_hash_comment(line: str) -> str:
-    """``line`` without a trailing ``#`` comment, quotes respected."""
-    if "#" not in line:
-        return line
-    quote = ""
-    escaped = False
-    for index, char in enumerate(line):
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif quote:
-            if char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char == "#":
-            return line[:index]
-    return line
-
-
 def parse_ci_config(text: str, path: str) -> CiConfig:
     """The CI file ``path`` with its first test-running line."""
     if TEST_COMMAND_RE.search(text):   # most lines of most files name no test runner
         for number, line in enumerate(text.splitlines(), start=1):
-            if TEST_COMMAND_RE.search(_strip_hash_comment(line)):
+            if TEST_COMMAND_RE.search(strip_hash_comment(line)):
                 return CiConfig(path, number, line)
     return CiConfig(path)

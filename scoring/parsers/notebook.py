@@ -258,3 +258,24 @@ def parse_rmarkdown(text: str, path: str) -> Notebook:
         i += 1
     flush_prose()
     return Notebook(path=path, cells=cells, nbformat=None, language="r")
+
+
+_JSON_STRING_LINE = re.compile(r'^\s*"((?:[^"\\]|\\.)*)",?\s*$')
+
+
+def notebook_fallback_source(text: str) -> str:
+    """Source lines recovered from an invalid notebook's JSON text, one per file line
+    (lines that are not a lone JSON string become blank): what a line scan of a notebook
+    that does not load can still read."""
+    out = []
+    for line in text.splitlines():
+        match = _JSON_STRING_LINE.match(line)
+        if match is None:
+            out.append("")
+            continue
+        try:
+            decoded = json.loads(f'"{match.group(1)}"')
+        except ValueError:
+            decoded = match.group(1)
+        out.append(decoded.rstrip("\n").replace("\n", " "))
+    return "\n".join(out)

@@ -105,3 +105,25 @@ def ini_sections(text: str) -> dict[str, dict[str, str]] | None:
     except configparser.Error:
         return None
     return {section: dict(parser.items(section, raw=True)) for section in parser.sections()}
+
+
+def strip_hash_comment(line: str) -> str:
+    """``line`` without a trailing ``#`` comment (R, Julia, Python, shell), quotes and
+    backslash escapes respected."""
+    if "#" not in line:
+        return line
+    quote = ""
+    escaped = False
+    for index, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:index]
+    return line

@@ -349,7 +349,7 @@ def _scan_python(tree: TreeIndex, path: str, facts: FileFacts, scan: _DownloadSc
         else:
             found = python_download(call, modules.get(call.cell, set()), scan.own)
         if found:
-            scan.add(path, call.line, call.cell, tree.line_text(path, call.line, call.cell) or call.written, found)
+            scan.add(path, call.line, call.cell, tree.snippet(path, call.line, call.cell) or call.written, found)
 
 
 _FALLBACK_URL_CALL_RE = re.compile(r"(?:^|\.)(?:urlretrieve|urlopen|requests\.get|httpx\.get|wget\.download|get_file|download_url)$")
@@ -526,7 +526,7 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
         else:
             by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} downloads {url}")
     for line in sorted(by_line):
-        scan.add(path, line, None, tree.line_text(path, line) or "", by_line[line])
+        scan.add(path, line, None, tree.snippet(path, line) or "", by_line[line])
 
 
 def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:

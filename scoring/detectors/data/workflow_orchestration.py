@@ -131,7 +131,7 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
 
 
 def _line_text(tree: TreeIndex, path: str, line: int | None, cell: int | None = None) -> str | None:
-    return tree.line_text(path, line, cell) if line else None
+    return tree.snippet(path, line, cell) if line else None
 
 
 def _imports(tree: TreeIndex, path: str, module: str) -> bool:

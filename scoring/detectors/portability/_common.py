@@ -7,7 +7,6 @@ literal bindings for C3) live here with the segment. C4 reads HandlerFacts.
 from __future__ import annotations
 
 import ast
-import json
 import math
 import re
 import weakref
@@ -17,7 +16,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from scoring.model import Evidence, mask_secret
-from scoring.parsers.notebook import Cell
+from scoring.parsers.notebook import Cell, notebook_fallback_source
 from scoring.parsers.python import CodeUnit
 from scoring.tree import TreeIndex
 
@@ -366,26 +365,6 @@ def _python_segments(unit: CodeUnit, cell: int | None, offset: int) -> list[_Seg
     return segments
 
 
-_JSON_STRING_LINE_RE = re.compile(r'^\s*"((?:[^"\\]|\\.)*)",?\s*$')
-
-
-def _notebook_fallback_source(text: str) -> str:
-    """Source lines recovered from an invalid notebook's JSON text, one per file line
-    (lines that are not a lone JSON string become blank)."""
-    out = []
-    for line in text.splitlines():
-        match = _JSON_STRING_LINE_RE.match(line)
-        if match is None:
-            out.append("")
-            continue
-        try:
-            decoded = json.loads(f'"{match.group(1)}"')
-        except ValueError:
-            decoded = match.group(1)
-        out.append(decoded.rstrip("\n").replace("\n", " "))
-    return "\n".join(out)
-
-
 def _code_file(tree: TreeIndex, path: str, kind: str, units_by_cell: dict[tuple[str, int], CodeUnit]) -> _ScannedFile | None:
     if kind == "python":
         unit = tree.python_unit(path)
@@ -400,7 +379,7 @@ def _code_file(tree: TreeIndex, path: str, kind: str, units_by_cell: dict[tuple[
         text = tree.text(path)
         if text is None:
             return None
-        unit = CodeUnit.parse(path, _notebook_fallback_source(text))
+        unit = CodeUnit.parse(path, notebook_fallback_source(text))
         return _ScannedFile(path, kind, [_Segment("python", unit.source, None, 0, unit)], unparseable=True)
     is_jupyter = kind == "notebook"
     segments: list[_Segment] = []

@@ -21,32 +21,12 @@ from scoring.detectors.signals._common import (
 from scoring.facts import FileFacts
 from scoring.model import Evidence
 from scoring.parsers.python import CodeUnit, dotted_name
+from scoring.parsers.textfile import strip_hash_comment
 from scoring.reference_data import table_json
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
 # --- code units (not converted to facts yet: the Python and R/Julia scans below) -------
-
-def _strip_hash_comment(line: str) -> str:
-    """``line`` without a trailing ``#`` comment (R, Julia, Python, shell), quotes respected."""
-    if "#" not in line:
-        return line
-    quote = ""
-    escaped = False
-    for index, char in enumerate(line):
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif quote:
-            if char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char == "#":
-            return line[:index]
-    return line
-
 
 _STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 
@@ -72,7 +52,7 @@ class _TextUnit:
     def code_lines(self) -> Iterator[tuple[int, str, str]]:
         """(evidence line, code without comments, raw line) of every non-blank line."""
         for number, raw in enumerate(self.lines, start=1):
-            code = _strip_hash_comment(raw)
+            code = strip_hash_comment(raw)
             if code.strip():
                 yield number + self.offset, code, raw
 
@@ -428,7 +408,7 @@ def _fallback_sites(unit: CodeUnit) -> Iterator[_CallSite]:
     for number, raw in enumerate(unit.lines, start=1):
         if "(" not in raw:
             continue
-        code = _strip_hash_comment(raw)
+        code = strip_hash_comment(raw)
         for match in _FALLBACK_CALL_RE.finditer(code):
             args, keywords = _fallback_arguments(code[match.end():])
             yield _CallSite(match.group(1), number, args, keywords)
