@@ -182,14 +182,18 @@ class _LineFinder:
                 return index
         return 0
 
-    def find(self, pattern: re.Pattern[str] | str, start: int = 0) -> int | None:
-        """0-based index of the first matching line at or after ``start``, else anywhere."""
-        regex = pattern if isinstance(pattern, re.Pattern) else re.compile(re.escape(pattern))
+    def find(self, pattern: re.Pattern[str] | str | Callable[[str], bool], start: int = 0) -> int | None:
+        """0-based index of the first matching line at or after ``start``, else anywhere;
+        ``pattern`` is a regular expression, a literal text or a line predicate."""
+        if callable(pattern) and not isinstance(pattern, re.Pattern):
+            matches = pattern
+        else:
+            matches = (pattern if isinstance(pattern, re.Pattern) else re.compile(re.escape(pattern))).search
         for index in range(start, len(self.lines)):
-            if regex.search(self.lines[index]):
+            if matches(self.lines[index]):
                 return index
         for index in range(0, min(start, len(self.lines))):
-            if regex.search(self.lines[index]):
+            if matches(self.lines[index]):
                 return index
         return None
 
@@ -1189,8 +1193,28 @@ def _conda_pin(spec: _CondaSpec, export: bool) -> str:
     return PIN_BOUNDED
 
 
-def _yaml_entry_pattern(entry: str) -> re.Pattern[str]:
-    return re.compile(rf"^\s*-\s*[\"']?{re.escape(entry)}[\"']?\s*(?:#.*)?$")
+def _yaml_entry_pattern(entry: str) -> Callable[[str], bool]:
+    """Whether a line is the YAML list item ``entry`` (``- entry``, optionally quoted,
+    optionally followed by a comment). A predicate, not a regular expression: an
+    environment file has hundreds of entries, each a pattern of its own, which would
+    overflow the ``re`` module's cache and be compiled again on every lookup."""
+
+    def matches(line: str) -> bool:
+        rest = line.strip()
+        if not rest.startswith("-"):
+            return False
+        rest = rest[1:].lstrip()
+        if rest[:1] in ("'", '"'):
+            rest = rest[1:]
+        if not rest.startswith(entry):
+            return False
+        rest = rest[len(entry):]
+        if rest[:1] in ("'", '"'):
+            rest = rest[1:]
+        rest = rest.lstrip()
+        return not rest or rest.startswith("#")
+
+    return matches
 
 
 @_guarded("conda")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
+from functools import lru_cache
 
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|(?!\|))\s*")
 _PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?(?:\$|%|>|!)\s?(?!>)")
@@ -46,9 +47,16 @@ def strip_prompt(line: str) -> tuple[str, bool]:
 
 def split_commands(line: str) -> list[Command]:
     """Simple commands of one shell line (comments removed)."""
+    return list(_simple_commands(line))
+
+
+# Detectors of several categories ask about the same README, workflow and script lines
+# (D2, D3, E3, A4), and shlex is slow: each distinct line is split once per process.
+@lru_cache(maxsize=8192)
+def _simple_commands(line: str) -> tuple[Command, ...]:
     text = _strip_comment(line).strip()
     if not text:
-        return []
+        return ()
     commands: list[Command] = []
     pieces = _split_keep_ops(text)
     piped = False
@@ -59,7 +67,7 @@ def split_commands(line: str) -> list[Command]:
         if words:
             commands.append(Command(tuple(words), piece, piped_from=piped))
         piped = op == "|"
-    return commands
+    return tuple(commands)
 
 
 def _split_keep_ops(text: str) -> list[tuple[str, str]]:
