@@ -74,7 +74,7 @@ def _dependency_manifests(tree: TreeIndex) -> list[str]:
 
 _DOC_SUFFIXES = frozenset({"", ".md", ".markdown", ".rst", ".txt", ".rest"})
 _INSTALL_FILE = re.compile(r"install.*", re.IGNORECASE)
-_INSTALL_PROSE = _word_re(r"install(?:s|ed|ing|ations?)?|dependenc(?:y|ies)|requirements?")
+_INSTALL_PROSE = _word_re(r"install(?:s|ed|ing|ations?)?|dependenc(?:y|ies)|requirements?|prerequisites?")
 
 # R and Julia installs written as code, not shell commands.
 _R_JULIA_ONE_COMMAND = re.compile(
@@ -101,6 +101,46 @@ _REQUIREMENT_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)")
 class _InstallContext:
     own_names: frozenset[str]
     declares_dependencies: bool
+    r_package: str = ""            # DESCRIPTION's Package: the R package the deposit is
+    julia_package: str = ""        # Project.toml's name: the Julia package the deposit is
+    compiled: bool = False         # C/C++/Fortran sources: make/cmake build the project
+    workflow_environments: bool = False   # Nextflow processes declare containers or conda
+    matlab: bool = False           # MATLAB/Octave sources
+
+
+# The R and Julia forms of installing the project itself (§0.3 R specifics, D2 100): the
+# installer resolves the dependencies its DESCRIPTION / Project.toml declares.
+_R_OWN_LOCAL = re.compile(r"\b(?:devtools|remotes)::install\s*\(\s*(?:[\"']\.?[\"'])?\s*\)|"
+                          r"\bremotes::install_local\s*\(", re.IGNORECASE)
+_R_NAMED_INSTALL = re.compile(
+    r"\b(?:install\.packages|BiocManager::install|(?:devtools|remotes|pak)::(?:install_cran|install_bioc|pkg_install))"
+    r"\s*\(\s*(?:c\s*\(\s*)?[\"']([A-Za-z][\w.]*)[\"']")
+_R_REPOSITORY_INSTALL = re.compile(
+    r"\b(?:(?:devtools|remotes)::install_(?:github|gitlab|bitbucket|git)|pak::pkg_install)\s*\(\s*"
+    r"[\"'](?:[^\"'/]*?/)*([A-Za-z][\w.]*?)(?:\.git)?(?:@[^\"']*)?[\"']")
+_JULIA_NAMED_ADD = re.compile(r"\bPkg\.add\s*\(\s*(?:name\s*=\s*)?[\"']([A-Za-z]\w*)(?:\.jl)?[\"']|"
+                              r"(?:pkg>|^\])\s*add\s+([A-Za-z]\w*)(?:\.jl)?\b")
+_JULIA_URL_ADD = re.compile(r"\bPkg\.add\s*\(.*?url\s*=\s*[\"'][^\"']*/([A-Za-z]\w*?)(?:\.jl)?(?:\.git)?/?[\"']|"
+                            r"(?:pkg>|^\])\s*add\s+https?://\S*/([A-Za-z]\w*?)(?:\.jl)?(?:\.git)?/?(?:\s|$)")
+# MATLAB/Octave: putting the toolbox on the path is a manual install step (§0.3 D2 addpath)
+_MATLAB_ADDPATH = re.compile(r"\baddpath\s*\(")
+
+
+def _own_package_install(text: str, ctx: _InstallContext) -> bool:
+    """Whether an R or Julia code line installs the deposit's own package."""
+    if ctx.r_package:
+        if _R_OWN_LOCAL.search(text):
+            return True
+        names = [m.group(1) for m in _R_NAMED_INSTALL.finditer(text)]
+        names += [m.group(1) for m in _R_REPOSITORY_INSTALL.finditer(text)]
+        if ctx.r_package in names:
+            return True
+    if ctx.julia_package:
+        names = [m.group(1) or m.group(2) for m in _JULIA_NAMED_ADD.finditer(text)]
+        names += [m.group(1) or m.group(2) for m in _JULIA_URL_ADD.finditer(text)]
+        if ctx.julia_package in names:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -239,7 +279,7 @@ def _install_command(cmd: Command, ctx: _InstallContext) -> _InstallHit | None:
         if args[0] == "sync" or not [a for a in args[1:] if not a.startswith("-")]:
             return _InstallHit(100, "install_instructions.lock_sync", "installs the environment of the Pipfile")
         return _InstallHit(70, "install_instructions.package_by_package", "installs packages one by one")
-    if program in _CONTAINER_TOOLS and args[:1] and args[0] in ("build", "pull"):
+    if program in _CONTAINER_TOOLS and (args[:1] and args[0] in ("build", "pull") or args[:2] == ("buildx", "build")):
         return _InstallHit(100, "install_instructions.container", "builds or pulls the container image")
     compose = args[1:] if program in _CONTAINER_TOOLS and args[:1] == ("compose",) else (
         args if program == "docker-compose" else ())
@@ -250,7 +290,21 @@ def _install_command(cmd: Command, ctx: _InstallContext) -> _InstallHit | None:
     if program in ("make", "gmake"):
         if set(_make_targets(args)) & _MAKE_INSTALL_TARGETS:
             return _InstallHit(100, "install_instructions.make_target", "runs a make setup target")
+        if ctx.compiled:
+            return _InstallHit(70, "install_instructions.source_build", "builds the program from source")
         return None
+    if ctx.compiled and (program == "cmake" or program in ("ninja", "meson") and args[:1] != ("--version",)):
+        return _InstallHit(70, "install_instructions.source_build", "builds the program from source")
+    if program == "nextflow" and args[:1] == ("run",) and len(args) > 1:
+        if ctx.workflow_environments:
+            return _InstallHit(100, "install_instructions.workflow_run",
+                               "runs the pipeline, whose processes declare their containers or conda environments")
+        return _InstallHit(70, "install_instructions.workflow_run_without_environments",
+                           "runs the pipeline, but its processes declare no container or conda environment")
+    if program == "snakemake" and any(a in ("--use-conda", "--use-singularity", "--use-apptainer")
+                                      or a.startswith(("--software-deployment-method", "--sdm")) for a in args):
+        return _InstallHit(70, "install_instructions.rule_environments",
+                           "builds the rules' environments; Snakemake itself is installed by hand")
     script = _invoked_script(cmd, sourcing=True)
     if script is not None and _is_install_script(script) and _suffix(script) in ("", ".sh", ".bash"):
         return _InstallHit(100, "install_instructions.install_script", "runs an install script")
@@ -267,8 +321,13 @@ def _install_line(line: DocLine, ctx: _InstallContext) -> _InstallHit | None:
     best: _InstallHit | None = None
     if _R_JULIA_ONE_COMMAND.search(line.text):
         best = _InstallHit(100, "install_instructions.lock_sync", "restores the R/Julia project environment")
+    elif _own_package_install(line.text, ctx):
+        best = _InstallHit(100, "install_instructions.own_package",
+                           "installs the project's own R/Julia package with the dependencies it declares")
     elif _R_JULIA_PACKAGES.search(line.text):
         best = _InstallHit(70, "install_instructions.package_by_package", "installs R/Julia packages one by one")
+    elif ctx.matlab and _MATLAB_ADDPATH.search(line.text):
+        best = _InstallHit(70, "install_instructions.matlab_path", "puts the toolbox on the MATLAB path")
     for cmd in line.commands:
         hit = _install_command(cmd, ctx)
         if hit is not None and (best is None or hit.value > best.value):
@@ -276,13 +335,35 @@ def _install_line(line: DocLine, ctx: _InstallContext) -> _InstallHit | None:
     return best
 
 
+def _install_context(tree: TreeIndex) -> _InstallContext:
+    description = tree.find_ci("DESCRIPTION")
+    fields = tree.description_fields(description) if description else None
+    r_package = ((fields or {}).get("Package") or "").strip()
+    project = tree.find_ci("Project.toml")
+    data = tree.toml(project) if project else None
+    julia_package = data.get("name") if isinstance(data, dict) and isinstance(data.get("name"), str) else ""
+    frontends = set()
+    workflow_environments = False
+    for facts in tree.all_facts().values():
+        frontends.add(facts.frontend)
+        if facts.frontend == "nextflow" and not workflow_environments:
+            workflow_environments = any(d.kind in ("container", "conda") for d in facts.directives)
+    return _InstallContext(
+        frozenset(own_distribution_names(tree)), bool(_dependency_manifests(tree)), r_package=r_package,
+        julia_package=julia_package.strip(), compiled=bool(frontends & {"c_cpp", "fortran"}),
+        workflow_environments=workflow_environments, matlab="matlab" in frontends)
+
+
 def _install_documents(tree: TreeIndex) -> tuple[list[str], list[str]]:
     """(INSTALL* files at the root, docs/install* files), prose documents only."""
     install_files = [p for p in tree.match(_INSTALL_FILE, "") if _suffix(p) in _DOC_SUFFIXES]
     docs_files: list[str] = []
-    for folder in ("docs", "doc", "docs/source", "doc/source"):
-        if tree.is_dir(folder):
-            docs_files.extend(p for p in tree.match(_INSTALL_FILE, folder) if _suffix(p) in _DOC_SUFFIXES)
+    # docs/install*, and one level further down (docs/source/, docs/user/, doc/guide/...)
+    for folder in ("docs", "doc"):
+        if not tree.is_dir(folder):
+            continue
+        for directory in [folder] + tree.match(r".*", folder, dirs=True):
+            docs_files.extend(p for p in tree.match(_INSTALL_FILE, directory) if _suffix(p) in _DOC_SUFFIXES)
     return install_files, docs_files
 
 
@@ -303,7 +384,7 @@ def _install_fix(tree: TreeIndex) -> str:
             "that installs them, e.g. `pip install -r requirements.txt`, in a README code block.")
 
 
-@detector("install_instructions", version="2.0.0")
+@detector("install_instructions", version="2.1.0")
 def install_instructions(tree: TreeIndex) -> Result:
     """Install instructions: one command that creates the whole environment.
 
@@ -321,7 +402,22 @@ def install_instructions(tree: TreeIndex) -> Result:
         `Pkg.add(`, `python setup.py install`, `npm install`, `apt-get install`), `pip
         install .` without a dependency manifest, or an INSTALL file without such a
         command. 30: README prose or a heading mentioning install / dependencies /
-        requirements as a whole word. 0 otherwise.
+        requirements / prerequisites as a whole word. 0 otherwise. The install pages
+        searched are docs/install* and doc/install* and one folder further down
+        (docs/source/, docs/user/...).
+        Each ecosystem's own forms (METRICS.md §0.3): R — installing the deposit's own
+        package (`install.packages("<Package>")`, `BiocManager::install("<Package>")`,
+        `remotes::install_github("<owner>/<Package>")`, `devtools::install()`,
+        `remotes::install_local()`, where <Package> is DESCRIPTION's) is 100, as it
+        resolves the DESCRIPTION's dependencies; Julia — `Pkg.add("<name>")`, `] add
+        <name>` or `Pkg.add(PackageSpec(url=".../<name>.jl.git"))` of Project.toml's own
+        name is 100; MATLAB/Octave — `addpath(...)` of the toolbox is a manual step (70);
+        C/C++/Fortran — `make`, `cmake`, `ninja` or `meson` builds of the program are a
+        source build (70; `make install|setup|env` stays 100); Nextflow — `nextflow run
+        <pipeline>` is 100 when the processes declare containers or conda environments
+        (the run builds the whole software stack), else 70; Snakemake — `--use-conda` /
+        `--software-deployment-method` builds the rules' environments while Snakemake
+        itself is installed by hand (70); `docker buildx build` is a container build.
     Why it matters:
         The environment is the first thing a re-user must rebuild; a single documented
         command removes the guesswork about which packages and versions to install.
@@ -337,7 +433,7 @@ def install_instructions(tree: TreeIndex) -> Result:
         something else or with a wrong file name; whether the referenced file exists is
         not checked. Upgrades of pip/setuptools/wheel alone are ignored.
     """
-    ctx = _InstallContext(frozenset(own_distribution_names(tree)), bool(_dependency_manifests(tree)))
+    ctx = _install_context(tree)
     install_files, docs_files = _install_documents(tree)
     sources = ([tree.readme] if tree.readme else []) + install_files + docs_files
     hits: list[tuple[_InstallHit, DocLine]] = []
