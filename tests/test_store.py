@@ -394,6 +394,13 @@ def check_consistency(path: Path) -> dict[str, int]:
     try:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+        # The schema is created in one transaction: a process killed before it commits
+        # (a slow start on a loaded machine) leaves a file with none of the tables, never
+        # some of them.
+        present = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not present & set(TABLES):
+            return {"snapshots": 0, "scores": 0}
+        assert set(TABLES) <= present, f"a partial schema: {sorted(set(TABLES) - present)} missing"
         # Every stored snapshot has its 26 current measurements and all their evidence.
         bad = conn.execute(
             "SELECT s.id FROM snapshots s LEFT JOIN measurements m ON m.snapshot_id = s.id AND m.is_current = 1"
