@@ -25,7 +25,7 @@ from typing import Any
 __all__ = [
     "AssertFact", "AssignmentFact", "BlockFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
     "MacroFact",
-    "DirectiveFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact",
+    "DirectiveFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact", "InstallFact",
     "NotebookCellFact", "RandomFact", "StringFact", "UrlFact", "literal_or_expr",
     "GUARDS", "HANDLER_ACTIONS", "SEED_SOURCES", "RANDOM_ROLES", "FILE_MODES",
 ]
@@ -190,6 +190,26 @@ class ImportFact(_Record):
     # the names a ``from x import a, b`` statement takes from the module (Python), so a
     # distribution named by the longest dotted prefix (x.a) can be matched
     names: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    cell: int | None = _cell()
+    # Python: in the body of a try whose handlers catch import errors, at any depth (a
+    # function, class or handler in between too): the optional imports C2 leaves out
+    import_try: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
+    # Python: read by the line scan of code that does not parse (a ``from`` line's
+    # names are then what the line shows)
+    line_scan: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
+
+
+@dataclass(frozen=True)
+class InstallFact(_Record):
+    """A package a script installs, by the name its call gives: R ``install.packages``,
+    ``BiocManager::install`` (also ``renv::``, ``pak::``, ``remotes::install``),
+    ``pkg_install``, ``pak``, ``p_install``, ``pacman::p_load``, ``install_github`` and its
+    kin (``package`` is then the repository spec as written, ``"user/repo@ref"``); Julia
+    ``Pkg.add`` (every string literal among its arguments)."""
+
+    package: str
+    line: int
+    call: str                  # the installing call's name without its package (install_github, Pkg.add)
     cell: int | None = _cell()
 
 
@@ -366,6 +386,14 @@ class NotebookCellFact(_Record):
     tags: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     language: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
     line_count: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    # (line, command) of each magic that runs a shell command (``!pip install x``, ``%pip
+    # install x``, ``x = !ls``, each line of a ``%%bash`` cell or of an R Markdown shell
+    # chunk: ``scoring.parsers.notebook.Magic.shell_command``), redacted; the line counts
+    # within the cell (R Markdown: the document's line)
+    commands: tuple[tuple[int, str], ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # R Markdown / Quarto code cells: the document line just before the chunk's first code
+    # line (``scoring.parsers.notebook.Cell.line_offset``), which tells the chunk of a fact
+    line_offset: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -421,6 +449,7 @@ class FileFacts(_Record):
     blocks: tuple[BlockFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     asserts: tuple[AssertFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     macros: tuple[MacroFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    installs: tuple[InstallFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())

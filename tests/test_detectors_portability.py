@@ -12,12 +12,15 @@ import pytest
 from scoring.detectors.portability._common import _credential_word, _scan, _secret_value, _Segment
 from scoring.detectors.portability.import_resolvability import (
     _environment_provided,
+    _package_segments,
+    _Source,
     import_distributions,
     stdlib_modules,
 )
 from scoring.detectors.portability.no_absolute_paths import _absolute_paths
 from scoring.detectors.portability.no_hardcoded_credentials import _token_bindings
 from scoring.detectors.portability.silent_failure_masking import _c4_hits
+from scoring.frontends import julia as julia_frontend
 from scoring.frontends import r as r_frontend
 from scoring.model import mask_secret
 from scoring.registry import REGISTRY
@@ -267,15 +270,32 @@ def test_c2_stdlib_only_is_applicable_100_and_empty_tree_is_not_applicable(make_
 
 
 def test_c2_r_package_calls():
-    segment = _Segment("r", (
+    source = (
         'library(dplyr)\nrequire("tidyr")\nlibrary(pkg, character.only = TRUE)\nx <- data.table::fread("a")\n'
         'install.packages(c("a1", "b2"))\nBiocManager::install("DESeq2")\nremotes::install_github("user/cool.pkg@v1")\n'
-        "pacman::p_load(readr)\n# library(commented)\n"
-    ))
-    used, installed = segment.packages
-    assert used == [("dplyr", 1), ("tidyr", 2), ("data.table", 4), ("BiocManager", 6), ("remotes", 7),
-                    ("pacman", 8), ("readr", 8)]
-    assert installed == [("a1", 5), ("b2", 5), ("DESeq2", 6), ("cool.pkg", 7), ("readr", 8)]
+        "pacman::p_load(readr)\n# library(commented)\nrequireNamespace(pkg)\nrequireNamespace(package = \"ok\")\n"
+    )
+    facts = r_frontend.extract(source.encode(), "a.R")
+    (segment,) = _package_segments(_Source("a.R", "r", facts))
+    # a name given to requireNamespace() is a variable; package = names the package
+    assert segment.used == [("dplyr", 1), ("tidyr", 2), ("data.table", 4), ("BiocManager", 6), ("remotes", 7),
+                            ("readr", 8), ("pacman", 8), ("ok", 11)]
+    assert segment.installed == [("a1", 5), ("b2", 5), ("DESeq2", 6), ("cool.pkg", 7), ("readr", 8)]
+
+
+def test_c2_julia_packages_and_rmarkdown_chunks():
+    julia = julia_frontend.extract(
+        b'using A, B.C\nimport D: f\nusing .Local\n@lazy import E = "uuid"\nimport F.g,\n       G.h\n'
+        b'Pkg.add(["H", "I.jl"])\nPkg.add(PackageSpec(url = "https://x/y.git"))\n', "a.jl")
+    (segment,) = _package_segments(_Source("a.jl", "julia", julia))
+    assert segment.used == [("A", 1), ("B", 1), ("D", 2), ("E", 4), ("F", 5), ("G", 5)]
+    assert segment.installed == [("H", 7), ("I", 7)]
+    document = (b"```{r}\nlibrary(aa)\n```\n```{r, eval = FALSE}\nlibrary(never)\n```\n"
+                b"```{r}\ninstall.packages('bb')\nlibrary(cc)\n```\n")
+    rmd = r_frontend.extract(document, "doc.Rmd")
+    # one segment per chunk (each gives its own inline-install evidence); eval = FALSE is no code
+    assert [(s.used, s.installed) for s in _package_segments(_Source("doc.Rmd", "rmd", rmd))] == [
+        ([("aa", 2)], []), ([("cc", 9)], [("bb", 8)])]
 
 
 # --------------------------------------------------------------------------- C3 no_hardcoded_credentials

@@ -43,8 +43,7 @@ VALUE_PARSERS = frozenset({"split_commands", "split_image", "parse_install_comma
 # the test, so the list cannot go stale.
 NOT_YET_ON_FACTS = frozenset({
     "data/_common.py",                       # notebook shell magics and R/Julia cells
-    "portability/_common.py",                # the shared segment scan (C1, C2, C3), R/Julia lexer
-    "portability/import_resolvability.py",   # Python imports from CodeUnits
+    "portability/_common.py",                # the shared segment scan (C1, C3), R/Julia lexer
     "signals/seed_management.py",            # the Python half: CodeUnit ASTs, notebook R/Julia cells
 })
 # TreeIndex methods that hand out a file's text, lines, bytes or syntax tree.

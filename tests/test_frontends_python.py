@@ -89,7 +89,7 @@ def test_imports_with_their_kind_names_and_guard():
         ImportFact(".", 3, "none", "from", ("utils",)),
         ImportFact("..core.io", 4, "none", "from", ("load", "save")),
         ImportFact("typing", 5, "none", "from", ("TYPE_CHECKING",)),
-        ImportFact("ujson", 7, "try", "import"),
+        ImportFact("ujson", 7, "try", "import", import_try=True),
         ImportFact("json", 9, "except", "import"),
         # a try whose handler does not catch import errors guards nothing
         ImportFact("yaml", 11, "none", "import"),
@@ -97,7 +97,7 @@ def test_imports_with_their_kind_names_and_guard():
         ImportFact("collections", 17, "conditional", "import"),
         ImportFact("winreg", 19, "conditional", "import"),
         # the innermost try wins over the if around it
-        ImportFact("_winapi", 21, "try", "import"),
+        ImportFact("_winapi", 21, "try", "import", import_try=True),
         # the main guard is no condition on what is installed
         ImportFact("cProfile", 25, "none", "import"),
         # a function body starts afresh
@@ -110,7 +110,15 @@ def test_imports_with_their_kind_names_and_guard():
 
 def test_type_checking_inside_a_try_is_type_checking():
     source = "try:\n    if typing.TYPE_CHECKING:\n        import a\nexcept ImportError:\n    pass\n"
-    assert extract(source).imports == (ImportFact("a", 3, "type_checking", "import"),)
+    # ... and still in the try's body, where C2 reads an optional import
+    assert extract(source).imports == (ImportFact("a", 3, "type_checking", "import", import_try=True),)
+
+
+def test_an_import_anywhere_in_an_import_try_body_is_optional_for_c2():
+    source = ("try:\n    def f():\n        import a\n    try:\n        import b\n    except ValueError:\n"
+              "        import c\nexcept ImportError:\n    import d\nimport e\n")
+    assert [(ref.module, ref.guard, ref.import_try) for ref in extract(source).imports] == [
+        ("a", "none", True), ("b", "try", True), ("c", "try", True), ("d", "except", False), ("e", "none", False)]
 
 
 CALLS = '''\
@@ -500,7 +508,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.1.0+py{PYTHON}"
+    assert facts.frontend_version == f"1.1.1+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -527,8 +535,8 @@ def test_code_that_does_not_parse_still_gives_what_a_line_scan_reads():
     assert result.parse_error == "SyntaxError: Missing parentheses in call to 'print'. " \
         "Did you mean print(...)? (line 4)"
     assert result.imports == (
-        ImportFact("os", 2, "none", "import"), ImportFact("sys", 2, "none", "import"),
-        ImportFact("foo.bar", 3, "none", "from", ("a", "b")),
+        ImportFact("os", 2, "none", "import", line_scan=True), ImportFact("sys", 2, "none", "import", line_scan=True),
+        ImportFact("foo.bar", 3, "none", "from", ("a", "b"), line_scan=True),
     )
     # docstrings read from the tokens (a string statement after a def/class header)
     assert result.comments == (CommentFact(1, 1, "# -*- coding: utf-8 -*-"), CommentFact(7, 7, '"""Runs."""', True))
@@ -644,9 +652,12 @@ def test_notebook_cells_and_facts_numbered_by_cell():
         NotebookCellFact(1, "markdown", chars=31, newlines=1, line_count=2),
         NotebookCellFact(2, "code", 1, ("stream:stderr", "execute_result", "stream:stdout"),
                          ("!pip install numpy", "%matplotlib inline"), newlines=5, has_outputs=True, language="python",
-                         line_count=5),
-        NotebookCellFact(3, "code", None, (), ("!echo failed",), newlines=4, language="python", line_count=4),
-        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi"), newlines=2, language="shell", line_count=2),
+                         line_count=5, commands=((1, "pip install numpy"),)),
+        NotebookCellFact(3, "code", None, (), ("!echo failed",), newlines=4, language="python", line_count=4,
+                         commands=((4, "echo failed"),)),
+        # the shell commands of magics, with their lines in the cell (C2's inline installs)
+        NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi"), newlines=2, language="shell", line_count=2,
+                         commands=((2, "echo hi"),)),
         NotebookCellFact(5, "code", 4, ("error",), newlines=1, has_outputs=True, language="python", line_count=1),
         NotebookCellFact(6, "raw", line_count=1),
     )

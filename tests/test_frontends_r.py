@@ -128,8 +128,9 @@ def test_rmarkdown_chunks_are_read_in_place_and_eval_false_chunks_skipped():
     assert result.lines == 14
     # the document's cells; a markdown cell's chars leave the YAML front matter out
     assert result.cells == (
-        NotebookCellFact(1, "markdown", chars=31), NotebookCellFact(2, "code"),
-        NotebookCellFact(3, "code"), NotebookCellFact(4, "code"),
+        # a code cell's line_offset: the line before its first code line
+        NotebookCellFact(1, "markdown", chars=31), NotebookCellFact(2, "code", line_offset=5),
+        NotebookCellFact(3, "code", line_offset=8), NotebookCellFact(4, "code", line_offset=11),
     )
     assert result.blank_lines == ()
 
@@ -177,4 +178,4 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.0.2+")
+    assert result.frontend_version.startswith("1.0.3+")

@@ -35,6 +35,7 @@ from scoring.facts import (
     FileIOFact,
     HandlerFact,
     ImportFact,
+    InstallFact,
     RandomFact,
     StringFact,
     UrlFact,
@@ -290,6 +291,7 @@ class Collector:
         self.file_io: list[FileIOFact] = []
         self.urls: list[UrlFact] = []
         self.directives: list[DirectiveFact] = []
+        self.installs: list[InstallFact] = []
         self.handlers: list[HandlerProbe] = []
         self.open_handlers: list[HandlerProbe] = []
         self.error_line: int | None = None
@@ -421,6 +423,7 @@ class Collector:
             directives=tuple(self.directives),
             parse_error=None if self.error_line is None else syntax_error_at(self.error_line),
             lines=count_lines(data),
+            installs=tuple(self.installs),
         ))
 
 
@@ -525,7 +528,10 @@ _REDACTION = {
     "file_io": (lambda f: f.path, lambda f: _changed(f, path=redact_text(f.path))),
     "urls": (lambda f: f.url, lambda f: _changed(f, url=redact_text(f.url))),
     "directives": (lambda f: f"{f.kind}\x00{f.value}", lambda f: _changed(f, value=redact_bound(f.kind, f.value))),
-    "cells": (lambda f: "\x00".join(f.magics), lambda f: _changed(f, magics=tuple(redact_text(m) for m in f.magics))),
+    "cells": (lambda f: "\x00".join([*f.magics, *(command for _, command in f.commands)]),
+              lambda f: _changed(f, magics=tuple(redact_text(m) for m in f.magics),
+                                 commands=tuple((line, redact_text(c)) for line, c in f.commands))),
+    "installs": (lambda f: f.package, lambda f: _changed(f, package=redact_text(f.package))),
 }
 
 
@@ -572,20 +578,29 @@ def redact_facts(facts: FileFacts) -> FileFacts:
     kept as they are: the pass costs little more than that scan.
     """
     changes = {}
-    for name, (texts_of, redactor) in _REDACTION.items():
+    for name in _REDACTION:
         items = getattr(facts, name)
-        if not items:
-            continue
-        flagged = _with_markers([texts_of(item).lower() for item in items])
-        if not flagged:
-            continue
-        redacted = list(items)
-        changed = False
-        for index in flagged:
-            new = redactor(items[index])
-            if new is not items[index]:
-                redacted[index] = new
-                changed = True
-        if changed:
-            changes[name] = tuple(redacted)
+        redacted = redact_records(name, items)
+        if redacted is not items:
+            changes[name] = redacted
     return replace(facts, **changes) if changes else facts
+
+
+def redact_records(name: str, items: tuple) -> tuple:
+    """``items``, the facts of the ``FileFacts`` field ``name``, redacted as
+    :func:`redact_facts` does (``items`` itself when nothing changed): for facts a
+    frontend adds to redacted ones (the cells of an R Markdown document)."""
+    if not items:
+        return items
+    texts_of, redactor = _REDACTION[name]
+    flagged = _with_markers([texts_of(item).lower() for item in items])
+    if not flagged:
+        return items
+    redacted = list(items)
+    changed = False
+    for index in flagged:
+        new = redactor(items[index])
+        if new is not items[index]:
+            redacted[index] = new
+            changed = True
+    return tuple(redacted) if changed else items

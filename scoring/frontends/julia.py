@@ -31,7 +31,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "julia"
-VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations
+VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -169,6 +169,7 @@ class _Walker:
         self.top_level: set[int] = set()         # ids of assignments that are statements of a file/block/module
         self.macros: list[MacroFact] = []        # macro calls, by name
         self.docstring_end = 0                   # end of the last docstring met
+        self.pkg_add_end = 0                     # end of the last ``Pkg.add(…)`` call met: its strings are installs
 
     def run(self) -> FileFacts:
         tree = self.facts.parse(self.data, LANGUAGE)
@@ -228,6 +229,8 @@ class _Walker:
             else:
                 binding = self.binding(node, node.parent) if node.id in self.bindable else ""
                 facts.string(string_value(node), node, binding=binding)
+                if node.start_byte < self.pkg_add_end:
+                    facts.installs.append(ts.InstallFact(string_value(node), ts.first_line(node), "Pkg.add"))
         elif kind in ("using_statement", "import_statement"):
             self.imports(node, ts.path_to(self.root, node))
         elif kind == "export_statement":
@@ -351,6 +354,8 @@ class _Walker:
         written = dotted(children[0])
         name = self.resolve(written)
         line = ts.first_line(node)
+        if written == "Pkg.add":
+            self.pkg_add_end = node.end_byte   # the string literals up to here name packages
         positional, named = [], []
         arguments = next((c for c in children[1:] if c.type in ("argument_list", "tuple_expression")), None)
         if arguments is not None:

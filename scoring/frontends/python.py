@@ -38,7 +38,10 @@ as the Julia frontend does, so comment spans cover every explanatory line.
   ``if __name__ == "__main__":``, which guards nothing. The innermost try, except or
   type_checking guard wins over ``conditional``. A function body starts afresh (``none``):
   the function runs later, outside the try or if that holds its definition; there is no
-  separate kind for function-level imports.
+  separate kind for function-level imports. ``import_try`` is C2's older reading, kept
+  apart from the guard: anywhere in the body of a try that catches import errors, a
+  function, class, handler or TYPE_CHECKING block in between included (markers pushed
+  around the try's body count the bodies open, whatever frames open inside).
 * Calls: every call whose callee is a dotted name (``a.b.c``, or a chain through calls,
   ``np.random.default_rng(0).normal``) is a ``CallFact``; ``name`` resolves the head
   through the import aliases met so far (``np.random.seed`` -> ``numpy.random.seed``,
@@ -105,7 +108,10 @@ and walked on its own, its facts carrying ``cell`` (1-based among all cells) and
 within the cell, the numbering evidence uses. Import aliases carry from cell to cell, as
 the kernel's namespace does. ``parse_error`` names the first cell that does not parse
 (``"cell 3: SyntaxError: …"``); the other cells are still read. ``lines`` counts the
-lines of the code cells (the JSON's own lines mean nothing to a detector).
+lines of the code cells (the JSON's own lines mean nothing to a detector). A cell's
+``commands`` are the shell commands its magics run (C2's inline installs). R and Julia
+cells (an R or Julia kernel, ``%%R``) are read by their own frontend for their imports,
+installs and (R) the handlers that swallow errors, lines counted within the cell.
 """
 
 from __future__ import annotations
@@ -134,6 +140,7 @@ from scoring.facts import (
     FileIOFact,
     HandlerFact,
     ImportFact,
+    InstallFact,
     NotebookCellFact,
     RandomFact,
     StringFact,
@@ -145,13 +152,14 @@ from scoring.parsers.notebook import (
     NotebookError,
     notebook_fallback_source,
     parse_notebook,
+    shell_commands,
     split_magics,
 )
 from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment
 
 LANGUAGE = "python"
-VERSION = "1.1.0"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines
+VERSION = "1.1.1"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -477,6 +485,19 @@ class _Exit:
 
 
 _EXIT = _Exit()
+
+
+class _ImportTry:
+    """The markers around the body of a try that catches import errors: C2's optional
+    imports lie between them at any depth, whatever frames open in between."""
+
+    __slots__ = ("step",)
+
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+
+_IMPORT_TRY_OPEN, _IMPORT_TRY_CLOSE = _ImportTry(1), _ImportTry(-1)
 _NO_KINDS: frozenset = frozenset()
 _MODULE_KINDS = frozenset({"function", "class"})
 _METHOD_KINDS = frozenset({"method"})
@@ -519,6 +540,7 @@ class _Walker:
         self.file_io: list[FileIOFact] = []
         self.urls: list[UrlFact] = []
         self.asserts: list[AssertFact] = []     # S3: assert statements
+        self.installs: list[InstallFact] = []   # the packages R and Julia cells install
         self.subscripted: set[int] = set()      # S6: ids of argv names read by a subscript
         self.aliases: dict[str, str] = {}       # local name -> qualified name
         self.engines: set[str] = set()          # variables bound to a generator object
@@ -536,6 +558,7 @@ class _Walker:
         self.magic_lines: frozenset[int] = frozenset()
         self.frame = _Frame("none", "module", _MODULE_KINDS, ())
         self.frames: list[_Frame] = [self.frame]
+        self.import_tries = 0                   # the bodies of import-catching trys open around the node
         self.stack: list = []
         self.docstring_comments: list[CommentFact] = []
         self.bindings: dict[int, str] = {}      # id(literal node) -> the name it is bound to
@@ -601,7 +624,7 @@ class _Walker:
         """``type(node)`` -> handler; a handler returns True when it pushed the node's
         children itself (or there are none to visit)."""
         return {
-            _Frame: self.enter, _Exit: self.leave, type(None): _no_children,
+            _Frame: self.enter, _Exit: self.leave, type(None): _no_children, _ImportTry: self.import_try,
             ast.Name: self.name, ast.Constant: self.constant, ast.Call: self.call,
             ast.Attribute: self.attribute, ast.Assign: self.assign, ast.AnnAssign: self.ann_assign,
             ast.Dict: self.dict_, ast.JoinedStr: self.joined_str, ast.Import: self.import_,
@@ -618,6 +641,10 @@ class _Walker:
     def enter(self, frame: _Frame) -> bool:
         self.frames.append(frame)
         self.frame = frame
+        return True
+
+    def import_try(self, marker: _ImportTry) -> bool:
+        self.import_tries += marker.step
         return True
 
     def leave(self, _marker) -> bool:
@@ -901,7 +928,12 @@ class _Walker:
             self.body(handler.body, base.but(guard=guard, handlers=base.handlers + (record,)))
             if handler.type is not None:
                 stack.append(handler.type)
-        self.body(node.body, base.but(guard="try") if catches_import else base)
+        if catches_import:
+            stack.append(_IMPORT_TRY_CLOSE)
+            self.body(node.body, base.but(guard="try"))
+            stack.append(_IMPORT_TRY_OPEN)
+        else:
+            self.body(node.body, base)
         return True
 
     def handler_extent(self, handler, passive: int) -> tuple[int, str, str]:
@@ -997,6 +1029,7 @@ class _Walker:
     def import_(self, node) -> bool:
         self.resolved = {}
         guard, line, cell, aliases = self.frame.guard, node.lineno, self.cell, self.aliases
+        optional = self.import_tries > 0
         for alias in node.names:
             module = alias.name
             if alias.asname:
@@ -1004,7 +1037,7 @@ class _Walker:
             else:
                 head = module.partition(".")[0]
                 aliases[head] = head
-            self.imports.append(ImportFact(module, line, guard, "import", (), cell))
+            self.imports.append(ImportFact(module, line, guard, "import", (), cell, optional))
         return True
 
     def import_from(self, node) -> bool:
@@ -1025,7 +1058,8 @@ class _Walker:
                 self.argv_names.add(local)
             else:
                 self.argv_names.discard(local)
-        self.imports.append(ImportFact(module, node.lineno, self.frame.guard, "from", tuple(names), self.cell))
+        self.imports.append(ImportFact(module, node.lineno, self.frame.guard, "from", tuple(names), self.cell,
+                                       self.import_tries > 0))
         return True
 
     # ------------------------------------------------------------ bindings
@@ -1386,10 +1420,11 @@ class _Walker:
                 for module in match.group("modules").split(","):
                     module = module.split()[0] if module.strip() else ""
                     if module:
-                        self.imports.append(ImportFact(module, number, "none", "import", (), cell))
+                        self.imports.append(ImportFact(module, number, "none", "import", (), cell, line_scan=True))
             elif match.group("from"):
                 names = tuple(n.split()[0] for n in match.group("names").split(",") if n.strip())
-                self.imports.append(ImportFact(match.group("from"), number, "none", "from", names, cell))
+                self.imports.append(ImportFact(match.group("from"), number, "none", "from", names, cell,
+                                               line_scan=True))
         self.fallback_definitions(lines)
         self.fallback_handlers(source.splitlines())
         self.fallback_calls(lines)
@@ -1633,7 +1668,7 @@ class _Walker:
             randoms=tuple(self.randoms), cli_args=tuple(self.cli_args), file_io=tuple(self.file_io),
             urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
             blank_lines=blank_lines, hash_scan_comments=hash_scan_comments,
-            asserts=tuple(self.asserts),
+            asserts=tuple(self.asserts), installs=tuple(self.installs),
         ))
 
 
@@ -1856,15 +1891,17 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
         if cell.language == "python" and cell.python_source.strip():
             walker.unit(cell.python_source, cell.index, frozenset(m.line for m in cell.magics))
-        elif cell.language == "r":
-            _r_cell_handlers(walker, cell)
+        elif cell.language in ("r", "julia"):
+            _foreign_cell(walker, cell)
     return walker.finish(lines, tuple(cells))
 
 
-def _r_cell_handlers(walker: _Walker, cell: Cell) -> None:
-    """The handlers that swallow errors in an R code cell (an R kernel, ``%%R``), read by
-    the R frontend, lines counted within the cell. Only these: the other R facts of a
-    notebook are not read (yet)."""
+def _foreign_cell(walker: _Walker, cell: Cell) -> None:
+    """What the notebook's facts take from an R or Julia code cell (an R or Julia kernel,
+    ``%%R``), read by that language's frontend, lines counted within the cell: its
+    imports and installs (C2) and, for R, the handlers that swallow errors (C4). Only
+    these: the other facts of such cells are not read (yet)."""
+    from scoring.frontends import julia as julia_frontend
     from scoring.frontends import r as r_frontend
 
     lines = cell.source.splitlines()
@@ -1872,7 +1909,12 @@ def _r_cell_handlers(walker: _Walker, cell: Cell) -> None:
     body = cell.source
     if lines and lines[0].lstrip().startswith("%%"):
         body, shift = "\n".join(lines[1:]), 1
-    for handler in r_frontend.extract(body.encode("utf-8", "surrogatepass"), "cell.R").handlers:
+    frontend, name = (r_frontend, "cell.R") if cell.language == "r" else (julia_frontend, "cell.jl")
+    facts = frontend.extract(body.encode("utf-8", "surrogatepass"), name)
+    index = cell.index
+    walker.imports.extend(replace(ref, line=ref.line + shift, cell=index) for ref in facts.imports)
+    walker.installs.extend(replace(ref, line=ref.line + shift, cell=index) for ref in facts.installs)
+    for handler in facts.handlers:
         if handler.swallows:
             record = _Handler(handler.line + shift, handler.caught, 0, 0, cell.index, handler.end_line + shift,
                               handler.swallows, handler.excerpt, handler.start_line + shift if handler.start_line else 0)
@@ -1884,8 +1926,10 @@ def _r_cell_handlers(walker: _Walker, cell: Cell) -> None:
 
 
 def _cell_extras(cell: Cell) -> dict:
-    """The signals' fields of a cell's fact: stored outputs, tags, language, line count."""
+    """The signals' fields of a cell's fact: stored outputs, tags, language, line count;
+    the shell commands of its magics (C2's inline installs)."""
     return {
+        "commands": shell_commands(cell),
         "has_outputs": cell.has_outputs,
         "tags": cell.tags,
         "language": cell.language if cell.cell_type == "code" else "",

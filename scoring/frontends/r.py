@@ -23,19 +23,25 @@ from scoring.facts import (
     FileFacts,
     FileIOFact,
     ImportFact,
+    InstallFact,
     NotebookCellFact,
     RandomFact,
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
-from scoring.parsers.notebook import parse_rmarkdown
+from scoring.parsers.notebook import parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code
+VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
 MULTI_PACKAGE_LOADERS = {"p_load", "pacman::p_load"}
+# calls that install the packages their first positional argument names (a name, a
+# string or ``c(...)`` of strings); ``install`` only from the package managers below
+INSTALLERS = {"install.packages", "install", "pkg_install", "pak", "p_install", "install_github", "install_gitlab",
+              "install_bitbucket", "install_git"}
+INSTALL_OWNERS = {"BiocManager", "renv", "pak", "remotes"}
 GUARDING_CALLS = {"try", "tryCatch", "withCallingHandlers", "base::try", "base::tryCatch"}
 HANDLER_CALLS = {"tryCatch", "withCallingHandlers", "base::tryCatch", "base::withCallingHandlers",
                  "rlang::try_fetch", "try_fetch"}
@@ -78,7 +84,7 @@ CLASS_DEFINERS = {"setClass", "setRefClass", "setGeneric", "setMethod", "R6Class
 ASSIGNMENT_OPERATORS = {"<-", "=", "<<-", ":="}
 # what call() looks at beyond the CallFact: the bare name (after pkg::) or the whole name
 SPECIAL_BARE = (ATTACHING.keys() | NAMESPACE_LOADING.keys() | {"source", "try", "set.seed"} | DRAWS | CLI.keys()
-                | READS | WRITES | CLASS_DEFINERS)
+                | READS | WRITES | CLASS_DEFINERS | INSTALLERS)
 SPECIAL_NAMES = MULTI_PACKAGE_LOADERS | HANDLER_CALLS | SEEDING
 ASSIGNMENT_OPERATOR_BYTES = {symbol.encode() for symbol in ASSIGNMENT_OPERATORS}
 RIGHTWARD_BYTES = {b"->", b"->>"}
@@ -106,8 +112,10 @@ def with_cells(facts: FileFacts, data: bytes, path: str) -> FileFacts:
             source = FRONT_MATTER.sub("", cell.source, count=1) if position == 0 else cell.source
             chars = len(source.strip())
         cells.append(NotebookCellFact(cell.index, cell.cell_type, None, (),
-                                      tuple(m.text.strip() for m in cell.magics), chars))
-    return replace(facts, cells=tuple(cells))
+                                      tuple(m.text.strip() for m in cell.magics), chars,
+                                      commands=shell_commands(cell), line_offset=cell.line_offset))
+    # the magics and commands of shell chunks are redacted as every fact is
+    return replace(facts, cells=ts.redact_records("cells", tuple(cells)))
 
 
 def with_blank_lines(facts: FileFacts, data: bytes) -> FileFacts:
@@ -238,6 +246,18 @@ def arguments_of(call):
         elif value is not None:
             positional.append(value)
     return positional, named
+
+
+def package_names(value) -> list[str]:
+    """The packages one argument names: ``pkg``, ``"pkg"`` or ``c("a", "b")``."""
+    kind = value.type
+    if kind == "string":
+        return [string_value(value)]
+    if kind == "identifier":
+        return [ts.text(value)]
+    if kind == "call" and callee(value) == "c":
+        return [string_value(v) for v in arguments_of(value)[0] if v.type == "string"]
+    return []
 
 
 def seed_source(value) -> str:
@@ -471,7 +491,10 @@ class _Walker:
 
         if bare in ATTACHING or bare in NAMESPACE_LOADING:
             target = first if first is not None else keywords.get("package")
-            computed = literal(keywords["character.only"]) is True if "character.only" in keywords else False
+            # library() and require() take a bare name as the package; requireNamespace() and
+            # loadNamespace() evaluate their argument, so a name there is a variable
+            computed = bare in NAMESPACE_LOADING or (
+                literal(keywords["character.only"]) is True if "character.only" in keywords else False)
             if target is not None and (target.type == "string" or (target.type == "identifier" and not computed)):
                 module = string_value(target) if target.type == "string" else ts.text(target)
                 kind = ATTACHING.get(bare) or NAMESPACE_LOADING[bare]
@@ -483,6 +506,13 @@ class _Walker:
                     facts.imports.append(ImportFact(module, line, self.guard(self.ancestors(node)), "p_load"))
         elif bare == "source" and first is not None and first.type == "string":
             facts.imports.append(ImportFact(string_value(first), line, self.guard(self.ancestors(node)), "source"))
+        if bare in INSTALLERS and first is not None:
+            owner, _, own_name = name.rpartition("::")
+            if own_name != "install" or owner.rstrip(":") in INSTALL_OWNERS:
+                facts.installs.extend(InstallFact(package, line, own_name.lstrip(":")) for package in package_names(first))
+        elif name in MULTI_PACKAGE_LOADERS:
+            facts.installs.extend(InstallFact(package, line, "p_load") for value in positional
+                                  for package in package_names(value))
 
         if name in HANDLER_CALLS:
             self.handlers(named, line)

@@ -42,6 +42,13 @@ class Magic:
         return None
 
 
+def shell_commands(cell: Cell) -> tuple[tuple[int, str], ...]:
+    """``(line, command)`` of each magic of ``cell`` that runs a shell command, its line
+    within the cell plus the cell's ``line_offset`` (an R Markdown chunk's lines are the
+    document's)."""
+    return tuple((cell.line_offset + m.line, command) for m in cell.magics if (command := m.shell_command))
+
+
 @dataclass
 class Cell:
     index: int                    # 1-based among all cells of the document

@@ -1,7 +1,7 @@
-"""What the category C detectors share: the per-tree scan (which files, their code
-segments, R/Julia tokens), located hits, and secret detection, which also masks every
-snippet; the segments' views for single detectors (R/Julia packages for C2, Python
-literal bindings for C3) live here with the segment. C4 reads HandlerFacts.
+"""What the category C detectors share: the per-tree scan of C1 and C3 (which files,
+their code segments, R/Julia tokens), located hits, and secret detection, which also
+masks every snippet; the segments' view for C3 alone (Python literal bindings) lives here
+with the segment. C2 reads ImportFacts and InstallFacts, C4 HandlerFacts.
 """
 
 from __future__ import annotations
@@ -153,46 +153,6 @@ def _next_index(tokens: Sequence[_Tok], index: int) -> int:
     return index
 
 
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
-
-
-def _matching(tokens: Sequence[_Tok], open_index: int) -> int:
-    """Index of the bracket closing the one at ``open_index`` (or the last token)."""
-    opener = tokens[open_index].text
-    closer = _OPENERS[opener]
-    depth = 0
-    for index in range(open_index, len(tokens)):
-        tok = tokens[index]
-        if tok.kind != "op":
-            continue
-        if tok.text == opener:
-            depth += 1
-        elif tok.text == closer:
-            depth -= 1
-            if depth == 0:
-                return index
-    return len(tokens) - 1
-
-
-def _call_arguments(tokens: Sequence[_Tok], open_index: int) -> list[list[_Tok]]:
-    """The top-level arguments of the call whose ``(`` is at ``open_index``, newlines dropped."""
-    close = _matching(tokens, open_index)
-    args: list[list[_Tok]] = [[]]
-    depth = 0
-    for tok in tokens[open_index + 1: close]:
-        if tok.kind == "nl":
-            continue
-        if tok.kind == "op" and tok.text in _OPENERS:
-            depth += 1
-        elif tok.kind == "op" and tok.text in (")", "]", "}"):
-            depth -= 1
-        elif depth == 0 and tok.kind == "op" and tok.text == ",":
-            args.append([])
-            continue
-        args[-1].append(tok)
-    return [a for a in args if a]
-
-
 # --------------------------------------------------------------------------- the scanned files
 
 _CODE_KINDS = ("python", "notebook", "r", "rmd", "julia", "shell")
@@ -283,15 +243,6 @@ class _Segment:
             return []
         return [b for node in ast.walk(unit.tree) if isinstance(node, _BINDING_NODES) for b in _node_bindings(node)]
 
-    @cached_property
-    def packages(self) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-        """R/Julia ``(used packages, installed packages)`` with their lines (C2)."""
-        if self.language == "r":
-            return _r_packages(self)
-        if self.language == "julia":
-            return _julia_packages(self)
-        return [], []
-
     def line_of_offset(self, offset: int) -> int:
         return self.text.count("\n", 0, offset) + 1
 
@@ -306,7 +257,7 @@ class _ScannedFile:
 
 @dataclass
 class _TreeScan:
-    """Per-tree views shared by the four detectors."""
+    """Per-tree views shared by C1 and C3."""
 
     code: list[_ScannedFile] = field(default_factory=list)
     parameters: list[_ScannedFile] = field(default_factory=list)
@@ -616,107 +567,6 @@ def _mask_line(line: str, secrets: Iterable[str] = ()) -> str:
         position = stop
     out.append(line[position:])
     return "".join(out)
-
-
-# --------------------------------------------------------------------------- R and Julia packages (the segments' ``packages``, C2)
-
-_R_LOADERS = frozenset({"library", "require", "requireNamespace", "loadNamespace"})
-_R_INSTALLERS = frozenset({"install.packages", "install", "pkg_install", "pak", "p_install"})
-_R_GITHUB_INSTALLERS = frozenset({"install_github", "install_gitlab", "install_bitbucket", "install_git"})
-_R_LOAD_AND_INSTALL = frozenset({"p_load"})
-_R_PACKAGE_CALLS = _R_LOADERS | _R_INSTALLERS | _R_GITHUB_INSTALLERS | _R_LOAD_AND_INSTALL
-_R_PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$")
-
-_JULIA_PACKAGE_RE = re.compile(r"^[A-Za-z_]\w*(?:\.jl)?$")
-
-
-def _r_string_args(arg: Sequence[_Tok]) -> list[str]:
-    """Package names of one R argument: ``"pkg"``, ``pkg`` or ``c("a", "b")``."""
-    if len(arg) == 1 and arg[0].kind in ("str", "name"):
-        return [arg[0].text]
-    if arg and arg[0].kind == "name" and arg[0].text == "c":
-        return [t.text for t in arg if t.kind == "str"]
-    return []
-
-
-def _r_packages(segment: _Segment) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """``(used packages, installed packages)`` with lines, from one R segment."""
-    used: list[tuple[str, int]] = []
-    installed: list[tuple[str, int]] = []
-    tokens = segment.tokens
-    for index, tok in enumerate(tokens):
-        if tok.kind != "name":
-            continue
-        nxt = tokens[index + 1] if index + 1 < len(tokens) else None
-        if nxt is not None and nxt.kind == "op" and nxt.text in ("::", ":::"):
-            used.append((tok.text, tok.line))
-            continue
-        if nxt is None or nxt.kind != "op" or nxt.text != "(" or tok.text not in _R_PACKAGE_CALLS:
-            continue
-        args = _call_arguments(tokens, index + 1)
-        if not args:
-            continue
-        positional = [a for a in args if not (len(a) >= 2 and a[0].kind == "name" and a[1].text == "=")]
-        if tok.text in _R_LOADERS:
-            if any(a[0].kind == "name" and a[0].text == "character.only" for a in args):
-                continue  # library(pkg, character.only = TRUE): the name is in a variable
-            if positional and len(positional[0]) == 1 and positional[0][0].kind in ("str", "name"):
-                used.append((positional[0][0].text, tok.line))
-        elif tok.text in _R_LOAD_AND_INSTALL:
-            for arg in positional:
-                for package in _r_string_args(arg):
-                    used.append((package, tok.line))
-                    installed.append((package, tok.line))
-        elif tok.text in _R_INSTALLERS and positional:
-            installed.extend((p, tok.line) for p in _r_string_args(positional[0]) if tok.text != "install" or
-                             _qualified_by(tokens, index, ("BiocManager", "renv", "pak", "remotes")))
-        elif tok.text in _R_GITHUB_INSTALLERS and positional:
-            for spec in _r_string_args(positional[0]):
-                repo = spec.split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-                installed.append((repo, tok.line))
-    return ([(p, n) for p, n in used if _R_PACKAGE_RE.match(p)],
-            [(p, n) for p, n in installed if _R_PACKAGE_RE.match(p)])
-
-
-def _qualified_by(tokens: Sequence[_Tok], index: int, owners: Iterable[str]) -> bool:
-    return index >= 2 and tokens[index - 1].text in ("::", ":::") and tokens[index - 2].text in owners
-
-
-def _julia_packages(segment: _Segment) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """``(used, installed)`` from one Julia segment: ``using``/``import`` lists (relative
-    ``.Mod`` skipped) and ``Pkg.add`` names."""
-    used: list[tuple[str, int]] = []
-    installed: list[tuple[str, int]] = []
-    tokens = segment.tokens
-    index = 0
-    while index < len(tokens):
-        tok = tokens[index]
-        prev = tokens[index - 1] if index else None
-        at_statement = prev is None or prev.kind == "nl" or prev.text in (";", "begin")
-        if tok.kind == "name" and tok.text in ("using", "import") and at_statement:
-            index += 1
-            expect_module = True
-            while index < len(tokens) and tokens[index].kind != "nl":
-                current = tokens[index]
-                if current.kind == "op" and current.text in (":", ";"):
-                    break  # using A: f, g — the rest are names, not modules; ";" ends the statement
-                if current.kind == "op" and current.text == ",":
-                    expect_module = True
-                elif expect_module:
-                    if current.kind == "name":
-                        used.append((current.text, current.line))
-                    expect_module = False   # relative ".A" (op first) is local: skipped
-                index += 1
-            continue
-        if tok.kind == "name" and tok.text == "add" and prev is not None and prev.text == "." and index >= 2 \
-                and tokens[index - 2].text == "Pkg" and index + 1 < len(tokens) and tokens[index + 1].text == "(":
-            close = _matching(tokens, index + 1)
-            for inner in tokens[index + 2: close]:
-                if inner.kind == "str" and _JULIA_PACKAGE_RE.match(inner.text):
-                    installed.append((inner.text.removesuffix(".jl"), inner.line))
-            index = close
-        index += 1
-    return used, installed
 
 
 # --------------------------------------------------------------------------- Python bindings (the segments' view for C3)

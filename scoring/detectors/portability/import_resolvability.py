@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import ast
 import bisect
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from scoring.detectors.portability._common import (
-    MAX_EVIDENCE,
-    _Hit,
-    _join,
-    _line_at,
-    _mask_line,
-    _scan,
-    _TreeScan,
-)
+from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join, _mask_line
+from scoring.facts import FileFacts, ImportFact
 from scoring.model import Evidence
 from scoring.parsers.manifests import normalize_name, parse_install_command
-from scoring.parsers.python import CodeUnit
 from scoring.reference_data import table_json, table_text
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
@@ -59,7 +50,6 @@ def _name(path: str) -> str:
 
 # Build tools a ``setup.py`` may import: pip provides them while it runs the file.
 _SETUP_PY_PROVIDED = frozenset({"setuptools", "pkg_resources", "distutils", "pip", "wheel"})
-_IMPORT_GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _PYTHON_MODULE_SUFFIXES = (".py", ".pyw", ".pyx", ".pxd", ".pyi")
 _PYTHON_EXTENSION_SUFFIXES = (".so", ".pyd")
 
@@ -88,7 +78,6 @@ class _ImportUse:
     path: str
     line: int
     cell: int | None
-    snippet: str
 
 
 @dataclass
@@ -110,97 +99,120 @@ class _Declared:
             self.r.add(normalized[2:])   # conda's R packages: r-ggplot2 → ggplot2
 
 
-def _catches_import_errors(handler_type: ast.expr | None) -> bool:
-    if handler_type is None:
-        return True
-    if isinstance(handler_type, ast.Name):
-        return handler_type.id in _IMPORT_GUARDS
-    if isinstance(handler_type, ast.Tuple):
-        return any(_catches_import_errors(e) for e in handler_type.elts)
-    return False
+_C2_KINDS = ("python", "notebook", "r", "rmd", "julia")
+
+# R: how packages are used and installed (the names as C2 reads them: no version, no path)
+_R_USES = frozenset({"library", "require", "requireNamespace", "pkg::", "p_load"})
+_R_GITHUB_INSTALLERS = frozenset({"install_github", "install_gitlab", "install_bitbucket", "install_git"})
+_R_PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$")
+_JULIA_PACKAGE_RE = re.compile(r"^[A-Za-z_]\w*(?:\.jl)?$")
 
 
-def _lines_with_import(text: str) -> list[int]:
-    """Sorted line numbers holding the substring ``import`` (a superset of import lines)."""
-    lines, line, position = [], 1, 0
-    found = text.find("import")
-    while found >= 0:
-        line += text.count("\n", position, found)
-        position = found
-        if not lines or lines[-1] != line:
-            lines.append(line)
-        found = text.find("import", found + 6)
-    return lines
+@dataclass
+class _Source:
+    """A Python, notebook, R, R Markdown or Julia file a frontend read."""
+
+    path: str
+    kind: str          # python, notebook, r, rmd, julia
+    facts: FileFacts
+
+    def cell_languages(self) -> dict[int, str]:
+        """A notebook's code cells by index, with their language."""
+        return {c.index: c.language for c in self.facts.cells if c.kind == "code"}
 
 
-def _python_import_statements(body: Sequence[ast.AST], text: str) -> Iterator[tuple[tuple[str, ...], int, bool]]:
-    """``(dotted candidates, line, guarded)`` of absolute imports, in source order. Only
-    statement bodies are walked (imports cannot sit in expressions), and only those whose
-    lines contain the word ``import``; ``guarded`` marks imports inside a ``try`` that
-    handles ImportError (optional dependencies)."""
-    import_lines = _lines_with_import(text)
-    if not import_lines:
-        return
-    last_import_line = import_lines[-1]
-
-    def may_contain_import(node: ast.AST) -> bool:
-        index = bisect.bisect_left(import_lines, node.lineno)
-        return index < len(import_lines) and import_lines[index] <= (getattr(node, "end_lineno", None) or node.lineno)
-
-    stack: list[tuple[ast.AST, bool]] = [(node, False) for node in reversed(body)]
-    while stack:
-        node, guarded = stack.pop()
-        if not isinstance(node, (ast.Import, ast.ImportFrom, ast.match_case)):
-            if node.lineno > last_import_line:
-                break  # nodes are popped in source order: no later one can hold an import
-            if not may_contain_import(node):
-                continue
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield (alias.name,), node.lineno, guarded
-        elif isinstance(node, ast.ImportFrom):
-            if node.level == 0 and node.module:
-                names = tuple(f"{node.module}.{a.name}" for a in node.names if a.name != "*")
-                yield (*names, node.module), node.lineno, guarded
-        elif isinstance(node, (ast.Try, ast.TryStar)):
-            optional = guarded or any(_catches_import_errors(h.type) for h in node.handlers)
-            later = [*(s for h in node.handlers for s in h.body), *node.orelse, *node.finalbody]
-            stack.extend((child, guarded) for child in reversed(later))
-            stack.extend((child, optional) for child in reversed(node.body))
-        elif isinstance(node, (ast.ExceptHandler, ast.match_case)):
-            stack.extend((child, guarded) for child in reversed(node.body))
-        elif isinstance(node, ast.stmt):
-            children = [c for name in ("body", "handlers", "cases", "orelse", "finalbody")
-                        for c in (getattr(node, name, None) or ()) if isinstance(c, ast.AST)]
-            stack.extend((child, guarded) for child in reversed(children))
+def _sources(tree: TreeIndex) -> list[_Source]:
+    """The files C2 reads, in (path, kind) order; those not read (binary, too large,
+    unreadable) are left out."""
+    found = []
+    paths = sorted((path, kind) for kind in _C2_KINDS for path in tree.by_type(kind))
+    for path, kind in paths:
+        facts = tree.facts(path)
+        if facts is not None:
+            found.append(_Source(path, kind, facts))
+    return found
 
 
-_IMPORT_LINE_RE = re.compile(
-    r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]+)[ \t]+import\b|import[ \t]+(?P<modules>[\w.]+(?:[ \t]+as[ \t]+\w+)?"
-    r"(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*))"
-)
+@dataclass
+class _PackageSegment:
+    """The R or Julia packages of one script, R Markdown chunk or notebook cell."""
+
+    language: str                                       # r | julia
+    cell: int | None                                    # a notebook's cell (evidence numbering)
+    used: list[tuple[str, int]] = field(default_factory=list)
+    installed: list[tuple[str, int]] = field(default_factory=list)
 
 
-def _python_imports(unit: CodeUnit) -> Iterator[tuple[tuple[str, ...], int, bool]]:
-    if unit.tree is not None:
-        if "import" in unit.words:  # the keyword of every import statement stands as a word of its own
-            yield from _python_import_statements(unit.tree.body, unit.source)
-        return
-    # Code that does not parse (Python 2, syntax errors): import lines by regex. Not
-    # CodeUnit.imports, whose fallback pattern lets ``\s*`` run across blank lines and so
-    # reports the line of the blank line before the import.
-    for number, line in enumerate(unit.lines, start=1):
-        match = _IMPORT_LINE_RE.match(line)
-        if match is None:
-            continue
-        if match.group("from"):
-            if not match.group("from").startswith("."):
-                yield (match.group("from"),), number, False
+def _package_segments(source: _Source) -> list[_PackageSegment]:
+    """R and Julia ``(used packages, installed packages)`` with their lines, per script,
+    R Markdown chunk or notebook cell, in document order: R ``library``/``require``/
+    ``requireNamespace``/``pkg::``/``p_load`` and installs, Julia ``using``/``import`` (the
+    top module; relative ``.Mod`` skipped) and ``Pkg.add``."""
+    facts = source.facts
+    if source.kind == "python" or not (facts.imports or facts.installs):
+        return []
+    languages: dict[int, str] = {}
+    chunk_starts: list[int] = []
+    if source.kind == "notebook":
+        languages = source.cell_languages()
+    elif source.kind == "rmd":
+        chunk_starts = sorted(c.line_offset for c in facts.cells if c.kind == "code")
+    default = "julia" if source.kind == "julia" else "r"
+    segments: dict[object, _PackageSegment] = {}
+
+    def segment_of(line: int, cell: int | None) -> _PackageSegment | None:
+        if source.kind == "notebook":
+            language = languages.get(cell) if cell is not None else None
+            if language not in ("r", "julia"):
+                return None
+            key: object = cell
         else:
-            for module in match.group("modules").split(","):
-                module = module.strip().split()[0] if module.strip() else ""
-                if module:
-                    yield (module,), number, False
+            language = default
+            key = bisect.bisect_left(chunk_starts, line) if chunk_starts else 0
+        segment = segments.get(key)
+        if segment is None:
+            segment = segments[key] = _PackageSegment(language, cell)
+        return segment
+
+    for ref in facts.imports:
+        segment = segment_of(ref.line, ref.cell)
+        if segment is None:
+            continue
+        if segment.language == "r":
+            if ref.kind in _R_USES and _R_PACKAGE_RE.match(ref.module):
+                segment.used.append((ref.module, ref.line))
+        elif ref.kind in ("using", "import") and not ref.module.startswith("."):
+            segment.used.append((ref.module.split(".", 1)[0], ref.line))
+    for install in facts.installs:
+        segment = segment_of(install.line, install.cell)
+        if segment is None:
+            continue
+        package = install.package
+        if segment.language == "r":
+            if install.call in _R_GITHUB_INSTALLERS:
+                package = package.split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+            if _R_PACKAGE_RE.match(package):
+                segment.installed.append((package, install.line))
+        elif _JULIA_PACKAGE_RE.match(package):
+            segment.installed.append((package.removesuffix(".jl"), install.line))
+    return [segments[key] for key in sorted(segments)]
+
+
+def _python_imports(facts: FileFacts, python_cells: frozenset[int] | None) -> Iterator[tuple[tuple[str, ...], ImportFact]]:
+    """``(dotted candidates, import)`` of the absolute Python imports of a file's facts, in
+    source order (``python_cells``: a notebook's Python cells; None for a script). A
+    ``from x import a, b`` gives ``x.a``, ``x.b`` and ``x``, except where the line scan of
+    code that does not parse read it (``x`` only)."""
+    for ref in facts.imports:
+        kind = ref.kind
+        if kind not in ("import", "from") or not ref.module or ref.module.startswith("."):
+            continue
+        if python_cells is not None and ref.cell not in python_cells:
+            continue   # an ``import`` of a Julia cell
+        if kind == "import" or ref.line_scan:
+            yield (ref.module,), ref
+        else:
+            yield (*(f"{ref.module}.{name}" for name in ref.names if name != "*"), ref.module), ref
 
 
 def _wildcards(key: str) -> tuple[str, ...]:
@@ -241,7 +253,7 @@ class _LocalModules:
     julia: set[str] = field(default_factory=set)     # Julia modules defined in the tree
 
 
-def _local_modules(tree: TreeIndex, scan: _TreeScan) -> _LocalModules:
+def _local_modules(tree: TreeIndex, sources: Sequence[_Source]) -> _LocalModules:
     """Modules the repository provides itself: ``<name>.py`` anywhere, packages with an
     ``__init__.py``, dotted paths that exist as files or folders, ``src/<name>``, and the
     project's own distribution name."""
@@ -273,14 +285,9 @@ def _local_modules(tree: TreeIndex, scan: _TreeScan) -> _LocalModules:
         own = _project_name(tree, manifest.path, manifest.kind)
         if own:
             local.own.add(normalize_name(own))
-    for scanned in scan.code:
-        for segment in scanned.segments:
-            if segment.language != "julia":
-                continue
-            tokens = segment.tokens
-            for index, tok in enumerate(tokens[:-1]):
-                if tok.kind == "name" and tok.text in ("module", "baremodule") and tokens[index + 1].kind == "name":
-                    local.julia.add(tokens[index + 1].text)
+    for source in sources:
+        if source.kind == "julia":
+            local.julia.update(d.name for d in source.facts.definitions if d.kind == "module")
     return local
 
 
@@ -296,7 +303,7 @@ def _project_name(tree: TreeIndex, path: str, kind: str) -> str | None:
     return None
 
 
-def _declared(tree: TreeIndex, scan: _TreeScan) -> _Declared:
+def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
     declared = _Declared()
     for manifest in tree.manifests():
         entries = [*manifest.dependencies, *manifest.build_requires]
@@ -316,37 +323,37 @@ def _declared(tree: TreeIndex, scan: _TreeScan) -> _Declared:
         if isinstance(packages, dict) and packages:
             declared.manifests.append(lock)
             declared.r.update(str(name).lower() for name in packages)
-    for unit in tree.python_units():
-        for magic in unit.magics:
-            command = magic.shell_command
-            if not command or "install" not in command:
-                continue
-            deps = parse_install_command(command, unit.path, magic.line)
-            for dep in deps:
-                declared.add_python(dep.normalized, dep.ecosystem)
-            if deps:
-                declared.inline.append(_Hit(
-                    unit.path, unit.file_line(magic.line), "import_resolvability.inline_install",
-                    f"inline install of {_join([d.name for d in deps])}", _mask_line(magic.text),
-                    unit.cell if unit.path.lower().endswith(".ipynb") else None,
-                ))
-    for scanned in scan.code:
-        for segment in scanned.segments:
-            if segment.language == "r":
-                installed = segment.packages[1]
-                target = declared.r
-            elif segment.language == "julia":
-                installed = segment.packages[1]
-                target = declared.julia
-            else:
-                continue
-            target.update(package.lower() for package, _ in installed)
+    # Notebook and R Markdown shell commands (``!pip install``, ``%conda install``, a
+    # ``%%bash`` cell, a shell chunk), in the index's file order.
+    for path in tree.files:
+        info = tree.info(path)
+        if info is None or info.alias_of is not None or info.type not in ("notebook", "rmd"):
+            continue
+        facts = tree.facts(path)
+        for cell in facts.cells if facts is not None else ():
+            for line, command in cell.commands:
+                if "install" not in command:
+                    continue
+                deps = parse_install_command(command, path, line)
+                for dep in deps:
+                    declared.add_python(dep.normalized, dep.ecosystem)
+                if deps:
+                    cell_no = cell.index if info.type == "notebook" else None
+                    declared.inline.append(_Hit(
+                        path, line, "import_resolvability.inline_install",
+                        f"inline install of {_join([d.name for d in deps])}",
+                        _mask_line(tree.snippet(path, line, cell_no) or ""), cell_no,
+                    ))
+    for source in sources:
+        for segment in _package_segments(source):
+            installed = segment.installed
+            (declared.r if segment.language == "r" else declared.julia).update(p.lower() for p, _ in installed)
             if installed:
                 names = sorted({p for p, _ in installed})
+                line = installed[0][1]
                 declared.inline.append(_Hit(
-                    scanned.path, installed[0][1] + segment.line_offset, "import_resolvability.inline_install",
-                    f"inline install of {_join(names)}", _mask_line(_line_at(segment.lines, installed[0][1])),
-                    segment.cell,
+                    source.path, line, "import_resolvability.inline_install", f"inline install of {_join(names)}",
+                    _mask_line(tree.snippet(source.path, line, segment.cell) or ""), segment.cell,
                 ))
     return declared
 
@@ -379,7 +386,7 @@ def _suggested_distribution(use: _ImportUse) -> str:
     return normalize_name(family[0] + child) if family else normalize_name(use.key)
 
 
-def _imports(tree: TreeIndex, scan: _TreeScan, local: _LocalModules) -> tuple[dict[tuple[str, str], _ImportUse], dict[str, int]]:
+def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) -> tuple[dict[tuple[str, str], _ImportUse], dict[str, int]]:
     """Third-party imports by (language, key), first use kept; plus tallies of what was
     excluded and why."""
     stdlib = stdlib_modules()
@@ -387,47 +394,43 @@ def _imports(tree: TreeIndex, scan: _TreeScan, local: _LocalModules) -> tuple[di
     third: dict[tuple[str, str], _ImportUse] = {}
     optional: dict[tuple[str, str], _ImportUse] = {}
     tally = {"stdlib": 0, "local": 0, "environment": 0}
-    for scanned in scan.code:
-        is_setup = _name(scanned.path) == "setup.py"
-        for segment in scanned.segments:
-            if segment.language == "python" and segment.unit is not None:
-                for candidates, line, guarded in _python_imports(segment.unit):
-                    top = candidates[-1].split(".")[0]
-                    if top in stdlib:
-                        tally["stdlib"] += 1
-                        continue
-                    key = _table_key(candidates)
-                    if key in provided or top in provided or (is_setup and top in _SETUP_PY_PROVIDED):
-                        tally["environment"] += 1
-                    elif (top in local.tops or normalize_name(top) in local.own
-                          or any(_dotted_prefix_in(c, local.dotted) for c in candidates)):
-                        tally["local"] += 1
-                    else:
-                        uses = optional if guarded else third
-                        if ("python", key) in uses:
-                            continue  # the first use is kept: skip building this one
-                        written = key if len(key) > len(candidates[-1]) else candidates[-1]
-                        uses["python", key] = _ImportUse("python", key, written, scanned.path,
-                                                         line + segment.line_offset, segment.cell,
-                                                         _line_at(segment.lines, line))
-            elif segment.language in ("r", "julia"):
-                if segment.language == "r":
-                    used = segment.packages[0]
-                    builtin = _R_BUILTIN_PACKAGES
-                    own = local.own
+    for source in sources:
+        path = source.path
+        is_setup = _name(path) == "setup.py"
+        if source.kind in ("python", "notebook"):
+            python_cells = None
+            if source.kind == "notebook" and source.facts.cells:
+                python_cells = frozenset(i for i, language in source.cell_languages().items() if language == "python")
+            for candidates, ref in _python_imports(source.facts, python_cells):
+                top = candidates[-1].split(".")[0]
+                if top in stdlib:
+                    tally["stdlib"] += 1
+                    continue
+                key = _table_key(candidates)
+                if key in provided or top in provided or (is_setup and top in _SETUP_PY_PROVIDED):
+                    tally["environment"] += 1
+                elif (top in local.tops or normalize_name(top) in local.own
+                      or any(_dotted_prefix_in(c, local.dotted) for c in candidates)):
+                    tally["local"] += 1
                 else:
-                    used = segment.packages[0]
-                    builtin = _JULIA_STDLIB
-                    own = local.julia | local.own
-                for package, line in used:
-                    if package in builtin:
-                        tally["stdlib"] += 1
-                    elif package in own or normalize_name(package) in own:
-                        tally["local"] += 1
-                    else:
-                        use = _ImportUse(segment.language, package, package, scanned.path, line + segment.line_offset,
-                                         segment.cell, _line_at(segment.lines, line))
-                        third.setdefault((segment.language, package), use)
+                    uses = optional if ref.import_try else third
+                    if ("python", key) in uses:
+                        continue  # the first use is kept: skip building this one
+                    written = key if len(key) > len(candidates[-1]) else candidates[-1]
+                    uses["python", key] = _ImportUse("python", key, written, path, ref.line, ref.cell)
+        for segment in _package_segments(source):
+            if segment.language == "r":
+                builtin, own = _R_BUILTIN_PACKAGES, local.own
+            else:
+                builtin, own = _JULIA_STDLIB, local.julia | local.own
+            for package, line in segment.used:
+                if package in builtin:
+                    tally["stdlib"] += 1
+                elif package in own or normalize_name(package) in own:
+                    tally["local"] += 1
+                else:
+                    use = _ImportUse(segment.language, package, package, path, line, segment.cell)
+                    third.setdefault((segment.language, package), use)
     tally["optional"] = sum(1 for k in optional if k not in third)
     return third, tally
 
@@ -452,24 +455,29 @@ def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
     return names
 
 
-_C2_KINDS = frozenset({"python", "notebook", "r", "rmd", "julia"})
-
-
-@detector("import_resolvability", version="2.0.0")
+# 2.1.0: read from facts (ImportFact, InstallFact, notebook cell commands): R Markdown
+# chunks with eval = FALSE are not code (METRICS §0.3, as the R frontend reads them for
+# every detector); R loaders as the R frontend reads them (``package =``, ``character.only
+# = FALSE``; a name given to requireNamespace() is a variable); Julia imports from the
+# syntax tree (continuation lines, macro-prefixed ``@lazy import X``)
+@detector("import_resolvability", version="2.1.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
     What it checks:
-        Imports of Python files and notebook code cells (AST; a line-by-line fallback
-        for code that does not parse; relative imports skipped), R ``library()``,
-        ``require()``, ``requireNamespace()`` and ``pkg::`` uses, and Julia
-        ``using``/``import``. Excluded: the frozen standard-library list (CPython 3.6–3.13
+        Imports of Python files and notebook code cells (the Python frontend's
+        ImportFacts: AST, a line-by-line fallback for code that does not parse; relative
+        and dynamic imports skipped), R ``library()``, ``require()``,
+        ``requireNamespace()``, ``pacman::p_load()`` and ``pkg::`` uses (R scripts, R
+        Markdown / Quarto chunks that are evaluated, R notebook cells), and Julia
+        ``using``/``import`` (the top module). Excluded: the frozen standard-library list (CPython 3.6–3.13
         and Python 2.7 names), Jupyter- and Colab-provided modules, build tools imported
         by ``setup.py``, base and recommended R packages, Julia's standard library, and
         local modules (``<name>.py`` anywhere, folders with ``__init__.py``, dotted
         imports whose path exists in the tree such as ``models.net`` for
         ``models/net.py``, ``src/<name>``, the project's own distribution name).
-        Imports inside a ``try`` that handles ImportError are optional and not counted.
+        Imports anywhere inside the body of a ``try`` that handles ImportError are
+        optional and not counted.
         The declared set is every parsed manifest (dependencies and build requirements:
         requirements files, pyproject, setup.py/cfg, Pipfile, conda, DESCRIPTION,
         Project.toml, renv.lock) plus inline installs (notebook ``%pip``/``!pip``/
@@ -499,16 +507,16 @@ def import_resolvability(tree: TreeIndex) -> Result:
         A local folder named like a third-party package (with ``__init__.py``) hides that
         package's imports.
     """
-    scan = _scan(tree)
-    if not any(f.kind in _C2_KINDS for f in scan.code):
+    sources = _sources(tree)
+    if not sources:
         return Result(100, applicable=False, reason="no Python, R or Julia source files",
                       counts={"third_party": 0, "declared": 0, "undeclared": 0})
-    local = _local_modules(tree, scan)
+    local = _local_modules(tree, sources)
     own_names = _own_r_and_julia_names(tree)
     local.own.update(normalize_name(n) for n in own_names)
     local.julia.update(own_names)
-    third, tally = _imports(tree, scan, local)
-    declared = _declared(tree, scan)
+    third, tally = _imports(tree, sources, local)
+    declared = _declared(tree, sources)
     sources = [Evidence(p, "dependency manifest read for the declared set", rule="import_resolvability.manifest")
                for p in declared.manifests] + [h.evidence() for h in declared.inline]
     undeclared = [
@@ -536,7 +544,7 @@ def import_resolvability(tree: TreeIndex) -> Result:
                       reason="no third-party imports (standard library and local modules only)")
     evidence = [
         Evidence(u.path, f"import {u.written!r} is not declared in any manifest", rule="import_resolvability.undeclared",
-                 line_start=u.line, snippet=_mask_line(u.snippet), cell=u.cell)
+                 line_start=u.line, snippet=_mask_line(tree.snippet(u.path, u.line, u.cell) or ""), cell=u.cell)
         for u in undeclared[: MAX_EVIDENCE - min(5, len(sources))]
     ]
     evidence += sources[: MAX_EVIDENCE - len(evidence)]
@@ -560,8 +568,8 @@ def third_party_python_imports(tree: TreeIndex) -> list[str]:
     ``matplotlib.pyplot``), sorted: the set C2 counts (standard library, local,
     environment-provided and ImportError-guarded imports excluded). The execution
     tier's E′ probe tries to import each of them in the installed environment."""
-    scan = _scan(tree)
-    third, _tally = _imports(tree, scan, _local_modules(tree, scan))
+    sources = _sources(tree)
+    third, _tally = _imports(tree, sources, _local_modules(tree, sources))
     return sorted({use.written for use in third.values() if use.language == "python"})
 
 
