@@ -243,6 +243,9 @@ FAMILIES: tuple[_Family, ...] = (
 
 _CONTAINER_TOOLS = frozenset({"docker", "podman"})
 _MAKE_INSTALL_TARGETS = frozenset({"setup", "install", "env"})
+# go-task (Taskfile.yml) and just (justfile): the targets that set up the environment
+_TASK_RUNNERS = frozenset({"task", "just"})
+_TASK_SETUP_TARGETS = _MAKE_INSTALL_TARGETS | {"restore", "bootstrap"}
 
 _MAKE_VALUE_OPTIONS = frozenset({"-C", "-f", "-I", "-o", "-W", "--directory", "--file", "--makefile",
                                  "--include-dir", "--old-file", "--what-if", "-l", "--load-average"})
@@ -282,7 +285,27 @@ def _invoked_script(cmd: Command, *, sourcing: bool = False) -> str | None:
     return None
 
 
-def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0) -> str | None:
+_TARGET_NAME = re.compile(r"[A-Za-z_][\w:.-]*")
+_RUNNER_FILES = {"taskfile.yml": "task", "taskfile.yaml": "task", "justfile": "just", ".justfile": "just"}
+
+
+def task_runners(tree: TreeIndex) -> frozenset[str]:
+    """The task runners (``task``, ``just``) whose file the deposit has."""
+    return frozenset(_RUNNER_FILES[_name(p).lower()] for p in tree.make_like_files()
+                     if _name(p).lower() in _RUNNER_FILES)
+
+
+def task_targets(cmd: Command, runners: frozenset[str]) -> list[str] | None:
+    """The targets a ``task``/``just`` command runs (``[]``: the default one), or None
+    when it is no such command (no such runner file, or not a target list)."""
+    if cmd.program.lower() not in runners:
+        return None
+    targets = [a for a in cmd.args if not a.startswith("-")]
+    return targets if all(_TARGET_NAME.fullmatch(t) for t in targets) else None
+
+
+def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0,
+              runners: frozenset[str] = frozenset()) -> str | None:
     """The rule of a runnable invocation (METRICS.md D3 V2, §0.1.25), or None."""
     program = cmd.program
     lower = program.lower()
@@ -301,7 +324,7 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0) -> str | No
     if lower in _SHELL_PROGRAMS and "-c" in args and depth == 0:
         index = args.index("-c")
         inner = split_commands(args[index + 1]) if index + 1 < len(args) else []
-        return next((rule for c in inner if (rule := _runnable(c, scripts, depth + 1))), None)
+        return next((rule for c in inner if (rule := _runnable(c, scripts, depth + 1, runners))), None)
     script = _invoked_script(cmd)
     if script is not None:
         return None if _is_install_script(script) else "usage_examples.shell_script"
@@ -328,6 +351,13 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0) -> str | No
         if not targets or not set(targets) & _MAKE_INSTALL_TARGETS:
             return "usage_examples.make"
         return None
+    if lower in _TASK_RUNNERS:
+        # `task` / `just` run a Taskfile's or justfile's targets as make runs a Makefile's
+        # (only where that file exists: `just = c(...)` in R code is an assignment)
+        targets = task_targets(cmd, runners)
+        if targets is not None and not set(targets) & _TASK_SETUP_TARGETS:
+            return "usage_examples.task_runner"
+        return None
     if lower == "snakemake":
         return "usage_examples.snakemake"
     if lower == "nextflow" and args[:1] == ("run",):
@@ -353,11 +383,23 @@ class _Runnable:
     rule: str
 
 
-def runnable_commands(doc: Document, scripts: frozenset[str]) -> list[_Runnable]:
+def compiled_sources(tree: TreeIndex) -> bool:
+    """Whether the deposit has C/C++/Fortran sources: there `make`, `cmake`, `ninja` and
+    `meson` build the program itself (METRICS §0.2.11: set-up, never usage)."""
+    return any(facts.frontend in ("c_cpp", "fortran") for facts in tree.all_facts().values())
+
+
+def runnable_commands(doc: Document, scripts: frozenset[str], *, builds: bool = False,
+                      runners: frozenset[str] = frozenset()) -> list[_Runnable]:
+    """The runnable invocations of ``doc`` (D3, D5); ``builds``: make only builds the
+    program (:func:`compiled_sources`), so it is never one; ``runners``: the task
+    runners the deposit has (:func:`task_runners`)."""
     found: list[_Runnable] = []
     for line in doc_lines(doc):
         for cmd in line.commands:
-            rule = _runnable(cmd, scripts)
+            if builds and cmd.program.lower() in ("make", "gmake"):
+                continue
+            rule = _runnable(cmd, scripts, runners=runners)
             if rule is not None:
                 found.append(_Runnable(line, rule))
                 break

@@ -12,9 +12,11 @@ from scoring.detectors.documentation._common import (
     _file_line,
     _name,
     _python_target,
+    compiled_sources,
     console_scripts,
     doc_lines,
     runnable_commands,
+    task_runners,
 )
 from scoring.model import Evidence
 from scoring.parsers.markdown import Document
@@ -23,7 +25,10 @@ from scoring.tree import TreeIndex
 
 _RUN_FAMILY = FAMILIES[1]
 
-_ENTRY_SCRIPT = re.compile(r"(?:run|run[_-]all|start|execute|main)\.(?:sh|py|r|jl|bat)", re.IGNORECASE)
+_ENTRY_SCRIPT = re.compile(r"(?:run|run[_-]?all|start|execute|main)\.(?:sh|py|r|jl|m|bat)", re.IGNORECASE)
+# A targets pipeline (R) runs with targets::tar_make(); a Comonicon.toml builds a Julia
+# package's console command (METRICS §0.3 D5)
+_PIPELINE_FILES = {"_targets.r": "targets pipeline (_targets.R)", "comonicon.toml": "Julia console command (Comonicon)"}
 _ENTRY_TARGETS = frozenset({"run", "all", "execute", "analysis", "main", "reproduce"})
 _WORKFLOW_FILE = re.compile(r"snakefile|main\.nf", re.IGNORECASE)
 
@@ -47,20 +52,23 @@ def _documented_main_modules(tree: TreeIndex, doc: Document | None) -> list[tupl
     return found
 
 
-@detector("execution_entry_point", version="2.0.0")
+@detector("execution_entry_point", version="2.1.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
     What it checks:
-        100: a top-level script named run, run_all, start, execute or main (.sh, .py,
-        .R, .jl, .bat; any case); a package __main__.py whose `python -m` is documented
+        100: a top-level script named run, run_all (runall), start, execute or main
+        (.sh, .py, .R, .jl, .m, .bat; any case: MATLAB's main.m too); a top-level
+        _targets.R (an R targets pipeline) or Comonicon.toml (a Julia package's console
+        command); a package __main__.py whose `python -m` is documented
         in the README; a declared console script ([project.scripts],
         [tool.poetry.scripts], setup.py/setup.cfg console_scripts); a target run, all,
         execute, analysis, main or reproduce in a Make-like file (Makefile, makefile,
         GNUmakefile, justfile, Taskfile.yml, tasks.py, dodo.py at the root or an
         environment location); a top-level Snakefile (or workflow/Snakefile) or main.nf.
         80: a README heading of the run family of doc_structure (usage, run, quick
-        start, how to use, …) or a runnable README command as in usage_examples. 0
+        start, how to use, …) or a runnable README command as in usage_examples (make
+        in a deposit with C/C++/Fortran sources builds the program and is not one). 0
         otherwise.
     Why it matters:
         A re-user needs to know where execution starts; a conventional entry point or a
@@ -82,6 +90,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
             evidence.append(Evidence(path, "conventional entry-point script", rule="execution_entry_point.script"))
         elif _WORKFLOW_FILE.fullmatch(_name(path)):
             evidence.append(Evidence(path, "workflow entry file", rule="execution_entry_point.workflow"))
+        elif _name(path).lower() in _PIPELINE_FILES:
+            evidence.append(Evidence(path, _PIPELINE_FILES[_name(path).lower()], rule="execution_entry_point.pipeline"))
     workflow_snakefile = tree.find_ci("snakefile", "workflow") if tree.is_dir("workflow") else None
     if workflow_snakefile:
         evidence.append(Evidence(workflow_snakefile, "workflow entry file", rule="execution_entry_point.workflow"))
@@ -107,7 +117,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
            "and document it under a README '## Usage' heading.")
     if doc is not None:
         headings = [h for h in doc.headings if _RUN_FAMILY.matches(h.text)]
-        commands = runnable_commands(doc, frozenset(s.name for s in scripts))
+        commands = runnable_commands(doc, frozenset(s.name for s in scripts), builds=compiled_sources(tree),
+                                     runners=task_runners(tree))
         readme_evidence = [Evidence(doc.path, f"run section heading '{h.text}'", rule="execution_entry_point.readme_heading",
                                     line_start=_file_line(doc, h.line), snippet=h.text) for h in headings[:5]]
         readme_evidence += [Evidence(r.line.path, "runnable README command", rule="execution_entry_point.readme_command",

@@ -10,6 +10,7 @@ from scoring.detectors.documentation._common import (
     _CONTAINER_TOOLS,
     _MAKE_INSTALL_TARGETS,
     _PYTHON_PROGRAM,
+    _TASK_SETUP_TARGETS,
     MAX_EVIDENCE,
     DocLine,
     _file_line,
@@ -19,8 +20,11 @@ from scoring.detectors.documentation._common import (
     _name,
     _python_target,
     _word_re,
+    compiled_sources,
     doc_lines,
     ini_option,
+    task_runners,
+    task_targets,
 )
 from scoring.model import Evidence
 from scoring.parsers.manifests import normalize_name
@@ -106,6 +110,7 @@ class _InstallContext:
     compiled: bool = False         # C/C++/Fortran sources: make/cmake build the project
     workflow_environments: bool = False   # Nextflow processes declare containers or conda
     matlab: bool = False           # MATLAB/Octave sources
+    task_runners: frozenset[str] = frozenset()   # task / just, where their file exists
 
 
 # The R and Julia forms of installing the project itself (§0.3 R specifics, D2 100): the
@@ -287,6 +292,9 @@ def _install_command(cmd: Command, ctx: _InstallContext) -> _InstallHit | None:
         return _InstallHit(100, "install_instructions.container", "builds the composed containers")
     if program in ("singularity", "apptainer") and args[:1] and args[0] in ("build", "pull"):
         return _InstallHit(100, "install_instructions.container", "builds or pulls the container image")
+    targets = task_targets(cmd, ctx.task_runners)
+    if targets and set(targets) & _TASK_SETUP_TARGETS:
+        return _InstallHit(100, "install_instructions.make_target", "runs a task runner's set-up target")
     if program in ("make", "gmake"):
         if set(_make_targets(args)) & _MAKE_INSTALL_TARGETS:
             return _InstallHit(100, "install_instructions.make_target", "runs a make setup target")
@@ -350,8 +358,9 @@ def _install_context(tree: TreeIndex) -> _InstallContext:
             workflow_environments = any(d.kind in ("container", "conda") for d in facts.directives)
     return _InstallContext(
         frozenset(own_distribution_names(tree)), bool(_dependency_manifests(tree)), r_package=r_package,
-        julia_package=julia_package.strip(), compiled=bool(frontends & {"c_cpp", "fortran"}),
-        workflow_environments=workflow_environments, matlab="matlab" in frontends)
+        julia_package=julia_package.strip(), compiled=compiled_sources(tree),
+        workflow_environments=workflow_environments, matlab="matlab" in frontends,
+        task_runners=task_runners(tree))
 
 
 def _install_documents(tree: TreeIndex) -> tuple[list[str], list[str]]:
@@ -395,7 +404,8 @@ def install_instructions(tree: TreeIndex) -> Result:
         <file>`, `pip install .`/`-e .` when a manifest declares dependencies, `pip
         install <own distribution>`, `conda|mamba|micromamba env create`, `conda create
         --file`, `poetry install`, `pipenv install|sync`, `pdm install`, `uv sync`, `pixi
-        install`, `docker build|pull|compose up`, `make setup|install|env`,
+        install`, `docker build|pull|compose up`, `make setup|install|env` (`task`/`just` with a
+        setup, install, env, restore or bootstrap target),
         `./install.sh`, `bash install.sh`, `renv::restore()`, `Pkg.instantiate()`). 70:
         package-by-package commands (`pip install a b`, `conda install`,
         `install.packages(`, `BiocManager::install(`, `devtools::install_github(`,

@@ -8,7 +8,9 @@ from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
-_LICENCE_FILE = re.compile(r"licen[cs]e.*|copying.*|unlicense.*", re.IGNORECASE)
+_LICENCE_FILE = re.compile(r"licen[cs]e.*|copying.*|unlicense.*|"
+                           # a licence text named after its licence: gpl-3.0.txt, LGPL.txt, agpl-v3.md
+                           r"[al]?gpl(?:[-_.]?v?\d[\w.-]*?)?(?:\.(?:txt|md|rst))?", re.IGNORECASE)
 _REUSE_LEVELS = (0, 40, 70, 100)
 
 
@@ -27,12 +29,28 @@ def _licence(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
         inside = tree.files_under(licenses_dir)
         if inside:
             return Evidence(inside[0], "REUSE licence folder", rule="reuse_metadata.reuse_licenses"), None
+    # An R package states its licence in DESCRIPTION (METRICS §0.3 R specifics): CRAN
+    # ships the standard licences' texts, so "License: GPL-3" grants as a file would.
+    description = tree.find_ci("DESCRIPTION")
+    licence = ((tree.description_fields(description) or {}).get("License") or "").strip() if description else ""
+    if licence:
+        keys = tree.key_lines(description)
+        line = keys.line_of("License", ":") if keys is not None else None
+        return Evidence(description, "licence declared in the R package DESCRIPTION", rule="reuse_metadata.description_licence",
+                        line_start=line, snippet=f"License: {licence.splitlines()[0]}"), None
     return None, "no licence file (LICENSE, COPYING, UNLICENSE or a REUSE LICENSES/ folder)"
 
 
 def _citation(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
     path = tree.find_ci("CITATION.cff")
     if path is None or not tree.is_file(path):
+        # An R package's citation metadata is inst/CITATION, which citation("<pkg>")
+        # reads (METRICS §0.3 R specifics).
+        r_citation = tree.find_ci("CITATION", "inst") if tree.find_ci("DESCRIPTION") and tree.is_dir("inst") else None
+        if r_citation and tree.is_file(r_citation) and (table := tree.line_table(r_citation)) is not None \
+                and not table.blank:
+            return Evidence(r_citation, "citation metadata (R inst/CITATION)", rule="reuse_metadata.r_citation",
+                            line_start=1, snippet=table.first_nonblank), None
         return None, "no CITATION.cff"
     data = tree.yaml(path)
     if not isinstance(data, dict) or "cff-version" not in data:
@@ -56,16 +74,19 @@ def _codemeta(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
                     snippet=snippet), None
 
 
-@detector("reuse_metadata", version="2.0.0")
+@detector("reuse_metadata", version="2.1.0")
 def reuse_metadata(tree: TreeIndex) -> Result:
     """A licence, citation metadata and software metadata let others reuse and credit the work.
 
     What it checks:
         Three items at the top level: a non-empty licence file (case-insensitive
-        LICEN[CS]E*, COPYING*, UNLICENSE*; source files such as license.py excluded) or
-        a REUSE LICENSES/ folder holding a file; a CITATION.cff that parses as YAML and
-        has cff-version; a codemeta.json that parses as JSON and has @context. 0 / 1 / 2
-        / 3 items → 0 / 40 / 70 / 100.
+        LICEN[CS]E*, COPYING*, UNLICENSE*, or a licence text named after its licence
+        such as gpl-3.0.txt; source files such as license.py excluded) or a REUSE
+        LICENSES/ folder holding a file; a CITATION.cff that parses as YAML and has
+        cff-version; a codemeta.json that parses as JSON and has @context. 0 / 1 / 2 / 3
+        items → 0 / 40 / 70 / 100. R packages (METRICS §0.3): the DESCRIPTION License:
+        field counts as the licence when there is no licence file, and a non-empty
+        inst/CITATION as the citation item when there is no CITATION.cff.
     Why it matters:
         Without a licence nobody may legally reuse the code; citation and CodeMeta
         metadata let archives, indexers and authors credit and find it.

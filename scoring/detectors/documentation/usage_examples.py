@@ -2,26 +2,43 @@
 
 from __future__ import annotations
 
+import re
+
 from scoring.detectors.documentation._common import (
     MAX_EVIDENCE,
     _file_line,
     _name,
+    compiled_sources,
     console_scripts,
     doc_lines,
     runnable_commands,
+    task_runners,
 )
 from scoring.model import Evidence
+from scoring.parsers.markdown import CodeBlock
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
 _EXAMPLE_DIRS = frozenset({"examples", "example", "demos", "demo", "tutorials", "tutorial", "vignettes"})
 
 
+_CITATION_INFO = frozenset({"bibtex", "bib", "biblatex"})
+_BIBTEX_ENTRY = re.compile(r"\s*@\w+\s*[{(]")
+
+
+def _is_citation(block: CodeBlock) -> bool:
+    """A BibTeX entry shows how to cite the work, never how to use it (METRICS §0.3)."""
+    if block.info.strip().lower() in _CITATION_INFO:
+        return True
+    first = next((line for line in block.text.splitlines() if line.strip()), "")
+    return bool(_BIBTEX_ENTRY.match(first))
+
+
 def _example_dirs(tree: TreeIndex) -> list[str]:
     return [d for d in tree.subdirs("") if _name(d).lower() in _EXAMPLE_DIRS and tree.files_under(d)]
 
 
-@detector("usage_examples", version="2.0.0")
+@detector("usage_examples", version="2.1.0")
 def usage_examples(tree: TreeIndex) -> Result:
     """The README shows a runnable command, or at least a code example.
 
@@ -30,13 +47,14 @@ def usage_examples(tree: TreeIndex) -> Result:
         literal and code-block) and its inline code, console prompts ($, %, >, !)
         stripped. 100: a line is a runnable invocation — python/python3/py with a script
         or -m, bash/sh/zsh with a script, ./script, Rscript, R CMD BATCH, julia, make
-        (with a target, or bare), snakemake, nextflow run, jupyter nbconvert --execute /
+        (with a target, or bare), task / just (Taskfile, justfile), snakemake, nextflow run, jupyter nbconvert --execute /
         jupyter execute, papermill, docker/podman run, singularity/apptainer run|exec, or
         a console script declared in [project.scripts], [tool.poetry.scripts] or
         setup.py/setup.cfg entry points. Install and bootstrap commands (setup.py,
         python -m pip|venv|ensurepip|build|twine, make install|setup|env, install- or
-        bootstrap-named scripts) never count. 60: any code block (>>> REPL examples
-        included). 30: a non-empty top-level examples/example/demos/demo/tutorials/
+        bootstrap-named scripts) never count, nor, in a deposit with C/C++/Fortran
+        sources, make (it builds the program; METRICS §0.2.11). 60: any code block
+        (>>> REPL examples included) but a BibTeX citation entry. 30: a non-empty top-level examples/example/demos/demo/tutorials/
         tutorial/vignettes directory. 0 otherwise; the maximum wins.
     Why it matters:
         A copy-pasteable command tells the re-user exactly how the analysis is started;
@@ -57,8 +75,8 @@ def usage_examples(tree: TreeIndex) -> Result:
     scripts = frozenset(s.name for s in console_scripts(tree))
     doc = tree.readme_document()
     example_dirs = _example_dirs(tree)
-    runnable = runnable_commands(doc, scripts) if doc is not None else []
-    blocks = doc.code_blocks if doc is not None else []
+    runnable = runnable_commands(doc, scripts, builds=compiled_sources(tree), runners=task_runners(tree)) if doc is not None else []
+    blocks = [b for b in doc.code_blocks if not _is_citation(b)] if doc is not None else []
     repl_lines = sum(1 for line in doc_lines(doc) if line.repl) if doc is not None else 0
     counts = {"code_blocks": len(blocks), "runnable_commands": len(runnable), "repl_lines": repl_lines,
               "example_dirs": len(example_dirs)}
