@@ -202,16 +202,40 @@ def console_scripts(tree: TreeIndex) -> list[ConsoleScript]:
 
 # --------------------------------------------------------------------------- README section families (D1, D5)
 
+# A heading longer than this or ending as a sentence does is sentence-like: single family
+# words there are words of the sentence, not the section's subject; in a numbered step
+# ("Step 1: Install workflow and dependencies", "Step 3: Run") the family word is a verb of
+# the step unless it is one of the family's nouns (METRICS §0.2.7: families are matched as
+# noun phrases).
+_HEADING_WORDS = 8
+_STEP_HEADING = re.compile(r"^\s*step\s*\d+\s*[:.)-]", re.IGNORECASE)
+
+
+def sentence_like(heading: str) -> bool:
+    text = heading.strip()
+    return len(text.split()) > _HEADING_WORDS or text.endswith((".", "?", "!"))
+
+
 @dataclass(frozen=True)
 class _Family:
     key: str
     title: str
     pattern: re.Pattern[str]
     exclude: re.Pattern[str] | None = None
+    # the family's multi-word phrases: all that matches in a sentence-like heading
+    phrases: re.Pattern[str] | None = None
+    # the family's nouns and phrases: what matches in a numbered step heading
+    nouns: re.Pattern[str] | None = None
 
     def matches(self, heading: str) -> bool:
         text = self.exclude.sub(" ", heading) if self.exclude else heading
-        return self.pattern.search(text) is not None
+        if sentence_like(heading):
+            wanted = self.phrases
+        elif _STEP_HEADING.match(heading):
+            wanted = self.nouns
+        else:
+            wanted = self.pattern
+        return wanted is not None and wanted.search(text) is not None
 
 
 FAMILIES: tuple[_Family, ...] = (
@@ -220,21 +244,35 @@ FAMILIES: tuple[_Family, ...] = (
         _word_re(r"install(?:ations?|ing)?|set[ -]?up|getting started|environments?"),
         # §0.1.23: a paper's experimental set-up is not an install section.
         _word_re(r"experimental set[ -]?up|(?:experimental|simulation) environments?"),
+        _word_re(r"getting started|set(?:ting)? up the environment|installation (?:guide|instructions)"),
+        _word_re(r"installations?|setup|environments?|getting started"),
     ),
     _Family(
         "run", "Usage",
-        _word_re(r"usage|run(?:ning)?|execut(?:e|ion|ing)|how to (?:run|use)|quick[ -]?start|reproduc(?:e|ing)|tutorials?"),
+        # §0.2.8: instructions for use, how to use, demo, replicate/replication
+        _word_re(r"usage|run(?:ning)?|execut(?:e|ion|ing)|how to (?:run|use)|quick[ -]?start|reproduc(?:e|ing)|tutorials?"
+                 r"|instructions for use|demos?|replicat(?:e|ion|ing)"),
         # "Running time" reports a duration, not how to run (METRICS.md D1 weaknesses).
         _word_re(r"run(?:ning)?[ -]?times?"),
+        _word_re(r"how to (?:run|use)|quick[ -]?start|instructions for use"
+                 r"|reproduc(?:e|ing) (?:the )?(?:results|figures|paper|analys[ie]s)"),
+        _word_re(r"usage|execution|tutorials?|demos?|replication|quick[ -]?start|how to (?:run|use)"),
     ),
     _Family(
         "output", "Expected output",
         # §0.1.23: a bare "Results" heading is a paper section, not an expected output.
         _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|outputs?"),
+        None,
+        _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|output files"),
+        _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|outputs?"),
     ),
     _Family(
         "requirements", "Requirements",
-        _word_re(r"(?:system )?requirements?|dependenc(?:y|ies)|prerequisites?|hardware|compute"),
+        # a heading about required software ("Required Matlab toolboxes") is one too
+        _word_re(r"(?:system )?requirements?|dependenc(?:y|ies)|prerequisites?|hardware|compute|required"),
+        None,
+        _word_re(r"(?:system|hardware|software|computational) requirements?"),
+        _word_re(r"requirements?|dependenc(?:y|ies)|prerequisites?|hardware"),
     ),
 )
 
