@@ -8,7 +8,7 @@ from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
 
-@detector("doc_structure", version="2.0.0")
+@detector("doc_structure", version="2.1.0")
 def doc_structure(tree: TreeIndex) -> Result:
     """The README has sections on installation, usage, expected output and requirements.
 
