@@ -394,6 +394,11 @@ class NotebookCellFact(_Record):
     # R Markdown / Quarto code cells: the document line just before the chunk's first code
     # line (``scoring.parsers.notebook.Cell.line_offset``), which tells the chunk of a fact
     line_offset: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    # code cells in neither Python nor shell (an R or Julia kernel's cells, ``%%R`` and
+    # other cell magics with their first line; R, Julia and other R Markdown chunks): the
+    # (line, text) of their non-blank lines, redacted, lines counted as ``commands`` are
+    # (A2, A4 read them as code lines)
+    code_lines: tuple[tuple[int, str], ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

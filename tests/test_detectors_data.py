@@ -587,3 +587,26 @@ def test_rmarkdown_prose_and_chunks_are_scanned_once(run):
     assert m.value == 100
     assert [(e["line_start"], e["rule"]) for e in evidence(m)] == [
         (10, "data_pointer.archival_host"), (7, "data_pointer.accession")]
+
+
+def test_the_download_prefilter_knows_every_data_tool():
+    # shell lines naming no downloader or data tool are never split; a tool _download_tool
+    # recognises but _DATA_TOOLS misses would never be found
+    import ast
+    import inspect
+
+    from scoring.detectors.data import data_acquisition_script as a4
+
+    named = set()
+    for node in ast.walk(ast.parse(inspect.getsource(a4._download_tool))):
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "program":
+            for right in node.comparators:
+                values = right.elts if isinstance(right, ast.Tuple) else [right]
+                named.update(v.value for v in values if isinstance(v, ast.Constant))
+    assert named and named <= a4._DATA_TOOLS
+    assert a4._SRA_TOOLS <= a4._DATA_TOOLS
+    # quotes and escapes do not hide a program from the test
+    for line in ('w"get" https://example.org/d.zip', "c\\url -O https://example.org/d.zip", "'zenodo_get' 123"):
+        assert a4._may_run_a_download(line)
+        assert shell_download(split_commands(line)) is not None
+    assert not a4._may_run_a_download("python train.py --epochs 3")

@@ -508,7 +508,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.1.1+py{PYTHON}"
+    assert facts.frontend_version == f"1.1.2+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -709,7 +709,9 @@ def test_notebook_cell_outputs_tags_language_and_line_count():
     assert cells == (
         NotebookCellFact(1, "code", 1, (), (), newlines=1, has_outputs=True, tags=("parameters", "x"),
                          language="python", line_count=2),
-        NotebookCellFact(2, "code", None, (), ("%%R",), newlines=2, language="r", line_count=2),
+        # a cell in another language keeps its lines (the cell magic's included)
+        NotebookCellFact(2, "code", None, (), ("%%R",), newlines=2, language="r", line_count=2,
+                         code_lines=((1, "%%R"), (2, "x <- 1"))),
         NotebookCellFact(3, "code", language="python"),
     )
     assert cells[2].to_dict() == {"index": 3, "kind": "code", "execution_count": None, "output_kinds": [],
@@ -744,7 +746,8 @@ requests.get("https://carol:s3cret99@api.example.org", headers={{"Authorization"
 @pytest.mark.parametrize("path", ["deploy.py", "deploy.ipynb"])
 def test_facts_never_carry_a_secret(path):
     data = SECRETS.encode() if path.endswith(".py") else notebook(
-        code(SECRETS), code(f"!curl -u alice:hunter22 https://x.org/{GITHUB_TOKEN}\n"))
+        code(SECRETS), code(f"!curl -u alice:hunter22 https://x.org/{GITHUB_TOKEN}\n"),
+        code(f"%%R\ntoken <- '{GITHUB_TOKEN}'\n"))
     result = extract(data, path)
     text = result.to_json()
     for secret in (GITHUB_TOKEN, "hunter22", "k3y-v4lue-1234", "s3cret99", "MIIEowIBAAKCAQEA7bq98"):

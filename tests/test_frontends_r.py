@@ -126,13 +126,29 @@ def test_rmarkdown_chunks_are_read_in_place_and_eval_false_chunks_skipped():
     assert result.imports == (ImportFact("tidyr", 6, "none", "library"),)
     assert result.randoms == ()
     assert result.lines == 14
-    # the document's cells; a markdown cell's chars leave the YAML front matter out
+    # the document's cells; a markdown cell's chars leave the YAML front matter out; a
+    # chunk's code lines are the document's (eval = FALSE chunks included: they are cells)
     assert result.cells == (
         # a code cell's line_offset: the line before its first code line
-        NotebookCellFact(1, "markdown", chars=31), NotebookCellFact(2, "code", line_offset=5),
-        NotebookCellFact(3, "code", line_offset=8), NotebookCellFact(4, "code", line_offset=11),
+        NotebookCellFact(1, "markdown", chars=31),
+        NotebookCellFact(2, "code", language="r", line_offset=5, code_lines=((6, "library(tidyr)"),)),
+        NotebookCellFact(3, "code", language="r", line_offset=8, code_lines=((9, "library(never)"),)),
+        NotebookCellFact(4, "code", language="r", line_offset=11,
+                         code_lines=((12, "#| eval: false"), (13, "library(neither)"))),
     )
     assert result.blank_lines == ()
+
+
+def test_rmarkdown_shell_and_other_chunks_keep_their_commands_and_lines():
+    document = (b"Intro\n```{bash}\nwget https://example.org/d.zip\n\n  unzip d.zip\n```\n"
+                b"```{sql}\nSELECT 1\n```\n```{python}\nimport os\n```\n")
+    assert r.extract(document, "get.qmd").cells == (
+        NotebookCellFact(1, "markdown", chars=5),
+        NotebookCellFact(2, "code", None, (), ("wget https://example.org/d.zip", "unzip d.zip"), language="shell",
+                         commands=((3, "wget https://example.org/d.zip"), (5, "unzip d.zip")), line_offset=2),
+        NotebookCellFact(3, "code", language="other", line_offset=7, code_lines=((8, "SELECT 1"),)),
+        NotebookCellFact(4, "code", language="python", line_offset=10),
+    )
 
 
 def test_blank_lines_of_an_r_script():
@@ -178,4 +194,4 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.0.3+")
+    assert result.frontend_version.startswith("1.0.4+")

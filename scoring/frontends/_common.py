@@ -528,9 +528,11 @@ _REDACTION = {
     "file_io": (lambda f: f.path, lambda f: _changed(f, path=redact_text(f.path))),
     "urls": (lambda f: f.url, lambda f: _changed(f, url=redact_text(f.url))),
     "directives": (lambda f: f"{f.kind}\x00{f.value}", lambda f: _changed(f, value=redact_bound(f.kind, f.value))),
-    "cells": (lambda f: "\x00".join([*f.magics, *(command for _, command in f.commands)]),
+    "cells": (lambda f: "\x00".join([*f.magics, *(command for _, command in f.commands),
+                                     *(text for _, text in f.code_lines)]),
               lambda f: _changed(f, magics=tuple(redact_text(m) for m in f.magics),
-                                 commands=tuple((line, redact_text(c)) for line, c in f.commands))),
+                                 commands=tuple((line, redact_text(c)) for line, c in f.commands),
+                                 code_lines=tuple((line, redact_text(t)) for line, t in f.code_lines))),
     "installs": (lambda f: f.package, lambda f: _changed(f, package=redact_text(f.package))),
 }
 

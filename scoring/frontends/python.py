@@ -109,7 +109,8 @@ within the cell, the numbering evidence uses. Import aliases carry from cell to 
 the kernel's namespace does. ``parse_error`` names the first cell that does not parse
 (``"cell 3: SyntaxError: …"``); the other cells are still read. ``lines`` counts the
 lines of the code cells (the JSON's own lines mean nothing to a detector). A cell's
-``commands`` are the shell commands its magics run (C2's inline installs). R and Julia
+``commands`` are the shell commands its magics run (C2's inline installs); a cell in
+another language keeps its non-blank lines as ``code_lines`` (A2, A4). R and Julia
 cells (an R or Julia kernel, ``%%R``) are read by their own frontend for their imports,
 installs and (R) the handlers that swallow errors, lines counted within the cell.
 """
@@ -151,6 +152,7 @@ from scoring.parsers.notebook import (
     Cell,
     NotebookError,
     notebook_fallback_source,
+    other_language_lines,
     parse_notebook,
     shell_commands,
     split_magics,
@@ -159,7 +161,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment
 
 LANGUAGE = "python"
-VERSION = "1.1.1"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells
+VERSION = "1.1.2"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.1.2: NotebookCellFact.code_lines
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -1927,13 +1929,15 @@ def _foreign_cell(walker: _Walker, cell: Cell) -> None:
 
 def _cell_extras(cell: Cell) -> dict:
     """The signals' fields of a cell's fact: stored outputs, tags, language, line count;
-    the shell commands of its magics (C2's inline installs)."""
+    the shell commands of its magics (C2's inline installs, A4); the lines of a cell in
+    another language (A2, A4)."""
     return {
         "commands": shell_commands(cell),
         "has_outputs": cell.has_outputs,
         "tags": cell.tags,
         "language": cell.language if cell.cell_type == "code" else "",
         "line_count": len(cell.source.splitlines()),
+        "code_lines": other_language_lines(cell),
     }
 
 

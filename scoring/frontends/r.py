@@ -29,10 +29,10 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
-from scoring.parsers.notebook import parse_rmarkdown, shell_commands
+from scoring.parsers.notebook import other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable
+VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.0.4: R Markdown chunks' language and code_lines
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -103,7 +103,9 @@ def with_cells(facts: FileFacts, data: bytes, path: str) -> FileFacts:
     """``facts`` of an R Markdown / Quarto document with its cells
     (:func:`scoring.parsers.notebook.parse_rmarkdown`: chunks are code cells, the text
     between them markdown cells), as ``NotebookCellFact``: no execution counts or outputs;
-    a markdown cell's ``chars`` leaves out the YAML front matter of the first cell."""
+    a markdown cell's ``chars`` leaves out the YAML front matter of the first cell; a
+    chunk's ``language`` is its engine's (r, python, shell, julia, other), its
+    ``commands`` and ``code_lines`` carry the document's lines."""
     notebook = parse_rmarkdown(data.decode("utf-8", "replace"), path)
     cells = []
     for position, cell in enumerate(notebook.cells):
@@ -113,8 +115,10 @@ def with_cells(facts: FileFacts, data: bytes, path: str) -> FileFacts:
             chars = len(source.strip())
         cells.append(NotebookCellFact(cell.index, cell.cell_type, None, (),
                                       tuple(m.text.strip() for m in cell.magics), chars,
-                                      commands=shell_commands(cell), line_offset=cell.line_offset))
-    # the magics and commands of shell chunks are redacted as every fact is
+                                      language=cell.language if cell.cell_type == "code" else "",
+                                      commands=shell_commands(cell), line_offset=cell.line_offset,
+                                      code_lines=other_language_lines(cell)))
+    # the magics, commands and code lines of chunks are redacted as every fact is
     return replace(facts, cells=ts.redact_records("cells", tuple(cells)))
 
 

@@ -49,6 +49,16 @@ def shell_commands(cell: Cell) -> tuple[tuple[int, str], ...]:
     return tuple((cell.line_offset + m.line, command) for m in cell.magics if (command := m.shell_command))
 
 
+def other_language_lines(cell: Cell) -> tuple[tuple[int, str], ...]:
+    """``(line, text)`` of the non-blank lines of a code cell in neither Python nor shell
+    (R, Julia, another cell magic or kernel; a cell magic's first line included), lines
+    within the cell plus its ``line_offset``; () for other cells."""
+    if cell.cell_type != "code" or cell.language in ("python", "shell"):
+        return ()
+    return tuple((cell.line_offset + number, text) for number, text in enumerate(cell.source.splitlines(), start=1)
+                 if text.strip())
+
+
 @dataclass
 class Cell:
     index: int                    # 1-based among all cells of the document

@@ -50,10 +50,6 @@ def _document(tree: TreeIndex, path: str) -> Document | None:
     return _guarded(tree, path, "reading the document", lambda: tree.document(path), None)
 
 
-def _notebook(tree: TreeIndex, path: str):
-    return _guarded(tree, path, "reading the notebook", lambda: tree.notebook(path), None)
-
-
 def _top(ref: ImportFact) -> str:
     """The top-level package an import names (a relative import's dots dropped)."""
     return ref.module.lstrip(".").split(".", 1)[0]
@@ -477,20 +473,18 @@ class _CellLine:
 
 def _notebook_code_lines(tree: TreeIndex) -> Iterator[_CellLine]:
     """Shell magics and the lines of R / Julia / other non-Python code cells of notebooks
-    and R Markdown documents (Python cells are read as code units)."""
+    and R Markdown documents (Python cells are read as code units), from the cells'
+    facts (``NotebookCellFact.commands`` and ``code_lines``); comment lines left out."""
     for path in tree.by_type("notebook") + tree.by_type("rmd"):
-        nb = _notebook(tree, path)
-        if nb is None:
+        facts = tree.facts(path)
+        if facts is None:
             continue
         is_ipynb = path.lower().endswith(".ipynb")
-        for cell in nb.code_cells:
-            offset = 0 if is_ipynb else cell.line_offset
+        for cell in facts.cells:
             cell_index = cell.index if is_ipynb else None
-            for magic in cell.magics:
-                command = magic.shell_command
-                if command:
-                    yield _CellLine(path, magic.line + offset, cell_index, command, "shell")
+            for line, command in cell.commands:
+                yield _CellLine(path, line, cell_index, command, "shell")
             if cell.language in ("r", "julia", "other"):
-                for number, text in enumerate(cell.source.splitlines(), start=1):
-                    if text.strip() and not text.lstrip().startswith("#"):
-                        yield _CellLine(path, number + offset, cell_index, text, cell.language)
+                for line, text in cell.code_lines:
+                    if not text.lstrip().startswith("#"):
+                        yield _CellLine(path, line, cell_index, text, cell.language)

@@ -40,6 +40,11 @@ _DOWNLOADERS = frozenset({"wget", "curl", "aria2c"})
 _CURL_UPLOAD_FLAGS = frozenset({"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F", "--form",
                                 "-T", "--upload-file"})
 _SRA_TOOLS = frozenset({"prefetch", "fasterq-dump", "fastq-dump"})
+# Every program _download_tool recognises: a shell line runs a download only if it
+# names one of these or a downloader.
+_DATA_TOOLS = frozenset({"zenodo_get", "osf", "kaggle", "dvc", "datalad", *_SRA_TOOLS, "aws", "gsutil", "gcloud",
+                         "rclone", "gdown", "huggingface-cli", "hf", "synapse", "azcopy", "git"})
+_DOWNLOAD_PROGRAMS = tuple(sorted(_DOWNLOADERS | _DATA_TOOLS))
 
 
 def is_installer_url(url: str) -> bool:
@@ -97,6 +102,15 @@ def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -
     return installer
 
 
+def _may_run_a_download(text: str) -> bool:
+    """Whether a shell line names a downloader or data tool: the test before it is split
+    into commands (most lines name none). Quotes and backslashes are dropped first, as
+    the split drops them from a word (``w"get"`` runs ``wget``)."""
+    if "'" in text or '"' in text or "\\" in text:
+        text = text.replace("'", "").replace('"', "").replace("\\", "")
+    return any(program in text for program in _DOWNLOAD_PROGRAMS)
+
+
 def _curl_writes(args: list[str]) -> bool:
     """``curl -X POST/PUT`` sends data rather than fetching it."""
     for i, arg in enumerate(args):
@@ -110,6 +124,8 @@ def _positional(args: list[str]) -> list[str]:
 
 
 def _download_tool(program: str, args: list[str], own: OwnIdentifiers | None) -> str | None:
+    if program not in _DATA_TOOLS:
+        return None
     words = _positional(args)
     first = words[0] if words else ""
     if program == "zenodo_get":
@@ -182,6 +198,8 @@ class _DownloadScan:
                    table: dict[str, str] | None = None, pattern: re.Pattern[str] = _SHELL_VAR_RE) -> None:
         if table:
             text = _substitute(text, table, pattern)
+        if not _may_run_a_download(text):
+            return
         commands = split_commands(text)
         found = shell_download(commands, self.own) if commands else None
         if found:
@@ -264,13 +282,6 @@ _DATASET_CALL_RE = re.compile(
     r"dvc\.api\.(?:open|read)|torchvision\.datasets\.utils\.download_file_from_google_drive|"
     r"torchtext\.datasets\.\w+|openml\.datasets\.get_dataset)$"
 )
-# Substrings without which a unit cannot hold a URL-less download (URL downloads need
-# "://"); plain substring tests are faster than one alternation regex. "download" covers
-# hf_hub_download, snapshot_download, download=True, *_download_files; "datasets" covers
-# load_dataset and tensorflow_datasets; "load_data" the Keras loaders.
-_PY_DOWNLOAD_HINTS = ("download", "datasets", "load_data", "fetch_", "tfds", "pooch", "gdown", "zenodo_get",
-                      "osfclient", "kaggle", "get_GEO", "efetch", "synapse", "datalad", "dvc", "openml",
-                      "subprocess", "system", "popen", "getoutput")
 _TORCH_DATASET_RE = re.compile(r"^(?:torchvision|torchaudio)\.datasets\.[A-Z]\w*$")
 _SUBPROCESS_RE = re.compile(r"^(?:subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|os\.(?:system|popen))$")
 _KAGGLE_METHOD_RE = re.compile(r"(?:^|\.)(?:dataset|competition)_download_files?$")
@@ -319,7 +330,7 @@ def python_download(call: CallFact, modules: set[str], own: OwnIdentifiers) -> D
     if _DATASET_CALL_RE.match(name):
         return Download("data_acquisition_script.python_call", f"{name} fetches data")
     if _SUBPROCESS_RE.match(name):
-        if call.command:
+        if call.command and _may_run_a_download(call.command):
             commands = split_commands(call.command)
             found = shell_download(commands, own) if commands else None
             if found:
@@ -502,15 +513,22 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
     downloader called with a URL (a literal, a wrapper of one, a name bound to one)."""
     url_calls, tools = (_R_URL_CALLS, _R_TOOLS) if language == "r" else (_JL_URL_CALLS, _JL_TOOLS)
     label = "r_call" if language == "r" else "julia_call"
+    named = [(call, name) for call in facts.calls
+             if (name := call.written.rsplit("::", 1)[-1] if language == "r" else call.written) in tools
+             or name in url_calls]
+    if not named:   # most files: no fetching call at all
+        return
     url_vars = _fact_url_vars(facts)
+    # URL literals of the lines with such a call (a wrapper's literal is on its line)
+    lines = {call.line for call, _ in named}
     literal_urls: dict[int, list[str]] = {}
     for call in facts.calls:
-        for arg in call.args[:1]:
-            if isinstance(arg, str) and _URL_LITERAL_RE.match(arg):
-                literal_urls.setdefault(call.line, []).append(arg)
+        if call.line in lines:
+            for arg in call.args[:1]:
+                if isinstance(arg, str) and _URL_LITERAL_RE.match(arg):
+                    literal_urls.setdefault(call.line, []).append(arg)
     by_line: dict[int, Download] = {}
-    for call in facts.calls:
-        name = call.written.rsplit("::", 1)[-1] if language == "r" else call.written
+    for call, name in named:
         if name in tools:
             by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} fetches data")
             continue

@@ -209,12 +209,17 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
     lines of other scripts, Make-like files, workflow files and notebook shell/R/Julia
     cells."""
     for path, facts in _python_facts(tree):
-        strings = sorted((s for s in facts.strings if not s.docstring), key=lambda s: (s.line_start, s.value))
-        for literal in strings:
-            value = literal.value
-            if len(value) > 2000:
-                value = value[:2000]
-            scan.scan_text(value, _CODE_CONTEXT, path, literal.line_start, literal.cell)
+        # only the literals that may hold a pointer are scanned, in line order (a literal
+        # is read up to its 2000th character). Most files hold none: one test of their
+        # literals joined by newlines says so (a literal the test passes makes the joined
+        # text pass it: a newline, like a text's end, is no word character).
+        values = [s.value[:2000] for s in facts.strings if not s.docstring]
+        if not values or not _may_hold_pointer("\n".join(values)):
+            continue
+        candidates = sorted((s for s in facts.strings if not s.docstring and _may_hold_pointer(s.value[:2000])),
+                            key=lambda s: (s.line_start, s.value))
+        for literal in candidates:
+            scan.scan_text(literal.value[:2000], _CODE_CONTEXT, path, literal.line_start, literal.cell)
     for path in _script_files(tree):
         facts = tree.facts(path)
         if facts is not None and facts.frontend in _CODE_FRONTENDS:
