@@ -141,109 +141,63 @@ class _CMakeCommand:
     args: tuple[tuple[str, int], ...]    # (argument, line)
 
 
+# One token of CMake's grammar. Whitespace is skipped by ``finditer``; a token spanning
+# lines (a quoted or bracket argument, a bracket comment) carries its newlines.
+_CMAKE_TOKEN_RE = re.compile(
+    r"""(?P<comment>\#\[(?P<eq1>=*)\[.*?\](?P=eq1)\]|\#[^\n]*)
+      | (?P<quoted>"(?:\\.|[^"\\])*")
+      | (?P<bracket>\[(?P<eq2>=*)\[(?P<body>.*?)\](?P=eq2)\])
+      | (?P<open>\()
+      | (?P<close>\))
+      | (?P<newline>\n)
+      | (?P<word>[^\s()\#"]+)""",
+    re.DOTALL | re.VERBOSE,
+)
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _cmake_commands(text: str) -> list[_CMakeCommand]:
     """CMake commands with their arguments (quotes removed) and lines; comments
-    (``#…``, ``#[[…]]``) and bracket arguments are honoured, nested parentheses kept."""
+    (``#…``, ``#[[…]]``) and bracket arguments are honoured, nested parentheses kept. An
+    unbalanced command ends at the end of the file."""
     commands: list[_CMakeCommand] = []
-    i, n, line = 0, len(text), 1
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
+    line = 1
+    name, name_line = None, 0          # the identifier a "(" would open as a command
+    args: list[tuple[str, int]] | None = None
+    depth = 0
+    for token in _CMAKE_TOKEN_RE.finditer(text):
+        kind = token.lastgroup
+        value = token.group(0)
+        if kind == "newline":
             line += 1
-            i += 1
-        elif ch == "#":
-            i, line = _skip_comment(text, i, line)
-        elif ch.isalpha() or ch == "_":
-            start = i
-            while i < n and (text[i].isalnum() or text[i] == "_"):
-                i += 1
-            name = text[start:i]
-            j = i
-            while j < n and text[j] in " \t":
-                j += 1
-            if j < n and text[j] == "(":
-                command_line = line
-                args, i, line = _cmake_arguments(text, j + 1, line)
-                commands.append(_CMakeCommand(name.lower(), command_line, tuple(args)))
-        else:
-            i += 1
-    return commands
-
-
-def _skip_comment(text: str, i: int, line: int) -> tuple[int, int]:
-    bracket = re.match(r"#\[(=*)\[", text[i:i + 40])
-    if bracket:
-        end = text.find(f"]{bracket.group(1)}]", i)
-        end = len(text) if end < 0 else end + len(bracket.group(1)) + 2
-        return end, line + text.count("\n", i, end)
-    end = text.find("\n", i)
-    return (len(text) if end < 0 else end), line
-
-
-def _cmake_arguments(text: str, i: int, line: int) -> tuple[list[tuple[str, int]], int, int]:
-    args: list[tuple[str, int]] = []
-    n, depth = len(text), 0
-    current: list[str] = []
-    current_line = line
-
-    def flush() -> None:
-        if current:
-            args.append(("".join(current), current_line))
-            current.clear()
-
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            flush()
-            line += 1
-            i += 1
-        elif ch in " \t\r":
-            flush()
-            i += 1
-        elif ch == "#":
-            flush()
-            i, line = _skip_comment(text, i, line)
-        elif ch == '"':
-            flush()
-            current_line = line
-            j = i + 1
-            value = []
-            while j < n and text[j] != '"':
-                if text[j] == "\\" and j + 1 < n:
-                    value.append(text[j:j + 2])
-                    j += 2
-                    continue
-                value.append(text[j])
-                j += 1
-            chunk = "".join(value)
-            args.append((chunk, current_line))
-            line += chunk.count("\n")
-            i = j + 1
-        elif ch == "[" and re.match(r"\[(=*)\[", text[i:i + 40]):
-            flush()
-            marker = re.match(r"\[(=*)\[", text[i:i + 40]).group(1)
-            end = text.find(f"]{marker}]", i)
-            end = n if end < 0 else end
-            args.append((text[i + len(marker) + 2:end], line))
-            line += text.count("\n", i, end)
-            i = end + len(marker) + 2
-        elif ch == "(":
+            continue
+        if kind == "comment":
+            line += value.count("\n")
+            continue
+        if args is None:                # between commands
+            if kind == "open" and name is not None:
+                args, depth, command_name, command_line = [], 0, name, name_line
+            name = value if kind == "word" and _IDENTIFIER_RE.fullmatch(value) else None
+            name_line = line
+            continue
+        if kind == "open":
             depth += 1
-            flush()
-            i += 1
-        elif ch == ")":
-            flush()
-            i += 1
+        elif kind == "close":
             if depth == 0:
-                return args, i, line
-            depth -= 1
+                commands.append(_CMakeCommand(command_name.lower(), command_line, tuple(args)))
+                args, name = None, None
+            else:
+                depth -= 1
+        elif kind == "quoted":
+            args.append((value[1:-1], line))
+        elif kind == "bracket":
+            args.append((token.group("body"), line))
         else:
-            if not current:
-                current_line = line
-            current.append(ch)
-            i += 1
-    flush()
-    return args, i, line
+            args.append((value, line))
+        line += value.count("\n")
+    if args is not None:
+        commands.append(_CMakeCommand(command_name.lower(), command_line, tuple(args)))
+    return commands
 
 
 def _cmake(text: str, path: str) -> NativeBuildFile:

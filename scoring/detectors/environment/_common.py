@@ -94,22 +94,62 @@ NATIVE_LANGUAGES = frozenset({"c", "cpp", "fortran"})
 WORKFLOW_LANGUAGES = frozenset({"nextflow", "snakemake"})
 
 
+@dataclass(frozen=True)
+class _SourceView:
+    """What E1 and E4 ask of a tree's sources, gathered in one pass over its facts and
+    one over its paths: each ``all_facts()`` call walks every path again."""
+
+    facts: dict
+    languages: frozenset[str]
+    matlab_sources: tuple[str, ...]
+    build_files: tuple[str, ...]       # the deposit's own native build files, tests excluded
+
+
+_SOURCE_VIEWS: weakref.WeakKeyDictionary[TreeIndex, _SourceView] = weakref.WeakKeyDictionary()
+
+
+def _sources(tree: TreeIndex) -> _SourceView:
+    cached = _SOURCE_VIEWS.get(tree)
+    if cached is None:
+        cached = _build_source_view(tree)
+        _SOURCE_VIEWS[tree] = cached
+    return cached
+
+
+def _build_source_view(tree: TreeIndex) -> _SourceView:
+    from scoring.parsers.native_build import native_build_kind
+
+    facts = tree.all_facts()
+    languages = set(tree.languages)
+    matlab = []
+    for path, file_facts in facts.items():
+        if file_facts.language == "matlab":
+            # An Objective-C `.m` file does not parse as MATLAB/Octave.
+            if file_facts.parse_error and not file_facts.definitions:
+                continue
+            matlab.append(path)
+        languages.add(file_facts.language)
+    own = []
+    for path in tree.files:
+        if native_build_kind(path) and not {p.lower() for p in path.split("/")[:-1]} & (_VENDORED_PARTS | _TEST_PARTS):
+            own.append(path)
+    return _SourceView(facts, frozenset(languages), tuple(matlab), tuple(own))
+
+
 def _fact_languages(tree: TreeIndex) -> frozenset[str]:
-    """Every language a frontend read sources of; MATLAB only for `.m` files that parse as
-    MATLAB/Octave (an Objective-C `.m` file does not)."""
-    found = set(tree.languages)
-    for facts in tree.all_facts().values():
-        if facts.language == "matlab" and facts.parse_error and not facts.definitions:
-            continue
-        found.add(facts.language)
-    return frozenset(found)
+    """Every language a frontend read sources of (§0.3 "a language is used when its
+    sources exist"; the index's ``languages`` knows Python, R, Julia and JavaScript only);
+    MATLAB only for `.m` files that parse as MATLAB/Octave."""
+    return _sources(tree).languages
 
 
-def _matlab_sources(tree: TreeIndex) -> list[str]:
-    return [
-        path for path, facts in tree.all_facts().items()
-        if facts.language == "matlab" and (not facts.parse_error or facts.definitions)
-    ]
+def _matlab_sources(tree: TreeIndex) -> tuple[str, ...]:
+    return _sources(tree).matlab_sources
+
+
+def _all_facts(tree: TreeIndex) -> dict:
+    """``tree.all_facts()``, taken once per tree for the category."""
+    return _sources(tree).facts
 
 
 # Folders of other projects' code: their build files do not describe this deposit's build.
@@ -117,19 +157,10 @@ _VENDORED_PARTS = frozenset({"third_party", "thirdparty", "3rdparty", "vendor", 
 _TEST_PARTS = frozenset({"test", "tests", "testing"})
 
 
-def _native_build_files(tree: TreeIndex, *, with_tests: bool = False) -> list[str]:
+def _native_build_files(tree: TreeIndex) -> tuple[str, ...]:
     """CMake, meson, wrap, .gitmodules and Make files of the deposit's own build (not
-    vendored; test builds only when asked)."""
-    from scoring.parsers.native_build import native_build_kind
-
-    found = []
-    for path in tree.files:
-        parts = {part.lower() for part in path.split("/")[:-1]}
-        if parts & _VENDORED_PARTS or (not with_tests and parts & _TEST_PARTS):
-            continue
-        if native_build_kind(path):
-            found.append(path)
-    return found
+    vendored, not a test build)."""
+    return _sources(tree).build_files
 
 
 # --------------------------------------------------------------------------- workflows (E1–E4)
@@ -266,7 +297,8 @@ def _conda_value_pinned(value: str) -> tuple[bool, str]:
 
 
 def _build_workflows(tree: TreeIndex) -> Workflows:
-    facts = {p: f for p, f in tree.all_facts().items() if f.language in WORKFLOW_LANGUAGES}
+    all_facts = _sources(tree).facts
+    facts = {p: f for p, f in all_facts.items() if f.language in WORKFLOW_LANGUAGES}
     view = Workflows(engines=frozenset(f.language for f in facts.values()))
     if not facts:
         return view
@@ -313,8 +345,8 @@ def _build_workflows(tree: TreeIndex) -> Workflows:
         elif path.endswith(".nf"):
             _nextflow_steps(tree, path, f, view, params, defaults, by_label, by_name)
     # Snakemake's min_version() may sit in a Python module of the workflow (rules/common.py).
-    for path, f in tree.all_facts().items():
-        if f.language == "python" and view.engines & {"snakemake"}:
+    for path, f in all_facts.items() if "snakemake" in view.engines else ():
+        if f.language == "python":
             for call in f.calls:
                 if call.name == "snakemake.utils.min_version" and call.args:
                     view.version_declarations.append((path, call.line, f"min_version({call.args[0]!r})"))

@@ -9,6 +9,7 @@ from functools import cache
 from scoring.detectors.environment._common import (
     MAX_EVIDENCE,
     NATIVE_LANGUAGES,
+    _all_facts,
     _env_files,
     _fact_languages,
     _join_names,
@@ -185,7 +186,7 @@ def _third_party_includes(tree: TreeIndex) -> list[tuple[str, int, str]]:
     are neither the standard library, the system, MPI/OpenMP nor a file of the tree."""
     names, prefixes = _system_headers()
     local = {_name(p).lower() for p in tree.files}
-    all_facts = tree.all_facts()
+    all_facts = _all_facts(tree)
     local_modules = {
         d.name.lower() for f in all_facts.values() if f.language == "fortran"
         for d in f.definitions if d.kind == "module"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from scoring.detectors.environment._common import (
     MAX_EVIDENCE,
     NATIVE_LANGUAGES,
-    WORKFLOW_LANGUAGES,
+    _all_facts,
     _dockerfiles,
     _env_files,
     _fact_languages,
@@ -151,7 +151,7 @@ def _native_declarations(tree: TreeIndex) -> list[_Declaration]:
                 _Declaration(path, _standard_language(s.text, native), s.text, s.line, f"{build.kind}-standard", s.text)
                 for s in build.standards
             ]
-    for path, facts in tree.all_facts().items():
+    for path, facts in _all_facts(tree).items():
         if facts.language == "python" and _PYTHON_BUILD_SCRIPT_RE.fullmatch(_name(path)):
             for string in facts.strings:
                 flag = _STD_FLAG_RE.search(string.value)
