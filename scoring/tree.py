@@ -869,6 +869,34 @@ class TreeIndex:
         return self._cached(f"workflow:{engine}", path, lambda text: parse_workflow_file(engine, text),
                             by_content=True)
 
+    def native_build(self, path: str):
+        """What a build file of a compiled code declares (CMake, meson, meson wraps,
+        ``.gitmodules``, Makefiles: :func:`scoring.parsers.native_build.parse_native_build`),
+        parsed once; None for other files."""
+        from .parsers.native_build import parse_native_build
+
+        return self._cached("native_build", path, lambda text: parse_native_build(text, path))
+
+    def conda_environment(self, path: str):
+        """A conda environment file anywhere in the tree (a workflow process's
+        ``conda "envs/x.yml"``, a module ``environment.yml``) as a
+        :class:`scoring.parsers.manifests.Manifest`, parsed once; None when unreadable.
+        :meth:`manifests` covers the environment locations only."""
+        from .parsers.manifests import parse_conda_env
+
+        return self._cached("conda_environment", path, lambda text: parse_conda_env(text, path))
+
+    def stated_releases(self, path: str) -> tuple:
+        """The MATLAB/Octave releases a prose document states
+        (:func:`scoring.parsers.releases.stated_releases`), read once from its Document."""
+        from .parsers.releases import stated_releases
+
+        def build(_text: str) -> tuple:
+            document = self.document(path)
+            return stated_releases(document) if document is not None else ()
+
+        return self._cached("stated_releases", path, build) or ()
+
     def toml_headers(self, path: str) -> tuple[tuple[int, str], ...]:
         """(line, text) of the table headers of a TOML file (:func:`scoring.parsers.scripts.toml_headers`)."""
         from .parsers.scripts import toml_headers

@@ -29,7 +29,7 @@ def rules(measurement) -> list[tuple[str | None, int | None, str]]:
 @pytest.mark.parametrize("metric_id", E_METRICS)
 def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     detector = REGISTRY[metric_id]
-    assert detector.version == "2.0.0"
+    assert detector.version == "2.1.0"
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
     assert sections[""].strip()
@@ -392,7 +392,7 @@ def test_python_version_no_sources_is_absent_with_a_reason(make_tree):
         "python_version_declared", make_tree({"README.md": "# T\n", ".python-version": "3.11\n"})
     )
     assert (m.value, m.level, m.applicable) == (0, None, True)
-    assert "no Python, R or Julia sources" in m.reason
+    assert "no sources of a language whose version can be declared" in m.reason
     assert rules(m) == [(".python-version", 1, "python_version_declared.unused_language")]
 
 

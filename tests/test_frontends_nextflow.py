@@ -94,10 +94,23 @@ def test_config_settings_are_directives_scoped_by_their_blocks():
 
 def test_blocks_of_a_script_the_entry_workflow_not_processes_or_includes():
     assert facts().blocks == (BlockFact("workflow", 21),)
-    assert facts().frontend_version.startswith("1.0.2+")
+    assert facts().frontend_version.startswith("1.0.3+")
 
 
 def test_parse_error_is_a_fact_and_the_rest_is_still_read():
     result = nextflow.extract(b"include { A } from './a'\nprocess X {\n  container 'a:1'\n", "broken.nf")
     assert result.parse_error == "syntax error at line 2"
     assert result.imports == (ImportFact("./a", 1, "none", "include"),)
+
+
+def test_exec_section_is_a_directive_of_its_process():
+    source = b"""process SHEET {
+    input:
+    val names
+    exec:
+    println names
+}
+"""
+    facts = nextflow.extract(source, "main.nf")
+    assert DirectiveFact("exec", "", 4, "SHEET") in facts.directives
+    assert not [d for d in facts.directives if d.kind == "exec" and d.scope != "SHEET"]

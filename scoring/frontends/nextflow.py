@@ -35,7 +35,8 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned
+VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;
+# 1.0.3: DirectiveFact("exec") where a process's exec: section starts
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
@@ -267,6 +268,10 @@ class _Walker:
             return
         if key in SECTIONS and any(c.type == "arg_spliter" for c in children):
             self.sections[process_block.id] = key
+            if key == "exec":
+                # Native Groovy run by Nextflow itself: such a process needs no software
+                # environment (E1 does not ask it to pin one).
+                self.facts.directives.append(DirectiveFact("exec", "", line, process))
             return
         if key in PROCESS_DIRECTIVES and not assigns:
             value = value()

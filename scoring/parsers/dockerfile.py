@@ -294,8 +294,14 @@ def split_image(ref: str) -> tuple[str, str | None, str | None]:
     return name, tag or None, digest or None
 
 
+# A tag naming the commit an image was built from (``sha867516b…``, a bare 40-hex id) is
+# as immutable as a digest in practice (workflow images are published that way).
+_COMMIT_TAG_RE = re.compile(r"(?:sha)?[0-9a-f]{40}|sha[0-9a-f]{7,64}")
+
+
 def is_pinned_image(ref: str) -> bool:
-    """E2 pin: a digest, or a tag with ``\\d+.\\d+`` or a date (YYYY-MM-DD / YYYYMMDD), not ``latest``."""
+    """E2 pin: a digest, or a tag with ``\\d+.\\d+``, a date (YYYY-MM-DD / YYYYMMDD) or a
+    commit id (``sha<hex>``), not ``latest``."""
     if not isinstance(ref, str) or "$" in ref:
         return False
     _, tag, digest = split_image(ref)
@@ -305,6 +311,7 @@ def is_pinned_image(ref: str) -> bool:
         return False
     return bool(
         _DOTTED_VERSION_RE.search(tag) or _DATE_RE.search(tag) or _COMPACT_DATE_RE.search(tag)
+        or _COMMIT_TAG_RE.fullmatch(tag)
     )
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "InterpreterDecl",
     "Manifest",
     "classify_pep508",
+    "conda_spec_pin",
     "counts",
     "description_fields",
     "has_cuda_tag",
@@ -123,6 +124,10 @@ class Manifest:
     problems: list[str] = field(default_factory=list)
     unknown: bool = False
     conda_export: bool = False
+    # False for a file of a manifest's name that holds no dependency declaration at all
+    # (a pyproject.toml with only [tool.*] settings, a setup.cfg with only [flake8]): E1
+    # does not score it as a manifest (METRICS.md §0.3 "nothing to pin").
+    declares_dependencies: bool = True
 
 
 # --------------------------------------------------------------------------- helpers
@@ -811,6 +816,12 @@ def parse_pyproject(text: str, path: str) -> Manifest:
         seen=seen,
     )
 
+    manifest.declares_dependencies = (
+        "dependencies" in project
+        or "dependencies" in poetry
+        or "dependencies" in _table(poetry, "group", "main")
+        or "dependencies" in (project.get("dynamic") if isinstance(project.get("dynamic"), list) else ())
+    )
     build_system = _table(data, "build-system")
     build_start = finder.header(r"^\s*\[\s*build-system\s*\]")
     manifest.build_requires.extend(
@@ -871,12 +882,14 @@ def parse_setup_cfg(text: str, path: str) -> Manifest:
         manifest.problems.append(_problem(path, None, f"invalid INI: {_snippet(str(exc))}"))
         return manifest
     if not parser.has_section("options"):
+        manifest.declares_dependencies = False
         return manifest
     options = parser["options"]
     finder = _LineFinder(text)
     start = finder.header(r"^\s*\[\s*options\s*\]")
 
     install_requires = options.get("install_requires", options.get("install-requires"))
+    manifest.declares_dependencies = install_requires is not None
     if install_requires is not None:
         stripped = install_requires.strip()
         if stripped.startswith("file:"):
@@ -1177,10 +1190,14 @@ def _parse_conda_spec(entry: str) -> _CondaSpec | None:
     return None
 
 
+# A conda version may start with an epoch (``1!164.3095``): the ``!`` is not a range.
+_CONDA_EPOCH_RE = re.compile(r"^\d+!")
+
+
 def _conda_pin(spec: _CondaSpec, export: bool) -> str:
     if not spec.operator:
         return PIN_UNPINNED
-    if spec.operator == "range" or _RANGE_CHARS & set(spec.version):
+    if spec.operator == "range" or _RANGE_CHARS & set(_CONDA_EPOCH_RE.sub("", spec.version)):
         return PIN_BOUNDED
     if spec.operator in ("==", "space"):
         return PIN_EXACT if spec.version else PIN_UNPINNED
@@ -1191,6 +1208,15 @@ def _conda_pin(spec: _CondaSpec, export: bool) -> str:
     if spec.build or export or len(spec.version.split(".")) >= 3:
         return PIN_EXACT
     return PIN_BOUNDED
+
+
+def conda_spec_pin(entry: str) -> str | None:
+    """The pin class of one conda match spec written in a workflow directive
+    (``conda-forge::wget=1.20.1``, ``bioconda::samtools 1.17``), None when it is not one.
+    A single ``=`` pins as in an environment file: exact with three version components or
+    a build string, bounded otherwise."""
+    spec = _parse_conda_spec(entry)
+    return None if spec is None else _conda_pin(spec, export=False)
 
 
 def _yaml_entry_pattern(entry: str) -> Callable[[str], bool]:
@@ -1510,6 +1536,9 @@ _VERSION_FILE_KINDS = {
 }
 
 
+_JULIA_MANIFEST_NAME_RE = re.compile(r"(?:julia)?manifest(?:-v\d+(?:\.\d+)*)?\.toml")
+
+
 def _version_like(token: str) -> str | None:
     match = _PYTHON_VERSION_TOKEN_RE.match(token.strip())
     return match.group("version") if match else None
@@ -1612,7 +1641,7 @@ def interpreters_from_version_file(text: str, path: str, kind: str | None = None
         return []
     key = (kind or posixpath.basename(path or "")).lower()
     resolved = _VERSION_FILE_KINDS.get(key)
-    if resolved is None and key.endswith("manifest.toml"):
+    if resolved is None and _JULIA_MANIFEST_NAME_RE.fullmatch(key):
         resolved = "julia-manifest"  # JuliaManifest.toml, Manifest-v1.10.toml
     if resolved is None:
         return []

@@ -5,9 +5,11 @@ deposit declares about its environment: how tightly dependencies are pinned (E1)
 a container definition exists (E2), whether one command creates the environment (E3),
 and whether the interpreter version is declared (E4).
 
-All four read only conventional files (manifests, lockfiles, container definitions, task
-files, the README) through the tree index: no source file is scanned here, so the cost is
-a handful of small reads per tree.
+All four read conventional files (manifests, lockfiles, container definitions, task
+files, build files, the README) through the tree index's cached parsers, and the facts the
+language frontends already gathered (which languages are used, Nextflow and Snakemake
+directives, C/C++/Fortran includes, a configure script's flags): no source file is read
+here, so the cost is a handful of small reads per tree.
 """
 
 from scoring.detectors.environment import (

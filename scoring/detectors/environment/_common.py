@@ -1,12 +1,18 @@
 """What several category E detectors share: evidence helpers, the environment
-locations' files, language names, Dockerfile names (E2, E4).
+locations' files, language names, Dockerfile names (E2, E4), the languages the facts show
+and the deposit's native build files (E1, E4), and the workflow view (E1–E4): each
+Nextflow process's or Snakemake rule's software environment, container directives,
+engines enabled in profiles, and the workflow engine version declared.
 """
 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
+from scoring.parsers.dockerfile import is_pinned_image
 from scoring.tree import TreeIndex
 
 # Evidence lists stay short enough to read; totals always go to ``counts``.
@@ -49,7 +55,10 @@ def _join_names(names: Sequence[str], limit: int = 5) -> str:
     return shown + (", …" if len(names) > limit else "")
 
 
-_LANGUAGE_NAMES = {"python": "Python", "r": "R", "julia": "Julia", "js": "JavaScript"}
+_LANGUAGE_NAMES = {
+    "python": "Python", "r": "R", "julia": "Julia", "js": "JavaScript", "matlab": "MATLAB/Octave",
+    "c": "C", "cpp": "C++", "fortran": "Fortran", "nextflow": "Nextflow", "snakemake": "Snakemake",
+}
 
 
 def _language_name(language: str) -> str:
@@ -75,3 +84,394 @@ def _named(paths: Iterable[str], pattern: re.Pattern[str]) -> list[str]:
 def _dockerfiles(paths: Iterable[str]) -> list[str]:
     """The Dockerfiles among ``paths`` (documents named after one excluded)."""
     return [p for p in _named(paths, _DOCKERFILE_RE) if not _DOC_SUFFIX_RE.fullmatch(_name(p))]
+
+
+# --------------------------------------------------------------------------- languages (E1, E4)
+
+# Languages by the facts their frontends give (§0.3 "a language is used when its sources
+# exist"): the tree index's ``languages`` knows Python, R, Julia and JavaScript only.
+NATIVE_LANGUAGES = frozenset({"c", "cpp", "fortran"})
+WORKFLOW_LANGUAGES = frozenset({"nextflow", "snakemake"})
+
+
+@dataclass(frozen=True)
+class _SourceView:
+    """What E1 and E4 ask of a tree's sources, gathered in one pass over its facts and
+    one over its paths: each ``all_facts()`` call walks every path again."""
+
+    facts: dict
+    languages: frozenset[str]
+    matlab_sources: tuple[str, ...]
+    build_files: tuple[str, ...]       # the deposit's own native build files, tests excluded
+
+
+_SOURCE_VIEWS: weakref.WeakKeyDictionary[TreeIndex, _SourceView] = weakref.WeakKeyDictionary()
+
+
+def _sources(tree: TreeIndex) -> _SourceView:
+    cached = _SOURCE_VIEWS.get(tree)
+    if cached is None:
+        cached = _build_source_view(tree)
+        _SOURCE_VIEWS[tree] = cached
+    return cached
+
+
+def _build_source_view(tree: TreeIndex) -> _SourceView:
+    from scoring.parsers.native_build import native_build_kind
+
+    facts = tree.all_facts()
+    languages = set(tree.languages)
+    matlab = []
+    for path, file_facts in facts.items():
+        if file_facts.language == "matlab":
+            # An Objective-C `.m` file does not parse as MATLAB/Octave.
+            if file_facts.parse_error and not file_facts.definitions:
+                continue
+            matlab.append(path)
+        languages.add(file_facts.language)
+    own = []
+    for path in tree.files:
+        if native_build_kind(path) and not {p.lower() for p in path.split("/")[:-1]} & (_VENDORED_PARTS | _TEST_PARTS):
+            own.append(path)
+    return _SourceView(facts, frozenset(languages), tuple(matlab), tuple(own))
+
+
+def _fact_languages(tree: TreeIndex) -> frozenset[str]:
+    """Every language a frontend read sources of (§0.3 "a language is used when its
+    sources exist"; the index's ``languages`` knows Python, R, Julia and JavaScript only);
+    MATLAB only for `.m` files that parse as MATLAB/Octave."""
+    return _sources(tree).languages
+
+
+def _matlab_sources(tree: TreeIndex) -> tuple[str, ...]:
+    return _sources(tree).matlab_sources
+
+
+def _all_facts(tree: TreeIndex) -> dict:
+    """``tree.all_facts()``, taken once per tree for the category."""
+    return _sources(tree).facts
+
+
+# Folders of other projects' code: their build files do not describe this deposit's build.
+_VENDORED_PARTS = frozenset({"third_party", "thirdparty", "3rdparty", "vendor", "vendored"})
+_TEST_PARTS = frozenset({"test", "tests", "testing"})
+
+
+def _native_build_files(tree: TreeIndex) -> tuple[str, ...]:
+    """CMake, meson, wrap, .gitmodules and Make files of the deposit's own build (not
+    vendored, not a test build)."""
+    return _sources(tree).build_files
+
+
+# --------------------------------------------------------------------------- workflows (E1–E4)
+
+_CONTAINER_ENGINES = ("docker", "singularity", "apptainer", "podman", "charliecloud", "shifter", "sarus", "wave")
+_ENV_ENGINES = (*_CONTAINER_ENGINES, "conda", "mamba", "spack")
+_QUOTED_RE = re.compile(r"""['"]([^'"\s]+)['"]""")
+_PARAM_REF_RE = re.compile(r"\$\{?\s*(params(?:\.\w+)+)\s*\}?")
+_VARIABLE_REF_RE = re.compile(r"\$\{?(\w+)\}?")
+_URI_SCHEME_RE = re.compile(r"^(?:docker|library|shub|oras|docker-archive)://")
+_WRAPPER_RELEASE_RE = re.compile(r"^v?\d+(?:\.\d+)+/")
+_ENV_FILE_RE = re.compile(r"\.ya?ml$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class WorkflowStep:
+    """A Nextflow process or Snakemake rule and the software environment it runs in."""
+
+    engine: str
+    name: str
+    path: str
+    line: int
+    needs_environment: bool
+    pinned: bool
+    how: str            # what pins it or why it is not: "container x:1.2", "conda env.yml: 2 unpinned"
+    evidence_path: str
+    evidence_line: int | None
+
+
+@dataclass(frozen=True)
+class ContainerDirective:
+    """A ``container``/``containerized`` directive (or config setting) with its image(s)."""
+
+    path: str
+    line: int
+    images: tuple[str, ...]
+    pinned: bool
+    scope: str
+
+
+@dataclass(frozen=True)
+class EngineSetting:
+    """A container or conda engine a workflow enables, in a profile or for every run."""
+
+    path: str
+    line: int
+    engine: str
+    profile: str        # "" when enabled outside any profile
+
+
+@dataclass
+class Workflows:
+    engines: frozenset[str] = frozenset()
+    steps: list[WorkflowStep] = field(default_factory=list)
+    containers: list[ContainerDirective] = field(default_factory=list)
+    engine_settings: list[EngineSetting] = field(default_factory=list)
+    # (path, line, text): manifest.nextflowVersion, Snakemake min_version()
+    version_declarations: list[tuple[str, int, str]] = field(default_factory=list)
+    # conda environment files the steps name, resolved to tree paths
+    environment_files: list[str] = field(default_factory=list)
+
+    def profiles_enabling(self, kinds: Iterable[str]) -> dict[str, EngineSetting]:
+        wanted = set(kinds)
+        return {s.profile: s for s in self.engine_settings if s.profile and s.engine in wanted}
+
+
+_WORKFLOWS: weakref.WeakKeyDictionary[TreeIndex, Workflows] = weakref.WeakKeyDictionary()
+
+
+def _workflows(tree: TreeIndex) -> Workflows:
+    """The workflow view of a tree, built once from the Nextflow and Snakemake facts."""
+    cached = _WORKFLOWS.get(tree)
+    if cached is None:
+        cached = _build_workflows(tree)
+        _WORKFLOWS[tree] = cached
+    return cached
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _join(directory: str, relative: str) -> str | None:
+    parts: list[str] = [p for p in directory.split("/") if p]
+    for part in relative.replace("\\", "/").split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts) or None
+
+
+def _images(value: str, params: dict[str, str]) -> tuple[str, ...]:
+    """The image references a container value names: the quoted alternatives of a
+    ``${ engine == 'singularity' ? 'https://…/x:1.2' : 'biocontainers/x:1.2' }`` ternary,
+    or the value itself, with ``${params.x}`` resolved and URL prefixes dropped."""
+    resolved = _PARAM_REF_RE.sub(lambda m: params.get(m.group(1), m.group(0)), value)
+    quoted = [q for q in _QUOTED_RE.findall(resolved) if "/" in q or ":" in q]
+    candidates = quoted if quoted and "?" in resolved else [resolved.strip().strip("'\"")]
+    images = []
+    for candidate in candidates:
+        candidate = _URI_SCHEME_RE.sub("", candidate)
+        if candidate.startswith(("https://", "http://")):
+            candidate = candidate.rsplit("/", 1)[-1]
+        if candidate:
+            images.append(candidate)
+    return tuple(images)
+
+
+def _env_file_pinned(tree: TreeIndex, path: str) -> tuple[bool, str]:
+    from scoring.parsers.manifests import PIN_UNPINNED
+
+    manifest = tree.conda_environment(path)
+    if manifest is None or not manifest.dependencies:
+        return False, f"conda {path}: no dependencies read"
+    loose = [d.name for d in manifest.dependencies if d.pin == PIN_UNPINNED]
+    if loose:
+        return False, f"conda {path}: {len(loose)} of {len(manifest.dependencies)} entries unpinned"
+    return True, f"conda {path}: every entry versioned"
+
+
+def _conda_value_pinned(value: str) -> tuple[bool, str]:
+    from scoring.parsers.manifests import PIN_UNPINNED, conda_spec_pin
+
+    specs = [token for token in value.replace(",", " ").split() if token]
+    pins = [conda_spec_pin(token) for token in specs]
+    if specs and all(p is not None and p != PIN_UNPINNED for p in pins):
+        return True, f"conda {value}"
+    return False, f"conda {value}: not every package versioned"
+
+
+def _build_workflows(tree: TreeIndex) -> Workflows:
+    all_facts = _sources(tree).facts
+    facts = {p: f for p, f in all_facts.items() if f.language in WORKFLOW_LANGUAGES}
+    view = Workflows(engines=frozenset(f.language for f in facts.values()))
+    if not facts:
+        return view
+    params: dict[str, str] = {}
+    configs = [p for p, f in facts.items() if f.language == "nextflow" and not p.endswith(".nf")]
+    for path in configs:
+        for d in facts[path].directives:
+            if d.scope == "params" or d.scope.startswith("params."):
+                params.setdefault(f"{d.scope}.{d.kind}", d.value)
+    # Nextflow config: process defaults, selectors, engines, the manifest.
+    defaults: dict[str, tuple[str, str, int]] = {}     # "container"/"conda" -> (value, path, line)
+    by_label: dict[str, dict[str, tuple[str, str, int]]] = {}
+    by_name: dict[str, dict[str, tuple[str, str, int]]] = {}
+    for path in configs:
+        for d in facts[path].directives:
+            scope = d.scope.split(".")
+            if d.kind == "nextflowVersion" and d.scope == "manifest":
+                view.version_declarations.append((path, d.line, f"nextflowVersion = '{d.value}'"))
+            if d.kind == "enabled" and d.value == "true" and scope and scope[-1] in _ENV_ENGINES:
+                profile = scope[1] if scope[0] == "profiles" and len(scope) > 2 else ""
+                if scope[0] in ("profiles", scope[-1]) :
+                    view.engine_settings.append(EngineSetting(path, d.line, scope[-1], profile))
+            if d.kind in ("container", "conda") and "process" in scope:
+                if scope[0] == "profiles":
+                    target = None  # profile-specific overrides: the base configuration decides
+                elif scope == ["process"]:
+                    target = defaults
+                elif len(scope) == 2 and scope[1].startswith("withLabel:"):
+                    target = by_label.setdefault(scope[1].split(":", 1)[1].strip("'\" "), {})
+                elif len(scope) == 2 and scope[1].startswith("withName:"):
+                    target = by_name.setdefault(scope[1].split(":", 1)[1].strip("'\" "), {})
+                else:
+                    target = None
+                if target is not None:
+                    target.setdefault(d.kind, (d.value, path, d.line))
+                if d.kind == "container":
+                    images = _images(d.value, params)
+                    view.containers.append(
+                        ContainerDirective(path, d.line, images, bool(images) and all(map(is_pinned_image, images)), d.scope)
+                    )
+    for path, f in facts.items():
+        if f.language == "snakemake":
+            _snakemake_steps(tree, path, f, view)
+        elif path.endswith(".nf"):
+            _nextflow_steps(tree, path, f, view, params, defaults, by_label, by_name)
+    # Snakemake's min_version() may sit in a Python module of the workflow (rules/common.py).
+    for path, f in all_facts.items() if "snakemake" in view.engines else ():
+        if f.language == "python":
+            for call in f.calls:
+                if call.name == "snakemake.utils.min_version" and call.args:
+                    view.version_declarations.append((path, call.line, f"min_version({call.args[0]!r})"))
+    return view
+
+
+def _selector_match(selectors: dict[str, dict], name: str) -> dict:
+    for pattern, settings in selectors.items():
+        try:
+            if pattern == name or re.fullmatch(pattern, name):
+                return settings
+        except re.error:
+            continue
+    return {}
+
+
+def _nextflow_steps(tree, path, f, view, params, defaults, by_label, by_name) -> None:
+    variables = {a.name: a.value for a in f.assignments}
+    directory = _parent(path)
+    for definition in f.definitions:
+        if definition.kind != "process":
+            continue
+        own = [d for d in f.directives if d.scope == definition.name]
+        settings: dict[str, tuple[str, str, int]] = {}
+        for d in own:
+            if d.kind in ("container", "conda"):
+                settings.setdefault(d.kind, (d.value, path, d.line))
+                if d.kind == "container":
+                    images = _images(d.value, params)
+                    view.containers.append(
+                        ContainerDirective(path, d.line, images, bool(images) and all(map(is_pinned_image, images)), d.scope)
+                    )
+        for d in own:
+            if d.kind == "label":
+                for key, value in by_label.get(d.value.strip("'\" "), {}).items():
+                    settings[key] = value
+        for key, value in _selector_match(by_name, definition.name).items():
+            settings[key] = value
+        for key, value in defaults.items():
+            settings.setdefault(key, value)
+        exec_only = any(d.kind == "exec" for d in own) and not (settings.keys() & {"container", "conda"})
+        pinned, how, where = False, "no container or conda environment", (path, definition.line)
+        if "container" in settings:
+            value, where_path, line = settings["container"]
+            images = _images(value, params)
+            pinned = bool(images) and all(map(is_pinned_image, images))
+            how, where = f"container {', '.join(images) or value}", (where_path, line)
+        if not pinned and "conda" in settings:
+            value, where_path, line = settings["conda"]
+            expanded = _VARIABLE_REF_RE.sub(
+                lambda m: {"moduleDir": directory, "projectDir": "", "baseDir": ""}.get(
+                    m.group(1), variables.get(m.group(1), m.group(0))
+                ),
+                value,
+            )
+            expanded = _VARIABLE_REF_RE.sub(
+                lambda m: {"moduleDir": directory, "projectDir": "", "baseDir": ""}.get(m.group(1), m.group(0)),
+                expanded,
+            )
+            if _ENV_FILE_RE.search(expanded.strip()):
+                env_path = _join("", expanded.strip().lstrip("/"))
+                if env_path and tree.is_file(env_path):
+                    if env_path not in view.environment_files:
+                        view.environment_files.append(env_path)
+                    pinned, how = _env_file_pinned(tree, env_path)
+                else:
+                    pinned, how = False, f"conda {value}: file not found"
+            else:
+                pinned, how = _conda_value_pinned(value)
+            where = (where_path, line)
+        view.steps.append(
+            WorkflowStep("nextflow", definition.name, path, definition.line, not exec_only, pinned,
+                         "exec: (runs in Nextflow itself)" if exec_only else how, where[0], where[1])
+        )
+
+
+def _snakemake_steps(tree, path, f, view) -> None:
+    directory = _parent(path)
+    global_container = None
+    for d in f.directives:
+        if d.kind in ("container", "containerized", "singularity") and not d.scope:
+            images = _images(d.value, {})
+            global_container = d
+            view.containers.append(
+                ContainerDirective(path, d.line, images, bool(images) and all(map(is_pinned_image, images)), "")
+            )
+        if d.kind == "conda" and not d.scope and _ENV_FILE_RE.search(d.value):
+            env_path = _join(directory, d.value)
+            if env_path and tree.is_file(env_path) and env_path not in view.environment_files:
+                view.environment_files.append(env_path)
+    for call in f.calls:
+        if call.written == "min_version" and call.args:
+            view.version_declarations.append((path, call.line, f"min_version({call.args[0]!r})"))
+    rules: dict[str, list] = {}
+    for d in f.directives:
+        if d.scope:
+            rules.setdefault(d.scope, []).append(d)
+    lines = {d.name: d.line for d in f.definitions if d.kind in ("rule", "checkpoint")}
+    for name, directives in rules.items():
+        kinds = {d.kind: d for d in directives}
+        needs = bool(kinds.keys() & {"shell", "script", "wrapper", "notebook", "cwl"})
+        pinned, how, where = False, "no conda environment, container or wrapper", (path, lines.get(name, directives[0].line))
+        if "wrapper" in kinds:
+            d = kinds["wrapper"]
+            pinned = bool(_WRAPPER_RELEASE_RE.match(d.value))
+            how, where = f"wrapper {d.value}", (path, d.line)
+        if not pinned and "conda" in kinds and _ENV_FILE_RE.search(kinds["conda"].value):
+            d = kinds["conda"]
+            env_path = _join(directory, d.value)
+            if env_path and tree.is_file(env_path):
+                if env_path not in view.environment_files:
+                    view.environment_files.append(env_path)
+                pinned, how = _env_file_pinned(tree, env_path)
+            else:
+                how = f"conda {d.value}: file not found"
+            where = (path, d.line)
+        if not pinned and "container" in kinds:
+            d = kinds["container"]
+            images = _images(d.value, {})
+            pinned = bool(images) and all(map(is_pinned_image, images))
+            how, where = f"container {', '.join(images)}", (path, d.line)
+            view.containers.append(ContainerDirective(path, d.line, images, pinned, name))
+        elif not pinned and global_container is not None and "conda" not in kinds:
+            images = _images(global_container.value, {})
+            pinned = bool(images) and all(map(is_pinned_image, images))
+            how, where = f"container {', '.join(images)}", (path, global_container.line)
+        view.steps.append(WorkflowStep("snakemake", name, path, lines.get(name, directives[0].line), needs, pinned,
+                                       how, where[0], where[1]))

@@ -12,6 +12,7 @@ from scoring.detectors.environment._common import (
     _Lines,
     _name,
     _named,
+    _workflows,
 )
 from scoring.model import Evidence
 from scoring.parsers.dockerfile import (
@@ -193,6 +194,44 @@ def _score_singularity_file(tree: TreeIndex, path: str, lines: _Lines) -> _Conta
     return _ContainerScore(path, value, level, reason, evidence, definition.from_line)
 
 
+_CONTAINER_ENGINES = frozenset({"docker", "singularity", "apptainer", "podman", "charliecloud", "shifter", "sarus"})
+
+
+def _workflow_containers(tree: TreeIndex, lines: _Lines) -> list[_ContainerScore]:
+    """Nextflow/Snakemake container directives (a versioned tag, digest or commit tag
+    is pinned: 100; otherwise 80) and container engine profiles (80) (§0.3 workflows E2)."""
+    view = _workflows(tree)
+    scores = []
+    for directive in view.containers:
+        shown = ", ".join(directive.images) or "(unresolved)"
+        where = f" ({directive.scope})" if directive.scope else ""
+        evidence = [
+            Evidence(
+                directive.path,
+                f"container directive{where}: {shown}, {'pinned' if directive.pinned else 'not pinned'}",
+                rule="container_spec.workflow_container",
+                line_start=directive.line,
+                snippet=lines.get(directive.path, directive.line),
+            )
+        ]
+        if directive.pinned:
+            scores.append(_ContainerScore(directive.path, 100, "pinned_base_with_run",
+                                          f"workflow container {shown} pinned", evidence, directive.line))
+        else:
+            scores.append(_ContainerScore(directive.path, 80, "other_container",
+                                          f"workflow container {shown} not pinned", evidence, directive.line))
+    for setting in view.engine_settings:
+        if setting.engine in _CONTAINER_ENGINES:
+            label = f"profile {setting.profile}" if setting.profile else "configuration"
+            scores.append(_ContainerScore(
+                setting.path, 80, "other_container", f"{label} enables {setting.engine}",
+                [Evidence(setting.path, f"{label} enables {setting.engine}", rule="container_spec.workflow_profile",
+                          line_start=setting.line, snippet=lines.get(setting.path, setting.line))],
+                setting.line,
+            ))
+    return scores
+
+
 def _base_image_example(tree: TreeIndex) -> str:
     if "python" in tree.languages or not tree.languages & {"r", "julia"}:
         return "python:3.11.9-slim"
@@ -201,7 +240,7 @@ def _base_image_example(tree: TreeIndex) -> str:
     return "julia:1.10.4"
 
 
-@detector("container_spec", version="2.0.0")
+@detector("container_spec", version="2.1.0")
 def container_spec(tree: TreeIndex) -> Result:
     """A container definition rebuilds the environment from a pinned base image.
 
@@ -217,8 +256,14 @@ def container_spec(tree: TreeIndex) -> Result:
         (run_unpinned); FROM only 50 (from_only); no FROM 20 (malformed). A Singularity
         definition with a pinned From: and a %post section 100, otherwise 80
         (other_container). A compose file 80 (other_container), or the level of a
-        Dockerfile its build: contexts point to when that is higher. The best file
-        wins; nothing found 0 (absent).
+        Dockerfile its build: contexts point to when that is higher. Workflows
+        (§0.3): a Nextflow `container` directive (in a process or in nextflow.config's
+        process scope, withLabel/withName selectors included, ${params.…} resolved;
+        each alternative of a `engine == 'singularity' ? … : …` value) or a Snakemake
+        `container:`/`containerized:` directive is 100 when its image is pinned (a
+        versioned tag, a digest or a commit tag such as `sha8675…`) and 80
+        (other_container) otherwise; a profile or setting enabling docker, singularity,
+        apptainer, podman… is 80. The best wins; nothing found 0 (absent).
     Why it matters:
         A container definition captures the operating system, system libraries and
         interpreter, which dependency manifests cannot. An unpinned base (`python:3`,
@@ -226,7 +271,8 @@ def container_spec(tree: TreeIndex) -> Result:
     Evidence:
         Container file paths; FROM lines with the resolved image, stage alias and pin
         state; the first RUN line and the number of RUNs; Singularity From:/%post lines;
-        compose build targets. Counts: n_files, n_dockerfiles, n_compose, n_singularity.
+        compose build targets; workflow container directives and engine profiles.
+        Counts: n_files, n_dockerfiles, n_compose, n_singularity, n_workflow_containers.
     How to fix:
         Add a Dockerfile whose FROM pins a version (`python:3.11.9-slim`) or a digest
         (`@sha256:…`) and whose RUN steps install the declared dependencies.
@@ -263,13 +309,24 @@ def container_spec(tree: TreeIndex) -> Result:
         "n_compose": len(scores) - len(by_path) - n_singularity,
         "n_singularity": n_singularity,
     }
+    workflow = _workflow_containers(tree, lines)
+    if workflow:
+        counts["n_workflow_containers"] = len(workflow)
+        scores += workflow
     if not scores:
+        engines = _workflows(tree).engines
+        fix = (
+            "Add a `container` directive with a versioned image to each Nextflow process or Snakemake rule "
+            "(e.g. `container 'biocontainers/samtools:1.17--h00cdaf9_0'`), or a global `container:`."
+            if engines
+            else f"Add a Dockerfile with a pinned base image (e.g. `FROM {_base_image_example(tree)}`) "
+            "and RUN steps that install the dependencies."
+        )
         return Result(
             0,
             level="absent",
-            reason="no Dockerfile, Containerfile, compose file or Singularity definition",
-            fix=f"Add a Dockerfile with a pinned base image (e.g. `FROM {_base_image_example(tree)}`) "
-            "and RUN steps that install the dependencies.",
+            reason="no Dockerfile, Containerfile, compose file, Singularity definition or workflow container",
+            fix=fix,
             counts=counts,
         )
     scores.sort(key=lambda c: c.path)  # ties go to the first path (§0.1.13)
@@ -303,6 +360,12 @@ def _container_fix(tree: TreeIndex, best: _ContainerScore) -> str | None:
     where = f"{best.path} line {best.line}" if best.line else best.path
     if best.value >= 100:
         return None
+    rule = best.evidence[0].rule if best.evidence else ""
+    if rule == "container_spec.workflow_container":
+        return f"Pin the container image in {where} to a version tag or a digest (`@sha256:…`)."
+    if rule == "container_spec.workflow_profile":
+        return (f"Give the processes a `container` directive with a versioned image (e.g. `container "
+                f"'biocontainers/samtools:1.17--h00cdaf9_0'`); {best.path} only enables the engine.")
     if best.level == "malformed":
         return f"Start {best.path} with a FROM of a pinned base image (e.g. `FROM {example}`) and add RUN install steps."
     if best.level == "from_only":

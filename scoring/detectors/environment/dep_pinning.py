@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 
 from scoring.detectors.environment._common import (
     MAX_EVIDENCE,
+    NATIVE_LANGUAGES,
+    _all_facts,
     _env_files,
+    _fact_languages,
     _join_names,
     _language_name,
+    _matlab_sources,
     _name,
+    _native_build_files,
+    _workflows,
 )
 from scoring.model import Evidence
 from scoring.parsers.manifests import (
     PIN_BOUNDED,
     PIN_EXACT,
     PIN_UNPINNED,
+    Dependency,
     Manifest,
+    normalize_name,
     score_manifest,
 )
+from scoring.reference_data import table_text
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -81,6 +91,134 @@ def _lockfiles(tree: TreeIndex) -> list[_Lockfile]:
             relevant = ecosystem in tree.languages
         found.append(_Lockfile(path, ecosystem, relevant))
     return found
+
+
+# R's base packages ship with R itself and have no version of their own (the R version is
+# E4's business), so a DESCRIPTION entry naming one is not a dependency to pin.
+_BASE_R_PACKAGES = frozenset({
+    "base", "compiler", "datasets", "graphics", "grDevices", "grid", "methods", "parallel",
+    "splines", "stats", "stats4", "tcltk", "tools", "utils",
+})
+
+# Native dependency sources (scoring.parsers.native_build) grouped into one manifest each.
+_NATIVE_MANIFESTS = {
+    "fetchcontent": "cmake-fetch",
+    "externalproject": "cmake-fetch",
+    "find_package": "cmake-find-package",
+    "meson-wrap": "meson-wrap",
+    "git-submodule": "git-submodules",
+}
+
+
+def _without_base_r(manifest: Manifest) -> Manifest:
+    if manifest.kind != "description":
+        return manifest
+    kept = [d for d in manifest.dependencies if d.name not in _BASE_R_PACKAGES]
+    return manifest if len(kept) == len(manifest.dependencies) else replace(manifest, dependencies=kept)
+
+
+def _native_manifests(tree: TreeIndex) -> list[Manifest]:
+    """CMake FetchContent/ExternalProject, find_package, meson wraps and git submodules,
+    one manifest per kind over the deposit's build files (§0.3 native codes)."""
+    grouped: dict[str, Manifest] = {}
+    for path in _native_build_files(tree):
+        build = tree.native_build(path)
+        if build is None:
+            continue
+        for dep in build.dependencies:
+            if "${" in dep.name:  # a macro's template, not a dependency
+                continue
+            kind = _NATIVE_MANIFESTS[dep.source]
+            manifest = grouped.setdefault(kind, Manifest(path=path, kind=kind, dependencies=[]))
+            manifest.dependencies.append(dep)
+    return list(grouped.values())
+
+
+def _matlab_manifest(tree: TreeIndex) -> Manifest | None:
+    """MATLAB/Octave code declares its release in prose only: a README statement of the
+    release is the bounded tier, none the unpinned one (§0.3 MATLAB E1)."""
+    sources = _matlab_sources(tree)
+    if not sources:
+        return None
+    statements = tree.stated_releases(tree.readme) if tree.readme else ()
+    dependencies = []
+    for product in ("MATLAB", "Octave"):
+        stated = next((s for s in statements if s.product == product), None)
+        if stated is not None:
+            dependencies.append(Dependency(product, product.lower(), stated.release, PIN_BOUNDED, stated.line,
+                                           "matlab", "readme-release", stated.text, file=tree.readme))
+    if not dependencies:
+        dependencies.append(Dependency("MATLAB", "matlab", "", PIN_UNPINNED, None, "matlab", "readme-release",
+                                       "no MATLAB release stated", file=tree.readme or sources[0]))
+    return Manifest(path=tree.readme or sources[0], kind="matlab-release", dependencies=dependencies)
+
+
+def _workflow_manifest(tree: TreeIndex) -> Manifest | None:
+    """Each Nextflow process or Snakemake rule that runs software is an entry: exact when
+    its container, conda environment or wrapper names versions, unpinned otherwise; every
+    step pinned is the exact tier (§0.3 workflows)."""
+    steps = [s for s in _workflows(tree).steps if s.needs_environment]
+    if not steps:
+        return None
+    dependencies = [
+        Dependency(step.name, normalize_name(step.name), step.how, PIN_EXACT if step.pinned else PIN_UNPINNED,
+                   step.evidence_line, step.engine, "workflow-step", step.how, file=step.evidence_path)
+        for step in steps
+    ]
+    return Manifest(path=steps[0].path, kind="workflow", dependencies=dependencies)
+
+
+@cache
+def _system_headers() -> tuple[frozenset[str], tuple[str, ...]]:
+    """The bundled table of headers and modules that need nothing pinned: names, folder prefixes."""
+    names, prefixes = set(), []
+    for line in table_text("native_system_headers.txt").splitlines():
+        entry = line.split("#", 1)[0].strip()
+        if entry.endswith("/") or entry.endswith("*"):
+            prefixes.append(entry.rstrip("*"))
+        elif entry:
+            names.add(entry)
+    return frozenset(names), tuple(prefixes)
+
+
+def _third_party_includes(tree: TreeIndex) -> list[tuple[str, int, str]]:
+    """(path, line, header) of includes and ``use`` statements of native sources that
+    are neither the standard library, the system, MPI/OpenMP nor a file of the tree."""
+    names, prefixes = _system_headers()
+    local = {_name(p).lower() for p in tree.files}
+    all_facts = _all_facts(tree)
+    local_modules = {
+        d.name.lower() for f in all_facts.values() if f.language == "fortran"
+        for d in f.definitions if d.kind == "module"
+    }
+    found = []
+    for path, facts in all_facts.items():
+        if facts.language not in NATIVE_LANGUAGES:
+            continue
+        for imp in facts.imports:
+            module = imp.module.strip()
+            lower = module.lower()
+            if facts.language == "fortran":
+                if imp.kind == "use" and lower not in names and lower not in local_modules:
+                    found.append((path, imp.line, module))
+                continue
+            base = lower.rsplit("/", 1)[-1]
+            if lower in names or base in local or lower.startswith(prefixes):
+                continue
+            if "." not in base and "/" not in lower:  # <vector>, <cstdio>: the C++ library
+                continue
+            if base.endswith("intrin.h") or base.startswith("arm_"):
+                continue
+            found.append((path, imp.line, module))
+    return found
+
+
+def _nothing_to_pin(tree: TreeIndex, languages: frozenset[str]) -> bool:
+    """A native-only deposit whose code includes nothing but the standard library, the
+    system and MPI/OpenMP has nothing to pin (§0.3: E1 not applicable, never 0)."""
+    if not languages & NATIVE_LANGUAGES or languages - NATIVE_LANGUAGES - {"shell"}:
+        return False
+    return not _third_party_includes(tree)
 
 
 @dataclass(frozen=True)
@@ -153,6 +291,27 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     if kind == "julia-project" or (m is None and tree.languages == frozenset({"julia"})):
         why = f" ({m.path} bounds {_join_names(loose)} only loosely)" if loose and m else ""
         return f"Commit the Manifest.toml that `Pkg.instantiate()` writes{why}."
+    if kind == "matlab-release":
+        if loose:
+            return (f"State the MATLAB release the code was run with and the toolboxes it needs "
+                    f"(e.g. \"Requires MATLAB R2023b with the Statistics and Machine Learning Toolbox\") "
+                    f"in a Requirements section of {m.path}.")
+        return "State the exact MATLAB release and toolbox versions used (`ver` prints them) in the README."
+    if kind == "workflow":
+        return (f"Give every process or rule a versioned environment: a `container` image with a version tag "
+                f"or digest, or a `conda` environment whose packages carry versions ({_join_names(loose)} "
+                "have none).") if loose else (
+                "Pin the container images by digest (`@sha256:…`) or commit the conda environments' exact "
+                "builds (`conda env export`) to also fix transitive dependencies.")
+    if kind in ("cmake-fetch", "cmake-find-package", "meson-wrap", "git-submodules"):
+        if loose:
+            return (f"Pin {_join_names(loose)} in {m.path} to a release commit (FetchContent `GIT_TAG <40-hex "
+                    "commit>` or a `URL` with `URL_HASH`; a wrap `revision` commit), or record them in a "
+                    "conan.lock / vcpkg.json with a builtin-baseline.")
+        return "Record the fetched dependencies' hashes too (`URL_HASH`, wrap `source_hash`) so every build fetches the same code."
+    if m is None and tree.languages == frozenset() and (_fact_languages(tree) & NATIVE_LANGUAGES):
+        return ("Declare the libraries the build needs with versions: `find_package(<Lib> <version>)`, "
+                "FetchContent with a commit `GIT_TAG`, or a conan/vcpkg/spack manifest with a lockfile.")
     if m is None:
         return (
             "Declare the dependencies with exact versions in requirements.txt "
@@ -174,7 +333,7 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     return f"Commit a lockfile to also fix transitive dependencies (e.g. {tool})."
 
 
-@detector("dep_pinning", version="2.0.0")
+@detector("dep_pinning", version="2.1.0")
 def dep_pinning(tree: TreeIndex) -> Result:
     """Dependencies are locked or pinned to exact versions.
 
@@ -195,7 +354,29 @@ def dep_pinning(tree: TreeIndex) -> Result:
         with f = (n_exact + 0.5·n_bounded) / n_entries when some entry is constrained,
         and 20 (unpinned) when none is or it has no entries. The best manifest wins.
         Development, test and docs manifests (requirements-dev.txt, docs/…) count only
-        when no runtime manifest declares anything. No manifest: 0 (absent).
+        when no runtime manifest declares anything. A pyproject.toml or setup.cfg that
+        holds only tool settings (no dependencies key, no [options] install_requires) is
+        not a manifest. Each ecosystem adds its own manifests (§0.3):
+        R: DESCRIPTION Depends/Imports/LinkingTo without R's base packages (methods,
+        stats, utils, …: they ship with R and have no version of their own);
+        Julia: Project.toml [compat], Manifest.toml (also Manifest-v1.10.toml) lockfile;
+        MATLAB/Octave: the README's statement of the release (`MATLAB R2019b or newer`,
+        `Octave 5.2.0`) is one bounded entry per product, no statement one unpinned
+        entry, whenever MATLAB code exists;
+        C/C++/Fortran: CMake FetchContent_Declare/ExternalProject_Add (a 40-hex GIT_TAG,
+        a URL_HASH or a versioned release tarball exact, another tag bounded, a branch
+        unpinned), find_package (a version bounded, EXACT exact), meson
+        subprojects/*.wrap (a commit or source_hash exact, a tag bounded) and git
+        submodules in a dependency folder (libs/, external/, third_party/…: exact, git
+        records the commit), one manifest per kind, outside vendored and test folders;
+        Nextflow/Snakemake: one entry per process or rule that runs software (not an
+        `exec:` process, not a rule without shell/script/wrapper), exact when its
+        container has a versioned tag, digest or commit tag, its conda spec or
+        environment file versions every package, or its wrapper names a release, with
+        config selectors (withLabel/withName) and ${params.…} resolved; every step
+        pinned gives the exact tier. No manifest: 0 (absent), except a native-only
+        deposit whose code includes only the standard library, system headers and
+        MPI/OpenMP, which has nothing to pin (not applicable, fill value 0).
     Why it matters:
         Unpinned dependencies resolve to whatever is newest on the day of the rerun;
         APIs and numerical defaults change between releases, so the same code can
@@ -210,19 +391,31 @@ def dep_pinning(tree: TreeIndex) -> Result:
     How to fix:
         Commit a lockfile (`uv lock`, `poetry lock`, `pdm lock`, `conda-lock`,
         `renv::snapshot()`, Julia's Manifest.toml), or pin every dependency exactly
-        (`pip freeze > requirements.txt`, `conda env export --no-builds`).
+        (`pip freeze > requirements.txt`, `conda env export --no-builds`); MATLAB: state
+        the release and toolboxes in the README; native: FetchContent with a commit
+        GIT_TAG or URL_HASH, a conan/vcpkg lockfile; workflows: a versioned container or
+        conda spec for every process or rule.
     Known false positives:
         A lockfile is credited on existence: a stale lockfile that no longer matches the
         manifest still scores 100. Conda lock formats count for Python only. A
         `==` pin does not fix transitive dependencies, yet scores 80. Manifests of an
         ecosystem the code does not use (a stray DESCRIPTION in a Python project) are
-        scored like the others.
+        scored like the others. A MATLAB release statement is read from README prose
+        only (not from *.prj files). A submodule outside the dependency folders is not
+        counted, even when the build uses it.
     """
     lockfiles = _lockfiles(tree)
     used_locks = [lock for lock in lockfiles if lock.relevant]
     unused_locks = [lock for lock in lockfiles if not lock.relevant]
+    languages = _fact_languages(tree)
 
-    manifests = tree.manifests()
+    found = tree.manifests()
+    # A pyproject.toml or setup.cfg holding only tool settings declares nothing: not a manifest.
+    not_manifests = [m for m in found if not m.declares_dependencies]
+    manifests = [_without_base_r(m) for m in found if m.declares_dependencies]
+    if languages & NATIVE_LANGUAGES:
+        manifests += _native_manifests(tree)
+    manifests += [m for m in (_matlab_manifest(tree), _workflow_manifest(tree)) if m is not None]
     scored = [_Scored(m, *score_manifest(m)) for m in manifests]
     runtime = [s for s in scored if s.manifest.runtime and _declares_something(s.manifest)]
     considered = runtime or scored
@@ -272,6 +465,11 @@ def dep_pinning(tree: TreeIndex) -> Result:
     evidence += [
         _manifest_summary(s, id(s) in considered_ids) for s in ordered[: MAX_EVIDENCE // 4]
     ]
+    evidence += [
+        Evidence(m.path, f"{m.kind} file declares no dependencies (only tool settings): not a manifest",
+                 rule="dep_pinning.not_a_manifest")
+        for m in not_manifests
+    ]
     evidence = evidence[:MAX_EVIDENCE]
     if best is not None and not used_locks:
         evidence += _entry_evidence(best.manifest, MAX_EVIDENCE - len(evidence))
@@ -289,6 +487,16 @@ def dep_pinning(tree: TreeIndex) -> Result:
         if unused_locks
         else ""
     )
+    if best is None and _nothing_to_pin(tree, languages):
+        return Result(
+            0,
+            applicable=False,
+            level="absent",
+            evidence=evidence,
+            reason="nothing to pin: the native code includes only the standard library, the system and "
+            "MPI/OpenMP, and no manifest lists a dependency",
+            counts=counts,
+        )
     if best is None:
         return Result(
             0,

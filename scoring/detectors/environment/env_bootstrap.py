@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from scoring.detectors.environment._common import MAX_EVIDENCE, _join_names, _name
+from scoring.detectors.environment._common import MAX_EVIDENCE, _join_names, _name, _workflows
 from scoring.model import Evidence
 from scoring.parsers.shell import Command, split_commands, strip_prompt
 from scoring.registry import Result, detector
@@ -23,8 +23,10 @@ _BOOTSTRAP_TARGET_WORDS = (
     "bootstrap",
     "venv",
 )
+# install.sh, setup_env.sh, and set-up scripts named after what they install
+# (install-micromamba.sh, setup_conda.bash).
 _BOOTSTRAP_SCRIPT_RE = re.compile(
-    r"(?:install|bootstrap|setup|env[-_]setup|create[-_]env|install[-_]env|setup[-_]env)\.(?:sh|bash|ps1|bat)",
+    r"(?:install|bootstrap|setup|env[-_]setup|create[-_]env)(?:[-_][\w.-]*)?\.(?:sh|bash|ps1|bat)",
     re.IGNORECASE,
 )
 _SCRIPT_DIRS = ("scripts", "bin")
@@ -44,10 +46,22 @@ _WINDOWS_WRAPPERS = frozenset({"call", "&", "start", "cmd", "/c"})
 
 # README one-command environment creation that is not a plain shell command.
 _R_RESTORE_RE = re.compile(r"renv::restore\s*\(")
-_JULIA_INSTANTIATE_RE = re.compile(
-    r"Pkg\.instantiate\s*\(|^\s*(?:\([^)]*\)\s*)?pkg>\s*instantiate\b", re.IGNORECASE
+# R package installs (§0.3 R E3): each installs a package with the dependencies its
+# DESCRIPTION declares, in one command.
+_R_PACKAGE_INSTALL_RE = re.compile(
+    r"(?<![\w.])(?:install\.packages|BiocManager::install|remotes::install_(?:github|deps|cran|bioc|local|gitlab|git)"
+    r"|devtools::install(?:_github|_deps)?|pak::(?:pkg_install|pak|local_install)|renv::install)\s*\("
 )
-_BINDER_LINK_RE = re.compile(r"^https?://(?:www\.)?mybinder\.org/v2/", re.IGNORECASE)
+_JULIA_INSTANTIATE_RE = re.compile(
+    r"Pkg\.instantiate\s*\(|^\s*(?:\([^)]*\)\s*)?(?:pkg>|\])\s*instantiate\b", re.IGNORECASE
+)
+_BINDER_LINK_RE = re.compile(r"^https?://(?:www\.)?mybinder\.org(?::\d*)?/(?:v2|repo)/", re.IGNORECASE)
+# Workflow engines build each step's environment themselves when told to (§0.3 workflows E3).
+_SNAKEMAKE_ENV_FLAG_RE = re.compile(
+    r"--(?:use-conda|use-singularity|use-apptainer|use-envmodules|software-deployment-method|sdm)\b"
+)
+_BUILD_INSTALL_PROGRAMS = frozenset({"make", "gmake", "ninja", "cmake"})
+_TASK_RUNNERS = frozenset({"make", "gmake", "task", "just"})
 # repo2docker configuration files that declare the environment's packages (apt.txt,
 # runtime.txt and postBuild alone do not).
 _BINDER_CONFIG_NAMES = frozenset(
@@ -83,8 +97,24 @@ def _python_module(args: Sequence[str]) -> str | None:
     return None
 
 
-def _manager_invoked(command: Command) -> str | None:
-    """The environment or package manager a simple command invokes as its program, if any."""
+_R_INSTALL_CALLS = frozenset({
+    "renv::restore", "renv::install", "renv::init", "install.packages", "BiocManager::install",
+    "remotes::install_github", "remotes::install_deps", "remotes::install_cran", "devtools::install",
+    "devtools::install_deps", "pak::pkg_install", "pak::pak",
+})
+
+
+def _r_script_installs(tree: TreeIndex | None, script: str) -> bool:
+    """Whether an R script run by ``Rscript`` installs or restores packages (its facts' calls)."""
+    if tree is None:
+        return False
+    facts = tree.facts(script.lstrip("./"))
+    return facts is not None and any(call.name in _R_INSTALL_CALLS for call in facts.calls)
+
+
+def _manager_invoked(command: Command, tree: TreeIndex | None = None) -> str | None:
+    """The environment or package manager a simple command invokes as its program, if any
+    (with ``tree``, an ``Rscript x.R`` whose script installs packages counts too)."""
     words = _command_words(command)
     if not words:
         return None
@@ -109,6 +139,8 @@ def _manager_invoked(command: Command) -> str | None:
         scripts = [a for a in args if a.lower().endswith(".r")]
         if any(_name(s).lower().startswith(_BOOTSTRAP_TARGET_WORDS) for s in scripts):
             return "Rscript (install script)"
+        if any(_r_script_installs(tree, s) for s in scripts):
+            return "Rscript (script installing packages)"
         return None
     if program == "julia":
         if any(a.startswith("--project") for a in args) or _JULIA_INSTALL_CODE_RE.search(
@@ -161,7 +193,55 @@ def _runs_bootstrap_script(words: Sequence[str]) -> str | None:
     return None
 
 
-def _readme_bootstrap_command(command: Command) -> str | None:
+def _workflow_run(tree: TreeIndex, program: str, words: Sequence[str]) -> str | None:
+    """``nextflow run … -profile docker`` (or a profile or a setting of the configuration
+    that enables a container or conda engine), ``snakemake --use-conda``."""
+    if program == "snakemake":
+        flag = next((w for w in words if _SNAKEMAKE_ENV_FLAG_RE.match(w)), None)
+        return f"snakemake {flag}" if flag else None
+    if program != "nextflow" or "run" not in [w.lower() for w in words[1:2]]:
+        return None
+    view = _workflows(tree)
+    enabling = view.profiles_enabling(_ENGINES)
+    for index, word in enumerate(words):
+        if word in ("-profile", "--profile") and index + 1 < len(words):
+            for profile in re.split(r"[,/|]", words[index + 1].strip("<>[]'\"")):
+                name = profile.strip().strip("<>").lower()
+                if name in _ENGINES:
+                    return f"nextflow run -profile {name}"
+                if profile.strip() in enabling:
+                    return f"nextflow run -profile {profile.strip()} ({enabling[profile.strip()].engine})"
+    always = next((s for s in view.engine_settings if not s.profile and s.engine in _ENGINES), None)
+    if always is not None:
+        return f"nextflow run ({always.engine} enabled in {always.path})"
+    return None
+
+
+_ENGINES = ("docker", "singularity", "apptainer", "podman", "charliecloud", "shifter", "conda", "mamba", "wave")
+
+
+def _followed_target(tree: TreeIndex, program: str, words: Sequence[str]) -> str | None:
+    """``make run_test`` / ``task restore``: a README command running a Make-like target
+    whose recipe creates the environment (§0.2.12 follows prerequisites the same way)."""
+    target_name = _make_target_argument(words[1:])
+    if not target_name:
+        return None
+    for path in tree.make_like_files():
+        for target in tree.task_targets(path):
+            if target.name != target_name:
+                continue
+            for _, command_text in target.recipe:
+                for command in split_commands(command_text):
+                    inner = _command_words(command)
+                    if not inner:
+                        continue
+                    manager = _manager_invoked(command, tree) or _workflow_run(tree, _program(inner[0]), inner)
+                    if manager:
+                        return f"{program} {target_name} → {manager}"
+    return None
+
+
+def _readme_bootstrap_command(command: Command, tree: TreeIndex) -> str | None:
     """The one-command environment creation a README command runs (E3 80 tier), if any."""
     words = _command_words(command)
     if not words:
@@ -169,6 +249,15 @@ def _readme_bootstrap_command(command: Command) -> str | None:
     program = _program(words[0])
     args = [w.lower() for w in words[1:]]
     first = args[0] if args else ""
+    workflow = _workflow_run(tree, program, words)
+    if workflow:
+        return workflow
+    if program == "spack" and (args[:2] == ["env", "create"] or first == "install"):
+        return f"spack {' '.join(args[:2]) if first == 'env' else 'install'}"
+    if program in _BUILD_INSTALL_PROGRAMS and "install" in args:
+        # `make install`, `ninja -C build install`, `cmake --install`: installing the
+        # built project is a build step, never an environment (§0.2.11).
+        return None
     if program in ("conda", "mamba", "micromamba"):
         if args[:2] == ["env", "create"]:
             return f"{program} env create"
@@ -186,9 +275,11 @@ def _readme_bootstrap_command(command: Command) -> str | None:
         ("pdm", "install"),
     }:
         return f"{program} {first}"
-    if program in ("make", "gmake"):
+    if program in _TASK_RUNNERS:
         target = _make_target_argument(words[1:])
-        return f"make {target}" if target and _is_bootstrap_target(target) else None
+        if program in ("make", "gmake") and target and _is_bootstrap_target(target):
+            return f"make {target}"
+        return _followed_target(tree, program, words)
     if program == "docker" and args[:1] == ["compose"] and "up" in args:
         return "docker compose up"
     if program == "docker-compose" and "up" in args:
@@ -198,21 +289,43 @@ def _readme_bootstrap_command(command: Command) -> str | None:
     return _runs_bootstrap_script(words)
 
 
+def _logical_code_lines(lines) -> list[tuple[int, str]]:
+    """Code lines with shell continuations (a trailing backslash) joined, at their first line:
+    `nextflow run x \\` and `-profile docker` on the next line are one command."""
+    joined: list[tuple[int, str]] = []
+    pending: tuple[int, str, object] | None = None
+    for line, raw, block in lines:
+        if pending is not None and block is pending[2] and block is not None:
+            raw = pending[1] + " " + raw.strip()
+            line = pending[0]
+        pending = None
+        if block is not None and raw.rstrip().endswith("\\"):
+            pending = (line, raw.rstrip()[:-1].rstrip(), block)
+            continue
+        joined.append((line, raw))
+    if pending is not None:
+        joined.append((pending[0], pending[1]))
+    return joined
+
+
 def _readme_bootstrap(tree: TreeIndex) -> list[Evidence]:
     doc = tree.readme_document()
     if doc is None:
         return []
     found = []
-    for line, raw, _block in doc.code_lines():
+    for line, raw in _logical_code_lines(doc.code_lines()):
         text, is_repl = strip_prompt(raw)
         matched = None
+        r_install = _R_PACKAGE_INSTALL_RE.search(raw)
         if _R_RESTORE_RE.search(raw):
             matched = "renv::restore()"
+        elif r_install:
+            matched = r_install.group(0).rstrip("( ") + "()"
         elif _JULIA_INSTANTIATE_RE.search(raw):
             matched = "Pkg.instantiate()"
         elif not is_repl:
             for command in split_commands(text):
-                matched = _readme_bootstrap_command(command)
+                matched = _readme_bootstrap_command(command, tree)
                 if matched:
                     break
         if matched:
@@ -250,7 +363,7 @@ def _binder_config(tree: TreeIndex) -> list[Evidence]:
                 snippet=link.url,
             )
             for link in doc.links
-            if _BINDER_LINK_RE.match(link.url)
+            if _BINDER_LINK_RE.match(link.url) and not link.is_image
         ]
     return found
 
@@ -325,18 +438,20 @@ def _suggested_bootstrap(tree: TreeIndex) -> str:
     return "`python -m venv .venv && .venv/bin/pip install .`"
 
 
-@detector("env_bootstrap", version="2.0.0")
+@detector("env_bootstrap", version="2.1.0")
 def env_bootstrap(tree: TreeIndex) -> Result:
     """One command creates the software environment.
 
     What it checks:
         100 (script): a script at the root or in scripts/ or bin/ named install,
-        bootstrap, setup, env_setup, create_env, install_env or setup_env (.sh, .bash,
-        .ps1, .bat) in which some command (a line, an &&/; chain element or a pipeline
+        bootstrap, setup, env_setup or create_env, alone or followed by `-`/`_` and more
+        (install_env.sh, install-micromamba.sh), with .sh, .bash, .ps1 or .bat, in which
+        some command (a line, an &&/; chain element or a pipeline
         element) starts with an environment or package manager: conda, mamba,
         micromamba, conda-lock, pip, uv, poetry, pixi, pipenv, pdm, virtualenv,
         `python -m venv|virtualenv|pip`, Rscript/R installing packages (renv::,
-        install.packages, BiocManager, remotes, pak), `julia --project`.
+        install.packages, BiocManager, remotes, pak, or an R script whose calls do),
+        `julia --project`.
         100 (make_target): a target of a Make-like file (Makefile, makefile,
         GNUmakefile, justfile, Taskfile.yml, tasks.py, dodo.py) at the root or in an
         environment location whose name starts with setup, install, env, environment,
@@ -346,9 +461,20 @@ def env_bootstrap(tree: TreeIndex) -> Result:
         `conda|mamba|micromamba env create`, `conda create --file`, `pixi install`,
         `uv sync`, `poetry install`, `pipenv install|sync`, `pdm install`,
         `make <bootstrap target>`, a bootstrap script (`./install.sh`, `bash setup.sh`),
-        `docker compose up`, `repo2docker`, `renv::restore()` or `Pkg.instantiate()`.
+        `docker compose up`, `repo2docker`, `spack env create`/`spack install`; R:
+        `renv::restore()`, `install.packages(…)`, `BiocManager::install(…)`,
+        `remotes::install_github(…)`, `devtools::install(…)`, `pak::pkg_install(…)`;
+        Julia: `Pkg.instantiate()`, `pkg> instantiate`, `] instantiate`; workflows:
+        `nextflow run … -profile docker|singularity|conda|…` (or a profile of
+        nextflow.config that enables such an engine, or nextflow run when the
+        configuration enables one outside any profile), `snakemake --use-conda`,
+        `--use-singularity`, `--software-deployment-method`; `make|task|just <target>`
+        whose recipe invokes a manager or such a workflow run. Shell continuations are
+        joined. `make install`, `ninja install` and `cmake --install` install the built
+        project: a build step, never E3 (§0.2.11).
         80 (binder): binder/ or .binder/ with an environment file, or a mybinder.org
-        launch link in the README. Otherwise 0 (absent). Prose never counts.
+        launch link (v2 or the older /repo/ form) in the README. Otherwise 0 (absent).
+        Prose never counts.
     Why it matters:
         A reader who must assemble the environment from scattered instructions makes
         different choices than the authors did; a single scripted entry point makes

@@ -1,4 +1,4 @@
-"""E4 python_version_declared: the interpreter version (Python, R or Julia) is declared."""
+"""E4 python_version_declared: the language or runtime version the code needs is declared."""
 
 from __future__ import annotations
 
@@ -8,11 +8,16 @@ from dataclasses import dataclass
 
 from scoring.detectors.environment._common import (
     MAX_EVIDENCE,
+    NATIVE_LANGUAGES,
+    _all_facts,
     _dockerfiles,
     _env_files,
+    _fact_languages,
     _language_name,
     _Lines,
     _name,
+    _native_build_files,
+    _workflows,
 )
 from scoring.model import Evidence
 from scoring.parsers.dockerfile import split_image, versioned_tag
@@ -20,7 +25,11 @@ from scoring.parsers.manifests import InterpreterDecl
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
-_DECLARABLE_LANGUAGES = ("python", "r", "julia")
+_DECLARABLE_LANGUAGES = ("python", "r", "julia", "matlab", "c", "cpp", "fortran", "nextflow", "snakemake")
+# Build scripts written in Python that set compiler flags (athena's configure.py): their
+# string literals may name the language standard (`-std=c++11`).
+_PYTHON_BUILD_SCRIPT_RE = re.compile(r"configure(?:[-_.]\w+)?\.py", re.IGNORECASE)
+_STD_FLAG_RE = re.compile(r"(?<![\w-])-std=[A-Za-z][\w+]*")
 _VERSION_FILE_RE = re.compile(
     r"\.python-version|runtime\.txt|\.tool-versions|\.?mise\.toml|uv\.lock|renv\.lock"
     r"|(?:julia)?manifest(?:-v\d+(?:\.\d+)*)?\.toml",
@@ -122,11 +131,97 @@ def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
             for decl in tree.version_file(path):
                 add(path, decl)
     found += _docker_declarations(tree, lines)
+    found += _native_declarations(tree)
+    found += _matlab_declarations(tree)
+    found += _workflow_declarations(tree, lines)
     return found
 
 
+def _native_declarations(tree: TreeIndex) -> list[_Declaration]:
+    """Language standards a compiled code's build declares (§0.3 native E4)."""
+    native = _fact_languages(tree) & NATIVE_LANGUAGES
+    if not native:
+        return []
+    language = sorted(native)[0]
+    found = []
+    for path in _native_build_files(tree):
+        build = tree.native_build(path)
+        if build is not None:
+            found += [
+                _Declaration(path, _standard_language(s.text, native), s.text, s.line, f"{build.kind}-standard", s.text)
+                for s in build.standards
+            ]
+    for path, facts in _all_facts(tree).items():
+        if facts.language == "python" and _PYTHON_BUILD_SCRIPT_RE.fullmatch(_name(path)):
+            for string in facts.strings:
+                flag = _STD_FLAG_RE.search(string.value)
+                if flag:
+                    found.append(_Declaration(path, language, flag.group(0), string.line_start,
+                                              "build-script-standard", tree.snippet(path, string.line_start)))
+                    break
+    return found
+
+
+def _standard_language(text: str, native: frozenset[str]) -> str:
+    """The language a standard declaration is for (`CMAKE_CXX_STANDARD`, `-std=c++11` → C++),
+    one the deposit uses."""
+    lower = text.lower()
+    if "cxx" in lower or "c++" in lower or "cpp" in lower or "gnu++" in lower:
+        guess = "cpp"
+    elif "fortran" in lower or re.search(r"=f\d", lower):
+        guess = "fortran"
+    else:
+        guess = "c"
+    return guess if guess in native else sorted(native)[0]
+
+
+def _matlab_declarations(tree: TreeIndex) -> list[_Declaration]:
+    """The MATLAB/Octave release the README states (§0.3 MATLAB E4)."""
+    if "matlab" not in _fact_languages(tree) or not tree.readme:
+        return []
+    return [
+        _Declaration(tree.readme, "matlab", f"{s.product} {s.release}", s.line, "readme-release", s.text)
+        for s in tree.stated_releases(tree.readme)
+    ]
+
+
+def _workflow_declarations(tree: TreeIndex, lines: _Lines) -> list[_Declaration]:
+    """manifest.nextflowVersion, Snakemake min_version(), and the interpreter pinned in
+    the conda environments the workflow's steps run in (§0.3 workflows E4)."""
+    view = _workflows(tree)
+    if not view.engines:
+        return []
+    engine = sorted(view.engines)[0]
+    found = [
+        _Declaration(path, engine, text, line, "workflow-engine-version", lines.get(path, line))
+        for path, line, text in view.version_declarations
+    ]
+    for path in view.environment_files:
+        manifest = tree.conda_environment(path)
+        for decl in manifest.interpreters if manifest is not None else ():
+            if decl.spec and _HAS_DIGIT_RE.search(decl.spec):
+                # The step's environment is the workflow's: count it for the workflow language.
+                found.append(_Declaration(path, engine, f"{decl.language} {decl.spec.strip()}", decl.line,
+                                          "workflow-conda", lines.get(path, decl.line)))
+    return found
+
+
+# Whose fix to suggest in a mixed tree: the workflow engine or the less common ecosystem
+# first (a MATLAB toolbox with Python tooling is a MATLAB deposit).
+_FIX_ORDER = ("nextflow", "snakemake", "matlab", "r", "julia", "python", "cpp", "c", "fortran")
+
+
 def _version_fix(used: Sequence[str]) -> str:
-    language = used[0] if used else "python"
+    language = next((lang for lang in _FIX_ORDER if lang in used), "python")
+    if language == "nextflow":
+        return "Declare the Nextflow version: add `nextflowVersion = '>=23.04.0'` to the manifest scope of nextflow.config."
+    if language == "snakemake":
+        return 'Declare the Snakemake version: call `min_version("8.0")` (from snakemake.utils) at the top of the Snakefile.'
+    if language == "matlab":
+        return "State the MATLAB (or Octave) release the code runs on in the README, e.g. \"Requires MATLAB R2022b or newer\"."
+    if language in ("c", "cpp", "fortran"):
+        return ("Declare the language standard in the build: `set(CMAKE_CXX_STANDARD 17)` in CMakeLists.txt, "
+                "a `-std=` flag in the Makefile, or meson's `cpp_std=`/`c_std=` option.")
     if language == "r":
         return "Record the R version: commit renv.lock (`renv::snapshot()`) or add `Depends: R (>= 4.x)` to DESCRIPTION."
     if language == "julia":
@@ -141,9 +236,9 @@ def _rule_suffix(source: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", source.lower()).strip("_")
 
 
-@detector("python_version_declared", version="2.0.0")
+@detector("python_version_declared", version="2.1.0")
 def python_version_declared(tree: TreeIndex) -> Result:
-    """The interpreter version (Python, R or Julia) the code needs is declared.
+    """The language or runtime version the code needs is declared (Python, R, Julia, MATLAB, C/C++/Fortran, workflows).
 
     What it checks:
         100 when an environment location declares a version or constraint
@@ -155,8 +250,18 @@ def python_version_declared(tree: TreeIndex) -> Result:
         Project.toml [compat] julia; Manifest.toml julia_version; or a Dockerfile FROM
         of a language image with a \\d+.\\d+ tag (python, r-base, rocker/*, julia,
         jupyter/* with a python-X.Y tag, conda images only together with an explicit
-        python spec in a RUN). A declaration must contain a digit. Otherwise 0. The
-        metric has no labelled levels, so the level is null (§0.1.4).
+        python spec in a RUN). Per ecosystem (§0.3): Julia also a versioned
+        Manifest-v1.10.toml's julia_version; MATLAB/Octave the release the README states
+        (`MATLAB R2019b or newer`, `tested in version r2016a`, `Octave 5.2.0`);
+        C/C++/Fortran the language standard the build declares (CMake
+        `set(CMAKE_<LANG>_STANDARD N)`, a `<LANG>_STANDARD` property,
+        `target_compile_features(… cxx_std_N)`, a `-std=` flag in CMake, Make, meson or
+        a configure*.py build script, meson `c_std=`/`cpp_std=`/`fortran_std=`);
+        Nextflow `manifest.nextflowVersion`; Snakemake `min_version(…)` (also in a
+        Python module of the workflow); the interpreter pinned in a conda environment
+        file a workflow step runs in, wherever it is. A declaration must contain a
+        digit. Otherwise 0. The metric has no labelled levels, so the level is null
+        (§0.1.4).
     Why it matters:
         Language releases change semantics and drop support for packages (dict order,
         integer division, removed modules; R's stringsAsFactors default); without the
@@ -167,14 +272,18 @@ def python_version_declared(tree: TreeIndex) -> Result:
         n_declarations, n_languages, n_languages_declared.
     How to fix:
         Python: `requires-python = ">=3.x"` in pyproject.toml or a .python-version file;
-        R: renv.lock or `Depends: R (>= 4.x)`; Julia: `[compat] julia = "1.x"`.
+        R: renv.lock or `Depends: R (>= 4.x)`; Julia: `[compat] julia = "1.x"`; MATLAB:
+        state the release in the README; C/C++/Fortran: `set(CMAKE_CXX_STANDARD 17)` or
+        a `-std=` flag; Nextflow: `nextflowVersion` in the manifest; Snakemake:
+        `min_version("8.0")`.
     Known false positives:
         A loose lower bound (`>=3`) counts as much as an exact version. A declaration
         for one language satisfies the metric in a mixed Python and R repository. A
         Dockerfile image tag is taken at face value, also for a stage that is not the
         one that runs the code.
     """
-    used = [lang for lang in _DECLARABLE_LANGUAGES if lang in tree.languages]
+    languages = _fact_languages(tree)
+    used = [lang for lang in _DECLARABLE_LANGUAGES if lang in languages]
     declarations = _interpreter_declarations(tree)
     counted = [d for d in declarations if d.language in used]
     ignored = [d for d in declarations if d.language not in used]
@@ -216,10 +325,10 @@ def python_version_declared(tree: TreeIndex) -> Result:
             counts=counts,
         )
     if not used:
-        reason = "no Python, R or Julia sources, so no interpreter declaration applies"
+        reason = "no sources of a language whose version can be declared"
     else:
         names = " or ".join(_language_name(lang) for lang in used)
-        reason = f"no {names} version declared in the environment locations"
+        reason = f"no {names} version declared"
     return Result(
         0, level=None, evidence=evidence, reason=reason, fix=_version_fix(used), counts=counts
     )

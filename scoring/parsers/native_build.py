@@ -1,0 +1,346 @@
+"""Build files of compiled (C, C++, Fortran) codes: what they declare about the
+environment (METRICS.md §0.3, native codes).
+
+* the language standard the code is written against (E4): ``set(CMAKE_<LANG>_STANDARD
+  N)``, a ``<LANG>_STANDARD`` target property, ``target_compile_features(… cxx_std_N)``,
+  a ``-std=`` compiler flag (CMake, Make, meson), meson's ``c_std=``/``cpp_std=``/
+  ``fortran_std=`` options;
+* the third-party code the build fetches or requires (E1): CMake ``FetchContent_Declare``
+  and ``ExternalProject_Add`` (a 40-hex ``GIT_TAG``, a ``URL_HASH`` or a versioned release
+  tarball is exact, another tag bounded, a branch or nothing unpinned), ``find_package(X
+  1.2)`` (bounded, ``EXACT`` exact, no version unpinned), meson ``subprojects/*.wrap``
+  (a 40-hex ``revision`` or a ``source_hash`` exact, a tag bounded) and git submodules in
+  a dependency folder (``.gitmodules``: git records each at a commit, so exact).
+
+Every function is pure: it takes one file's text and returns records; nothing raises on
+bad input (an unbalanced CMake command ends at the end of the file).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .manifests import PIN_BOUNDED, PIN_EXACT, PIN_UNPINNED, Dependency, normalize_name
+
+__all__ = ["LanguageStandard", "NativeBuildFile", "native_build_kind", "parse_native_build"]
+
+
+@dataclass(frozen=True)
+class LanguageStandard:
+    """A declared language standard: the line and the declaration as written."""
+
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class NativeBuildFile:
+    """What one build file declares: its kind (``cmake``, ``meson``, ``meson-wrap``,
+    ``git-submodules``, ``make``), language standards, and dependencies by source
+    (``fetchcontent``, ``externalproject``, ``find_package``, ``meson-wrap``,
+    ``git-submodule``)."""
+
+    kind: str
+    standards: tuple[LanguageStandard, ...] = ()
+    dependencies: tuple[Dependency, ...] = ()
+
+
+_MAKE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\.[^/]+)?|[^/]+\.mk", re.IGNORECASE)
+
+
+def native_build_kind(path: str) -> str | None:
+    """The kind of build file ``path`` names, or None."""
+    name = path.rsplit("/", 1)[-1]
+    lower = name.lower()
+    if lower == "cmakelists.txt" or lower.endswith(".cmake"):
+        return "cmake"
+    if lower == "meson.build":
+        return "meson"
+    if lower.endswith(".wrap") and path.lower().startswith("subprojects/"):
+        return "meson-wrap"
+    if path == ".gitmodules":
+        return "git-submodules"
+    if _MAKE_NAME_RE.fullmatch(name):
+        return "make"
+    return None
+
+
+def parse_native_build(text: str, path: str) -> NativeBuildFile | None:
+    """The declarations of one build file (kind from its path), None for other files."""
+    kind = native_build_kind(path)
+    if kind == "cmake":
+        return _cmake(text, path)
+    if kind == "meson":
+        return NativeBuildFile(kind, standards=tuple(_meson_standards(text)))
+    if kind == "meson-wrap":
+        return NativeBuildFile(kind, dependencies=tuple(_wrap(text, path)))
+    if kind == "git-submodules":
+        return NativeBuildFile(kind, dependencies=tuple(_submodules(text, path)))
+    if kind == "make":
+        return NativeBuildFile(kind, standards=tuple(_flag_standards(text, comment="#")))
+    return None
+
+
+# --------------------------------------------------------------------------- shared
+
+# `-std=c++11`, `-std=gnu99`, `-std=f2008`: a flag that names a standard (not `-std=$(STD)`).
+_STD_FLAG_RE = re.compile(r"(?<![\w-])-std=[A-Za-z][\w+]*")
+_HEX40_RE = re.compile(r"[0-9a-fA-F]{40}")
+_BRANCH_NAMES = frozenset({"master", "main", "develop", "dev", "head", "trunk", "stable", "latest"})
+# A release tarball names its version: .../archive/3.4.0/eigen-3.4.0.tar.gz, .../v2.1.0.tar.gz
+_VERSIONED_ARCHIVE_RE = re.compile(
+    r"(?:^|[/_-])v?\d+(?:\.\d+)+[^/]*\.(?:tar\.gz|tgz|tar\.bz2|tar\.xz|zip)$", re.IGNORECASE
+)
+
+
+def _flag_standards(text: str, *, comment: str) -> list[LanguageStandard]:
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        code = line.split(comment, 1)[0]
+        match = _STD_FLAG_RE.search(code)
+        if match:
+            found.append(LanguageStandard(number, match.group(0)))
+    return found
+
+
+def _dependency(name: str, spec: str, pin: str, line: int, source: str, path: str, raw: str) -> Dependency:
+    return Dependency(
+        name=name,
+        normalized=normalize_name(name),
+        spec=spec,
+        pin=pin,
+        line=line,
+        ecosystem="native",
+        source=source,
+        raw=raw[:120],
+        file=path,
+    )
+
+
+def _ref_pin(ref: str) -> str:
+    """A git reference: a full commit is exact, a branch unpinned, anything else a tag."""
+    ref = ref.strip()
+    if not ref or ref.lower() in _BRANCH_NAMES or ref.lower().startswith("origin/"):
+        return PIN_UNPINNED
+    return PIN_EXACT if _HEX40_RE.fullmatch(ref) else PIN_BOUNDED
+
+
+# --------------------------------------------------------------------------- CMake
+
+_CMAKE_STANDARD_VAR_RE = re.compile(r"CMAKE_(?:C|CXX|CUDA|OBJC|OBJCXX|Fortran|HIP)_STANDARD", re.IGNORECASE)
+_STANDARD_PROPERTY_RE = re.compile(r"(?:C|CXX|CUDA|OBJC|OBJCXX|HIP)_STANDARD")
+_COMPILE_FEATURE_RE = re.compile(r"(?:c|cxx|cuda)_std_\d+")
+_CMAKE_VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
+
+
+@dataclass(frozen=True)
+class _CMakeCommand:
+    name: str                            # lower-case
+    line: int
+    args: tuple[tuple[str, int], ...]    # (argument, line)
+
+
+# One token of CMake's grammar. Whitespace is skipped by ``finditer``; a token spanning
+# lines (a quoted or bracket argument, a bracket comment) carries its newlines.
+_CMAKE_TOKEN_RE = re.compile(
+    r"""(?P<comment>\#\[(?P<eq1>=*)\[.*?\](?P=eq1)\]|\#[^\n]*)
+      | (?P<quoted>"(?:\\.|[^"\\])*")
+      | (?P<bracket>\[(?P<eq2>=*)\[(?P<body>.*?)\](?P=eq2)\])
+      | (?P<open>\()
+      | (?P<close>\))
+      | (?P<newline>\n)
+      | (?P<word>[^\s()\#"]+)""",
+    re.DOTALL | re.VERBOSE,
+)
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _cmake_commands(text: str) -> list[_CMakeCommand]:
+    """CMake commands with their arguments (quotes removed) and lines; comments
+    (``#…``, ``#[[…]]``) and bracket arguments are honoured, nested parentheses kept. An
+    unbalanced command ends at the end of the file."""
+    commands: list[_CMakeCommand] = []
+    line = 1
+    name, name_line = None, 0          # the identifier a "(" would open as a command
+    args: list[tuple[str, int]] | None = None
+    depth = 0
+    for token in _CMAKE_TOKEN_RE.finditer(text):
+        kind = token.lastgroup
+        value = token.group(0)
+        if kind == "newline":
+            line += 1
+            continue
+        if kind == "comment":
+            line += value.count("\n")
+            continue
+        if args is None:                # between commands
+            if kind == "open" and name is not None:
+                args, depth, command_name, command_line = [], 0, name, name_line
+            name = value if kind == "word" and _IDENTIFIER_RE.fullmatch(value) else None
+            name_line = line
+            continue
+        if kind == "open":
+            depth += 1
+        elif kind == "close":
+            if depth == 0:
+                commands.append(_CMakeCommand(command_name.lower(), command_line, tuple(args)))
+                args, name = None, None
+            else:
+                depth -= 1
+        elif kind == "quoted":
+            args.append((value[1:-1], line))
+        elif kind == "bracket":
+            args.append((token.group("body"), line))
+        else:
+            args.append((value, line))
+        line += value.count("\n")
+    if args is not None:
+        commands.append(_CMakeCommand(command_name.lower(), command_line, tuple(args)))
+    return commands
+
+
+def _cmake(text: str, path: str) -> NativeBuildFile:
+    standards: list[LanguageStandard] = []
+    dependencies: list[Dependency] = []
+    for command in _cmake_commands(text):
+        values = [a for a, _ in command.args]
+        if command.name == "set" and len(values) >= 2 and _CMAKE_STANDARD_VAR_RE.fullmatch(values[0]):
+            if values[1][:1].isdigit():
+                standards.append(LanguageStandard(command.line, f"{values[0]} {values[1]}"))
+        elif command.name in ("set_property", "set_target_properties"):
+            for index, value in enumerate(values[:-1]):
+                if _STANDARD_PROPERTY_RE.fullmatch(value) and values[index + 1][:1].isdigit():
+                    standards.append(LanguageStandard(command.args[index][1], f"{value} {values[index + 1]}"))
+        elif command.name == "target_compile_features":
+            for value, line in command.args:
+                if _COMPILE_FEATURE_RE.fullmatch(value):
+                    standards.append(LanguageStandard(line, value))
+        elif command.name in ("fetchcontent_declare", "externalproject_add") and values:
+            dependencies.append(_fetched(command, path))
+        elif command.name == "find_package" and values:
+            dependencies.append(_found_package(command, path))
+        for value, line in command.args:
+            flag = _STD_FLAG_RE.search(value)
+            if flag:
+                standards.append(LanguageStandard(line, flag.group(0)))
+    return NativeBuildFile("cmake", tuple(standards), tuple(dependencies))
+
+
+def _fetched(command: _CMakeCommand, path: str) -> Dependency:
+    """A FetchContent_Declare / ExternalProject_Add: pinned by its GIT_TAG, URL_HASH or URL."""
+    source = "fetchcontent" if command.name == "fetchcontent_declare" else "externalproject"
+    name = command.args[0][0]
+    options: dict[str, tuple[str, int]] = {}
+    args = command.args[1:]
+    for index, (value, line) in enumerate(args):
+        if value in ("GIT_TAG", "URL", "URL_HASH", "URL_MD5", "SVN_REVISION", "HG_TAG") and index + 1 < len(args):
+            options.setdefault(value, (args[index + 1][0], line))
+    if "URL_HASH" in options or "URL_MD5" in options:
+        key = "URL_HASH" if "URL_HASH" in options else "URL_MD5"
+        return _dependency(name, f"{key} {options[key][0][:20]}", PIN_EXACT, options[key][1], source, path, name)
+    for key in ("GIT_TAG", "HG_TAG", "SVN_REVISION"):
+        if key in options:
+            ref, line = options[key]
+            return _dependency(name, f"{key} {ref}", _ref_pin(ref), line, source, path, f"{key} {ref}")
+    if "URL" in options:
+        url, line = options["URL"]
+        pin = PIN_EXACT if _VERSIONED_ARCHIVE_RE.search(url.split("?", 1)[0]) else PIN_UNPINNED
+        return _dependency(name, f"URL {url}", pin, line, source, path, f"URL {url}")
+    return _dependency(name, "", PIN_UNPINNED, command.line, source, path, name)
+
+
+def _found_package(command: _CMakeCommand, path: str) -> Dependency:
+    name = command.args[0][0]
+    values = [a for a, _ in command.args[1:]]
+    version = values[0] if values and _CMAKE_VERSION_RE.fullmatch(values[0]) else ""
+    if not version:
+        return _dependency(name, "", PIN_UNPINNED, command.line, "find_package", path, f"find_package({name})")
+    pin = PIN_EXACT if "EXACT" in values else PIN_BOUNDED
+    spec = f"{version} EXACT" if pin == PIN_EXACT else version
+    return _dependency(name, spec, pin, command.line, "find_package", path, f"find_package({name} {spec})")
+
+
+# --------------------------------------------------------------------------- meson
+
+_MESON_STD_RE = re.compile(r"""['"]((?:c|cpp|fortran|objc|objcpp|cuda)_std\s*=\s*[\w+]+)['"]""")
+
+
+def _meson_standards(text: str) -> list[LanguageStandard]:
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        code = line.split("#", 1)[0]
+        option = _MESON_STD_RE.search(code)
+        flag = _STD_FLAG_RE.search(code)
+        if option:
+            found.append(LanguageStandard(number, option.group(1).replace(" ", "")))
+        elif flag:
+            found.append(LanguageStandard(number, flag.group(0)))
+    return found
+
+
+_INI_SECTION_RE = re.compile(r"^\s*\[([^\]]+)\]")
+_INI_OPTION_RE = re.compile(r"^\s*([\w.-]+)\s*=\s*(.*?)\s*$")
+
+
+def _ini_options(text: str) -> list[tuple[str, str, str, int]]:
+    """(section, option, value, line) of a small INI file (wraps, .gitmodules)."""
+    found, section = [], ""
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        header = _INI_SECTION_RE.match(line)
+        if header:
+            section = header.group(1).strip()
+            found.append((section, "", "", number))
+            continue
+        option = _INI_OPTION_RE.match(line)
+        if option:
+            found.append((section, option.group(1).lower(), option.group(2), number))
+    return found
+
+
+def _wrap(text: str, path: str) -> list[Dependency]:
+    """A meson wrap: ``[wrap-git] revision`` or ``[wrap-file] source_hash``."""
+    name = path.rsplit("/", 1)[-1][: -len(".wrap")]
+    options = {(s, o): (v, line) for s, o, v, line in _ini_options(text) if o}
+    header = next(((s, line) for s, o, _, line in _ini_options(text) if not o and s.startswith("wrap-")), None)
+    if header is None:
+        return []
+    section, header_line = header
+    if section == "wrap-file":
+        hashed = options.get((section, "source_hash"))
+        if hashed:
+            return [_dependency(name, "source_hash", PIN_EXACT, hashed[1], "meson-wrap", path, f"source_hash = {hashed[0][:20]}")]
+        url = options.get((section, "source_url"))
+        pin = PIN_EXACT if url and _VERSIONED_ARCHIVE_RE.search(url[0]) else PIN_UNPINNED
+        return [_dependency(name, url[0] if url else "", pin, url[1] if url else header_line, "meson-wrap", path,
+                            f"source_url = {url[0]}" if url else section)]
+    revision = options.get((section, "revision"))
+    if revision is None:
+        return [_dependency(name, "", PIN_UNPINNED, header_line, "meson-wrap", path, section)]
+    return [_dependency(name, f"revision {revision[0]}", _ref_pin(revision[0]), revision[1], "meson-wrap", path,
+                        f"revision = {revision[0]}")]
+
+
+_SUBMODULE_RE = re.compile(r'submodule\s+"([^"]+)"')
+# Folders that hold the code a build depends on. A submodule elsewhere is the project's
+# own tooling, packaging or test data (``assets/aur/…``, ``.test/data``,
+# ``GNPS2_DeploymentTooling``), not a dependency.
+_DEPENDENCY_FOLDERS = frozenset({
+    "lib", "libs", "external", "externals", "extern", "third_party", "thirdparty", "3rdparty",
+    "vendor", "deps", "dependencies", "subprojects", "contrib", "submodules",
+})
+
+
+def _submodules(text: str, path: str) -> list[Dependency]:
+    """Each ``[submodule "x"]`` in a dependency folder: git records a submodule at one
+    commit (a gitlink), so it is exact."""
+    found = []
+    for section, option, _, line in _ini_options(text):
+        match = _SUBMODULE_RE.fullmatch(section)
+        if match and not option and match.group(1).split("/", 1)[0].lower() in _DEPENDENCY_FOLDERS:
+            found.append(_dependency(match.group(1), "commit recorded by git", PIN_EXACT, line,
+                                     "git-submodule", path, f'[submodule "{match.group(1)}"]'))
+    return found

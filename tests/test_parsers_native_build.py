@@ -1,0 +1,67 @@
+"""Build files of compiled codes (scoring.parsers.native_build) and README release
+statements (scoring.parsers.releases), from small sources written for the test."""
+
+from __future__ import annotations
+
+from scoring.parsers.manifests import PIN_BOUNDED, PIN_EXACT, PIN_UNPINNED
+from scoring.parsers.markdown import parse_document
+from scoring.parsers.native_build import native_build_kind, parse_native_build
+from scoring.parsers.releases import stated_releases
+
+
+def test_cmake_standards_fetches_and_packages():
+    text = """# set(CMAKE_CXX_STANDARD 98) in a comment does not count
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_C_FLAGS "${CMAKE_C_FLAGS} -std=c99")
+target_compile_features(app PUBLIC cxx_std_20)
+FetchContent_Declare(fmt
+  GIT_REPOSITORY https://github.com/fmtlib/fmt.git
+  GIT_TAG e69e5f977d458f2650bb346dadf2ad30c5320281)
+FetchContent_Declare(json GIT_REPOSITORY https://github.com/nlohmann/json GIT_TAG v3.11.2)
+FetchContent_Declare(dev GIT_REPOSITORY https://example.org/dev.git GIT_TAG main)
+ExternalProject_Add(zlib URL https://zlib.net/zlib-1.3.1.tar.gz)
+find_package(Boost 1.80 REQUIRED)
+find_package(Threads)
+"""
+    build = parse_native_build(text, "CMakeLists.txt")
+    assert [(s.line, s.text) for s in build.standards] == [
+        (2, "CMAKE_CXX_STANDARD 17"), (3, "-std=c99"), (4, "cxx_std_20")]
+    assert [(d.name, d.pin, d.line, d.source) for d in build.dependencies] == [
+        ("fmt", PIN_EXACT, 7, "fetchcontent"),
+        ("json", PIN_BOUNDED, 8, "fetchcontent"),
+        ("dev", PIN_UNPINNED, 9, "fetchcontent"),
+        ("zlib", PIN_EXACT, 10, "externalproject"),
+        ("Boost", PIN_BOUNDED, 11, "find_package"),
+        ("Threads", PIN_UNPINNED, 12, "find_package"),
+    ]
+
+
+def test_meson_wraps_submodules_and_make():
+    assert [s.text for s in parse_native_build("project('x', 'c', default_options: ['c_std=c11'])\n",
+                                              "meson.build").standards] == ["c_std=c11"]
+    wrap = parse_native_build("[wrap-git]\nurl = https://x\nrevision = v1.2.0\n", "subprojects/x.wrap")
+    assert [(d.name, d.pin, d.line) for d in wrap.dependencies] == [("x", PIN_BOUNDED, 3)]
+    hashed = parse_native_build("[wrap-file]\nsource_url = https://x/y-1.0.tar.gz\nsource_hash = ab12\n",
+                                "subprojects/y.wrap")
+    assert [(d.pin, d.line) for d in hashed.dependencies] == [(PIN_EXACT, 3)]
+    modules = parse_native_build('[submodule "libs/a"]\n\tpath = libs/a\n[submodule "tools/b"]\n\tpath = tools/b\n',
+                                 ".gitmodules")
+    assert [(d.name, d.pin, d.line) for d in modules.dependencies] == [("libs/a", PIN_EXACT, 1)]
+    make = parse_native_build("CFLAGS = -O2 -std=gnu99\n# -std=c89\nSTD = -std=$(X)\n", "Makefile")
+    assert [(s.line, s.text) for s in make.standards] == [(1, "-std=gnu99")]
+    assert native_build_kind("src/x.wrap") is None and native_build_kind("README.md") is None
+
+
+def test_unbalanced_cmake_command_ends_at_end_of_file():
+    build = parse_native_build("set(CMAKE_CXX_STANDARD 14\n", "x.cmake")
+    assert [s.text for s in build.standards] == ["CMAKE_CXX_STANDARD 14"]
+
+
+def test_stated_releases_read_prose_only():
+    doc = parse_document(
+        "# Tool\n\n## Requirements\n\n- MATLAB R2019b or newer\n- Octave 6.1\n\n"
+        "The release R2020a alone names no product.\n\n```\n% MATLAB R2015a\n```\n",
+        "README.md",
+    )
+    assert [(s.product, s.release, s.line) for s in stated_releases(doc)] == [
+        ("MATLAB", "R2019b", 5), ("Octave", "6.1", 6)]
