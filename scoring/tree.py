@@ -40,7 +40,7 @@ from .model import Inventory
 from .parsers.markdown import Document, parse_document
 from .parsers.notebook import Notebook, NotebookError, parse_notebook, parse_rmarkdown
 from .parsers.python import CodeUnit
-from .roles import ROLES, SETUP_CALLS, SPHINX_OPTIONS, VERSIONEER_MARK, file_role, licensed_dirs
+from .roles import ROLES, SETUP_CALLS, SPHINX_OPTIONS, VERSIONEER_MARK, RoleClassifier, licensed_dirs
 from .trees.sources import (
     KIND_DIR,
     KIND_FILE,
@@ -411,7 +411,7 @@ class TreeIndex:
         """Every file's role, decided once: from the path, and for Python files from
         their facts (a ``setup()`` call, a versioneer ``_version.py``, a Sphinx
         ``conf.py``)."""
-        licensed = licensed_dirs(self._files)
+        classifier = RoleClassifier(licensed_dirs(self._files))
         roles = {}
         for path, info in self._files.items():
             flags = {}
@@ -419,7 +419,7 @@ class TreeIndex:
                 facts = self.facts(info.alias_of or path)
                 if facts is not None:
                     flags = _role_flags(info.name, facts)
-            roles[path] = file_role(path, licensed=licensed, **flags)
+            roles[path] = classifier.role(path, **flags)
         return roles
 
     # --- reading ------------------------------------------------------------------

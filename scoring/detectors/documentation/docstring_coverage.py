@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from scoring.detectors.documentation._common import MAX_EVIDENCE
-from scoring.facts import CommentFact, DefinitionFact, FileFacts
+from scoring.facts import CommentFact, FileFacts
 from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
@@ -63,13 +64,24 @@ def _skipped_by_decorator(decorators: tuple[str, ...]) -> bool:
     return any(_SKIP_DECORATORS.fullmatch(d) for d in decorators)
 
 
+def _line_end(comment: CommentFact) -> int:
+    return comment.line_end
+
+
+def _line_start(comment: CommentFact) -> int:
+    return comment.line_start
+
+
 def _comment_ending_at(comments: tuple[CommentFact, ...], line: int) -> CommentFact | None:
-    """The comment block whose last line is ``line``, if any."""
-    return next((c for c in comments if c.line_end == line and c.cell is None), None)
+    """The comment block whose last line is ``line``. Comment blocks come in document
+    order, so a binary search finds it without a pass over a file's comments."""
+    index = bisect_left(comments, line, key=_line_end)
+    return comments[index] if index < len(comments) and comments[index].line_end == line else None
 
 
-def _comment_starting_at(comments: tuple[CommentFact, ...], line: int) -> CommentFact | None:
-    return next((c for c in comments if c.line_start == line and c.cell is None), None)
+def _comment_starts_at(comments: tuple[CommentFact, ...], line: int) -> bool:
+    index = bisect_left(comments, line, key=_line_start)
+    return index < len(comments) and comments[index].line_start == line
 
 
 # --------------------------------------------------------------------------- languages
@@ -176,10 +188,11 @@ def _c_cpp(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
         facts = tree.facts(path)
         if facts is None:
             continue
+        comments = facts.comments
         for definition in facts.definitions:
             if definition.public:
-                yield _Definition("c_cpp", path, definition.name, definition.line,
-                                  _native_documented(definition, facts, below=False))
+                yield _Definition("c_cpp", path, definition.name, definition.line, definition.documented
+                                  or _comment_ending_at(comments, definition.line - 1) is not None)
 
 
 def _fortran(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
@@ -190,18 +203,13 @@ def _fortran(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
         facts = tree.facts(path)
         if facts is None:
             continue
+        comments = facts.comments
         for definition in facts.definitions:
             if definition.public and definition.kind in _FORTRAN_PROCEDURES:
-                yield _Definition("fortran", path, definition.name, definition.line,
-                                  _native_documented(definition, facts, below=True))
-
-
-def _native_documented(definition: DefinitionFact, facts: FileFacts, *, below: bool) -> bool:
-    if definition.documented:
-        return True
-    if _comment_ending_at(facts.comments, definition.line - 1) is not None:
-        return True
-    return below and _comment_starting_at(facts.comments, definition.line + 1) is not None
+                line = definition.line
+                yield _Definition("fortran", path, definition.name, line, definition.documented
+                                  or _comment_ending_at(comments, line - 1) is not None
+                                  or _comment_starts_at(comments, line + 1))
 
 
 def _nextflow(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
