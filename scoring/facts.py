@@ -25,7 +25,7 @@ from typing import Any
 __all__ = [
     "AssertFact", "AssignmentFact", "BlockFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
     "MacroFact",
-    "DirectiveFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact", "InstallFact",
+    "DirectiveFact", "ExportFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact", "InstallFact",
     "NotebookCellFact", "RandomFact", "StringFact", "UrlFact", "literal_or_expr",
     "GUARDS", "HANDLER_ACTIONS", "SEED_SOURCES", "RANDOM_ROLES", "FILE_MODES",
 ]
@@ -420,6 +420,14 @@ class MacroFact(_Record):
 
 
 @dataclass(frozen=True)
+class ExportFact(_Record):
+    """A name a module makes public (Julia: each name of an ``export`` statement)."""
+
+    name: str
+    line: int
+
+
+@dataclass(frozen=True)
 class FileFacts(_Record):
     language: str
     frontend: str
@@ -455,6 +463,9 @@ class FileFacts(_Record):
     asserts: tuple[AssertFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     macros: tuple[MacroFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     installs: tuple[InstallFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # names the file's modules export (Julia), in document order: D6 counts the exported
+    # names of a package, wherever they are defined
+    exports: tuple[ExportFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())

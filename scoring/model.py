@@ -271,7 +271,9 @@ class Inventory:
     ``skipped`` lists files that were not read (too large, binary, dangling or external
     links, unreadable, beyond the file limit) with a reason each; ``problems`` lists files
     that were read but could not be parsed (invalid notebook, TOML, YAML, …) or were
-    decoded with replacement characters.
+    decoded with replacement characters. ``role_counts`` and ``roles`` give each file's
+    role (METRICS.md §0.2.1): the files of each role but ``source``, the default, are
+    listed by path.
     """
 
     files: int = 0
@@ -282,6 +284,10 @@ class Inventory:
     excluded_dirs: list[str] = field(default_factory=list)
     truncated: bool = False
     limits: dict[str, int] = field(default_factory=dict)
+    # the number of files of each role (scoring.roles: source, test, docs, vendored,
+    # build) and the paths of the files of every role but source, sorted
+    role_counts: dict[str, int] = field(default_factory=dict)
+    roles: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

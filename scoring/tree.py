@@ -40,6 +40,7 @@ from .model import Inventory
 from .parsers.markdown import Document, parse_document
 from .parsers.notebook import Notebook, NotebookError, parse_notebook, parse_rmarkdown
 from .parsers.python import CodeUnit
+from .roles import ROLES, SETUP_CALLS, SPHINX_OPTIONS, VERSIONEER_MARK, RoleClassifier, licensed_dirs
 from .trees.sources import (
     KIND_DIR,
     KIND_FILE,
@@ -361,6 +362,20 @@ class TreeIndex:
                 groups.setdefault(info.type, []).append(path)
         return groups
 
+    def by_frontend(self, name: str) -> list[str]:
+        """Files a language frontend reads (``scoring.frontends.frontend_name``: python,
+        r, julia, matlab, c_cpp, fortran, nextflow, snakemake), aliases excluded."""
+        return list(self._paths_by_frontend.get(name, ()))
+
+    @cached_property
+    def _paths_by_frontend(self) -> dict[str, list[str]]:
+        groups: dict[str, list[str]] = {}
+        for path, info in self._files.items():
+            name = frontend_name(path) if info.alias_of is None else None
+            if name is not None:
+                groups.setdefault(name, []).append(path)
+        return groups
+
     @cached_property
     def undecodable_names(self) -> bool:
         """Whether a name in the tree is not UTF-8: its path holds the name's bytes as
@@ -383,6 +398,29 @@ class TreeIndex:
         if self.by_type("js"):
             langs.add("js")
         return frozenset(langs)
+
+    # --- roles --------------------------------------------------------------------
+
+    def role(self, path: str) -> str:
+        """The role of ``path`` (:mod:`scoring.roles`): source, test, docs, vendored or
+        build; ``source`` for a path the index does not hold."""
+        return self._roles.get(path, "source")
+
+    @cached_property
+    def _roles(self) -> dict[str, str]:
+        """Every file's role, decided once: from the path, and for Python files from
+        their facts (a ``setup()`` call, a versioneer ``_version.py``, a Sphinx
+        ``conf.py``)."""
+        classifier = RoleClassifier(licensed_dirs(self._files))
+        roles = {}
+        for path, info in self._files.items():
+            flags = {}
+            if info.type == "python":
+                facts = self.facts(info.alias_of or path)
+                if facts is not None:
+                    flags = _role_flags(info.name, facts)
+            roles[path] = classifier.role(path, **flags)
+        return roles
 
     # --- reading ------------------------------------------------------------------
 
@@ -717,6 +755,14 @@ class TreeIndex:
 
         return self._cached("description", path, lambda text: description_fields(text, path))
 
+    def r_namespace(self, path: str):
+        """The exports of an R package's ``NAMESPACE`` file
+        (:class:`scoring.parsers.rnamespace.RNamespace`), parsed once per content; None
+        when unreadable."""
+        from .parsers.rnamespace import parse_namespace
+
+        return self._cached("r_namespace", path, parse_namespace, by_content=True)
+
     def setup_project_name(self, path: str, kind: str) -> str | None:
         """The distribution name a ``setup.py`` or ``setup.cfg`` (``kind``) declares
         (:func:`scoring.parsers.manifests.setup_project_name`), read once."""
@@ -960,15 +1006,22 @@ class TreeIndex:
         self._facts_errors.clear()
         self._by_content.clear()
         self.__dict__.pop("_python_units", None)
+        self.__dict__.pop("_roles", None)
 
     # --- inventory ----------------------------------------------------------------
 
     def inventory(self) -> Inventory:
         by_type: dict[str, int] = {}
         real_files = [i for i in self._files.values() if i.alias_of is None]
+        role_counts = dict.fromkeys(ROLES, 0)
+        role_paths: dict[str, list[str]] = {}
         for info in real_files:
             kind = info.type or "other"
             by_type[kind] = by_type.get(kind, 0) + 1
+            role = self.role(info.path)
+            role_counts[role] += 1
+            if role != "source":
+                role_paths.setdefault(role, []).append(info.path)
         return Inventory(
             files=len(real_files),
             bytes=sum(i.size for i in real_files),
@@ -981,12 +1034,25 @@ class TreeIndex:
             ],
             excluded_dirs=sorted(self._excluded, key=_sort_key),
             truncated=self._truncated,
+            role_counts=role_counts,
+            roles={role: role_paths[role] for role in ROLES if role in role_paths},
             limits={
                 "max_file_bytes": self.limits.max_file_bytes,
                 "max_files": self.limits.max_files,
                 "max_total_bytes": self.limits.max_total_bytes,
             },
         )
+
+
+def _role_flags(name: str, facts: FileFacts) -> dict[str, bool]:
+    """What a Python file's facts say about its role (:func:`scoring.roles.file_role`)."""
+    flags = {"calls_setup": any(call.name in SETUP_CALLS for call in facts.calls)}
+    if name == "_version.py":
+        flags["versioneer_generated"] = any(VERSIONEER_MARK in c.text.lower() for c in facts.comments)
+    elif name == "conf.py":
+        flags["sphinx_conf"] = any(a.name in SPHINX_OPTIONS for a in facts.assignments) or any(
+            s.binding in SPHINX_OPTIONS for s in facts.strings)
+    return flags
 
 
 def _sort_key(path: str) -> str:

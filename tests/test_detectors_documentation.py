@@ -101,8 +101,10 @@ def test_bad_input_never_raises(make_tree):
     assert results["inline_explanation_density"].value == 0
     assert results["inline_explanation_density"].counts["scripts"] == 1
     assert results["docstring_coverage"].value == 0       # main() found by the line fallback
+    # empty.py, py2.py and blank.R are read (R counts too, METRICS §0.3); binary.py is not
     assert results["docstring_coverage"].counts == {
-        "public_defs": 1, "documented_defs": 0, "files": 2, "files_unparsed": 1}
+        "public_defs": 1, "documented_defs": 0, "files": 3, "files_unparsed": 1, "python_public_defs": 1,
+        "python_documented_defs": 0, "test_defs_excluded": 0, "vendored_defs_excluded": 0}
     assert results["reuse_metadata"].value == 0           # empty LICENSE, invalid CFF, codemeta not an object
 
 
@@ -555,7 +557,7 @@ def test_docstring_notebooks_and_private_only_are_not_applicable(make_tree):
     })
     m = measure("docstring_coverage", root)
     assert (m.value, m.applicable, m.fix) == (50, False, None)
-    assert m.reason == "no public Python definitions"
+    assert m.reason == "no public definitions"
 
 
 # --------------------------------------------------------------------------- D7

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scoring.facts import (
+    ExportFact,
     AssignmentFact,
     CliArgFact,
     DefinitionFact,
@@ -89,6 +90,13 @@ def test_docstring_documents_the_function_and_export_decides_public():
     assert result.urls == ()
 
 
+def test_exported_names_are_facts_with_their_lines():
+    result = julia.extract(b"module M\nexport a, b\nexport c\nend\n", "src/M.jl")
+    assert result.exports == (ExportFact("a", 2), ExportFact("b", 2), ExportFact("c", 3))
+    assert "exports" in result.to_dict()
+    assert julia.extract(b"f(x) = 1\n", "f.jl").to_dict().get("exports") is None   # left out while empty
+
+
 def test_empty_catch_masks_and_rethrow_does_not():
     assert facts().handlers == (HandlerFact(23, "", "pass"),)
     source = b"try\n  f()\ncatch err\n  @warn \"failed\" err\n  rethrow()\nend\n"
@@ -126,7 +134,7 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.0.4+")
+    assert result.frontend_version.startswith("1.0.5+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
 
 

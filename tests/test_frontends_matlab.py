@@ -63,6 +63,15 @@ def test_help_block_documents_the_main_function_and_local_functions_are_private(
         2, 3, "%RUN_ANALYSIS Run the analysis.\n%   results = RUN_ANALYSIS(file, n) reads the data.", True),)
 
 
+def test_a_help_block_needs_text_and_may_stand_above_the_function_line():
+    empty = matlab.extract(b"function y = f(x)\n  %\n  %\n\n  % (C) Copyright\n  y = x;\nend\n", "f.m")
+    assert empty.definitions == (DefinitionFact("f", "function", 1, True, False),)
+    above = matlab.extract(b"% G Double the input.\n\n\nfunction y = g(x)\ny = 2 * x;\nend\n", "g.m")
+    assert above.definitions == (DefinitionFact("g", "function", 4, True, True),)
+    script = matlab.extract(b"% a script\nx = 1;\nfunction y = h(x)\ny = x;\nend\n", "s.m")
+    assert script.definitions == (DefinitionFact("h", "function", 3, False, False),)   # a local function
+
+
 def test_empty_catch_is_a_silent_handler_and_warning_logs():
     assert facts().handlers == (HandlerFact(9, "", "pass"),)
     source = b"try\n  f();\ncatch ME\n  warning(ME.message);\nend\n"

@@ -86,6 +86,19 @@ def test_roxygen_block_documents_the_function_below_it():
     )
 
 
+def test_roxygen_documents_across_blank_lines_plain_comments_and_double_hash():
+    result = r.extract(
+        b"#' Fit\n#' @export\n\nfit <- function(x) x\n"
+        b"#' Plot\n# nolint start\nplot_it <- function(x) x\n"
+        b"##' Summary\nsummary_of <- function(x) x\n"
+        b"#' Data docs\nNULL\n\nafter_code <- function(x) x\n"
+        b"#' spent by the first object\nfirst <- function(x) x\nsecond <- function(x) x\n",
+        "R/fit.R")
+    assert [(d.name, d.documented) for d in result.definitions] == [
+        ("fit", True), ("plot_it", True), ("summary_of", True), ("after_code", False), ("first", True),
+        ("second", False)]
+
+
 def test_silent_handlers_and_what_the_others_do():
     assert facts().handlers == (
         HandlerFact(15, "error", "pass", None, 15, "null_handler",
@@ -194,4 +207,4 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.0.4+")
+    assert result.frontend_version.startswith("1.0.5+")

@@ -21,6 +21,7 @@ from scoring.facts import (
     CallFact,
     CliArgFact,
     DefinitionFact,
+    ExportFact,
     Expr,
     FileFacts,
     FileIOFact,
@@ -31,7 +32,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "julia"
-VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact)
+VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -160,7 +161,7 @@ class _Walker:
         self.facts = ts.Collector()
         self.aliases: dict[str, str] = {}        # local name -> qualified name
         self.engines: set[str] = set()           # variables bound to RNG engines
-        self.exports: set[str] = set()
+        self.exports: list[ExportFact] = []     # the names of export statements, in order
         self.docstring_lines: set[int] = set()   # last lines of docstrings
         self.root = None
         self.string_end = 0                      # end of the outermost string literal met so far
@@ -192,10 +193,13 @@ class _Walker:
         definitions = self.facts.definitions
         if self.exports:
             # a module that exports says what is public; otherwise the _ prefix does
-            definitions = [d.__class__(d.name, d.kind, d.line, d.name in self.exports or d.kind == "module",
+            exported = {export.name for export in self.exports}
+            definitions = [d.__class__(d.name, d.kind, d.line, d.name in exported or d.kind == "module",
                                        d.documented, d.decorators) for d in definitions]
         facts = self.facts.finish(LANGUAGE, "julia", VERSION, self.data, definitions=definitions)
-        return replace(facts, macros=tuple(self.macros)) if self.macros else facts
+        if self.macros or self.exports:
+            facts = replace(facts, macros=tuple(self.macros), exports=tuple(self.exports))
+        return facts
 
     def resolve(self, written: str) -> str:
         head, _, rest = written.partition(".")
@@ -234,7 +238,8 @@ class _Walker:
         elif kind in ("using_statement", "import_statement"):
             self.imports(node, ts.path_to(self.root, node))
         elif kind == "export_statement":
-            self.exports.update(ts.text(child) for child in node.named_children if child.type == "identifier")
+            self.exports.extend(ExportFact(ts.text(child), ts.first_line(child))
+                                for child in node.named_children if child.type == "identifier")
         elif kind in DEFINITIONS:
             self.definition(node, DEFINITIONS[kind])
         elif kind == "assignment":

@@ -33,7 +33,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "matlab"
-VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -49,6 +49,8 @@ WRITES = {"save", "writetable", "writematrix", "writecell", "csvwrite", "dlmwrit
 RERAISING = {"rethrow", "error", "throw", "throwAsCaller"}
 LOGGING = {"warning", "disp", "fprintf", "display", "getReport", "printf", "puts", "fdisp"}
 PRIVATE_ACCESS = re.compile(r"Access\s*=\s*'?(private|protected)")
+# what a comment holds besides its markers: a help block of bare % lines documents nothing
+COMMENT_MARKERS = re.compile(rb"[%{}\s]+")
 NUMBER_IS_FLOAT = re.compile(r"[.eE]")
 
 
@@ -178,13 +180,29 @@ class _Walker:
     # --------------------------------------------------------------- helpers
     @staticmethod
     def help_follows(node) -> bool:
-        """The definition's first named child after its signature is a comment."""
+        """The definition's first named child after its signature is a comment with text
+        (MATLAB's help block: the comment lines right below the function line)."""
         for child in node.named_children:
             if child.type == "comment":
-                return True
+                return has_text(child)
             if child.type in ("block", "properties", "methods", "events", "enumeration", "arguments_statement"):
                 return False
         return False
+
+    def opens_the_file(self, node) -> bool:
+        """Whether ``node`` is the file's first statement (comments aside): a function
+        file, not a script that defines local functions after its code."""
+        first = next((child for child in self.root.named_children if child.type != "comment"), None)
+        return first is not None and first.id == node.id
+
+    def help_above(self, node) -> bool:
+        """The file's first comment block, with text, stands right above the main
+        function's line (MATLAB shows it as the help too)."""
+        comments = self.facts.comments
+        if len(comments) != 1 or not comments[0].doc:
+            return False
+        previous = node.prev_named_sibling
+        return previous is not None and previous.type == "comment" and has_text(previous)
 
     def comment(self, node) -> None:
         # a help block: the first comment inside a function/classdef, before its body,
@@ -213,13 +231,16 @@ class _Walker:
             public = not any(a.id in self.private_methods for a in ancestors)
             kind = "method"
         else:
-            # the first function of a file is its callable; the rest are local functions
-            public = self.functions_seen == 1 and not any(a.type == "function_definition" for a in ancestors)
+            # the first function of a function file is its callable; the rest are local
+            # functions, and so are the functions at the end of a script
+            public = self.functions_seen == 1 and len(ancestors) == 1 and self.opens_the_file(node)
             kind = "function"
         line = ts.first_line(node)
-        self.facts.definitions.append(DefinitionFact(ts.text(name), kind, line, public, self.help_follows(node)))
+        documented = self.help_follows(node) or (public and not in_class and self.help_above(node))
+        self.facts.definitions.append(DefinitionFact(ts.text(name), kind, line, public, documented))
         arguments = next((c for c in node.named_children if c.type == "function_arguments"), None)
-        if public and not in_class and arguments is not None and arguments.named_children \
+        # the inputs of a file's first function are its parameters (S6), a script's too
+        if not in_class and self.functions_seen == 1 and arguments is not None and arguments.named_children \
                 and len(ancestors) == 1:
             self.facts.cli_args.append(CliArgFact(line, "function_arguments"))
 
@@ -321,3 +342,8 @@ class _Walker:
             source = "argument" if isinstance(seed, Expr) else "literal"
         self.facts.randoms.append(RandomFact(line, "RandStream", "RandStream", "engine",
                                              source in ("literal", "argument", "default"), source))
+
+
+def has_text(comment) -> bool:
+    """Whether a comment node says anything beyond its ``%``/``%{ %}`` markers."""
+    return bool(COMMENT_MARKERS.sub(b"", comment.text))

@@ -32,7 +32,7 @@ from scoring.frontends import _common as ts
 from scoring.parsers.notebook import other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.0.4: R Markdown chunks' language and code_lines
+VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.0.4: R Markdown chunks' language and code_lines; 1.0.5: a roxygen block (#' or ##') documents the definition below it across blank lines and plain comments
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -87,6 +87,8 @@ SPECIAL_BARE = (ATTACHING.keys() | NAMESPACE_LOADING.keys() | {"source", "try", 
                 | READS | WRITES | CLASS_DEFINERS | INSTALLERS)
 SPECIAL_NAMES = MULTI_PACKAGE_LOADERS | HANDLER_CALLS | SEEDING
 ASSIGNMENT_OPERATOR_BYTES = {symbol.encode() for symbol in ASSIGNMENT_OPERATORS}
+# a roxygen line: roxygen2 reads #' and any run of # before the quote (##')
+ROXYGEN = re.compile(rb"#+'")
 RIGHTWARD_BYTES = {b"->", b"->>"}
 
 
@@ -374,6 +376,9 @@ class _Walker:
         self.bindable: set[int] = set()               # ids of strings an argument name or assignment binds
         self.top_level_statements: set[int] = set()   # ids of binary operators that are statements
         self.lines: list[str] | None = None            # the text's lines, split for handler excerpts
+        # where the last roxygen line ends, until a definition takes the block (or code
+        # stands between them)
+        self.roxygen_end: int | None = None
 
     def run(self) -> FileFacts:
         facts = self.facts
@@ -401,7 +406,10 @@ class _Walker:
         return ts.path_to(self.root, node)
 
     def comment(self, node) -> None:
-        self.facts.comment(node, self.data, doc=node.text.startswith(b"#'"))
+        roxygen = ROXYGEN.match(node.text) is not None
+        if roxygen:
+            self.roxygen_end = node.end_byte
+        self.facts.comment(node, self.data, doc=roxygen)
 
     def string(self, node) -> None:
         binding = self.binding(node, node.parent) if node.id in self.bindable else ""
@@ -465,11 +473,21 @@ class _Walker:
         elif rhs_kind == "function_definition" and lhs.type in ("identifier", "string") \
                 and node.id in self.top_level_statements:
             name = ts.text(lhs).strip("`'\"")
-            self.define(name, "function", line)
+            self.define(name, "function", line, node.start_byte)
 
-    def define(self, name: str, kind: str, line: int) -> None:
-        documented = self.facts.doc_block_ending_at(line) is not None
-        self.facts.definitions.append(DefinitionFact(name, kind, line, not name.startswith("."), documented))
+    def define(self, name: str, kind: str, line: int, start: int) -> None:
+        self.facts.definitions.append(DefinitionFact(name, kind, line, not name.startswith("."),
+                                                     self.roxygen_above(start)))
+
+    def roxygen_above(self, start: int) -> bool:
+        """Whether the last roxygen block documents the object starting at byte ``start``:
+        roxygen2 takes a block for the next object whatever blank lines and plain comments
+        (``# nolint start``) stand between. The block is spent by the first object after it."""
+        end, self.roxygen_end = self.roxygen_end, None
+        if end is None:
+            return False
+        between = self.data[end:start].split(b"\n")[1:]   # the lines after the block's last
+        return all(not line.strip() or line.lstrip().startswith(b"#") for line in between)
 
     def call(self, node) -> None:
         facts = self.facts
@@ -547,7 +565,7 @@ class _Walker:
                                             self.path_argument(positional, keywords), name))
         if bare in CLASS_DEFINERS and first is not None and first.type == "string" and self.top_level(node):
             kind = {"setGeneric": "generic", "setMethod": "method"}.get(bare, "class")
-            self.define(string_value(first), kind, line)
+            self.define(string_value(first), kind, line, node.start_byte)
 
     # --- handlers that swallow the error (C4), decided here from the call's tree
     def swallow(self, probe, how: str, line: int, end: int, start: int = 0) -> None:

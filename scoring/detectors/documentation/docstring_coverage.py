@@ -1,108 +1,373 @@
-"""D6 docstring_coverage: public Python functions, classes and methods have docstrings."""
+"""D6 docstring_coverage: the public definitions of every language of the tree are documented."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from scoring.detectors.documentation._common import MAX_EVIDENCE
-from scoring.facts import FileFacts
+from scoring.facts import CommentFact, FileFacts
 from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
 
 @dataclass(frozen=True)
-class _Undocumented:
-    """A public definition without a docstring."""
+class _Definition:
+    """One public definition of D6's denominator."""
 
+    language: str
     path: str
     name: str
     line: int
-    header: str
+    documented: bool
+    header: str = ""      # the signature line when the frontend kept it (Python)
 
+
+# What each language calls a public definition (one, several), its documentation (the
+# evidence) and what the fix asks for.
+_LANGUAGE_TERMS = {
+    "python": ("public definition", "public definitions", "docstring",
+               "add a docstring to each public function, class and method"),
+    "r": ("R function", "R functions", "roxygen block",
+          "add a roxygen #' block (title, @param, @return) above each R function"),
+    "julia": ("exported name", "exported Julia names", "docstring",
+              'add a docstring ("""…""") directly above each exported function or type'),
+    "matlab": ("MATLAB function", "MATLAB functions and classes", "help block",
+               "add a help comment block (% lines right below the function or classdef line)"),
+    "c_cpp": ("header declaration", "header declarations", "Doxygen comment",
+              "add a Doxygen comment (/// or /** */) above each declaration in the headers"),
+    "fortran": ("Fortran procedure", "Fortran procedures", "FORD comment",
+                "add a FORD !> comment block above each public procedure"),
+    "nextflow": ("Nextflow process or workflow", "Nextflow processes and workflows", "meta.yml",
+                 "describe each module in a meta.yml beside its main.nf, as nf-core modules do"),
+}
+_LANGUAGE_ORDER = tuple(_LANGUAGE_TERMS)
 
 # @overload stubs and property setters/deleters share the main definition's docs; the
 # decorators are the frontend's dotted names, import aliases resolved
 _SKIP_DECORATORS = re.compile(r"(?:typing\.)?overload|\w+\.(?:setter|deleter)")
+
+# The header suffixes of the C/C++ frontend: D6 reads a native code's API where its users
+# read it, in the declarations of its headers.
+_HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh"})
+# MATLAB folders whose functions callers outside cannot reach (private/) or are told not
+# to (+internal packages)
+_MATLAB_HIDDEN_DIRS = frozenset({"private", "+internal"})
+_FORTRAN_PROCEDURES = frozenset({"subroutine", "function"})
+_NEXTFLOW_UNITS = frozenset({"process", "workflow"})
 
 
 def _skipped_by_decorator(decorators: tuple[str, ...]) -> bool:
     return any(_SKIP_DECORATORS.fullmatch(d) for d in decorators)
 
 
-def _definitions(path: str, facts: FileFacts) -> tuple[int, list[_Undocumented]]:
-    """The number of public definitions of one file's facts and those without a
-    docstring (``DefinitionFact.public`` is this metric's reading of public)."""
-    public = 0
-    undocumented: list[_Undocumented] = []
-    parsed = facts.parse_error is None
-    for definition in facts.definitions:
-        if not definition.public:
-            continue
-        if parsed and definition.kind != "class" and _skipped_by_decorator(definition.decorators):
-            continue
-        public += 1
-        if not definition.documented:
-            undocumented.append(_Undocumented(path, definition.name, definition.line,
-                                              definition.header or definition.name))
-    return public, undocumented
+def _line_end(comment: CommentFact) -> int:
+    return comment.line_end
 
 
-@detector("docstring_coverage", version="2.0.0")
-def docstring_coverage(tree: TreeIndex) -> Result:
-    """Public Python functions, classes and methods have docstrings.
+def _line_start(comment: CommentFact) -> int:
+    return comment.line_start
 
-    What it checks:
-        Every .py/.pyw file is parsed with ast (files that do not parse, such as Python 2
-        code, fall back to a line scan). Public definitions are module-level functions
-        and classes whose name does not start with "_" (also inside module-level
-        if/try/with blocks) and the methods of public classes whose name does not start
-        with "_" (dunder methods excluded); @overload stubs and property setters/deleters
-        are skipped. Value = 100 × documented / public, where documented means a
-        non-empty docstring. No public definition in any file → 50, not applicable.
-        Notebooks and R roxygen are not counted (§0.1.26).
-    Why it matters:
-        Docstrings tell a re-user what a function expects and returns without reading
-        its body; they are the smallest unit of API documentation.
-    Evidence:
-        The first undocumented public definitions (path, line, signature line), up to
-        20. ``counts`` has public_defs, documented_defs, files and files_unparsed.
-    How to fix:
-        Add a docstring to each public function, class and method listed, stating what
-        it does, its parameters and its return value.
-    Known false positives:
-        A one-word docstring counts as documented. Functions that are public only by
-        naming (helpers in a script) are expected to be documented too. In files that do
-        not parse, definitions inside if/try blocks are missed.
-    """
-    public = 0
-    missing: list[_Undocumented] = []
-    files = unparsed = 0
-    for path in tree.by_type("python"):
+
+def _comment_ending_at(comments: tuple[CommentFact, ...], line: int) -> CommentFact | None:
+    """The comment block whose last line is ``line``. Comment blocks come in document
+    order, so a binary search finds it without a pass over a file's comments."""
+    index = bisect_left(comments, line, key=_line_end)
+    return comments[index] if index < len(comments) and comments[index].line_end == line else None
+
+
+def _comment_starts_at(comments: tuple[CommentFact, ...], line: int) -> bool:
+    index = bisect_left(comments, line, key=_line_start)
+    return index < len(comments) and comments[index].line_start == line
+
+
+# --------------------------------------------------------------------------- languages
+
+def _python(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
+    """Module-level functions and classes and the methods of public classes, as the
+    Python frontend reads public; @overload stubs and property setters are skipped."""
+    for path in paths:
         facts = tree.facts(path)
         if facts is None:
             continue
-        files += 1
-        if facts.parse_error is not None:
-            unparsed += 1
-        found, undocumented = _definitions(path, facts)
-        public += found
-        missing.extend(undocumented)
-    documented = public - len(missing)
-    counts = {"public_defs": public, "documented_defs": documented, "files": files,
-              "files_unparsed": unparsed}
+        yield from _python_definitions(path, facts, "python")
+
+
+def _python_definitions(path: str, facts: FileFacts, language: str) -> Iterator[_Definition]:
+    parsed = facts.parse_error is None
+    for definition in facts.definitions:
+        if not definition.public or definition.kind not in ("function", "class", "method"):
+            continue
+        if parsed and definition.kind != "class" and _skipped_by_decorator(definition.decorators):
+            continue
+        yield _Definition(language, path, definition.name, definition.line, definition.documented,
+                          definition.header or definition.name)
+
+
+def _snakemake(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
+    """The Python functions and classes of Snakefiles (rules are not API)."""
+    for path in paths:
+        facts = tree.facts(path)
+        if facts is not None:
+            yield from _python_definitions(path, facts, "python")
+
+
+def _r(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
+    """Top-level functions (``name <- function``) of .R files; in a package with a
+    NAMESPACE file only those it exports (export(), exportPattern()); documented by a
+    roxygen ``#'`` block above."""
+    namespaces = {}
+    for path in tree.match("NAMESPACE"):
+        if tree.role(path) not in ("vendored", "test"):
+            namespace = tree.r_namespace(path)
+            if namespace is not None:
+                namespaces[path.rpartition("/")[0]] = namespace
+    # the deepest package folder first: a package nested in an analysis repository
+    roots = sorted(namespaces, key=len, reverse=True)
+    for path in paths:
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        root = next((r for r in roots if not r or path.startswith(r + "/")), None)
+        namespace = None if root is None else namespaces[root]
+        for definition in facts.definitions:
+            public = definition.public if namespace is None else namespace.exported(definition.name)
+            if public:
+                yield _Definition("r", path, definition.name, definition.line, definition.documented)
+
+
+def _julia(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
+    """The names ``export`` statements list, over the whole tree (a package exports in
+    its module file what its included files define); a name is documented when a
+    docstring stands above one of its definitions, undocumented when none does (a
+    re-exported or undefined name included)."""
+    exported: dict[str, tuple[str, int]] = {}
+    documented: set[str] = set()
+    defined_at: dict[str, tuple[str, int]] = {}
+    for path in paths:
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        for export in facts.exports:
+            exported.setdefault(export.name, (path, export.line))
+        if tree.role(path) in ("test", "vendored"):
+            continue   # a test's docstring documents nothing a user calls
+        for definition in facts.definitions:
+            name = definition.name.rsplit(".", 1)[-1]
+            defined_at.setdefault(name, (path, definition.line))
+            if definition.documented:
+                documented.add(name)
+    for name, (export_path, export_line) in exported.items():
+        path, line = defined_at.get(name, (export_path, export_line))
+        if tree.role(export_path) in ("test", "vendored"):
+            path, line = export_path, export_line   # excluded with the file that exports it
+        yield _Definition("julia", path, name, line, name in documented)
+
+
+def _matlab(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
+    """Each file's main function and each class (local functions and methods share
+    the file's help), outside private/ folders and +internal packages; documented by a
+    help block: the comment lines below the function line, or right above it."""
+    for path in paths:
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        for definition in facts.definitions:
+            if definition.public and definition.kind in ("function", "class"):
+                yield _Definition("matlab", path, definition.name, definition.line, definition.documented)
+
+
+def _c_cpp(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
+    """Public declarations of headers (functions, classes, structs, methods); documented
+    by a Doxygen comment, or a comment block ending right above the declaration (the
+    way most native codes document a header)."""
+    for path in paths:
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        comments = facts.comments
+        for definition in facts.definitions:
+            if definition.public:
+                yield _Definition("c_cpp", path, definition.name, definition.line, definition.documented
+                                  or _comment_ending_at(comments, definition.line - 1) is not None)
+
+
+def _fortran(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
+    """Public subroutines and functions (module procedures by the module's
+    public/private statements); documented by a FORD comment, or a comment block right
+    above the procedure or right below its first line."""
+    for path in paths:
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        comments = facts.comments
+        for definition in facts.definitions:
+            if definition.public and definition.kind in _FORTRAN_PROCEDURES:
+                line = definition.line
+                yield _Definition("fortran", path, definition.name, line, definition.documented
+                                  or _comment_ending_at(comments, line - 1) is not None
+                                  or _comment_starts_at(comments, line + 1))
+
+
+def _nextflow(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
+    """Named processes and workflows of .nf files; documented by the module's meta.yml
+    (the nf-core layout: main.nf beside meta.yml) or a Groovydoc ``/** */`` above."""
+    for path in paths:
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        folder = path.rpartition("/")[0]
+        described = tree.is_file(f"{folder}/meta.yml" if folder else "meta.yml")
+        for definition in facts.definitions:
+            if definition.kind not in _NEXTFLOW_UNITS or not definition.name:
+                continue
+            above = _comment_ending_at(facts.comments, definition.line - 1)
+            yield _Definition("nextflow", path, definition.name, definition.line,
+                              described or (above is not None and above.doc))
+
+
+def _files(tree: TreeIndex, frontend: str) -> list[str]:
+    """The files of ``frontend`` whose definitions D6 reads."""
+    if frontend == "python":
+        return tree.by_type("python")   # .py/.pyw: notebooks are not counted (§3 D6)
+    paths = tree.by_frontend(frontend)
+    if frontend == "r":
+        # R Markdown and Quarto chunks are documents, not a package's API
+        return [p for p in paths if tree.info(p).suffix == ".r"]
+    if frontend == "matlab":
+        return [p for p in paths if not any(part in _MATLAB_HIDDEN_DIRS for part in p.split("/")[:-1])]
+    if frontend == "c_cpp":
+        return [p for p in paths if tree.info(p).suffix in _HEADER_SUFFIXES]
+    if frontend == "nextflow":
+        return [p for p in paths if p.endswith(".nf")]   # not the configuration files
+    return paths
+
+
+# (frontend, collector over the frontend's files)
+_COLLECTORS = (
+    ("python", _python),
+    ("snakemake", _snakemake),
+    ("r", _r),
+    ("julia", _julia),
+    ("matlab", _matlab),
+    ("c_cpp", _c_cpp),
+    ("fortran", _fortran),
+    ("nextflow", _nextflow),
+)
+
+
+# --------------------------------------------------------------------------- the metric
+
+def _fix(missing: list[_Definition]) -> str | None:
+    """One clause per language with undocumented definitions, in its ecosystem's terms."""
+    if not missing:
+        return None
+    clauses = []
+    for language in _LANGUAGE_ORDER:
+        mine = [d for d in missing if d.language == language]
+        if mine:
+            unit, units, _doc, advice = _LANGUAGE_TERMS[language]
+            first = mine[0]
+            clauses.append(f"{advice} ({len(mine)} undocumented {units if len(mine) > 1 else unit}, starting with '{first.name}' in "
+                           f"{first.path}:{first.line})")
+    text = "; ".join(clauses)
+    return text[0].upper() + text[1:] + "."
+
+
+@detector("docstring_coverage", version="3.0.0")
+def docstring_coverage(tree: TreeIndex) -> Result:
+    """Public definitions are documented, pooled over every language of the tree.
+
+    What it checks:
+        Value = 100 × documented / public over the public definitions of every language
+        the tree uses (METRICS §0.3, replacing §0.1.26), each read as its ecosystem
+        documents its API:
+        Python (.py/.pyw, and the functions of Snakefiles): module-level functions and
+        classes whose name does not start with "_" (also inside module-level if/try/with
+        blocks) and the methods of public classes (dunder methods excluded; @overload
+        stubs and property setters/deleters skipped), documented by a non-empty
+        docstring; files that do not parse fall back to a line scan.
+        R (.R files): top-level functions, documented by a roxygen #' block directly
+        above (plain # lines such as "# nolint" may stand between); in a package with a
+        NAMESPACE file only the names it exports (export(), exportPattern()) count.
+        Julia: the names export statements list, pooled over the tree; a name is
+        documented when a docstring stands above one of its definitions.
+        MATLAB/Octave: each file's main function and each classdef, outside private/
+        folders and +internal packages, documented by a help comment block (below the
+        function line, or above it).
+        C/C++: public declarations in headers (.h, .hpp, .hh, .hxx, .cuh), documented by
+        a Doxygen comment (///, //!, /** */, a trailing ///<) or a comment block ending
+        directly above.
+        Fortran: public subroutines and functions (module public/private statements
+        applied), documented by a FORD comment (!>, !!) or a comment block directly
+        above the procedure or directly below its first line.
+        Nextflow: named processes and workflows, documented by a meta.yml beside the
+        module (nf-core) or a Groovydoc /** */ comment above.
+        Test files and vendored files (file roles, METRICS §0.2.1-3) are out of the
+        denominator and reported separately in counts. No public definition at all →
+        50, not applicable. Notebooks and R Markdown are not counted.
+    Why it matters:
+        Docstrings, roxygen blocks and header comments tell a re-user what a function
+        expects and returns without reading its body; they are the smallest unit of API
+        documentation.
+    Evidence:
+        The first undocumented public definitions (path, line, signature line), up to
+        20. ``counts`` has public_defs and documented_defs (pooled), <language>_public_defs
+        and <language>_documented_defs for each language counted, files and
+        files_unparsed, and the public definitions left out as test_defs_excluded and
+        vendored_defs_excluded.
+    How to fix:
+        Document each listed definition the way its language does: a docstring for
+        Python and Julia, a roxygen #' block for R, a help comment block for MATLAB, a
+        Doxygen /// or /** */ comment for C/C++, a FORD !> comment for Fortran, a
+        meta.yml for a Nextflow module.
+    Known false positives:
+        A one-word docstring counts as documented, and in native headers any comment
+        directly above a declaration counts. Functions that are public only by naming
+        (helpers in an R or Python script) are expected to be documented too. In Python
+        files that do not parse, definitions inside if/try blocks are missed.
+    """
+    counted: list[_Definition] = []
+    excluded = {"test": 0, "vendored": 0}
+    files = unparsed = 0
+    for frontend, collect in _COLLECTORS:
+        paths = _files(tree, frontend)
+        for path in paths:
+            if tree.role(path) in excluded:
+                continue
+            facts = tree.facts(path)
+            if facts is not None:
+                files += 1
+                unparsed += facts.parse_error is not None
+        for definition in collect(tree, paths):
+            role = tree.role(definition.path)
+            if role in excluded:
+                excluded[role] += 1
+            else:
+                counted.append(definition)
+    # evidence in path order, each file's definitions in the order its facts give them
+    counted.sort(key=lambda d: d.path)
+    missing = [d for d in counted if not d.documented]
+    public, documented = len(counted), len(counted) - len(missing)
+    counts = {"public_defs": public, "documented_defs": documented, "files": files, "files_unparsed": unparsed}
+    for language in _LANGUAGE_ORDER:
+        mine = [d for d in counted if d.language == language]
+        if mine:
+            counts[f"{language}_public_defs"] = len(mine)
+            counts[f"{language}_documented_defs"] = sum(d.documented for d in mine)
+    counts["test_defs_excluded"] = excluded["test"]
+    counts["vendored_defs_excluded"] = excluded["vendored"]
     if not public:
-        reason = "no Python files" if files == 0 else "no public Python definitions"
+        reason = "no source files of a measured language" if files == 0 else "no public definitions"
         return Result(50, applicable=False, counts=counts, reason=reason)
-    value = 100 * documented / public
-    evidence = [Evidence(d.path, f"public definition '{d.name}' has no docstring",
-                         rule="docstring_coverage.undocumented", line_start=d.line, snippet=d.header)
-                for d in missing[:MAX_EVIDENCE]]
-    fix = None
-    if missing:
-        first = missing[0]
-        fix = (f"Add docstrings to the {len(missing)} undocumented public definition(s), "
-               f"starting with '{first.name}' in {first.path}:{first.line}.")
-    return Result(value, evidence=evidence, fix=fix, counts=counts,
+    evidence = []
+    for d in missing[:MAX_EVIDENCE]:
+        unit, _units, doc, _advice = _LANGUAGE_TERMS[d.language]
+        evidence.append(Evidence(d.path, f"{unit} '{d.name}' has no {doc}",
+                                 rule="docstring_coverage.undocumented", line_start=d.line,
+                                 snippet=d.header or tree.snippet(d.path, d.line)))
+    return Result(100 * documented / public, evidence=evidence, fix=_fix(missing), counts=counts,
                   reason=f"{documented} of {public} public definitions documented")
