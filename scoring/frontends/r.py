@@ -32,7 +32,7 @@ from scoring.frontends import _common as ts
 from scoring.parsers.notebook import parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable
+VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.0.4: NotebookCellFact.magic_lines
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -113,7 +113,8 @@ def with_cells(facts: FileFacts, data: bytes, path: str) -> FileFacts:
             chars = len(source.strip())
         cells.append(NotebookCellFact(cell.index, cell.cell_type, None, (),
                                       tuple(m.text.strip() for m in cell.magics), chars,
-                                      commands=shell_commands(cell), line_offset=cell.line_offset))
+                                      commands=shell_commands(cell), line_offset=cell.line_offset,
+                                      magic_lines=tuple(cell.line_offset + m.line for m in cell.magics)))
     # the magics and commands of shell chunks are redacted as every fact is
     return replace(facts, cells=ts.redact_records("cells", tuple(cells)))
 
