@@ -23,7 +23,8 @@ from functools import cache
 from typing import Any
 
 __all__ = [
-    "AssertFact", "AssignmentFact", "BlockFact", "CallFact", "CliArgFact", "CommentFact", "DefinitionFact",
+    "AssertFact", "AssignmentFact", "BlockFact", "CallFact", "CliArgFact", "CommentFact", "CredentialFact",
+    "DefinitionFact",
     "MacroFact",
     "DirectiveFact", "ExportFact", "Expr", "FileFacts", "FileIOFact", "HandlerFact", "ImportFact", "InstallFact",
     "NotebookCellFact", "RandomFact", "StringFact", "UrlFact", "literal_or_expr",
@@ -239,6 +240,9 @@ class StringFact(_Record):
     binding: str = ""          # variable, key or keyword the literal is bound to
     docstring: bool = False
     cell: int | None = _cell()
+    # Python: read by the line scan of code that does not parse (the value is then the
+    # text between the quotes, escapes not decoded)
+    line_scan: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -399,6 +403,9 @@ class NotebookCellFact(_Record):
     # (line, text) of their non-blank lines, redacted, lines counted as ``commands`` are
     # (A2, A4 read them as code lines)
     code_lines: tuple[tuple[int, str], ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # the line of each of ``magics``, in the numbering of the cell's facts (within the
+    # cell; R Markdown: the document's line)
+    magic_lines: tuple[int, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -425,6 +432,20 @@ class ExportFact(_Record):
 
     name: str
     line: int
+
+
+@dataclass(frozen=True)
+class CredentialFact(_Record):
+    """A hard-coded credential (C3), decided where the text is read, before redaction
+    (:class:`scoring.parsers.secrets.FileCredentials`): the secret itself is never kept.
+    ``TreeIndex.line_file`` gives those of shell, parameter and ``.env`` files."""
+
+    line: int
+    kind: str                  # token (a provider's token format), private_key (PEM), assignment
+    name: str                  # token: the provider (aws, github…); assignment: the bound name
+    masked: str                # the secret's first four characters and length (``abcd…(40 chars)``)
+    excerpt: str               # the line, every secret of the file masked (the evidence snippet)
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)

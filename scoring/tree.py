@@ -40,7 +40,14 @@ from .model import Inventory
 from .parsers.markdown import Document, parse_document
 from .parsers.notebook import Notebook, NotebookError, parse_notebook, parse_rmarkdown
 from .parsers.python import CodeUnit
-from .roles import ROLES, SETUP_CALLS, SPHINX_OPTIONS, VERSIONEER_MARK, RoleClassifier, licensed_dirs
+from .roles import (
+    ROLES,
+    SETUP_CALLS,
+    SPHINX_OPTIONS,
+    VERSIONEER_MARK,
+    RoleClassifier,
+    licensed_dirs,
+)
 from .trees.sources import (
     KIND_DIR,
     KIND_FILE,
@@ -792,6 +799,15 @@ class TreeIndex:
         from .parsers.shell import script_comments
 
         return self._cached("shell_comments", path, script_comments, by_content=True)
+
+    def line_file(self, path: str, language: str):
+        """A shell script, parameter or ``.env`` file read line by line as ``language``
+        (:func:`scoring.parsers.linefiles.read_line_file`: C1's literal texts, C3's masked
+        credentials), once per content; None when unreadable."""
+        from .parsers.linefiles import read_line_file
+
+        return self._cached(f"line_file:{language}", path, lambda text: read_line_file(text, language),
+                            by_content=True)
 
     def line_table(self, path: str):
         """The lines of a text file and its first non-blank line

@@ -9,7 +9,7 @@ from importlib import resources
 
 import pytest
 
-from scoring.detectors.portability._common import _credential_word, _scan, _secret_value, _Segment
+from scoring.detectors.portability._common import _files, _Segment
 from scoring.detectors.portability.import_resolvability import (
     _environment_provided,
     _package_segments,
@@ -23,6 +23,8 @@ from scoring.detectors.portability.silent_failure_masking import _c4_hits
 from scoring.frontends import julia as julia_frontend
 from scoring.frontends import r as r_frontend
 from scoring.model import mask_secret
+from scoring.parsers.secrets import credential_word as _credential_word
+from scoring.parsers.secrets import secret_value as _secret_value
 from scoring.registry import REGISTRY
 from scoring.tree import TreeIndex
 
@@ -533,13 +535,17 @@ def test_large_files_are_scanned_whole(make_tree):
     assert results["no_absolute_paths"].counts["files_scanned"] == 4
 
 
-def test_the_four_detectors_share_one_scan_per_tree(make_tree):
-    tree = TreeIndex.from_path(make_tree({"a.py": "x = 1\n", "b.R": "y <- 2\n"}))
-    first = _scan(tree)
+def test_c1_and_c3_share_one_list_of_scanned_files_per_tree(make_tree):
+    tree = TreeIndex.from_path(make_tree({"a.py": "x = 1\n", "b.R": "y <- 2\n", "run.sh": "ls\n",
+                                          "config/p.yaml": "a: 1\n"}))
+    first = _files(tree)
     REGISTRY["no_absolute_paths"].run(tree)
-    REGISTRY["silent_failure_masking"].run(tree)
-    assert _scan(tree) is first
-    assert [f.path for f in first.code] == ["a.py", "b.R"]
+    REGISTRY["no_hardcoded_credentials"].run(tree)
+    assert _files(tree) is first
+    code, parameters = first
+    assert [(f.path, f.kind, f.facts is not None) for f in code] == [
+        ("a.py", "python", True), ("b.R", "r", True), ("run.sh", "shell", False)]
+    assert [(f.path, f.kind) for f in parameters] == [("config/p.yaml", "yaml")]
 
 
 def test_the_project_names_come_from_parsed_files(make_tree):
@@ -552,3 +558,17 @@ def test_the_project_names_come_from_parsed_files(make_tree):
     assert tree.setup_project_name("setup.cfg", "setup.cfg") == "my_tool_cfg"
     assert tree.setup_project_name("missing.py", "setup.py") is None
     assert tree.description_fields("DESCRIPTION")["Package"] == "mypkg"
+
+
+def test_line_files_give_literal_texts_and_masked_credentials_never_the_secret(make_tree):
+    secret = "Zq83LmZx81KvPq"
+    tree = TreeIndex.from_path(make_tree({
+        "run.sh": f"# /home/me/ in a comment\nexport DB_PASSWORD={secret}\ncp C:\\\\data /mnt/x1/\n",
+        "config/p.json": '{"out": "\\/home\\/me\\/out", "n": 1}\n',
+    }))
+    shell = tree.line_file("run.sh", "shell")
+    assert shell.literals == ((3, "cp C:\\data /mnt/x1/"),)
+    (found,) = shell.credentials
+    assert (found.line, found.kind, found.name, found.masked) == (2, "assignment", "DB_PASSWORD", mask_secret(secret))
+    assert secret not in repr(shell.credentials)
+    assert tree.line_file("config/p.json", "json").literals == ((1, "/home/me/out"),)

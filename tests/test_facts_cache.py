@@ -213,7 +213,8 @@ def test_facts_naming_another_version_are_used_but_never_cached(make_tree, monke
 # The detectors that read the facts of R scripts: what a failing R frontend may change.
 READS_R_FACTS = {"silent_failure_masking", "inline_explanation_density", "seed_management", "config_externalised",
                  "hardware_requirements", "test_file_presence", "data_pointer", "data_acquisition_script",
-                 "workflow_orchestration", "import_resolvability", "docstring_coverage"}
+                 "workflow_orchestration", "import_resolvability", "docstring_coverage",
+                 "no_absolute_paths", "no_hardcoded_credentials"}
 
 def test_a_frontend_that_fails_gives_no_facts_and_the_same_measurements(make_tree, monkeypatch):
     root = make_tree(TREE)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from scoring.facts import (
-    ExportFact,
     AssignmentFact,
     CliArgFact,
     DefinitionFact,
+    ExportFact,
     FileIOFact,
     HandlerFact,
     ImportFact,

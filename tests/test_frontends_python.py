@@ -541,7 +541,8 @@ def test_code_that_does_not_parse_still_gives_what_a_line_scan_reads():
     # docstrings read from the tokens (a string statement after a def/class header)
     assert result.comments == (CommentFact(1, 1, "# -*- coding: utf-8 -*-"), CommentFact(7, 7, '"""Runs."""', True))
     assert result.strings == (
-        StringFact("see http://example.org/old", 4, 4), StringFact("Runs.", 7, 7), StringFact("x", 8, 8))
+        StringFact("see http://example.org/old", 4, 4, line_scan=True), StringFact("Runs.", 7, 7, line_scan=True),
+        StringFact("x", 8, 8, line_scan=True))
     assert result.urls == (UrlFact("http://example.org/old", 4),)
     assert result.definitions == (
         DefinitionFact("Old", "class", 5, True, False, header="class Old:"),
@@ -652,12 +653,13 @@ def test_notebook_cells_and_facts_numbered_by_cell():
         NotebookCellFact(1, "markdown", chars=31, newlines=1, line_count=2),
         NotebookCellFact(2, "code", 1, ("stream:stderr", "execute_result", "stream:stdout"),
                          ("!pip install numpy", "%matplotlib inline"), newlines=5, has_outputs=True, language="python",
-                         line_count=5, commands=((1, "pip install numpy"),)),
+                         line_count=5, commands=((1, "pip install numpy"),), magic_lines=(1, 2)),
         NotebookCellFact(3, "code", None, (), ("!echo failed",), newlines=4, language="python", line_count=4,
-                         commands=((4, "echo failed"),)),
-        # the shell commands of magics, with their lines in the cell (C2's inline installs)
+                         commands=((4, "echo failed"),), magic_lines=(4,)),
+        # the shell commands of magics, with their lines in the cell (C2's inline installs);
+        # the line of each magic (C1 reads magics as shell lines)
         NotebookCellFact(4, "code", 3, (), ("%%bash", "echo hi"), newlines=2, language="shell", line_count=2,
-                         commands=((2, "echo hi"),)),
+                         commands=((2, "echo hi"),), magic_lines=(1, 2)),
         NotebookCellFact(5, "code", 4, ("error",), newlines=1, has_outputs=True, language="python", line_count=1),
         NotebookCellFact(6, "raw", line_count=1),
     )
@@ -674,7 +676,7 @@ def test_notebook_cells_and_facts_numbered_by_cell():
     # the first cell that does not parse is named; its strings are still read
     assert result.parse_error == "cell 5: SyntaxError: Missing parentheses in call to 'print'. " \
         "Did you mean print(...)? (line 1)"
-    assert result.strings == (StringFact("py2", 1, 1, cell=5),)
+    assert result.strings == (StringFact("py2", 1, 1, cell=5, line_scan=True),)
     # markdown is no code: its URL is not a code URL
     assert result.urls == ()
     assert result.lines == 5 + 4 + 2 + 1
@@ -711,7 +713,7 @@ def test_notebook_cell_outputs_tags_language_and_line_count():
                          language="python", line_count=2),
         # a cell in another language keeps its lines (the cell magic's included)
         NotebookCellFact(2, "code", None, (), ("%%R",), newlines=2, language="r", line_count=2,
-                         code_lines=((1, "%%R"), (2, "x <- 1"))),
+                         code_lines=((1, "%%R"), (2, "x <- 1")), magic_lines=(1,)),
         NotebookCellFact(3, "code", language="python"),
     )
     assert cells[2].to_dict() == {"index": 3, "kind": "code", "execution_count": None, "output_kinds": [],

@@ -161,7 +161,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment
 
 LANGUAGE = "python"
-VERSION = "1.1.2"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.1.2: NotebookCellFact.code_lines
+VERSION = "1.1.3"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.1.2: NotebookCellFact.code_lines; 1.1.3: both 1.1.2 changes (code_lines of other-language cells; StringFact.line_scan and magic_lines)
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -1408,7 +1408,7 @@ class _Walker:
             end = line + literal.count("\n")
             if "://" in value:
                 self.urls_in(value, line)
-            self.strings.append(StringFact(value, line, end, "", False, cell))
+            self.strings.append(StringFact(value, line, end, "", False, cell, line_scan=True))
         docstrings = self.fallback_docstrings(source)
         if docstrings:
             blocks = sorted(blocks + docstrings, key=lambda c: c.line_start)
@@ -1938,6 +1938,7 @@ def _cell_extras(cell: Cell) -> dict:
         "language": cell.language if cell.cell_type == "code" else "",
         "line_count": len(cell.source.splitlines()),
         "code_lines": other_language_lines(cell),
+        "magic_lines": tuple(m.line for m in cell.magics),
     }
 
 

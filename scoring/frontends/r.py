@@ -32,7 +32,7 @@ from scoring.frontends import _common as ts
 from scoring.parsers.notebook import other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.0.4: R Markdown chunks' language and code_lines; 1.0.5: a roxygen block (#' or ##') documents the definition below it across blank lines and plain comments
+VERSION = "1.0.6"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.0.4: R Markdown chunks' language and code_lines; 1.0.5: a roxygen block (#' or ##') documents the definition below it across blank lines and plain comments; 1.0.6: NotebookCellFact.magic_lines
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -119,7 +119,8 @@ def with_cells(facts: FileFacts, data: bytes, path: str) -> FileFacts:
                                       tuple(m.text.strip() for m in cell.magics), chars,
                                       language=cell.language if cell.cell_type == "code" else "",
                                       commands=shell_commands(cell), line_offset=cell.line_offset,
-                                      code_lines=other_language_lines(cell)))
+                                      code_lines=other_language_lines(cell),
+                                      magic_lines=tuple(cell.line_offset + m.line for m in cell.magics)))
     # the magics, commands and code lines of chunks are redacted as every fact is
     return replace(facts, cells=ts.redact_records("cells", tuple(cells)))
 

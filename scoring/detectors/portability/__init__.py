@@ -7,14 +7,17 @@ hard-coded credentials (C3) and exception handlers that swallow every error (C4)
 The scanned source set is that of METRICS.md §0.1.9: Python files, notebook code cells
 (never stored outputs), R (``.R``/``.r``/``.Rmd``/``.qmd``), Julia and shell files; C1
 and C3 add parameter files (YAML/JSON/TOML/INI in a configuration role) and ``.env*``
-files. Python is read through its AST (the tree index's cached ``CodeUnit``); R and
-Julia through a small tokenizer (``_common._lex``); shell, parameter and ``.env`` files line
-by line. A file that does not parse stays in the denominator and is scanned with a
-token or regular-expression fallback.
+files. C1 aggregates facts: the string literals of the Python, R and Julia frontends
+(Python docstrings excluded), notebook magics and shell cells (``NotebookCellFact``), and
+the literal texts of shell, parameter and ``.env`` files read line by line
+(``TreeIndex.line_file``). C3 reads the credentials of those line-oriented files the
+same way (``CredentialFact``, decided in ``scoring.parsers.secrets`` before anything is
+redacted) and still scans Python (its AST), R and Julia (a small tokenizer,
+``_common._lex``) code itself. A file that does not parse stays in the denominator and
+is scanned with a token or regular-expression fallback.
 
-All four metrics are continuous (``level=None``). The per-file views (which files are
-scanned, their code segments, R/Julia tokens) are built once per tree (``_common._scan``)
-and shared by the four detectors, so each file is read and tokenized once.
+All four metrics are continuous (``level=None``). The list of scanned files is built once
+per tree (``_common._files``) and shared by C1 and C3.
 """
 
 from scoring.detectors.portability import (

@@ -8,10 +8,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join, _mask_line
+from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join
 from scoring.facts import FileFacts, ImportFact
 from scoring.model import Evidence
 from scoring.parsers.manifests import normalize_name, parse_install_command
+from scoring.parsers.secrets import mask_line
 from scoring.reference_data import table_json, table_text
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
@@ -342,7 +343,7 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
                     declared.inline.append(_Hit(
                         path, line, "import_resolvability.inline_install",
                         f"inline install of {_join([d.name for d in deps])}",
-                        _mask_line(tree.snippet(path, line, cell_no) or ""), cell_no,
+                        mask_line(tree.snippet(path, line, cell_no) or ""), cell_no,
                     ))
     for source in sources:
         for segment in _package_segments(source):
@@ -353,7 +354,7 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
                 line = installed[0][1]
                 declared.inline.append(_Hit(
                     source.path, line, "import_resolvability.inline_install", f"inline install of {_join(names)}",
-                    _mask_line(tree.snippet(source.path, line, segment.cell) or ""), segment.cell,
+                    mask_line(tree.snippet(source.path, line, segment.cell) or ""), segment.cell,
                 ))
     return declared
 
@@ -544,7 +545,7 @@ def import_resolvability(tree: TreeIndex) -> Result:
                       reason="no third-party imports (standard library and local modules only)")
     evidence = [
         Evidence(u.path, f"import {u.written!r} is not declared in any manifest", rule="import_resolvability.undeclared",
-                 line_start=u.line, snippet=_mask_line(tree.snippet(u.path, u.line, u.cell) or ""), cell=u.cell)
+                 line_start=u.line, snippet=mask_line(tree.snippet(u.path, u.line, u.cell) or ""), cell=u.cell)
         for u in undeclared[: MAX_EVIDENCE - min(5, len(sources))]
     ]
     evidence += sources[: MAX_EVIDENCE - len(evidence)]

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from scoring.detectors.portability._common import (
-    _evidence,
-    _Hit,
-    _join,
-    _line_at,
-    _mask_line,
-    _ratio_value,
-    _scan,
-    _ScannedFile,
-    _Segment,
-    _strip_comment,
-    _unescape,
-)
+from scoring.detectors.portability._common import _evidence, _files, _Hit, _join, _ratio_value
+from scoring.facts import FileFacts
+from scoring.parsers.linefiles import line_literal
+from scoring.parsers.secrets import mask_line, unescape
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -36,34 +27,7 @@ _ABSOLUTE_PATH_RULES = (
     ("windows_drive", r"(?<![A-Za-z0-9])[A-Za-z]:[\\/](?![\\/])"),
 )
 _ABSOLUTE_PATH_RE = re.compile("|".join(f"(?P<{rule}_{i}>{rx})" for i, (rule, rx) in enumerate(_ABSOLUTE_PATH_RULES)))
-# Loose form of the rules above, run over raw text (escapes not decoded) to skip files
-# that cannot hold a hit.
-# One pattern per leading literal: a search that starts with a fixed character skips
-# through the text at memchr speed, while one alternation that starts with a lookbehind
-# is tried at every position (ten times slower on a typical module).
-_PATH_HINT_DIRS = frozenset(
-    {"home", "Users", "root", "mnt", "Volumes", "scratch", "gpfs", "lustre", "nfs", "n", "content"}
-)
-_PATH_HINT_SLASH_RE = re.compile(f"/(?:{'|'.join(sorted(_PATH_HINT_DIRS))})/")
-_PATH_HINT_TILDE_RE = re.compile(r"~[A-Za-z_]")
-_PATH_HINT_DRIVE_RE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]:[\\/]")
-# The drive pattern's separator alone, searched first: faster than two substring tests
-# for ":/" and ":\\", whose frequent first character ``:`` keeps stopping the scan.
-_DRIVE_SEPARATOR_RE = re.compile(r":[\\/]")
-
-
-def _may_hold_path(text: str, words: frozenset[str] | None = None) -> bool:
-    """Whether ``text`` may hold a path; ``words`` (``CodeUnit.words`` of ``text``) rule out
-    the slash pattern without a search, as its directory stands between slashes as a word."""
-    return bool(
-        ((words is None or not words.isdisjoint(_PATH_HINT_DIRS)) and _PATH_HINT_SLASH_RE.search(text))
-        or ("~" in text and _PATH_HINT_TILDE_RE.search(text))
-        or (_DRIVE_SEPARATOR_RE.search(text) and _PATH_HINT_DRIVE_RE.search(text))
-    )
-
-
 _EMBEDDED_URL_RE = re.compile(r"\w+://\S+")
-_JSON_STRING_RE = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _PATH_TAIL_RE = re.compile(r"[^\s\"'<>|,;()\[\]{}]+")
 
 
@@ -81,51 +45,58 @@ def _absolute_paths(value: str) -> Iterator[tuple[str, str, int]]:
         yield rule, path[:120], match.start()
 
 
-def _c1_string_values(segment: _Segment) -> Iterator[tuple[str, int]]:
-    """``(decoded string value, first line)`` of the string literals of a code segment."""
-    if not _may_hold_path(segment.text, segment.unit.words if segment.unit is not None else None):
-        return  # no candidate anywhere in the text: skip the string extraction
-    if segment.language == "python" and segment.unit is not None:
-        unit = segment.unit
-        fallback = unit.tree is None
-        for literal in unit.string_literals:
-            yield (_unescape(literal.value) if fallback else literal.value), literal.line_start
-    elif segment.language in ("r", "julia"):
-        for tok in segment.tokens:
-            if tok.kind == "str":
-                yield tok.text, tok.line
-    elif segment.language == "json":
-        for number, line in enumerate(segment.lines, start=1):
-            for match in _JSON_STRING_RE.finditer(line):
-                yield _unescape(match.group(1)), number
+# An f-string's value shows each field as this (StringFact): its literal parts are
+# matched one by one, each from the literal's first line, as ``ast`` placed them.
+_FIELD = "{…}"
+
+
+def _code_values(kind: str, facts: FileFacts) -> Iterator[tuple[int | None, int, str]]:
+    """``(cell, first line, decoded value)`` of the literal texts of a code file's facts:
+    string literals, then notebook magics and the lines of shell cells and chunks.
+
+    Python: docstrings left out, a line-scanned value's escapes decoded, the values of a
+    cell in the order of their line, then their value. R and Julia (docstrings too): in
+    document order, escapes decoded (their frontends keep a literal as written)."""
+    if facts.language == "python":
+        values: list[tuple[int | None, int, str]] = []
+        for string in facts.strings:
+            if string.docstring:
+                continue
+            if string.line_scan:
+                values.append((string.cell, string.line_start, unescape(string.value)))
+            else:
+                values.extend((string.cell, string.line_start, part) for part in string.value.split(_FIELD))
+        values.sort(key=lambda value: (value[0] or 0, value[1], value[2]))
+        yield from values
     else:
-        # Shell, YAML, TOML, INI and .env: each line without its comment.
-        markers = "#;" if segment.language == "ini" else "#"
-        for number, line in enumerate(segment.lines, start=1):
-            if "/" not in line and "\\" not in line:
-                continue  # every pattern needs a slash or a backslash
-            code = _strip_comment(line, markers)
-            if code.strip():
-                # Backslashes in these lines are literal; only a doubled one is an escape.
-                yield code.replace("\\\\", "\\"), number
+        for string in facts.strings:
+            yield string.cell, string.line_start, unescape(string.value)
+    jupyter = kind == "notebook"
+    for cell in facts.cells:
+        if not cell.magics or (jupyter and cell.language not in ("python", "shell")):
+            continue
+        for line, magic in zip(cell.magic_lines, cell.magics, strict=True):
+            if jupyter and cell.language == "shell" and line == 1 and magic.startswith("%%"):
+                continue   # the %%bash line itself
+            if "/" in magic or "\\" in magic:
+                literal = line_literal(magic)
+                if literal:
+                    yield (cell.index if jupyter else None), line, literal
 
 
-def _c1_hits(scanned: _ScannedFile) -> list[_Hit]:
+def _hits(path: str, values: Iterable[tuple[int | None, int, str]]) -> list[_Hit]:
+    """The located hits of one file's ``(cell, first line, value)``, one per cell, line and path."""
     hits: list[_Hit] = []
     seen: set[tuple[int | None, int, str]] = set()
-    for segment in scanned.segments:
-        for value, first_line in _c1_string_values(segment):
-            for rule, matched, offset in _absolute_paths(value):
-                line = first_line + value.count("\n", 0, offset)
-                key = (segment.cell, line, matched)
-                if key in seen:
-                    continue
-                seen.add(key)
-                hits.append(_Hit(
-                    scanned.path, line + segment.line_offset, f"no_absolute_paths.{rule}",
-                    f"machine-specific absolute path '{matched}'",
-                    _mask_line(_line_at(segment.lines, line)), segment.cell,
-                ))
+    for cell, first_line, value in values:
+        for rule, matched, offset in _absolute_paths(value):
+            line = first_line + value.count("\n", 0, offset)
+            key = (cell, line, matched)
+            if key in seen:
+                continue
+            seen.add(key)
+            hits.append(_Hit(path, line, f"no_absolute_paths.{rule}", f"machine-specific absolute path '{matched}'",
+                            "", cell))
     hits.sort(key=lambda h: (h.cell or 0, h.line))
     return hits
 
@@ -137,9 +108,10 @@ def no_absolute_paths(tree: TreeIndex) -> Result:
     What it checks:
         Every Python file, notebook code cell, R/R Markdown/Quarto, Julia and shell file,
         plus parameter files (YAML/JSON/TOML/INI named like configuration or below a
-        config directory) and ``.env*`` files. A file is bad when a string literal (Python
-        via its AST, docstrings excluded; R/Julia via their tokens; notebook magics and
-        shell, YAML, TOML, INI and .env lines without comments; JSON string values)
+        config directory) and ``.env*`` files. A file is bad when a string literal (read
+        by the Python, R and Julia frontends, Python docstrings excluded; notebook magics
+        and shell cells, shell, YAML, TOML, INI and .env lines without comments; JSON
+        string values)
         holds a path such as ``/home/<user>/``, ``/Users/<user>/``, ``/root/…``,
         ``/mnt/<x>…/``, ``/Volumes/<x>/``, ``/scratch/``, ``/gpfs/``, ``/lustre/``,
         ``/nfs/``, ``/n/<x>/``, ``/content/drive/``, ``~<user>/`` or any drive letter
@@ -163,19 +135,27 @@ def no_absolute_paths(tree: TreeIndex) -> Result:
         count. Files that do not parse (Python 2, invalid notebooks) are scanned with a
         token fallback that may include docstrings or stored outputs.
     """
-    scan = _scan(tree)
-    files = scan.code + scan.parameters
+    code, parameters = _files(tree)
+    files = code + parameters
     if not files:
         return Result(100, applicable=False, reason="no source or parameter files to scan",
                       counts={"files_scanned": 0, "files_with_absolute_paths": 0})
-    hits_by_file = {f.path: hits for f in files if (hits := _c1_hits(f))}
+    hits_by_file = {}
+    for scanned in files:
+        if scanned.facts is not None:
+            values = _code_values(scanned.kind, scanned.facts)
+        else:
+            values = ((None, line, literal) for line, literal in scanned.lines.literals)
+        hits = _hits(scanned.path, values)
+        if hits:
+            hits_by_file[scanned.path] = hits
     bad = len(hits_by_file)
     value = _ratio_value(bad, len(files))
     counts = {
         "files_scanned": len(files),
         "files_with_absolute_paths": bad,
         "absolute_path_hits": sum(len(h) for h in hits_by_file.values()),
-        "parameter_files": len(scan.parameters),
+        "parameter_files": len(parameters),
         "unparseable_files": sum(1 for f in files if f.unparseable),
     }
     if not bad:
@@ -183,7 +163,7 @@ def no_absolute_paths(tree: TreeIndex) -> Result:
     bad_paths = sorted(hits_by_file)
     return Result(
         value,
-        evidence=_evidence(hits_by_file),
+        evidence=_evidence(hits_by_file, lambda hit: mask_line(tree.snippet(hit.path, hit.line, hit.cell) or "")),
         counts=counts,
         reason=f"{bad} of {len(files)} scanned files contain machine-specific absolute paths",
         fix=f"Replace the absolute paths in {_join(bad_paths)} with paths relative to the repository "

@@ -2,114 +2,24 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from scoring.detectors.portability._common import (
-    _CLI_OPTION_RE,
-    _JSON_PAIR_RE,
-    _PEM_RE,
-    _PLACEHOLDER_MARKERS,
-    _QUOTED_BINDING_RE,
-    _SHELL_ASSIGN_STRICT_RE,
+    _code_segments,
     _evidence,
+    _files,
     _Hit,
     _join,
-    _line_at,
-    _mask_line,
     _next_index,
     _prev_index,
-    _provider_tokens,
     _ratio_value,
-    _scan,
-    _ScannedFile,
-    _secret_value,
     _Segment,
-    _strip_comment,
     _Tok,
-    _unescape,
-    _unquote,
 )
-from scoring.model import mask_secret
+from scoring.facts import CredentialFact
+from scoring.parsers.secrets import FileCredentials, line_bindings
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
-
-# Every credential word contains one of these (case-insensitive): a line without them binds none.
-_CREDENTIAL_HINT_RE = re.compile(r"(?i)pass|pwd|key|secret|token|auth|credential|--user|-u\s|://[^/\s:@]+:[^/\s@]+@")
-
-# Line-oriented credential bindings: IPython %env magics, URL passwords, .env, YAML, INI
-# and TOML lines (the forms that snippet masking also uses are in _common).
-_MAGIC_ENV_RE = re.compile(r"^\s*%(?:env|set_env)\s+(?P<name>[A-Za-z_]\w*)(?:\s*=\s*|\s+)(?P<value>\S+)")
-_URL_PASSWORD_RE = re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<password>[^/\s@]+)@", re.IGNORECASE)
-_ENV_LINE_RE = re.compile(r"^\s*(?:export\s+)?(?P<name>[A-Za-z_][\w.\-]*)\s*=\s*(?P<value>.*)$")
-_YAML_LINE_RE = re.compile(r"""^\s*(?:-\s+)?(?P<q>["']?)(?P<name>[A-Za-z_][\w.\- ]*?)(?P=q)\s*:\s+(?P<value>.*)$""")
-_INI_LINE_RE = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.\- ]*?)\s*[=:]\s*(?P<value>.*)$")
-_TOML_PAIR_RE = re.compile(
-    r"""(?:^|[{,]\s*)\s*(?P<q>["']?)(?P<name>[A-Za-z_][\w.\-]*)(?P=q)\s*=\s*(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
-)
-
-
-def _bare_or_quoted(raw: str, markers: str = "#") -> str | None:
-    """The value of a YAML/INI/.env entry: the inside of a leading quoted string, else
-    the text before an inline comment. None for YAML anchors, aliases, tags, block and
-    flow collections (their content is on other lines or not a plain scalar)."""
-    raw = raw.strip()
-    if not raw:
-        return None
-    if raw[0] in "\"'":
-        close = raw.find(raw[0], 1)
-        inner = raw[1:close] if close > 0 else raw[1:]
-        return _unescape(inner) if raw[0] == '"' else inner
-    if raw[0] in "&*|>!{[":
-        return None
-    return _strip_comment(raw, markers).strip()
-
-
-def _line_bindings(segment: _Segment) -> Iterator[tuple[str, str, int]]:
-    """``(name, value, line)`` of literal bindings in a line-oriented segment."""
-    language = segment.language
-    for number, line in enumerate(segment.lines, start=1):
-        if not _CREDENTIAL_HINT_RE.search(line):
-            continue  # cheap test first: most lines name no credential at all
-        if language == "json":
-            for match in _JSON_PAIR_RE.finditer(line):
-                yield _unescape(match.group("name")), _unescape(match.group("value")), number
-            continue
-        stripped = line.lstrip()
-        if not stripped or stripped.startswith("#") or (language == "ini" and stripped.startswith(";")):
-            continue
-        if language == "toml":
-            for match in _TOML_PAIR_RE.finditer(line):
-                yield match.group("name"), _unquote(match.group("value")), number
-        elif language in ("yaml", "ini", "env"):
-            regex = _YAML_LINE_RE if language == "yaml" else _INI_LINE_RE if language == "ini" else _ENV_LINE_RE
-            match = regex.match(line)
-            value = _bare_or_quoted(match.group("value"), "#;" if language == "ini" else "#") if match else None
-            if value is not None:
-                yield match.group("name"), value, number
-        elif language == "shell":
-            code = _strip_comment(line)
-            magic = _MAGIC_ENV_RE.match(code)
-            if magic:
-                yield magic.group("name"), _unquote(magic.group("value")), number
-                continue
-            for match in _SHELL_ASSIGN_STRICT_RE.finditer(code):
-                yield match.group("name"), _unquote(match.group("value")), number
-            for match in _CLI_OPTION_RE.finditer(code):
-                name, value = match.group("name"), _unquote(match.group("value"))
-                if name in ("user", "u") and ":" in value:
-                    # curl/wget ``--user id:secret`` carries a password after the colon.
-                    yield "password", value.split(":", 1)[1], number
-                else:
-                    yield name, value, number
-            for match in _URL_PASSWORD_RE.finditer(code):
-                yield "password", match.group("password"), number
-        elif language == "python":  # fallback for code that does not parse
-            for match in _QUOTED_BINDING_RE.finditer(line):
-                value = match.group("value")
-                yield match.group("name"), _unescape(value) if match.group("q") == '"' else value, number
-
 
 _BINDING_OPS = frozenset({"<-", "<<-", "=", ":", "=>", ":="})
 
@@ -134,40 +44,6 @@ def _token_bindings(tokens: Sequence[_Tok]) -> Iterator[tuple[str, str, int]]:
             yield tokens[key].text, tok.text, tok.line
 
 
-@dataclass(frozen=True)
-class _Secret:
-    line: int
-    cell: int | None
-    value: str
-    rule: str
-    reason: str
-    snippet: str
-
-
-def _segment_secrets(segment: _Segment) -> Iterator[_Secret]:
-    text, words = segment.text, segment.word_text
-    for provider, match in _provider_tokens(text, words):
-        token = match.group(0)
-        upper = token.upper()
-        if any(marker in upper for marker in _PLACEHOLDER_MARKERS) or not any(ch.isdigit() for ch in token):
-            continue
-        line = segment.line_of_offset(match.start())
-        yield _Secret(line, segment.cell, token, f"no_hardcoded_credentials.token.{provider}",
-                      f"{provider} token format {mask_secret(token)}", _line_at(segment.lines, line))
-    pem_possible = (words is None or "PRIVATE" in words) and "PRIVATE KEY" in text
-    for match in _PEM_RE.finditer(text) if pem_possible else ():
-        line = segment.line_of_offset(match.start())
-        yield _Secret(line, segment.cell, match.group(0), "no_hardcoded_credentials.token.private_key",
-                      "PEM private key with key material", "-----BEGIN PRIVATE KEY----- [redacted]")
-    for name, value, line in _segment_bindings(segment):
-        word = _secret_value(name, value)
-        if word is None:
-            continue
-        masked = mask_secret(value.strip())
-        yield _Secret(line, segment.cell, value.strip(), "no_hardcoded_credentials.assignment",
-                      f"credential-named {name!r} bound to a literal value {masked}", _line_at(segment.lines, line))
-
-
 def _segment_bindings(segment: _Segment) -> Iterator[tuple[str, str, int]]:
     if segment.language == "python" and segment.unit is not None and segment.unit.tree is not None:
         for name, node in segment.python_bindings():
@@ -175,37 +51,25 @@ def _segment_bindings(segment: _Segment) -> Iterator[tuple[str, str, int]]:
     elif segment.language in ("r", "julia"):
         yield from _token_bindings(segment.tokens)
     else:
-        yield from _line_bindings(segment)
+        yield from line_bindings(segment.lines, segment.language)
 
 
-def _c3_hits(scanned: _ScannedFile) -> list[_Hit]:
-    hits: list[_Hit] = []
-    seen: set[tuple[int | None, int, str]] = set()
-    secrets: list[str] = []
-    for segment in scanned.segments:
-        for secret in _segment_secrets(segment):
-            key = (secret.cell, secret.line, secret.value)
-            if key in seen or any(secret.value in other or other in secret.value for c, ln, other in seen
-                                  if (c, ln) == (secret.cell, secret.line)):
-                continue
-            seen.add(key)
-            secrets.append(secret.value)
-            hits.append(_Hit(scanned.path, secret.line + segment.line_offset, secret.rule, secret.reason,
-                             secret.snippet, secret.cell))
-    # A snippet never carries a secret: every secret of the file is masked on its line,
-    # and a line whose secret is not literally there (escapes, multi-line strings) is
-    # replaced by the masked value alone.
-    safe = []
-    for hit, secret in zip(hits, secrets, strict=True):
-        if hit.rule.endswith(".private_key"):
-            safe.append(hit)
-            continue
-        snippet = _mask_line(hit.snippet, secrets)
-        if secret not in hit.snippet or any(s in snippet for s in secrets):
-            snippet = f"… {mask_secret(secret)} …"
-        safe.append(_Hit(hit.path, hit.line, hit.rule, hit.reason, snippet, hit.cell))
-    safe.sort(key=lambda h: (h.cell or 0, h.line))
-    return safe
+def _segments_credentials(segments: list[_Segment]) -> tuple[CredentialFact, ...]:
+    found = FileCredentials()
+    for segment in segments:
+        found.segment(segment.text, segment.lines, _segment_bindings(segment), cell=segment.cell,
+                      line_offset=segment.line_offset, word_text=segment.word_text)
+    return found.facts()
+
+
+def _hit(path: str, fact: CredentialFact) -> _Hit:
+    if fact.kind == "token":
+        rule, reason = f"token.{fact.name}", f"{fact.name} token format {fact.masked}"
+    elif fact.kind == "private_key":
+        rule, reason = "token.private_key", "PEM private key with key material"
+    else:
+        rule, reason = "assignment", f"credential-named {fact.name!r} bound to a literal value {fact.masked}"
+    return _Hit(path, fact.line, f"no_hardcoded_credentials.{rule}", reason, fact.excerpt, fact.cell)
 
 
 @detector("no_hardcoded_credentials", version="2.0.0")
@@ -246,19 +110,27 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
         files outside the scanned set (``.pem``, ``.key``, ``docker-compose.yml``) or
         embedded in URLs (``postgres://user:pass@host``) are not seen.
     """
-    scan = _scan(tree)
-    files = scan.code + scan.parameters
+    code, parameters = _files(tree)
+    files = code + parameters
     if not files:
         return Result(100, applicable=False, reason="no source or parameter files to scan",
                       counts={"files_scanned": 0, "files_with_credentials": 0})
-    hits_by_file = {f.path: hits for f in files if (hits := _c3_hits(f))}
+    segments = _code_segments(tree) if any(f.facts is not None for f in code) else {}
+    hits_by_file = {}
+    for scanned in files:
+        if scanned.lines is not None:
+            credentials = scanned.lines.credentials
+        else:
+            credentials = _segments_credentials(segments.get(scanned.path, []))
+        if credentials:
+            hits_by_file[scanned.path] = [_hit(scanned.path, fact) for fact in credentials]
     bad = len(hits_by_file)
     counts = {
         "files_scanned": len(files),
         "files_with_credentials": bad,
         "credential_hits": sum(len(h) for h in hits_by_file.values()),
-        "parameter_files": len(scan.parameters),
-        "env_files": sum(1 for f in scan.parameters if f.kind == "env"),
+        "parameter_files": len(parameters),
+        "env_files": sum(1 for f in parameters if f.kind == "env"),
     }
     value = _ratio_value(bad, len(files))
     if not bad:

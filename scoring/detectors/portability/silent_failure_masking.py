@@ -6,10 +6,10 @@ from scoring.detectors.portability._common import (
     _evidence,
     _Hit,
     _join,
-    _mask_line,
     _ratio_value,
 )
 from scoring.facts import FileFacts, HandlerFact
+from scoring.parsers.secrets import mask_line
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -41,7 +41,7 @@ def _c4_hits(path: str, facts: FileFacts) -> list[_Hit]:
             continue
         reason = ("R error suppressed and the result never inspected" if rule.startswith("silent_failure_masking.r_")
                   else "exception handler swallows every error without handling it")
-        hits.append(_Hit(path, handler.start_line or handler.line, rule, reason, _mask_line(handler.excerpt),
+        hits.append(_Hit(path, handler.start_line or handler.line, rule, reason, mask_line(handler.excerpt),
                          handler.cell, handler.end_line))
     hits.sort(key=lambda h: (h.cell or 0, h.line))
     return hits
