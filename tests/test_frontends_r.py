@@ -158,7 +158,7 @@ def test_rmarkdown_shell_and_other_chunks_keep_their_commands_and_lines():
     assert r.extract(document, "get.qmd").cells == (
         NotebookCellFact(1, "markdown", chars=5),
         NotebookCellFact(2, "code", None, (), ("wget https://example.org/d.zip", "unzip d.zip"), language="shell",
-                         commands=((3, "wget https://example.org/d.zip"), (5, "unzip d.zip")), line_offset=2),
+                         commands=((3, "wget https://example.org/d.zip"), (5, "unzip d.zip")), line_offset=2, magic_lines=(3, 5)),
         NotebookCellFact(3, "code", language="other", line_offset=7, code_lines=((8, "SELECT 1"),)),
         NotebookCellFact(4, "code", language="python", line_offset=10),
     )
