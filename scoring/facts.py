@@ -198,6 +198,10 @@ class ImportFact(_Record):
     # Python: read by the line scan of code that does not parse (a ``from`` line's
     # names are then what the line shows)
     line_scan: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
+    # the local names a Python import binds where it renames (``import numpy as np``:
+    # ``("np",)``; ``from x import a as b, c``: ``("b", "")``, one per name): left empty
+    # when nothing is renamed, so the name bound is then the module's head or each name
+    asnames: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -276,6 +280,9 @@ class DefinitionFact(_Record):
     # the base classes of a class as written, those that are dotted names (Python; also
     # read off a class line that does not parse), S3's TestCase test
     written_bases: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # the last line of the definition (Python: of its body; code that does not parse: the
+    # last line indented below its header); 0 where not recorded
+    end_line: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -362,10 +369,17 @@ class DirectiveFact(_Record):
 @dataclass(frozen=True)
 class BlockFact(_Record):
     """A named block (Nextflow: ``process { … }`` and the other scopes of a config file,
-    ``withName:FOO { … }``, a script's entry ``workflow { … }``), at its first line."""
+    ``withName:FOO { … }``, a script's entry ``workflow { … }``), at its first line.
+
+    Python: the code a module does not run when it is imported, besides function bodies
+    (``DefinitionFact.end_line``): a module-level ``if __name__ == "__main__":`` block
+    (label ``__main__``; in code that does not parse, read by indentation) and each
+    ``lambda`` (label ``lambda``), with their last line."""
 
     label: str                 # as written before the brace; ``withName:FOO`` for a selector
     line: int
+    end_line: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)   # 0: not recorded
+    cell: int | None = _cell()
 
 
 @dataclass(frozen=True)
@@ -487,6 +501,11 @@ class FileFacts(_Record):
     # names the file's modules export (Julia), in document order: D6 counts the exported
     # names of a package, wherever they are defined
     exports: tuple[ExportFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # the facts of code in another language inside the file, one FileFacts per language,
+    # each from that language's frontend: the R and Julia cells of a Jupyter notebook
+    # (every fact carries its cell, lines count within the cell) and the evaluated Python
+    # and Julia chunks of an R Markdown / Quarto document (the document's lines)
+    embedded: tuple[FileFacts, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())

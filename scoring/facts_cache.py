@@ -223,6 +223,8 @@ def _named_literals(facts: FileFacts) -> Iterable[str]:
         for name, value in call.kwargs:
             if isinstance(value, str):
                 yield f'{name} = "{value}"'
+    for part in facts.embedded:   # the facts of another language's cells or chunks
+        yield from _named_literals(part)
 
 
 def facts_secret_free(facts: FileFacts) -> bool:

@@ -57,8 +57,9 @@ def evidence_of(measurement, rule: str) -> list[dict]:
 def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     assert len(list((FIXTURES / metric).glob("*/expected.json"))) >= 3
     detector = REGISTRY[metric]
-    # the V2 rules; 2.0.1: config_externalised's sys.argv evidence in reading order
-    assert detector.version == {"config_externalised": "2.0.1"}.get(metric, "2.0.0")
+    # the V2 rules; 2.0.1: config_externalised's sys.argv evidence in reading order, seed_management
+    # read from facts (imports anywhere on a line, != main guards, R/Julia notebook cells parsed)
+    assert detector.version == {"config_externalised": "2.0.1", "seed_management": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -209,6 +210,35 @@ def test_rmarkdown_chunks_report_file_lines(measure_s):
     })
     assert m.counts["stochastic_files"] == 1
     assert evidence_of(m, "seed_management.unseeded")[0]["line_start"] == 8
+
+
+def test_notebook_r_cells_and_rmarkdown_julia_and_python_chunks_are_read_from_their_facts(measure_s):
+    m = measure_s("seed_management", {
+        "a.ipynb": notebook(("import numpy as np", 1), ("%%R\nset.seed(1)\nx <- rnorm(3)", 2),
+                            ("y = np.random.rand(3)", 3)),
+        "b.Rmd": "Text.\n\n```{julia}\nusing Random\nx = rand(3)\n```\n",
+        "c.qmd": "```{python}\nimport random\n```\n\n```{python}\nprint 'py2'\nrandom.seed(2)\n```\n"
+                 "```{python}\nrandom.random()\n```\n",
+    })
+    assert (m.counts["stochastic_files"], m.counts["seeded_files"], m.counts["unparseable_files"]) == (3, 2, 1)
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [("b.Rmd", 5)]
+    assert [(e["path"], e.get("cell"), e["line_start"]) for e in evidence_of(m, "seed_management.seed_call")] == [
+        ("a.ipynb", 2, 2), ("c.qmd", None, 7)]
+
+
+def test_what_a_python_module_runs_when_imported(measure_s):
+    m = measure_s("seed_management", {
+        "main_only.py": "import random\nif '__main__' == __name__:\n    random.seed(1)\n",
+        "lazy.py": "import random\nreset = lambda: random.seed(1)\n",
+        "not_main.py": "import random\nif __name__ != '__main__':\n    random.seed(1)\n",
+        "old.py": "import random\nprint 'x'\ntry:\n    random.seed(1)\nexcept: pass\ndef f():\n    random.seed(2)\n",
+        "a.py": "import main_only, lazy\nimport random\nrandom.random()\n",
+        "b.py": "import not_main\nimport random\nrandom.random()\n",
+        "c.py": "import old\nimport random\nrandom.random()\n",
+    })
+    assert [e["path"] for e in evidence_of(m, "seed_management.unseeded")] == ["a.py"]
+    assert sorted((e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seeding_import")) == [
+        ("not_main.py", 3), ("old.py", 4)]
 
 
 def test_seed_evidence_is_bounded_and_unseeded_files_come_first(measure_s):

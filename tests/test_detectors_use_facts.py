@@ -43,7 +43,6 @@ VALUE_PARSERS = frozenset({"split_commands", "split_image", "parse_install_comma
 # the test, so the list cannot go stale.
 NOT_YET_ON_FACTS = frozenset({
     "portability/_common.py",                # the shared segment scan (C1, C3), R/Julia lexer
-    "signals/seed_management.py",            # the Python half: CodeUnit ASTs, notebook R/Julia cells
 })
 # TreeIndex methods that hand out a file's text, lines, bytes or syntax tree.
 TEXT_METHODS = frozenset({"text", "lines", "python_unit", "python_units", "notebook", "_read", "read_bytes",

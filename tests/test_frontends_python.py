@@ -9,6 +9,7 @@ import json
 import re
 import sys
 import tokenize
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -85,11 +86,11 @@ def test_imports_with_their_kind_names_and_guard():
     assert extract(IMPORTS).imports == (
         ImportFact("__future__", 1, "none", "from", ("annotations",)),
         ImportFact("os.path", 2, "none", "import"),
-        ImportFact("numpy", 2, "none", "import"),
+        ImportFact("numpy", 2, "none", "import", asnames=("np",)),
         ImportFact(".", 3, "none", "from", ("utils",)),
-        ImportFact("..core.io", 4, "none", "from", ("load", "save")),
+        ImportFact("..core.io", 4, "none", "from", ("load", "save"), asnames=("_load", "")),
         ImportFact("typing", 5, "none", "from", ("TYPE_CHECKING",)),
-        ImportFact("ujson", 7, "try", "import", import_try=True),
+        ImportFact("ujson", 7, "try", "import", import_try=True, asnames=("json",)),
         ImportFact("json", 9, "except", "import"),
         # a try whose handler does not catch import errors guards nothing
         ImportFact("yaml", 11, "none", "import"),
@@ -306,7 +307,9 @@ def index(): pass
 
 
 def test_definitions_public_as_d6_reads_it_documented_and_decorators():
-    assert extract(DEFINITIONS).definitions == (
+    found = extract(DEFINITIONS).definitions
+    assert [d.end_line for d in found] == [3, 4, 7, 7, 10, 19, 13, 14, 15, 17, 19, 19, 21, 21, 23, 25, 27]
+    assert tuple(replace(d, end_line=0) for d in found) == (
         DefinitionFact("public", "function", 3, True, True),
         DefinitionFact("_private", "function", 4, False, False),
         # a blank docstring documents nothing; async functions are functions
@@ -338,10 +341,10 @@ def test_class_bases_resolved_and_decorator_lines():
               "class Plain:\n    pass\n@flow\n@other.deco(1)\ndef main():\n    pass\n")
     assert extract(source).definitions == (
         DefinitionFact("Fetch", "class", 3, True, False, header="class Fetch(lg.Task, Mixin, make_base()):",
-                       bases=("luigi.Task", "Mixin", "make_base()"), written_bases=("lg.Task", "Mixin")),
-        DefinitionFact("Plain", "class", 5, True, False, header="class Plain:"),
+                       bases=("luigi.Task", "Mixin", "make_base()"), written_bases=("lg.Task", "Mixin"), end_line=4),
+        DefinitionFact("Plain", "class", 5, True, False, header="class Plain:", end_line=6),
         DefinitionFact("main", "function", 9, True, False, ("prefect.flow", "other.deco"), header="def main():",
-                       decorator_lines=(7, 8)),
+                       decorator_lines=(7, 8), end_line=10),
     )
 
 
@@ -508,7 +511,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.1.3+py{PYTHON}"
+    assert facts.frontend_version == f"1.2.1+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -535,7 +538,8 @@ def test_code_that_does_not_parse_still_gives_what_a_line_scan_reads():
     assert result.parse_error == "SyntaxError: Missing parentheses in call to 'print'. " \
         "Did you mean print(...)? (line 4)"
     assert result.imports == (
-        ImportFact("os", 2, "none", "import", line_scan=True), ImportFact("sys", 2, "none", "import", line_scan=True),
+        ImportFact("os", 2, "none", "import", line_scan=True),
+        ImportFact("sys", 2, "none", "import", line_scan=True, asnames=("system",)),
         ImportFact("foo.bar", 3, "none", "from", ("a", "b"), line_scan=True),
     )
     # docstrings read from the tokens (a string statement after a def/class header)
@@ -544,10 +548,11 @@ def test_code_that_does_not_parse_still_gives_what_a_line_scan_reads():
         StringFact("see http://example.org/old", 4, 4, line_scan=True), StringFact("Runs.", 7, 7, line_scan=True),
         StringFact("x", 8, 8, line_scan=True))
     assert result.urls == (UrlFact("http://example.org/old", 4),)
+    # the end lines read by indentation
     assert result.definitions == (
-        DefinitionFact("Old", "class", 5, True, False, header="class Old:"),
-        DefinitionFact("run", "method", 6, True, True),
-        DefinitionFact("_helper", "function", 9, False, False),
+        DefinitionFact("Old", "class", 5, True, False, header="class Old:", end_line=8),
+        DefinitionFact("run", "method", 6, True, True, end_line=8),
+        DefinitionFact("_helper", "function", 9, False, False, end_line=10),
     )
     assert result.calls == ()
 
@@ -566,7 +571,8 @@ def test_calls_of_code_that_does_not_parse_are_read_by_line_patterns():
     source = ('import urllib2\nprint "fetching"\nresp = urllib2.urlopen("http://example.org/x.csv")\n'
               '# urllib2.urlopen("http://commented.org")\nif ok(x): save (resp, \'out.csv\')\ndef f(a): pass\n')
     assert [(c.name, c.line, c.args) for c in extract(source).calls] == [
-        ("urllib2.urlopen", 3, ("http://example.org/x.csv",)), ("ok", 5, ()), ("save", 5, ())]
+        ("urllib2.urlopen", 3, ("http://example.org/x.csv",)), ("ok", 5, (Expr("x"),)),
+        ("save", 5, (Expr("resp"), "out.csv"))]
 
 
 @pytest.mark.parametrize(("data", "error"), [
@@ -664,7 +670,7 @@ def test_notebook_cells_and_facts_numbered_by_cell():
         NotebookCellFact(6, "raw", line_count=1),
     )
     # magics are masked: the cell parses, and lines count within the cell
-    assert result.imports == (ImportFact("numpy", 3, cell=2),)
+    assert result.imports == (ImportFact("numpy", 3, cell=2, asnames=("np",)),)
     assert result.comments == (CommentFact(4, 4, "# seed it", cell=2),)
     # aliases carry from cell to cell, as the kernel's namespace does
     assert [(c.name, c.line, c.cell) for c in result.calls] == [("numpy.random.seed", 5, 2),
@@ -723,7 +729,7 @@ def test_notebook_cell_outputs_tags_language_and_line_count():
 def test_ipython_files_have_their_magics_masked():
     result = extract("!pip install pandas\nimport pandas as pd\n%time frame = pd.read_csv('a.csv')\n", "run.ipy")
     assert result.parse_error is None
-    assert result.imports == (ImportFact("pandas", 2),)
+    assert result.imports == (ImportFact("pandas", 2, asnames=("pd",)),)
 
 
 # --------------------------------------------------------------------------- redaction
@@ -937,3 +943,76 @@ def test_argv_reads_tell_subscripts():
         (3, False), (4, True), (5, True)]
     old = extract("import sys\nprint 'x'  # sys.argv[0]\nx = sys.argv [1]\ns = '#'; y = sys.argv[2] # c\n")
     assert [(c.line, c.subscript) for c in old.cli_args] == [(3, True), (4, True)]
+
+
+# --------------------------------------------------------------------------- S1: what import runs, aliases, embedded cells
+
+
+def test_import_asnames_definition_end_lines_and_the_blocks_import_does_not_run():
+    result = extract('import numpy as np, os.path\nfrom a.b import c as d, e\nfrom x import *\n\n'
+                     '@dec\ndef f(x):\n    return x\n\n\nclass K:\n    def m(self):\n        pass\n\n'
+                     'g = lambda v: (v,\n              1)\n'
+                     'if __name__ == "__main__":\n    f(1)\nif "__main__" == __name__:\n    pass\n'
+                     'if __name__ != "__main__":\n    pass\n'
+                     'try:\n    if __name__ == "__main__":\n        pass\nexcept ImportError:\n    pass\n')
+    assert [(i.module, i.names, i.asnames) for i in result.imports] == [
+        ("numpy", (), ("np",)), ("os.path", (), ()), ("a.b", ("c", "e"), ("d", "")), ("x", ("*",), ())]
+    assert result.imports[1].to_dict().get("asnames") is None
+    assert [(d.name, d.line, d.end_line) for d in result.definitions] == [("f", 6, 7), ("K", 10, 12), ("m", 11, 12)]
+    # module-level __main__ blocks, either way round (not !=, not nested); every lambda
+    assert [(b.label, b.line, b.end_line) for b in result.blocks] == [
+        ("lambda", 14, 15), ("__main__", 16, 17), ("__main__", 18, 19)]
+    cells = extract(notebook(code("f = lambda: 1\n"), code("h = [lambda: 2]\n")), "n.ipynb")
+    assert [(b.label, b.line, b.cell) for b in cells.blocks] == [("lambda", 1, 1), ("lambda", 1, 2)]
+
+
+def test_the_line_scan_of_code_that_does_not_parse_reads_arguments_asnames_and_blocks():
+    result = extract("import numpy as np, random\nfrom sklearn.cluster import KMeans as KM, DBSCAN\n"
+                     "from numpy.random import *\nprint 'x'\n"
+                     "np.random.seed(1)  # np.random.seed(2)\n"
+                     "km = KM(n_clusters=3, random_state=None, **kw)\n"
+                     "f('a, b', *rest, x=1.5, y=-2, z=True, w=g(1, 2))\n"
+                     "def seed_all(s,\n        t):\n    '''Doc.\nat column 0\n'''\n\n    random.seed(s)\n"
+                     "x = 1\n"
+                     "if __name__ == '__main__':\n    seed_all(1)\n\n# end\n")
+    assert result.parse_error is not None
+    assert [(i.module, i.names, i.asnames) for i in result.imports] == [
+        ("numpy", (), ("np",)), ("random", (), ()), ("sklearn.cluster", ("KMeans", "DBSCAN"), ("KM", "")),
+        ("numpy.random", ("*",), ())]
+    assert [(c.written, c.line, c.args, c.kwargs) for c in result.calls] == [
+        ("np.random.seed", 5, (1,), ()),
+        ("KM", 6, (), (("n_clusters", 3), ("random_state", None), ("**", Expr("kw")))),
+        ("f", 7, ("a, b", Expr("*rest")), (("x", 1.5), ("y", -2), ("z", True), ("w", Expr("g(1, 2)")))),
+        ("g", 7, (1, 2), ()),
+        ("random.seed", 14, (Expr("s"),), ()),
+        ("seed_all", 17, (1,), ()),
+    ]
+    assert [(d.name, d.line, d.end_line) for d in result.definitions] == [("seed_all", 8, 14)]
+    assert [(b.label, b.line, b.end_line) for b in result.blocks] == [("__main__", 16, 17)]
+
+
+def test_r_and_julia_cells_of_a_notebook_are_embedded_with_their_cells():
+    result = extract(_notebook_json(["import numpy as np\n", "%%R\nset.seed(1)\nx <- rnorm(3)\n",
+                                     "np.random.rand()\n"]), "nb.ipynb")
+    assert [(c.name, c.line, c.cell) for c in result.calls] == [("numpy.random.rand", 1, 3)]
+    (r_cells,) = result.embedded
+    assert (r_cells.language, r_cells.frontend, r_cells.parse_error) == ("r", "r", None)
+    assert [(c.name, c.line, c.cell) for c in r_cells.calls] == [("set.seed", 2, 2), ("rnorm", 3, 2)]
+    assert FileFacts.from_json(result.to_json()) == result
+    r_kernel = extract(_notebook_json(["set.seed(2)\n", "x <- sample(10)\nif (\n"], "R"), "r.ipynb")
+    assert [(c.name, c.line, c.cell) for c in r_kernel.embedded[0].calls] == [("set.seed", 1, 1), ("sample", 1, 2)]
+    assert r_kernel.embedded[0].parse_error.startswith("cell 2: ")
+    julia = extract(_notebook_json(["using Random\nRandom.seed!(3)\nrand(3)\n"], "julia"), "j.ipynb")
+    assert [(p.language, [(c.written, c.line, c.cell) for c in p.calls]) for p in julia.embedded] == [
+        ("julia", [("Random.seed!", 2, 1), ("rand", 3, 1)])]
+    assert extract(_notebook_json(["x = 1\n"]), "p.ipynb").embedded == ()
+    assert "embedded" not in extract(_notebook_json(["x = 1\n"]), "p.ipynb").to_dict()
+
+
+def test_the_embedded_facts_of_r_cells_are_redacted():
+    result = extract(_notebook_json(["x = 1\n", f'%%R\ntoken <- "{GITHUB_TOKEN}"\n']), "nb.ipynb")
+    (r_cells,) = result.embedded
+    assert GITHUB_TOKEN not in result.to_json()
+    assert [s.line_start for s in r_cells.strings] == [2]
+    from scoring.facts_cache import facts_secret_free
+    assert facts_secret_free(result)

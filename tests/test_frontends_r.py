@@ -207,4 +207,24 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.0.6+")
+    assert result.frontend_version.startswith("1.1.1+")
+
+
+def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():
+    doc = (b"---\ntitle: x\n---\n```{r}\nx <- rnorm(5)\n```\n"
+           b"```{python}\nimport random as rnd\nrnd.shuffle(v)\n```\n"
+           b"```{python, eval=FALSE}\nimport never\n```\n"
+           b"```{julia}\nusing Random\nRandom.seed!(1)\n```\n"
+           b"```{python}\nprint 'py2'\nrnd.seed(1)\n```\n")
+    result = r.extract(doc, "report.qmd")
+    assert [(c.name, c.line) for c in result.calls] == [("rnorm", 5)]
+    python, julia = result.embedded
+    assert (python.language, julia.language) == ("python", "julia")
+    assert [(i.module, i.line, i.asnames) for i in python.imports] == [("random", 8, ("rnd",))]
+    # each chunk parses on its own: the Python 2 one is read by the line scan
+    # (aliases carry from chunk to chunk)
+    assert [(c.name, c.line) for c in python.calls] == [("random.shuffle", 9), ("random.seed", 20)]
+    assert python.parse_error.endswith("(line 19)")
+    assert [(c.written, c.line) for c in julia.calls] == [("Random.seed!", 16)]
+    assert julia.blank_lines == ()
+    assert r.extract(b"```{r}\nx <- 1\n```\n", "a.Rmd").embedded == ()

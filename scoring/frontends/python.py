@@ -28,7 +28,9 @@ as the Julia frontend does, so comment spans cover every explanatory line.
 
 * Imports: ``import a.b`` gives ``ImportFact("a.b", kind="import")`` per name; ``from x
   import a, b`` one ``ImportFact("x", kind="from", names=("a", "b"))``, a relative import
-  keeping its dots (``".utils"``, ``"."``); ``__import__("m")`` and
+  keeping its dots (``".utils"``, ``"."``); ``asnames`` the local names where the
+  import renames (``import numpy as np``: ``("np",)``; ``from x import a as b, c``:
+  ``("b", "")``); ``__import__("m")`` and
   ``importlib.import_module("m")`` with a literal name are ``kind="dynamic"``. Guards:
   ``try`` in the body of a try whose handlers catch ``ImportError``,
   ``ModuleNotFoundError``, ``Exception``, ``BaseException`` or everything; ``except`` in
@@ -65,7 +67,11 @@ as the Julia frontend does, so comment spans cover every explanatory line.
   under an ``if`` in a class body, are never public.
   ``documented`` means a non-blank docstring; ``decorators`` are dotted names with
   aliases resolved (a call decorator by its callee: ``@click.option(...)`` ->
-  ``click.option``).
+  ``click.option``); ``end_line`` the last line of the body.
+* Blocks (what import does not run, besides function bodies): a ``BlockFact("__main__")``
+  for each ``if __name__ == "__main__":`` (either way round; ``!=`` is no such block)
+  among the module's own statements, a ``BlockFact("lambda")`` for each lambda, with
+  their last line.
 * Handlers: ``caught`` is ``"..."`` for a bare ``except``, else the caught names as
   written, joined by ``", "``. ``action`` follows ``HANDLER_ACTIONS`` as the other
   frontends decide it: ``reraise`` (a ``raise``, ``sys.exit`` anywhere in the body) before
@@ -98,8 +104,10 @@ facts are text, and a replacement character inside a literal does not stop the p
 **Parse errors** (Python 2 code, NUL bytes, nesting beyond the parser's limits) are a
 fact, never an exception: ``parse_error`` is ``"SyntaxError: invalid syntax (line 3)"``
 (or ``ValueError: …``, ``RecursionError``, ``MemoryError``), and what a line scan can still
-read is reported: comments, string literals and their URLs, import lines and def/class
-lines (public and documented as D6's fallback reads them).
+read is reported: comments, string literals and their URLs, import lines (renames and
+star imports too), def/class lines (public and documented as D6's fallback reads them,
+the end line by indentation), module-level ``if __name__ == "__main__":`` blocks by
+indentation, and calls with the arguments written on their line (comments left out).
 
 **Notebooks**: ``scoring.parsers.notebook`` reads the JSON, the cells and their magics
 (line magics and shell escapes masked into ``pass``, non-Python cell magics dropped,
@@ -111,8 +119,13 @@ the kernel's namespace does. ``parse_error`` names the first cell that does not 
 lines of the code cells (the JSON's own lines mean nothing to a detector). A cell's
 ``commands`` are the shell commands its magics run (C2's inline installs); a cell in
 another language keeps its non-blank lines as ``code_lines`` (A2, A4). R and Julia
-cells (an R or Julia kernel, ``%%R``) are read by their own frontend for their imports,
-installs and (R) the handlers that swallow errors, lines counted within the cell.
+cells (an R or Julia kernel, ``%%R``) are read by the R and Julia frontends, the ``%%R``
+line blanked, into ``FileFacts.embedded``: one ``FileFacts`` per language whose facts
+carry their cell, lines counted within the cell. Their imports and installs (C2) and, for
+R, the handlers that swallow errors (C4) are also among the notebook's own facts.
+
+**R Markdown**: the R frontend hands the evaluated Python chunks of a document to
+``extract_chunks``: each chunk parsed and walked on its own, with the document's lines.
 """
 
 from __future__ import annotations
@@ -124,7 +137,7 @@ import re
 import shlex
 import sys
 import tokenize
-from dataclasses import replace
+from dataclasses import fields, replace
 from io import BytesIO
 from itertools import accumulate
 
@@ -132,6 +145,7 @@ from scoring.facts import (
     EXPR_TEXT_LIMIT,
     AssertFact,
     AssignmentFact,
+    BlockFact,
     CallFact,
     CliArgFact,
     CommentFact,
@@ -161,7 +175,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment
 
 LANGUAGE = "python"
-VERSION = "1.1.3"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.1.2: NotebookCellFact.code_lines; 1.1.3: both 1.1.2 changes (code_lines of other-language cells; StringFact.line_scan and magic_lines)
+VERSION = "1.2.1"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines)
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -333,7 +347,7 @@ _NEXT_COMMENT = re.compile(rf"(?:{_all_but(chr(35) + chr(34) + chr(39))}++|{_PY_
 # string literals and comments, for code that does not parse
 _STRING_OR_COMMENT = re.compile(rf"(?P<prefix>[rRbBuUfF]{{0,2}})(?P<string>{_PY_STRING})|#[^\n]*")
 _IMPORT_LINE = re.compile(
-    r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import\b[ \t]*\(?(?P<names>[\w \t,]*)"
+    r"^[ \t]*(?:from[ \t]+(?P<from>\.*[\w.]*)[ \t]+import\b[ \t]*\(?(?P<names>[\w \t,*]*)"
     r"|import[ \t]+(?P<modules>[\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*))")
 # the tokens the docstring scan of code that does not parse tells apart
 _FALLBACK_TOKEN = re.compile(
@@ -543,6 +557,8 @@ class _Walker:
         self.urls: list[UrlFact] = []
         self.asserts: list[AssertFact] = []     # S3: assert statements
         self.installs: list[InstallFact] = []   # the packages R and Julia cells install
+        self.blocks: list[BlockFact] = []       # S1: __main__ blocks and lambdas, what import does not run
+        self.main_blocks: set[int] = set()      # ids of the unit's module-level __main__ ifs
         self.subscripted: set[int] = set()      # S6: ids of argv names read by a subscript
         self.aliases: dict[str, str] = {}       # local name -> qualified name
         self.engines: set[str] = set()          # variables bound to a generator object
@@ -777,6 +793,7 @@ class _Walker:
 
     # ------------------------------------------------------------ module, definitions
     def module(self, tree: ast.Module) -> None:
+        self.main_blocks = {id(s) for s in tree.body if type(s) is ast.If and _is_main_block(s.test)}
         self.body(self.docstring(tree.body), None)
 
     def docstring(self, body: list) -> list:
@@ -803,7 +820,7 @@ class _Walker:
         self.definitions.append(DefinitionFact(name, kind, node.lineno, public, documented,
                                                tuple(self.decorator(d) for d in node.decorator_list), self.cell,
                                                self.header(node.lineno, public and not documented),
-                                               _decorator_lines(node)))
+                                               _decorator_lines(node), end_line=node.end_lineno or node.lineno))
         self.parameter_defaults(node.args)
         inner = _Frame("none", "function", _NO_KINDS, ())
         # pushed last first: decorators, arguments, returns, then the body
@@ -846,6 +863,7 @@ class _Walker:
         return True
 
     def lambda_(self, node) -> bool:
+        self.blocks.append(BlockFact("lambda", node.lineno, node.end_lineno or node.lineno, self.cell))
         self.parameter_defaults(node.args)
         return False
 
@@ -860,7 +878,7 @@ class _Walker:
                                                tuple(self.decorator(d) for d in node.decorator_list), self.cell,
                                                self.header(node.lineno, public and not documented),
                                                _decorator_lines(node), self.bases(node),
-                                               _bases(node)))
+                                               _bases(node), node.end_lineno or node.lineno))
         # a class body runs where it stands: the try or if around it still holds
         inner = frame.but(scope="class", public_kinds=_METHOD_KINDS if public else _NO_KINDS)
         self.body(self.docstring(body), inner)
@@ -891,6 +909,8 @@ class _Walker:
     def if_(self, node) -> bool:
         frame = self.frame
         test = node.test
+        if self.main_blocks and id(node) in self.main_blocks:
+            self.blocks.append(BlockFact("__main__", node.lineno, node.end_lineno or node.lineno, self.cell))
         body_frame = else_frame = None
         if _is_type_checking(test):
             # the innermost strong guard wins: TYPE_CHECKING inside a try is type_checking
@@ -1034,12 +1054,14 @@ class _Walker:
         optional = self.import_tries > 0
         for alias in node.names:
             module = alias.name
-            if alias.asname:
-                aliases[alias.asname] = module
+            asname = alias.asname
+            if asname:
+                aliases[asname] = module
             else:
                 head = module.partition(".")[0]
                 aliases[head] = head
-            self.imports.append(ImportFact(module, line, guard, "import", (), cell, optional))
+            self.imports.append(ImportFact(module, line, guard, "import", (), cell, optional,
+                                           asnames=(asname,) if asname else ()))
         return True
 
     def import_from(self, node) -> bool:
@@ -1060,8 +1082,9 @@ class _Walker:
                 self.argv_names.add(local)
             else:
                 self.argv_names.discard(local)
+        asnames = tuple(alias.asname or "" for alias in node.names) if any(a.asname for a in node.names) else ()
         self.imports.append(ImportFact(module, node.lineno, self.frame.guard, "from", tuple(names), self.cell,
-                                       self.import_tries > 0))
+                                       self.import_tries > 0, asnames=asnames))
         return True
 
     # ------------------------------------------------------------ bindings
@@ -1387,6 +1410,7 @@ class _Walker:
         literals and their URLs, import lines, and def/class lines."""
         cell = self.cell
         blocks: list[CommentFact] = []
+        inside: set[int] = set()     # lines a multi-line string literal continues on
         line, position, previous_whole = 1, 0, False
         for match in _STRING_OR_COMMENT.finditer(source):
             at = match.start()
@@ -1406,6 +1430,7 @@ class _Walker:
             quote = 3 if literal[:3] in ('"""', "'''") else 1
             value = literal[quote:-quote]
             end = line + literal.count("\n")
+            inside.update(range(line + 1, end + 1))
             if "://" in value:
                 self.urls_in(value, line)
             self.strings.append(StringFact(value, line, end, "", False, cell, line_scan=True))
@@ -1420,14 +1445,19 @@ class _Walker:
                 continue
             if match.group("modules"):
                 for module in match.group("modules").split(","):
-                    module = module.split()[0] if module.strip() else ""
-                    if module:
-                        self.imports.append(ImportFact(module, number, "none", "import", (), cell, line_scan=True))
+                    words = module.split()
+                    if words:
+                        asname = words[2] if len(words) == 3 and words[1] == "as" else ""
+                        self.imports.append(ImportFact(words[0], number, "none", "import", (), cell, line_scan=True,
+                                                       asnames=(asname,) if asname else ()))
             elif match.group("from"):
-                names = tuple(n.split()[0] for n in match.group("names").split(",") if n.strip())
-                self.imports.append(ImportFact(match.group("from"), number, "none", "from", names, cell,
-                                               line_scan=True))
-        self.fallback_definitions(lines)
+                parts = [n.split() for n in match.group("names").split(",") if n.strip()]
+                asnames = tuple(p[2] if len(p) == 3 and p[1] == "as" else "" for p in parts)
+                self.imports.append(ImportFact(match.group("from"), number, "none", "from",
+                                               tuple(p[0] for p in parts), cell, line_scan=True,
+                                               asnames=asnames if any(asnames) else ()))
+        self.fallback_definitions(lines, inside)
+        self.fallback_main_blocks(lines, inside)
         self.fallback_handlers(source.splitlines())
         self.fallback_calls(lines)
         self.fallback_asserts(lines)
@@ -1517,24 +1547,28 @@ class _Walker:
         return found
 
     def fallback_calls(self, lines: list[str]) -> None:
-        """Calls a line scan reads: each ``dotted.name(`` outside a whole-line comment,
-        with its first argument when that is a plain string literal (``urllib2.urlopen(
-        "http://…")`` in Python 2 code)."""
+        """Calls a line scan reads: each ``dotted.name(`` outside comments, with the
+        arguments written on its line (:func:`_fallback_arguments`: literals, plain string
+        literals, ``Expr`` otherwise; ``urllib2.urlopen("http://…")`` in Python 2 code). A
+        call inside a leading string argument is not read."""
         cell = self.cell
         for number, text in enumerate(lines, start=1):
-            if "(" not in text or text.lstrip().startswith("#"):
+            if "(" not in text:
                 continue
-            for match in _FALLBACK_CALL.finditer(text):
+            code = strip_hash_comment(text)
+            if "(" not in code:
+                continue
+            for match in _FALLBACK_CALL.finditer(code):
                 written = match.group("name")
-                if written in _FALLBACK_NOT_CALLS or text[:match.start()].rstrip().endswith(("def", "class")):
+                if written in _FALLBACK_NOT_CALLS or code[:match.start()].rstrip().endswith(("def", "class")):
                     continue
-                literal = match.group("literal")
-                args = (literal[1:-1],) if literal else ()
-                self.calls.append(CallFact(self.resolve(written), written, number, args, (), cell))
+                args, kwargs = _fallback_arguments(code, match.end("name"))
+                self.calls.append(CallFact(self.resolve(written), written, number, args, kwargs, cell))
 
-    def fallback_definitions(self, lines: list[str]) -> None:
+    def fallback_definitions(self, lines: list[str], inside: set[int]) -> None:
         """D6's line reading: column-0 defs and classes are functions and classes, a def
-        one level inside a column-0 class a method; public and documented as D6 decides."""
+        one level inside a column-0 class a method; public and documented as D6 decides;
+        the end line read by indentation (:func:`_block_end`)."""
         public_class, in_class, method_indent = False, False, None
         for index, text in enumerate(lines):
             if not text.strip() or text.lstrip().startswith("#"):
@@ -1562,7 +1596,14 @@ class _Walker:
             documented = _documented_at(lines, index)
             self.definitions.append(DefinitionFact(name, kind, index + 1, public, documented,
                                                    (), self.cell, redact_text(text.strip()) if public and not documented else "",
-                                                   written_bases=_fallback_bases(text) if keyword == "class" else ()))
+                                                   written_bases=_fallback_bases(text) if keyword == "class" else (),
+                                                   end_line=_block_end(lines, index, inside)))
+
+    def fallback_main_blocks(self, lines: list[str], inside: set[int]) -> None:
+        """``if __name__ == "__main__":`` at column 0, its block read by indentation."""
+        for index, text in enumerate(lines):
+            if text.startswith("if") and "__main__" in text and _MAIN_LINE.match(text) and index + 1 not in inside:
+                self.blocks.append(BlockFact("__main__", index + 1, _block_end(lines, index, inside), self.cell))
 
     # ------------------------------------------------------------ URL arguments (CallFact.urls, .command)
     def note_url_arguments(self, args: list, keywords: list) -> None:
@@ -1659,8 +1700,9 @@ class _Walker:
 
     # ------------------------------------------------------------ result
     def finish(self, lines: int, cells: tuple = (), blank_lines: tuple[int, ...] = (),
-               hash_scan_comments: tuple[tuple[int, str], ...] = ()) -> FileFacts:
-        """The facts, redacted (``_common.redact_facts``) before they leave the frontend."""
+               hash_scan_comments: tuple[tuple[int, str], ...] = (), embedded: tuple = ()) -> FileFacts:
+        """The facts, redacted (``_common.redact_facts``) before they leave the frontend
+        (``embedded`` facts come redacted from their own frontends)."""
         return redact_facts(FileFacts(
             language=LANGUAGE, frontend="python", frontend_version=frontend_version(),
             imports=tuple(self.imports), calls=tuple(self.calls), strings=tuple(self.strings),
@@ -1670,7 +1712,8 @@ class _Walker:
             randoms=tuple(self.randoms), cli_args=tuple(self.cli_args), file_io=tuple(self.file_io),
             urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
             blank_lines=blank_lines, hash_scan_comments=hash_scan_comments,
-            asserts=tuple(self.asserts), installs=tuple(self.installs),
+            asserts=tuple(self.asserts), installs=tuple(self.installs), blocks=tuple(self.blocks),
+            embedded=embedded,
         ))
 
 
@@ -1698,9 +1741,113 @@ def _strip_comment(line: str) -> str:
     return line
 
 
-# fallback_calls: a dotted name opening a call, and its first argument when a plain literal
+# fallback_calls: a dotted name opening a call (a plain string literal opening its
+# arguments is consumed, so that the scan resumes behind it)
 _FALLBACK_CALL = re.compile(
     r"""(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\(\s*(?P<literal>"[^"\\\n]*"|'[^'\\\n]*')?""")
+_PLAIN_STRING = re.compile(r""""[^"\\\n]*"|'[^'\\\n]*'""")
+_FALLBACK_KEYWORD = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)\s*(.*)", re.DOTALL)
+_FALLBACK_NUMBER = re.compile(r"-?\d+(?:\.\d*)?")
+_FALLBACK_CONSTANTS = {"None": None, "True": True, "False": False}
+
+
+def _fallback_arguments(code: str, name_end: int) -> tuple[tuple, tuple]:
+    """``(args, kwargs)`` of the call whose name ends at ``name_end`` in a line of code that
+    does not parse, from what follows its ``(`` on the line: split at the commas outside
+    brackets and quotes, up to the bracket that closes the call. A value is ``None``,
+    ``True``, ``False``, a number, the text of a plain string literal, or ``Expr``; a
+    ``*args`` argument is ``Expr("*args")``, ``**kwargs`` the keyword ``"**"``, as the
+    walk reads them."""
+    start = code.index("(", name_end) + 1
+    pieces: list[str] = []
+    depth, quote, escaped, begin = 0, "", False, start
+    end = len(code)
+    for index in range(start, len(code)):
+        char = code[index]
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                end = index
+                break
+            depth -= 1
+        elif char == "," and depth == 0:
+            pieces.append(code[begin:index])
+            begin = index + 1
+    pieces.append(code[begin:end])
+    args: list = []
+    kwargs: list = []
+    for piece in pieces:
+        piece = piece.strip()
+        if not piece:
+            continue
+        if piece.startswith("**"):
+            kwargs.append(("**", Expr(piece[2:].strip()[:EXPR_TEXT_LIMIT])))
+            continue
+        keyword = _FALLBACK_KEYWORD.fullmatch(piece)
+        if keyword is not None:
+            kwargs.append((keyword.group(1), _fallback_value(keyword.group(2).strip())))
+        else:
+            args.append(_fallback_value(piece))
+    return tuple(args), tuple(kwargs)
+
+
+def _fallback_value(text: str):
+    if text in _FALLBACK_CONSTANTS:
+        return _FALLBACK_CONSTANTS[text]
+    if _FALLBACK_NUMBER.fullmatch(text):
+        return float(text) if "." in text else int(text)
+    if _PLAIN_STRING.fullmatch(text):
+        return text[1:-1]
+    return Expr(text[:EXPR_TEXT_LIMIT])
+
+
+# fallback_main_blocks: a module-level ``if __name__ == "__main__":`` line
+_MAIN_LINE = re.compile(r"""if\s*\(?\s*(?:__name__\s*==\s*(['"])__main__\1|(['"])__main__\2\s*==\s*__name__)\s*\)?\s*:""")
+
+
+def _indent_width(text: str) -> int:
+    expanded = text.expandtabs(8)
+    return len(expanded) - len(expanded.lstrip(" \t"))
+
+
+def _block_end(lines: list[str], index: int, inside: set[int]) -> int:
+    """The last line (1-based) of the block the compound statement header at
+    ``lines[index]`` opens, read by indentation in code that does not parse: the header
+    up to the line that closes its brackets, then every following line indented deeper
+    than the header (blank and comment lines only where a deeper one follows; the lines
+    a multi-line string continues on belong to the line it starts on)."""
+    width = _indent_width(lines[index])
+    end, depth = index, 0
+    while end < len(lines):
+        code = strip_hash_comment(lines[end])
+        depth += code.count("(") + code.count("[") + code.count("{") - code.count(")") - code.count("]") \
+            - code.count("}")
+        if depth <= 0 or end - index >= 50:
+            break
+        end += 1
+    end = min(end, len(lines) - 1)
+    for following in range(end + 1, len(lines)):
+        if following + 1 in inside:
+            end = following
+            continue
+        text = lines[following]
+        stripped = text.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if _indent_width(text) <= width:
+            break
+        end = following
+    return end + 1
 _FALLBACK_NOT_CALLS = frozenset({"if", "elif", "while", "for", "return", "print", "exec", "assert", "and", "or",
                                  "not", "in", "is", "lambda", "yield", "del", "raise", "with", "except", "def",
                                  "class", "import", "from", "else"})
@@ -1750,6 +1897,17 @@ def _is_type_checking(test) -> bool:
 def _is_main_guard(test) -> bool:
     return type(test) is ast.Compare and type(test.left) is ast.Name and test.left.id == "__name__" \
         and len(test.comparators) == 1 and _is_str(test.comparators[0]) and test.comparators[0].value == "__main__"
+
+
+def _is_main_block(test) -> bool:
+    """``__name__ == "__main__"``, either way round: the test of a block that runs only when
+    the module is run as a script (``BlockFact("__main__")``)."""
+    if type(test) is not ast.Compare or len(test.comparators) != 1 or type(test.ops[0]) is not ast.Eq:
+        return False
+    left, right = test.left, test.comparators[0]
+    if type(right) is ast.Name:
+        left, right = right, left
+    return type(left) is ast.Name and left.id == "__name__" and _is_str(right) and right.value == "__main__"
 
 
 def _catches_import_errors(node) -> bool:
@@ -1839,6 +1997,23 @@ def _extract(data: bytes, path: str) -> FileFacts:
                          hash_scan_comments=hash_scan_comments(text, walker.comments))
 
 
+def extract_chunks(chunks: list[tuple[int, str]]) -> FileFacts:
+    """The facts of the Python chunks of an R Markdown / Quarto document (the R
+    frontend's ``FileFacts.embedded``): each ``(offset, code)``, the line before the
+    chunk's first line and its code, parsed and walked on its own with the document's
+    lines, import aliases carrying from chunk to chunk; ``lines`` counts the chunks' lines."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        walker = _Walker()
+        for offset, code in chunks:
+            walker.unit("\n" * offset + code)
+        return walker.finish(sum(count_lines(code.encode("utf-8", "surrogatepass")) for _, code in chunks))
+    finally:
+        if enabled:
+            gc.enable()
+
+
 # D4's historical comment scan: each match ends right after a ``#`` (the rest of the
 # comment is scanned again as code, so a quote in it opens a string)
 _HASH_SCAN = re.compile(rf"(?:{_all_but(chr(35) + chr(34) + chr(39))}++|{_PY_STRING}|[\"'])*+(?:(#)|\Z)")
@@ -1883,6 +2058,7 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         walker.unit(notebook_fallback_source(data.decode("utf-8", "replace")))
         return walker.finish(0)
     cells, lines = [], 0
+    foreign: dict[str, list[tuple[int, FileFacts]]] = {}
     for cell in notebook.cells:
         cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
                                       tuple(m.text.strip() for m in cell.magics),
@@ -1893,33 +2069,63 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
         if cell.language == "python" and cell.python_source.strip():
             walker.unit(cell.python_source, cell.index, frozenset(m.line for m in cell.magics))
-        elif cell.language in ("r", "julia"):
-            _foreign_cell(walker, cell)
-    return walker.finish(lines, tuple(cells))
+        elif cell.language in FOREIGN_CELLS:
+            facts = _foreign_cell(cell)
+            walker.imports.extend(facts.imports)     # C2 reads them among the notebook's imports
+            walker.installs.extend(facts.installs)
+            if cell.language == "r":
+                _r_cell_handlers(walker, cell.index, facts)
+            foreign.setdefault(cell.language, []).append((cell.index, facts))
+    embedded = tuple(_joined(foreign[language]) for language in FOREIGN_CELLS if language in foreign)
+    return walker.finish(lines, tuple(cells), embedded=embedded)
 
 
-def _foreign_cell(walker: _Walker, cell: Cell) -> None:
-    """What the notebook's facts take from an R or Julia code cell (an R or Julia kernel,
-    ``%%R``), read by that language's frontend, lines counted within the cell: its
-    imports and installs (C2) and, for R, the handlers that swallow errors (C4). Only
-    these: the other facts of such cells are not read (yet)."""
+# the languages of notebook cells another frontend reads (FileFacts.embedded)
+FOREIGN_CELLS = ("r", "julia")
+
+
+def _foreign_cell(cell: Cell) -> FileFacts:
+    """The facts of an R or Julia code cell (an R or Julia kernel, ``%%R``) from its
+    language's frontend, each fact carrying the cell, lines counted within the cell (a
+    ``%%R`` line is blanked, not removed)."""
     from scoring.frontends import julia as julia_frontend
     from scoring.frontends import r as r_frontend
 
-    lines = cell.source.splitlines()
-    shift = 0
     body = cell.source
+    lines = body.splitlines()
     if lines and lines[0].lstrip().startswith("%%"):
-        body, shift = "\n".join(lines[1:]), 1
+        body = "\n".join(["", *lines[1:]])
     frontend, name = (r_frontend, "cell.R") if cell.language == "r" else (julia_frontend, "cell.jl")
-    facts = frontend.extract(body.encode("utf-8", "surrogatepass"), name)
-    index = cell.index
-    walker.imports.extend(replace(ref, line=ref.line + shift, cell=index) for ref in facts.imports)
-    walker.installs.extend(replace(ref, line=ref.line + shift, cell=index) for ref in facts.installs)
+    return _in_cell(frontend.extract(body.encode("utf-8", "surrogatepass"), name), cell.index)
+
+
+def _in_cell(facts: FileFacts, index: int) -> FileFacts:
+    """``facts`` with ``cell`` set on every fact that has one."""
+    changes = {}
+    for name in _LIST_FIELDS:
+        items = getattr(facts, name)
+        if items and "cell" in items[0].__dataclass_fields__:
+            changes[name] = tuple(replace(item, cell=index) for item in items)
+    return replace(facts, **changes) if changes else facts
+
+
+def _joined(parts: list[tuple[int, FileFacts]]) -> FileFacts:
+    """The facts of the cells of one language as one ``FileFacts``: the facts of each
+    cell in cell order, ``parse_error`` naming the first cell that has one, ``lines`` the
+    cells' lines together (blank lines are not kept: their numbers count within a cell)."""
+    first = parts[0][1]
+    error = next((f"cell {index}: {facts.parse_error}" for index, facts in parts if facts.parse_error), None)
+    joined = {name: tuple(item for _, facts in parts for item in getattr(facts, name)) for name in _LIST_FIELDS}
+    return replace(first, **joined, parse_error=error, lines=sum(facts.lines for _, facts in parts), blank_lines=())
+
+
+def _r_cell_handlers(walker: _Walker, index: int, facts: FileFacts) -> None:
+    """The handlers that swallow errors in an R code cell (``_foreign_cell``), also among
+    the notebook's own handlers (C4 reads them there)."""
     for handler in facts.handlers:
         if handler.swallows:
-            record = _Handler(handler.line + shift, handler.caught, 0, 0, cell.index, handler.end_line + shift,
-                              handler.swallows, handler.excerpt, handler.start_line + shift if handler.start_line else 0)
+            record = _Handler(handler.line, handler.caught, 0, 0, index, handler.end_line, handler.swallows,
+                              handler.excerpt, handler.start_line)
             if handler.action == "other":
                 record.statements = 1
             elif handler.action != "pass":
@@ -1962,3 +2168,10 @@ def _fallback_bases(text: str) -> tuple[str, ...]:
 
 
 _ARGV_SUBSCRIPT = re.compile(r"(?<![\w.])sys\.argv\s*\[")
+
+
+
+# FileFacts fields holding facts (``_joined``, ``_in_cell``)
+_LIST_FIELDS = tuple(f.name for f in fields(FileFacts)
+                     if f.name not in ("cells", "blank_lines", "hash_scan_comments", "embedded")
+                     and isinstance(f.default, tuple))

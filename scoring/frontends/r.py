@@ -1,4 +1,5 @@
-"""R frontend: ``.R``/``.r`` scripts and the R chunks of ``.Rmd``/``.qmd`` documents.
+"""R frontend: ``.R``/``.r`` scripts and the R chunks of ``.Rmd``/``.qmd`` documents (whose
+evaluated Python and Julia chunks the Python and Julia frontends read: ``FileFacts.embedded``).
 
 Grammar: tree-sitter-r as bundled by tree-sitter-language-pack (no tree-sitter-r wheel
 exists on PyPI).
@@ -32,7 +33,7 @@ from scoring.frontends import _common as ts
 from scoring.parsers.notebook import other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.0.6"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.0.4: R Markdown chunks' language and code_lines; 1.0.5: a roxygen block (#' or ##') documents the definition below it across blank lines and plain comments; 1.0.6: NotebookCellFact.magic_lines
+VERSION = "1.1.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines)
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -94,8 +95,30 @@ RIGHTWARD_BYTES = {b"->", b"->>"}
 
 def extract(data: bytes, path: str) -> FileFacts:
     if path.lower().endswith((".rmd", ".qmd")):
-        return with_cells(_Walker(r_chunks(data)).run(), data, path)
+        return with_embedded(with_cells(_Walker(r_chunks(data)).run(), data, path), data)
     return with_blank_lines(_Walker(data).run(), data)
+
+
+def with_embedded(facts: FileFacts, data: bytes) -> FileFacts:
+    """``facts`` of an R Markdown / Quarto document with the facts of its evaluated
+    Python and Julia chunks (``FileFacts.embedded``), from the Python frontend (each chunk
+    a unit of its own) and the Julia frontend (the Julia chunks, other lines blanked),
+    with the document's lines."""
+    embedded = []
+    lines = data.split(b"\n")
+    python = [(start, b"\n".join(lines[start:end]).decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n"))
+              for start, end in evaluated_chunks(lines, PYTHON_CHUNK_OPEN)]
+    if python:
+        from scoring.frontends import python as python_frontend
+
+        embedded.append(python_frontend.extract_chunks(python))
+    julia = evaluated_chunks(lines, JULIA_CHUNK_OPEN)
+    if julia:
+        from scoring.frontends import julia as julia_frontend
+
+        # the blank lines of a blanked document mean nothing: left out
+        embedded.append(replace(julia_frontend.extract(blanked(lines, julia), "chunks.jl"), blank_lines=()))
+    return replace(facts, embedded=tuple(embedded)) if embedded else facts
 
 
 FRONT_MATTER = re.compile(r"\A\s*---\s*\n.*?\n---\s*(?:\n|\Z)", re.DOTALL)
@@ -134,6 +157,8 @@ def with_blank_lines(facts: FileFacts, data: bytes) -> FileFacts:
 
 
 CHUNK_OPEN = re.compile(rb"^\s*```+\s*\{\s*r\b([^}]*)\}\s*$", re.IGNORECASE)
+PYTHON_CHUNK_OPEN = re.compile(rb"^\s*```+\s*\{\s*python\b([^}]*)\}\s*$", re.IGNORECASE)
+JULIA_CHUNK_OPEN = re.compile(rb"^\s*```+\s*\{\s*julia\b([^}]*)\}\s*$", re.IGNORECASE)
 CHUNK_CLOSE = re.compile(rb"^\s*```+\s*$")
 EVAL_FALSE = re.compile(rb"\beval\s*=\s*(?:FALSE|F)\b|^\s*#\|\s*eval:\s*false\b", re.IGNORECASE | re.MULTILINE)
 # in a chunk's body only its ``#|`` option lines say eval: ``knitr::opts_chunk$set(eval =
@@ -148,20 +173,33 @@ def r_chunks(data: bytes) -> bytes:
     Chunks with ``eval = FALSE`` are not code (METRICS §0.3, R specifics).
     """
     lines = data.split(b"\n")
-    out: list[bytes] = [b""] * len(lines)
+    return blanked(lines, evaluated_chunks(lines, CHUNK_OPEN))
+
+
+def evaluated_chunks(lines: list[bytes], opening_re: re.Pattern[bytes]) -> list[tuple[int, int]]:
+    """``(start, end)`` of the body (``lines[start:end]``) of every chunk whose opening
+    line ``opening_re`` matches and that is evaluated (no ``eval = FALSE`` option)."""
+    found = []
     index = 0
     while index < len(lines):
-        opening = CHUNK_OPEN.match(lines[index])
+        opening = opening_re.match(lines[index])
         if not opening:
             index += 1
             continue
         end = index + 1
         while end < len(lines) and not CHUNK_CLOSE.match(lines[end]):
             end += 1
-        body = lines[index + 1:end]
-        if not EVAL_FALSE.search(opening.group(1)) and not EVAL_FALSE_OPTION_LINE.search(b"\n".join(body)):
-            out[index + 1:end] = body
+        if not EVAL_FALSE.search(opening.group(1)) and not EVAL_FALSE_OPTION_LINE.search(b"\n".join(lines[index + 1:end])):
+            found.append((index + 1, end))
         index = end + 1
+    return found
+
+
+def blanked(lines: list[bytes], chunks: list[tuple[int, int]]) -> bytes:
+    """The document with every line outside ``chunks`` blanked."""
+    out: list[bytes] = [b""] * len(lines)
+    for start, end in chunks:
+        out[start:end] = lines[start:end]
     return b"\n".join(out)
 
 
