@@ -483,15 +483,9 @@ class FileFacts(_Record):
     parse_error: str | None = None
     lines: int = 0
     # 1-based numbers of the blank lines (empty or whitespace only) of a script, in the
-    # ``str.splitlines`` numbering of its text (Python, R, Julia files; not notebooks):
-    # with ``lines`` they give D4 its non-blank lines
+    # ``str.splitlines`` numbering of its text (every script frontend; not notebooks or
+    # R Markdown): with ``lines`` they give D4 its non-blank lines
     blank_lines: tuple[int, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
-    # Python scripts only, and only where it differs from the comment blocks: the
-    # comments D4's historical ``#`` scan finds, (line, the whole line's text). That scan
-    # resumes right after each ``#``, so a quote inside a comment (``# """``) opens a
-    # string literal that runs on into the code: a known D4 bug whose results are kept
-    # until it is fixed (with a D4 version bump), when this field goes
-    hash_scan_comments: tuple[tuple[int, str], ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     # named blocks (Nextflow); left out of the JSON while empty, so the facts of the other
     # frontends keep the JSON they had
     blocks: tuple[BlockFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)

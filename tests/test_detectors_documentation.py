@@ -377,13 +377,13 @@ def _hash_comment_lines(lines: list[str], *, shell: bool, julia: bool) -> set[in
     text = "\n".join(lines) + "\n"
     if shell:
         return {n for n, line in script_comments(text).comments if not _is_marker_comment(n, line)}
-    frontend, kind = (julia_frontend, "julia") if julia else (r_frontend, "r")
-    return _fact_comment_lines(frontend.extract(text.encode(), "a." + ("jl" if julia else "R")), kind)
+    frontend = julia_frontend if julia else r_frontend
+    return _fact_comment_lines(frontend.extract(text.encode(), "a." + ("jl" if julia else "R")))
 
 
 def _python_comment_lines(source: str, _lines: list[str]) -> set[int]:
     facts = python_frontend.extract(source.encode(), "a.py")
-    return _fact_comment_lines(facts, "python") - {
+    return _fact_comment_lines(facts) - {
         n for c in facts.comments if c.doc for n in range(c.line_start, c.line_end + 1)}
 
 
@@ -404,15 +404,16 @@ def test_hash_comments_outside_strings():
     # comment (D4's own line lexer counted both)
     r_multi = ['model <- "', "  # latent variables", '  y ~ x"', "select(`#Chrom`, start)"]
     assert _hash_comment_lines(r_multi, shell=False, julia=False) == set()
+    # a Julia docstring is documentation (METRICS §0.3 D4), every line of it
     jl_doc = ['"""', "    f(x)", "", "## Arguments", '"""', "f(x) = x  # identity"]
-    assert _hash_comment_lines(jl_doc, shell=False, julia=True) == {6}
+    assert _hash_comment_lines(jl_doc, shell=False, julia=True) == {1, 2, 3, 4, 5, 6}
 
 
-def test_comment_scan_keeps_the_quote_bug_of_d4():
-    # ``# """`` opened a string in D4's historical scan: lines 2-3 were not comments
-    # (FileFacts.hash_scan_comments keeps that reading until the bug is fixed)
+def test_a_quote_in_a_comment_opens_no_string():
+    # ``# """`` opened a string in D4's historical scan (lines 3-4 were lost); D4 3.0.0
+    # reads the frontend's comment blocks
     source = '# def f():\n#    """\n#    Doc.\n#    """\nx = 1\n'
-    assert _python_comment_lines(source, source.splitlines()) == {1, 2}
+    assert _python_comment_lines(source, source.splitlines()) == {1, 2, 3, 4}
 
 
 def test_python_trailing_comments_and_docstrings(make_tree):

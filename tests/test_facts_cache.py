@@ -229,12 +229,14 @@ def test_a_frontend_that_fails_gives_no_facts_and_the_same_measurements(make_tre
     assert index.facts_error("analysis.R") == "RuntimeError: frontend bug"
     after = measure(index).to_dict()
     # Nothing raises; only the detectors that read R facts miss the R files (C4 scans
-    # none of the three, D4 counts no R script), every other measurement is the same.
+    # none of the three, D4 counts no R script: only the uncommented C file), every
+    # other measurement is the same.
     changed = {m for m in before["submetrics"] if before["submetrics"][m] != after["submetrics"][m]}
     assert changed <= READS_R_FACTS and "silent_failure_masking" in changed
     assert before["submetrics"]["silent_failure_masking"]["counts"]["files_scanned"] == 3
     assert after["submetrics"]["silent_failure_masking"]["counts"]["files_scanned"] == 0
-    assert after["submetrics"]["inline_explanation_density"]["value"] == 50.0
+    assert after["submetrics"]["inline_explanation_density"]["value"] == 0.0
+    assert after["submetrics"]["inline_explanation_density"]["counts"]["scripts_by_language"] == {"c_cpp": 1}
 
 
 def test_content_keyed_parses_are_shared_and_their_problems_recorded_for_each_path(make_tree, monkeypatch):

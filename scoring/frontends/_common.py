@@ -242,6 +242,18 @@ def count_lines(data: bytes) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
+def blank_line_numbers(text: str) -> tuple[int, ...]:
+    """``FileFacts.blank_lines``: the 1-based numbers of the empty or whitespace-only
+    lines of ``text``, in the ``str.splitlines`` numbering."""
+    return tuple(number for number, line in enumerate(text.splitlines(), 1) if not line or line.isspace())
+
+
+def with_blank_lines(facts: FileFacts, data: bytes) -> FileFacts:
+    """``facts`` with the script's blank lines (the text as UTF-8, bad bytes replaced)."""
+    blank = blank_line_numbers(data.decode("utf-8", "replace"))
+    return replace(facts, blank_lines=blank) if blank else facts
+
+
 def syntax_error_at(line: int) -> str:
     return f"syntax error at line {line}"
 
@@ -366,6 +378,12 @@ class Collector:
         else:
             self.comments.append(CommentFact(start, end, body, doc))
         self._comment_lines[end] = whole_line
+
+    def trailing_comment(self, line: int, body: str, doc: bool = False) -> None:
+        """Add a comment the grammar leaves inside another token (C's ``#define X 1 //
+        why``): it follows code on its line, so it is a block of its own."""
+        self.comments.append(CommentFact(line, line, body, doc))
+        self._comment_lines[line] = False
 
     def doc_block_ending_at(self, line: int) -> CommentFact | None:
         for comment in reversed(self.comments):

@@ -30,7 +30,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "c_cpp"
-VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4), the `//` comment after a #define value
 C_SUFFIXES = (".c",)
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh")
 
@@ -68,7 +68,7 @@ LOGGING = re.compile(r"^(std::)?(cerr|clog|cout)$|^(f?printf|perror|puts|fputs|s
 
 def extract(data: bytes, path: str) -> FileFacts:
     grammar = "c" if path.lower().endswith(C_SUFFIXES) else "cpp"
-    return _Walker(data, grammar, path.lower().endswith(HEADER_SUFFIXES)).run()
+    return ts.with_blank_lines(_Walker(data, grammar, path.lower().endswith(HEADER_SUFFIXES)).run(), data)
 
 
 def string_value(node) -> str:
@@ -152,7 +152,12 @@ SELECTED_KINDS = (
 )
 SELECTED_PATTERNS = """
 (assignment_expression right: [(string_literal) (concatenated_string)]) @node
+((preproc_arg) @node (#match? @node "//"))
 """
+# A macro's replacement text is one token to the grammar, so the ``//`` comment after a
+# ``#define``'s value (``#define SAM_FPD 1 // paired``) is no comment node: it is read
+# off the text, after the string and character literals the value may hold.
+MACRO_LITERAL_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|(//[^\n]*)')
 # Context marks, so that no string's parent has to be looked up (Node.parent descends
 # from the root, scanning siblings: quadratic in a long initializer list): @skipped, a
 # piece of a concatenated string or an #include path; @bindable, a string that an
@@ -226,7 +231,7 @@ class _Walker:
             "class_specifier": self.class_specifier, "struct_specifier": self.class_specifier,
             "call_expression": self.call, "assignment_expression": self.assignment,
             "catch_clause": self.catch_clause, "identifier": self.log_stream,
-            "qualified_identifier": self.log_stream,
+            "qualified_identifier": self.log_stream, "preproc_arg": self.macro_comment,
         }
         handlers = b"catch" in self.data
         log_streams = b"cerr" in self.data or b"clog" in self.data
@@ -254,6 +259,17 @@ class _Walker:
         body = ts.text(node)
         self.facts.comment(node, self.data, doc=body.startswith(("///", "//!", "/**", "/*!")) and
                            not body.startswith(("////", "/**/")))
+
+    def macro_comment(self, node) -> None:
+        # selected only when the replacement text holds "//"
+        value = ts.text(node)
+        for match in MACRO_LITERAL_OR_COMMENT.finditer(value):
+            body = match.group(1)
+            if body is not None:
+                line = ts.first_line(node) + value.count("\n", 0, match.start(1))
+                self.facts.trailing_comment(line, body, doc=body.startswith(("///", "//!")) and
+                                            not body.startswith("////"))
+                return
 
     def string(self, node) -> None:
         if node.id in self.skipped:

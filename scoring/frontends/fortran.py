@@ -32,7 +32,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "fortran"
-VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4)
 FIXED_FORM_SUFFIXES = (".f", ".for", ".f77", ".ftn")
 
 DEFINITIONS = {"subroutine": "subroutine", "function": "function", "module": "module",
@@ -48,8 +48,8 @@ TIME_SOURCES = re.compile(r"system_clock|date_and_time|\btime\s*\(|cpu_time", re
 
 def extract(data: bytes, path: str) -> FileFacts:
     if path.lower().endswith(FIXED_FORM_SUFFIXES):
-        data = fixed_to_free(data)
-    return _Walker(data).run()
+        data = fixed_to_free(data)   # line for line: the blank lines stay where they were
+    return ts.with_blank_lines(_Walker(data).run(), data)
 
 
 def fixed_to_free(data: bytes) -> bytes:

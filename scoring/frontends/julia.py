@@ -58,15 +58,7 @@ LOGGING = {"println", "print", "@warn", "@error", "@info", "@debug", "@show", "s
 
 
 def extract(data: bytes, path: str) -> FileFacts:
-    return with_blank_lines(_Walker(data).run(), data)
-
-
-def with_blank_lines(facts: FileFacts, data: bytes) -> FileFacts:
-    """``facts`` with the script's blank lines (``FileFacts.blank_lines``: the text as
-    UTF-8, bad bytes replaced, split by ``str.splitlines``)."""
-    blank = tuple(number for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1)
-                  if not line or line.isspace())
-    return replace(facts, blank_lines=blank) if blank else facts
+    return ts.with_blank_lines(_Walker(data).run(), data)
 
 
 def string_value(node) -> str:

@@ -33,7 +33,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "matlab"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public
+VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -55,7 +55,7 @@ NUMBER_IS_FLOAT = re.compile(r"[.eE]")
 
 
 def extract(data: bytes, path: str) -> FileFacts:
-    return _Walker(data).run()
+    return ts.with_blank_lines(_Walker(data).run(), data)
 
 
 string_value = ts.quote_doubled_string
@@ -205,18 +205,21 @@ class _Walker:
         return previous is not None and previous.type == "comment" and has_text(previous)
 
     def comment(self, node) -> None:
-        # a help block: the first comment inside a function/classdef, before its body,
-        # or the first comment block of a script
+        # a help block: the first comment block inside a function/classdef, before its
+        # body (MATLAB's help ends at the first line that is not a comment, a blank line
+        # too), or the first comment block of a script
         parent = node.parent if node.id in self.in_definition else self.root if node.id in self.top_level else None
         doc = False
+        previous = self.facts.comments[-1] if self.facts.comments else None
         if parent is not None and parent.type in ("function_definition", "class_definition"):
-            doc = not any(child.type in ("block",) and child.start_byte < node.start_byte
-                          for child in parent.named_children)
+            first_in_definition = previous is None or previous.line_end < ts.first_line(parent)
+            continues_help = previous is not None and previous.doc and previous.line_end == ts.first_line(node) - 1
+            doc = (first_in_definition or continues_help) and not any(
+                child.type in ("block",) and child.start_byte < node.start_byte for child in parent.named_children)
         elif parent is not None and parent.type == "source_file" and not self.facts.comments \
                 and self.functions_seen == 0 and node.prev_named_sibling is None:
             doc = True
-        elif self.facts.comments and self.facts.comments[-1].doc and \
-                self.facts.comments[-1].line_end == ts.first_line(node) - 1:
+        elif previous is not None and previous.doc and previous.line_end == ts.first_line(node) - 1:
             doc = True   # a help block goes on while its lines do
         self.facts.comment(node, self.data, doc=doc)
 

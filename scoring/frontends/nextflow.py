@@ -35,8 +35,8 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;
-# 1.0.3: DirectiveFact("exec") where a process's exec: section starts
+VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;
+# 1.0.3: DirectiveFact("exec") where a process's exec: section starts; 1.0.4: FileFacts.blank_lines (D4)
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
@@ -54,7 +54,7 @@ DEFINING_PREFIXES = {"process": "process", "workflow": "workflow", "def": "funct
 
 
 def extract(data: bytes, path: str) -> FileFacts:
-    return _Walker(data, is_config=path.rsplit("/", 1)[-1].endswith(".config")).run()
+    return ts.with_blank_lines(_Walker(data, is_config=path.rsplit("/", 1)[-1].endswith(".config")).run(), data)
 
 
 def string_value(node) -> str:

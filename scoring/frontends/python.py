@@ -161,7 +161,13 @@ from scoring.facts import (
     StringFact,
     UrlFact,
 )
-from scoring.frontends._common import URL_PATTERN, count_lines, redact_facts, redact_text
+from scoring.frontends._common import (
+    URL_PATTERN,
+    blank_line_numbers,
+    count_lines,
+    redact_facts,
+    redact_text,
+)
 from scoring.parsers.notebook import (
     Cell,
     NotebookError,
@@ -175,7 +181,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment
 
 LANGUAGE = "python"
-VERSION = "1.2.1"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines)
+VERSION = "1.2.2"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks)
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -1700,7 +1706,7 @@ class _Walker:
 
     # ------------------------------------------------------------ result
     def finish(self, lines: int, cells: tuple = (), blank_lines: tuple[int, ...] = (),
-               hash_scan_comments: tuple[tuple[int, str], ...] = (), embedded: tuple = ()) -> FileFacts:
+               embedded: tuple = ()) -> FileFacts:
         """The facts, redacted (``_common.redact_facts``) before they leave the frontend
         (``embedded`` facts come redacted from their own frontends)."""
         return redact_facts(FileFacts(
@@ -1711,7 +1717,7 @@ class _Walker:
             handlers=tuple(h.fact() for h in self.handlers),
             randoms=tuple(self.randoms), cli_args=tuple(self.cli_args), file_io=tuple(self.file_io),
             urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
-            blank_lines=blank_lines, hash_scan_comments=hash_scan_comments,
+            blank_lines=blank_lines,
             asserts=tuple(self.asserts), installs=tuple(self.installs), blocks=tuple(self.blocks),
             embedded=embedded,
         ))
@@ -1993,8 +1999,7 @@ def _extract(data: bytes, path: str) -> FileFacts:
         walker.unit(cell.python_source, None, frozenset(m.line for m in cell.magics))
     else:
         walker.unit(text)
-    return walker.finish(count_lines(data), blank_lines=blank_lines(text),
-                         hash_scan_comments=hash_scan_comments(text, walker.comments))
+    return walker.finish(count_lines(data), blank_lines=blank_line_numbers(text))
 
 
 def extract_chunks(chunks: list[tuple[int, str]]) -> FileFacts:
@@ -2012,40 +2017,6 @@ def extract_chunks(chunks: list[tuple[int, str]]) -> FileFacts:
     finally:
         if enabled:
             gc.enable()
-
-
-# D4's historical comment scan: each match ends right after a ``#`` (the rest of the
-# comment is scanned again as code, so a quote in it opens a string)
-_HASH_SCAN = re.compile(rf"(?:{_all_but(chr(35) + chr(34) + chr(39))}++|{_PY_STRING}|[\"'])*+(?:(#)|\Z)")
-
-
-def hash_scan_comments(text: str, comments: list[CommentFact]) -> tuple[tuple[int, str], ...]:
-    """``FileFacts.hash_scan_comments``: D4's historical scan, run only when a comment
-    holds what can make it go astray (a triple quote, or a quote and a backslash), and
-    kept only when its comment lines differ from those of the comment blocks."""
-    if not any(not c.doc and ('"""' in c.text or "'''" in c.text
-                              or ("\\" in c.text and ('"' in c.text or "'" in c.text))) for c in comments):
-        return ()
-    lines = text.splitlines()
-    found: list[tuple[int, str]] = []
-    line, position = 1, 0
-    for match in _HASH_SCAN.finditer(text):
-        at = match.start(1)
-        if at < 0:
-            break
-        line += text.count("\n", position, at)
-        position = at
-        if not found or found[-1][0] != line:
-            found.append((line, redact_text(lines[line - 1]) if line <= len(lines) else ""))
-    blocks = {n for c in comments if not c.doc for n in range(c.line_start, c.line_end + 1)}
-    if {n for n, _ in found} == blocks:
-        return ()
-    return tuple(found)
-
-
-def blank_lines(text: str) -> tuple[int, ...]:
-    """The 1-based numbers of the empty or whitespace-only lines of ``text`` (``str.splitlines``)."""
-    return tuple(number for number, line in enumerate(text.splitlines(), 1) if not line or line.isspace())
 
 
 def _notebook(data: bytes, path: str) -> FileFacts:
@@ -2173,5 +2144,5 @@ _ARGV_SUBSCRIPT = re.compile(r"(?<![\w.])sys\.argv\s*\[")
 
 # FileFacts fields holding facts (``_joined``, ``_in_cell``)
 _LIST_FIELDS = tuple(f.name for f in fields(FileFacts)
-                     if f.name not in ("cells", "blank_lines", "hash_scan_comments", "embedded")
+                     if f.name not in ("cells", "blank_lines", "embedded")
                      and isinstance(f.default, tuple))

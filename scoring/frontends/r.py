@@ -96,7 +96,7 @@ RIGHTWARD_BYTES = {b"->", b"->>"}
 def extract(data: bytes, path: str) -> FileFacts:
     if path.lower().endswith((".rmd", ".qmd")):
         return with_embedded(with_cells(_Walker(r_chunks(data)).run(), data, path), data)
-    return with_blank_lines(_Walker(data).run(), data)
+    return ts.with_blank_lines(_Walker(data).run(), data)
 
 
 def with_embedded(facts: FileFacts, data: bytes) -> FileFacts:
@@ -146,14 +146,6 @@ def with_cells(facts: FileFacts, data: bytes, path: str) -> FileFacts:
                                       magic_lines=tuple(cell.line_offset + m.line for m in cell.magics)))
     # the magics, commands and code lines of chunks are redacted as every fact is
     return replace(facts, cells=ts.redact_records("cells", tuple(cells)))
-
-
-def with_blank_lines(facts: FileFacts, data: bytes) -> FileFacts:
-    """``facts`` with the script's blank lines (``FileFacts.blank_lines``: the text as
-    UTF-8, bad bytes replaced, split by ``str.splitlines``); not for R Markdown."""
-    blank = tuple(number for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1)
-                  if not line or line.isspace())
-    return replace(facts, blank_lines=blank) if blank else facts
 
 
 CHUNK_OPEN = re.compile(rb"^\s*```+\s*\{\s*r\b([^}]*)\}\s*$", re.IGNORECASE)

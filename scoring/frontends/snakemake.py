@@ -44,6 +44,7 @@ from scoring.facts import (
 )
 from scoring.frontends._common import (
     URL_PATTERN,
+    blank_line_numbers,
     count_lines,
     frontend_version,
     redact_facts,
@@ -51,7 +52,7 @@ from scoring.frontends._common import (
 )
 
 LANGUAGE = "snakemake"
-VERSION = "1.0.1"   # 1.0.1: facts redacted (_common.redact_facts)
+VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4)
 
 RULE_KEYWORDS = {"rule", "checkpoint"}
 HANDLER_BLOCKS = {"onstart", "onsuccess", "onerror"}
@@ -97,7 +98,7 @@ def extract(data: bytes, path: str) -> FileFacts:
         facts.walk(module)
     if rewritten.error_line is not None and facts.parse_error is None:
         facts.parse_error = syntax_error_at(rewritten.error_line)
-    return facts.finish(data)
+    return facts.finish(data, text)
 
 
 class _Rewriter:
@@ -474,7 +475,7 @@ class _Facts:
             self.directives.append(DirectiveFact(kind, raw.strip(), line, scope))
 
     # ------------------------------------------------------------ result
-    def finish(self, data: bytes) -> FileFacts:
+    def finish(self, data: bytes, text: str) -> FileFacts:
         comments = self.comment_blocks()
         comment_ends = {c.line_end for c in comments}
         rules = [DefinitionFact(name, "rule" if keyword == "rule" else keyword, line, True,
@@ -490,6 +491,7 @@ class _Facts:
             assignments=tuple(self.assignments), handlers=tuple(self.handlers), randoms=tuple(self.randoms),
             cli_args=tuple(self.cli_args), file_io=tuple(self.file_io), urls=tuple(urls),
             directives=tuple(self.directives), parse_error=self.parse_error, lines=count_lines(data),
+            blank_lines=blank_line_numbers(text),
         ))
 
     def comment_blocks(self) -> list[CommentFact]:

@@ -20,14 +20,51 @@ def _join(items: Sequence[str], limit: int = 4) -> str:
 _MD_CELL_MIN_CHARS = 10
 _NB_TARGET = 0.5      # one explanatory markdown cell per two code cells
 _SCRIPT_TARGET = 0.20  # one comment line in five non-blank lines
+# Comments that mark structure and explain nothing: Jupytext/Spyder/VS Code cell markers,
+# Databricks command separators, Pluto's header and cell delimiters (``# ╔═╡ <id>``, the
+# cell-order list) and a MATLAB section break without a title (``%%``; ``%% Load the
+# data`` explains)
 _CELL_MARKER = re.compile(
-    r"^\s*#\s*(?:%%|In\s*\[[\d\s]*\]\s*:?\s*$|<(?:codecell|markdowncell|rawcell)>|COMMAND\s*-{3,})", re.IGNORECASE)
+    r"^\s*(?:#\s*(?:%%|In\s*\[[\d\s]*\]\s*:?\s*$|<(?:codecell|markdowncell|rawcell)>|COMMAND\s*-{3,}"
+    r"|[╔╠╟╞]|## A Pluto\.jl notebook ###)|%%\s*$)", re.IGNORECASE)
 _CODING_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+# A Pluto notebook's embedded Project.toml and Manifest.toml: package metadata written as
+# string literals, never code a reader follows (METRICS §0.3 Julia specifics)
+_PLUTO_EMBEDDED = frozenset({"PLUTO_PROJECT_TOML_CONTENTS", "PLUTO_MANIFEST_TOML_CONTENTS"})
+_NOTEBOOK_SUFFIXES = (".ipynb", ".rmd", ".qmd")
+
+# What explains a script in each language, by the frontend that reads it: the fix names it.
+_EXPLANATION = {
+    "python": "comments and docstrings",
+    "r": "`#` comments and roxygen `#'` blocks",
+    "julia": "`#` comments and docstrings",
+    "matlab": "`%` comments and help blocks",
+    "c_cpp": "`//` and `/* */` comments (Doxygen on declarations)",
+    "fortran": "`!` comments (FORD `!>` on declarations)",
+    "nextflow": "`//` comments",
+    "snakemake": "`#` comments and rule docstrings",
+    "shell": "`#` comments",
+}
+
+# Vendored files are in no code metric's denominator (METRICS §0.2.1-2; §0.3: renv/ and
+# packrat/ are vendored). A local path rule until the tree index gives file roles:
+# folders named for other projects' code anywhere (third_party/, "3rd party toolboxes/",
+# vendor/, extern/), external/-like folders at the root only (a nested src/external/
+# usually holds the project's own interfaces), and versioneer's files.
+_VENDORED_DIR = re.compile(r"(?:third|3rd)[ _-]?part(?:y|ies)(?:[ _-].*)?|vendor(?:ed)?|extern|renv|packrat",
+                           re.IGNORECASE)
+_VENDORED_ROOT_DIR = re.compile(r"external(?:[ _-](?:packages|libs?|deps|toolbox(?:es)?))?", re.IGNORECASE)
+# a folder of other people's toolboxes: each subfolder holding its own licence file is
+# another project's sources (dependencies/export_fig/LICENSE). Not lib/ or packages/,
+# where a monorepo keeps its own licensed parts.
+_DEPENDENCY_DIR = re.compile(r"dependencies|deps|toolbox(?:es)?", re.IGNORECASE)
+_LICENCE_FILE = re.compile(r"(?:licen[cs]e|copying)(?:\.\w+)?", re.IGNORECASE)
 
 
 @dataclass
 class _ScriptDensity:
     path: str
+    language: str  # the frontend that read it, or "shell"
     nonblank: int
     comments: int
     gap: tuple[int, int] | None   # longest stretch of code lines without a comment
@@ -58,22 +95,17 @@ def _is_marker_comment(line_no: int, text: str) -> bool:
     return _CELL_MARKER.match(text) is not None
 
 
-def _fact_comment_lines(facts: FileFacts, kind: str) -> set[int]:
-    """The explained lines of a script's facts: every line of a comment block (markers
-    left out: a comment after code is a block of its own, and only a whole-line comment
-    matches a marker) and, in Python, of a docstring. Julia's docstrings are strings,
-    which D4 does not count; R's roxygen blocks are ``#`` comments."""
+def _fact_comment_lines(facts: FileFacts) -> set[int]:
+    """The explained lines of a script's facts, in every language alike: every line of a
+    comment block (markers left out: a comment after code is a block of its own, and
+    only a whole-line comment matches a marker), documentation comments whole (roxygen
+    ``#'``, Julia docstrings, MATLAB help blocks, Doxygen, FORD, Groovydoc), and every
+    line of a docstring (Python, Julia, Snakemake rules)."""
     found: set[int] = set()
-    if facts.hash_scan_comments:   # D4's historical scan, kept while its quote bug is
-        found.update(number for number, line in facts.hash_scan_comments
-                     if not _is_marker_comment(number, line))
     for comment in facts.comments:
         start, end = comment.line_start, comment.line_end
-        if comment.doc and kind != "r":
-            if kind == "python":
-                found.update(range(start, end + 1))
-            continue
-        if facts.hash_scan_comments:
+        if comment.doc:
+            found.update(range(start, end + 1))
             continue
         texts = comment.text.split("\n")
         for offset, text in enumerate(texts):
@@ -81,42 +113,55 @@ def _fact_comment_lines(facts: FileFacts, kind: str) -> set[int]:
                 found.add(start + offset)
         if end >= start + len(texts):   # a block whose text does not show its lines
             found.update(range(start + len(texts), end + 1))
+    for string in facts.strings:
+        if string.docstring:
+            found.update(range(string.line_start, string.line_end + 1))
     return found
 
 
-def _density(path: str, lines: int, blank: tuple[int, ...], commented: set[int]) -> _ScriptDensity | None:
+def _not_code_lines(facts: FileFacts) -> set[int]:
+    """Lines that are neither code nor explanation: a Pluto notebook's embedded
+    Project and Manifest."""
+    return {number for string in facts.strings if string.binding in _PLUTO_EMBEDDED
+            for number in range(string.line_start, string.line_end + 1)}
+
+
+def _density(path: str, language: str, lines: int, skipped: set[int],
+             commented: set[int]) -> _ScriptDensity | None:
     """Non-blank and explained line counts, and the longest run of non-blank lines with
-    no explanation (the evidence a reader is pointed to), from the sorted breaks."""
-    blank_set = set(blank)
-    nonblank = lines - sum(1 for number in blank_set if number <= lines)
+    no explanation (the evidence a reader is pointed to), from the sorted breaks.
+    ``skipped``: the blank lines and the lines that are not code."""
+    nonblank = lines - sum(1 for number in skipped if number <= lines)
     if nonblank <= 0:
         return None
-    explained = sorted(number for number in commented if 0 < number <= lines and number not in blank_set)
+    explained = sorted(number for number in commented if 0 < number <= lines and number not in skipped)
     best: tuple[int, int] | None = None
     previous = 0
     for stop in (*explained, lines + 1):
         first, last = previous + 1, stop - 1
-        while first <= last and first in blank_set:
+        while first <= last and first in skipped:
             first += 1
-        while last >= first and last in blank_set:
+        while last >= first and last in skipped:
             last -= 1
         if first <= last and (best is None or last - first > best[1] - best[0]):
             best = (first, last)
         previous = stop
-    return _ScriptDensity(path, nonblank, len(explained), best)
+    return _ScriptDensity(path, language, nonblank, len(explained), best)
 
 
-def _script_density(tree: TreeIndex, path: str, kind: str) -> _ScriptDensity | None:
-    if kind == "shell":
-        scan = tree.shell_comments(path)
-        if scan is None:
-            return None
-        commented = {number for number, line in scan.comments if not _is_marker_comment(number, line)}
-        return _density(path, scan.lines, scan.blank_lines, commented)
-    facts = tree.facts(path)
-    if facts is None:
+def _fact_script_density(path: str, facts: FileFacts) -> _ScriptDensity | None:
+    skipped = set(facts.blank_lines)
+    if facts.frontend == "julia":
+        skipped |= _not_code_lines(facts)
+    return _density(path, facts.frontend, facts.lines, skipped, _fact_comment_lines(facts))
+
+
+def _shell_density(tree: TreeIndex, path: str) -> _ScriptDensity | None:
+    scan = tree.shell_comments(path)
+    if scan is None:
         return None
-    return _density(path, facts.lines, facts.blank_lines, _fact_comment_lines(facts, kind))
+    commented = {number for number, line in scan.comments if not _is_marker_comment(number, line)}
+    return _density(path, "shell", scan.lines, set(scan.blank_lines), commented)
 
 
 def _notebook_density(path: str, facts: FileFacts) -> _NotebookDensity | None:
@@ -138,7 +183,33 @@ def _notebook_density(path: str, facts: FileFacts) -> _NotebookDensity | None:
     return _NotebookDensity(path, markdown, code, best)
 
 
-@detector("inline_explanation_density", version="2.0.0")
+def _has_licence(tree: TreeIndex, folder: str, seen: dict[str, bool]) -> bool:
+    if folder not in seen:
+        seen[folder] = any(_LICENCE_FILE.fullmatch(name.rsplit("/", 1)[-1]) for name in tree.files_in(folder))
+    return seen[folder]
+
+
+def _vendored(tree: TreeIndex, path: str, facts: FileFacts | None, licensed: dict[str, bool]) -> bool:
+    """A vendored file by the local path rule (see ``_VENDORED_DIR``); ``licensed``
+    remembers which library folders hold a licence file."""
+    parts = path.split("/")
+    folders = parts[:-1]
+    if any(_VENDORED_DIR.fullmatch(folder) for folder in folders):
+        return True
+    if folders and _VENDORED_ROOT_DIR.fullmatch(folders[0]):
+        return True
+    for depth in range(len(folders) - 1):
+        if _DEPENDENCY_DIR.fullmatch(folders[depth]) and _has_licence(tree, "/".join(parts[:depth + 2]), licensed):
+            return True
+    name = parts[-1]
+    if name == "versioneer.py":
+        return True
+    # versioneer's generated _version.py says so in its header comment
+    return name == "_version.py" and facts is not None and any(
+        "versioneer" in comment.text.lower() for comment in facts.comments[:3])
+
+
+@detector("inline_explanation_density", version="3.0.0")
 def inline_explanation_density(tree: TreeIndex) -> Result:
     """Code is explained: markdown cells in notebooks, comments and docstrings in scripts.
 
@@ -146,14 +217,25 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         Notebook part over every .ipynb, .Rmd and .qmd (R Markdown/Quarto text between
         chunks is markdown, the YAML front matter is not): nb = min(md / code / 0.5, 1) ·
         100 with md = markdown cells of at least 10 non-blank characters and code = code
-        cells; notebooks without code cells drop out. Script part over every .py/.pyw,
-        .R/.r, .jl and .sh/.bash: sc = min(comment lines / non-blank lines / 0.20, 1) ·
-        100, where a comment line holds a tokenizer comment (shebang, encoding cookie and
-        `# %%`/`# In[ ]:` cell markers excluded) or a docstring line (Python); R counts
-        `#` and roxygen `#'`, Julia `#` and `#= =#` blocks, shell `#`. Both parts → round
-        (0.6·nb + 0.4·sc, 1); one part → that part rounded to 1 decimal; neither (no
-        such files, or only notebooks without code cells and blank scripts) → 50, not
-        applicable.
+        cells; notebooks without code cells drop out. Script part over the source code of
+        every language (workflow code is source code): sc = min(comment lines / non-blank
+        lines / 0.20, 1) · 100, where a comment line holds a comment or a line of
+        documentation: Python (.py/.pyw/.ipy) `#` comments and docstrings; R (.R/.r) `#`
+        comments and roxygen `#'` blocks; Julia (.jl) `#` and `#= =#` comments and
+        docstrings (a Pluto notebook's embedded Project and Manifest are not code); MATLAB/
+        Octave (.m) `%`/`#` comments, `%{ %}` blocks and help blocks; C/C++ (.c .h .cc
+        .cpp .cxx .hpp .hh .cu) and Fortran (.f .f90 … .F90) `//`, `/* */` and `!`
+        comments, Doxygen and FORD included; Nextflow (.nf, nextflow.config, conf/*.config)
+        `//` and `/* */` comments; Snakemake (Snakefile, .smk) `#` comments and rule and
+        function docstrings; shell (.sh/.bash) `#` comments. A trailing comment makes
+        its line a comment line; shebangs, encoding cookies and cell markers (`# %%`,
+        `# In[ ]:`, a bare MATLAB `%%`, Pluto's `# ╔═╡`) are not comments. Vendored files
+        are left out (METRICS §0.2.2): third_party/, thirdparty/, "3rd party …/",
+        vendor/, extern/, renv/ (renv/activate.R), packrat/, a root external/, a library
+        with its own licence file inside dependencies/, deps/ or toolboxes/,
+        and versioneer's files. Both parts → round(0.6·nb + 0.4·sc, 1); one part → that
+        part rounded to 1 decimal; neither (no such files, or only notebooks without code
+        cells and blank scripts) → 50, not applicable.
     Why it matters:
         Readers reuse code they can follow; a notebook of bare code cells or an
         uncommented script hides the intent of each analysis step.
@@ -161,38 +243,55 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         The three least explained scripts (with the longest stretch of lines without a
         comment) and notebooks (with the longest run of code cells without an
         explanatory markdown cell). ``counts`` has md_cells, code_cells, comment_lines,
-        nonblank_lines, the file counts and both parts.
+        nonblank_lines, the file counts, both parts, the scripts per language, the
+        vendored files left out and the notebooks not read (too large: unknown, §0.2.5).
     How to fix:
         Aim for at least one explanatory markdown cell per two code cells and about one
-        comment or docstring line per five lines of code, starting with the files listed.
+        comment or documentation line per five lines of code, in the language's own
+        form (roxygen for R, docstrings for Julia, help blocks for MATLAB, Doxygen for
+        C/C++, `//` comments in Nextflow), starting with the files listed.
     Known false positives:
         Commented-out code, licence headers and separator lines (`# -----`) count as
         comments; a markdown cell of ten characters (a heading) counts as explanation.
-        Density is not quality: boilerplate docstrings score like good ones.
+        Density is not quality: boilerplate docstrings score like good ones. Markdown
+        cells of a Pluto notebook (`md"…"`) are not counted as explanation.
     """
     scripts: list[_ScriptDensity] = []
-    for kind in ("python", "r", "julia", "shell"):
-        for path in tree.by_type(kind):
-            density = _script_density(tree, path, kind)
-            if density is not None:
-                scripts.append(density)
     notebooks: list[_NotebookDensity] = []
-    for path in tree.by_type("notebook") + tree.by_type("rmd"):
-        facts = tree.facts(path)
-        density = _notebook_density(path, facts) if facts is not None else None
-        if density is not None:
-            notebooks.append(density)
+    vendored = 0
+    licensed: dict[str, bool] = {}
+    for path, facts in tree.all_facts().items():
+        if _vendored(tree, path, facts, licensed):
+            vendored += 1
+        elif path.lower().endswith(_NOTEBOOK_SUFFIXES):
+            notebook = _notebook_density(path, facts)
+            if notebook is not None:
+                notebooks.append(notebook)
+        elif (script := _fact_script_density(path, facts)) is not None:
+            scripts.append(script)
+    for path in tree.by_type("shell"):
+        if _vendored(tree, path, None, licensed):
+            vendored += 1
+        elif (script := _shell_density(tree, path)) is not None:
+            scripts.append(script)
+    unread_notebooks = sorted(path for path in tree.by_type("notebook") + tree.by_type("rmd")
+                              if tree.skip_reason(path) is not None and not _vendored(tree, path, None, licensed))
     md_cells = sum(n.markdown for n in notebooks)
     code_cells = sum(n.code for n in notebooks)
     comment_lines = sum(s.comments for s in scripts)
     nonblank_lines = sum(s.nonblank for s in scripts)
     nb_part = min(md_cells / code_cells / _NB_TARGET, 1.0) * 100 if code_cells else None
     sc_part = min(comment_lines / nonblank_lines / _SCRIPT_TARGET, 1.0) * 100 if nonblank_lines else None
+    by_language: dict[str, int] = {}
+    for s in scripts:
+        by_language[s.language] = by_language.get(s.language, 0) + 1
     counts = {
         "md_cells": md_cells, "code_cells": code_cells, "comment_lines": comment_lines,
         "nonblank_lines": nonblank_lines, "notebooks": len(notebooks), "scripts": len(scripts),
         "notebook_part": None if nb_part is None else round(nb_part, 2),
         "script_part": None if sc_part is None else round(sc_part, 2),
+        "scripts_by_language": dict(sorted(by_language.items())),
+        "vendored_files": vendored, "notebooks_not_read": len(unread_notebooks),
     }
     if nb_part is None and sc_part is None:
         return Result(50, applicable=False, counts=counts,
@@ -218,14 +317,32 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
             + (f"; lines {start}–{end} have no comment" if start else ""),
             rule="inline_explanation_density.script", line_start=start, line_end=end,
         ))
-    fix = None
-    if value < 100:
-        targets = [e.path for e in evidence if e.path]
-        fix = ("Add explanatory markdown cells (one per two code cells) and comments or docstrings "
-               f"(one line in five) to {_join(targets, 3) or 'the code'}.")
+    for path in unread_notebooks[:3]:
+        evidence.append(Evidence(path, f"not read ({tree.skip_reason(path)}): its explanation is unknown",
+                                 rule="inline_explanation_density.unknown"))
+    fix = _fix(worst_notebooks, worst_scripts) if value < 100 else None
     parts = []
     if nb_part is not None:
         parts.append(f"notebooks {md_cells} md / {code_cells} code cells → {nb_part:.1f}")
     if sc_part is not None:
         parts.append(f"scripts {comment_lines} / {nonblank_lines} comment lines → {sc_part:.1f}")
     return Result(value, evidence=evidence, fix=fix, counts=counts, reason="; ".join(parts))
+
+
+def _fix(worst_notebooks: list[_NotebookDensity], worst_scripts: list[_ScriptDensity]) -> str:
+    """The fix in the deposit's own forms of explanation: markdown cells (text between
+    chunks in R Markdown) and each listed script language's comments and documentation."""
+    asks = []
+    if worst_notebooks:
+        rmd = all(n.path.lower().endswith((".rmd", ".qmd")) for n in worst_notebooks)
+        cells = "text between chunks" if rmd else "explanatory markdown cells"
+        asks.append(f"{cells} (one per two code {'chunks' if rmd else 'cells'}) to "
+                    f"{_join([n.path for n in worst_notebooks], 3)}")
+    # a part below 100 has a file below its target, so the lists are never both empty
+    languages: dict[str, int] = {}
+    for s in worst_scripts:
+        languages[s.language] = languages.get(s.language, 0) + s.nonblank
+    if languages:
+        forms = [_EXPLANATION[language] for language in sorted(languages, key=lambda k: (-languages[k], k))]
+        asks.append(f"{'; '.join(forms)} (about one line in five) to {_join([s.path for s in worst_scripts], 3)}")
+    return "Add " + ", and ".join(asks) + "."
