@@ -10,7 +10,7 @@ def test_the_demo_run_leaves_its_database_and_no_lock_or_empty_folder(tmp_path, 
     assert demo.run_nightly_demo(tmp_path) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.db", "reproscore.toml", "swh-origins.txt"]
     out = capsys.readouterr().out
-    assert "9100001   scored      93.51" in out
+    assert "9100001   scored      93.91" in out
 
 
 def test_the_demo_says_where_the_sample_trees_are(tmp_path, capsys, monkeypatch):
