@@ -178,7 +178,7 @@ from scoring.parsers.notebook import (
     split_magics,
 )
 from scoring.parsers.python import parse_source
-from scoring.parsers.textfile import strip_hash_comment
+from scoring.parsers.textfile import strip_hash_comment, strip_unquoted_comment
 
 LANGUAGE = "python"
 VERSION = "1.2.2"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks)
@@ -1481,7 +1481,7 @@ class _Walker:
                 continue
             spec = _EXCEPT_AS.sub("", match.group("spec")).strip()
             names = [n.strip() for n in spec.strip("() ").split(",") if n.strip()]
-            rest = _strip_comment(match.group("rest")).strip()
+            rest = strip_unquoted_comment(match.group("rest")).strip()
             end = index + 1
             if rest:
                 body = [s.strip() for s in rest.split(";") if s.strip()]
@@ -1490,7 +1490,7 @@ class _Walker:
                 body = []
                 for follow in range(index + 1, len(lines)):
                     text = lines[follow]
-                    code = _strip_comment(text).strip()
+                    code = strip_unquoted_comment(text).strip()
                     if not code:
                         continue
                     if len(text.expandtabs()) - len(text.expandtabs().lstrip()) <= indent:
@@ -1729,22 +1729,6 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 _EXCEPT_LINE = re.compile(r"^(?P<indent>[ \t]*)except\b(?P<spec>[^:#]*):(?P<rest>.*)$")
 _EXCEPT_AS = re.compile(r"\s+as\s+\w+\s*$")
 _SILENT_STATEMENT = re.compile(r"^(?:pass|continue|\.\.\.|[rRuU]?(?:\"[^\"]*\"|'[^']*'))$")
-
-
-def _strip_comment(line: str) -> str:
-    """``line`` up to an unquoted ``#`` that starts the line or follows whitespace."""
-    if "#" not in line:
-        return line
-    quote = ""
-    for index, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "#" and (index == 0 or line[index - 1].isspace()):
-            return line[:index]
-    return line
 
 
 # fallback_calls: a dotted name opening a call (a plain string literal opening its

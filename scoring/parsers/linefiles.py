@@ -14,7 +14,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from scoring.facts import CredentialFact
-from scoring.parsers.secrets import FileCredentials, line_bindings, strip_unquoted_comment, unescape
+from scoring.parsers.secrets import FileCredentials, line_bindings, unescape
+from scoring.parsers.textfile import strip_unquoted_comment
 
 # Parameter files (§0.1.9 "YAML/JSON/TOML/INI under config roles"): a configuration-like
 # name anywhere, or any such file below a configuration directory.

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from scoring.facts import CredentialFact
 from scoring.model import mask_secret
+from scoring.parsers.textfile import strip_unquoted_comment
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'", "/": "/", "$": "$", "`": "`"}
 _ESCAPE_RE = re.compile(r"\\(.)", re.DOTALL)
@@ -41,23 +42,6 @@ def unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return unescape(value[1:-1]) if value[0] == '"' else value[1:-1]
     return value
-
-
-def strip_unquoted_comment(line: str, markers: str = "#") -> str:
-    """``line`` up to an unquoted comment marker that starts the line or follows whitespace
-    (shell, YAML, TOML, INI and ``.env`` lines; no backslash escapes)."""
-    if not any(marker in line for marker in markers):
-        return line
-    quote = ""
-    for index, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in markers and (index == 0 or line[index - 1].isspace()):
-            return line[:index]
-    return line
 
 
 def shannon_entropy(value: str) -> float:

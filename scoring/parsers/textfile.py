@@ -127,3 +127,20 @@ def strip_hash_comment(line: str) -> str:
         elif char == "#":
             return line[:index]
     return line
+
+
+def strip_unquoted_comment(line: str, markers: str = "#") -> str:
+    """``line`` up to an unquoted comment marker that starts the line or follows whitespace
+    (shell, YAML, TOML, INI and ``.env`` lines; no backslash escapes)."""
+    if not any(marker in line for marker in markers):
+        return line
+    quote = ""
+    for index, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in markers and (index == 0 or line[index - 1].isspace()):
+            return line[:index]
+    return line

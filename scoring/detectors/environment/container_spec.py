@@ -9,6 +9,7 @@ from scoring.detectors.environment._common import (
     _DOCKERFILE_RE,
     MAX_EVIDENCE,
     _dockerfiles,
+    _join,
     _Lines,
     _name,
     _named,
@@ -105,25 +106,10 @@ def _compose_dockerfiles(tree: TreeIndex, path: str) -> list[str]:
             continue
         if not isinstance(context, str) or not isinstance(dockerfile, str) or "://" in context:
             continue
-        target = _normalise(f"{base}/{context}/{dockerfile}" if base else f"{context}/{dockerfile}")
+        target = _join(base, f"{context}/{dockerfile}")
         if target and tree.is_file(target):
             found.append(target)
     return found
-
-
-def _normalise(path: str) -> str | None:
-    """A repository-relative path with ``.`` and ``..`` resolved; None if it leaves the root."""
-    parts: list[str] = []
-    for part in path.replace("\\", "/").split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    return "/".join(parts) or None
 
 
 def _score_compose_file(
