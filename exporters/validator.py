@@ -10,9 +10,13 @@ a context that is not in the cache fails validation instead of being downloaded.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
 import os
+import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,6 +89,44 @@ class ValidationOutcome:
         return [f"{check} {severity} {entity or '-'}: {message}" for check, severity, entity, message in self.issues]
 
 
+_SPARQL_PATCH_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1024)
+def _prepared_query(text: str, base: str | None, namespaces: tuple[tuple[str, Any], ...]) -> Any:
+    from rdflib.plugins.sparql import processor
+
+    return processor.translateQuery(processor.parseQuery(text), base, dict(namespaces) or None)
+
+
+@contextlib.contextmanager
+def _sparql_queries_parsed_once() -> Iterator[None]:
+    """Within the block, rdflib parses each distinct SPARQL query text once per process.
+
+    pyshacl runs every SPARQL-based constraint of the RO-Crate profiles once per focus
+    node, as a query string, and rdflib parses a string query from scratch on each call:
+    parsing was 70 % of a validation (21 of 30 s for a 50 kB crate, 386 parses of 37
+    texts). The translated query is what ``rdflib.plugins.sparql.prepareQuery`` returns,
+    made to be run again with other initial bindings, so reusing it changes no result.
+    """
+    from rdflib.plugins.sparql import processor
+
+    with _SPARQL_PATCH_LOCK:
+        original = processor.SPARQLProcessor.query
+
+        def query(self: Any, strOrQuery: Any, initBindings: Any = None, initNs: Any = None,  # noqa: N803
+                  base: str | None = None, DEBUG: bool = False) -> Any:  # noqa: N803
+            if isinstance(strOrQuery, str):
+                strOrQuery = _prepared_query(strOrQuery, base, tuple(sorted((initNs or {}).items())))
+            return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
+
+        processor.SPARQLProcessor.query = query  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            processor.SPARQLProcessor.query = original  # type: ignore[method-assign]
+
+
 def validate_crate(
     crate: str | os.PathLike[str],
     cache_path: str | os.PathLike[str],
@@ -109,7 +151,8 @@ def validate_crate(
     with warnings.catch_warnings():
         # rdflib's JSON-LD parser, which roc-validator uses, warns about its own internals.
         warnings.filterwarnings("ignore", message="ConjunctiveGraph is deprecated", category=DeprecationWarning)
-        result = services.validate(settings)
+        with _sparql_queries_parsed_once():
+            result = services.validate(settings)
     issues = [
         (i.check.identifier, i.severity.name, i.violatingEntity, i.message)
         for i in result.get_issues()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -98,6 +99,28 @@ def test_every_crate_passes_roc_validator_ro_crate_1_3_required_offline(validate
     assert outcomes[kind].issues == []
     assert outcomes[kind].passed is True
     assert attempts == []  # nothing even tried to reach the network
+
+
+def test_roc_validator_names_what_a_crate_without_a_licence_date_and_description_lacks(exported, tmp_path):
+    # The validator reuses each SPARQL constraint's parsed query (exporters.validator):
+    # a violation must still be found for every focus node.
+    _store, crates, _outcome, _m = exported
+    broken = Path(shutil.copytree(crates["zenodo"], tmp_path / "broken"))
+    metadata = crate_metadata(crates["zenodo"])
+    for entity in metadata["@graph"]:
+        if entity["@id"] == "./":
+            for key in ("license", "datePublished", "description"):
+                entity.pop(key)
+    (broken / "ro-crate-metadata.json").write_text(json.dumps(metadata), encoding="utf-8")
+    with offline() as attempts:
+        outcome = validator.validate_crate(broken, tmp_path / "cache" / "http_cache", severity="REQUIRED")
+    assert attempts == []
+    assert outcome.passed is False
+    assert outcome.lines() == [
+        "ro-crate-1.2_13.2 REQUIRED ./: The Root Data Entity MUST have a `description` property (as specified by schema.org)",
+        "ro-crate-1.2_13.3 REQUIRED ./: The Root Data Entity MUST have a `license` property (as specified by schema.org).",
+        "ro-crate-1.2_13.4 REQUIRED ./: The Root Data Entity MUST have a `datePublished` property (as specified by "
+        "schema.org) with a valid ISO 8601 date"]
 
 
 def test_the_guard_refuses_the_network_and_contexts_come_from_the_package(exported):
