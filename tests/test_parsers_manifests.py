@@ -977,3 +977,70 @@ def test_parse_requirements_never_raises(text):
 @given(st.sampled_from(PARSERS), st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
 def test_every_parser_never_raises(parse, text):
     assert isinstance(parse(text, "f"), Manifest)
+
+
+# ------------------------------------------------- every declared set (METRICS.md §0.2.20)
+
+OPTIONAL_PYPROJECT = """\
+[project]
+name = "demo"
+dependencies = ["numpy>=1.20"]
+
+[project.optional-dependencies]
+test = ["pytest>=7", "hypothesis"]
+plot = ["matplotlib"]
+
+[dependency-groups]
+dev = ["ruff", {include-group = "docs"}]
+docs = ["sphinx"]
+
+[tool.poetry.group.lint.dependencies]
+black = "^24.0"
+"""
+
+
+def test_pyproject_extras_and_groups_are_optional_sets_not_runtime():
+    manifest = parse_pyproject(OPTIONAL_PYPROJECT, "pyproject.toml")
+    assert [d.name for d in manifest.dependencies] == ["numpy"]
+    assert [(d.name, d.source, d.line) for d in manifest.optional] == [
+        ("pytest", "project.optional-dependencies.test", 6),
+        ("hypothesis", "project.optional-dependencies.test", 6),
+        ("matplotlib", "project.optional-dependencies.plot", 7),
+        ("ruff", "dependency-groups.dev", 10),
+        ("sphinx", "dependency-groups.docs", 11),
+        ("black", "poetry", 14),
+    ]
+    assert manifest.problems == []
+
+
+def test_setup_cfg_and_setup_py_extras_require_are_optional():
+    cfg = parse_setup_cfg(
+        "[options]\ninstall_requires = numpy\n\n[options.extras_require]\ntest =\n    pytest\n    coverage>=7\n",
+        "setup.cfg")
+    assert [d.name for d in cfg.dependencies] == ["numpy"]
+    assert [(d.name, d.line) for d in cfg.optional] == [("pytest", 6), ("coverage", 7)]
+    py = parse_setup_py(
+        "from setuptools import setup\n"
+        "EXTRAS = {'test': ['pytest'], 'all': ['tqdm>=4']}\n"
+        "setup(name='x', install_requires=['numpy'], extras_require=EXTRAS)\n",
+        "setup.py")
+    assert [d.name for d in py.dependencies] == ["numpy"]
+    assert sorted(d.name for d in py.optional) == ["pytest", "tqdm"]
+
+
+def test_description_suggests_and_enhances_are_optional():
+    manifest = parse_description(DESCRIPTION + "Enhances: parallel\n", "DESCRIPTION")
+    assert "testthat" not in [d.name for d in manifest.dependencies]
+    assert [(d.name, d.line, d.marker) for d in manifest.optional] == [
+        ("testthat", 9, "Suggests"), ("parallel", 10, "Enhances")]
+
+
+def test_julia_extras_and_weakdeps_are_optional():
+    text = ('name = "Demo"\n[deps]\nLinearAlgebra = "37e2e46d-f89d-539d-b4ee-838fcccc9c8e"\n'
+            '[weakdeps]\nMakie = "ee78f7c6-11fb-53f2-987a-cfe4a2b5a57a"\n'
+            '[extras]\nTest = "8dfed614-e22c-5e08-85e1-65c5234f0b40"\n'
+            '[targets]\ntest = ["Test"]\n')
+    manifest = parse_julia_project(text, "Project.toml")
+    assert [d.name for d in manifest.dependencies] == ["LinearAlgebra"]
+    assert [(d.name, d.line, d.source) for d in manifest.optional] == [
+        ("Test", 7, "julia-project.extras"), ("Makie", 5, "julia-project.weakdeps")]

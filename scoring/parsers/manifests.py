@@ -121,6 +121,10 @@ class Manifest:
     constraint_files: list[str] = field(default_factory=list)
     interpreters: list[InterpreterDecl] = field(default_factory=list)
     build_requires: list[Dependency] = field(default_factory=list)
+    # Declared sets an installation does not need (extras, dependency groups, Poetry's
+    # other groups, R Suggests/Enhances, Julia [extras]/[weakdeps]): C2 reads them
+    # (METRICS.md §0.2.20), E1 scores runtime entries only.
+    optional: list[Dependency] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     unknown: bool = False
     conda_export: bool = False
@@ -816,6 +820,30 @@ def parse_pyproject(text: str, path: str) -> Manifest:
         seen=seen,
     )
 
+    extras = project.get("optional-dependencies")
+    if isinstance(extras, dict):
+        extras_start = finder.header(r"^\s*\[\s*project\.optional-dependencies\s*\]") or project_start
+        for extra, values in extras.items():
+            manifest.optional.extend(_pep508_list(
+                values, path=path, source=f"project.optional-dependencies.{extra}", finder=finder,
+                start=extras_start, problems=manifest.problems, what=f"[project.optional-dependencies].{extra}"))
+    groups = data.get("dependency-groups")
+    if isinstance(groups, dict):
+        groups_start = finder.header(r"^\s*\[\s*dependency-groups\s*\]")
+        for group, values in groups.items():
+            # {include-group = "..."} entries name another group, read on its own
+            entries = [v for v in values if isinstance(v, str)] if isinstance(values, list) else values
+            manifest.optional.extend(_pep508_list(
+                entries, path=path, source=f"dependency-groups.{group}", finder=finder,
+                start=groups_start, problems=manifest.problems, what=f"[dependency-groups].{group}"))
+    other_groups = [(f"tool.poetry.group.{name}.dependencies", _table(poetry, "group", name, "dependencies"))
+                    for name in _table(poetry, "group") if name != "main"]
+    for header, table in [("tool.poetry.dev-dependencies", _table(poetry, "dev-dependencies")), *other_groups]:
+        scratch = Manifest(path=path, kind="pyproject", dependencies=[])
+        _poetry_dependencies(table, path=path, finder=finder, header=rf"^\s*\[\s*{re.escape(header)}\s*\]",
+                             manifest=scratch, seen=set())
+        manifest.optional.extend(scratch.dependencies)
+
     manifest.declares_dependencies = (
         "dependencies" in project
         or "dependencies" in poetry
@@ -907,6 +935,15 @@ def parse_setup_cfg(text: str, path: str) -> Manifest:
                 source="setup.cfg",
                 manifest=manifest,
             )
+
+    for section in ("options.extras_require", "options.extras-require"):
+        if parser.has_section(section):
+            section_start = finder.header(rf"^\s*\[\s*{re.escape(section)}\s*\]")
+            scratch = Manifest(path=path, kind="setup.cfg", dependencies=[])
+            for value in parser[section].values():
+                _requirement_strings_from_lines(value, path=path, finder=finder, start=section_start,
+                                                source="setup.cfg.extras_require", manifest=scratch)
+            manifest.optional.extend(scratch.dependencies)
 
     python_requires = options.get("python_requires", options.get("python-requires"))
     if python_requires is not None and python_requires.strip().strip("'\""):
@@ -1005,6 +1042,20 @@ def parse_setup_py(text: str, path: str) -> Manifest:
         manifest.problems.append(
             _problem(path, ordered[0].lineno, "setup() receives **kwargs; install_requires unknown")
         )
+    extras = _first_keyword(ordered, "extras_require")
+    extras_value = extras.value if extras is not None else None
+    if isinstance(extras_value, ast.Name):
+        extras_value = assignments.get(extras_value.id)
+    if isinstance(extras_value, ast.Dict):
+        scratch = Manifest(path=path, kind="setup.py", dependencies=[])
+        for value in extras_value.values:
+            try:
+                _literal_strings(value, assignments)
+            except _NotLiteral:
+                continue  # an extra built at run time: its names stay unknown
+            _setup_py_requirements(ast.keyword(arg="extras_require", value=value), assignments,
+                                   _split_lines(text), path, scratch)
+        manifest.optional.extend(scratch.dependencies)
     python = _first_keyword(ordered, "python_requires")
     if python is not None:
         value = python.value
@@ -1371,6 +1422,7 @@ _R_ENTRY_RE = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9.]*)\s*(?:\(\s*(?P<op>[<>=!]=?)\s*(?P<version>[^)\s]+)\s*\))?$"
 )
 _DESCRIPTION_DEPENDENCY_FIELDS = ("Depends", "Imports", "LinkingTo")
+_DESCRIPTION_OPTIONAL_FIELDS = ("Suggests", "Enhances")
 
 
 def _dcf_fields(text: str, path: str, problems: list[str]) -> dict[str, list[tuple[int, str]]]:
@@ -1428,13 +1480,15 @@ def _comma_entries(segments: list[tuple[int, str]]) -> list[tuple[int, str]]:
 
 @_guarded("description")
 def parse_description(text: str, path: str) -> Manifest:
-    """An R package ``DESCRIPTION``: Depends, Imports and LinkingTo; ``R (>= x)`` is an interpreter."""
+    """An R package ``DESCRIPTION``: Depends, Imports and LinkingTo; ``R (>= x)`` is an
+    interpreter; Suggests and Enhances are optional."""
     manifest = Manifest(path=path, kind="description", dependencies=[])
     if not isinstance(text, str):
         manifest.problems.append(_problem(path, None, "content is not text"))
         return manifest
     fields = _dcf_fields(text, path, manifest.problems)
-    for field_name in _DESCRIPTION_DEPENDENCY_FIELDS:
+    for field_name in (*_DESCRIPTION_DEPENDENCY_FIELDS, *_DESCRIPTION_OPTIONAL_FIELDS):
+        target = manifest.optional if field_name in _DESCRIPTION_OPTIONAL_FIELDS else manifest.dependencies
         for line, entry in _comma_entries(fields.get(field_name, [])):
             match = _R_ENTRY_RE.match(entry)
             if match is None:
@@ -1447,7 +1501,7 @@ def parse_description(text: str, path: str) -> Manifest:
                     manifest.interpreters.append(InterpreterDecl("r", spec, line, "description"))
                 continue
             pin = PIN_UNPINNED if not op else PIN_EXACT if op == "==" else PIN_BOUNDED
-            manifest.dependencies.append(
+            target.append(
                 Dependency(
                     name=name,
                     normalized=normalize_name(name),
@@ -1503,6 +1557,14 @@ def parse_julia_project(text: str, path: str) -> Manifest:
                 file=path,
             )
         )
+    for section in ("extras", "weakdeps"):
+        section_start = finder.header(rf"^\s*\[\s*{section}\s*\]")
+        for name in _table(data, section):
+            index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*="), section_start)
+            manifest.optional.append(Dependency(
+                name=name, normalized=normalize_name(name), spec="", pin=PIN_UNPINNED,
+                line=index + 1 if index is not None else None, ecosystem="julia", source=f"julia-project.{section}",
+                raw=_snippet(finder.text(index) or name), file=path))
     julia = compat.get("julia")
     if isinstance(julia, str) and julia.strip():
         index = finder.find(re.compile(r"^\s*[\"']?julia[\"']?\s*="), compat_start)

@@ -307,7 +307,7 @@ def _project_name(tree: TreeIndex, path: str, kind: str) -> str | None:
 def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
     declared = _Declared()
     for manifest in tree.manifests():
-        entries = [*manifest.dependencies, *manifest.build_requires]
+        entries = [*manifest.dependencies, *manifest.build_requires, *manifest.optional]
         if entries:
             declared.manifests.append(manifest.path)
         for dep in entries:
@@ -461,7 +461,7 @@ def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
 # every detector); R loaders as the R frontend reads them (``package =``, ``character.only
 # = FALSE``; a name given to requireNamespace() is a variable); Julia imports from the
 # syntax tree (continuation lines, macro-prefixed ``@lazy import X``)
-@detector("import_resolvability", version="2.1.0")
+@detector("import_resolvability", version="2.2.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -479,9 +479,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ``models/net.py``, ``src/<name>``, the project's own distribution name).
         Imports anywhere inside the body of a ``try`` that handles ImportError are
         optional and not counted.
-        The declared set is every parsed manifest (dependencies and build requirements:
-        requirements files, pyproject, setup.py/cfg, Pipfile, conda, DESCRIPTION,
-        Project.toml, renv.lock) plus inline installs (notebook ``%pip``/``!pip``/
+        The declared set is every parsed manifest and every set it declares (METRICS.md
+        §0.2.20: dependencies, build requirements, pyproject extras and
+        ``[dependency-groups]``, Poetry's groups and dev-dependencies, setup.py/cfg
+        ``extras_require``, DESCRIPTION Suggests and Enhances, Project.toml ``[extras]``
+        and ``[weakdeps]``; requirements files, Pipfile, conda, renv.lock) plus inline installs (notebook ``%pip``/``!pip``/
         ``%conda install``, R ``install.packages``/``BiocManager::install``/
         ``install_github``/``pacman::p_load``, Julia ``Pkg.add``). Names are compared
         PEP 503-normalised through a curated import→distribution table (longest dotted
