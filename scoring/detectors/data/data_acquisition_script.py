@@ -10,6 +10,7 @@ from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _INSTALLER_SUFFIXES,
     MAX_EVIDENCE,
+    DataSignal,
     OwnIdentifiers,
     Pointer,
     _guarded,
@@ -20,7 +21,11 @@ from scoring.detectors.data._common import (
     _split_url,
     _top,
     classify_url,
+    data_probe,
+    is_data_use_path,
+    not_applicable_result,
     own_identifiers,
+    probed,
 )
 from scoring.facts import CallFact, Expr, FileFacts, Value
 from scoring.model import Evidence
@@ -564,7 +569,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.0.0")
+@detector("data_acquisition_script", version="2.1.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -618,6 +623,11 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         test or an unused script counts. A URL held in a variable defined in another file,
         or built at run time, is not resolved (a false negative).
     """
+    return not_applicable_result(tree) or probed(tree, "data_acquisition_script")[0]
+
+
+@data_probe("data_acquisition_script")
+def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     own = own_identifiers(tree)
     scan = _DownloadScan(own)
     dvc_files = _dvc_tracking_files(tree)
@@ -642,6 +652,7 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
 
     downloads = [h for h in scan.hits if not h.download.installer]
     ignored = [h for h in scan.hits if h.download.installer]
+    signals = [DataSignal("call", h.path, h.download.reason) for h in downloads if is_data_use_path(tree, h.path)]
     counts = {
         "downloads": len(downloads),
         "files_with_downloads": len({h.path for h in downloads}),
@@ -653,10 +664,10 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         for h in (downloads + ignored)[:MAX_EVIDENCE]
     ]
     if downloads:
-        return Result(100, evidence=evidence, counts=counts, reason=downloads[0].download.reason)
+        return Result(100, evidence=evidence, counts=counts, reason=downloads[0].download.reason), signals
     reason = "no script, notebook cell, task recipe or workflow rule downloads data"
     if ignored:
         reason += f" ({len(ignored)} installer download(s) ignored)"
     return Result(0, evidence=evidence, counts=counts, reason=reason,
                   fix="Add a script (e.g. scripts/download_data.sh) that fetches the archived data from its DOI "
-                      "or URL and verifies its checksum, or track the data with DVC and document 'dvc pull'.")
+                      "or URL and verifies its checksum, or track the data with DVC and document 'dvc pull'."), signals

@@ -11,6 +11,7 @@ from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _URL_RE,
     MAX_EVIDENCE,
+    DataSignal,
     OwnIdentifiers,
     Pointer,
     _cell_locator,
@@ -28,8 +29,12 @@ from scoring.detectors.data._common import (
     classify_url,
     data_docs,
     data_extension,
+    data_probe,
     is_data_heading,
+    is_data_use_path,
+    not_applicable_result,
     own_identifiers,
+    probed,
 )
 from scoring.model import Evidence
 from scoring.parsers.markdown import Document
@@ -290,7 +295,7 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     return found
 
 
-@detector("data_pointer", version="2.0.0")
+@detector("data_pointer", version="2.1.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -339,6 +344,11 @@ def data_pointer(tree: TreeIndex) -> Result:
         ``.csv`` of results in the tree scores 25 as "local data". Data files bundled as
         bare archives (``data.zip``) are not recognised by name.
     """
+    return not_applicable_result(tree) or probed(tree, "data_pointer")[0]
+
+
+@data_probe("data_pointer")
+def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     own = own_identifiers(tree)
     scan = _PointerScan(own)
     docs: list[tuple[str, bool]] = [(p, True) for p in data_docs(tree)]
@@ -357,7 +367,11 @@ def data_pointer(tree: TreeIndex) -> Result:
     _scan_code(tree, scan)
 
     local = local_data_files(tree)
+    docs_paths = {p for p, _ in docs if p == tree.readme or p in data_docs(tree)}
     pointers = sorted(scan.found, key=lambda item: (-item[0].value, item[1], item[3] or 0, item[2] or 0))
+    signals = [DataSignal("document", path, f"data pointer {pointer.target}") for pointer, path, *_ in pointers
+               if is_data_use_path(tree, path) or path in docs_paths]
+    signals += [DataSignal("file", p, "data file") for p in local if is_data_use_path(tree, p)]
     by_rule = Counter(p.rule.split(".", 1)[1] for p, *_ in pointers)
     counts: dict[str, Any] = {
         "pointers": len(pointers),
@@ -388,10 +402,10 @@ def data_pointer(tree: TreeIndex) -> Result:
         return Result(0, level="absent", evidence=evidence, counts=counts,
                       reason="no data URL, DOI, accession number or data file found",
                       fix="Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI "
-                          "in DATA.md or a '## Data' section of the README.")
+                          "in DATA.md or a '## Data' section of the README."), signals
     reason = pointers[0][0].reason if pointers and pointers[0][0].value == value else "data files in the tree"
     fix = None if value == 100 else (
         "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI "
         "in DATA.md or a '## Data' section of the README."
     )
-    return Result(value, level=A2_LEVELS[value], evidence=evidence, counts=counts, reason=reason, fix=fix)
+    return Result(value, level=A2_LEVELS[value], evidence=evidence, counts=counts, reason=reason, fix=fix), signals

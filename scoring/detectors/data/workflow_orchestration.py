@@ -7,10 +7,15 @@ from typing import Any
 
 from scoring.detectors.data._common import (
     MAX_EVIDENCE,
+    DataSignal,
     _guarded,
     _name,
     _python_facts,
     _top,
+    data_probe,
+    is_data_use_path,
+    not_applicable_result,
+    probed,
 )
 from scoring.facts import FileFacts
 from scoring.model import Evidence
@@ -44,7 +49,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.0.0")
+@detector("workflow_orchestration", version="2.1.0")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -80,6 +85,21 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         80; a CWL tool description or a vendored ``*.nf`` module counts as an engine; a
         ``pipeline.py`` that is a library module, not a driver, counts as 70.
     """
+    return not_applicable_result(tree) or probed(tree, "workflow_orchestration")[0]
+
+
+@data_probe("workflow_orchestration")
+def _probe(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
+    """A workflow engine's pipeline (Snakemake, Nextflow, DVC, …) outside tests and
+    documentation processes data; a Makefile or a driver script alone does not say so."""
+    result = _measure(tree)
+    signals = [DataSignal("workflow", e.path or "", e.reason) for e in result.evidence
+               if e.rule not in ("workflow_orchestration.make_like", "workflow_orchestration.pipeline_script")
+               and e.path and is_data_use_path(tree, e.path)]
+    return result, signals
+
+
+def _measure(tree: TreeIndex) -> Result:
     counts: dict[str, Any] = {"engine_files": 0, "make_like_files": 0, "make_rules": 0, "pipeline_scripts": 0}
     engine_evidence = _engine_files(tree)
     engine_evidence += _python_engines(tree)
