@@ -558,12 +558,14 @@ def test_no_data_library_is_not_applicable(make_tree):
 @pytest.mark.parametrize("files, kind", [
     ({"README.md": "# x\n\n## Data\n\nThe survey responses.\n"}, "document"),
     ({"results/table.csv": "a\n1\n"}, "file"),
-    ({"analysis.py": "import pandas as pd\npd.read_csv(input_path)\n"}, "call"),
-    ({"analysis.R": "x <- read.csv(path)\n"}, "call"),
+    ({"analysis.py": "import pandas as pd\npd.read_csv('input/survey.csv')\n"}, "call"),
+    ({"analysis.R": "x <- read.csv(file.path('input', 'survey.csv'))\n"}, "call"),
     ({"get.sh": "wget https://zenodo.org/record/1/files/data.csv\n"}, "call"),
     ({"README.md": "# x\n\nThe data: https://doi.org/10.5281/zenodo.1234567\n"}, "document"),
 ])
 def test_data_use_keeps_a1_to_a4_applicable(make_tree, files, kind):
+    # A loader called on a parameter (a library's reader) names no file: not data use;
+    # a literal path or one built from literals is.
     tree, values = _measure_all(make_tree, files)
     assert kind in {s.kind for s in data_use(tree).signals}
     assert all(m.applicable for m in values.values())
@@ -646,3 +648,11 @@ def test_the_download_prefilter_knows_every_data_tool():
         assert a4._may_run_a_download(line)
         assert shell_download(split_commands(line)) is not None
     assert not a4._may_run_a_download("python train.py --epochs 3")
+
+
+def test_a_loader_on_a_parameter_is_not_data_use(make_tree):
+    tree, values = _measure_all(make_tree, {
+        "lib/io.py": "import h5py\n\ndef read(filename):\n    return h5py.File(filename)\n",
+        "share/params/Ag.json": "{" + '"a": 1, ' * 600 + '"b": 2}',
+    })
+    assert data_use(tree).none and not any(m.applicable for m in values.values())

@@ -499,8 +499,12 @@ def _notebook_code_lines(tree: TreeIndex) -> Iterator[_CellLine]:
 _NOT_DATA_USE_DIRS = frozenset({
     "test", "tests", "testing", "testdata", "test_data", "test-data", "fixtures", "spec",
     "docs", "doc", "vignettes", "examples", "example", "tutorials", "tutorial", "joss",
-    "benchmarks", "benchmark", "notebooks_examples",
+    "benchmarks", "benchmark", "notebooks_examples", "validation", "document", "schemas", "schema",
 })
+# Installed resources and bundled parameter tables (``share/``, an R package's ``inst/``)
+# are part of the software, not its data -- unless the package's own code reads them
+# (an ``inst/extdata`` file named outside comments and roxygen examples).
+_RESOURCE_DIRS = ("share/", "inst/")
 
 
 def is_data_use_path(tree: TreeIndex, path: str) -> bool:
@@ -511,7 +515,31 @@ def is_data_use_path(tree: TreeIndex, path: str) -> bool:
     dirs = {part.lower() for part in path.split("/")[:-1]}
     if dirs & _NOT_DATA_USE_DIRS or any(d.startswith(("test_", "tests_")) for d in dirs):
         return False
+    if path.lower().startswith(_RESOURCE_DIRS):
+        return path.lower().startswith("inst/") and _name(path) in _names_in_r_code(tree)
     return tree.role(path) in ("source",)
+
+
+_R_STRING_RE = re.compile(r"""["']([^"'\n]+)["']""")
+
+
+def _names_in_r_code(tree: TreeIndex) -> frozenset[str]:
+    """File names quoted in the code lines (comments and roxygen excluded) of the R
+    sources outside tests and documentation, once per tree."""
+    memo = _memo(tree)
+    names = memo.get("r_names")
+    if names is None:
+        found: set[str] = set()
+        for path in tree.by_type("r"):
+            if "/" in path and {p.lower() for p in path.split("/")[:-1]} & _NOT_DATA_USE_DIRS:
+                continue
+            for line in tree.lines(path):
+                if line.lstrip().startswith("#"):
+                    continue
+                for match in _R_STRING_RE.finditer(line):
+                    found.add(match.group(1).rsplit("/", 1)[-1])
+        names = memo["r_names"] = frozenset(found)
+    return names
 
 
 @dataclass(frozen=True)
@@ -587,7 +615,7 @@ _PY_LOAD_RE = re.compile(
 )
 _R_JL_LOAD_RE = re.compile(
     r"^(?:read\.(?:csv2?|table|delim2?)|readr::read_\w+|read_(?:csv2?|tsv|delim|table|excel|rds)"
-    r"|readRDS|readxl::read_\w+|data\.table::fread|fread|haven::read_\w+|load"
+    r"|readRDS|readxl::read_\w+|data\.table::fread|fread|haven::read_\w+"
     r"|CSV\.(?:read|File)|readdlm|DelimitedFiles\.readdlm|JLD2\.load|load_object|FileIO\.load"
     r"|Arrow\.Table|XLSX\.readxlsx|HDF5\.h5open|h5open|NCDatasets\.NCDataset|NCDataset)$"
 )
@@ -598,6 +626,19 @@ _MATLAB_LOAD_RE = re.compile(
     r"|textscan|audioread|imread|h5read|ncread|niftiread|dicomread|edfread|tdfread|matfile)$"
 )
 _LOAD_PATTERNS = {"python": _PY_LOAD_RE, "r": _R_JL_LOAD_RE, "julia": _R_JL_LOAD_RE, "matlab": _MATLAB_LOAD_RE}
+
+
+def _names_a_file(call: Any) -> bool:
+    """The call reads a file the code names (a literal path, a path built from one, a
+    URL): a loader called on a parameter (a library's ``h5py.File(filename)``) reads
+    whatever its user passes, which is not the deposit's data."""
+    if call.urls:
+        return True
+    first = call.args[0] if call.args else next((v for _k, v in call.kwargs), None)
+    if isinstance(first, str):
+        return True
+    text = getattr(first, "text", "")
+    return isinstance(text, str) and ('"' in text or "'" in text)
 
 
 def _load_calls(tree: TreeIndex) -> list[DataSignal]:
@@ -613,7 +654,7 @@ def _load_calls(tree: TreeIndex) -> list[DataSignal]:
         if pattern is None:
             continue
         for call in facts.calls:
-            if pattern.match(call.name):
+            if pattern.match(call.name) and _names_a_file(call):
                 out.append(DataSignal("call", path, f"data loading call {call.written}() at line {call.line}"))
                 break
     return out
@@ -632,6 +673,20 @@ def data_use(tree: TreeIndex) -> DataUse:
         signals += _guarded(tree, "", "finding data loading calls", lambda: _load_calls(tree), [])
         found = memo["data_use"] = DataUse(tuple(signals))
     return found
+
+
+_SOFTWARE_URL_RE = re.compile(
+    r"/releases/download/.*(?:linux|macos|osx|darwin|windows|win32|win64|x86_64|amd64|arm64|aarch64)"
+    r"|miniforge|miniconda|mambaforge|micromamba|get-pip\.py"
+    r"|\.(?:jl|py|r|sh|m|js|exe|deb|rpm|dmg|msi|whl|pkg)(?:[?#].*)?$",
+    re.IGNORECASE,
+)
+
+
+def is_software_download(target: str) -> bool:
+    """A URL fetching software (a release binary, an installer, a source file), never
+    data (METRICS.md §0.3: software downloads are never data acquisition)."""
+    return bool(_SOFTWARE_URL_RE.search(target))
 
 
 def not_applicable_result(tree: TreeIndex) -> Result | None:

@@ -23,6 +23,7 @@ from scoring.detectors.data._common import (
     classify_url,
     data_probe,
     is_data_use_path,
+    is_software_download,
     not_applicable_result,
     own_identifiers,
     probed,
@@ -652,7 +653,9 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
 
     downloads = [h for h in scan.hits if not h.download.installer]
     ignored = [h for h in scan.hits if h.download.installer]
-    signals = [DataSignal("call", h.path, h.download.reason) for h in downloads if is_data_use_path(tree, h.path)]
+    signals = [DataSignal("call", h.path, h.download.reason) for h in downloads
+               if is_data_use_path(tree, h.path) and not h.path.lower().startswith("readme")
+               and not is_software_download(h.snippet or h.download.reason)]
     counts = {
         "downloads": len(downloads),
         "files_with_downloads": len({h.path for h in downloads}),

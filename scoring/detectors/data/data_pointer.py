@@ -32,6 +32,7 @@ from scoring.detectors.data._common import (
     data_probe,
     is_data_heading,
     is_data_use_path,
+    is_software_download,
     not_applicable_result,
     own_identifiers,
     probed,
@@ -369,8 +370,10 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     local = local_data_files(tree)
     docs_paths = {p for p, _ in docs if p == tree.readme or p in data_docs(tree)}
     pointers = sorted(scan.found, key=lambda item: (-item[0].value, item[1], item[3] or 0, item[2] or 0))
+    # A journal DOI in a code string or prose (a citation) is no sign of data use.
     signals = [DataSignal("document", path, f"data pointer {pointer.target}") for pointer, path, *_ in pointers
-               if is_data_use_path(tree, path) or path in docs_paths]
+               if (is_data_use_path(tree, path) or path in docs_paths)
+               and pointer.rule != "data_pointer.doi_in_data_context" and not is_software_download(pointer.target)]
     signals += [DataSignal("file", p, "data file") for p in local if is_data_use_path(tree, p)]
     by_rule = Counter(p.rule.split(".", 1)[1] for p, *_ in pointers)
     counts: dict[str, Any] = {
