@@ -606,6 +606,11 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         any download piped into an interpreter (``curl … | sh``), localhost URLs and
         ``curl`` uploads. Python that does not parse (Python 2) is scanned with line
         patterns. README code blocks are documentation, not scripts.
+        Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
+        data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
+        loading call naming a file and no data download outside tests, documentation and
+        examples, no data document or README data section, no data pointer and no
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.

@@ -53,6 +53,11 @@ def data_description(tree: TreeIndex) -> Result:
         ``data source(s)`` as whole words -> 20.
         Words are counted in rendered text: headings, code blocks, inline code and URLs
         are excluded (a link's text counts, its address does not).
+        Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
+        data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
+        loading call naming a file and no data download outside tests, documentation and
+        examples, no data document or README data section, no data pointer and no
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
     Why it matters:
         Without a description of the data (where it comes from, its size, format and
         licence) a reader cannot obtain or check the inputs the results depend on.

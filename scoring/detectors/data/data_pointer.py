@@ -327,6 +327,11 @@ def data_pointer(tree: TreeIndex) -> Result:
         documentation and package-index links, code-host links that are not data, and any
         pointer in a citation section or BibTeX entry unless it is also in a data context
         (a README data section, a data document, or code).
+        Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
+        data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
+        loading call naming a file and no data download outside tests, documentation and
+        examples, no data document or README data section, no data pointer and no
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
     Why it matters:
         A persistent, archived copy of the data is what lets a third party rerun the
         analysis years later; a link to a code repository or a file on the author's

@@ -68,6 +68,11 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         70 pipeline_script: ``run_all``, ``pipeline``, ``workflow``, ``run_pipeline`` or
         ``run_analysis`` with extension ``.py``, ``.R``, ``.sh`` or ``.jl`` at the top
         level or in ``scripts/``.
+        Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
+        data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
+        loading call naming a file and no data download outside tests, documentation and
+        examples, no data document or README data section, no data pointer and no
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
     Why it matters:
         A declared workflow records the order of the analysis steps and their inputs and
         outputs, so the whole analysis can be rerun with one command.
