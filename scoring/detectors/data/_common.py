@@ -515,29 +515,33 @@ def is_data_use_path(tree: TreeIndex, path: str) -> bool:
     dirs = {part.lower() for part in path.split("/")[:-1]}
     if dirs & _NOT_DATA_USE_DIRS or any(d.startswith(("test_", "tests_")) for d in dirs):
         return False
+    if path.startswith("data-raw/") and _is_r_package(tree):
+        return False  # the scripts that build an R package's example datasets
     if path.lower().startswith(_RESOURCE_DIRS):
         return path.lower().startswith("inst/") and _name(path) in _names_in_r_code(tree)
     return tree.role(path) in ("source",)
 
 
-_R_STRING_RE = re.compile(r"""["']([^"'\n]+)["']""")
+def _is_r_package(tree: TreeIndex) -> bool:
+    return tree.is_file("DESCRIPTION") and tree.is_dir("R")
 
 
 def _names_in_r_code(tree: TreeIndex) -> frozenset[str]:
-    """File names quoted in the code lines (comments and roxygen excluded) of the R
-    sources outside tests and documentation, once per tree."""
+    """File names the R sources outside tests and documentation pass to a call (string
+    arguments of their call facts: comments and roxygen examples are not calls), once
+    per tree."""
     memo = _memo(tree)
     names = memo.get("r_names")
     if names is None:
         found: set[str] = set()
         for path in tree.by_type("r"):
-            if "/" in path and {p.lower() for p in path.split("/")[:-1]} & _NOT_DATA_USE_DIRS:
+            if "/" in path and {p.lower() for p in path.split("/")[:-1]} & (_NOT_DATA_USE_DIRS | {"data-raw"}):
                 continue
-            for line in tree.lines(path):
-                if line.lstrip().startswith("#"):
-                    continue
-                for match in _R_STRING_RE.finditer(line):
-                    found.add(match.group(1).rsplit("/", 1)[-1])
+            facts = tree.facts(path)
+            for call in facts.calls if facts is not None and facts.frontend == "r" else ():
+                for value in (*call.args, *(v for _k, v in call.kwargs)):
+                    if isinstance(value, str):
+                        found.add(value.rsplit("/", 1)[-1])
         names = memo["r_names"] = frozenset(found)
     return names
 
@@ -686,7 +690,8 @@ _SOFTWARE_URL_RE = re.compile(
 def is_software_download(target: str) -> bool:
     """A URL fetching software (a release binary, an installer, a source file), never
     data (METRICS.md §0.3: software downloads are never data acquisition)."""
-    return bool(_SOFTWARE_URL_RE.search(target))
+    urls = [m.group(0).rstrip(".,;:)\"'") for m in _URL_RE.finditer(target)] or [target]
+    return all(_SOFTWARE_URL_RE.search(url) for url in urls)
 
 
 def not_applicable_result(tree: TreeIndex) -> Result | None:

@@ -660,7 +660,7 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     ignored = [h for h in scan.hits if h.download.installer]
     signals = [DataSignal("call", h.path, h.download.reason) for h in downloads
                if is_data_use_path(tree, h.path) and not h.path.lower().startswith("readme")
-               and not is_software_download(h.snippet or h.download.reason)]
+               and not is_software_download(f"{h.download.reason} {h.snippet or ''}")]
     counts = {
         "downloads": len(downloads),
         "files_with_downloads": len({h.path for h in downloads}),
