@@ -114,6 +114,9 @@ class _Claims:
     categories: dict[str, Any] = field(default_factory=dict)
     scores: dict[str, Any] = field(default_factory=dict)  # RRS, ROS, coverage, alpha, RCS
     components: dict[str, Any] = field(default_factory=dict)
+    # metric id -> the stated applicability (absent: applicable); a category whose
+    # sub-metrics are all not applicable has no category-target penalty (METRICS.md §0.3)
+    applicable: dict[str, bool] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     passed: list[str] = field(default_factory=list)
     report: dict[str, Any] | None = None
@@ -195,10 +198,11 @@ def _check(claims: _Claims) -> AssessmentCheck:
     if rubric is None or len(values) != len(METRIC_IDS):
         problems.append("RRS: not recomputable (see the problems above)")
         return result
-    categories, _penalties, _unclamped, rrs = score_from_values(values, rubric)
+    applicable = claims.applicable
+    categories, _penalties, _unclamped, rrs = score_from_values(values, rubric, applicable=applicable)
     low_values, high_values = _bounds(values)
-    low_categories, _p, _u, low_rrs = score_from_values(low_values, rubric)
-    high_categories, _p, _u, high_rrs = score_from_values(high_values, rubric)
+    low_categories, _p, _u, low_rrs = score_from_values(low_values, rubric, applicable=applicable)
+    high_categories, _p, _u, high_rrs = score_from_values(high_values, rubric, applicable=applicable)
     result.recomputed_rrs = rrs
     where = f"from the 26 sub-metric values under rubric {rubric.name} {rubric.version}"
     for key in CATEGORY_KEYS:
@@ -419,6 +423,8 @@ def _crate_claims(files: _CrateFiles, graph: dict[str, dict[str, Any]], review: 
                       "component": claims.components, "score": claims.scores}.get(kind or "")
             if target is not None:
                 target[key] = entity.get("value")
+            if kind == "submetric" and str(entity.get("description", "")).startswith("not applicable"):
+                claims.applicable[key] = False
         elif ("File" in _types(entity) and entity.get("encodingFormat") == "application/json"
               and result_id in _ids(actions[0].get("result"))):
             data = files.read(result_id)
@@ -435,6 +441,11 @@ def _crate_claims(files: _CrateFiles, graph: dict[str, dict[str, Any]], review: 
                 claims.report = json.loads(data)
             except ValueError as exc:
                 claims.problems.append(f"report {result_id}: not JSON: {exc}")
+    stated = (claims.report or {}).get("submetrics") if isinstance(claims.report, dict) else None
+    if isinstance(stated, dict):  # the report's own flags, where it has them
+        for mid, entry in stated.items():
+            if isinstance(entry, dict) and isinstance(entry.get("applicable"), bool):
+                claims.applicable[mid] = entry["applicable"]
     return claims
 
 
@@ -476,9 +487,11 @@ ORDER BY ?run
 _MEASUREMENTS = """
 PREFIX prov: <http://www.w3.org/ns/prov#>
 PREFIX dqv: <http://www.w3.org/ns/dqv#>
-SELECT ?metric ?value ?tree WHERE {
+PREFIX rs: <https://w3id.org/reproscore/terms#>
+SELECT ?metric ?value ?tree ?applicable WHERE {
   { ?m prov:wasGeneratedBy ?run } UNION { ?run prov:used ?m }
-  ?m a dqv:QualityMeasurement ; dqv:isMeasurementOf ?metric ; dqv:value ?value ; dqv:computedOn ?tree }
+  ?m a dqv:QualityMeasurement ; dqv:isMeasurementOf ?metric ; dqv:value ?value ; dqv:computedOn ?tree
+  OPTIONAL { ?m rs:applicable ?applicable } }
 """
 _METADATA = """
 PREFIX prov: <http://www.w3.org/ns/prov#>
@@ -536,6 +549,8 @@ def _rdf_claims(graph: Graph, run: URIRef, plan: URIRef) -> _Claims:
                   "component": claims.components, "score": claims.scores}.get(kind or "")
         if target is None:
             continue
+        if kind == "submetric" and m.applicable is not None and m.applicable.toPython() is False:
+            claims.applicable[key] = False
         value = m.value.toPython()
         try:
             target[key] = value if isinstance(value, bool) else float(str(m.value))

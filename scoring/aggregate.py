@@ -15,7 +15,7 @@ around it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,9 +129,25 @@ class CompiledRubric:
         self._low, self._high = rubric.clamp
         self._digits = rubric.rounding.score
 
+    def inapplicable_categories(self, applicable: Mapping[str, bool] | None) -> frozenset[int]:
+        """Positions of the categories whose sub-metrics are all not applicable.
+
+        A category-target penalty does not fire on such a category (METRICS.md §0.3,
+        deposit kind); a metric missing from ``applicable`` counts as applicable.
+        """
+        if not applicable:
+            return frozenset()
+        return frozenset(
+            i
+            for i, (terms, _weight, _tau, _k) in enumerate(self._categories)
+            if terms and not any(applicable.get(METRIC_IDS[index], True) for index, _ in terms)
+        )
+
     def __call__(
-        self, values: Sequence[float]
+        self, values: Sequence[float], inapplicable: Collection[int] = ()
     ) -> tuple[tuple[float, ...], tuple[float, ...], tuple[bool, ...], float, float]:
+        """Score ``values``; ``inapplicable`` holds category positions (see
+        :meth:`inapplicable_categories`) whose category-target penalties never fire."""
         raws: list[float] = []
         gateds: list[float] = []
         base = 0.0
@@ -147,8 +163,10 @@ class CompiledRubric:
         fired: list[bool] = []
         unclamped = base
         for on_category, index, below, points in self._penalties:
-            observed = raws[index] if on_category else values[index]
-            hit = observed < below
+            if on_category:
+                hit = raws[index] < below and not (inapplicable and index in inapplicable)
+            else:
+                hit = values[index] < below
             fired.append(hit)
             if hit:
                 unclamped -= points
@@ -246,7 +264,9 @@ def _evaluate(
     values: tuple[float, ...], rubric: Rubric, applicable: Mapping[str, bool]
 ) -> tuple[dict[str, CategoryScore], list[PenaltyResult], float, float]:
     compiled = compile_rubric(rubric)
-    raws, gateds, fired, unclamped, rrs = compiled(values)
+    raws, gateds, fired, unclamped, rrs = compiled(
+        values, compiled.inapplicable_categories(applicable)
+    )
     categories: dict[str, CategoryScore] = {}
     for i, (key, rule) in enumerate(rubric.categories.items()):
         categories[key] = CategoryScore(
@@ -284,8 +304,9 @@ def score_from_values(
 ) -> tuple[dict[str, CategoryScore], list[PenaltyResult], float, float]:
     """``(categories, penalties, rrs_unclamped, rrs)`` from the 26 values keyed by metric id.
 
-    ``applicable`` (default: all applicable) only affects the diagnostic
-    ``applicable_only_raw``.
+    ``applicable`` (default: all applicable) feeds the diagnostic
+    ``applicable_only_raw`` and stops a category-target penalty from firing when every
+    sub-metric of its category is not applicable (METRICS.md §0.3, deposit kind).
     """
     return _evaluate(_values_tuple(values), rubric, applicable or {})
 

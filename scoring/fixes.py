@@ -21,7 +21,10 @@ def rank_fixes(measurements: Measurements, rubric: Rubric, *, limit: int | None 
         return []
     compiled = compile_rubric(rubric)
     values = [float(measurements[m].value) for m in METRIC_IDS]
-    baseline = compiled(values)[-1]
+    inapplicable = compiled.inapplicable_categories(
+        {m: measurements[m].applicable for m in METRIC_IDS}
+    )
+    baseline = compiled(values, inapplicable)[-1]
     ranked = []
     for position, metric_id in enumerate(METRIC_IDS):
         m = measurements[metric_id]
@@ -29,7 +32,7 @@ def rank_fixes(measurements: Measurements, rubric: Rubric, *, limit: int | None 
             continue
         trial = list(values)
         trial[position] = 100.0
-        gain = compiled(trial)[-1] - baseline
+        gain = compiled(trial, inapplicable)[-1] - baseline
         ranked.append(
             {
                 "metric_id": metric_id,

@@ -519,3 +519,58 @@ def test_score_refuses_incomplete_measurements(rubric):
     assert "ci_presence (missing)" in message
     assert "seed_management (detector error: timeout)" in message
     assert "dep_pinning (no value)" in message
+
+
+DATA_NOT_APPLICABLE = {
+    "data_description": False,
+    "data_pointer": False,
+    "workflow_orchestration": False,
+    "data_acquisition_script": False,
+}
+
+
+def test_data_hard_does_not_fire_on_a_wholly_not_applicable_category(rubric):
+    # METRICS.md §0.3 (deposit kind): a deposit that uses no data has A1-A4 at their fill
+    # value 0, not applicable, and the data penalty does not fire. The empty repository's
+    # gated sum 22.1411 (0 + 0 + 1.7411 + 15 + 5.4) less environment_hard's 20 is 2.14.
+    categories, penalties, unclamped, rrs = score_from_values(
+        EMPTY_REPOSITORY_V2, rubric, applicable=DATA_NOT_APPLICABLE
+    )
+    assert categories["A"].raw == 0 and categories["A"].applicable_only_raw is None
+    assert fired(penalties) == {"environment_hard": 20}
+    data_hard = next(p for p in penalties if p.id == "data_hard")
+    assert (data_hard.fired, data_hard.points, data_hard.observed) == (False, 0.0, 0.0)
+    assert unclamped == pytest.approx(2.1411, abs=1e-4)
+    assert rrs == 2.14
+
+
+def test_data_hard_still_fires_when_one_data_metric_is_applicable(rubric):
+    applicable = {**DATA_NOT_APPLICABLE, "data_pointer": True}
+    _, penalties, _, rrs = score_from_values(EMPTY_REPOSITORY_V2, rubric, applicable=applicable)
+    assert fired(penalties) == {"environment_hard": 20, "data_hard": 15}
+    assert rrs == 0.0
+
+
+def test_no_data_library_scores_without_the_data_penalty(rubric):
+    # E = 0.25·100 + 0.20·100 = 45 (over its gate): 0.30·45 = 13.5; base 13.5 + 1.7411 +
+    # 15 + 5.4 = 35.6411; with A not applicable no penalty fires (E is over 10).
+    values = {**EMPTY_REPOSITORY_V2, "dep_pinning": 100.0, "python_version_declared": 100.0}
+    categories, penalties, unclamped, rrs = score_from_values(
+        values, rubric, applicable=DATA_NOT_APPLICABLE
+    )
+    assert categories["E"].raw == 45.0
+    assert fired(penalties) == {}
+    assert rrs == round(unclamped, 2) == 35.64
+    _, penalties, unclamped_all, rrs_all = score_from_values(values, rubric)
+    assert fired(penalties) == {"data_hard": 15} and rrs_all == 20.64
+
+
+def test_compiled_rubric_takes_the_inapplicable_categories(rubric):
+    compiled = compile_rubric(rubric)
+    values = tuple(EMPTY_REPOSITORY_V2[mid] for mid in METRIC_IDS)
+    assert compiled.inapplicable_categories(None) == frozenset()
+    assert compiled.inapplicable_categories(DATA_NOT_APPLICABLE) == {1}
+    assert compiled(values)[2] == (True, True, False)
+    _, _, fired_flags, unclamped, rrs = compiled(values, compiled.inapplicable_categories(DATA_NOT_APPLICABLE))
+    assert fired_flags == (True, False, False)
+    assert rrs == 2.14

@@ -19,7 +19,9 @@ from scoring.detectors.data._common import (
     classify_doi,
     classify_url,
     data_extension,
+    data_use,
     is_data_heading,
+    probed,
 )
 from scoring.detectors.data.data_acquisition_script import shell_download
 from scoring.parsers.shell import split_commands
@@ -33,10 +35,12 @@ A_METRICS = ("data_description", "data_pointer", "workflow_orchestration", "data
 
 @pytest.fixture
 def run(make_tree):
-    """``run(metric_id, files)`` → the Measurement of one category-A detector."""
+    """``run(metric_id, files)`` → what the rules of one category-A detector measure
+    (its probe: before the deposit-kind rule of METRICS.md §0.3, which makes A1-A4 not
+    applicable when the deposit uses no data; the ``test_no_data_*`` tests cover it)."""
 
     def measure(metric_id: str, files: dict[str, str | bytes]):
-        return REGISTRY[metric_id].run(TreeIndex.from_path(make_tree(files)))
+        return probed(TreeIndex.from_path(make_tree(files)), metric_id)[0]
 
     return measure
 
@@ -65,7 +69,7 @@ def words(n: int) -> str:
 @pytest.mark.parametrize("metric_id", A_METRICS)
 def test_every_metric_has_three_fixture_cases(metric_id):
     assert len(list((FIXTURES / metric_id).glob("*/expected.json"))) >= 3
-    assert REGISTRY[metric_id].version == "2.0.0"
+    assert REGISTRY[metric_id].version == "2.1.0"
 
 
 # =========================================================================== A1
@@ -524,13 +528,47 @@ def test_readme_commands_and_dvc_config_are_not_scripts(run):
 def test_empty_tree(run, make_tree):
     tree = TreeIndex.from_path(make_tree({}))
     values = {mid: REGISTRY[mid].run(tree) for mid in A_METRICS}
+    # An empty tree uses no data: A1-A4 are not applicable at their fill value 0 (§0.3).
     assert {mid: (m.value, m.level, m.applicable) for mid, m in values.items()} == {
-        "data_description": (0, None, True),
-        "data_pointer": (0, "absent", True),
-        "workflow_orchestration": (0, "absent", True),
-        "data_acquisition_script": (0, None, True),
+        mid: (0, None, False) for mid in A_METRICS
     }
-    assert all(m.fix for m in values.values())
+    assert all("uses no data" in m.reason for m in values.values())
+    assert all(probed(tree, mid)[0].fix for mid in A_METRICS)
+
+
+def _measure_all(make_tree, files):
+    tree = TreeIndex.from_path(make_tree(files))
+    return tree, {mid: REGISTRY[mid].run(tree) for mid in A_METRICS}
+
+
+def test_no_data_library_is_not_applicable(make_tree):
+    tree, values = _measure_all(make_tree, {
+        "README.md": "# lib\n\n## Usage\n\n    import lib\n\nSee https://github.com/o/lib.\n",
+        "lib/__init__.py": "import numpy as np\n\ndef f(x):\n    return np.sum(x)\n",
+        "tests/data/sample.csv": "a,b\n1,2\n",
+        "tests/test_f.py": "import pandas as pd\n\ndef test_f():\n    pd.read_csv('tests/data/sample.csv')\n",
+        "docs/examples/demo.csv": "a\n1\n",
+        "Makefile": "html:\n\tsphinx-build docs _build\n",
+        "scripts/get_miniconda.sh": "wget https://repo.anaconda.com/miniconda/Miniconda3-latest-Linux-x86_64.sh\n",
+    })
+    assert data_use(tree).none
+    assert {mid: (m.value, m.applicable) for mid, m in values.items()} == {mid: (0, False) for mid in A_METRICS}
+
+
+@pytest.mark.parametrize("files, kind", [
+    ({"README.md": "# x\n\n## Data\n\nThe survey responses.\n"}, "document"),
+    ({"results/table.csv": "a\n1\n"}, "file"),
+    ({"analysis.py": "import pandas as pd\npd.read_csv('input/survey.csv')\n"}, "call"),
+    ({"analysis.R": "x <- read.csv(file.path('input', 'survey.csv'))\n"}, "call"),
+    ({"get.sh": "wget https://zenodo.org/record/1/files/data.csv\n"}, "call"),
+    ({"README.md": "# x\n\nThe data: https://doi.org/10.5281/zenodo.1234567\n"}, "document"),
+])
+def test_data_use_keeps_a1_to_a4_applicable(make_tree, files, kind):
+    # A loader called on a parameter (a library's reader) names no file: not data use;
+    # a literal path or one built from literals is.
+    tree, values = _measure_all(make_tree, files)
+    assert kind in {s.kind for s in data_use(tree).signals}
+    assert all(m.applicable for m in values.values())
 
 
 def test_hostile_inputs_never_raise(make_tree):
@@ -610,3 +648,11 @@ def test_the_download_prefilter_knows_every_data_tool():
         assert a4._may_run_a_download(line)
         assert shell_download(split_commands(line)) is not None
     assert not a4._may_run_a_download("python train.py --epochs 3")
+
+
+def test_a_loader_on_a_parameter_is_not_data_use(make_tree):
+    tree, values = _measure_all(make_tree, {
+        "lib/io.py": "import h5py\n\ndef read(filename):\n    return h5py.File(filename)\n",
+        "share/params/Ag.json": "{" + '"a": 1, ' * 600 + '"b": 2}',
+    })
+    assert data_use(tree).none and not any(m.applicable for m in values.values())

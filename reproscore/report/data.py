@@ -525,7 +525,9 @@ def score_snapshots(store: Store, rubric: Rubric, snapshots: SnapshotTable,
     order = [compiled.category_keys.index(key) for key in CATEGORY_KEYS]
     missing = np.flatnonzero(snapshots.complete & ~have)
     for r in missing.tolist():
-        raws, gateds, fired, unclamped, rrs = compiled(snapshots.values[r].tolist())
+        inapplicable = compiled.inapplicable_categories(
+            dict(zip(METRIC_IDS, snapshots.applicable[r].tolist(), strict=True)))
+        raws, gateds, fired, unclamped, rrs = compiled(snapshots.values[r].tolist(), inapplicable)
         out.rrs[r] = rrs
         out.unclamped[r] = unclamped
         out.raw[r] = [raws[i] for i in order]

@@ -28,6 +28,15 @@ from ._base import (
     utc_now,
 )
 
+# The stored measurements a batch's rescoring needs beyond the values: the not-applicable
+# ones (a category-target penalty does not fire on a wholly not-applicable category).
+_BATCH_NOT_APPLICABLE = """
+SELECT s.id, m.metric_id FROM snapshots s
+CROSS JOIN measurements m INDEXED BY measurements_current
+    ON m.snapshot_id = s.id AND m.is_current = 1
+WHERE s.id > ? AND s.id <= ? AND s.detector_set_id IS NOT NULL AND m.applicable = 0
+"""
+
 
 class RubricsScoresMixin:
     """Store methods of this family; they run on :class:`~reproscore.store._base.StoreBase`'s connection."""
@@ -179,6 +188,9 @@ class RubricsScoresMixin:
                     break
                 high = snapshots[-1][0]
                 vectors = _value_vectors(conn, snapshots, last, high)
+                not_applicable: dict[int, dict[str, bool]] = {}
+                for snapshot_id, metric_id in conn.execute(_BATCH_NOT_APPLICABLE, (last, high)):
+                    not_applicable.setdefault(snapshot_id, {})[metric_id] = False
             computed_at = utc_now()
             out = []
             incomplete = []
@@ -186,7 +198,10 @@ class RubricsScoresMixin:
                 if vector is None:
                     incomplete.append(snapshot_id)
                     continue
-                raws, gateds, fired, unclamped, rrs = compiled(vector)
+                flags = not_applicable.get(snapshot_id)
+                raws, gateds, fired, unclamped, rrs = compiled(
+                    vector, compiled.inapplicable_categories(flags) if flags else ()
+                )
                 if not in_catalog_order:
                     raws = tuple(raws[i] for i in order)
                     gateds = tuple(gateds[i] for i in order)

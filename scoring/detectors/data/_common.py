@@ -6,6 +6,7 @@ Python files' facts and notebook code lines (A2, A3, A4).
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -13,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 from scoring.facts import FileFacts, ImportFact
 from scoring.parsers.markdown import Document
+from scoring.registry import Result
 from scoring.tree import TreeIndex
 
 # Evidence lists stay short enough to read; totals always go to ``counts``.
@@ -488,3 +490,218 @@ def _notebook_code_lines(tree: TreeIndex) -> Iterator[_CellLine]:
                 for line, text in cell.code_lines:
                     if not text.lstrip().startswith("#"):
                         yield _CellLine(path, line, cell_index, text, cell.language)
+
+
+# --------------------------------------------------------------------------- data use (§0.3 deposit kind)
+
+# Folders whose files are tests, documentation or examples: their data files, loads,
+# downloads and pointers are not the deposit's data use (METRICS.md §0.3, deposit kind).
+_NOT_DATA_USE_DIRS = frozenset({
+    "test", "tests", "testing", "testdata", "test_data", "test-data", "fixtures", "spec",
+    "docs", "doc", "vignettes", "examples", "example", "tutorials", "tutorial", "joss",
+    "benchmarks", "benchmark", "notebooks_examples", "validation", "document", "schemas", "schema",
+})
+# Installed resources and bundled parameter tables (``share/``, an R package's ``inst/``)
+# are part of the software, not its data -- unless the package's own code reads them
+# (an ``inst/extdata`` file named outside comments and roxygen examples).
+_RESOURCE_DIRS = ("share/", "inst/")
+
+
+def is_data_use_path(tree: TreeIndex, path: str) -> bool:
+    """``path`` is where the deposit's own data use can be (not a test, documentation,
+    example, vendored or build file); the README and top-level files always are."""
+    if "/" not in path:
+        return True
+    dirs = {part.lower() for part in path.split("/")[:-1]}
+    if dirs & _NOT_DATA_USE_DIRS or any(d.startswith(("test_", "tests_")) for d in dirs):
+        return False
+    if path.startswith("data-raw/") and _is_r_package(tree):
+        return False  # the scripts that build an R package's example datasets
+    if path.lower().startswith(_RESOURCE_DIRS):
+        return path.lower().startswith("inst/") and _name(path) in _names_in_r_code(tree)
+    return tree.role(path) in ("source",)
+
+
+def _is_r_package(tree: TreeIndex) -> bool:
+    return tree.is_file("DESCRIPTION") and tree.is_dir("R")
+
+
+def _names_in_r_code(tree: TreeIndex) -> frozenset[str]:
+    """File names the R sources outside tests and documentation pass to a call (string
+    arguments of their call facts: comments and roxygen examples are not calls), once
+    per tree."""
+    memo = _memo(tree)
+    names = memo.get("r_names")
+    if names is None:
+        found: set[str] = set()
+        for path in tree.by_type("r"):
+            if "/" in path and {p.lower() for p in path.split("/")[:-1]} & (_NOT_DATA_USE_DIRS | {"data-raw"}):
+                continue
+            facts = tree.facts(path)
+            for call in facts.calls if facts is not None and facts.frontend == "r" else ():
+                for value in (*call.args, *(v for _k, v in call.kwargs)):
+                    if isinstance(value, str):
+                        found.add(value.rsplit("/", 1)[-1])
+        names = memo["r_names"] = frozenset(found)
+    return names
+
+
+@dataclass(frozen=True)
+class DataSignal:
+    """One sign that the deposit uses data: ``kind`` is ``file`` (a data file),
+    ``call`` (a data loading or download call), ``document`` (a data section or data
+    pointer) or ``workflow``."""
+
+    kind: str
+    path: str
+    what: str
+
+
+@dataclass(frozen=True)
+class DataUse:
+    """The tree-level fact "this deposit uses data", decided once and shared by A1-A4."""
+
+    signals: tuple[DataSignal, ...]
+
+    @property
+    def none(self) -> bool:
+        return not self.signals
+
+    def counts(self) -> dict[str, int]:
+        out = {"data_use_signals": len(self.signals)}
+        for kind in ("file", "call", "document", "workflow"):
+            out[f"data_use_{kind}s"] = sum(1 for s in self.signals if s.kind == kind)
+        return out
+
+
+# Each data detector registers its measurement as a probe: ``probe(tree)`` returns its
+# Result and the data-use signals it saw. ``data_use`` runs every probe once per tree
+# (the detectors then reuse the memoised Result), so the decision is one fact.
+_Probe = Callable[[TreeIndex], tuple[Any, list[DataSignal]]]
+_PROBES: dict[str, _Probe] = {}
+_MEMO: weakref.WeakKeyDictionary[TreeIndex, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def data_probe(metric_id: str) -> Callable[[_Probe], _Probe]:
+    def register(fn: _Probe) -> _Probe:
+        _PROBES[metric_id] = fn
+        return fn
+
+    return register
+
+
+def _memo(tree: TreeIndex) -> dict[str, Any]:
+    memo = _MEMO.get(tree)
+    if memo is None:
+        memo = _MEMO[tree] = {}
+    return memo
+
+
+def probed(tree: TreeIndex, metric_id: str) -> tuple[Any, list[DataSignal]]:
+    """The memoised ``(Result, signals)`` of one detector's probe on ``tree``."""
+    memo = _memo(tree)
+    key = ("probe", metric_id)
+    if key not in memo:
+        memo[key] = _PROBES[metric_id](tree)
+    return memo[key]
+
+
+# Calls that read a data file (not a configuration or parameter file: YAML/JSON/TOML
+# loaders are S6's parameter files); Python names are resolved by the frontend.
+_PY_LOAD_RE = re.compile(
+    r"^(?:pandas\.read_(?:csv|table|excel|parquet|feather|hdf|stata|sas|spss|fwf|pickle|orc)"
+    r"|numpy\.(?:loadtxt|genfromtxt|load|fromfile)|scipy\.io\.(?:loadmat|mmread|wavfile\.read)"
+    r"|h5py\.File|xarray\.open_(?:dataset|mfdataset|dataarray|zarr)|netCDF4\.Dataset"
+    r"|anndata\.read\w*|scanpy\.read\w*|polars\.(?:read|scan)_\w+|pyarrow\.parquet\.read_table"
+    r"|datasets\.load_dataset|astropy\.io\.fits\.open|nibabel\.load|mne\.io\.read_raw\w*"
+    r"|uproot\.open|Bio\.SeqIO\.(?:parse|read)|imageio\.v?\d?\.?imread|skimage\.io\.imread"
+    r"|geopandas\.read_file|rasterio\.open|pysam\.(?:AlignmentFile|VariantFile))$"
+)
+_R_JL_LOAD_RE = re.compile(
+    r"^(?:read\.(?:csv2?|table|delim2?)|readr::read_\w+|read_(?:csv2?|tsv|delim|table|excel|rds)"
+    r"|readRDS|readxl::read_\w+|data\.table::fread|fread|haven::read_\w+"
+    r"|CSV\.(?:read|File)|readdlm|DelimitedFiles\.readdlm|JLD2\.load|load_object|FileIO\.load"
+    r"|Arrow\.Table|XLSX\.readxlsx|HDF5\.h5open|h5open|NCDatasets\.NCDataset|NCDataset)$"
+)
+
+
+_MATLAB_LOAD_RE = re.compile(
+    r"^(?:load|readtable|readmatrix|readcell|readtimetable|csvread|dlmread|xlsread|importdata"
+    r"|textscan|audioread|imread|h5read|ncread|niftiread|dicomread|edfread|tdfread|matfile)$"
+)
+_LOAD_PATTERNS = {"python": _PY_LOAD_RE, "r": _R_JL_LOAD_RE, "julia": _R_JL_LOAD_RE, "matlab": _MATLAB_LOAD_RE}
+
+
+def _names_a_file(call: Any) -> bool:
+    """The call reads a file the code names (a literal path, a path built from one, a
+    URL): a loader called on a parameter (a library's ``h5py.File(filename)``) reads
+    whatever its user passes, which is not the deposit's data."""
+    if call.urls:
+        return True
+    first = call.args[0] if call.args else next((v for _k, v in call.kwargs), None)
+    if isinstance(first, str):
+        return True
+    text = getattr(first, "text", "")
+    return isinstance(text, str) and ('"' in text or "'" in text)
+
+
+def _load_calls(tree: TreeIndex) -> list[DataSignal]:
+    out: list[DataSignal] = []
+    paths = [p for kind in ("python", "notebook", "r", "julia", "rmd") for p in tree.by_type(kind)]
+    for path in dict.fromkeys(paths + tree.by_frontend("matlab")):
+        if not is_data_use_path(tree, path):
+            continue
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        pattern = _LOAD_PATTERNS.get(facts.frontend)
+        if pattern is None:
+            continue
+        for call in facts.calls:
+            if pattern.match(call.name) and _names_a_file(call):
+                out.append(DataSignal("call", path, f"data loading call {call.written}() at line {call.line}"))
+                break
+    return out
+
+
+def data_use(tree: TreeIndex) -> DataUse:
+    """Whether the deposit uses data (METRICS.md §0.3, deposit kind): data files in the
+    data role, data loading or download calls in non-test, non-documentation code, a
+    data section or data document, a data pointer, or a workflow engine's pipeline."""
+    memo = _memo(tree)
+    found = memo.get("data_use")
+    if found is None:
+        signals: list[DataSignal] = []
+        for metric_id in sorted(_PROBES):
+            signals += probed(tree, metric_id)[1]
+        signals += _guarded(tree, "", "finding data loading calls", lambda: _load_calls(tree), [])
+        found = memo["data_use"] = DataUse(tuple(signals))
+    return found
+
+
+_SOFTWARE_URL_RE = re.compile(
+    r"/releases/download/.*(?:linux|macos|osx|darwin|windows|win32|win64|x86_64|amd64|arm64|aarch64)"
+    r"|miniforge|miniconda|mambaforge|micromamba|get-pip\.py"
+    r"|\.(?:jl|py|r|sh|m|js|exe|deb|rpm|dmg|msi|whl|pkg)(?:[?#].*)?$",
+    re.IGNORECASE,
+)
+
+
+def is_software_download(target: str) -> bool:
+    """A URL fetching software (a release binary, an installer, a source file), never
+    data (METRICS.md §0.3: software downloads are never data acquisition)."""
+    urls = [m.group(0).rstrip(".,;:)\"'") for m in _URL_RE.finditer(target)] or [target]
+    return all(_SOFTWARE_URL_RE.search(url) for url in urls)
+
+
+def not_applicable_result(tree: TreeIndex) -> Result | None:
+    """The not-applicable Result (fill value 0) of a data detector when the deposit
+    uses no data, else None."""
+    use = data_use(tree)
+    if not use.none:
+        return None
+    return Result(
+        0, applicable=False, counts=use.counts(),
+        reason="not applicable: the deposit uses no data (no data files, no data load/download "
+               "call, no data section/pointer; test data and documentation examples are not data use)",
+    )

@@ -10,6 +10,7 @@ from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _INSTALLER_SUFFIXES,
     MAX_EVIDENCE,
+    DataSignal,
     OwnIdentifiers,
     Pointer,
     _guarded,
@@ -20,7 +21,12 @@ from scoring.detectors.data._common import (
     _split_url,
     _top,
     classify_url,
+    data_probe,
+    is_data_use_path,
+    is_software_download,
+    not_applicable_result,
     own_identifiers,
+    probed,
 )
 from scoring.facts import CallFact, Expr, FileFacts, Value
 from scoring.model import Evidence
@@ -564,7 +570,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.0.0")
+@detector("data_acquisition_script", version="2.1.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -600,6 +606,11 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         any download piped into an interpreter (``curl … | sh``), localhost URLs and
         ``curl`` uploads. Python that does not parse (Python 2) is scanned with line
         patterns. README code blocks are documentation, not scripts.
+        Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
+        data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
+        loading call naming a file and no data download outside tests, documentation and
+        examples, no data document or README data section, no data pointer and no
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.
@@ -618,6 +629,11 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         test or an unused script counts. A URL held in a variable defined in another file,
         or built at run time, is not resolved (a false negative).
     """
+    return not_applicable_result(tree) or probed(tree, "data_acquisition_script")[0]
+
+
+@data_probe("data_acquisition_script")
+def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     own = own_identifiers(tree)
     scan = _DownloadScan(own)
     dvc_files = _dvc_tracking_files(tree)
@@ -642,6 +658,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
 
     downloads = [h for h in scan.hits if not h.download.installer]
     ignored = [h for h in scan.hits if h.download.installer]
+    signals = [DataSignal("call", h.path, h.download.reason) for h in downloads
+               if is_data_use_path(tree, h.path) and not h.path.lower().startswith("readme")
+               and not is_software_download(f"{h.download.reason} {h.snippet or ''}")]
     counts = {
         "downloads": len(downloads),
         "files_with_downloads": len({h.path for h in downloads}),
@@ -653,10 +672,10 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         for h in (downloads + ignored)[:MAX_EVIDENCE]
     ]
     if downloads:
-        return Result(100, evidence=evidence, counts=counts, reason=downloads[0].download.reason)
+        return Result(100, evidence=evidence, counts=counts, reason=downloads[0].download.reason), signals
     reason = "no script, notebook cell, task recipe or workflow rule downloads data"
     if ignored:
         reason += f" ({len(ignored)} installer download(s) ignored)"
     return Result(0, evidence=evidence, counts=counts, reason=reason,
                   fix="Add a script (e.g. scripts/download_data.sh) that fetches the archived data from its DOI "
-                      "or URL and verifies its checksum, or track the data with DVC and document 'dvc pull'.")
+                      "or URL and verifies its checksum, or track the data with DVC and document 'dvc pull'."), signals

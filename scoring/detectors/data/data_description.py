@@ -7,11 +7,15 @@ from typing import Any
 
 from scoring.detectors.data._common import (
     MAX_EVIDENCE,
+    DataSignal,
     _cell_locator,
     _document,
     _ww,
     data_docs,
+    data_probe,
     is_data_heading,
+    not_applicable_result,
+    probed,
 )
 from scoring.model import Evidence
 from scoring.parsers.markdown import Document
@@ -30,7 +34,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_ww(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.0.0")
+@detector("data_description", version="2.1.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -49,6 +53,11 @@ def data_description(tree: TreeIndex) -> Result:
         ``data source(s)`` as whole words -> 20.
         Words are counted in rendered text: headings, code blocks, inline code and URLs
         are excluded (a link's text counts, its address does not).
+        Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
+        data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
+        loading call naming a file and no data download outside tests, documentation and
+        examples, no data document or README data section, no data pointer and no
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
     Why it matters:
         Without a description of the data (where it comes from, its size, format and
         licence) a reader cannot obtain or check the inputs the results depend on.
@@ -67,6 +76,18 @@ def data_description(tree: TreeIndex) -> Result:
         sentences scores by its table text. REF counted the heading's own tokens too
         (§11.11's "62 words"), so a section of 58-59 prose words is 80 in REF and 50 here.
     """
+    return not_applicable_result(tree) or probed(tree, "data_description")[0]
+
+
+@data_probe("data_description")
+def _probe(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
+    result = _measure(tree)
+    signals = [DataSignal("document", e.path or "", e.reason) for e in result.evidence
+               if e.rule in ("data_description.data_document", "data_description.readme_section")]
+    return result, signals
+
+
+def _measure(tree: TreeIndex) -> Result:
     candidates: list[tuple[int, Evidence]] = []
     counts: dict[str, Any] = {
         "data_documents": 0, "data_document_words": 0,

@@ -11,6 +11,7 @@ from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _URL_RE,
     MAX_EVIDENCE,
+    DataSignal,
     OwnIdentifiers,
     Pointer,
     _cell_locator,
@@ -28,8 +29,13 @@ from scoring.detectors.data._common import (
     classify_url,
     data_docs,
     data_extension,
+    data_probe,
     is_data_heading,
+    is_data_use_path,
+    is_software_download,
+    not_applicable_result,
     own_identifiers,
+    probed,
 )
 from scoring.model import Evidence
 from scoring.parsers.markdown import Document
@@ -290,7 +296,7 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     return found
 
 
-@detector("data_pointer", version="2.0.0")
+@detector("data_pointer", version="2.1.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -321,6 +327,11 @@ def data_pointer(tree: TreeIndex) -> Result:
         documentation and package-index links, code-host links that are not data, and any
         pointer in a citation section or BibTeX entry unless it is also in a data context
         (a README data section, a data document, or code).
+        Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
+        data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
+        loading call naming a file and no data download outside tests, documentation and
+        examples, no data document or README data section, no data pointer and no
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
     Why it matters:
         A persistent, archived copy of the data is what lets a third party rerun the
         analysis years later; a link to a code repository or a file on the author's
@@ -339,6 +350,11 @@ def data_pointer(tree: TreeIndex) -> Result:
         ``.csv`` of results in the tree scores 25 as "local data". Data files bundled as
         bare archives (``data.zip``) are not recognised by name.
     """
+    return not_applicable_result(tree) or probed(tree, "data_pointer")[0]
+
+
+@data_probe("data_pointer")
+def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     own = own_identifiers(tree)
     scan = _PointerScan(own)
     docs: list[tuple[str, bool]] = [(p, True) for p in data_docs(tree)]
@@ -357,7 +373,13 @@ def data_pointer(tree: TreeIndex) -> Result:
     _scan_code(tree, scan)
 
     local = local_data_files(tree)
+    docs_paths = {p for p, _ in docs if p == tree.readme or p in data_docs(tree)}
     pointers = sorted(scan.found, key=lambda item: (-item[0].value, item[1], item[3] or 0, item[2] or 0))
+    # A journal DOI in a code string or prose (a citation) is no sign of data use.
+    signals = [DataSignal("document", path, f"data pointer {pointer.target}") for pointer, path, *_ in pointers
+               if (is_data_use_path(tree, path) or path in docs_paths)
+               and pointer.rule != "data_pointer.doi_in_data_context" and not is_software_download(pointer.target)]
+    signals += [DataSignal("file", p, "data file") for p in local if is_data_use_path(tree, p)]
     by_rule = Counter(p.rule.split(".", 1)[1] for p, *_ in pointers)
     counts: dict[str, Any] = {
         "pointers": len(pointers),
@@ -388,10 +410,10 @@ def data_pointer(tree: TreeIndex) -> Result:
         return Result(0, level="absent", evidence=evidence, counts=counts,
                       reason="no data URL, DOI, accession number or data file found",
                       fix="Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI "
-                          "in DATA.md or a '## Data' section of the README.")
+                          "in DATA.md or a '## Data' section of the README."), signals
     reason = pointers[0][0].reason if pointers and pointers[0][0].value == value else "data files in the tree"
     fix = None if value == 100 else (
         "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI "
         "in DATA.md or a '## Data' section of the README."
     )
-    return Result(value, level=A2_LEVELS[value], evidence=evidence, counts=counts, reason=reason, fix=fix)
+    return Result(value, level=A2_LEVELS[value], evidence=evidence, counts=counts, reason=reason, fix=fix), signals

@@ -7,10 +7,15 @@ from typing import Any
 
 from scoring.detectors.data._common import (
     MAX_EVIDENCE,
+    DataSignal,
     _guarded,
     _name,
     _python_facts,
     _top,
+    data_probe,
+    is_data_use_path,
+    not_applicable_result,
+    probed,
 )
 from scoring.facts import FileFacts
 from scoring.model import Evidence
@@ -44,7 +49,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.0.0")
+@detector("workflow_orchestration", version="2.1.0")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -63,6 +68,11 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         70 pipeline_script: ``run_all``, ``pipeline``, ``workflow``, ``run_pipeline`` or
         ``run_analysis`` with extension ``.py``, ``.R``, ``.sh`` or ``.jl`` at the top
         level or in ``scripts/``.
+        Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
+        data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
+        loading call naming a file and no data download outside tests, documentation and
+        examples, no data document or README data section, no data pointer and no
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
     Why it matters:
         A declared workflow records the order of the analysis steps and their inputs and
         outputs, so the whole analysis can be rerun with one command.
@@ -80,6 +90,21 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         80; a CWL tool description or a vendored ``*.nf`` module counts as an engine; a
         ``pipeline.py`` that is a library module, not a driver, counts as 70.
     """
+    return not_applicable_result(tree) or probed(tree, "workflow_orchestration")[0]
+
+
+@data_probe("workflow_orchestration")
+def _probe(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
+    """A workflow engine's pipeline (Snakemake, Nextflow, DVC, …) outside tests and
+    documentation processes data; a Makefile or a driver script alone does not say so."""
+    result = _measure(tree)
+    signals = [DataSignal("workflow", e.path or "", e.reason) for e in result.evidence
+               if e.rule not in ("workflow_orchestration.make_like", "workflow_orchestration.pipeline_script")
+               and e.path and is_data_use_path(tree, e.path)]
+    return result, signals
+
+
+def _measure(tree: TreeIndex) -> Result:
     counts: dict[str, Any] = {"engine_files": 0, "make_like_files": 0, "make_rules": 0, "pipeline_scripts": 0}
     engine_evidence = _engine_files(tree)
     engine_evidence += _python_engines(tree)
