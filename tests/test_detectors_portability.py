@@ -440,7 +440,7 @@ def test_c3_r_and_julia_bindings():
 )
 def test_r_masking_rules(code, expected):
     facts = r_frontend.extract(code.encode(), "a.R")
-    assert [(h.line, h.line_end, h.rule) for h in _c4_hits("a.R", facts)] == expected
+    assert [(h.line, h.line_end, h.rule) for h in _c4_hits("a.R", "r", facts)] == expected
 
 
 def test_c4_python_handler_shapes(make_tree):

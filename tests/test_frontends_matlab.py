@@ -99,3 +99,12 @@ def test_parse_error_is_a_fact_and_the_rest_is_still_read():
     result = matlab.extract(b"x = [1 2;\ny = rand(3);\n", "broken.m")
     assert result.parse_error == "syntax error at line 1"
     assert [r.call for r in result.randoms] == ["rand"]
+
+
+def test_an_identifier_below_catch_is_a_statement_not_the_caught_error():
+    # ``catch`` then ``keyboard`` on the next line: the grammar hands the command over as
+    # the catch identifier; it is the body (the debugger stops), so the catch is not empty
+    stops = b"try\n    x = f();\ncatch\n    keyboard;\nend\n"
+    assert matlab.extract(stops, "s.m").handlers == (HandlerFact(3, "", "other"),)
+    named = b"try\n    x = f();\ncatch ME\n    % nothing to do\nend\n"
+    assert matlab.extract(named, "s.m").handlers == (HandlerFact(3, "ME", "pass"),)

@@ -33,7 +33,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "matlab"
-VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block
+VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -169,12 +169,18 @@ class _Walker:
     def catch_clause(self, node) -> None:
         children = node.named_children
         body = next((c for c in children if c.type == "block"), None)
-        caught = next((ts.text(c) for c in children if c.type == "identifier"), "")
+        named = next((c for c in children if c.type == "identifier"), None)
+        # ``catch ME`` names the error on the catch line; an identifier on a later line
+        # is a command-syntax call the grammar hands over as the identifier
+        # (``catch`` / ``keyboard``), a statement of the body
+        command = named is not None and named.start_point[0] != node.start_point[0]
+        caught = "" if named is None or command else ts.text(named)
         start = node.end_byte if body is None else body.start_byte
         probe = ts.HandlerProbe(ts.first_line(node), caught, start, node.end_byte,
                                 body_id=None if body is None else body.id)
         if body is not None:
             ts.count_statements(probe, body, not_passive)
+        probe.statements += command
         self.facts.open_handler(probe)
 
     # --------------------------------------------------------------- helpers

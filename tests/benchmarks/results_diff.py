@@ -96,12 +96,14 @@ def _differences(before: object, after: object, where: str) -> list[str]:
     return [] if before == after else [f"{where}: {json.dumps(before)[:160]} -> {json.dumps(after)[:160]}"]
 
 
-def compare(before_file: Path, after_file: Path) -> int:
+def compare(before_file: Path, after_file: Path, limit: int = 500) -> int:
     before = json.loads(before_file.read_text(encoding="utf-8"))
     after = json.loads(after_file.read_text(encoding="utf-8"))
     found = _differences(before, after, "")
-    for line in found[:500]:
+    for line in found[:limit] if limit else found:
         print(line)
+    if limit and len(found) > limit:
+        print(f"... {len(found) - limit} more (--limit 0 prints all)")
     print(f"{len(before)} trees before, {len(after)} after: {len(found)} difference(s)")
     return 1 if found else 0
 
@@ -116,10 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("compare", help="compare two dumps")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
+    c.add_argument("--limit", type=int, default=500, help="print at most this many differences (0: all)")
     args = parser.parse_args(argv)
     if args.command == "dump":
         return dump(args.out, args.real, args.facts_cache)
-    return compare(args.before, args.after)
+    return compare(args.before, args.after, args.limit)
 
 
 if __name__ == "__main__":

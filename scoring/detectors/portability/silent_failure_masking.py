@@ -17,8 +17,14 @@ from scoring.tree import TreeIndex
 _BROAD = frozenset({"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"})
 
 
-def _masks(handler: HandlerFact) -> str | None:
+def _masks(handler: HandlerFact, frontend: str) -> str | None:
     """The rule of a handler that masks every error, else None."""
+    if frontend in _EMPTY_CATCH_RULES:
+        # a Julia or MATLAB catch catches every error; C++ only when it is catch (...);
+        # a Nextflow errorStrategy 'ignore' is a handler whose action is "pass"
+        if handler.action == "pass" and (frontend != "c_cpp" or handler.caught == "..."):
+            return _EMPTY_CATCH_RULES[frontend]
+        return None
     swallows = handler.swallows
     if not swallows:
         return None
@@ -33,27 +39,68 @@ def _masks(handler: HandlerFact) -> str | None:
     return None
 
 
-def _c4_hits(path: str, facts: FileFacts) -> list[_Hit]:
+def _moxunit_shim(handler: HandlerFact, facts: FileFacts) -> bool:
+    """MOxUnit's boilerplate, ``try test_functions = localfunctions(); catch end``
+    before ``initTestSuite``: the empty catch lets MATLAB releases without
+    ``localfunctions`` run the suite, and hides no result."""
+    names = {call.name: call.line for call in facts.calls if call.name in ("localfunctions", "initTestSuite")}
+    return "initTestSuite" in names and 0 < handler.line - names.get("localfunctions", -10) <= 3
+
+
+def _c4_hits(path: str, frontend: str, facts: FileFacts) -> list[_Hit]:
     hits: list[_Hit] = []
     for handler in facts.handlers:
-        rule = _masks(handler)
-        if rule is None:
+        rule = _masks(handler, frontend)
+        if rule is None or (frontend == "matlab" and _moxunit_shim(handler, facts)):
             continue
         reason = ("R error suppressed and the result never inspected" if rule.startswith("silent_failure_masking.r_")
+                  else "errorStrategy 'ignore': a failing task is dropped and the run goes on"
+                  if rule == "silent_failure_masking.nextflow_ignore"
                   else "exception handler swallows every error without handling it")
-        hits.append(_Hit(path, handler.start_line or handler.line, rule, reason, mask_line(handler.excerpt),
+        hits.append(_Hit(path, handler.start_line or handler.line, rule, reason,
+                         mask_line(handler.excerpt) if handler.excerpt else None,
                          handler.cell, handler.end_line))
     hits.sort(key=lambda h: (h.cell or 0, h.line))
     return hits
 
 
 _C4_KINDS = ("python", "notebook", "r", "rmd")
+# METRICS §0.3 C4 row: an empty catch in Julia and MATLAB, catch (...) {} in C/C++,
+# errorStrategy 'ignore' in Nextflow; Snakefiles are Python (the Python rule). Fortran
+# has no handlers.
+_EMPTY_CATCH_RULES = {
+    "julia": "silent_failure_masking.julia_empty_catch",
+    "matlab": "silent_failure_masking.matlab_empty_catch",
+    "c_cpp": "silent_failure_masking.cpp_catch_all_empty",
+    "nextflow": "silent_failure_masking.nextflow_ignore",
+}
+_C4_FRONTENDS = (*_EMPTY_CATCH_RULES, "snakemake")
+_C_ONLY_SUFFIXES = (".c", ".h")
 
 
 def _scanned(tree: TreeIndex) -> list[tuple[str, str, FileFacts]]:
-    """``(path, kind, facts)`` of the Python, notebook, R and R Markdown files read."""
+    """``(path, kind, facts)`` of the code files read: Python, notebooks, R, R Markdown,
+    and the Julia, MATLAB, C/C++, Nextflow and Snakemake files their frontends read;
+    vendored files are in no code metric's denominator (§0.2.2). ``kind`` is the file
+    type for the first four, the frontend's name for the others."""
+    chosen = {p: k for k in _C4_KINDS for p in tree.by_type(k)}
+    for frontend in _C4_FRONTENDS:
+        for path in tree.by_frontend(frontend):
+            chosen.setdefault(path, frontend)
+    # C has no exceptions: C/C++ files count only in a C++ code base (a source that is
+    # neither .c nor .h), and then .h headers too; a pure-C tree is not applicable
+    native = [p for p, k in chosen.items() if k == "c_cpp"]
+    if not any(not p.lower().endswith(_C_ONLY_SUFFIXES) for p in native):
+        for path in native:
+            del chosen[path]
+    else:
+        for path in native:
+            if path.lower().endswith(".c"):
+                del chosen[path]
     out = []
-    for path, kind in sorted((p, k) for k in _C4_KINDS for p in tree.by_type(k)):
+    for path, kind in sorted(chosen.items()):
+        if tree.role(path) == "vendored":
+            continue
         facts = tree.facts(path)
         if facts is not None:
             out.append((path, kind, facts))
@@ -67,7 +114,29 @@ def _unparseable(kind: str, facts: FileFacts) -> bool:
     return kind == "notebook" and (facts.parse_error or "").startswith("NotebookError")
 
 
-@detector("silent_failure_masking", version="2.0.0")
+# how each ecosystem handles an error instead of swallowing it, for the fix text
+_FIX_BY_KIND = {
+    "python": "catch the specific exceptions you expect and log or re-raise them",
+    "r": "check try() results with inherits(x, 'try-error') or give tryCatch a handler that reports the condition",
+    "julia": "log the caught error (@warn) or rethrow() it",
+    "matlab": "report the caught error (warning(ME.message)) or rethrow(ME)",
+    "c_cpp": "catch the exception types you expect and report them instead of catch (...) {}",
+    "nextflow": "use errorStrategy 'retry' or 'terminate' instead of 'ignore'",
+}
+_FIX_GROUP = {"notebook": "python", "snakemake": "python", "rmd": "r"}
+
+
+def _fix(hits_by_file: dict[str, list[_Hit]], kinds: dict[str, str]) -> str:
+    groups: dict[str, list[str]] = {}
+    for path in sorted(hits_by_file):
+        kind = _FIX_GROUP.get(kinds[path], kinds[path])
+        groups.setdefault(kind, []).append(path)
+    parts = [f"in {_join(paths)}, {_FIX_BY_KIND[kind]}" for kind, paths in groups.items()]
+    text = "; ".join(parts)
+    return text[:1].upper() + text[1:] + "."
+
+
+@detector("silent_failure_masking", version="2.1.0")
 def silent_failure_masking(tree: TreeIndex) -> Result:
     """No exception handler silently swallows every error.
 
@@ -79,8 +148,14 @@ def silent_failure_masking(tree: TreeIndex) -> Result:
         string constants; handlers of specific exceptions never mask. In R a
         ``try(…, silent = TRUE)`` whose result is discarded (a statement of its own, not
         assigned or tested) masks, and so does ``tryCatch(…, error = function(e) NULL)``
-        (also ``invisible(NULL)`` or an empty ``{}`` body). Value = 100·(1 − bad files /
-        scanned files); no such file → 100, not applicable.
+        (also ``invisible(NULL)`` or an empty ``{}`` body). In Julia and MATLAB a
+        ``try … catch … end`` whose catch does nothing (empty, only comments or
+        ``nothing``) masks, since their ``catch`` takes every error; in C/C++ a
+        ``catch (...) {}`` with an empty body (C++ files only: a pure-C tree, with no
+        exceptions, is not applicable); in Nextflow ``errorStrategy 'ignore'``
+        (a failed task is dropped and the pipeline reports success). Snakefiles follow
+        the Python rule; Fortran has no handlers. Vendored files are not scanned.
+        Value = 100·(1 − bad files / scanned files); no such file → 100, not applicable.
     Why it matters:
         A swallowed error lets a run finish with missing or wrong results and no trace,
         so a failed reproduction looks like a successful one.
@@ -90,18 +165,24 @@ def silent_failure_masking(tree: TreeIndex) -> Result:
     How to fix:
         Catch the specific exception you expect (``except FileNotFoundError:``) and log,
         re-raise or handle it; in R inspect the ``try`` result with ``inherits(res,
-        "try-error")`` or give ``tryCatch`` a handler that reports the condition.
+        "try-error")`` or give ``tryCatch`` a handler that reports the condition; in
+        Julia and MATLAB log the caught error (``@warn``, ``warning(ME.message)``) or
+        ``rethrow``; in C++ catch the exception types you expect; in Nextflow use
+        ``errorStrategy 'retry'`` or ``'terminate'``, or ``'ignore'`` only for a
+        process whose output nothing downstream needs.
     Known false positives:
         Deliberate best-effort clean-up (``except Exception: pass`` around closing a
         file or deleting a temporary directory) counts although it is harmless. A ``try``
-        assigned to a variable that is never read does not count. Julia and shell files
-        are not scanned (no masking rule is defined for them).
+        assigned to a variable that is never read does not count. A Julia or MATLAB
+        probe (``try isfile(x) catch end`` to test for a feature) counts although it is
+        deliberate; MOxUnit's own boilerplate (``try test_functions = localfunctions();
+        catch end`` before ``initTestSuite``) does not. Shell files are not scanned (no masking rule is defined for them).
     """
     files = _scanned(tree)
     if not files:
-        return Result(100, applicable=False, reason="no Python, notebook or R files to scan",
+        return Result(100, applicable=False, reason="no Python, notebook, R, Julia, MATLAB, C/C++ or workflow files to scan",
                       counts={"files_scanned": 0, "files_with_masking": 0})
-    hits_by_file = {path: hits for path, _, facts in files if (hits := _c4_hits(path, facts))}
+    hits_by_file = {path: hits for path, kind, facts in files if (hits := _c4_hits(path, kind, facts))}
     bad = len(hits_by_file)
     counts = {
         "files_scanned": len(files),
@@ -117,6 +198,5 @@ def silent_failure_masking(tree: TreeIndex) -> Result:
         evidence=_evidence(hits_by_file),
         counts=counts,
         reason=f"{bad} of {len(files)} scanned files swallow errors silently",
-        fix=f"In {_join(sorted(hits_by_file))}, catch the specific exceptions you expect and log or re-raise them "
-            "(in R, check try() results with inherits(x, 'try-error')).",
+        fix=_fix(hits_by_file, {path: kind for path, kind, _ in files}),
     )
