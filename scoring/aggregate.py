@@ -411,11 +411,14 @@ def alpha(coverage: float | None, rubric: Rubric) -> float:
 
 
 def compute_rcs(rrs: float, ros: RosResult | None, rubric: Rubric) -> RcsResult:
-    """RCS = RRS without outcome data, else ``clamp((1−α)·RRS + α·ROS)`` rounded."""
+    """RCS = RRS without outcome data, else ``clamp((1−α)·RRS + α·ROS)`` rounded.
+
+    α and ROS enter as they are published (α to ``ALPHA_DIGITS``, ROS to 2 decimals), so
+    a reader recomputes the stored RCS exactly from the stored RRS, ROS and α."""
     if ros is None:
         return RcsResult(alpha=0.0, value=rrs)
-    weight = alpha(ros.coverage, rubric)
-    mixed = (1.0 - weight) * rrs + weight * ros.value
+    weight = round(alpha(ros.coverage, rubric), ALPHA_DIGITS)
+    mixed = (1.0 - weight) * rrs + weight * round(ros.value, 2)
     low, high = RCS_BOUNDS
     return RcsResult(alpha=weight, value=round(min(high, max(low, mixed)), rubric.rounding.score))
 

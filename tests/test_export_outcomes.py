@@ -109,8 +109,9 @@ def ros_of(weights_and_values):
 
 
 def rcs_of(rrs, ros, coverage):
-    alpha = max(min(coverage, 1.0) * 0.70, 0.10)
-    return alpha, round(min(100.0, max(0.0, (1.0 - alpha) * rrs + alpha * ros)), 2)
+    """METRICS.md §9 from the published values: α to 4 decimals, ROS to 2 (§8)."""
+    alpha = round(max(min(coverage, 1.0) * 0.70, 0.10), 4)
+    return alpha, round(min(100.0, max(0.0, (1.0 - alpha) * rrs + alpha * round(ros, 2))), 2)
 
 
 @pytest.fixture(scope="module")

@@ -696,7 +696,11 @@ def is_software_download(target: str) -> bool:
 
 def not_applicable_result(tree: TreeIndex) -> Result | None:
     """The not-applicable Result (fill value 0) of a data detector when the deposit
-    uses no data, else None."""
+    uses no data, else None. An empty deposit is not of that kind: with no file at all
+    nothing shows that it needs no data, and METRICS.md §11.25 scores it A = 0 with the
+    data penalty firing."""
+    if not tree.files:
+        return None
     use = data_use(tree)
     if not use.none:
         return None

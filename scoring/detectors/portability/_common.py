@@ -292,6 +292,8 @@ def _files(tree: TreeIndex) -> tuple[list[_File], list[_File]]:
         return cached
     code: list[_File] = []
     for path, kind in sorted((path, code_kind) for code_kind in _CODE_KINDS for path in tree.by_type(code_kind)):
+        if tree.role(path) == "vendored":
+            continue   # in no code metric's denominator (METRICS §0.2.2)
         if kind == "shell":
             lines = tree.line_file(path, "shell")
             if lines is not None:
@@ -308,6 +310,27 @@ def _files(tree: TreeIndex) -> tuple[list[_File], list[_File]]:
             parameters.append(_File(path, fmt, lines=lines))
     found = _FILES[tree] = code, parameters
     return found
+
+
+# C1 also reads the languages whose frontends give string literals but no credential
+# rule (METRICS §0.3: workflow code is source for C1; MATLAB and native sources are
+# where their machine paths are written)
+_C1_FRONTENDS = ("matlab", "c_cpp", "fortran", "nextflow", "snakemake")
+
+
+def _c1_frontend_files(tree: TreeIndex) -> list[_File]:
+    """The MATLAB, C/C++, Fortran, Nextflow and Snakemake files C1 scans besides
+    :func:`_files`'s, by path; ``kind`` is the frontend's name."""
+    seen = {f.path for f in _files(tree)[0]}
+    out = []
+    for path, frontend in sorted((p, name) for name in _C1_FRONTENDS for p in tree.by_frontend(name)):
+        if path in seen or tree.role(path) == "vendored":
+            continue
+        facts = tree.facts(path)
+        if facts is not None:
+            seen.add(path)
+            out.append(_File(path, frontend, facts=facts))
+    return out
 
 
 # --------------------------------------------------------------------------- located hits

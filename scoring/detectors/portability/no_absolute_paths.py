@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from scoring.detectors.portability._common import _evidence, _files, _Hit, _join, _ratio_value
+from scoring.detectors.portability._common import _c1_frontend_files, _evidence, _files, _Hit, _join, _ratio_value
 from scoring.facts import FileFacts
 from scoring.parsers.linefiles import line_literal
 from scoring.parsers.secrets import mask_line, unescape
@@ -20,7 +20,8 @@ _ABSOLUTE_PATH_RULES = (
     ("root", rf"{_START}/root/{_SEG}"),
     ("mnt", rf"{_START}/mnt/[A-Za-z][^/\s\"'\\)>]*/"),
     ("volumes", rf"{_START}/Volumes/{_SEG}/"),
-    ("cluster", rf"{_START}/(?:scratch|gpfs|lustre|nfs)/"),
+    # HPC scratch and project roots (§0.2.26; /project2/, /work2/ as on Midway, TACC)
+    ("cluster", rf"{_START}/(?:scratch|gpfs|lustre|nfs|project\d*|projects|global|work\d*|cluster|storage)/"),
     ("cluster", rf"{_START}/n/{_SEG}/"),
     ("colab_drive", rf"{_START}/content/drive/"),
     ("user_home", r"(?<![\w~$])~[A-Za-z_][\w.\-]*/"),
@@ -71,6 +72,14 @@ def _code_values(kind: str, facts: FileFacts) -> Iterator[tuple[int | None, int,
     else:
         for string in facts.strings:
             yield string.cell, string.line_start, unescape(string.value)
+    if kind == "matlab":
+        # command syntax (``cd /Users/me/data``): its words are call arguments, not
+        # string literals; a quoted argument is a string already
+        quoted = {(string.line_start, string.value) for string in facts.strings}
+        for call in facts.calls:
+            for arg in call.args:
+                if isinstance(arg, str) and (call.line, arg) not in quoted:
+                    yield None, call.line, arg
     jupyter = kind == "notebook"
     for cell in facts.cells:
         if not cell.magics or (jupyter and cell.language not in ("python", "shell")):
@@ -101,20 +110,39 @@ def _hits(path: str, values: Iterable[tuple[int | None, int, str]]) -> list[_Hit
     return hits
 
 
-@detector("no_absolute_paths", version="2.0.0")
+# how each ecosystem builds a path relative to the code, for the fix text
+_RELATIVE_IDIOM = {
+    "python": "pathlib.Path(__file__).parent", "notebook": "pathlib.Path(__file__).parent",
+    "snakemake": "workflow.basedir or config entries",
+    "r": "here::here()", "rmd": "here::here()", "julia": "@__DIR__",
+    "matlab": "fileparts(mfilename('fullpath'))", "nextflow": "projectDir or params",
+    "c_cpp": "paths given on the command line", "fortran": "paths given on the command line",
+    "shell": '"$(dirname "$0")"',
+}
+
+
+def _relative_idioms(kinds: dict[str, str], bad_paths: list[str]) -> str:
+    idioms = dict.fromkeys(_RELATIVE_IDIOM[kinds[path]] for path in bad_paths if kinds[path] in _RELATIVE_IDIOM)
+    return ", ".join(idioms) or "paths relative to the file that reads them"
+
+
+@detector("no_absolute_paths", version="2.1.0")
 def no_absolute_paths(tree: TreeIndex) -> Result:
     """Source and parameter files contain no machine-specific absolute paths.
 
     What it checks:
         Every Python file, notebook code cell, R/R Markdown/Quarto, Julia and shell file,
-        plus parameter files (YAML/JSON/TOML/INI named like configuration or below a
+        the MATLAB/Octave, C/C++, Fortran, Nextflow and Snakemake files (string literals,
+        and MATLAB command-syntax arguments such as ``cd /Users/me/data``), vendored
+        files excepted, plus parameter files (YAML/JSON/TOML/INI named like configuration or below a
         config directory) and ``.env*`` files. A file is bad when a string literal (read
         by the Python, R and Julia frontends, Python docstrings excluded; notebook magics
         and shell cells, shell, YAML, TOML, INI and .env lines without comments; JSON
         string values)
         holds a path such as ``/home/<user>/``, ``/Users/<user>/``, ``/root/…``,
-        ``/mnt/<x>…/``, ``/Volumes/<x>/``, ``/scratch/``, ``/gpfs/``, ``/lustre/``,
-        ``/nfs/``, ``/n/<x>/``, ``/content/drive/``, ``~<user>/`` or any drive letter
+        ``/mnt/<x>…/``, ``/Volumes/<x>/``, HPC roots (``/scratch/``, ``/gpfs/``,
+        ``/lustre/``, ``/nfs/``, ``/project/``, ``/project2/``, ``/projects/``,
+        ``/global/``, ``/work/``, ``/work2/``, ``/cluster/``, ``/storage/``), ``/n/<x>/``, ``/content/drive/``, ``~<user>/`` or any drive letter
         (``C:\\``, ``d:/``). Embedded URLs are removed before matching. Value =
         100·(1 − bad files / scanned files); no scanned file → 100, not applicable.
     Why it matters:
@@ -126,7 +154,8 @@ def no_absolute_paths(tree: TreeIndex) -> Result:
         files and files scanned with a fallback because they do not parse.
     How to fix:
         Build paths relative to the repository (``pathlib.Path(__file__).parent``, R
-        ``here::here()``), or read them from a configuration file, a command-line
+        ``here::here()``, Julia ``@__DIR__``, MATLAB ``fileparts(mfilename('fullpath'))``,
+        Nextflow ``projectDir``), or read them from a configuration file, a command-line
         argument or an environment variable.
     Known false positives:
         Paths that are examples inside ordinary strings (help texts, error messages), and
@@ -136,7 +165,7 @@ def no_absolute_paths(tree: TreeIndex) -> Result:
         token fallback that may include docstrings or stored outputs.
     """
     code, parameters = _files(tree)
-    files = code + parameters
+    files = code + _c1_frontend_files(tree) + parameters
     if not files:
         return Result(100, applicable=False, reason="no source or parameter files to scan",
                       counts={"files_scanned": 0, "files_with_absolute_paths": 0})
@@ -167,5 +196,6 @@ def no_absolute_paths(tree: TreeIndex) -> Result:
         counts=counts,
         reason=f"{bad} of {len(files)} scanned files contain machine-specific absolute paths",
         fix=f"Replace the absolute paths in {_join(bad_paths)} with paths relative to the repository "
-            "(pathlib.Path(__file__).parent, here::here()) or read them from a config file or environment variable.",
+            f"({_relative_idioms({f.path: f.kind for f in files}, bad_paths)}) or read them from a config file, "
+            "a command-line argument or an environment variable.",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from scoring.detectors.portability._common import (
@@ -24,11 +25,24 @@ from scoring.tree import TreeIndex
 _BINDING_OPS = frozenset({"<-", "<<-", "=", ":", "=>", ":="})
 
 
+# A call that stores an API key or token, given it as its first argument: R's
+# fredr::fredr_set_key("…"), tidycensus::census_api_key("…"), set_api_key("…"),
+# set_token("…"); the argument is a credential-named binding ("api_key").
+_KEY_SETTER = re.compile(r"(?:^|[._])(?:(?:set|register)_?(?:api_?)?(?:key|token)|api_?key|set_?token)$",
+                         re.IGNORECASE)
+
+
 def _token_bindings(tokens: Sequence[_Tok]) -> Iterator[tuple[str, str, int]]:
     """``(name, value, line)`` of R/Julia string literals bound to a name, key or argument."""
     for index, tok in enumerate(tokens):
         if tok.kind != "str":
             continue
+        opening = _prev_index(tokens, index)
+        if opening >= 1 and tokens[opening].kind == "op" and tokens[opening].text == "(":
+            callee = _prev_index(tokens, opening)
+            if callee >= 0 and tokens[callee].kind == "name" and _KEY_SETTER.search(tokens[callee].text):
+                yield "api_key", tok.text, tok.line
+                continue
         nxt = _next_index(tokens, index)
         if nxt + 1 < len(tokens) and tokens[nxt].kind == "op" and tokens[nxt].text in ("->", "->>") \
                 and tokens[nxt + 1].kind == "name":
@@ -72,7 +86,7 @@ def _hit(path: str, fact: CredentialFact) -> _Hit:
     return _Hit(path, fact.line, f"no_hardcoded_credentials.{rule}", reason, fact.excerpt, fact.cell)
 
 
-@detector("no_hardcoded_credentials", version="2.0.0")
+@detector("no_hardcoded_credentials", version="2.1.0")
 def no_hardcoded_credentials(tree: TreeIndex) -> Result:
     """Source and parameter files contain no hard-coded credentials.
 
@@ -86,7 +100,9 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
         the name's last component is ``password``, ``passwd``, ``api_key``, ``secret_key``,
         ``access_token``, ``client_secret``, ``private_key``, ``credentials``, … (``=``,
         ``:``, ``<-``, ``=>``, keyword arguments, dict keys, parameter defaults, shell
-        and ``.env`` assignments, ``--password=…`` options). The value must have at
+        and ``.env`` assignments, ``--password=…`` options), or, in R and Julia, passes
+        a literal to a key-setting call (``fredr::fredr_set_key("…")``,
+        ``tidycensus::census_api_key("…")``, ``set_api_key``, ``set_token``). The value must have at
         least 8 characters, no whitespace, and not be a URL, path, regular expression,
         template or environment lookup, or a placeholder (``YOUR_``, ``EXAMPLE``,
         ``XXXX``, ``<…>``, ``CHANGEME``, …). For the generic words ``token``,
