@@ -232,8 +232,8 @@ def test_file_presence(tree: TreeIndex) -> Result:
         test configurations (test.config, conf/test_full.config, nextflow_test.config;
         a test profile in nextflow.config when no such file exists); configuration
         files a CI job passes to a workflow run (Snakemake --configfile
-        .test/config.yaml, Nextflow -c / -params-file). Vendored folders are skipped
-        for native code. Value = min(|T| / 2, 1) · 100.
+        .test/config.yaml, Nextflow -c / -params-file). Vendored and "3rd party"
+        folders are skipped for native and MATLAB code. Value = min(|T| / 2, 1) · 100.
     Why it matters:
         Tests let a third party check that the code still computes what it computed for
         the authors, on their own machine, before trusting any result.
