@@ -275,7 +275,7 @@ class DefinitionFact(_Record):
     # the line of each decorator, in the order of ``decorators`` (Python)
     decorator_lines: tuple[int, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     # a class's bases as dotted names, import aliases resolved (Python); "" for a base
-    # that is no dotted name
+    # that is no dotted name; MATLAB: a classdef's superclasses as written
     bases: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     # the base classes of a class as written, those that are dotted names (Python; also
     # read off a class line that does not parse), S3's TestCase test

@@ -866,6 +866,13 @@ class TreeIndex:
 
         return self._cached("ci", path, lambda text: parse_ci_config(text, path))
 
+    def nf_test(self, path: str):
+        """An nf-test file's ``test("…")`` lines and assertion lines
+        (:func:`scoring.parsers.nftest.parse_nf_test`), read once; None if not text."""
+        from .parsers.nftest import parse_nf_test
+
+        return self._cached("nf_test", path, parse_nf_test)
+
     def front_matter(self, path: str):
         """The YAML header keys of an R Markdown / Quarto document
         (:func:`scoring.parsers.front_matter.parse_front_matter`), read once; None if not text."""

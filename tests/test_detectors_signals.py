@@ -58,8 +58,10 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     assert len(list((FIXTURES / metric).glob("*/expected.json"))) >= 3
     detector = REGISTRY[metric]
     # the V2 rules; 2.0.1: config_externalised's sys.argv evidence in reading order, seed_management
-    # read from facts (imports anywhere on a line, != main guards, R/Julia notebook cells parsed)
-    assert detector.version == {"config_externalised": "2.0.1", "seed_management": "2.0.1"}.get(metric, "2.0.0")
+    # read from facts (imports anywhere on a line, != main guards, R/Julia notebook cells parsed);
+    # 2.1.0: test_file_presence's §0.3 test suites in every ecosystem
+    assert detector.version == {"config_externalised": "2.0.1", "seed_management": "2.0.1",
+                                "test_file_presence": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -286,6 +288,36 @@ def test_test_notebooks_and_helpers(measure_s):
     found = evidence_of(m, "test_file_presence.notebook")
     assert [(e["path"], e["cell"], e["line_start"]) for e in found] == [("tests/check.ipynb", 2, 1)]
     assert {e["path"] for e in evidence_of(m, "test_file_presence.no_tests")} == {"tests/helpers.py", "test/runtests.jl"}
+
+
+def test_nf_test_parser_skips_comments_and_triple_quoted_code():
+    from scoring.parsers.nftest import parse_nf_test
+
+    text = ('nextflow_process {\n    // test("old") {\n    test("one") {\n        when {\n'
+            '            process {\n                """\n                assert input\n                """\n'
+            '            }\n        }\n        then {\n            /* assert nothing\n            */\n'
+            '            assert snapshot(process.out).match()\n        }\n    }\n}\n')
+    parsed = parse_nf_test(text)
+    assert (parsed.tests, parsed.assertions) == ((3,), (14,))
+
+
+def test_ci_config_files_passed_to_workflow_runs():
+    from scoring.parsers.ci import parse_ci_config
+
+    text = ("jobs:\n  t:\n    steps:\n      - run: snakemake --cores 1 --configfile .test/config/config.yaml\n"
+            "      - run: nextflow run main.nf -c ./conf/ci.config --conda-frontend mamba\n"
+            "      - run: nextflow run main.nf -params-file params.yml -c $CONF\n"
+            "      # - run: snakemake --configfile old.yaml\n")
+    assert parse_ci_config(text, ".github/workflows/t.yml").config_files == (
+        (4, ".test/config/config.yaml"), (5, "conf/ci.config"), (6, "params.yml"))
+
+
+def test_snakemake_test_config_not_run_by_ci_is_not_a_test(measure_s):
+    # §0.3: Snakemake .test/ configurations count when CI runs them
+    m = measure_s("test_file_presence", {"workflow/Snakefile": "rule all:\n    input: 'a.txt'\n",
+                                          ".test/config/config.yaml": "samples: s.tsv\n"})
+    assert (m.value, m.counts["test_files"]) == (0, 0)
+    assert "Snakemake test configuration" in m.fix
 
 
 def test_assert_outside_a_tests_folder_is_not_a_test(measure_s):

@@ -89,10 +89,19 @@ def test_classdef_methods_take_their_access():
               b"      obj.x = x;\n    end\n  end\n  methods (Access = private)\n    function hidden(obj)\n"
               b"    end\n  end\nend\n")
     assert matlab.extract(source, "Model.m").definitions == (
-        DefinitionFact("Model", "class", 1, True, False),
+        DefinitionFact("Model", "class", 1, True, False, bases=("handle",)),
         DefinitionFact("Model", "method", 3, True, True),
         DefinitionFact("hidden", "method", 9, False, False),
     )
+
+
+def test_classdef_superclasses_are_its_bases():
+    # S3: a matlab.unittest class is known by its superclass (a project's own *TestCase too)
+    source = (b"classdef (Abstract) ExportTest < tests.abstract.NwbTestCase & matlab.mixin.Copyable\n"
+              b"  methods (Test)\n    function exports(testCase)\n    end\n  end\nend\n")
+    assert matlab.extract(source, "ExportTest.m").definitions[0].bases == (
+        "tests.abstract.NwbTestCase", "matlab.mixin.Copyable")
+    assert matlab.extract(b"classdef Plain\nend\n", "Plain.m").definitions[0].bases == ()
 
 
 def test_parse_error_is_a_fact_and_the_rest_is_still_read():

@@ -65,3 +65,19 @@ def test_stated_releases_read_prose_only():
     )
     assert [(s.product, s.release, s.line) for s in stated_releases(doc)] == [
         ("MATLAB", "R2019b", 5), ("Octave", "6.1", 6)]
+
+
+def test_cmake_tests_registered_outside_function_and_macro_bodies():
+    # S3: add_test and a project's own add_<kind>_test register tests; the add_test inside
+    # a macro's body is a template, not a test
+    text = ("macro(add_integration_test)\n  add_test(NAME ${ARGV0} COMMAND run)\nendmacro()\n"
+            "enable_testing()\nadd_integration_test(h2)\n# add_test(old old)\n"
+            "add_test(NAME unit COMMAND unit_tests)\ngtest_discover_tests(unit_tests)\n")
+    build = parse_native_build(text, "tests/CMakeLists.txt")
+    assert [(t.line, t.command) for t in build.tests] == [
+        (5, "add_integration_test"), (7, "add_test"), (8, "gtest_discover_tests")]
+
+
+def test_meson_test_calls():
+    text = "t = executable('t', 't.f90')\n# test('commented', t)\ntest('unit', t)\nbenchmark('b', t)\nx.test(1)\n"
+    assert [(t.line, t.command) for t in parse_native_build(text, "test/meson.build").tests] == [(3, "test")]

@@ -33,7 +33,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "matlab"
-VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error
+VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3)
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -150,8 +150,12 @@ class _Walker:
     def class_definition(self, node) -> None:
         name = node.child_by_field_name("name")
         if name is not None:
+            # the superclasses as written (``< matlab.unittest.TestCase & handle``): S3's test classes
+            superclasses = next((c for c in node.named_children if c.type == "superclasses"), None)
+            bases = tuple(ts.text(c) for c in superclasses.named_children
+                          if c.type in ("property_name", "identifier")) if superclasses is not None else ()
             self.facts.definitions.append(DefinitionFact(ts.text(name), "class", ts.first_line(node), True,
-                                                         self.help_follows(node)))
+                                                         self.help_follows(node), bases=bases))
 
     def methods(self, node) -> None:
         attributes = next((c for c in node.named_children if c.type == "attributes"), None)

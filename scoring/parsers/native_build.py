@@ -10,7 +10,11 @@ environment (METRICS.md §0.3, native codes).
   tarball is exact, another tag bounded, a branch or nothing unpinned), ``find_package(X
   1.2)`` (bounded, ``EXACT`` exact, no version unpinned), meson ``subprojects/*.wrap``
   (a 40-hex ``revision`` or a ``source_hash`` exact, a tag bounded) and git submodules in
-  a dependency folder (``.gitmodules``: git records each at a commit, so exact).
+  a dependency folder (``.gitmodules``: git records each at a commit, so exact);
+* the tests the build registers (S3): CMake ``add_test``, ``gtest_discover_tests``,
+  ``gtest_add_tests``, ``catch_discover_tests``, ``doctest_discover_tests`` and a
+  project's own ``add_<kind>_test(s)`` command (mrchem's ``add_integration_test``), not
+  inside a ``function``/``macro`` body (a template, not a test); meson ``test(…)``.
 
 Every function is pure: it takes one file's text and returns records; nothing raises on
 bad input (an unbalanced CMake command ends at the end of the file).
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 
 from .manifests import PIN_BOUNDED, PIN_EXACT, PIN_UNPINNED, Dependency, normalize_name
 
-__all__ = ["LanguageStandard", "NativeBuildFile", "native_build_kind", "parse_native_build"]
+__all__ = ["LanguageStandard", "NativeBuildFile", "TestDeclaration", "native_build_kind", "parse_native_build"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,15 @@ class LanguageStandard:
 
     line: int
     text: str
+
+
+@dataclass(frozen=True)
+class TestDeclaration:
+    """A test the build registers: its line and the command as written (``add_test``,
+    ``test``)."""
+
+    line: int
+    command: str
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,7 @@ class NativeBuildFile:
     kind: str
     standards: tuple[LanguageStandard, ...] = ()
     dependencies: tuple[Dependency, ...] = ()
+    tests: tuple[TestDeclaration, ...] = ()
 
 
 _MAKE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\.[^/]+)?|[^/]+\.mk", re.IGNORECASE)
@@ -72,7 +86,7 @@ def parse_native_build(text: str, path: str) -> NativeBuildFile | None:
     if kind == "cmake":
         return _cmake(text, path)
     if kind == "meson":
-        return NativeBuildFile(kind, standards=tuple(_meson_standards(text)))
+        return NativeBuildFile(kind, standards=tuple(_meson_standards(text)), tests=tuple(_meson_tests(text)))
     if kind == "meson-wrap":
         return NativeBuildFile(kind, dependencies=tuple(_wrap(text, path)))
     if kind == "git-submodules":
@@ -200,11 +214,25 @@ def _cmake_commands(text: str) -> list[_CMakeCommand]:
     return commands
 
 
+_CMAKE_TEST_COMMANDS = frozenset({"add_test", "gtest_discover_tests", "gtest_add_tests", "catch_discover_tests",
+                                  "doctest_discover_tests"})
+# a project's own test-registering command: add_integration_test, add_unit_tests, ...
+_CMAKE_OWN_TEST_RE = re.compile(r"add_\w+_tests?")
+
+
 def _cmake(text: str, path: str) -> NativeBuildFile:
     standards: list[LanguageStandard] = []
     dependencies: list[Dependency] = []
+    tests: list[TestDeclaration] = []
+    body_depth = 0                     # inside function()/macro() bodies
     for command in _cmake_commands(text):
         values = [a for a, _ in command.args]
+        if command.name in ("function", "macro"):
+            body_depth += 1
+        elif command.name in ("endfunction", "endmacro"):
+            body_depth = max(0, body_depth - 1)
+        elif body_depth == 0 and (command.name in _CMAKE_TEST_COMMANDS or _CMAKE_OWN_TEST_RE.fullmatch(command.name)):
+            tests.append(TestDeclaration(command.line, command.name))
         if command.name == "set" and len(values) >= 2 and _CMAKE_STANDARD_VAR_RE.fullmatch(values[0]):
             if values[1][:1].isdigit():
                 standards.append(LanguageStandard(command.line, f"{values[0]} {values[1]}"))
@@ -224,7 +252,7 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
             flag = _STD_FLAG_RE.search(value)
             if flag:
                 standards.append(LanguageStandard(line, flag.group(0)))
-    return NativeBuildFile("cmake", tuple(standards), tuple(dependencies))
+    return NativeBuildFile("cmake", tuple(standards), tuple(dependencies), tuple(tests))
 
 
 def _fetched(command: _CMakeCommand, path: str) -> Dependency:
@@ -276,6 +304,18 @@ def _meson_standards(text: str) -> list[LanguageStandard]:
             found.append(LanguageStandard(number, option.group(1).replace(" ", "")))
         elif flag:
             found.append(LanguageStandard(number, flag.group(0)))
+    return found
+
+
+# a meson ``test('name', exe, …)`` call (not ``benchmark``, not a method ``x.test(``)
+_MESON_TEST_RE = re.compile(r"(?<![\w.])test\s*\(")
+
+
+def _meson_tests(text: str) -> list[TestDeclaration]:
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if _MESON_TEST_RE.search(line.split("#", 1)[0]):
+            found.append(TestDeclaration(number, "test"))
     return found
 
 

@@ -4,6 +4,7 @@ CI file names (S5, S6). Detectors read facts and parsed structures from the tree
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 # Evidence lists stay short enough to read; totals always go to ``counts``.
@@ -37,3 +38,21 @@ _CI_ROOT_FILES = frozenset({
     ".appveyor.yaml", "bitbucket-pipelines.yml", ".drone.yml", ".drone.yaml", ".woodpecker.yml",
     ".woodpecker.yaml", ".cirrus.yml",
 })
+
+
+# Directories whose YAML files are CI pipelines (path segments matched case-insensitively).
+_CI_DIRS = ((".github", "workflows"), (".circleci",), (".buildkite",), (".woodpecker",))
+_YAML_NAME_RE = re.compile(r".+\.ya?ml", re.IGNORECASE)
+
+
+def _ci_files(tree) -> list[str]:
+    found = [p for p in tree.files_in("") if _name(p).lower() in _CI_ROOT_FILES]
+    for segments in _CI_DIRS:
+        directory = ""
+        for segment in segments:
+            directory = tree.find_ci(segment, directory) or ""
+            if not directory or not tree.is_dir(directory):
+                break
+        else:
+            found.extend(p for p in tree.files_in(directory) if _YAML_NAME_RE.fullmatch(_name(p)))
+    return sorted(found)

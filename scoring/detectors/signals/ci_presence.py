@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 from scoring.detectors.signals._common import (
-    _CI_ROOT_FILES,
     MAX_EVIDENCE,
+    _ci_files,
     _join_names,
-    _name,
 )
 from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
-
-# Directories whose YAML files are CI pipelines (path segments matched case-insensitively).
-_CI_DIRS = ((".github", "workflows"), (".circleci",), (".buildkite",), (".woodpecker",))
-_YAML_NAME_RE = re.compile(r".+\.ya?ml", re.IGNORECASE)
-
-
-def _ci_files(tree: TreeIndex) -> list[str]:
-    found = [p for p in tree.files_in("") if _name(p).lower() in _CI_ROOT_FILES]
-    for segments in _CI_DIRS:
-        directory = ""
-        for segment in segments:
-            directory = tree.find_ci(segment, directory) or ""
-            if not directory or not tree.is_dir(directory):
-                break
-        else:
-            found.extend(p for p in tree.files_in(directory) if _YAML_NAME_RE.fullmatch(_name(p)))
-    return sorted(found)
 
 
 @detector("ci_presence", version="2.0.0")
