@@ -164,12 +164,15 @@ ARCHIVE_DOI_PREFIXES = frozenset({
     "10.13026",  # PhysioNet
     "10.18112",  # OpenNeuro
     "10.57967",  # Hugging Face
+    "10.48324",  # DANDI Archive (domain repository, §0.2.16)
 })
 KAGGLE_DOI_PREFIX = "10.34740"
 
 _ARCHIVE_HOSTS = ("zenodo.org", "figshare.com", "osf.io", "datadryad.org", "data.mendeley.com",
                   "pangaea.de", "ukdataservice.ac.uk", "data.4tu.nl", "openneuro.org", "physionet.org",
-                  "icpsr.umich.edu", "openicpsr.org", "b2share.eudat.eu")
+                  "icpsr.umich.edu", "openicpsr.org", "b2share.eudat.eu",
+                  # domain repositories (§0.2.16)
+                  "dandiarchive.org", "neurovault.org")
 _INSTITUTIONAL_HOSTS = ("archive.ics.uci.edu", "ega-archive.org", "synapse.org", "openml.org")
 _NCBI_DATA_PATHS = ("/geo/", "/sra/", "/bioproject/", "/biosample/")
 _EBI_DATA_PATHS = ("/ena/", "/arrayexpress/", "/pride/")
@@ -352,6 +355,7 @@ class _Context:
     data: bool        # a data section, a DATA document, or code
     citation: bool    # a citation section or a BibTeX entry
     badge_urls: frozenset[str] = frozenset()   # badge URLs on this line (raw and normalised)
+    download: bool = False   # a data or download context: a data section, code, or a line naming data or a download (§0.2.15)
 
 
 @dataclass(frozen=True)
@@ -422,9 +426,27 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
         return code_host
     if _host_is(host, *_NOT_DATA_HOSTS) or lower.endswith("schema.json"):
         return "not_data"
-    if data_extension(lower.rsplit("/", 1)[-1]):
+    name = lower.rsplit("/", 1)[-1]
+    if data_extension(name):
         return Pointer(40, "data_pointer.direct_url", url, "direct URL of a data file")
+    if ctx.download and is_data_archive_name(name):
+        return Pointer(40, "data_pointer.direct_url", url, "direct URL of a data archive in a data or download context")
     return "not_data"
+
+
+_ARCHIVE_NAME_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".7z")
+# A versioned or source-named archive is a software release, not a data archive.
+_SOFTWARE_ARCHIVE_RE = re.compile(r"[-_.]v?\d+(?:\.\d+)+|(?:^|[-_.])(?:src|source|install|setup|master|main)(?:[-_.]|$)")
+
+
+def is_data_archive_name(name: str) -> bool:
+    """A file name ending in an archive suffix (§0.2.15) that is not a versioned
+    software release (``tool-1.2.tar.gz``) or a source archive (``master.zip``)."""
+    lower = name.lower()
+    for suffix in _ARCHIVE_NAME_SUFFIXES:
+        if lower.endswith(suffix) and len(lower) > len(suffix):
+            return _SOFTWARE_ARCHIVE_RE.search(lower[: -len(suffix)]) is None
+    return False
 
 
 def _code_host_pointer(url: str, host: str, path: str) -> Pointer | str | None:
@@ -453,7 +475,7 @@ def _code_host_pointer(url: str, host: str, path: str) -> Pointer | str | None:
 
 # --------------------------------------------------------------------------- code units and notebook code lines (A2, A3, A4)
 
-_CODE_CONTEXT = _Context(data=True, citation=False)
+_CODE_CONTEXT = _Context(data=True, citation=False, download=True)
 
 
 _WORKFLOW_SUFFIXES = (".smk", ".nf", ".wdl")
