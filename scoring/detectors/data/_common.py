@@ -108,10 +108,25 @@ _ROOT_DATA_DOC_RE = re.compile(
 )
 
 
+# Multi-word data phrases: the only matches of a sentence-like heading (§0.2.7).
+_DATA_PHRASE_RE = re.compile(
+    _ww(r"(?:input|raw|source|example|sample|demo|test|training|experimental|observational|survey)\s+data"
+        r"|data\s+(?:availability|sources?|access|description|download|collection|preparation|acquisition|sets?)"),
+    re.IGNORECASE,
+)
+
+
 def is_data_heading(text: str) -> bool:
     """A heading about the data: ``data``/``dataset(s)`` as a whole word (so ``Input
-    data``, ``Data availability``), never ``Database`` or ``Data structures``."""
-    return bool(_DATA_HEADING_RE.search(text)) and not _NOT_DATA_HEADING_RE.search(text)
+    data``, ``Data availability``), never ``Database`` or ``Data structures``. Headings
+    are noun phrases (§0.2.7): a sentence-like heading (more than 8 words, or ending in
+    ``.`` or ``?``, e.g. an FAQ question) matches only a multi-word data phrase."""
+    if not _DATA_HEADING_RE.search(text) or _NOT_DATA_HEADING_RE.search(text):
+        return False
+    stripped = text.strip()
+    if len(stripped.split()) > 8 or stripped.endswith((".", "?")):
+        return _DATA_PHRASE_RE.search(stripped) is not None
+    return True
 
 
 def data_docs(tree: TreeIndex) -> list[str]:
