@@ -189,6 +189,8 @@ _ARCHIVE_HOSTS = ("zenodo.org", "figshare.com", "osf.io", "datadryad.org", "data
                   # domain repositories (§0.2.16)
                   "dandiarchive.org", "neurovault.org")
 _INSTITUTIONAL_HOSTS = ("archive.ics.uci.edu", "ega-archive.org", "synapse.org", "openml.org")
+# Intergovernmental and central-bank data services (with ``*.gov``, A2 institutional in a data context).
+_PUBLIC_DATA_HOSTS = ("who.int", "fred.stlouisfed.org", "data.worldbank.org", "ec.europa.eu", "oecd.org", "imf.org")
 _NCBI_DATA_PATHS = ("/geo/", "/sra/", "/bioproject/", "/biosample/")
 _EBI_DATA_PATHS = ("/ena/", "/arrayexpress/", "/pride/")
 _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
@@ -434,6 +436,10 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
         return "not_data"
     if (_host_is(host, "huggingface.co", "hf.co") and lower.startswith("/datasets/")) or _host_is(host, *_INSTITUTIONAL_HOSTS):
         return Pointer(80, "data_pointer.institutional_host", url, f"institutional data archive URL ({host})")
+    if ctx.data and "data" in lower and (host.endswith(".gov") or _host_is(host, *_PUBLIC_DATA_HOSTS)):
+        # a government or intergovernmental data page named in a data context (NOAA,
+        # Census, HUD, BLS, FRED, WHO): an institutional data host
+        return Pointer(80, "data_pointer.institutional_host", url, f"institutional data host URL ({host})")
     if _host_is(host, "kaggle.com") and lower.startswith("/datasets/"):
         return Pointer(75, "data_pointer.kaggle", url, "Kaggle dataset URL")
     code_host = _code_host_pointer(url, host, path)

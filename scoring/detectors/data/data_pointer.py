@@ -343,7 +343,7 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     return found
 
 
-@detector("data_pointer", version="2.2.0")
+@detector("data_pointer", version="2.3.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -362,7 +362,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         80 institutional: NCBI/EBI URLs on data paths (``/geo/``, ``/sra/``,
         ``/bioproject/``, ``/biosample/``, ``ftp.ncbi…``, ``/ena/``, ``/arrayexpress/``,
         ``/pride/``; never PubMed/PMC), Hugging Face datasets, UCI, EGA, PhysioNet,
-        Synapse, OpenML; accession numbers (GSE, SRR/SRP/SRX, PRJNA…, E-MTAB-…, PXD, EGAS/
+        Synapse, OpenML; a government (``*.gov``: NOAA, Census, HUD, BLS…) or
+        intergovernmental/central-bank (WHO, FRED, World Bank, Eurostat, OECD, IMF) URL
+        whose path names data, in a data context; accession numbers (GSE, SRR/SRP/SRX, PRJNA…, E-MTAB-…, PXD, EGAS/
         EGAD) in a data context. 75 kaggle: ``kaggle.com/datasets`` or a Kaggle DOI.
         60 code_host: raw/blob data files, release assets, LFS media or data-named
         repositories on GitHub/GitLab/Bitbucket; also a non-archive DOI in a data
