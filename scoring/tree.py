@@ -132,6 +132,9 @@ def file_type(path: str) -> str | None:
     return _EXT_TO_TYPE.get(name[dot:].lower()) if dot > 0 else None
 
 
+_SHELL_SHEBANG_RE = re.compile(rb"#!\s*(?:/usr)?/bin/(?:env\s+)?(?:ba|z|k|da)?sh\b")
+
+
 class TreeIndex:
     """Everything detectors may know about one tree."""
 
@@ -903,6 +906,26 @@ class TreeIndex:
         return self._cached("dockerfile", path, parse_dockerfile, by_content=True)
 
     # --- line-oriented files no frontend reads (scoring.parsers.scripts) ----------
+    @cached_property
+    def shebang_shell_files(self) -> tuple[str, ...]:
+        """Extensionless files (no ``.`` in the name, outside dot folders, at most 256 KiB)
+        whose first line is a shell shebang (``#!/bin/bash``, ``#!/usr/bin/env sh``…):
+        shell scripts no extension names (A4). Only the first bytes are looked at; a file
+        that is not such a script is left unread for every other purpose."""
+        found = []
+        for path, info in self._files.items():
+            name = path.rsplit("/", 1)[-1]
+            if info.type is not None or info.alias_of is not None or "." in name or info.size > 262144 \
+                    or any(part.startswith(".") for part in path.split("/")[:-1]):
+                continue
+            try:
+                head = self.source.read(path, 128)
+            except Exception:
+                continue
+            if _SHELL_SHEBANG_RE.match(head):
+                found.append(path)
+        return tuple(sorted(found))
+
     def shell_script(self, path: str):
         """A shell script's logical command lines and ``VAR=value`` assignments
         (:func:`scoring.parsers.scripts.parse_shell_script`), parsed once per content."""

@@ -153,7 +153,9 @@ def test_every_canned_query_returns_rows_on_the_demo_database(demo_db):
     gaps = [(r["title"], r["rrs"], r["ros"], r["gap"], r["failure_class"]) for r in results["outcome_gap"]]
     assert gaps[:2] == [("demo-lab/snakemake-rnaseq: v1.0.0", 93.91, 14.29, 79.62, "install_dep"),
                         ("demo-lab/snakemake-rnaseq: v1.0.1", 93.91, 14.29, 79.62, "install_dep")]
-    assert len(gaps) == 4 and gaps[3][:4] == ("demo-lab/notebook-ml-study: v0.3.0", 36.85, 100.0, -63.15)
+    # notebook-ml-study: A1 50 -> 0 (its README title names the data, §0.2.6: no section), A raw
+    # 70 -> 60, gated A (above tau) 0.25 * 10 = 2.50 lower: RRS 36.85 -> 34.35, gap -65.65
+    assert len(gaps) == 4 and gaps[3][:4] == ("demo-lab/notebook-ml-study: v0.3.0", 34.35, 100.0, -65.65)
     assert [(r["source_id"], r["status"], r["stage"], r["message"]) for r in results["not_scored"]] == [
         ("9100005", "withdrawn", "withdrawn", "Retracted by the creators")]
     applies = {r["metric_id"]: r["applies"] for r in results["submetrics_falling_short"]}

@@ -108,10 +108,25 @@ _ROOT_DATA_DOC_RE = re.compile(
 )
 
 
+# Multi-word data phrases: the only matches of a sentence-like heading (§0.2.7).
+_DATA_PHRASE_RE = re.compile(
+    _ww(r"(?:input|raw|source|example|sample|demo|test|training|experimental|observational|survey)\s+data"
+        r"|data\s+(?:availability|sources?|access|description|download|collection|preparation|acquisition|sets?)"),
+    re.IGNORECASE,
+)
+
+
 def is_data_heading(text: str) -> bool:
     """A heading about the data: ``data``/``dataset(s)`` as a whole word (so ``Input
-    data``, ``Data availability``), never ``Database`` or ``Data structures``."""
-    return bool(_DATA_HEADING_RE.search(text)) and not _NOT_DATA_HEADING_RE.search(text)
+    data``, ``Data availability``), never ``Database`` or ``Data structures``. Headings
+    are noun phrases (§0.2.7): a sentence-like heading (more than 8 words, or ending in
+    ``.`` or ``?``, e.g. an FAQ question) matches only a multi-word data phrase."""
+    if not _DATA_HEADING_RE.search(text) or _NOT_DATA_HEADING_RE.search(text):
+        return False
+    stripped = text.strip()
+    if len(stripped.split()) > 8 or stripped.endswith((".", "?")):
+        return _DATA_PHRASE_RE.search(stripped) is not None
+    return True
 
 
 def data_docs(tree: TreeIndex) -> list[str]:
@@ -164,13 +179,18 @@ ARCHIVE_DOI_PREFIXES = frozenset({
     "10.13026",  # PhysioNet
     "10.18112",  # OpenNeuro
     "10.57967",  # Hugging Face
+    "10.48324",  # DANDI Archive (domain repository, §0.2.16)
 })
 KAGGLE_DOI_PREFIX = "10.34740"
 
 _ARCHIVE_HOSTS = ("zenodo.org", "figshare.com", "osf.io", "datadryad.org", "data.mendeley.com",
                   "pangaea.de", "ukdataservice.ac.uk", "data.4tu.nl", "openneuro.org", "physionet.org",
-                  "icpsr.umich.edu", "openicpsr.org", "b2share.eudat.eu")
+                  "icpsr.umich.edu", "openicpsr.org", "b2share.eudat.eu",
+                  # domain repositories (§0.2.16)
+                  "dandiarchive.org", "neurovault.org")
 _INSTITUTIONAL_HOSTS = ("archive.ics.uci.edu", "ega-archive.org", "synapse.org", "openml.org")
+# Intergovernmental and central-bank data services (with ``*.gov``, A2 institutional in a data context).
+_PUBLIC_DATA_HOSTS = ("who.int", "fred.stlouisfed.org", "data.worldbank.org", "ec.europa.eu", "oecd.org", "imf.org")
 _NCBI_DATA_PATHS = ("/geo/", "/sra/", "/bioproject/", "/biosample/")
 _EBI_DATA_PATHS = ("/ena/", "/arrayexpress/", "/pride/")
 _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
@@ -352,6 +372,7 @@ class _Context:
     data: bool        # a data section, a DATA document, or code
     citation: bool    # a citation section or a BibTeX entry
     badge_urls: frozenset[str] = frozenset()   # badge URLs on this line (raw and normalised)
+    download: bool = False   # a data or download context: a data section, code, or a line naming data or a download (§0.2.15)
 
 
 @dataclass(frozen=True)
@@ -415,6 +436,10 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
         return "not_data"
     if (_host_is(host, "huggingface.co", "hf.co") and lower.startswith("/datasets/")) or _host_is(host, *_INSTITUTIONAL_HOSTS):
         return Pointer(80, "data_pointer.institutional_host", url, f"institutional data archive URL ({host})")
+    if ctx.data and "data" in lower and (host.endswith(".gov") or _host_is(host, *_PUBLIC_DATA_HOSTS)):
+        # a government or intergovernmental data page named in a data context (NOAA,
+        # Census, HUD, BLS, FRED, WHO): an institutional data host
+        return Pointer(80, "data_pointer.institutional_host", url, f"institutional data host URL ({host})")
     if _host_is(host, "kaggle.com") and lower.startswith("/datasets/"):
         return Pointer(75, "data_pointer.kaggle", url, "Kaggle dataset URL")
     code_host = _code_host_pointer(url, host, path)
@@ -422,9 +447,27 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
         return code_host
     if _host_is(host, *_NOT_DATA_HOSTS) or lower.endswith("schema.json"):
         return "not_data"
-    if data_extension(lower.rsplit("/", 1)[-1]):
+    name = lower.rsplit("/", 1)[-1]
+    if data_extension(name):
         return Pointer(40, "data_pointer.direct_url", url, "direct URL of a data file")
+    if ctx.download and is_data_archive_name(name):
+        return Pointer(40, "data_pointer.direct_url", url, "direct URL of a data archive in a data or download context")
     return "not_data"
+
+
+_ARCHIVE_NAME_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".7z")
+# A versioned or source-named archive is a software release, not a data archive.
+_SOFTWARE_ARCHIVE_RE = re.compile(r"[-_.]v?\d+(?:\.\d+)+|(?:^|[-_.])(?:src|source|install|setup|master|main)(?:[-_.]|$)")
+
+
+def is_data_archive_name(name: str) -> bool:
+    """A file name ending in an archive suffix (§0.2.15) that is not a versioned
+    software release (``tool-1.2.tar.gz``) or a source archive (``master.zip``)."""
+    lower = name.lower()
+    for suffix in _ARCHIVE_NAME_SUFFIXES:
+        if lower.endswith(suffix) and len(lower) > len(suffix):
+            return _SOFTWARE_ARCHIVE_RE.search(lower[: -len(suffix)]) is None
+    return False
 
 
 def _code_host_pointer(url: str, host: str, path: str) -> Pointer | str | None:
@@ -453,7 +496,7 @@ def _code_host_pointer(url: str, host: str, path: str) -> Pointer | str | None:
 
 # --------------------------------------------------------------------------- code units and notebook code lines (A2, A3, A4)
 
-_CODE_CONTEXT = _Context(data=True, citation=False)
+_CODE_CONTEXT = _Context(data=True, citation=False, download=True)
 
 
 _WORKFLOW_SUFFIXES = (".smk", ".nf", ".wdl")

@@ -475,7 +475,10 @@ def _scan_r_julia_lines(lines: list[tuple[int, str]], language: str, path: str, 
 
 _R_URL_CALLS = frozenset({"download.file", "curl_download", "GET", "request", "read.csv", "read.csv2", "read.table",
                           "read.delim", "read_csv", "read_tsv", "read_delim", "fread", "readRDS", "read_excel"})
-_R_TOOLS = frozenset({"getGEO", "pb_download", "BiocFileCache", "bfcrpath", "osf_download"})
+_R_TOOLS = frozenset({"getGEO", "pb_download", "BiocFileCache", "bfcrpath", "osf_download",
+                      # data-archive APIs: tidycensus (US Census), fredr (FRED)
+                      "get_acs", "get_decennial", "get_estimates", "get_pums",
+                      "fredr", "fredr_series_observations"})
 _JL_URL_CALLS = frozenset({"Downloads.download", "download", "HTTP.download", "HTTP.get"})
 _JL_TOOLS = frozenset({"DataDep"})
 _URL_LITERAL_RE = re.compile(r"^(?:https?|ftp)://")
@@ -553,6 +556,40 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
         scan.add(path, line, None, tree.snippet(path, line) or "", by_line[line])
 
 
+_MATLAB_URL_CALLS = frozenset({"websave", "urlwrite", "webread"})
+# the DANDI client called through MATLAB's Python interface (py.dandi.download.download,
+# written ``download.download`` in the facts) with a dandi:// URI
+_MATLAB_TOOL_RE = re.compile(r"^(?:py\.)?(?:dandi\.)?(?:download\.)?download$")
+
+
+def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _DownloadScan) -> None:
+    """MATLAB/Octave downloads from the call facts (§0.3): ``websave``/``urlwrite``/
+    ``webread`` of a URL (a literal or a name bound to one) and the DANDI client
+    ``py.dandi.download.download``."""
+    url_vars: dict[str, str] | None = None
+    by_line: dict[int, Download] = {}
+    for call in facts.calls:
+        name = call.written
+        first = call.args[0] if call.args else None
+        if _MATLAB_TOOL_RE.match(name) and isinstance(first, str) and first.lower().startswith("dandi://"):
+            by_line.setdefault(call.line, Download("data_acquisition_script.matlab_call", f"the DANDI client downloads {first}"))
+            continue
+        if name not in _MATLAB_URL_CALLS or call.line in by_line:
+            continue
+        if url_vars is None:
+            url_vars = _fact_url_vars(facts)
+        args = list(call.args)
+        # websave(filename, url) / urlwrite(url, filename) / webread(url)
+        candidates = args[1:2] + args[:1] if name == "websave" else args[:1]
+        for arg in candidates:
+            url = _fact_arg_url(arg, call.line, url_vars, {})
+            if url and not _is_local_url(url) and not is_installer_url(url):
+                by_line[call.line] = Download("data_acquisition_script.matlab_call", f"{name} downloads {url}")
+                break
+    for line in sorted(by_line):
+        scan.add(path, line, None, tree.snippet(path, line) or "", by_line[line])
+
+
 def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:
     by_cell: dict[tuple[str, int | None, str], list[tuple[int, str]]] = {}
     for item in _notebook_code_lines(tree):
@@ -570,13 +607,14 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.1.0")
+@detector("data_acquisition_script", version="2.2.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
     What it checks:
         100 if any of these performs a data download (METRICS.md A4 V2, §0.1.22), else 0:
-        shell scripts (``.sh``, ``.bash``; ``\\`` continuations joined, ``$VAR`` expanded
+        shell scripts (``.sh``, ``.bash``, and extensionless files with a shell shebang
+        such as ``kit/run-gen-ref``; ``\\`` continuations joined, ``$VAR`` expanded
         from assignments in the same file), notebook ``!``/``%sx`` lines and ``%%bash``
         cells, R Markdown shell chunks, Make-like recipes (root and environment
         locations; ``$(VAR)`` expanded), workflow files (Snakemake ``shell:`` and ``run:``
@@ -597,7 +635,13 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``osfclient``, the Kaggle API, ``GEOparse.get_GEO``, ``Entrez.efetch``, Synapse),
         and ``subprocess``/``os.system`` running a shell download; R ``download.file``,
         ``curl_download``, ``httr::GET``, ``read.csv``/``fread`` of a URL, ``getGEO``,
-        ``piggyback::pb_download``, ``BiocFileCache``, ``osf_download``; Julia
+        ``piggyback::pb_download``, ``BiocFileCache``, ``osf_download``, the data-archive
+        APIs ``tidycensus::get_acs``/``get_decennial``/``get_estimates``/``get_pums`` and
+        ``fredr::fredr`` (in ``.R`` files and, from the R facts of their chunks, R Markdown
+        and Quarto documents outside vignettes, tests, documentation and ``inst/``: a
+        reader on a URL variable counts); MATLAB/Octave
+        ``websave``/``urlwrite``/``webread`` of a URL and the DANDI client
+        ``py.dandi.download.download("dandi://…")`` (vendored toolboxes skipped); Julia
         ``Downloads.download``/``download``/``HTTP.get`` of a URL and ``DataDeps``; and
         ``*.dvc`` data-tracking files (with ``outs:``).
         Not downloads: installer URLs (ending ``.sh .exe .deb .rpm .pkg .dmg .whl``,
@@ -639,7 +683,8 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     dvc_files = _dvc_tracking_files(tree)
     for path in dvc_files:
         scan.add(path, None, None, path, Download("data_acquisition_script.dvc_tracking", "DVC data-tracking file"))
-    for path in tree.by_type("shell"):
+    # shell scripts: by extension, and extensionless files with a shell shebang
+    for path in tree.by_type("shell") + list(tree.shebang_shell_files):
         _guarded(tree, path, "scanning shell commands", lambda p=path: _scan_shell_file(tree, p, scan), None)
     for path in tree.make_like_files():
         _guarded(tree, path, "scanning task recipes", lambda p=path: _scan_make_like(tree, p, scan), None)
@@ -648,12 +693,23 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
             _guarded(tree, path, "scanning workflow rules", lambda p=path: _scan_workflow_file(tree, p, scan), None)
     for path, facts in _python_facts(tree):
         _guarded(tree, path, "scanning Python calls", lambda p=path, f=facts: _scan_python(tree, p, f, scan), None)
-    for kind in ("r", "julia"):
+    for kind in ("r", "julia", "rmd"):
+        language = "r" if kind == "rmd" else kind
         for path in tree.by_type(kind):
+            if kind == "rmd" and not is_data_use_path(tree, path):
+                continue  # vignettes, test-suite and documentation documents: examples, not the deposit's data use
             facts = tree.facts(path)
-            if facts is not None and facts.frontend == kind:
+            if facts is not None and facts.frontend == language:
+                # R Markdown / Quarto: the R facts of its chunks (a call's argument on the
+                # next line, a URL in a variable of an earlier chunk)
                 _guarded(tree, path, "scanning R/Julia calls",
-                         lambda p=path, f=facts, k=kind: _scan_r_julia_calls(tree, p, f, k, scan), None)
+                         lambda p=path, f=facts, k=language: _scan_r_julia_calls(tree, p, f, k, scan), None)
+    for path in tree.by_frontend("matlab"):
+        if tree.role(path) == "vendored":
+            continue
+        facts = tree.facts(path)
+        if facts is not None and facts.frontend == "matlab":
+            _guarded(tree, path, "scanning MATLAB calls", lambda p=path, f=facts: _scan_matlab_calls(tree, p, f, scan), None)
     _guarded(tree, "", "scanning notebook cells", lambda: _scan_notebooks(tree, scan), None)
 
     downloads = [h for h in scan.hits if not h.download.installer]

@@ -34,7 +34,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_ww(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.1.0")
+@detector("data_description", version="2.2.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -47,7 +47,10 @@ def data_description(tree: TreeIndex) -> Result:
         (b) A README data section: a real heading (outside code fences; ATX, setext, RST
         or HTML) containing the whole word ``data`` or ``dataset(s)`` (so "Input data",
         "Data availability", "Data access") but not ``database`` or ``data structure(s)``.
-        The section runs to the next heading of the same or higher level, sub-sections
+        The README's first heading, when top-level, is the document title and never a
+        section (§0.2.6); a sentence-like heading (more than 8 words, or ending in ``.``
+        or ``?``, such as an FAQ question) matches only a multi-word data phrase ("input
+        data", "data availability", "data sources"…; §0.2.7). The section runs to the next heading of the same or higher level, sub-sections
         included. Words: >= 60 -> 80, 20-59 -> 50, fewer -> 20.
         (c) The README prose uses ``dataset(s)``, ``data availability`` or
         ``data source(s)`` as whole words -> 20.
@@ -115,8 +118,9 @@ def _measure(tree: TreeIndex) -> Result:
     doc = _document(tree, readme) if readme else None
     if readme and doc is not None:
         locate = _cell_locator(tree, readme)
+        title = _document_title(doc)
         for section in doc.sections:
-            if not is_data_heading(section.heading.text):
+            if section.heading is title or not is_data_heading(section.heading.text):
                 continue
             words = section.words
             counts["readme_data_sections"] += 1
@@ -162,6 +166,13 @@ def _a1_fix(value: int, best: Evidence) -> str | None:
         return ("Add DATA.md of at least 100 words (or grow the README data section to 60 words) "
                 "covering the data's source, size, format and licence.")
     return "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format and licence."
+
+
+def _document_title(doc: Document):
+    """The README's first heading when it is top-level: the document title, which
+    names the project and is never a section (§0.2.6)."""
+    first = doc.sections[0].heading if doc.sections else None
+    return first if first is not None and first.level == 1 else None
 
 
 def _raw_line(doc: Document, line: int) -> str:

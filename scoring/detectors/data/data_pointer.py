@@ -78,6 +78,16 @@ _RST_IMAGE_RE = re.compile(r"^\s*\.\.\s+(?:\|[^|]+\|\s+)?(?:image|figure)::", re
 _HTML_BADGE_ANCHOR_RE = re.compile(r"""<a\s[^>]*href\s*=\s*["']([^"']+)["'][^>]*>\s*<img""", re.IGNORECASE)
 
 
+# A variable naming a data source (§0.2.14): url, uri, link, source, data, dataset, remote.
+_DATA_SOURCE_BINDING_RE = re.compile(r"url|uri|link|source|data|remote|download", re.IGNORECASE)
+_TEST_DIRS = frozenset({"test", "tests", "testthat", "testing", ".test", ".tests"})
+
+
+def is_data_use_path_name(path: str) -> bool:
+    """False for code under a test folder."""
+    return not ({d.lower() for d in path.split("/")[:-1]} & _TEST_DIRS)
+
+
 def _clean_url(url: str) -> str:
     """Drop sentence punctuation and Markdown emphasis glued to the end of a URL."""
     return url.rstrip(_TRAILING)
@@ -101,6 +111,27 @@ class _PointerScan:
             self._seen.add(key)
             self.found.append((pointer, path, line, cell))
 
+    def scan_code_text(self, text: str, binding: str, path: str, line: int | None, cell: int | None) -> None:
+        """A code string literal: a DOI that is no data-repository DOI counts only in a
+        data-source variable (§0.2.14: a DOI in a message or a citation is no pointer);
+        accession numbers in test code are test data (§0.3)."""
+        before = len(self.found)
+        self.scan_text(text, _CODE_CONTEXT, path, line, cell)
+        if len(self.found) == before:
+            return
+        source_variable = _DATA_SOURCE_BINDING_RE.search(binding or "") is not None
+        test = not is_data_use_path_name(path)
+        kept = self.found[:before]
+        for item in self.found[before:]:
+            rule = item[0].rule
+            if rule == "data_pointer.doi_in_data_context" and not source_variable:
+                self.ignored["doi_outside_data_context"] += 1
+            elif rule == "data_pointer.accession" and test:
+                self.ignored["test_accession"] += 1
+            else:
+                kept.append(item)
+        self.found = kept
+
     def scan_text(self, text: str, ctx: _Context, path: str, line: int | None, cell: int | None) -> None:
         """URLs, DOIs and (in a data context) accession numbers of one line of text."""
         if not _may_hold_pointer(text):
@@ -111,12 +142,19 @@ class _PointerScan:
             self.add(classify_url(url, ctx, self.own), path, line, cell)
         if "://" in text:
             rest = _URL_RE.sub(" ", text)
+            for match in _DANDI_URI_RE.finditer(rest):
+                self.add(Pointer(100, "data_pointer.archival_host", match.group(0),
+                                 "DANDI Archive URI (a domain data repository, §0.2.16)"), path, line, cell)
         for doi in _dois(rest):
             self.add(classify_doi(doi, ctx, self.own), path, line, cell)
         if ctx.data:
             for match in _ACCESSION_RE.finditer(rest):
                 self.add(Pointer(80, "data_pointer.accession", match.group(0),
                                  f"accession number {match.group(0)} in a data context"), path, line, cell)
+
+
+# dandi:// URIs and the DANDI Archive's S3 bucket (s3://dandiarchive/...).
+_DANDI_URI_RE = re.compile(r"\b(?:dandi://[^\s\"'<>]+|s3://dandiarchive(?:/[^\s\"'<>]*)?)", re.IGNORECASE)
 
 
 def _dois(text: str) -> Iterator[str]:
@@ -207,7 +245,12 @@ def _scan_document(tree: TreeIndex, path: str, doc: Document, scan: _PointerScan
         data = data_doc or _ranges_contain(data_ranges, number)
         citation = number in bibtex or _ranges_contain(cite_ranges, number)
         line, cell = locate(number)
-        scan.scan_text(raw, _Context(data, citation, badges_by_line.get(number, frozenset())), path, line, cell)
+        download = data or _DOWNLOAD_LINE_RE.search(raw) is not None
+        scan.scan_text(raw, _Context(data, citation, badges_by_line.get(number, frozenset()), download), path, line, cell)
+
+
+# A line naming data or a download: a data context for archive URLs (§0.2.15).
+_DOWNLOAD_LINE_RE = re.compile(r"\b(?:wget|curl|download\w*|data(?:sets?)?)\b", re.IGNORECASE)
 
 
 def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
@@ -225,7 +268,7 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
         candidates = sorted((s for s in facts.strings if not s.docstring and _may_hold_pointer(s.value[:2000])),
                             key=lambda s: (s.line_start, s.value))
         for literal in candidates:
-            scan.scan_text(literal.value[:2000], _CODE_CONTEXT, path, literal.line_start, literal.cell)
+            scan.scan_code_text(literal.value[:2000], literal.binding, path, literal.line_start, literal.cell)
     for path in _script_files(tree):
         facts = tree.facts(path)
         if facts is not None and facts.frontend in _CODE_FRONTENDS:
@@ -236,7 +279,7 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
                     continue
                 # a literal over several lines: each pointer at its own line
                 for offset, text in enumerate(literal.value[:2000].split("\n")):
-                    scan.scan_text(text, _CODE_CONTEXT, path, literal.line_start + offset, None)
+                    scan.scan_code_text(text, literal.binding, path, literal.line_start + offset, None)
             continue
         for number, line in _guarded(tree, path, "reading script lines", lambda p=path: tree.script_lines(p), ()):
             scan.scan_text(line, _CODE_CONTEXT, path, number, None)
@@ -244,7 +287,7 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
         scan.scan_text(cell_line.text, _CODE_CONTEXT, cell_line.path, cell_line.line, cell_line.cell)
 
 
-_CODE_FRONTENDS = frozenset({"r", "julia", "snakemake", "nextflow"})
+_CODE_FRONTENDS = frozenset({"r", "julia", "snakemake", "nextflow", "matlab"})
 
 
 def _script_files(tree: TreeIndex) -> list[str]:
@@ -252,6 +295,8 @@ def _script_files(tree: TreeIndex) -> list[str]:
     found: list[str] = []
     for kind in ("shell", "r", "julia"):
         found.extend(tree.by_type(kind))
+    # MATLAB/Octave string literals (§0.3), vendored toolboxes (their demos) excluded
+    found.extend(p for p in tree.by_frontend("matlab") if tree.role(p) != "vendored")
     found.extend(p for p in tree.make_like_files() if not p.lower().endswith(".py"))
     for path in tree.files:
         if _is_workflow_file(path):
@@ -264,7 +309,7 @@ def _script_files(tree: TreeIndex) -> list[str]:
 _CONFIG_JSON_RE = re.compile(
     r"package.*\.json|tsconfig.*\.json|codemeta\.json|\.zenodo\.json|citation\.json|.*\.schema\.json|"
     r"renovate\.json|composer\.json|lerna\.json|angular\.json|vercel\.json|app\.json|manifest\.json|"
-    r"\.?eslintrc.*\.json|.*config.*\.json|.*settings.*\.json|jsconfig\.json|bower\.json|.*\.code-workspace",
+    r"\.?eslintrc.*\.json|nextflow_schema\.json|output_definition\.json|.*config.*\.json|.*settings.*\.json|jsconfig\.json|bower\.json|.*\.code-workspace",
     re.IGNORECASE,
 )
 _CONFIG_DIRS = frozenset({"config", "configs", "conf", "settings", ".vscode", ".github", ".devcontainer"})
@@ -286,6 +331,8 @@ def local_data_files(tree: TreeIndex) -> list[str]:
         if any(part.startswith(".") for part in parts):
             continue
         dirs = [p.lower() for p in parts[:-1]]
+        if _CONFIG_DIRS & set(dirs) and ext in (".json", ".tsv", ".csv"):
+            continue  # sample sheets and settings in the configuration role (A2 V2 rule 5)
         if ext == ".json":
             in_data_dir = any(d in _DATA_DIRS or d.startswith("input") for d in dirs)
             if not in_data_dir:
@@ -296,7 +343,7 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     return found
 
 
-@detector("data_pointer", version="2.1.0")
+@detector("data_pointer", version="2.3.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -308,20 +355,36 @@ def data_pointer(tree: TreeIndex) -> Result:
         cells. The value is the maximum (METRICS.md A2 V2, §0.1.21):
         100 archival: a data-repository DOI prefix (Zenodo 10.5281, figshare 10.6084,
         Dryad 10.5061, OSF 10.17605, Dataverse 10.7910…, Mendeley Data 10.17632,
-        PANGAEA 10.1594, UKDS 10.5255, …) or an archive host URL (zenodo.org,
-        figshare.com, osf.io, datadryad.org, a Dataverse, data.mendeley.com, pangaea.de…).
+        PANGAEA 10.1594, UKDS 10.5255, DANDI 10.48324, …) or an archive host URL (zenodo.org,
+        figshare.com, osf.io and its subdomains, datadryad.org, a Dataverse, data.mendeley.com,
+        pangaea.de, the domain repositories dandiarchive.org and neurovault.org…); DANDI
+        URIs (``dandi://…``, ``s3://dandiarchive/…``) in any language (§0.2.16).
         80 institutional: NCBI/EBI URLs on data paths (``/geo/``, ``/sra/``,
         ``/bioproject/``, ``/biosample/``, ``ftp.ncbi…``, ``/ena/``, ``/arrayexpress/``,
         ``/pride/``; never PubMed/PMC), Hugging Face datasets, UCI, EGA, PhysioNet,
-        Synapse, OpenML; accession numbers (GSE, SRR/SRP/SRX, PRJNA…, E-MTAB-…, PXD, EGAS/
+        Synapse, OpenML; a government (``*.gov``: NOAA, Census, HUD, BLS…) or
+        intergovernmental/central-bank (WHO, FRED, World Bank, Eurostat, OECD, IMF) URL
+        whose path names data, in a data context; accession numbers (GSE, SRR/SRP/SRX, PRJNA…, E-MTAB-…, PXD, EGAS/
         EGAD) in a data context. 75 kaggle: ``kaggle.com/datasets`` or a Kaggle DOI.
         60 code_host: raw/blob data files, release assets, LFS media or data-named
         repositories on GitHub/GitLab/Bitbucket; also a non-archive DOI in a data
         context. 40 direct_url: any other URL of a data file (the extension is matched
-        after stripping ``.gz .bz2 .xz .zip .tar.gz``). 25 local_file: a data file in the
+        after stripping ``.gz .bz2 .xz .zip .tar.gz``); a URL of an archive (``.zip``,
+        ``.tar.gz``, ``.tgz``, ``.7z``) in a data or download context -- code, a data section,
+        or a document line naming data or ``wget``/``curl``/a download (§0.2.15) -- unless
+        the name is a versioned or source release (``tool-1.2.tar.gz``, ``master.zip``).
+        25 local_file: a data file in the
         tree (``.csv .tsv .parquet .feather .h5 .hdf5 .nc .npy .npz .rds .xlsx .json…``),
-        dot paths and configuration files excluded; ``.json`` only under a data folder or
-        above 1 KiB and not a known configuration name.
+        dot paths and configuration files excluded (``.json``/``.tsv``/``.csv`` under
+        ``config/``, ``conf/``, ``settings/``: sample sheets and settings; Nextflow
+        ``nextflow_schema.json``/``output_definition.json``); ``.json`` only under a data
+        folder or above 1 KiB and not a known configuration name.
+        Per language: Python literals and notebook cells, R/Julia/Snakemake/Nextflow and
+        MATLAB/Octave string literals (comments are never pointers; vendored MATLAB
+        toolboxes are skipped), shell and Make-like lines. In code a DOI that is not a
+        data-repository DOI counts only in a data-source variable (``url``, ``source``,
+        ``data``, ``link``…; §0.2.14: a DOI in a message or citation string is none), and
+        an accession number in test code is test data (§0.3).
         Ignored: badges (image and link target), the repository's own URLs and DOIs (from
         ``CITATION.cff``, ``codemeta.json``, ``.zenodo.json``, ``[project.urls]``), CI,
         documentation and package-index links, code-host links that are not data, and any

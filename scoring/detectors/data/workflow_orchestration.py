@@ -22,7 +22,20 @@ from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
-_PIPELINE_DRIVER_RE = re.compile(r"(?:run_all|pipeline|workflow|run_pipeline|run_analysis)\.(?:py|r|sh|jl)", re.IGNORECASE)
+# ``runall`` is read as ``run_all``; MATLAB drivers: ``main.m``, ``run_all.m`` (§0.3 MATLAB specifics)
+_PIPELINE_DRIVER_RE = re.compile(
+    r"(?:run_?all|pipeline|workflow|run_pipeline|run_analysis)\.(?:py|r|sh|jl|m)|main\.m", re.IGNORECASE)
+# Maintenance rules (cleaning, testing, linting, documentation, versioning, releasing): a
+# Make-like file holding only these is not an analysis workflow (§0.3 python-libraries rule
+# on documentation-only Makefiles, read as maintenance-only).
+_MAINTENANCE_TARGET_RE = re.compile(
+    r"\.?(?:phony|help|clean\w*|distclean|mrproper|tests?\w*|check\w*|lint\w*|format\w*|fmt|style|"
+    r"coverage|cov|docs?|html|man|manual|site|serve|install\w*|uninstall|dev|develop|setup|deps|requirements|"
+    r"release|publish|upload|dist|sdist|wheel|package|tag|bump\w*|version(?:\.txt)?|update\w*|changelog|"
+    r"precommit|pre-commit|typecheck|mypy|flake8|black|isort|ruff|pylint|pytest|tox|nox|benchmark|bench|"
+    r"docker\w*|image|push|pull|ci)",
+    re.IGNORECASE,
+)
 
 # (engine, pattern of the lower-case file name); the first rule/process line of an engine
 # file comes from its facts (Snakemake rules, Nextflow processes and workflows, R
@@ -35,7 +48,7 @@ _ENGINES: tuple[tuple[str, str], ...] = (
     ("wdl", r".*\.wdl"),
     ("dvc", r"dvc\.yaml"),
     ("galaxy", r".*\.ga"),
-    ("targets", r"_targets\.r"),
+    ("targets", r"_targets\.r|_targets\.rmd"),  # _targets.Rmd: Target Markdown
 )
 # All name patterns in one: a single match per file names the first engine (in table
 # order) whose pattern the name matches.
@@ -49,7 +62,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.1.0")
+@detector("workflow_orchestration", version="2.2.0")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -60,14 +73,18 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         (bare ``*.dvc`` data-tracking files do not count), a Galaxy workflow (``*.ga``
         holding ``a_galaxy_workflow``), R targets (``_targets.R``), a Kedro project
         (``[tool.kedro]`` in pyproject.toml, or ``conf/base/`` with ``kedro`` declared),
-        an Airflow DAG, a Luigi task class or a Prefect flow (Python, resolved through
+        Target Markdown (``_targets.Rmd``), an Airflow DAG, a Luigi task class or a Prefect flow (Python, resolved through
         imports).
         80 makefile: a Make-like file (``Makefile`` in any case, ``GNUmakefile``,
         ``justfile``, ``Taskfile.yml``, invoke ``tasks.py``, doit ``dodo.py``) at the root
-        or in an environment location, with at least one rule.
-        70 pipeline_script: ``run_all``, ``pipeline``, ``workflow``, ``run_pipeline`` or
-        ``run_analysis`` with extension ``.py``, ``.R``, ``.sh`` or ``.jl`` at the top
-        level or in ``scripts/``.
+        or in an environment location, with at least one rule that is not maintenance:
+        a file whose rules all clean, test, lint, build documentation, install, version,
+        update or release (``clean``, ``version.txt``, ``update_schema``, ``release``…; an
+        ``all`` rule without a recipe is neutral) is not an analysis workflow (§0.3).
+        70 pipeline_script: ``run_all`` (also ``runall``), ``pipeline``, ``workflow``,
+        ``run_pipeline`` or ``run_analysis`` with extension ``.py``, ``.R``, ``.sh``,
+        ``.jl`` or ``.m``, and the MATLAB driver ``main.m`` (§0.3 MATLAB specifics), at the
+        top level or in ``scripts/``.
         Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
@@ -86,8 +103,9 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         stages) that runs every step from raw data to figures; at least add a Makefile
         whose targets run the scripts in order.
     Known false positives:
-        A Makefile with only development targets (``test``, ``lint``, ``docs``) counts as
-        80; a CWL tool description or a vendored ``*.nf`` module counts as an engine; a
+        A Makefile whose maintenance rules carry unusual names counts as 80; a ``main.m``
+        that is a toolbox entry point rather than an analysis driver counts as 70; a CWL
+        tool description or a vendored ``*.nf`` module counts as an engine; a
         ``pipeline.py`` that is a library module, not a driver, counts as 70.
     """
     return not_applicable_result(tree) or probed(tree, "workflow_orchestration")[0]
@@ -105,7 +123,8 @@ def _probe(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
 
 
 def _measure(tree: TreeIndex) -> Result:
-    counts: dict[str, Any] = {"engine_files": 0, "make_like_files": 0, "make_rules": 0, "pipeline_scripts": 0}
+    counts: dict[str, Any] = {"engine_files": 0, "make_like_files": 0, "make_rules": 0, "pipeline_scripts": 0,
+                             "maintenance_only_make_like": 0}
     engine_evidence = _engine_files(tree)
     engine_evidence += _python_engines(tree)
     kedro = _kedro_evidence(tree)
@@ -119,6 +138,9 @@ def _measure(tree: TreeIndex) -> Result:
         if _name(path).lower() == "tasks.py" and not _imports(tree, path, "invoke"):
             continue  # celery/other task modules are not invoke task files
         if not targets:
+            continue
+        if _maintenance_only(targets):
+            counts["maintenance_only_make_like"] += 1
             continue
         counts["make_like_files"] += 1
         counts["make_rules"] += len(targets)
@@ -153,6 +175,13 @@ def _measure(tree: TreeIndex) -> Result:
     elif value == 70:
         fix = f"Replace {drivers[0]} by a Snakefile (or a Makefile) whose rules run each analysis step."
     return Result(value, level=level, evidence=evidence, counts=counts, reason=reason, fix=fix)
+
+
+def _maintenance_only(targets: list) -> bool:
+    """Every rule is a maintenance rule; an ``all``/``default`` rule without a recipe
+    (prerequisites only) is neutral."""
+    rules = [t for t in targets if not (t.name.lower() in ("all", "default") and not t.recipe)]
+    return bool(rules) and all(_MAINTENANCE_TARGET_RE.fullmatch(t.name) for t in rules)
 
 
 def _line_text(tree: TreeIndex, path: str, line: int | None, cell: int | None = None) -> str | None:
