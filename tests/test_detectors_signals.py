@@ -58,8 +58,9 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     assert len(list((FIXTURES / metric).glob("*/expected.json"))) >= 3
     detector = REGISTRY[metric]
     # the V2 rules; 2.0.1: config_externalised's sys.argv evidence in reading order, seed_management
-    # read from facts (imports anywhere on a line, != main guards, R/Julia notebook cells parsed)
-    assert detector.version == {"config_externalised": "2.0.1", "seed_management": "2.0.1"}.get(metric, "2.0.0")
+    # read from facts (imports anywhere on a line, != main guards, R/Julia notebook cells parsed);
+    # seed_management 2.1.0: C/C++ and Fortran randomness, test and vendored files excluded
+    assert detector.version == {"config_externalised": "2.0.1", "seed_management": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
