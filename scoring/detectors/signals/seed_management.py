@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from scoring.detectors.signals._common import MAX_EVIDENCE, _join_names, _parent
-from scoring.facts import CallFact, Expr, FileFacts, ImportFact
+from scoring.facts import CallFact, Expr, FileFacts, ImportFact, RandomFact
 from scoring.model import Evidence
 from scoring.reference_data import table_json
 from scoring.registry import Result, detector
@@ -214,6 +215,7 @@ class _SeedFile:
     imports: list[ImportFact] = field(default_factory=list)      # its Python imports
     sourced: list[str] = field(default_factory=list)             # R source() / Julia include() targets
     unparseable: bool = False
+    native_seed: _Hit | None = None      # C/C++/Fortran: the seed of the file's seeded generators
 
     @property
     def is_python_module(self) -> bool:
@@ -349,8 +351,67 @@ def _scan_facts(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             record.random.append(_Hit(path, call.line, call.cell, random, tree.snippet(path, call.line, call.cell)))
 
 
+# A project's own generator drawn with an explicit seed state (Numerical Recipes ``ran2(&idum)``,
+# RAxML ``randum(&seed)``): the draw is as reproducible as the seed variable passed.
+_OWN_GENERATOR = re.compile(r"^(ran[0-9a-z]?|randum|rnd|random_?[a-z0-9]*|rand_?[a-z0-9]+)$", re.IGNORECASE)
+_SEED_STATE = re.compile(r"seed|idum", re.IGNORECASE)
+_UNREPRODUCIBLE = ("time", "entropy", "none")
+
+
+def _scan_native(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
+    """Random draws and seeds of a C/C++ or Fortran file, from the
+    frontend's random facts (METRICS.md §0.2.23, §0.3): a draw is seeded when its
+    generator (``c.rand``, ``c.drand48``, an engine variable, ``fortran.random_number``)
+    is seeded reproducibly in the file and never from
+    ``time(…)``/``random_device``/the processor's choice; an engine draw counts once per
+    engine. A call of a project's own generator with a seed-state argument
+    (``ran2(&iseed)``) is a draw with an explicit seed."""
+    path = record.path
+    good: dict[str, RandomFact] = {}
+    bad: set[str] = set()
+    for fact in facts.randoms:
+        if fact.kind in ("seed", "engine"):
+            if fact.seeded and fact.seed_source not in _UNREPRODUCIBLE:
+                good.setdefault(fact.generator, fact)
+            else:
+                bad.add(fact.generator)
+    if good:
+        first = min(good.values(), key=lambda f: f.line)
+        record.native_seed = _Hit(path, first.line, first.cell, first.call, tree.snippet(path, first.line, first.cell))
+    global_states = ("c.", "fortran.", "matlab.")
+    engines_good = any(not g.startswith(global_states) for g in good) and not any(
+        not g.startswith(global_states) for g in bad)
+    for fact in facts.randoms:
+        if fact.kind == "engine" and fact.generator in bad:
+            explicit = False   # an engine seeded from time/random_device: its draws are unseeded
+        elif fact.kind == "draw":
+            if fact.generator.startswith(global_states) or fact.generator in good or fact.generator in bad:
+                explicit = fact.generator in good and fact.generator not in bad
+            else:   # a distribution or shuffle drawing from the file's engines
+                explicit = engines_good
+        else:
+            continue
+        record.random.append(_Hit(path, fact.line, fact.cell, fact.call,
+                                  tree.snippet(path, fact.line, fact.cell), explicit=explicit))
+    if facts.language in ("c", "cpp"):
+        for call in facts.calls:
+            bare = call.name.rsplit("::", 1)[-1]
+            if bare in ("rand", "random", "drand48", "lrand48", "mrand48", "rand_r", "srand", "srand48"):
+                continue
+            if _OWN_GENERATOR.match(bare) and any(type(v) is Expr and _SEED_STATE.search(v.text) for v in call.args):
+                record.random.append(_Hit(path, call.line, call.cell, bare,
+                                          tree.snippet(path, call.line, call.cell), explicit=True))
+
+
 def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
     files: dict[str, _SeedFile] = {}
+    for frontend in ("c_cpp", "fortran"):
+        for path in tree.by_frontend(frontend):
+            facts = tree.facts(path)
+            if facts is None or not (facts.randoms or facts.calls):
+                continue
+            record = files.setdefault(path, _SeedFile(path))
+            _scan_native(record, facts, tree)
     for path, facts in _python_facts(tree):
         _scan_python(tree, files.setdefault(path, _SeedFile(path)), facts)
     for path in tree.by_type("r") + tree.by_type("julia") + tree.by_type("rmd"):
@@ -378,7 +439,8 @@ def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
     for record in files.values():
         record.random.sort(key=lambda h: (h.cell or 0, h.line))
         record.seeds.sort(key=lambda h: (h.cell or 0, h.line))
-    return dict(sorted(files.items()))
+    # test and vendored files are out of the stochastic set, and their seeds seed nothing (§0.2.3, §0.2.2)
+    return dict(sorted((p, r) for p, r in files.items() if tree.role(p) not in ("test", "vendored")))
 
 
 @dataclass(frozen=True)
@@ -511,6 +573,9 @@ def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Pro
         if record.seeds:
             first = record.seeds[0]
             proofs[path] = _Proof("seed_management.seed_call", f"sets a seed with {first.name}", first)
+        elif record.random and all(h.explicit for h in record.random) and record.native_seed is not None:
+            proofs[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.native_seed.name}",
+                                  record.native_seed)
         elif record.random and all(h.explicit for h in record.random):
             first = record.random[0]
             proofs[path] = _Proof(
@@ -590,7 +655,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.0.1")
+@detector("seed_management", version="2.1.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -610,7 +675,18 @@ def seed_management(tree: TreeIndex) -> Result:
         generator=g); or when it calls a local *seed* function that seeds; or when it
         imports a local module that seeds on import; or when a local module that seeds
         imports it (transitively). Value = 100 · seeded / random files; with no random
-        file the metric is not applicable and scores 100. (2.0.1: read from the
+        file the metric is not applicable and scores 100. C/C++ and
+        Fortran files contribute their frontends' random facts (§0.3, §0.2.23): C
+        rand/random/drand48/lrand48 draws are seeded only by their own family's seed
+        (srand, srandom, srand48/seed48) with a constant or a seed argument; <random>
+        engines built from a constant or a seed argument are seeded, built or reseeded
+        from std::random_device or time(…) anywhere in the file unseeded; Fortran
+        random_number is seeded by random_seed(put=…) or random_init(repeatable=.true.),
+        never by random_seed() without put= (MATLAB/Octave randomness is not read yet:
+        its seeds act across files through the global stream). A C/C++ call of a project's own generator (ran2, randum …) passed a
+        seed-state variable (&iseed, seed) is a draw with an explicit seed. Test and
+        vendored files are out of the stochastic set and their seeds seed nothing
+        (§0.2.3). (2.1.0: C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the
         frontends' call, import and definition facts: an import anywhere on a line
         counts, a seed under ``if __name__ != "__main__":`` or in a module-level
         try/if of code that does not parse runs on import, notebook R/Julia cells are
@@ -625,8 +701,11 @@ def seed_management(tree: TreeIndex) -> Result:
         function bodies read by the Python frontend's line scan).
     How to fix:
         Set a seed at the top of each listed file or in its entry point
-        (np.random.seed(0), random.seed(0), torch.manual_seed(0), set.seed(1)), or pass
-        random_state= / seed= / a seeded generator to every random call.
+        (np.random.seed(0), random.seed(0), torch.manual_seed(0), set.seed(1),
+        Random.seed!(1)), or pass random_state= / seed= / a seeded
+        generator to every random call; in C/C++ seed the generator you draw from
+        (srand48(11) for drand48, std::mt19937 gen(seed) from a --seed option with a
+        constant default), in Fortran call random_seed(put=seed) before random_number.
     Known false positives:
         A local variable that shadows an imported module (random = …) is read as the
         module. `**kwargs` passed to a randomised estimator are assumed to carry a seed.
@@ -637,6 +716,9 @@ def seed_management(tree: TreeIndex) -> Result:
         as seeded when they construct any seeded RNG; R/Julia seeds in functions are not
         told apart from top-level ones. Randomness hidden in other libraries (neural
         network initialisation through layer constructors, dropout) is not detected.
+        A C/C++ seed taken from a variable counts as seeded even when that variable
+        defaults to time(NULL) in another file (raxml-ng's --seed); a native seed in
+        one file does not seed draws in the files it calls.
     """
     files = _seed_files(tree)
     random_files = [r for r in files.values() if r.random]
