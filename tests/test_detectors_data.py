@@ -529,11 +529,13 @@ def test_readme_commands_and_dvc_config_are_not_scripts(run):
 def test_empty_tree(run, make_tree):
     tree = TreeIndex.from_path(make_tree({}))
     values = {mid: REGISTRY[mid].run(tree) for mid in A_METRICS}
-    # An empty tree uses no data: A1-A4 are not applicable at their fill value 0 (§0.3).
+    # An empty deposit is not of the no-data kind (§0.3): nothing in it shows that it needs no
+    # data, and METRICS.md §11.25 scores it A = 0 with the data penalty firing.
     assert {mid: (m.value, m.level, m.applicable) for mid, m in values.items()} == {
-        mid: (0, None, False) for mid in A_METRICS
+        "data_description": (0, None, True), "data_pointer": (0, "absent", True),
+        "workflow_orchestration": (0, "absent", True), "data_acquisition_script": (0, None, True),
     }
-    assert all("uses no data" in m.reason for m in values.values())
+    assert not any("uses no data" in (m.reason or "") for m in values.values())
     assert all(probed(tree, mid)[0].fix for mid in A_METRICS)
 
 
