@@ -132,6 +132,7 @@ def file_type(path: str) -> str | None:
     return _EXT_TO_TYPE.get(name[dot:].lower()) if dot > 0 else None
 
 
+_SHEBANG_KEEP_BYTES = 16 * 1024 * 1024   # extensionless non-scripts kept for a later reader
 _SHELL_SHEBANG_RE = re.compile(rb"#!\s*(?:/usr)?/bin/(?:env\s+)?(?:ba|z|k|da)?sh\b")
 
 
@@ -910,18 +911,30 @@ class TreeIndex:
     def shebang_shell_files(self) -> tuple[str, ...]:
         """Extensionless files (no ``.`` in the name, outside dot folders, at most 256 KiB)
         whose first line is a shell shebang (``#!/bin/bash``, ``#!/usr/bin/env sh``…):
-        shell scripts no extension names (A4). Only the first bytes are looked at; a file
-        that is not such a script is left unread for every other purpose."""
+        shell scripts no extension names (A4). The bytes are read through the tree's
+        one-read cache: a remote source (a Software Heritage store) fetches a content once,
+        so a script or a file another detector reads later is not fetched twice. Bytes of
+        files that are not scripts stay cached up to ``_SHEBANG_KEEP_BYTES`` in all."""
         found = []
+        kept = 0
         for path, info in self._files.items():
             name = path.rsplit("/", 1)[-1]
             if info.type is not None or info.alias_of is not None or "." in name or info.size > 262144 \
                     or any(part.startswith(".") for part in path.split("/")[:-1]):
                 continue
-            try:
-                head = self.source.read(path, 128)
-            except Exception:
-                continue
+            text = self._text.get(path)
+            if text is not None:
+                head = text[:128].encode("utf-8", "replace")
+            else:
+                cached = path in self._raw
+                data = self._read(path, for_facts=True)
+                if data is None:
+                    continue
+                head = data[:128]
+                if not cached and not _SHELL_SHEBANG_RE.match(head):
+                    kept += len(data)
+                    if kept > _SHEBANG_KEEP_BYTES:
+                        self._raw.pop(path, None)
             if _SHELL_SHEBANG_RE.match(head):
                 found.append(path)
         return tuple(sorted(found))
