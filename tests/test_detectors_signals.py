@@ -60,8 +60,9 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # the V2 rules; 2.0.1: config_externalised's sys.argv evidence in reading order, seed_management
     # read from facts (imports anywhere on a line, != main guards, R/Julia notebook cells parsed);
     # 2.1.0: test_file_presence's §0.3 test suites in every ecosystem; seed_management's C/C++ and
-    # Fortran randomness, test and vendored files excluded
-    assert detector.version == {"config_externalised": "2.0.1", "seed_management": "2.1.0",
+    # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
+    # code loads, native input decks and command lines, MATLAB inputParser
+    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.1.0",
                                 "test_file_presence": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()

@@ -10,6 +10,7 @@ from scoring.detectors.signals._common import (
     _is_hidden,
     _join_names,
     _name,
+    _parent,
 )
 from scoring.facts import FileFacts, ImportFact
 from scoring.model import Evidence
@@ -18,7 +19,8 @@ from scoring.tree import TreeIndex
 
 _PARAM_FILE_RE = re.compile(r"(?:config|params|settings|hyperparams)\.(?:ya?ml|json|toml|ini|cfg)", re.IGNORECASE)
 _PARAM_SUFFIX_RE = re.compile(r".+\.(?:ya?ml|json|toml|ini|cfg)", re.IGNORECASE)
-_CONFIG_DIR_NAMES = frozenset({"config", "configs", "conf", "params", "settings"})
+_CONFIG_DIR_NAMES = frozenset({"config", "configs", "conf", "params", "settings", "configuration", "configurations",
+                               "parameters"})
 _TOOL_CONFIG_NAMES = frozenset({
     "setup.cfg", "tox.ini", "pyproject.toml", "pytest.ini", "mypy.ini", "ruff.toml", "codecov.yml",
     "mkdocs.yml", "package.json", "package-lock.json", "tsconfig.json", "renovate.json",
@@ -32,6 +34,33 @@ _ABSL_FLAGS = ("absl.flags", "absl.app")
 _R_CLI_PACKAGES = frozenset({"optparse", "argparse", "docopt", "getopt"})
 _R_LOADS = frozenset({"library", "require", "requireNamespace", "p_load", "pkg::"})
 _JULIA_CLI_PACKAGES = frozenset({"ArgParse", "DocOpt", "Comonicon"})
+# CliArgFact kinds of the native and MATLAB frontends that are a command line (§0.3 S6 row):
+# MATLAB function inputs are a function's interface, not run parameters, so only inputParser
+_NATIVE_CLI_KINDS = {
+    "c_cpp": frozenset({"argv", "getopt", "CLI11", "program_options", "argparse", "cxxopts", "gflags", "absl"}),
+    "fortran": frozenset({"get_command_argument"}),
+    "matlab": frozenset({"inputParser"}),
+}
+# Input decks of native codes (§0.3): Athena++ ``athinput.*``, ``*.par``, Fortran ``*.nml``
+# namelists, ``*.inp``, ``*.in`` and ``*.ini`` run files. ``.in`` is also the suffix of
+# build templates (``Makefile.in``, ``config.h.in``, ``requirements.in``): a name with a
+# second dot or a template stem is not a deck.
+_DECK_PREFIX_RE = re.compile(r"athinput\..+", re.IGNORECASE)
+_DECK_SUFFIX_RE = re.compile(r"[^.]+\.(?:par|nml|inp|in|ini)", re.IGNORECASE)
+_TEMPLATE_STEMS = frozenset({"makefile", "gnumakefile", "manifest", "configure", "config", "doxyfile", "setup",
+                             "version", "meson_options", "cmakelists", "pytest", "tox", "mypy", "setup.cfg",
+                             "flake8", "pylintrc", "desktop", "php"})
+# A parameter-like name (§0.3: parameter files the code reads): run settings by their name
+_PARAM_STEM_RE = re.compile(r"(?:^|[-_.])(?:config|conf|configuration|param|params|parameters|parameterset|"
+                            r"settings|options|hyperparams?|input)(?:$|[-_.\d])|^param", re.IGNORECASE)
+_CODE_SUFFIXES = frozenset({".py", ".ipynb", ".r", ".rmd", ".qmd", ".jl", ".m", ".c", ".h", ".cc", ".cpp", ".hpp",
+                            ".cxx", ".hxx", ".f", ".f90", ".f95", ".f03", ".f08", ".for", ".nf", ".smk", ".sh",
+                            ".bash", ".js", ".ts", ".md", ".rst", ".txt.in", ".html", ".css", ".tex", ".bib",
+                            ".pdf", ".png", ".jpg", ".svg", ".stan", ".jags", ".bug", ".cu", ".java", ".go",
+                            ".rs", ".lua", ".pl", ".rb"})
+# Folders of data and results: a "parameters" JSON there is a stored result, not a setting
+_RESULT_DIR_NAMES = frozenset({"data", "dataset", "datasets", "results", "result", "output", "outputs", "figures",
+                               "raw", "processed"})
 
 
 def _is_tool_config(name: str) -> bool:
@@ -55,6 +84,99 @@ def _parameter_files(tree: TreeIndex) -> list[Evidence]:
                                       rule="config_externalised.config_dir"))
                 break
     return found
+
+
+def _runnable(tree: TreeIndex, path: str) -> bool:
+    """Code that runs the analysis: not vendored, test, build or documentation code."""
+    return tree.role(path) not in ("vendored", "test", "build", "docs")
+
+
+def _native_code(tree: TreeIndex) -> bool:
+    return any(tree.role(p) != "vendored" for frontend in ("c_cpp", "fortran") for p in tree.by_frontend(frontend))
+
+
+def _is_deck(name: str) -> bool:
+    if _DECK_PREFIX_RE.fullmatch(name):
+        return True
+    if not _DECK_SUFFIX_RE.fullmatch(name) or _is_tool_config(name):
+        return False
+    stem = name.rsplit(".", 1)[0].lower()
+    return stem not in _TEMPLATE_STEMS and not stem.startswith("requirements")
+
+
+def _input_decks(tree: TreeIndex) -> list[Evidence]:
+    """Input decks of a native code (§0.3 native S6 100): the first deck of each folder,
+    vendored and hidden folders excepted; none unless the deposit has C/C++/Fortran code."""
+    if not _native_code(tree):
+        return []
+    found: dict[str, Evidence] = {}
+    for path in tree.files:
+        folder = _parent(path)
+        if folder in found or _is_hidden(path) or tree.role(path) == "vendored" or not _is_deck(_name(path)):
+            continue
+        found[folder] = Evidence(path, "input deck of the native code, read at run time",
+                                 rule="config_externalised.input_deck")
+    return list(found.values())
+
+
+def _code_literals(tree: TreeIndex) -> dict[str, tuple[str, int]]:
+    """Every file name a string literal of runnable code ends with (not docstrings):
+    name -> (file, line) of its first mention."""
+    names: dict[str, tuple[str, int]] = {}
+    for path, facts in sorted(tree.all_facts().items()):
+        if not _runnable(tree, path):
+            continue
+        for string in facts.strings:
+            if string.docstring or not string.value or len(string.value) > 300 or "\n" in string.value:
+                continue
+            name = string.value.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+            if "." in name and name not in names:
+                names[name] = (path, string.line_start)
+    return names
+
+
+def _loaded_parameter_files(tree: TreeIndex) -> list[Evidence]:
+    """Parameter files the code names (§0.3: a path literal the code loads, wherever the
+    file is): a file with a parameter-like name (config, param, settings, options, input)
+    and no code or document suffix whose name a string literal of runnable code ends with
+    (``pkgutil.get_data(__name__, 'config.json')``, ``case('param_gfn2-xtb.txt')``)."""
+    literals = None
+    found: list[Evidence] = []
+    for path in tree.files:
+        name = _name(path)
+        lower = name.lower()
+        dot = lower.rfind(".")
+        if dot <= 0 or lower[dot:] in _CODE_SUFFIXES or _is_tool_config(name) or _is_hidden(path) \
+                or tree.role(path) in ("vendored", "test") or not _PARAM_STEM_RE.search(name[:dot]) \
+                or any(part.lower() in _RESULT_DIR_NAMES for part in path.split("/")[:-1]):
+            continue
+        if literals is None:
+            literals = _code_literals(tree)
+        where = literals.get(name)
+        if where is not None:
+            found.append(Evidence(where[0], f"names the parameter file {path}",
+                                  rule="config_externalised.loaded_parameter_file", line_start=where[1],
+                                  snippet=tree.snippet(where[0], where[1])))
+    return found
+
+
+def _native_cli_signals(tree: TreeIndex) -> list[Evidence]:
+    """80-tier evidence of C/C++ (main's argv, getopt, CLI11, Boost.Program_options …),
+    Fortran (get_command_argument) and MATLAB (inputParser) code, one per file."""
+    found: list[Evidence] = []
+    for frontend, kinds in _NATIVE_CLI_KINDS.items():
+        for path in tree.by_frontend(frontend):
+            if not _runnable(tree, path):
+                continue
+            facts = tree.facts(path)
+            lines = [a.line for a in facts.cli_args if a.kind in kinds] if facts else []
+            if lines:
+                line = min(lines)
+                kind = next(a.kind for a in facts.cli_args if a.line == line and a.kind in kinds)
+                what = "main() takes argv" if kind == "argv" else f"parses the command line with {kind}"
+                found.append(Evidence(path, what, rule="config_externalised.cli_parser", line_start=line,
+                                      snippet=tree.snippet(path, line)))
+    return sorted(found, key=lambda e: e.path)
 
 
 def _by_cell(facts: FileFacts) -> list[tuple[int | None, list[ImportFact], list]]:
@@ -186,7 +308,7 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
     return found
 
 
-@detector("config_externalised", version="2.0.1")
+@detector("config_externalised", version="2.1.0")
 def config_externalised(tree: TreeIndex) -> Result:
     """Run parameters live outside the code: parameter files (100) or a command line (80).
 
@@ -202,6 +324,20 @@ def config_externalised(tree: TreeIndex) -> Result:
         sys.argv subscript, R optparse/argparse/docopt/getopt or commandArgs(), Julia
         ARGS or ArgParse/DocOpt/Comonicon. 0: none. Imports are read from the parsed
         code, never from comments or prose; the highest tier found wins.
+        Every ecosystem (METRICS.md §0.3 S6 row; 2.1.0): 100 also for a parameter file
+        the code loads wherever it is — a file whose name says parameters (config, conf,
+        configuration, param, params, parameters, settings, options, input) with no code
+        or document suffix, outside data/results folders, that a string literal of
+        runnable (not test, build, docs or vendored) code names
+        (``pkgutil.get_data(__name__, 'config.json')``, Fortran ``case('param_gfn2-xtb.txt')``);
+        the input decks of a deposit with C/C++/Fortran code (``athinput.*``, ``*.par``,
+        ``*.nml``, ``*.inp``, ``*.in`` and ``*.ini`` run files; build templates such as
+        ``Makefile.in``, ``config.h.in``, ``requirements.in`` and tool INI files excepted);
+        configuration/, configurations/ and parameters/ folders are config directories.
+        80 also for C/C++ ``main(argc, argv)``, getopt/getopt_long, CLI11,
+        Boost.Program_options, cxxopts, gflags, Fortran ``get_command_argument`` and MATLAB
+        ``inputParser`` in runnable code (MATLAB function inputs are an interface, not run
+        parameters).
     Why it matters:
         Parameters buried in code must be edited by hand to rerun or vary an analysis;
         externalised parameters record exactly what the published run used.
@@ -216,17 +352,25 @@ def config_externalised(tree: TreeIndex) -> Result:
         or at least expose them as command-line options with argparse.
     Known false positives:
         A file named config.json or a configs/ folder holding something other than run
-        parameters counts; an argparse import in a helper script counts although the
+        parameters counts; a helper function's inputParser (a string utility's options)
+        counts for 80; a ``*.in``/``*.ini`` file of a native tree that is not a run file
+        counts as a deck; an argparse import in a helper script counts although the
         analysis itself may hard-code its parameters.
     """
     files = _parameter_files(tree)
+    loaded = _loaded_parameter_files(tree)
+    decks = _input_decks(tree)
     py_full, py_cli = _python_config_signals(tree)
     text_full, text_cli = _text_config_signals(tree)
     workflow = _workflow_config_signals(tree)
-    full = files + workflow + py_full + text_full
-    cli = py_cli + text_cli
+    full = files + loaded + decks + workflow + py_full + text_full
+    cli = py_cli + text_cli + _native_cli_signals(tree)
     counts = {"parameter_files": len(files), "config_frameworks": len(py_full) + len(text_full) + len(workflow),
               "cli_files": len(cli)}
+    if loaded:
+        counts["loaded_parameter_files"] = len(loaded)
+    if decks:
+        counts["input_deck_folders"] = len(decks)
     if full:
         return Result(100, evidence=full[:MAX_EVIDENCE], counts=counts,
                       reason=f"parameters externalised ({full[0].reason}: {full[0].path})")
