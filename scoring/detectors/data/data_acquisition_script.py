@@ -607,7 +607,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.2.0")
+@detector("data_acquisition_script", version="2.3.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -654,7 +654,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
         examples, no data document or README data section, no data pointer and no
-        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
+        inside a code block of an R or Julia package's README is a usage example of the
+        library, not data use (2.3.0).
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.

@@ -34,7 +34,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_ww(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.2.0")
+@detector("data_description", version="2.3.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -60,7 +60,9 @@ def data_description(tree: TreeIndex) -> Result:
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
         examples, no data document or README data section, no data pointer and no
-        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
+        inside a code block of an R or Julia package's README is a usage example of the
+        library, not data use (2.3.0).
     Why it matters:
         Without a description of the data (where it comes from, its size, format and
         licence) a reader cannot obtain or check the inputs the results depend on.

@@ -343,7 +343,7 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     return found
 
 
-@detector("data_pointer", version="2.3.0")
+@detector("data_pointer", version="2.4.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -394,7 +394,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
         examples, no data document or README data section, no data pointer and no
-        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
+        inside a code block of an R or Julia package's README is a usage example of the
+        library, not data use (2.4.0).
     Why it matters:
         A persistent, archived copy of the data is what lets a third party rerun the
         analysis years later; a link to a code repository or a file on the author's
@@ -414,6 +416,23 @@ def data_pointer(tree: TreeIndex) -> Result:
         bare archives (``data.zip``) are not recognised by name.
     """
     return not_applicable_result(tree) or probed(tree, "data_pointer")[0]
+
+
+def _readme_example_lines(tree: TreeIndex) -> set[tuple[str, int]]:
+    """(README, line) of the lines inside the code blocks of an R or Julia package's
+    README (``README.md`` and its ``README.Rmd`` source): usage examples of the library."""
+    is_package = (tree.is_file("DESCRIPTION") and tree.is_dir("R")) or (
+        tree.is_dir("src") and isinstance(tree.toml("Project.toml"), dict) and "uuid" in tree.toml("Project.toml"))
+    if not is_package:
+        return set()
+    found: set[tuple[str, int]] = set()
+    for path in tree.files_in(""):
+        if not _name(path).lower().startswith("readme"):
+            continue
+        doc = _document(tree, path)
+        for block in doc.code_blocks if doc is not None else ():
+            found.update((path, line) for line in range(block.line_start, block.line_end + 1))
+    return found
 
 
 @data_probe("data_pointer")
@@ -438,9 +457,12 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     local = local_data_files(tree)
     docs_paths = {p for p, _ in docs if p == tree.readme or p in data_docs(tree)}
     pointers = sorted(scan.found, key=lambda item: (-item[0].value, item[1], item[3] or 0, item[2] or 0))
-    # A journal DOI in a code string or prose (a citation) is no sign of data use.
-    signals = [DataSignal("document", path, f"data pointer {pointer.target}") for pointer, path, *_ in pointers
+    # A journal DOI in a code string or prose (a citation) is no sign of data use, nor is a
+    # package's README example (a code block reading an example dataset, §0.3 deposit kind).
+    examples = _readme_example_lines(tree)
+    signals = [DataSignal("document", path, f"data pointer {pointer.target}") for pointer, path, line, _cell in pointers
                if (is_data_use_path(tree, path) or path in docs_paths)
+               and (path, line) not in examples
                and pointer.rule != "data_pointer.doi_in_data_context" and not is_software_download(pointer.target)]
     signals += [DataSignal("file", p, "data file") for p in local if is_data_use_path(tree, p)]
     by_rule = Counter(p.rule.split(".", 1)[1] for p, *_ in pointers)

@@ -62,7 +62,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.2.0")
+@detector("workflow_orchestration", version="2.3.0")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -89,7 +89,9 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
         examples, no data document or README data section, no data pointer and no
-        workflow engine (one fact shared by A1-A4, ``_common.data_use``).
+        workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
+        inside a code block of an R or Julia package's README is a usage example of the
+        library, not data use (2.3.0).
     Why it matters:
         A declared workflow records the order of the analysis steps and their inputs and
         outputs, so the whole analysis can be rerun with one command.
