@@ -273,7 +273,8 @@ def test_install_repl_line_is_not_a_command():
     ("Runtime", set()),
     ("Running time", set()),
     ("Running the pipeline", {"run"}),
-    ("Reproducing the figures", {"run"}),
+    ("Reproducing the figures", {"run", "output"}),   # §0.2 headings: the output family too
+    ("Figures", {"output"}),
     ("Reproducibility", set()),
     ("Results", set()),
     ("Example results", {"output"}),
@@ -585,3 +586,14 @@ def test_reuse_empty_licenses_folder_does_not_count(tmp_path):
     m = measure("reuse_metadata", tmp_path)
     assert m.value == 0
     assert m.counts["licence"] is False
+
+
+def test_the_readme_title_is_no_section_but_a_lone_top_level_heading_is(make_tree):
+    # METRICS.md §0.2.6: "# CEBRA - Figures and Data" names the project over its ## sections.
+    titled = measure("doc_structure", make_tree({
+        "README.md": "# CEBRA - Figures and Data\n\n## Quickstart\n\nRun it.\n\n## Dependencies\n\nnumpy\n"}))
+    assert (titled.value, titled.counts["matched"]) == (50, ["run", "requirements"])
+    assert [e.line_start for e in titled.evidence] == [3, 7]
+    # A README of top-level headings only has no title: "# Install" is a section.
+    flat = measure("doc_structure", make_tree({"README.md": "# Install\n\npip install x\n\n# Figures\n\nSee fig/.\n"}))
+    assert (flat.value, flat.counts["matched"]) == (50, ["install", "output"])

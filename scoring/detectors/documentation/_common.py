@@ -211,6 +211,17 @@ _HEADING_WORDS = 8
 _STEP_HEADING = re.compile(r"^\s*step\s*\d+\s*[:.)-]", re.IGNORECASE)
 
 
+def section_headings(doc) -> list:
+    """The headings of ``doc`` that can name a section: the document title, its first
+    heading when that is a top-level one over deeper section headings, names the project
+    and is no section (METRICS.md §0.2.6). A README made of top-level headings only
+    (``# Install``, ``# Usage``) has no title."""
+    headings = list(doc.headings)
+    if headings and headings[0].level == 1 and any(h.level > 1 for h in headings[1:]):
+        return headings[1:]
+    return headings
+
+
 def sentence_like(heading: str) -> bool:
     text = heading.strip()
     return len(text.split()) > _HEADING_WORDS or text.endswith((".", "?", "!"))
@@ -261,9 +272,11 @@ FAMILIES: tuple[_Family, ...] = (
     _Family(
         "output", "Expected output",
         # §0.1.23: a bare "Results" heading is a paper section, not an expected output.
-        _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|outputs?"),
+        # §0.2 headings: "Figures", "Reproducing the figures" are in the output family
+        _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|outputs?|figures"),
         None,
-        _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|output files"),
+        _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|output files"
+                 r"|reproduc(?:e|ing) (?:the )?figures"),
         _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|outputs?"),
     ),
     _Family(

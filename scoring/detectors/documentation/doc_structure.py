@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from scoring.detectors.documentation._common import FAMILIES, _file_line
+from scoring.detectors.documentation._common import FAMILIES, _file_line, section_headings
 from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
 
-@detector("doc_structure", version="2.1.0")
+@detector("doc_structure", version="2.2.0")
 def doc_structure(tree: TreeIndex) -> Result:
     """The README has sections on installation, usage, expected output and requirements.
 
@@ -22,7 +22,10 @@ def doc_structure(tree: TreeIndex) -> Result:
         tutorial), output (expected/sample/example/reference output(s) or result(s),
         output(s)) and requirements (requirement(s), dependency/dependencies,
         prerequisite(s), hardware, compute, system requirements). Value = 25 × families
-        matched; no README → 0.
+        matched; no README → 0. (2.2.0: the document title — the first heading when it
+        is a top-level one over deeper section headings — names the project and matches
+        no family, METRICS.md §0.2.6; "Figures" and "Reproducing the figures" are in the
+        output family, §0.2 headings.)
     Why it matters:
         A reader who cannot find how to install, run and check a result will not
         reproduce it; these four sections are the minimum map of a research deposit.
@@ -49,7 +52,7 @@ def doc_structure(tree: TreeIndex) -> Result:
     evidence: list[Evidence] = []
     matched: list[str] = []
     for family in FAMILIES:
-        heading = next((h for h in doc.headings if family.matches(h.text)), None)
+        heading = next((h for h in section_headings(doc) if family.matches(h.text)), None)
         if heading is None:
             continue
         matched.append(family.key)
