@@ -184,14 +184,23 @@ def _is_result_figure(tree: TreeIndex, path: str) -> bool:
     return info is not None and info.size >= _MIN_OUTPUT_BYTES and tree.role(path) != "vendored"
 
 
-def _dir_evidence(found: list[tuple[str, list[str]]], what: str, rule: str) -> list[Evidence]:
-    """Each folder with its file count, then up to two of its files."""
+def _dir_evidence(groups: list[tuple[str, list[str], str, str]], budget: int) -> list[Evidence]:
+    """Each folder with its file count (``groups``: folder, files, what it is, rule),
+    followed by some of its files: the ``budget`` left after one item per folder is
+    shared out one file per folder in turn."""
+    shown = [0] * len(groups)
+    left = budget - len(groups)
+    while left > 0 and any(shown[i] < len(g[1]) for i, g in enumerate(groups)):
+        for i, (_, files, _, _) in enumerate(groups):
+            if left > 0 and shown[i] < len(files):
+                shown[i] += 1
+                left -= 1
     evidence = []
-    for directory, files in found:
+    for (directory, files, what, rule), count in zip(groups, shown, strict=True):
         evidence.append(Evidence(directory, f"{what} holding {len(files)} file{'s' if len(files) != 1 else ''}",
                                  rule=rule, snippet=", ".join(_name(f) for f in files[:5])))
         evidence += [Evidence(f, f"committed output in {directory}", rule="expected_outputs.output_file")
-                     for f in files[:2]]
+                     for f in files[:count]]
     return evidence
 
 
@@ -209,7 +218,7 @@ def expected_outputs(tree: TreeIndex) -> Result:
         folder: below a test folder (tests/, test/, tst/, spec/, .test/, .tests/...), a
         folder named *expected*, reference*, baseline*, golden*, snapshot(s), _snaps,
         __snapshots__ or report(s), or the data/ folder of a regression* test folder,
-        holding an output file (mrchem tests/*/reference/, pytest-mpl
+        holding an output file (tests/<case>/reference/, pytest-mpl
         tests/**/baseline/, testthat _snaps/, Snakemake .tests/unit/*/expected/); or a
         committed nf-test snapshot (*.nf.test.snap). An output file has at least 16
         bytes, is not hidden, not a placeholder (.gitkeep, .keep, .gitignore) or a
@@ -223,18 +232,23 @@ def expected_outputs(tree: TreeIndex) -> Result:
         logo*, banner*, icon*, badge*; vendored files), or a Jupyter notebook with a
         stored execute_result, display_data or stdout stream output in a code cell
         (error tracebacks and stderr alone do not count). 0: none. The highest tier
-        found wins.
+        found wins. (2.1.0: files below 16 bytes, READMEs, vendored files and source
+        code no longer make a folder an output folder, and notebook outputs count only
+        when they are results, §0.2.18; output-word folder names, figure/, test
+        expected-output folders and *.nf.test.snap files are the 100 tier, §0.3;
+        man/, manual/, vignettes/, _static/ and docs/figures/ are out of every tier.)
     Why it matters:
         Reproducing a result means comparing a rerun with the published numbers and
         figures; without committed outputs there is nothing to compare against. Test
         reference outputs and snapshots are the outputs a rerun of the tests is compared
         with.
     Evidence:
-        The output directory and its file count followed by up to two of its files, the
-        test expected-output folders likewise, the nf-test snapshot files, the README
-        line, or the figures and the first notebook cell with stored output. Counts:
-        output directories, test output directories, snapshot files, README mentions,
-        figures, notebooks with outputs.
+        Each output directory and test expected-output folder with its file count,
+        followed by its files as far as the evidence limit allows (shared out one file
+        per folder in turn), and the nf-test snapshot files; or the README line; or the
+        figures and the first notebook cell with stored output. Counts: output
+        directories, test output directories, snapshot files, README mentions, figures,
+        notebooks with outputs.
     How to fix:
         Commit the reference outputs of a run (results/ with tables and figures), and
         describe the expected output in the README.
@@ -245,13 +259,6 @@ def expected_outputs(tree: TreeIndex) -> Result:
         of inputs) counts; so does a README that only mentions "example output" in
         passing, a paper PDF at the root, or a notebook whose outputs are warnings
         printed to stdout.
-    Version 2.1.0:
-        Files below 16 bytes, READMEs, vendored files and source code no longer make a
-        folder an output folder (§0.2.18); output-word folder names, figure/, test
-        expected-output folders and *.nf.test.snap files are the 100 tier (§0.3);
-        documentation locations (man/, manual/, vignettes/, _static/, docs/figures/)
-        are out of every tier; notebook outputs count only when they are results
-        (§0.2.18).
     """
     dirs = _output_dirs(tree)
     test_dirs = _test_output_dirs(tree)
@@ -272,9 +279,13 @@ def expected_outputs(tree: TreeIndex) -> Result:
         "notebooks_with_outputs": len(notebook_outputs),
     }
     if dirs or test_dirs or snapshots:
-        evidence = _dir_evidence(dirs, "output directory", "expected_outputs.output_dir")
-        evidence += _dir_evidence(test_dirs, "test expected-output folder", "expected_outputs.test_output_dir")
-        evidence += [Evidence(p, "committed nf-test snapshot", rule="expected_outputs.snapshot") for p in snapshots]
+        groups = [(d, files, "output directory", "expected_outputs.output_dir") for d, files in dirs]
+        groups += [(d, files, "test expected-output folder", "expected_outputs.test_output_dir")
+                   for d, files in test_dirs]
+        shown_snapshots = snapshots[: MAX_EVIDENCE // 4] if groups else snapshots
+        evidence = _dir_evidence(groups, MAX_EVIDENCE - len(shown_snapshots))
+        evidence += [Evidence(p, "committed nf-test snapshot", rule="expected_outputs.snapshot")
+                     for p in shown_snapshots]
         names = [d for d, _ in dirs] + [d for d, _ in test_dirs]
         if snapshots:
             names.append(f"{len(snapshots)} nf-test snapshot{'s' if len(snapshots) != 1 else ''}")
