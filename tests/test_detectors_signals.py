@@ -61,9 +61,10 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # read from facts (imports anywhere on a line, != main guards, R/Julia notebook cells parsed);
     # 2.1.0: test_file_presence's §0.3 test suites in every ecosystem; seed_management's C/C++ and
     # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
-    # code loads, native input decks and command lines, MATLAB inputParser
+    # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
+    # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots
     assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.1.0",
-                                "test_file_presence": "2.1.0"}.get(metric, "2.0.0")
+                                "test_file_presence": "2.1.0", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -331,16 +332,60 @@ def test_assert_outside_a_tests_folder_is_not_a_test(measure_s):
 # --------------------------------------------------------------------------- S4 expected_outputs
 
 
+# §0.2.18: an output file has at least 16 bytes; CSV rows and figure bytes large enough,
+# so each case below tests its location (or its rule), never the size.
+ROWS = "a,b\n1,2\n3,4\n5,6\n7,8\n"
+IMAGE = "x" * 32
+
+
 @pytest.mark.parametrize(("files", "value"), [
-    ({"a/b/results/x.csv": "1\n"}, 0),            # depth 3 is too deep
-    ({"src/Results/x.csv": "1\n"}, 100),          # depth 2, any case
-    ({".cache/results/x.csv": "1\n"}, 0),         # hidden parents never hold outputs
-    ({"plots/.DS_Store": "x"}, 0),
-    ({"analysis/logo_small.png": "x", "analysis/icon.svg": "x"}, 0),
-    ({"paper/figure2.PDF": "x"}, 40),
+    ({"a/b/results/x.csv": ROWS}, 0),             # depth 3 is too deep
+    ({"src/Results/x.csv": ROWS}, 100),           # depth 2, any case
+    ({".cache/results/x.csv": ROWS}, 0),          # hidden parents never hold outputs
+    ({"plots/.DS_Store": IMAGE}, 0),
+    ({"analysis/logo_small.png": IMAGE, "analysis/icon.svg": IMAGE}, 0),
+    ({"paper/figure2.PDF": IMAGE}, 40),
+    # 2.1.0: §0.2.18 output files
+    ({"results/x.csv": "1\n"}, 0),                # below 16 bytes: a placeholder
+    ({"paper/figure2.pdf": "x"}, 0),
+    ({"output/README.md": ROWS, "output/.keep": ROWS}, 0),
+    ({"plots/make_plots.py": "import matplotlib\n" * 3}, 0),   # scripts make outputs, are none
+    ({"src/outputs/writer.cpp": "int write_output();\n" * 3}, 0),
+    ({"Data/model comparison results/fit.mat": ROWS}, 100),      # the word "results"
+    ({"data/results_v1/fit.csv": ROWS}, 100),
+    ({"figure/fig1.csv": ROWS}, 100),             # §0.3: figure/ singular too
+    ({"docs/figures/overview.csv": ROWS}, 0),     # documentation locations, every tier
+    ({"man/figures/lifecycle-stable.svg": IMAGE}, 0),
+    ({"manual/Manual.pdf": IMAGE}, 0),
+    ({"vignettes/img/plot.png": IMAGE}, 0),
+    # §0.3 test expected-output folders and snapshots
+    ({"tests/h2/reference/h2.out": ROWS}, 100),
+    ({"tests/contrib/baseline/test_plot.png": IMAGE}, 100),
+    ({"tests/testthat/_snaps/print.md": ROWS}, 100),
+    ({".tests/unit/step/expected/out.csv": ROWS}, 100),
+    ({"tst/regression/data/shock.vtk": ROWS}, 100),
+    ({"tests/data/reports/sub-01.md": ROWS}, 100),
+    ({"tests/data/inputs.csv": ROWS}, 0),         # test data is input
+    ({"tests/fixtures/recording.json": ROWS}, 0),
+    ({"tests/reference/check.py": "assert True\n" * 3}, 0),
+    ({"modules/local/x/tests/main.nf.test.snap": '{"x": {"content": [1]}}\n'}, 100),
+    ({"third_party/lib/tests/expected/out.txt": ROWS}, 0),   # vendored
 ])
 def test_output_locations(measure_s, files, value):
     assert measure_s("expected_outputs", files).value == value
+
+
+@pytest.mark.parametrize(("outputs", "value"), [
+    ([{"output_type": "execute_result", "data": {"text/plain": ["1"]}, "metadata": {}, "execution_count": 1}], 40),
+    ([{"output_type": "stream", "name": "stdout", "text": ["done\n"]}], 40),
+    ([{"output_type": "stream", "name": "stderr", "text": ["warning\n"]}], 0),
+    ([{"output_type": "error", "ename": "E", "evalue": "", "traceback": []}], 0),
+])
+def test_notebook_outputs_count_only_when_they_are_results(measure_s, outputs, value):
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+          "cells": [{"cell_type": "code", "execution_count": 1, "metadata": {}, "source": ["x = 1\n"],
+                     "outputs": outputs}]}
+    assert measure_s("expected_outputs", {"analysis/run.ipynb": json.dumps(nb)}).value == value
 
 
 def test_readme_sentence_points_at_its_line(measure_s):

@@ -13,35 +13,143 @@ from scoring.detectors.signals._common import (
 )
 from scoring.model import Evidence
 from scoring.registry import Result, detector
+from scoring.roles import TEST_DIRS
 from scoring.tree import TreeIndex
 
 _OUTPUT_DIR_NAMES = frozenset({
     "results", "outputs", "output", "expected", "reference", "expected_outputs", "reference_outputs",
-    "ground_truth", "figures", "figs", "fig", "plots", "expected_results", "reference_results",
+    "ground_truth", "figures", "figs", "fig", "figure", "plots", "expected_results", "reference_results",
     "golden", "snapshots",
 })
+# A folder whose name has one of these words ("model comparison results", "results_v1",
+# "simulation-output") is an output folder too (§0.3: `tests/*expected*/`-style names).
+_OUTPUT_WORDS = frozenset({"results", "outputs", "output"})
+_WORD_SPLIT_RE = re.compile(r"[\s_.\-]+")
+# Folders below a test folder that hold what the tests compare with (§0.3: `tests/expected*`,
+# `tests/baseline*`, pytest-mpl baselines, reference/ folders of native regression tests,
+# testthat `_snaps/`, Jest `__snapshots__/`, committed reference reports).
+_TEST_OUTPUT_DIR_RE = re.compile(
+    r".*expected.*|reference.*|baseline.*|golden.*|snapshots?|_snaps|__snapshots__|reports?",
+    re.IGNORECASE,
+)
+_REGRESSION_DIR_RE = re.compile(r"regression.*", re.IGNORECASE)
+_SNAPSHOT_FILE_RE = re.compile(r".+\.nf\.test\.snap", re.IGNORECASE)   # nf-test snapshots (§0.3)
 _EXPECTED_OUTPUT_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:expected|sample|example|reference)\s+(?:outputs?|results?)(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
 _FIGURE_SUFFIXES = frozenset({".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".tif", ".tiff"})
-_ASSET_DIRS = frozenset({"docs", "doc", "assets", "img", "imgs", "images", ".github"})
+# Documentation and asset locations (§0.2.18): excluded from every tier. R's man/ (man/figures
+# holds README and pkgdown images), vignettes/, a manual/ folder (a user manual PDF).
+_ASSET_DIRS = frozenset({"docs", "doc", "documentation", "man", "manual", "manuals", "vignettes", "_static",
+                         "assets", "img", "imgs", "images", ".github"})
 _ASSET_NAME_RE = re.compile(r"(?:logo|banner|icon|badge)", re.IGNORECASE)
+# §0.2.18: a file counts only with at least 16 bytes and when it is not a placeholder.
+_MIN_OUTPUT_BYTES = 16
+_PLACEHOLDER_NAMES = frozenset({".gitkeep", ".keep", ".gitignore"})
+_README_RE = re.compile(r"readme(?:\..*)?", re.IGNORECASE)
+# Source code is what makes outputs, never an output itself (a plots/ folder of plotting
+# scripts, src/outputs/ of output writers). Notebooks count when they store outputs.
+_CODE_SUFFIXES = frozenset({
+    ".py", ".pyw", ".ipy", ".pyx", ".pxd", ".r", ".rmd", ".qmd", ".jl", ".m", ".c", ".h", ".cc", ".cpp", ".cxx",
+    ".hpp", ".hh", ".hxx", ".cu", ".cuh", ".f", ".f90", ".f95", ".f03", ".f08", ".for", ".f77", ".ftn", ".nf",
+    ".smk", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".java", ".go", ".rs", ".pl", ".rb", ".lua",
+    ".scala", ".cmake", ".bat", ".ps1",
+})
+_CODE_NAMES = frozenset({"makefile", "snakefile", "cmakelists.txt", "dockerfile", "nextflow.config"})
+# §0.2.18: notebook outputs that count (an error traceback or stderr alone does not).
+_RESULT_OUTPUT_KINDS = frozenset({"execute_result", "display_data", "stream:stdout"})
+
+
+def _suffix(name: str) -> str:
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
+
+
+def _in_asset_location(path: str) -> bool:
+    return any(part.lower() in _ASSET_DIRS for part in path.split("/")[:-1])
+
+
+def _stored_output_cell(tree: TreeIndex, path: str) -> int | None:
+    """The first code cell of a notebook that stores a result output (§0.2.18), or None."""
+    facts = tree.facts(path)
+    if facts is None:
+        return None
+    return next((c.index for c in facts.cells
+                 if c.kind == "code" and _RESULT_OUTPUT_KINDS.intersection(c.output_kinds)), None)
+
+
+def _is_output_file(tree: TreeIndex, path: str) -> bool:
+    """A committed file that can be a reference output: ≥ 16 bytes, no placeholder or
+    README, not vendored, not source code (a notebook only with stored result outputs)."""
+    name = _name(path)
+    lowered = name.lower()
+    if name.startswith(".") or lowered in _PLACEHOLDER_NAMES or _README_RE.fullmatch(name) or lowered in _CODE_NAMES:
+        return False
+    info = tree.info(path)
+    if info is None or info.size < _MIN_OUTPUT_BYTES or tree.role(path) == "vendored":
+        return False
+    suffix = _suffix(name)
+    if suffix == ".ipynb":
+        return _stored_output_cell(tree, path) is not None
+    return suffix not in _CODE_SUFFIXES
+
+
+def _is_output_dir_name(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in _OUTPUT_DIR_NAMES or any(w in _OUTPUT_WORDS for w in _WORD_SPLIT_RE.split(lowered))
 
 
 def _output_dirs(tree: TreeIndex) -> list[tuple[str, list[str]]]:
-    """Output directories at depth ≤ 2 with the non-hidden files they hold (recursively)."""
+    """Output directories at depth ≤ 2, outside documentation locations, with the output
+    files they hold (recursively, hidden ones left out)."""
     found = []
     level_one = [d for d in tree.subdirs("") if not _name(d).startswith(".")]
     level_two = [s for d in level_one for s in tree.subdirs(d) if not _name(s).startswith(".")]
     for directory in level_one + level_two:
-        if _name(directory).lower() not in _OUTPUT_DIR_NAMES:
+        if not _is_output_dir_name(_name(directory)):
+            continue
+        if any(part.lower() in _ASSET_DIRS for part in directory.split("/")):
             continue
         prefix = len(directory) + 1
-        files = [p for p in tree.files_under(directory) if not _is_hidden(p[prefix:])]
+        files = [p for p in tree.files_under(directory) if not _is_hidden(p[prefix:]) and _is_output_file(tree, p)]
         if files:
             found.append((directory, files))
     return found
+
+
+def _test_output_folder(path: str) -> str | None:
+    """The expected-output folder below a test folder that ``path`` sits in, or None:
+    ``tests/h2/reference``, ``tests/contrib/baseline``, ``tests/testthat/_snaps``,
+    ``.tests/unit/x/expected``, ``tst/regression/data``."""
+    parts = path.split("/")[:-1]
+    test_at = next((i for i, part in enumerate(parts) if part.lower() in TEST_DIRS), None)
+    if test_at is None:
+        return None
+    if any(part.startswith(".") and part.lower() not in TEST_DIRS for part in parts):
+        return None
+    for j in range(test_at + 1, len(parts)):
+        part = parts[j]
+        if _TEST_OUTPUT_DIR_RE.fullmatch(part) or (
+                part.lower() == "data" and _REGRESSION_DIR_RE.fullmatch(parts[j - 1])):
+            return "/".join(parts[: j + 1])
+    return None
+
+
+def _test_output_dirs(tree: TreeIndex) -> list[tuple[str, list[str]]]:
+    grouped: dict[str, list[str]] = {}
+    for path in tree.files:
+        folder = _test_output_folder(path)
+        if folder is not None and _is_output_file(tree, path):
+            grouped.setdefault(folder, []).append(path)
+    return sorted(grouped.items())
+
+
+def _snapshot_files(tree: TreeIndex) -> list[str]:
+    return [p for p in tree.files
+            if _SNAPSHOT_FILE_RE.fullmatch(_name(p)) and not _is_hidden(p)
+            and (info := tree.info(p)) is not None and info.size >= _MIN_OUTPUT_BYTES
+            and tree.role(p) != "vendored"]
 
 
 def _readme_output_mentions(tree: TreeIndex) -> list[Evidence]:
@@ -66,68 +174,123 @@ def _readme_output_mentions(tree: TreeIndex) -> list[Evidence]:
     return sorted(found, key=lambda e: e.line_start or 0)
 
 
-def _is_result_figure(path: str) -> bool:
+def _is_result_figure(tree: TreeIndex, path: str) -> bool:
     name = _name(path)
-    dot = name.rfind(".")
-    if dot <= 0 or name[dot:].lower() not in _FIGURE_SUFFIXES:
+    if _suffix(name) not in _FIGURE_SUFFIXES:
         return False
-    if _is_hidden(path) or _ASSET_NAME_RE.match(name):
+    if _is_hidden(path) or _ASSET_NAME_RE.match(name) or _in_asset_location(path):
         return False
-    return not any(part.lower() in _ASSET_DIRS for part in path.split("/")[:-1])
+    info = tree.info(path)
+    return info is not None and info.size >= _MIN_OUTPUT_BYTES and tree.role(path) != "vendored"
 
 
-@detector("expected_outputs", version="2.0.0")
+def _dir_evidence(groups: list[tuple[str, list[str], str, str]], budget: int) -> list[Evidence]:
+    """Each folder with its file count (``groups``: folder, files, what it is, rule),
+    followed by some of its files: the ``budget`` left after one item per folder is
+    shared out one file per folder in turn."""
+    shown = [0] * len(groups)
+    left = budget - len(groups)
+    while left > 0 and any(shown[i] < len(g[1]) for i, g in enumerate(groups)):
+        for i, (_, files, _, _) in enumerate(groups):
+            if left > 0 and shown[i] < len(files):
+                shown[i] += 1
+                left -= 1
+    evidence = []
+    for (directory, files, what, rule), count in zip(groups, shown, strict=True):
+        evidence.append(Evidence(directory, f"{what} holding {len(files)} file{'s' if len(files) != 1 else ''}",
+                                 rule=rule, snippet=", ".join(_name(f) for f in files[:5])))
+        evidence += [Evidence(f, f"committed output in {directory}", rule="expected_outputs.output_file")
+                     for f in files[:count]]
+    return evidence
+
+
+@detector("expected_outputs", version="2.1.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
     What it checks:
         100: a directory named results, outputs, output, expected, reference,
-        expected_outputs, reference_outputs, ground_truth, figures, figs, fig, plots,
-        expected_results, reference_results, golden or snapshots (any case) at depth ≤ 2
-        holding at least one non-hidden file at any depth. 60: a README heading or
-        sentence about expected / sample / example / reference output(s) or result(s).
-        40: a committed figure (.png .pdf .svg .jpg .jpeg .eps .tif .tiff) outside
-        documentation and asset locations (docs/, doc/, assets/, img/, images/,
-        .github/, hidden folders; files named logo*, banner*, icon*, badge*), or a
-        Jupyter notebook with stored outputs in at least one code cell. 0: none. The
-        highest tier found wins.
+        expected_outputs, reference_outputs, ground_truth, figures, figs, fig, figure,
+        plots, expected_results, reference_results, golden or snapshots (any case), or
+        whose name has the word results, outputs or output ("model comparison
+        results", "results_v1"), at depth ≤ 2 and outside documentation locations,
+        holding at least one output file at any depth; or a test expected-output
+        folder: below a test folder (tests/, test/, tst/, spec/, .test/, .tests/...), a
+        folder named *expected*, reference*, baseline*, golden*, snapshot(s), _snaps,
+        __snapshots__ or report(s), or the data/ folder of a regression* test folder,
+        holding an output file (tests/<case>/reference/, pytest-mpl
+        tests/**/baseline/, testthat _snaps/, Snakemake .tests/unit/*/expected/); or a
+        committed nf-test snapshot (*.nf.test.snap). An output file has at least 16
+        bytes, is not hidden, not a placeholder (.gitkeep, .keep, .gitignore) or a
+        README, not vendored and not source code (.py, .R, .Rmd, .m, .jl, C/C++/Fortran,
+        .nf, .smk, shell, Makefile...); a notebook is an output file when it stores a
+        result output. 60: a README heading or sentence about expected / sample /
+        example / reference output(s) or result(s). 40: a committed figure (.png .pdf
+        .svg .jpg .jpeg .eps .tif .tiff) of at least 16 bytes outside documentation and
+        asset locations (docs/, doc/, documentation/, man/, manual(s)/, vignettes/,
+        _static/, assets/, img/, imgs/, images/, .github/, hidden folders; files named
+        logo*, banner*, icon*, badge*; vendored files), or a Jupyter notebook with a
+        stored execute_result, display_data or stdout stream output in a code cell
+        (error tracebacks and stderr alone do not count). 0: none. The highest tier
+        found wins. (2.1.0: files below 16 bytes, READMEs, vendored files and source
+        code no longer make a folder an output folder, and notebook outputs count only
+        when they are results, §0.2.18; output-word folder names, figure/, test
+        expected-output folders and *.nf.test.snap files are the 100 tier, §0.3;
+        man/, manual/, vignettes/, _static/ and docs/figures/ are out of every tier.)
     Why it matters:
         Reproducing a result means comparing a rerun with the published numbers and
-        figures; without committed outputs there is nothing to compare against.
+        figures; without committed outputs there is nothing to compare against. Test
+        reference outputs and snapshots are the outputs a rerun of the tests is compared
+        with.
     Evidence:
-        The output directory and its file count, the README line, or the figures and the
-        first notebook cell with stored output. Counts: output directories, README
-        mentions, figures, notebooks with outputs.
+        Each output directory and test expected-output folder with its file count,
+        followed by its files as far as the evidence limit allows (shared out one file
+        per folder in turn), and the nf-test snapshot files; or the README line; or the
+        figures and the first notebook cell with stored output. Counts: output
+        directories, test output directories, snapshot files, README mentions, figures,
+        notebooks with outputs.
     How to fix:
         Commit the reference outputs of a run (results/ with tables and figures), and
         describe the expected output in the README.
     Known false positives:
-        A results/ or figures/ folder holding placeholders or documentation images
-        (docs/figures/ included) counts; so does a README that only mentions "example
-        output" in passing, a paper PDF at the root, or a notebook whose outputs are
-        error tracebacks.
+        A results/ or figures/ folder holding data placeholders of 16 bytes or more
+        counts; a tests/reference*/ folder of test inputs (a reference genome) counts
+        as test outputs; a folder whose name only has the word "output" ("output_maps"
+        of inputs) counts; so does a README that only mentions "example output" in
+        passing, a paper PDF at the root, or a notebook whose outputs are warnings
+        printed to stdout.
     """
     dirs = _output_dirs(tree)
+    test_dirs = _test_output_dirs(tree)
+    snapshots = _snapshot_files(tree)
     mentions = _readme_output_mentions(tree)
-    figures = [p for p in tree.files if _is_result_figure(p)]
+    figures = [p for p in tree.files if _is_result_figure(tree, p)]
     notebook_outputs: list[tuple[str, int]] = []   # (notebook, first cell with stored output)
     for path in tree.by_type("notebook"):
-        facts = tree.facts(path)
-        cell = next((c for c in facts.cells if c.kind == "code" and c.has_outputs), None) if facts is not None else None
-        if cell is not None:
-            notebook_outputs.append((path, cell.index))
+        index = _stored_output_cell(tree, path)
+        if index is not None:
+            notebook_outputs.append((path, index))
     counts = {
         "output_dirs": len(dirs),
+        "test_output_dirs": len(test_dirs),
+        "snapshot_files": len(snapshots),
         "readme_mentions": len(mentions),
         "figures": len(figures),
         "notebooks_with_outputs": len(notebook_outputs),
     }
-    if dirs:
-        evidence = [Evidence(d, f"output directory holding {len(files)} file{'s' if len(files) != 1 else ''}",
-                             rule="expected_outputs.output_dir", snippet=", ".join(_name(f) for f in files[:5]))
-                    for d, files in dirs]
+    if dirs or test_dirs or snapshots:
+        groups = [(d, files, "output directory", "expected_outputs.output_dir") for d, files in dirs]
+        groups += [(d, files, "test expected-output folder", "expected_outputs.test_output_dir")
+                   for d, files in test_dirs]
+        shown_snapshots = snapshots[: MAX_EVIDENCE // 4] if groups else snapshots
+        evidence = _dir_evidence(groups, MAX_EVIDENCE - len(shown_snapshots))
+        evidence += [Evidence(p, "committed nf-test snapshot", rule="expected_outputs.snapshot")
+                     for p in shown_snapshots]
+        names = [d for d, _ in dirs] + [d for d, _ in test_dirs]
+        if snapshots:
+            names.append(f"{len(snapshots)} nf-test snapshot{'s' if len(snapshots) != 1 else ''}")
         return Result(100, evidence=evidence[:MAX_EVIDENCE], counts=counts,
-                      reason=f"reference outputs committed in {_join_names([d for d, _ in dirs])}")
+                      reason=f"reference outputs committed in {_join_names(names)}")
     if mentions:
         return Result(60, evidence=mentions[:MAX_EVIDENCE], counts=counts,
                       fix="Commit the reference outputs of a run in results/ (tables, figures) next to the README description.",
