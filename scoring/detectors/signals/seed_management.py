@@ -294,6 +294,8 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts) -> None:
             if "seed" in last.lower():
                 record.seed_named_calls.append(_Hit(path, call.line, call.cell, last, None))
             continue
+        if verdict[0] != _CallRules.SEED and _draws_an_identifier(call):
+            continue
         hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), explicit=verdict[1])
         (record.seeds if verdict[0] == _CallRules.SEED else record.random).append(hit)
 
@@ -401,6 +403,17 @@ def _scan_native(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             if _OWN_GENERATOR.match(bare) and any(type(v) is Expr and _SEED_STATE.search(v.text) for v in call.args):
                 record.random.append(_Hit(path, call.line, call.cell, bare,
                                           tree.snippet(path, call.line, call.cell), explicit=True))
+
+
+_IDENTIFIER_ALPHABET = re.compile(r"\bstring\.(?:ascii_\w+|digits|hexdigits|octdigits|printable|punctuation)\b")
+
+
+def _draws_an_identifier(call: CallFact) -> bool:
+    """A draw over a character alphabet (``random.choices(string.ascii_letters +
+    string.digits, k=10)``) makes a name, a temporary file's or a token's: it cannot change
+    a result, so it is no stochastic computation (METRICS.md §0.1.30)."""
+    first = call.args[0] if call.args else dict(call.kwargs).get("population") or dict(call.kwargs).get("seq")
+    return type(first) is Expr and bool(_IDENTIFIER_ALPHABET.search(first.text))
 
 
 def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
@@ -655,7 +668,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.1.0")
+@detector("seed_management", version="2.2.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -686,7 +699,9 @@ def seed_management(tree: TreeIndex) -> Result:
         its seeds act across files through the global stream). A C/C++ call of a project's own generator (ran2, randum …) passed a
         seed-state variable (&iseed, seed) is a draw with an explicit seed. Test and
         vendored files are out of the stochastic set and their seeds seed nothing
-        (§0.2.3). (2.1.0: C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the
+        (§0.2.3). A draw over a character alphabet (``random.choices(string.ascii_letters
+        + string.digits, k=10)``) names a temporary file or a token and is not stochastic
+        (§0.1.30). (2.2.0: alphabet draws. 2.1.0: C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the
         frontends' call, import and definition facts: an import anywhere on a line
         counts, a seed under ``if __name__ != "__main__":`` or in a module-level
         try/if of code that does not parse runs on import, notebook R/Julia cells are
