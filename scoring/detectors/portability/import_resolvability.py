@@ -488,6 +488,29 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
                         f"inline install of {_join([d.name for d in deps])}",
                         mask_line(tree.snippet(path, line, cell_no) or ""), cell_no,
                     ))
+    # Set-up scripts an environment builder runs: a Binder ``postBuild`` (in an
+    # environment location) and Snakemake ``*.post-deploy.sh`` scripts (§0.3 workflows).
+    for path in tree.files:
+        name = _name(path)
+        if not ((name == "postBuild" and _folder(path) in tree.env_locations) or name.endswith(".post-deploy.sh")):
+            continue
+        deps_here: list[Dependency] = []
+        first_line = None
+        for line, command in tree.command_lines(path):
+            if "install" not in command:
+                continue
+            deps = parse_install_command(command, path, line)
+            for dep in deps:
+                declared.add_python(dep.normalized, dep.ecosystem, dep.name)
+            if deps and first_line is None:
+                first_line = line
+            deps_here.extend(deps)
+        if deps_here and first_line is not None:
+            declared.inline.append(_Hit(
+                path, first_line, "import_resolvability.inline_install",
+                f"inline install of {_join(sorted({d.name for d in deps_here}))}",
+                mask_line(tree.snippet(path, first_line) or ""), None,
+            ))
     for source in sources:
         for segment in _package_segments(source):
             installed = segment.installed
