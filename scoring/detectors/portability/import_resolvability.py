@@ -672,7 +672,16 @@ def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
 # every detector); R loaders as the R frontend reads them (``package =``, ``character.only
 # = FALSE``; a name given to requireNamespace() is a variable); Julia imports from the
 # syntax tree (continuation lines, macro-prefixed ``@lazy import X``)
-@detector("import_resolvability", version="2.2.0")
+# 2.3.0: declared sets beyond the environment locations (METRICS §0.2.20, §0.3): the conda
+# environments workflow steps run in (Nextflow ``conda`` files, Snakemake ``conda:`` envs),
+# conda environment files anywhere (for their folder), sub-project folders' manifests (Julia
+# ``docs/``/``test/`` Projects, for the files under them), documentation requirements (for
+# docs files), Pipfile ``[dev-packages]``, Binder ``postBuild`` and Snakemake
+# ``*.post-deploy.sh`` installs; conda ``r-<pkg>``/``bioconductor-<pkg>`` names declare R
+# packages (``r-data.table``, case-insensitive ``DESeq2``) and ``r-tidyverse`` its members;
+# a distribution named like a dotted import declares it (``ruamel.yaml``); build and
+# vendored files are out (§0.2.2); a dangling link into a git submodule is the project's code
+@detector("import_resolvability", version="2.3.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -687,18 +696,38 @@ def import_resolvability(tree: TreeIndex) -> Result:
         by ``setup.py``, base and recommended R packages, Julia's standard library, and
         local modules (``<name>.py`` anywhere, folders with ``__init__.py``, dotted
         imports whose path exists in the tree such as ``models.net`` for
-        ``models/net.py``, ``src/<name>``, the project's own distribution name).
+        ``models/net.py``, ``src/<name>``, the project's own distribution name, and in a
+        tree with ``.gitmodules`` the name of a dangling symbolic link: a link into a
+        submodule that was not checked out).
         Imports anywhere inside the body of a ``try`` that handles ImportError are
         optional and not counted.
         The declared set is every parsed manifest and every set it declares (METRICS.md
         §0.2.20: dependencies, build requirements, pyproject extras and
         ``[dependency-groups]``, Poetry's groups and dev-dependencies, setup.py/cfg
         ``extras_require``, DESCRIPTION Suggests and Enhances, Project.toml ``[extras]``
-        and ``[weakdeps]``; requirements files, Pipfile, conda, renv.lock) plus inline installs (notebook ``%pip``/``!pip``/
+        and ``[weakdeps]``; requirements files, Pipfile ``[packages]`` and
+        ``[dev-packages]``, conda, renv.lock) plus inline installs (notebook ``%pip``/``!pip``/
         ``%conda install``, R ``install.packages``/``BiocManager::install``/
-        ``install_github``/``pacman::p_load``, Julia ``Pkg.add``). Names are compared
+        ``install_github``/``pacman::p_load``, Julia ``Pkg.add``, a Binder ``postBuild``
+        and Snakemake ``*.post-deploy.sh`` scripts). Beyond the environment locations
+        (§0.2.20, §0.3): the conda environment files workflow steps run in (Nextflow
+        ``conda "bin/env.yml"``, Snakemake ``conda: "envs/x.yaml"``) count for the whole
+        tree; the manifests of a sub-project folder (one with its own ``setup.py``,
+        ``pyproject.toml``, ``DESCRIPTION``, ``Project.toml``, ``renv.lock`` or
+        ``.Rproj``, such as Julia's ``docs/`` and ``test/`` Projects) and any other conda
+        environment file (``environment*.yml``, ``*conda*.yml``) count for the files under
+        their folder; ``docs/requirements*.txt`` and the files ``.readthedocs.yaml`` names
+        count for documentation files. An import is declared when every file that uses it
+        has it in a set that holds for that file. Conda names map to the packages they
+        provide: ``r-<pkg>`` and ``bioconductor-<pkg>`` to R packages (``r-data.table`` →
+        data.table, ``bioconductor-deseq2`` → DESeq2, compared case-insensitively),
+        ``r-tidyverse`` to its members (the packages its DESCRIPTION imports: dplyr,
+        ggplot2, readr, tidyr, purrr, tibble, stringr, forcats, lubridate, cli, rlang…).
+        Build files (setup scripts that call ``setup()``, Sphinx ``conf.py``,
+        ``noxfile.py``) and vendored files are not read (§0.2.2). Names are compared
         PEP 503-normalised through a curated import→distribution table (longest dotted
-        prefix first), accepting either name. Value = 100·declared / third-party; no
+        prefix first), accepting either name; a distribution named like a dotted import
+        (``ruamel.yaml``) declares it. Value = 100·declared / third-party; no
         third-party import → 100; third-party imports but nothing declared → 0; no
         Python, R or Julia source → 100, not applicable.
     Why it matters:
@@ -712,14 +741,18 @@ def import_resolvability(tree: TreeIndex) -> Result:
     How to fix:
         Add the missing distributions (named in the fix) to ``requirements.txt``,
         ``pyproject.toml`` or ``environment.yml`` (R: ``DESCRIPTION``; Julia:
-        ``Project.toml``).
+        ``Project.toml``, or the ``Project.toml`` of the folder, ``docs/`` or ``test/``;
+        a workflow: the conda environment file of the step that runs the script).
     Known false positives:
-        Packages installed only by a Dockerfile ``RUN pip install``, a setup shell script
-        or a ``docs/requirements.txt`` outside the environment locations count as
-        undeclared; so do imports of modules generated at build time and distributions
-        whose import name is neither in the table nor equal to the distribution name.
-        A local folder named like a third-party package (with ``__init__.py``) hides that
-        package's imports.
+        Packages installed only by a Dockerfile ``RUN pip install`` or a setup shell
+        script count as undeclared; so do imports of modules generated at build time,
+        distributions whose import name is neither in the table nor equal to the
+        distribution name, packages a workflow engine provides itself (``yaml`` in a
+        Snakefile's helpers) and members of conda meta-packages other than
+        ``r-tidyverse``. A local folder named like a third-party package (with
+        ``__init__.py``) hides that package's imports; a sub-project's set holds for its
+        whole folder on top of the root's, so a docs file may lean on the root's
+        declarations rather than its nearest Project's.
     """
     sources = _sources(tree)
     if not sources:
