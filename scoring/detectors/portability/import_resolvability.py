@@ -8,12 +8,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 
+from scoring.detectors.environment._common import workflow_environment_files
 from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join
 from scoring.facts import FileFacts, ImportFact
-from scoring.model import Evidence
-from scoring.detectors.environment._common import workflow_environment_files
 from scoring.manifests_index import collect_manifests_in, is_conda_environment_name, manifest_at
-from scoring.parsers.manifests import Dependency, Manifest, conda_r_packages, normalize_name, parse_install_command
+from scoring.model import Evidence
+from scoring.parsers.manifests import (
+    Dependency,
+    Manifest,
+    conda_r_packages,
+    normalize_name,
+    parse_install_command,
+)
 from scoring.parsers.secrets import mask_line
 from scoring.reference_data import table_json, table_text
 from scoring.registry import Result, detector
