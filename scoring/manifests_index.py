@@ -9,6 +9,7 @@ requirements files (``requirements*.txt``, any ``.txt`` under ``requirements/``,
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .parsers import manifests as mf
@@ -22,13 +23,24 @@ _CONDA_NAME = re.compile(r"(?:.*[-_.])?environment(?:[-_.].*)?\.ya?ml", re.IGNOR
 
 
 def collect_manifests(tree: TreeIndex) -> list[mf.Manifest]:
+    return _collect(tree, tree.env_locations, register=True)
+
+
+def collect_manifests_in(tree: TreeIndex, folders: Iterable[str]) -> list[mf.Manifest]:
+    """The manifests of other folders than the environment locations (C2's sub-project
+    folders, METRICS.md §0.2.20), parsed the same way; their problems are not recorded in
+    the inventory (E1 does not score them)."""
+    return _collect(tree, folders, register=False)
+
+
+def _collect(tree: TreeIndex, folders: Iterable[str], *, register: bool) -> list[mf.Manifest]:
     found: list[mf.Manifest] = []
     seen: set[str] = set()
 
     def read(path: str) -> str | None:
         return tree.text(path)
 
-    for location in tree.env_locations:
+    for location in folders:
         for path in tree.files_in(location):
             name = path.rsplit("/", 1)[-1]
             lower = name.lower()
@@ -66,13 +78,39 @@ def collect_manifests(tree: TreeIndex) -> list[mf.Manifest]:
                 manifest = mf.parse_julia_project(text, path) if text is not None else None
             if manifest is not None:
                 seen.add(path)
-                for problem in manifest.problems:
-                    # Parser messages read "path:line: message"; the inventory keys by path.
-                    tree.problem(path, problem.removeprefix(f"{path}:").lstrip(" "))
+                if register:
+                    for problem in manifest.problems:
+                        # Parser messages read "path:line: message"; the inventory keys by path.
+                        tree.problem(path, problem.removeprefix(f"{path}:").lstrip(" "))
                 found.append(manifest)
     # A file reached only through -r from another manifest is not scored on its own,
     # unless the two include each other.
     return [m for m in found if not _included_by_other(m, found)]
+
+
+def is_conda_environment_name(name: str) -> bool:
+    """A file name of a conda environment file: ``environment*.y(a)ml`` (``environment.yml``,
+    ``docs-environment.yaml``) or a YAML file whose name says conda (``conda_env.yml``)."""
+    lower = name.lower()
+    return bool(_CONDA_NAME.fullmatch(name)) or ("conda" in lower and lower.endswith((".yml", ".yaml")))
+
+
+def manifest_at(tree: TreeIndex, path: str) -> mf.Manifest | None:
+    """The requirements or conda environment file ``path`` holds (a requirements file
+    whatever its name when it ends in ``.txt``/``.in``: a ``.readthedocs.yaml`` may name
+    any; a ``.y(a)ml`` read as a conda environment); None for other files or when unreadable. Problems are not recorded in the inventory."""
+    name = path.rsplit("/", 1)[-1]
+    lower = name.lower()
+    text = tree.text(path)
+    if text is None:
+        return None
+    if _REQUIREMENTS_NAME.fullmatch(name) or lower.endswith((".txt", ".in")):
+        if mf.is_explicit_conda_spec(text):
+            return None
+        return mf.resolve_requirements(path, tree.text)
+    if lower.endswith((".yml", ".yaml")):
+        return tree.conda_environment(path)
+    return None
 
 
 def _included_by_other(manifest: mf.Manifest, found: list[mf.Manifest]) -> bool:

@@ -439,6 +439,12 @@ class TreeIndex:
         """Why ``path`` was not read (too large, binary, beyond a limit…), or None."""
         return self._skipped.get(path)
 
+    @cached_property
+    def dangling_links(self) -> tuple[str, ...]:
+        """Symbolic links of the tree whose target does not exist (a link into a git
+        submodule that was not checked out), sorted."""
+        return tuple(sorted((p for p, r in self._skipped.items() if r == "dangling symbolic link"), key=_sort_key))
+
     def readable(self, path: str) -> bool:
         return path in self._files and path not in self._skipped
 

@@ -204,7 +204,9 @@ def test_c2_local_modules_setup_py_build_tools_and_own_distribution(make_tree):
     })
     m = measure("import_resolvability", root)
     assert m.value == pytest.approx(50.0)
-    assert (m.counts["third_party"], m.counts["local_imports"], m.counts["environment_imports"]) == (2, 3, 1)
+    # setup.py calls setup(): a build file, out of C2 (§0.2.2), so its setuptools import is
+    # not counted at all (2.3.0; it was an environment-provided import before)
+    assert (m.counts["third_party"], m.counts["local_imports"], m.counts["environment_imports"]) == (2, 3, 0)
     assert located(m)[0] == ("scripts/run.py", None, 3, "import_resolvability.undeclared")
 
 
@@ -242,6 +244,68 @@ def test_c2_julia_using_against_project_toml(make_tree):
     assert m.value == pytest.approx(100 * 2 / 3)
     assert located(m)[0] == ("src/MyPkg.jl", None, 3, "import_resolvability.undeclared")
     assert ("test/runtests.jl", None, 3, "import_resolvability.inline_install") in located(m)
+
+
+def test_c2_version():
+    # 2.3.0: workflow conda envs, sub-project and docs sets, conda R names (METRICS §0.2.20, §0.3)
+    assert REGISTRY["import_resolvability"].version == "2.3.0"
+
+
+def test_c2_julia_sub_projects_hold_for_their_folder(make_tree):
+    root = make_tree({
+        "Project.toml": 'name = "MyPkg"\n[deps]\nDataFrames = "a93c6f00-e57d-5684-b7b6-d8193f3e46c0"\n',
+        "src/MyPkg.jl": "module MyPkg\nusing DataFrames\nend\n",
+        "docs/Project.toml": '[deps]\nDocumenter = "e30172f5-a6a5-5a46-863b-614d45cd2de4"\n',
+        "docs/make.jl": "using Documenter, MyPkg\n",
+        "test/Project.toml": '[deps]\nDistributions = "31c24e10-a181-5473-b8eb-7969acd0382f"\n',
+        "test/runtests.jl": "using Distributions\nusing Documenter\n",
+    })
+    m = measure("import_resolvability", root)
+    # Documenter is declared for docs/ only: test/runtests.jl's use of it is not
+    assert (m.value, m.counts["third_party"], m.counts["manifests"]) == (pytest.approx(100 * 2 / 3), 3, 3)
+    assert located(m)[0] == ("test/runtests.jl", None, 2, "import_resolvability.undeclared")
+
+
+def test_c2_workflow_conda_envs_declare_r_and_python_packages(make_tree):
+    root = make_tree({
+        "workflow/Snakefile": ('rule de:\n    input: "a.tsv"\n    output: "b.tsv"\n'
+                               '    conda: "../deploy/de.yaml"\n    script: "scripts/de.R"\n'),
+        "deploy/de.yaml": ("channels:\n  - bioconda\ndependencies:\n  - bioconductor-deseq2 =1.46\n"
+                        "  - r-data.table\n  - r-tidyverse =2.0\n  - pandas\n"),
+        "workflow/scripts/de.R": ("library(DESeq2)\nlibrary(data.table)\nlibrary(dplyr)\nlibrary(cli)\n"
+                                  "library(BiocParallel)\n"),
+        "workflow/scripts/t.py": "import pandas\n",
+    })
+    m = measure("import_resolvability", root)
+    assert (m.value, m.counts["third_party"]) == (pytest.approx(100 * 5 / 6), 6)
+    assert located(m)[0] == ("workflow/scripts/de.R", None, 5, "import_resolvability.undeclared")
+    assert ("deploy/de.yaml", None, None, "import_resolvability.manifest") in located(m)
+
+
+def test_c2_docs_requirements_pipfile_dev_packages_and_build_files(make_tree):
+    root = make_tree({
+        "Pipfile": '[packages]\n\n[dev-packages]\nruamel.yaml = ">=0.17"\npyyaml = "*"\n',
+        "pkg/__init__.py": "import yaml\nfrom ruamel.yaml import YAML\n",
+        "docs/requirements.txt": "sphinx\n",
+        "docs/exts/ext.py": "from sphinx.application import Sphinx\n",
+        "docs/conf.py": "import sphinx_rtd_theme\nextensions = []\nhtml_theme = 'x'\n",
+        "tools/x.py": "import sphinx\n",
+    })
+    m = measure("import_resolvability", root)
+    # conf.py is a build file (out); sphinx is declared for docs files only, not tools/x.py
+    assert (m.value, m.counts["third_party"]) == (pytest.approx(100 * 2 / 3), 3)
+    assert located(m)[0] == ("tools/x.py", None, 1, "import_resolvability.undeclared")
+
+
+def test_c2_dangling_link_into_a_submodule_is_local(make_tree, tmp_path):
+    root = make_tree({
+        ".gitmodules": '[submodule "bin/Lib"]\n\tpath = bin/Lib\n\turl = https://example.org/lib.git\n',
+        "requirements.txt": "numpy\n",
+        "bin/run.py": "import numpy\nimport mylib\n",
+    })
+    (root / "bin" / "mylib").symlink_to("Lib/mylib/")
+    m = measure("import_resolvability", root)
+    assert (m.value, m.counts["third_party"], m.counts["local_imports"]) == (100, 1, 1)
 
 
 def test_c2_optional_imports_are_not_counted(make_tree):

@@ -12,6 +12,7 @@ from scoring.parsers.manifests import (
     InterpreterDecl,
     Manifest,
     classify_pep508,
+    conda_r_packages,
     counts,
     has_cuda_tag,
     interpreter_from_version_file,
@@ -587,6 +588,43 @@ def test_pipfile():
     assert manifest.interpreters == [InterpreterDecl("python", "3.10", 17, "pipfile")]
 
 
+def test_pipfile_dev_packages_are_an_optional_set_and_dotted_names_are_joined():
+    manifest = parse_pipfile(PIPFILE + '\n[dev-packages]\n', "Pipfile")   # a repeated header: invalid TOML
+    assert manifest.problems
+    text = '[packages]\n\n[dev-packages]\nruamel.yaml = ">=0.17"\nSphinx = "*"\nzope.interface = {version = "==5.0"}\n'
+    manifest = parse_pipfile(text, "Pipfile")
+    assert manifest.dependencies == []
+    assert [(d.name, d.normalized, d.pin, d.line) for d in manifest.optional] == [
+        ("ruamel.yaml", "ruamel-yaml", "bounded", 4),
+        ("Sphinx", "sphinx", "unpinned", 5),
+        ("zope.interface", "zope-interface", "exact", 6),
+    ]
+    assert [d.normalized for d in parse_pipfile(PIPFILE, "Pipfile").optional] == ["pytest"]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("r-data.table", ("data.table",)),
+        ("r-stringr", ("stringr",)),
+        ("bioconductor-deseq2", ("deseq2",)),
+        ("Bioconductor-biomaRt", ("biomart",)),
+        ("r-base", ()),
+        ("r-essentials", ()),
+        ("pandas", ()),
+        ("r-", ()),
+    ],
+)
+def test_conda_r_packages(name, expected):
+    assert conda_r_packages(name) == expected
+
+
+def test_conda_r_tidyverse_declares_its_members():
+    members = conda_r_packages("r-tidyverse")
+    assert {"dplyr", "readr", "tidyr", "ggplot2", "purrr", "tibble", "stringr", "forcats", "cli", "rlang",
+            "tidyverse"} <= set(members)
+
+
 def test_pipfile_full_version_and_invalid():
     manifest = parse_pipfile('[requires]\npython_full_version = "3.10.4"\n', "Pipfile")
     assert manifest.interpreters == [InterpreterDecl("python", "3.10.4", 2, "pipfile")]
@@ -1044,3 +1082,42 @@ def test_julia_extras_and_weakdeps_are_optional():
     assert [d.name for d in manifest.dependencies] == ["LinearAlgebra"]
     assert [(d.name, d.line, d.source) for d in manifest.optional] == [
         ("Test", 7, "julia-project.extras"), ("Makie", 5, "julia-project.weakdeps")]
+
+
+# --------------------------------------------------------------------------- C2 manifests beyond the environment locations
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("environment.yml", True),
+        ("docs-environment.yaml", True),
+        ("conda_env.yml", True),
+        ("Conda.YAML", True),
+        ("config.yaml", False),
+        ("conda_env.txt", False),
+    ],
+)
+def test_is_conda_environment_name(name, expected):
+    from scoring.manifests_index import is_conda_environment_name
+
+    assert is_conda_environment_name(name) is expected
+
+
+def test_manifest_at_and_collect_manifests_in(make_tree):
+    from scoring.manifests_index import collect_manifests_in, manifest_at
+    from scoring.tree import TreeIndex
+
+    root = make_tree({
+        "docs/rtd.txt": "sphinx>=7\n",
+        "bin/conda_env.yml": "dependencies:\n  - pandas\n  - pip:\n    - requests\n",
+        "docs/Project.toml": '[deps]\nDocumenter = "e30172f5-a6a5-5a46-863b-614d45cd2de4"\n',
+        "docs/make.jl": "using Documenter\n",
+    })
+    tree = TreeIndex.from_path(root)
+    assert [d.normalized for d in manifest_at(tree, "docs/rtd.txt").dependencies] == ["sphinx"]
+    assert [d.normalized for d in manifest_at(tree, "bin/conda_env.yml").dependencies] == ["pandas", "requests"]
+    assert manifest_at(tree, "docs/make.jl") is None
+    found = collect_manifests_in(tree, ["docs"])
+    assert [(m.path, m.kind) for m in found] == [("docs/Project.toml", "julia-project")]
+    assert tree.manifests() == []   # the environment locations only: E1 does not see them

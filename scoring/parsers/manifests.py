@@ -45,6 +45,7 @@ __all__ = [
     "InterpreterDecl",
     "Manifest",
     "classify_pep508",
+    "conda_r_packages",
     "conda_spec_pin",
     "counts",
     "description_fields",
@@ -1132,6 +1133,25 @@ def _pipfile_entry(value: Any) -> tuple[str, str, str] | None:
     return None
 
 
+_PIPFILE_ENTRY_KEYS = frozenset({
+    "version", "git", "hg", "svn", "bzr", "ref", "extras", "markers", "file", "url", "path", "editable",
+    "index", "subdirectory", "os_name", "sys_platform", "platform_machine", "platform_system",
+    "python_version", "implementation_name",
+})
+
+
+def _pipfile_items(table: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """``(name, value)`` of a Pipfile packages table. An unquoted dotted name
+    (``ruamel.yaml = "*"``) is a TOML dotted key, read as a nested table: it is joined
+    back into the distribution name."""
+    for name, value in table.items():
+        full = f"{prefix}{name}"
+        if isinstance(value, dict) and value and not (set(value) & _PIPFILE_ENTRY_KEYS):
+            yield from _pipfile_items(value, full + ".")
+        else:
+            yield full, value
+
+
 def _pip_spec_pin(spec: str) -> str:
     spec = spec.strip()
     if spec in ("", "*"):
@@ -1146,35 +1166,37 @@ def _pip_spec_pin(spec: str) -> str:
 
 @_guarded("pipfile")
 def parse_pipfile(text: str, path: str) -> Manifest:
-    """Pipfile ``[packages]`` and ``[requires]`` python version."""
+    """Pipfile ``[packages]`` (dependencies), ``[dev-packages]`` (an optional declared set:
+    C2 reads it, E1 does not score it) and ``[requires]`` python version."""
     manifest = Manifest(path=path, kind="pipfile", dependencies=[])
     data = _load_toml(text, path, manifest.problems)
     if data is None:
         return manifest
     finder = _LineFinder(text)
-    start = finder.header(r"^\s*\[\s*packages\s*\]")
-    for name, value in _table(data, "packages").items():
-        index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*="), start)
-        line = index + 1 if index is not None else None
-        entry = _pipfile_entry(value)
-        if entry is None:
-            manifest.problems.append(_problem(path, line, f"unrecognised Pipfile entry {name!r}"))
-            continue
-        spec, pin, marker = entry
-        manifest.dependencies.append(
-            Dependency(
-                name=name,
-                normalized=normalize_name(name),
-                spec=spec if spec != "*" else "",
-                pin=pin,
-                line=line,
-                ecosystem="pypi",
-                source="pipfile",
-                raw=_snippet(finder.text(index) or f"{name} = {json.dumps(value, default=str)}"),
-                marker=marker,
-                file=path,
+    for table, target in (("packages", manifest.dependencies), ("dev-packages", manifest.optional)):
+        start = finder.header(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+        for name, value in _pipfile_items(_table(data, table)):
+            index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*="), start)
+            line = index + 1 if index is not None else None
+            entry = _pipfile_entry(value)
+            if entry is None:
+                manifest.problems.append(_problem(path, line, f"unrecognised Pipfile entry {name!r}"))
+                continue
+            spec, pin, marker = entry
+            target.append(
+                Dependency(
+                    name=name,
+                    normalized=normalize_name(name),
+                    spec=spec if spec != "*" else "",
+                    pin=pin,
+                    line=line,
+                    ecosystem="pypi",
+                    source="pipfile",
+                    raw=_snippet(finder.text(index) or f"{name} = {json.dumps(value, default=str)}"),
+                    marker=marker,
+                    file=path,
+                )
             )
-        )
     requires = _table(data, "requires")
     requires_start = finder.header(r"^\s*\[\s*requires\s*\]")
     for key in ("python_full_version", "python_version"):
@@ -1401,6 +1423,35 @@ def parse_conda_env(text: str, path: str) -> Manifest:
             if dependency is not None:
                 manifest.dependencies.append(replace(dependency, raw=_snippet(entry)))
     return manifest
+
+
+# Conda meta-packages and the R packages installing them provides: r-tidyverse's
+# DESCRIPTION Imports (tidyverse 2.0.0; the attached core and the packages installed with it).
+_CONDA_R_METAPACKAGES: dict[str, tuple[str, ...]] = {
+    "tidyverse": (
+        "broom", "conflicted", "cli", "dbplyr", "dplyr", "dtplyr", "forcats", "ggplot2", "googledrive",
+        "googlesheets4", "haven", "hms", "httr", "jsonlite", "lubridate", "magrittr", "modelr", "pillar",
+        "purrr", "ragg", "readr", "readxl", "reprex", "rlang", "rstudioapi", "rvest", "stringr", "tibble",
+        "tidyr", "xml2", "tidyverse",
+    ),
+}
+_CONDA_R_PREFIXES = ("r-", "bioconductor-")
+
+
+def conda_r_packages(name: str) -> tuple[str, ...]:
+    """The R packages (lower-case) a conda package provides (METRICS.md §0.3 workflows):
+    ``r-<pkg>`` and ``bioconductor-<pkg>`` provide ``<pkg>`` (``r-data.table`` →
+    ``data.table``, ``bioconductor-deseq2`` → ``deseq2``, matched case-insensitively
+    against ``DESeq2``); a meta-package (``r-tidyverse``) provides its members too.
+    ``r-base`` and other names provide none."""
+    lowered = name.strip().lower()
+    for prefix in _CONDA_R_PREFIXES:
+        if lowered.startswith(prefix) and len(lowered) > len(prefix):
+            package = lowered[len(prefix):]
+            if prefix == "r-" and package in ("base", "essentials", "recommended"):
+                return ()
+            return _CONDA_R_METAPACKAGES.get(package, (package,))
+    return ()
 
 
 def is_explicit_conda_spec(text: str) -> bool:

@@ -239,6 +239,12 @@ def _workflows(tree: TreeIndex) -> Workflows:
     return cached
 
 
+def workflow_environment_files(tree: TreeIndex) -> list[str]:
+    """The conda environment files the tree's Nextflow processes and Snakemake rules name
+    (``conda "envs/x.yml"``, a module ``environment.yml``), as tree paths."""
+    return list(_workflows(tree).environment_files)
+
+
 def _parent(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cache
 
+from scoring.detectors.environment._common import workflow_environment_files
 from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join
 from scoring.facts import FileFacts, ImportFact
+from scoring.manifests_index import collect_manifests_in, is_conda_environment_name, manifest_at
 from scoring.model import Evidence
-from scoring.parsers.manifests import normalize_name, parse_install_command
+from scoring.parsers.manifests import (
+    Dependency,
+    Manifest,
+    conda_r_packages,
+    normalize_name,
+    parse_install_command,
+)
 from scoring.parsers.secrets import mask_line
 from scoring.reference_data import table_json, table_text
 from scoring.registry import Result, detector
@@ -79,25 +87,80 @@ class _ImportUse:
     path: str
     line: int
     cell: int | None
+    candidates: tuple[str, ...] = ()   # Python: the dotted candidates of the first use
+    # The first use in every file (path → line, cell), in file order: a sub-project's
+    # declared set holds for its own files only.
+    sites: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.sites.setdefault(self.path, (self.line, self.cell))
 
 
 @dataclass
-class _Declared:
-    """Declared dependency names per ecosystem, with where each source came from."""
+class _Names:
+    """Declared dependency names per ecosystem."""
 
     python: set[str] = field(default_factory=set)   # PEP 503-normalised
     r: set[str] = field(default_factory=set)        # lower-case
     julia: set[str] = field(default_factory=set)    # lower-case
-    manifests: list[str] = field(default_factory=list)
-    inline: list[_Hit] = field(default_factory=list)
 
     def any(self) -> bool:
         return bool(self.python or self.r or self.julia)
 
-    def add_python(self, normalized: str, ecosystem: str) -> None:
+    def add(self, dep: Dependency) -> None:
+        if dep.ecosystem in ("pypi", "conda"):
+            self.add_python(dep.normalized, dep.ecosystem, dep.name)
+        elif dep.ecosystem == "cran":
+            self.r.add(dep.name.lower())
+        elif dep.ecosystem == "julia":
+            self.julia.add(dep.name.lower())
+
+    def add_python(self, normalized: str, ecosystem: str, name: str = "") -> None:
         self.python.add(normalized)
-        if ecosystem == "conda" and normalized.startswith("r-") and normalized != "r-base":
-            self.r.add(normalized[2:])   # conda's R packages: r-ggplot2 → ggplot2
+        if ecosystem == "conda":
+            # conda's R packages: r-ggplot2 → ggplot2, r-data.table → data.table,
+            # bioconductor-deseq2 → DESeq2, r-tidyverse → its members (§0.3 workflows)
+            self.r.update(conda_r_packages(name or normalized))
+
+
+@dataclass
+class _Scope:
+    """A declared set that holds for some files only: a sub-project folder's manifests
+    (``folder``) or the documentation requirements (``docs``: files of the docs role)."""
+
+    folder: str | None
+    docs: bool
+    names: _Names = field(default_factory=_Names)
+
+    def covers(self, tree: TreeIndex, path: str) -> bool:
+        if self.docs:
+            return tree.role(path) == "docs"
+        return self.folder is not None and path.startswith(self.folder + "/")
+
+
+@dataclass
+class _Declared(_Names):
+    """Declared dependency names per ecosystem (the whole tree's), the sets of sub-project
+    folders and documentation, and where each source came from."""
+
+    scopes: list[_Scope] = field(default_factory=list)
+    manifests: list[str] = field(default_factory=list)
+    inline: list[_Hit] = field(default_factory=list)
+
+    def any(self) -> bool:
+        return super().any() or any(scope.names.any() for scope in self.scopes)
+
+    def for_path(self, tree: TreeIndex, path: str) -> _Names:
+        """The names declared for ``path``: the tree's plus those of every scope covering it."""
+        scopes = [scope.names for scope in self.scopes if scope.covers(tree, path)]
+        if not scopes:
+            return self
+        names = _Names(set(self.python), set(self.r), set(self.julia))
+        for scoped in scopes:
+            names.python |= scoped.python
+            names.r |= scoped.r
+            names.julia |= scoped.julia
+        return names
 
 
 _C2_KINDS = ("python", "notebook", "r", "rmd", "julia")
@@ -124,10 +187,13 @@ class _Source:
 
 def _sources(tree: TreeIndex) -> list[_Source]:
     """The files C2 reads, in (path, kind) order; those not read (binary, too large,
-    unreadable) are left out."""
+    unreadable), vendored files and build files (setup scripts, Sphinx ``conf.py``:
+    their imports are build requirements, METRICS.md §0.2.2) are left out."""
     found = []
     paths = sorted((path, kind) for kind in _C2_KINDS for path in tree.by_type(kind))
     for path, kind in paths:
+        if tree.role(path) in ("vendored", "build"):
+            continue
         facts = tree.facts(path)
         if facts is not None:
             found.append(_Source(path, kind, facts))
@@ -289,6 +355,12 @@ def _local_modules(tree: TreeIndex, sources: Sequence[_Source]) -> _LocalModules
     for source in sources:
         if source.kind == "julia":
             local.julia.update(d.name for d in source.facts.definitions if d.kind == "module")
+    if tree.is_file(".gitmodules"):
+        # A link into a git submodule that was not checked out (bin/massql →
+        # MassQueryLanguage/massql/): the project's own code, not a third-party package.
+        for path in tree.dangling_links:
+            name = _name(path)
+            local.tops.add(name[: name.rfind(".")] if name.lower().endswith(_PYTHON_MODULE_SUFFIXES) else name)
     return local
 
 
@@ -304,26 +376,103 @@ def _project_name(tree: TreeIndex, path: str, kind: str) -> str | None:
     return None
 
 
+# A folder holding one of these is a sub-project: its manifests hold for the files under it.
+_SUBPROJECT_MARKERS = frozenset({"setup.py", "pyproject.toml", "DESCRIPTION", "Project.toml", "renv.lock"})
+_DOCS_FOLDERS = ("docs", "doc")
+_READTHEDOCS = (".readthedocs.yaml", ".readthedocs.yml", "readthedocs.yaml", "readthedocs.yml")
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _hidden_or_vendored(tree: TreeIndex, path: str) -> bool:
+    return tree.role(path) == "vendored" or any(part.startswith(".") for part in path.split("/")[:-1])
+
+
+def _renv_packages(tree: TreeIndex, path: str) -> list[str]:
+    data = tree.json(path)
+    packages = data.get("Packages") if isinstance(data, dict) else None
+    return [str(name).lower() for name in packages] if isinstance(packages, dict) else []
+
+
+def _scoped_manifests(tree: TreeIndex, seen: set[str]) -> list[tuple[Manifest, _Scope | None]]:
+    """Manifests beyond the environment locations (METRICS.md §0.2.20, §0.3), each with the
+    files it holds for (None: the whole tree): the conda environments workflow steps run
+    in; the manifests of sub-project folders (a folder with its own ``setup.py``,
+    ``pyproject.toml``, ``DESCRIPTION``, ``Project.toml``, ``renv.lock`` or ``.Rproj``:
+    Julia's ``docs/`` and ``test/`` Projects); conda environment files elsewhere (their
+    folder); documentation requirements (``docs/requirements*.txt``, the files a
+    ``.readthedocs.yaml`` names: docs files)."""
+    found: list[tuple[Manifest, _Scope | None]] = []
+
+    def add(manifest: Manifest | None, scope: _Scope | None) -> None:
+        if manifest is not None and manifest.path not in seen:
+            seen.add(manifest.path)
+            found.append((manifest, scope))
+
+    for path in workflow_environment_files(tree):
+        add(tree.conda_environment(path), None)
+    env = set(tree.env_locations)
+    folders = sorted({
+        _folder(path) for path in tree.files
+        if "/" in path and _folder(path) not in env and not _hidden_or_vendored(tree, path)
+        and (_name(path) in _SUBPROJECT_MARKERS or _name(path).lower().endswith(".rproj"))
+    })
+    for manifest in collect_manifests_in(tree, folders):
+        add(manifest, _Scope(_folder(manifest.path), False))
+    for path in tree.files:
+        if "/" in path and is_conda_environment_name(_name(path)) and not _hidden_or_vendored(tree, path):
+            add(tree.conda_environment(path), _Scope(_folder(path), False))
+    docs: list[str] = []
+    for folder in _DOCS_FOLDERS:
+        docs.extend(p for p in tree.files_in(folder) if "requirements" in _name(p).lower()
+                    and _name(p).lower().endswith((".txt", ".in")))
+    for name in _READTHEDOCS:
+        data = tree.yaml(name) if tree.is_file(name) else None
+        python = data.get("python") if isinstance(data, dict) else None
+        for item in python.get("install", ()) if isinstance(python, dict) else ():
+            target = item.get("requirements") if isinstance(item, dict) else None
+            if isinstance(target, str) and tree.is_file(target.strip("/")):
+                docs.append(target.strip("/"))
+        conda = data.get("conda") if isinstance(data, dict) else None
+        target = conda.get("environment") if isinstance(conda, dict) else None
+        if isinstance(target, str) and tree.is_file(target.strip("/")):
+            docs.append(target.strip("/"))
+    for path in docs:
+        add(manifest_at(tree, path), _Scope(None, True))
+    return found
+
+
 def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
     declared = _Declared()
-    for manifest in tree.manifests():
+    manifests: list[tuple[Manifest, _Scope | None]] = [(m, None) for m in tree.manifests()]
+    manifests += _scoped_manifests(tree, {m.path for m, _ in manifests})
+    for manifest, scope in manifests:
         entries = [*manifest.dependencies, *manifest.build_requires, *manifest.optional]
-        if entries:
-            declared.manifests.append(manifest.path)
+        if not entries:
+            continue
+        declared.manifests.append(manifest.path)
+        names: _Names = declared
+        if scope is not None:
+            declared.scopes.append(scope)
+            names = scope.names
         for dep in entries:
-            if dep.ecosystem in ("pypi", "conda"):
-                declared.add_python(dep.normalized, dep.ecosystem)
-            elif dep.ecosystem == "cran":
-                declared.r.add(dep.name.lower())
-            elif dep.ecosystem == "julia":
-                declared.julia.add(dep.name.lower())
+            names.add(dep)
     for location in tree.env_locations:
         lock = tree.find_ci("renv.lock", location)
-        data = tree.json(lock) if lock else None
-        packages = data.get("Packages") if isinstance(data, dict) else None
-        if isinstance(packages, dict) and packages:
+        packages = _renv_packages(tree, lock) if lock else []
+        if packages:
             declared.manifests.append(lock)
-            declared.r.update(str(name).lower() for name in packages)
+            declared.r.update(packages)
+    for path in tree.files:
+        if _name(path) == "renv.lock" and "/" in path and _folder(path) not in tree.env_locations and not _hidden_or_vendored(tree, path):
+            packages = _renv_packages(tree, path)
+            if packages:
+                declared.manifests.append(path)
+                scope = _Scope(_folder(path), False)
+                scope.names.r.update(packages)
+                declared.scopes.append(scope)
     # Notebook and R Markdown shell commands (``!pip install``, ``%conda install``, a
     # ``%%bash`` cell, a shell chunk), in the index's file order.
     for path in tree.files:
@@ -337,7 +486,7 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
                     continue
                 deps = parse_install_command(command, path, line)
                 for dep in deps:
-                    declared.add_python(dep.normalized, dep.ecosystem)
+                    declared.add_python(dep.normalized, dep.ecosystem, dep.name)
                 if deps:
                     cell_no = cell.index if info.type == "notebook" else None
                     declared.inline.append(_Hit(
@@ -345,6 +494,29 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
                         f"inline install of {_join([d.name for d in deps])}",
                         mask_line(tree.snippet(path, line, cell_no) or ""), cell_no,
                     ))
+    # Set-up scripts an environment builder runs: a Binder ``postBuild`` (in an
+    # environment location) and Snakemake ``*.post-deploy.sh`` scripts (§0.3 workflows).
+    for path in tree.files:
+        name = _name(path)
+        if not ((name == "postBuild" and _folder(path) in tree.env_locations) or name.endswith(".post-deploy.sh")):
+            continue
+        deps_here: list[Dependency] = []
+        first_line = None
+        for line, command in tree.command_lines(path):
+            if "install" not in command:
+                continue
+            deps = parse_install_command(command, path, line)
+            for dep in deps:
+                declared.add_python(dep.normalized, dep.ecosystem, dep.name)
+            if deps and first_line is None:
+                first_line = line
+            deps_here.extend(deps)
+        if deps_here and first_line is not None:
+            declared.inline.append(_Hit(
+                path, first_line, "import_resolvability.inline_install",
+                f"inline install of {_join(sorted({d.name for d in deps_here}))}",
+                mask_line(tree.snippet(path, first_line) or ""), None,
+            ))
     for source in sources:
         for segment in _package_segments(source):
             installed = segment.installed
@@ -374,6 +546,44 @@ def _is_declared_python(key: str, declared: set[str]) -> bool:
         parent, _, child = key.rpartition(".")
         prefixes.extend(normalize_name(prefix + child) for prefix in _wildcards(parent))
     return bool(names & declared) or any(d.startswith(p) for p in prefixes for d in declared)
+
+
+def _is_declared(use: _ImportUse, names: _Names) -> bool:
+    if use.language == "python":
+        return _is_declared_python(use.key, names.python) or any(
+            normalize_name(prefix) in names.python for prefix in _dotted_prefixes(use.candidates))
+    if use.language == "r":
+        return use.key.lower() in names.r
+    return use.key.removesuffix(".jl").lower() in names.julia
+
+
+def _dotted_prefixes(candidates: Sequence[str]) -> set[str]:
+    """``ruamel.yaml`` of ``ruamel.yaml.YAML``: the dotted prefixes (two parts or more) a
+    distribution may be named after (``ruamel.yaml``, ``zope.interface``)."""
+    found = set()
+    for candidate in candidates:
+        parts = candidate.split(".")
+        found.update(".".join(parts[:size]) for size in range(2, len(parts) + 1))
+    return found
+
+
+def _undeclared(tree: TreeIndex, uses: Iterable[_ImportUse], declared: _Declared) -> list[_ImportUse]:
+    """The imports some file uses without a declaration that holds for it (the tree's
+    declared set, or a sub-project's or the documentation's for their files); each is
+    reported at its first such use."""
+    by_path: dict[str, _Names] = {}
+    found = []
+    for use in uses:
+        for path, (line, cell) in use.sites.items():
+            names = by_path.get(path)
+            if names is None:
+                names = by_path[path] = declared.for_path(tree, path)
+            if not _is_declared(use, names):
+                if path != use.path:
+                    use = replace(use, path=path, line=line, cell=cell, sites={})
+                found.append(use)
+                break
+    return found
 
 
 def _suggested_distribution(use: _ImportUse) -> str:
@@ -415,10 +625,13 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) 
                     tally["local"] += 1
                 else:
                     uses = optional if ref.import_try else third
-                    if ("python", key) in uses:
+                    existing = uses.get(("python", key))
+                    if existing is not None:
+                        existing.sites.setdefault(path, (ref.line, ref.cell))
                         continue  # the first use is kept: skip building this one
                     written = key if len(key) > len(candidates[-1]) else candidates[-1]
-                    uses["python", key] = _ImportUse("python", key, written, path, ref.line, ref.cell)
+                    uses["python", key] = _ImportUse("python", key, written, path, ref.line, ref.cell,
+                                                     tuple(candidates))
         for segment in _package_segments(source):
             if segment.language == "r":
                 builtin, own = _R_BUILTIN_PACKAGES, local.own
@@ -430,8 +643,12 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) 
                 elif package in own or normalize_name(package) in own:
                     tally["local"] += 1
                 else:
-                    use = _ImportUse(segment.language, package, package, path, line, segment.cell)
-                    third.setdefault((segment.language, package), use)
+                    existing = third.get((segment.language, package))
+                    if existing is not None:
+                        existing.sites.setdefault(path, (line, segment.cell))
+                    else:
+                        third[segment.language, package] = _ImportUse(segment.language, package, package, path,
+                                                                      line, segment.cell)
     tally["optional"] = sum(1 for k in optional if k not in third)
     return third, tally
 
@@ -461,7 +678,16 @@ def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
 # every detector); R loaders as the R frontend reads them (``package =``, ``character.only
 # = FALSE``; a name given to requireNamespace() is a variable); Julia imports from the
 # syntax tree (continuation lines, macro-prefixed ``@lazy import X``)
-@detector("import_resolvability", version="2.2.0")
+# 2.3.0: declared sets beyond the environment locations (METRICS §0.2.20, §0.3): the conda
+# environments workflow steps run in (Nextflow ``conda`` files, Snakemake ``conda:`` envs),
+# conda environment files anywhere (for their folder), sub-project folders' manifests (Julia
+# ``docs/``/``test/`` Projects, for the files under them), documentation requirements (for
+# docs files), Pipfile ``[dev-packages]``, Binder ``postBuild`` and Snakemake
+# ``*.post-deploy.sh`` installs; conda ``r-<pkg>``/``bioconductor-<pkg>`` names declare R
+# packages (``r-data.table``, case-insensitive ``DESeq2``) and ``r-tidyverse`` its members;
+# a distribution named like a dotted import declares it (``ruamel.yaml``); build and
+# vendored files are out (§0.2.2); a dangling link into a git submodule is the project's code
+@detector("import_resolvability", version="2.3.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -476,18 +702,38 @@ def import_resolvability(tree: TreeIndex) -> Result:
         by ``setup.py``, base and recommended R packages, Julia's standard library, and
         local modules (``<name>.py`` anywhere, folders with ``__init__.py``, dotted
         imports whose path exists in the tree such as ``models.net`` for
-        ``models/net.py``, ``src/<name>``, the project's own distribution name).
+        ``models/net.py``, ``src/<name>``, the project's own distribution name, and in a
+        tree with ``.gitmodules`` the name of a dangling symbolic link: a link into a
+        submodule that was not checked out).
         Imports anywhere inside the body of a ``try`` that handles ImportError are
         optional and not counted.
         The declared set is every parsed manifest and every set it declares (METRICS.md
         §0.2.20: dependencies, build requirements, pyproject extras and
         ``[dependency-groups]``, Poetry's groups and dev-dependencies, setup.py/cfg
         ``extras_require``, DESCRIPTION Suggests and Enhances, Project.toml ``[extras]``
-        and ``[weakdeps]``; requirements files, Pipfile, conda, renv.lock) plus inline installs (notebook ``%pip``/``!pip``/
+        and ``[weakdeps]``; requirements files, Pipfile ``[packages]`` and
+        ``[dev-packages]``, conda, renv.lock) plus inline installs (notebook ``%pip``/``!pip``/
         ``%conda install``, R ``install.packages``/``BiocManager::install``/
-        ``install_github``/``pacman::p_load``, Julia ``Pkg.add``). Names are compared
+        ``install_github``/``pacman::p_load``, Julia ``Pkg.add``, a Binder ``postBuild``
+        and Snakemake ``*.post-deploy.sh`` scripts). Beyond the environment locations
+        (§0.2.20, §0.3): the conda environment files workflow steps run in (Nextflow
+        ``conda "bin/env.yml"``, Snakemake ``conda: "envs/x.yaml"``) count for the whole
+        tree; the manifests of a sub-project folder (one with its own ``setup.py``,
+        ``pyproject.toml``, ``DESCRIPTION``, ``Project.toml``, ``renv.lock`` or
+        ``.Rproj``, such as Julia's ``docs/`` and ``test/`` Projects) and any other conda
+        environment file (``environment*.yml``, ``*conda*.yml``) count for the files under
+        their folder; ``docs/requirements*.txt`` and the files ``.readthedocs.yaml`` names
+        count for documentation files. An import is declared when every file that uses it
+        has it in a set that holds for that file. Conda names map to the packages they
+        provide: ``r-<pkg>`` and ``bioconductor-<pkg>`` to R packages (``r-data.table`` →
+        data.table, ``bioconductor-deseq2`` → DESeq2, compared case-insensitively),
+        ``r-tidyverse`` to its members (the packages its DESCRIPTION imports: dplyr,
+        ggplot2, readr, tidyr, purrr, tibble, stringr, forcats, lubridate, cli, rlang…).
+        Build files (setup scripts that call ``setup()``, Sphinx ``conf.py``,
+        ``noxfile.py``) and vendored files are not read (§0.2.2). Names are compared
         PEP 503-normalised through a curated import→distribution table (longest dotted
-        prefix first), accepting either name. Value = 100·declared / third-party; no
+        prefix first), accepting either name; a distribution named like a dotted import
+        (``ruamel.yaml``) declares it. Value = 100·declared / third-party; no
         third-party import → 100; third-party imports but nothing declared → 0; no
         Python, R or Julia source → 100, not applicable.
     Why it matters:
@@ -501,14 +747,18 @@ def import_resolvability(tree: TreeIndex) -> Result:
     How to fix:
         Add the missing distributions (named in the fix) to ``requirements.txt``,
         ``pyproject.toml`` or ``environment.yml`` (R: ``DESCRIPTION``; Julia:
-        ``Project.toml``).
+        ``Project.toml``, or the ``Project.toml`` of the folder, ``docs/`` or ``test/``;
+        a workflow: the conda environment file of the step that runs the script).
     Known false positives:
-        Packages installed only by a Dockerfile ``RUN pip install``, a setup shell script
-        or a ``docs/requirements.txt`` outside the environment locations count as
-        undeclared; so do imports of modules generated at build time and distributions
-        whose import name is neither in the table nor equal to the distribution name.
-        A local folder named like a third-party package (with ``__init__.py``) hides that
-        package's imports.
+        Packages installed only by a Dockerfile ``RUN pip install`` or a setup shell
+        script count as undeclared; so do imports of modules generated at build time,
+        distributions whose import name is neither in the table nor equal to the
+        distribution name, packages a workflow engine provides itself (``yaml`` in a
+        Snakefile's helpers) and members of conda meta-packages other than
+        ``r-tidyverse``. A local folder named like a third-party package (with
+        ``__init__.py``) hides that package's imports; a sub-project's set holds for its
+        whole folder on top of the root's, so a docs file may lean on the root's
+        declarations rather than its nearest Project's.
     """
     sources = _sources(tree)
     if not sources:
@@ -522,14 +772,7 @@ def import_resolvability(tree: TreeIndex) -> Result:
     declared = _declared(tree, sources)
     sources = [Evidence(p, "dependency manifest read for the declared set", rule="import_resolvability.manifest")
                for p in declared.manifests] + [h.evidence() for h in declared.inline]
-    undeclared = [
-        use for use in third.values()
-        if not (
-            (use.language == "python" and _is_declared_python(use.key, declared.python))
-            or (use.language == "r" and use.key.lower() in declared.r)
-            or (use.language == "julia" and use.key.removesuffix(".jl").lower() in declared.julia)
-        )
-    ]
+    undeclared = _undeclared(tree, third.values(), declared)
     undeclared.sort(key=lambda u: (u.path, u.cell or 0, u.line))
     counts = {
         "third_party": len(third),
