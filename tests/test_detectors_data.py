@@ -70,8 +70,9 @@ def words(n: int) -> str:
 def test_every_metric_has_three_fixture_cases(metric_id):
     assert len(list((FIXTURES / metric_id).glob("*/expected.json"))) >= 3
     # A2-A4 2.2.0: §0.2.14-§0.2.16 pointers, maintenance Makefiles and MATLAB drivers, R/MATLAB downloads
-    # 2.3.0/2.4.0: a pointer in a code block of an R or Julia package's README is a usage example
-    assert REGISTRY[metric_id].version == ("2.4.0" if metric_id == "data_pointer" else "2.3.0")
+    # 2.3.0/2.4.0: a pointer in a code block of an R or Julia package's README is a usage example;
+    # data_pointer 2.5.0: files the code fetches, code-host URLs of the project's own name
+    assert REGISTRY[metric_id].version == ("2.5.0" if metric_id == "data_pointer" else "2.3.0")
 
 
 # =========================================================================== A1

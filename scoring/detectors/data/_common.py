@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -271,9 +271,17 @@ class OwnIdentifiers:
 
     urls: set[str]
     dois: set[str]
+    # the project's own names (an RStudio ``<name>.Rproj``, DESCRIPTION ``Package:``): a
+    # code-host URL of a repository so named is the deposit's own repository
+    names: set[str] = field(default_factory=set)
 
     def is_own_url(self, url: str) -> bool:
         norm = _norm_url(url)
+        host, _, path = norm.partition("/")
+        parts = path.split("/")
+        if self.names and len(parts) >= 2 and parts[1].lower() in self.names and (
+                host in _CODE_HOSTS or host == "raw.githubusercontent.com"):
+            return True
         for own in self.urls:
             if norm == own:
                 return True
@@ -324,6 +332,15 @@ def own_identifiers(tree: TreeIndex) -> OwnIdentifiers:
     """Own URLs and DOIs from ``CITATION.cff``, ``codemeta.json``, ``.zenodo.json`` and
     ``pyproject.toml`` (``[project.urls]``, Poetry's URLs) at the root."""
     own = OwnIdentifiers(set(), set())
+    rproj = [p for p in tree.files_in("") if p.endswith(".Rproj")]
+    if len(rproj) == 1:
+        own.names.add(rproj[0][: -len(".Rproj")].lower())
+    description = tree.description_fields("DESCRIPTION") if tree.is_file("DESCRIPTION") else None
+    if description:
+        if description.get("Package"):
+            own.names.add(description["Package"].strip().lower())
+        for key in ("URL", "BugReports"):
+            own.add([u.strip() for u in re.split(r"[,\s]+", description.get(key) or "") if u.strip()])
     cff = tree.find_ci("CITATION.cff")
     if cff and tree.is_file(cff):
         data = _guarded(tree, cff, "reading CITATION.cff", lambda: tree.yaml(cff), None)

@@ -269,6 +269,22 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
                             key=lambda s: (s.line_start, s.value))
         for literal in candidates:
             scan.scan_code_text(literal.value[:2000], literal.binding, path, literal.line_start, literal.cell)
+        # a URL built from pieces (``'https://hitran.org/data/Q/' + 'q' + str(G) + '.txt'``)
+        # and passed to a download or read call: the frontend's resolved template, where a
+        # field stands for each computed part
+        for call in facts.calls:
+            if call.urls and call.name.rsplit(".", 1)[-1] in _FETCH_CALLS:
+                for _arg, url in call.urls:
+                    url = url.replace("{}", "0")
+                    before = len(scan.found)
+                    scan.scan_code_text(url, "", path, call.line, call.cell)
+                    name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1].lower()
+                    suffix = name.rsplit(".", 1)[-1] if "." in name else ""
+                    if len(scan.found) == before and suffix and suffix not in _PAGE_SUFFIXES \
+                            and not is_software_download(url) and not scan.own.is_own_url(url):
+                        # a file the code fetches is a data file, whatever its suffix
+                        scan.add(Pointer(40, "data_pointer.direct_url", url, "direct URL of a file the code fetches"),
+                                 path, call.line, call.cell)
     for path in _script_files(tree):
         facts = tree.facts(path)
         if facts is not None and facts.frontend in _CODE_FRONTENDS:
@@ -288,6 +304,11 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
 
 
 _CODE_FRONTENDS = frozenset({"r", "julia", "snakemake", "nextflow", "matlab"})
+_PAGE_SUFFIXES = frozenset({"html", "htm", "php", "asp", "aspx", "jsp", "cgi", "xml", "rss", "js", "css", "svg",
+                            "png", "jpg", "gif", "ico"})
+_FETCH_CALLS = frozenset({"urlopen", "urlretrieve", "Request", "get", "download", "download_file", "read_csv",
+                          "read_table", "read_excel", "read_json", "read_parquet", "read_hdf", "loadtxt", "genfromtxt",
+                          "open_dataset", "open_url", "fetch", "wget"})
 
 
 def _script_files(tree: TreeIndex) -> list[str]:
@@ -343,7 +364,7 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     return found
 
 
-@detector("data_pointer", version="2.4.0")
+@detector("data_pointer", version="2.5.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -372,7 +393,14 @@ def data_pointer(tree: TreeIndex) -> Result:
         after stripping ``.gz .bz2 .xz .zip .tar.gz``); a URL of an archive (``.zip``,
         ``.tar.gz``, ``.tgz``, ``.7z``) in a data or download context -- code, a data section,
         or a document line naming data or ``wget``/``curl``/a download (§0.2.15) -- unless
-        the name is a versioned or source release (``tool-1.2.tar.gz``, ``master.zip``).
+        the name is a versioned or source release (``tool-1.2.tar.gz``, ``master.zip``);
+        a file URL a Python download or read call fetches (``urlopen``, ``urlretrieve``,
+        ``requests.get``, ``pd.read_csv``…), built from pieces or not
+        (``'https://hitran.org/data/Q/' + 'q' + str(G) + '.txt'``), whatever its suffix
+        other than a web page's (2.5.0). The repository's own URLs never count: those
+        its metadata names (CITATION.cff, codemeta.json, .zenodo.json, pyproject URLs,
+        DESCRIPTION ``URL``/``BugReports``) and code-host URLs of a repository named as
+        the project (the RStudio ``<name>.Rproj``, DESCRIPTION ``Package:``; 2.5.0).
         25 local_file: a data file in the
         tree (``.csv .tsv .parquet .feather .h5 .hdf5 .nc .npy .npz .rds .xlsx .json…``),
         dot paths and configuration files excluded (``.json``/``.tsv``/``.csv`` under
