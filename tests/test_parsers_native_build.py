@@ -81,3 +81,18 @@ def test_cmake_tests_registered_outside_function_and_macro_bodies():
 def test_meson_test_calls():
     text = "t = executable('t', 't.f90')\n# test('commented', t)\ntest('unit', t)\nbenchmark('b', t)\nx.test(1)\n"
     assert [(t.line, t.command) for t in parse_native_build(text, "test/meson.build").tests] == [(3, "test")]
+
+
+def test_cmake_executables_and_their_output_names():
+    text = (
+        "add_library(core STATIC a.cpp)\n"
+        "if (BUILD_AS_LIBRARY)\n  add_library(raxml_module MODULE ${SOURCES})\nelse()\n"
+        "  add_executable(raxml_module ${SOURCES})\nendif()\n"
+        "add_executable(${PROJECT_NAME} main.cpp)\n"
+        "set_target_properties(raxml_module PROPERTIES OUTPUT_NAME raxml-ng)\n"
+        "set_target_properties(other PROPERTIES OUTPUT_NAME ${BINARY})\n"
+    )
+    build = parse_native_build(text, "src/CMakeLists.txt")
+    # the program named by OUTPUT_NAME is declared where its target is (line 5); a
+    # computed name (${...}) names nothing
+    assert [(e.name, e.line) for e in build.executables] == [("raxml_module", 5), ("raxml-ng", 5)]

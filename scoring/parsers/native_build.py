@@ -48,6 +48,15 @@ class TestDeclaration:
 
 
 @dataclass(frozen=True)
+class Executable:
+    """A program the build declares (CMake ``add_executable``, or the literal
+    ``OUTPUT_NAME`` a target is given): its name and the declaring line."""
+
+    name: str
+    line: int
+
+
+@dataclass(frozen=True)
 class NativeBuildFile:
     """What one build file declares: its kind (``cmake``, ``meson``, ``meson-wrap``,
     ``git-submodules``, ``make``), language standards, and dependencies by source
@@ -58,6 +67,7 @@ class NativeBuildFile:
     standards: tuple[LanguageStandard, ...] = ()
     dependencies: tuple[Dependency, ...] = ()
     tests: tuple[TestDeclaration, ...] = ()
+    executables: tuple[Executable, ...] = ()
 
 
 _MAKE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\.[^/]+)?|[^/]+\.mk", re.IGNORECASE)
@@ -224,9 +234,18 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
     standards: list[LanguageStandard] = []
     dependencies: list[Dependency] = []
     tests: list[TestDeclaration] = []
+    executables: list[Executable] = []
     body_depth = 0                     # inside function()/macro() bodies
     for command in _cmake_commands(text):
         values = [a for a, _ in command.args]
+        if command.name == "add_executable" and values and "$" not in values[0]:
+            executables.append(Executable(values[0], command.line))
+        elif command.name == "set_target_properties" and "OUTPUT_NAME" in values[:-1]:
+            # the program is the target's, declared where the target is
+            name = values[values.index("OUTPUT_NAME") + 1]
+            target = next((e.line for e in executables if e.name == values[0]), command.line)
+            if "$" not in name:
+                executables.append(Executable(name, target))
         if command.name in ("function", "macro"):
             body_depth += 1
         elif command.name in ("endfunction", "endmacro"):
@@ -252,7 +271,7 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
             flag = _STD_FLAG_RE.search(value)
             if flag:
                 standards.append(LanguageStandard(line, flag.group(0)))
-    return NativeBuildFile("cmake", tuple(standards), tuple(dependencies), tuple(tests))
+    return NativeBuildFile("cmake", tuple(standards), tuple(dependencies), tuple(tests), tuple(executables))
 
 
 def _fetched(command: _CMakeCommand, path: str) -> Dependency:

@@ -118,10 +118,11 @@ class ConsoleScript:
     name: str
     path: str
     line: int | None
+    target: str = ""    # "package.module:function" as declared ("" when not read)
 
 
 # a console_scripts entry string of setup.py: "name = package.module:function [extras]"
-_SETUP_PY_ENTRY = re.compile(r"""\s*([A-Za-z0-9][\w.-]*)\s*=\s*[\w.]+\s*(?::\s*[\w.]+)?[^"']*""")
+_SETUP_PY_ENTRY = re.compile(r"""\s*([A-Za-z0-9][\w.-]*)\s*=\s*([\w.]+\s*(?::\s*[\w.]+)?)[^"']*""")
 
 
 _QUOTED_SETUP_PY_ENTRY = re.compile(r"""["']\s*([A-Za-z0-9][\w.-]*)\s*=\s*[\w.]+\s*(?::\s*[\w.]+)?[^"']*["']""")
@@ -138,6 +139,13 @@ def ini_option(tree: TreeIndex, path: str, section: str, option: str) -> str | N
 def setup_py_console_scripts(facts: FileFacts | None) -> list[tuple[str, int]]:
     """(name, line) of the ``console_scripts`` entries of a setup.py, from its string
     facts: the entry strings that follow the first mention of ``console_scripts``."""
+    return [(name, line) for name, line, _target in setup_py_console_entries(facts)]
+
+
+def setup_py_console_entries(facts: FileFacts | None) -> list[tuple[str, int, str]]:
+    """(name, line, "module:function") of the ``console_scripts`` entries of a setup.py.
+    A commented-out entry list counts only when no code string names ``console_scripts``
+    (a commented-out old list above the live one is no declaration)."""
     if facts is None:
         return []
     mentions = [s.line_start for s in facts.strings if "console_scripts" in s.value]
@@ -145,24 +153,25 @@ def setup_py_console_scripts(facts: FileFacts | None) -> list[tuple[str, int]]:
     if not mentions:
         return []
     start = min(mentions)
-    found: list[tuple[str, int]] = []
+    live = [s.line_start for s in facts.strings if "console_scripts" in s.value]
+    found: list[tuple[str, int, str]] = []
     for string in facts.strings:
-        if string.line_start < start or "console_scripts" in string.value:
+        if string.line_start < (min(live) if live else start) or "console_scripts" in string.value:
             continue
         match = _SETUP_PY_ENTRY.fullmatch(string.value)
         if match is None:
             if found:
                 break   # the entry list has ended
             continue
-        found.append((match.group(1), string.line_start))
-    if any(c.line_start == start and "console_scripts" in c.text for c in facts.comments):
+        found.append((match.group(1), string.line_start, re.sub(r"\s+", "", match.group(2))))
+    if not live and any(c.line_start == start and "console_scripts" in c.text for c in facts.comments):
         # a commented-out entry list read as one (what the text scan this replaces did)
         for comment in facts.comments:
             if comment.line_end < start:
                 continue
             for offset, text in enumerate(comment.text.split("\n")):
-                found.extend((m.group(1), comment.line_start + offset) for m in _QUOTED_SETUP_PY_ENTRY.finditer(text)
-                             if comment.line_start + offset >= start)
+                found.extend((m.group(1), comment.line_start + offset, "")
+                             for m in _QUOTED_SETUP_PY_ENTRY.finditer(text) if comment.line_start + offset >= start)
         found.sort(key=lambda entry: entry[1])
     return found
 
@@ -181,9 +190,9 @@ def console_scripts(tree: TreeIndex) -> list[ConsoleScript]:
                   poetry.get("scripts") if isinstance(poetry, dict) else None]
         for table in tables:
             if isinstance(table, dict):
-                for name in table:
+                for name, target in table.items():
                     line = keys.line_of(str(name), "=") if keys is not None else None
-                    found.append(ConsoleScript(str(name), pyproject, line))
+                    found.append(ConsoleScript(str(name), pyproject, line, target if isinstance(target, str) else ""))
     setup_cfg = tree.find_ci("setup.cfg")
     entries = ini_option(tree, setup_cfg, "options.entry_points", "console_scripts") if setup_cfg else None
     if entries is not None:
@@ -192,12 +201,34 @@ def console_scripts(tree: TreeIndex) -> list[ConsoleScript]:
             name = entry.split("=", 1)[0].strip()
             if name and "=" in entry:
                 found.append(ConsoleScript(name, setup_cfg,
-                                           keys.line_of(name, "=", quoted=False) if keys is not None else None))
+                                           keys.line_of(name, "=", quoted=False) if keys is not None else None,
+                                           re.sub(r"\s+", "", entry.split("=", 1)[1].split("[", 1)[0])))
     setup_py = tree.find_ci("setup.py")
     if setup_py:
-        for name, line in setup_py_console_scripts(tree.facts(setup_py)):
-            found.append(ConsoleScript(name, setup_py, line))
+        for name, line, target in setup_py_console_entries(tree.facts(setup_py)):
+            found.append(ConsoleScript(name, setup_py, line, target))
     return found
+
+
+def console_script_target_missing(tree: TreeIndex, script: ConsoleScript) -> bool:
+    """Whether the function a console script names is surely absent: its module is in
+    the tree (``pkg/mod.py``, ``pkg/mod/__init__.py``, under ``src/`` too) and neither
+    defines nor imports the function. A module not found says nothing (it may be built)."""
+    module, _, function = script.target.partition(":")
+    if not module or not function:
+        return False
+    base = module.replace(".", "/")
+    path = next((p for p in (f"{base}.py", f"{base}/__init__.py", f"src/{base}.py", f"src/{base}/__init__.py")
+                 if tree.is_file(p)), None)
+    facts = tree.facts(path) if path else None
+    if facts is None or facts.parse_error:
+        return False
+    head = function.split(".", 1)[0]
+    if any(d.name == head for d in facts.definitions):
+        return False
+    if any(head in ref.names or head in ref.asnames or ref.module.rsplit(".", 1)[-1] == head for ref in facts.imports):
+        return False
+    return not any(s.binding == head for s in facts.strings)
 
 
 # --------------------------------------------------------------------------- README section families (D1, D5)

@@ -13,6 +13,7 @@ from scoring.detectors.documentation._common import (
     _name,
     _python_target,
     compiled_sources,
+    console_script_target_missing,
     console_scripts,
     doc_lines,
     runnable_commands,
@@ -20,6 +21,7 @@ from scoring.detectors.documentation._common import (
 )
 from scoring.model import Evidence
 from scoring.parsers.markdown import Document
+from scoring.parsers.native_build import native_build_kind
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -52,7 +54,32 @@ def _documented_main_modules(tree: TreeIndex, doc: Document | None) -> list[tupl
     return found
 
 
-@detector("execution_entry_point", version="2.1.0")
+def _documented_native_programs(tree: TreeIndex, doc: Document | None) -> list[Evidence]:
+    """CMake executables (``add_executable``, a literal ``OUTPUT_NAME``) that a README
+    command runs (METRICS §0.3 native D5): the build's program is the entry point."""
+    if doc is None:
+        return []
+    declared: dict[str, tuple[str, int]] = {}
+    for path in tree.files:
+        if native_build_kind(path) != "cmake" or tree.role(path) == "vendored":
+            continue
+        build = tree.native_build(path)
+        for program in build.executables if build is not None else ():
+            declared.setdefault(program.name, (path, program.line))
+    if not declared:
+        return []
+    for line in doc_lines(doc):
+        for cmd in line.commands:
+            name = cmd.program.rsplit("/", 1)[-1]
+            if name in declared:
+                path, number = declared[name]
+                return [Evidence(path, f"the build declares the program {name}, which {line.path} runs"
+                                       + (f" at line {line.line}" if line.line else ""),
+                                 rule="execution_entry_point.native_program", line_start=number, snippet=name)]
+    return []
+
+
+@detector("execution_entry_point", version="2.2.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
@@ -65,7 +92,11 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         [tool.poetry.scripts], setup.py/setup.cfg console_scripts); a target run, all,
         execute, analysis, main or reproduce in a Make-like file (Makefile, makefile,
         GNUmakefile, justfile, Taskfile.yml, tasks.py, dodo.py at the root or an
-        environment location); a top-level Snakefile (or workflow/Snakefile) or main.nf.
+        environment location); a top-level Snakefile (or workflow/Snakefile) or main.nf;
+        a program a CMake build declares (``add_executable``, a literal ``OUTPUT_NAME``)
+        that a README command runs (``./raxml-ng --msa …``; §0.3 native D5, 2.2.0). A
+        console script whose function its module (found in the tree) neither defines
+        nor imports is no entry point (2.2.0).
         80: a README heading of the run family of doc_structure (usage, run, quick
         start, how to use, …) or a runnable README command as in usage_examples (make
         in a deposit with C/C++/Fortran sources builds the program and is not one). 0
@@ -100,12 +131,14 @@ def execution_entry_point(tree: TreeIndex) -> Result:
             if target.name.lower() in _ENTRY_TARGETS:
                 evidence.append(Evidence(path, f"task target '{target.name}'", rule="execution_entry_point.make_target",
                                          line_start=target.line, snippet=f"{target.name}:"))
-    scripts = console_scripts(tree)
+    # a console script whose function its module neither defines nor imports cannot run
+    scripts = [s for s in console_scripts(tree) if not console_script_target_missing(tree, s)]
     for script in scripts:
         evidence.append(Evidence(script.path, f"console script '{script.name}'",
                                  rule="execution_entry_point.console_script", line_start=script.line,
                                  snippet=script.name))
     doc = tree.readme_document()
+    evidence += _documented_native_programs(tree, doc)
     for line, main in _documented_main_modules(tree, doc):
         evidence.append(Evidence(line.path, f"documented `python -m` of {main}", rule="execution_entry_point.main_module",
                                  line_start=line.line, snippet=line.text))
