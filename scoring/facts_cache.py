@@ -118,12 +118,50 @@ def worker_cache(cache: FactsCache | None) -> FactsCache | None:
     return make() if callable(make) else None
 
 
+DEFAULT_DERIVED_ENTRIES = 20_000
+
+
+class DerivedCache:
+    """What a detector derives from one file's content alone (``TreeIndex._cached(...,
+    shared=True)``: C3's credential findings of a code file, a version file's interpreter
+    declarations), keyed by ``(kind, blob id)``, least recently used first out, in this
+    process only: the code that derived a value is the code that reads it. It rides on a
+    facts cache so that the versions of a deposit measured with one cache reuse it, and a
+    fresh cache starts empty. Values are immutable (tuples of frozen records)."""
+
+    def __init__(self, max_entries: int = DEFAULT_DERIVED_ENTRIES) -> None:
+        self.max_entries = max(1, max_entries)
+        self._entries: OrderedDict[tuple[str, str], tuple[Any, tuple[str, ...]]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: tuple[str, str]) -> tuple[Any, tuple[str, ...]] | None:
+        found = self._entries.get(key)
+        if found is not None:
+            self._entries.move_to_end(key)
+        return found
+
+    def put(self, key: tuple[str, str], value: tuple[Any, tuple[str, ...]]) -> None:
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+
+def derived_cache(cache: object) -> DerivedCache | None:
+    """The :class:`DerivedCache` a facts cache carries, or None."""
+    found = getattr(cache, "derived", None)
+    return found if isinstance(found, DerivedCache) else None
+
+
 class MemoryFactsCache:
     """A least-recently-used map of at most ``max_entries`` facts, in this process."""
 
     def __init__(self, max_entries: int = DEFAULT_MEMORY_ENTRIES) -> None:
         self.max_entries = max(1, max_entries)
         self._entries: OrderedDict[FactsKey, FileFacts] = OrderedDict()
+        self.derived = DerivedCache()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -150,7 +188,7 @@ class MemoryFactsCache:
     def __getstate__(self) -> dict[str, Any]:
         # A memory cache is never shipped to a worker whole (worker_cache gives None);
         # pickled anyway, it travels empty.
-        return {"max_entries": self.max_entries, "_entries": OrderedDict()}
+        return {"max_entries": self.max_entries, "_entries": OrderedDict(), "derived": DerivedCache()}
 
 
 class RecordingFactsCache:
@@ -172,6 +210,10 @@ class RecordingFactsCache:
     @property
     def computed(self) -> int:
         return len(self.new)
+
+    @property
+    def derived(self) -> DerivedCache | None:
+        return derived_cache(self.inner)
 
     def get_many(self, keys: Sequence[FactsKey]) -> dict[FactsKey, FileFacts]:
         keys = list(keys)

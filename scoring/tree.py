@@ -165,6 +165,9 @@ class TreeIndex:
         self._facts_errors: dict[str, str] = {}
         # Content-keyed parsed forms: (kind, blob id) -> (value, problems it recorded).
         self._by_content: dict[tuple[str, str], tuple[Any, tuple[str, ...]]] = {}
+        from .facts_cache import derived_cache
+
+        self._derived = derived_cache(facts_cache)
         self._capturing: list[tuple[str, list[str]]] = []
         self._truncated = False
         self._walk()
@@ -642,18 +645,26 @@ class TreeIndex:
         text = self.text(path)
         return text.splitlines() if text else []
 
-    def _cached(self, kind: str, path: str, build: Callable[[str], Any], *, by_content: bool = False) -> Any:
+    def _cached(self, kind: str, path: str, build: Callable[[str], Any], *, by_content: bool = False,
+                shared: bool = False) -> Any:
         """``build(text)`` of ``path``, once. ``by_content``: the value depends on the text
         alone (not on the path), so files with the same bytes share one build, and the
-        problems it recorded are recorded for each of them, in the same order."""
+        problems it recorded are recorded for each of them, in the same order.
+        ``shared`` (implies ``by_content``; the value is immutable): trees measured with
+        the same facts cache share the build too (:class:`~scoring.facts_cache.DerivedCache`),
+        so a deposit's next version rebuilds only its changed files."""
         key = (kind, path)
         if key not in self._parsed:
             text = self.text(path)
             if text is None:
                 value = None
-            elif by_content and (blob := self.blob_id(path)) is not None:
-                shared = self._by_content.get((kind, blob))
-                if shared is None:
+            elif (by_content or shared) and (blob := self.blob_id(path)) is not None:
+                shared_value = self._by_content.get((kind, blob))
+                if shared_value is None and shared and self._derived is not None:
+                    shared_value = self._derived.get((kind, blob))
+                    if shared_value is not None:
+                        self._by_content[(kind, blob)] = shared_value
+                if shared_value is None:
                     captured: list[str] = []
                     self._capturing.append((path, captured))
                     try:
@@ -661,8 +672,10 @@ class TreeIndex:
                     finally:
                         self._capturing.pop()
                     self._by_content[(kind, blob)] = (value, tuple(captured))
+                    if shared and self._derived is not None:
+                        self._derived.put((kind, blob), (value, tuple(captured)))
                 else:
-                    value, problems = shared
+                    value, problems = shared_value
                     for reason in problems:
                         self.problem(path, reason)
             else:
@@ -867,7 +880,10 @@ class TreeIndex:
         parsed once; empty when unreadable."""
         from .parsers.manifests import interpreters_from_version_file
 
-        return self._cached("version_file", path, lambda text: interpreters_from_version_file(text, path)) or []
+        # the file's name says how to read it: it is part of the kind of the shared build
+        name = path.rsplit("/", 1)[-1]
+        return self._cached(f"version_file:{name}", path,
+                            lambda text: tuple(interpreters_from_version_file(text, path)), shared=True) or []
 
     def ci_config(self, path: str):
         """A CI configuration file with its first test-running line

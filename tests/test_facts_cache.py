@@ -600,3 +600,32 @@ def test_reading_facts_in_this_process_leaves_no_connection_behind(tmp_path, mak
     assert conn.execute("SELECT count(*) FROM file_facts").fetchone() == (5,)
     assert conn.execute("SELECT count(*) FROM snapshots").fetchone() == (2,)
     conn.close()
+
+
+def test_content_derived_findings_are_shared_by_the_versions_measured_with_one_cache(tmp_path):
+    """C3's per-file credential findings ride on the facts cache (DerivedCache): the second
+    version derives them again only for its changed file, and measures as a fresh run does."""
+    from scoring import measure
+
+    files = {
+        "a.py": 'API_KEY = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"\n',
+        "b.R": 'library(httr)\nkey <- "plain"\n',
+        "c.jl": "using Random\nx = rand(3)\n",
+    }
+    first, second = tmp_path / "v1", tmp_path / "v2"
+    for root in (first, second):
+        root.mkdir()
+        for name, text in files.items():
+            (root / name).write_text(text)
+    (second / "b.R").write_text('library(httr)\npassword <- "s3cr3t-passw0rd-2024"\n')
+    cache = MemoryFactsCache()
+    measure(first, facts_cache=cache)
+    kinds = sorted(kind for kind, _blob in cache.derived._entries)
+    assert kinds == ["credentials:julia", "credentials:python", "credentials:r"]
+    again = measure(second, facts_cache=cache)
+    assert len(cache.derived) == 4            # only the changed b.R was derived again
+    fresh = measure(second)
+    assert again.to_dict()["submetrics"]["no_hardcoded_credentials"] == \
+        fresh.to_dict()["submetrics"]["no_hardcoded_credentials"]
+    c3 = fresh.to_dict()["submetrics"]["no_hardcoded_credentials"]
+    assert (round(c3["value"], 2), [e["path"] for e in c3["evidence"]]) == (33.33, ["a.py", "b.R"])

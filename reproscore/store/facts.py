@@ -32,6 +32,7 @@ from typing import Any
 
 from scoring.facts import FileFacts
 from scoring.facts_cache import (
+    DerivedCache,
     FactsKey,
     StorableFacts,
     decode_stored,
@@ -110,6 +111,8 @@ class StoreFactsCache:
 
     def __init__(self, store: Any) -> None:
         self.store = store
+        # what detectors derive from a content, kept for the run (not in the store)
+        self.derived = DerivedCache()
 
     def get_many(self, keys: Sequence[FactsKey]) -> dict[FactsKey, FileFacts]:
         return self.store.load_facts(keys)

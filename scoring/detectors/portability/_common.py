@@ -5,8 +5,9 @@ masking are :mod:`scoring.parsers.secrets`. C2 reads ImportFacts and InstallFact
 HandlerFacts.
 
 Still here until C3 reads credentials from the frontends' facts: C3's code segments of
-Python, notebook, R and Julia files (``_code_segments``: the Python CodeUnits, the R/Julia
-tokenizer ``_lex``, the Python literal bindings).
+Python, notebook, R and Julia files (``file_segments``: the Python CodeUnits, the R/Julia
+tokenizer ``_lex``, the Python literal bindings), derived per file and shared by content
+across the trees measured with one facts cache (``TreeIndex._cached(..., shared=True)``).
 """
 
 from __future__ import annotations
@@ -141,8 +142,6 @@ def _next_index(tokens: Sequence[_Tok], index: int) -> int:
 # --------------------------------------------------------------------------- the scanned files
 
 _CODE_KINDS = ("python", "notebook", "r", "rmd", "julia", "shell")
-# the kinds a language frontend reads (shell scripts are read line by line)
-_FRONTEND_KINDS = ("python", "notebook", "r", "rmd", "julia")
 
 @dataclass
 class _Segment:
@@ -189,27 +188,18 @@ class _Segment:
         return self.text.count("\n", 0, offset) + 1
 
 
-_SEGMENTS: weakref.WeakKeyDictionary[TreeIndex, dict[str, list[_Segment]]] = weakref.WeakKeyDictionary()
-
-
-def _code_segments(tree: TreeIndex) -> dict[str, list[_Segment]]:
-    """C3's code segments of each Python, notebook, R, R Markdown and Julia file, once
-    per tree (shell, parameter and ``.env`` files: ``TreeIndex.line_file``)."""
-    cached = _SEGMENTS.get(tree)
-    if cached is not None:
-        return cached
+def file_segments(tree: TreeIndex, path: str, kind: str) -> list[_Segment]:
+    """C3's code segments of one Python, notebook, R, R Markdown or Julia file, built
+    from that file alone (what ``_code_segments`` holds for it), so a file's findings
+    can be derived, and shared, by its content."""
     units_by_cell: dict[tuple[str, int], CodeUnit] = {}
-    for unit in tree.python_units():
-        if unit.cell is not None:
-            units_by_cell[(unit.path, unit.cell)] = unit
-    segments: dict[str, list[_Segment]] = {}
-    for kind in _FRONTEND_KINDS:
-        for path in tree.by_type(kind):
-            found = _code_file(tree, path, kind, units_by_cell)
-            if found is not None:
-                segments[path] = found
-    _SEGMENTS[tree] = segments
-    return segments
+    if kind not in ("python", "r", "julia"):
+        notebook = tree.notebook(path)
+        for cell in notebook.code_cells if notebook is not None else ():
+            if cell.language == "python" or cell.magics:
+                units_by_cell[(path, cell.index)] = CodeUnit.parse(
+                    path, cell.python_source, cell=cell.index, line_offset=cell.line_offset, magics=cell.magics)
+    return _code_file(tree, path, kind, units_by_cell) or []
 
 
 def _cell_body(cell: Cell) -> tuple[str, int]:
@@ -300,6 +290,10 @@ def _files(tree: TreeIndex) -> tuple[list[_File], list[_File]]:
                 code.append(_File(path, kind, lines=lines))
         elif (facts := tree.facts(path)) is not None:
             code.append(_File(path, kind, facts=facts))
+        else:
+            # no facts: binary or unreadable; reading its text records why in the
+            # inventory's skipped list, as for every file the scanned set leaves out
+            tree.text(path)
     parameters: list[_File] = []
     for path in tree.files:
         info = tree.info(path)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from scoring.detectors.portability._common import _c1_frontend_files, _evidence, _files, _Hit, _join, _ratio_value
+from scoring.detectors.portability._common import (
+    _c1_frontend_files,
+    _evidence,
+    _files,
+    _Hit,
+    _join,
+    _ratio_value,
+)
 from scoring.facts import FileFacts
 from scoring.parsers.linefiles import line_literal
 from scoring.parsers.secrets import mask_line, unescape

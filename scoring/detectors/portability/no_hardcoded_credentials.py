@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterator, Sequence
 
 from scoring.detectors.portability._common import (
-    _code_segments,
     _evidence,
     _files,
     _Hit,
@@ -16,6 +15,7 @@ from scoring.detectors.portability._common import (
     _ratio_value,
     _Segment,
     _Tok,
+    file_segments,
 )
 from scoring.facts import CredentialFact
 from scoring.parsers.secrets import FileCredentials, line_bindings
@@ -131,13 +131,17 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
     if not files:
         return Result(100, applicable=False, reason="no source or parameter files to scan",
                       counts={"files_scanned": 0, "files_with_credentials": 0})
-    segments = _code_segments(tree) if any(f.facts is not None for f in code) else {}
     hits_by_file = {}
     for scanned in files:
         if scanned.lines is not None:
             credentials = scanned.lines.credentials
         else:
-            credentials = _segments_credentials(segments.get(scanned.path, []))
+            # a file's findings depend on its content alone: derived once per content and
+            # shared by the trees measured with one facts cache (a deposit's versions)
+            credentials = tree._cached(
+                f"credentials:{scanned.kind}", scanned.path,
+                lambda _text, s=scanned: _segments_credentials(file_segments(tree, s.path, s.kind)),
+                shared=True) or ()
         if credentials:
             hits_by_file[scanned.path] = [_hit(scanned.path, fact) for fact in credentials]
     bad = len(hits_by_file)
