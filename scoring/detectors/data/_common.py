@@ -747,6 +747,17 @@ _SOFTWARE_URL_RE = re.compile(
 )
 
 
+# Python calls that fetch the URL they are given (A4 downloads, A2 fetched file URLs)
+URL_FETCH_CALL_RE = re.compile(
+    r"^(?:urllib\.request\.(?:urlretrieve|urlopen|Request)|urllib\.(?:urlretrieve|urlopen)|urllib2\.urlopen|"
+    r"six\.moves\.urllib\.request\.(?:urlretrieve|urlopen)|"
+    r"requests\.(?:get|[Ss]ession\(\)\.get)|httpx\.(?:get|stream|Client\(\)\.get)|wget\.download|"
+    r"(?:tensorflow\.)?keras\.utils\.get_file|torch\.hub\.download_url_to_file|"
+    r"torchvision\.datasets\.utils\.(?:download_url|download_and_extract_archive)|"
+    r"(?:pandas|polars|geopandas|dask\.dataframe)\.read_\w+)$"
+)
+
+
 def is_software_download(target: str) -> bool:
     """A URL fetching software (a release binary, an installer, a source file), never
     data (METRICS.md §0.3: software downloads are never data acquisition)."""

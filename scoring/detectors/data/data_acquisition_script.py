@@ -10,6 +10,7 @@ from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _INSTALLER_SUFFIXES,
     MAX_EVIDENCE,
+    URL_FETCH_CALL_RE,
     DataSignal,
     OwnIdentifiers,
     Pointer,
@@ -272,14 +273,6 @@ def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None
 
 
 # ---- Python calls
-_URL_ARG_CALL_RE = re.compile(
-    r"^(?:urllib\.request\.(?:urlretrieve|urlopen|Request)|urllib\.(?:urlretrieve|urlopen)|urllib2\.urlopen|"
-    r"six\.moves\.urllib\.request\.(?:urlretrieve|urlopen)|"
-    r"requests\.(?:get|[Ss]ession\(\)\.get)|httpx\.(?:get|stream|Client\(\)\.get)|wget\.download|"
-    r"(?:tensorflow\.)?keras\.utils\.get_file|torch\.hub\.download_url_to_file|"
-    r"torchvision\.datasets\.utils\.(?:download_url|download_and_extract_archive)|"
-    r"(?:pandas|polars|geopandas|dask\.dataframe)\.read_\w+)$"
-)
 _DATASET_CALL_RE = re.compile(
     r"^(?:sklearn\.datasets\.fetch_\w+|(?:tensorflow\.)?keras\.datasets\.\w+\.load_data|"
     r"huggingface_hub\.hf_hub_download|pooch\.\w+(?:\.\w+)*|gdown\.\w+|zenodo_get(?:\.\w+)*|osfclient(?:\.\w+)*|"
@@ -308,7 +301,7 @@ def python_download(call: CallFact, modules: set[str], own: OwnIdentifiers) -> D
     """The data download performed by one resolved call, if any (A4 V2, §0.1.22);
     ``modules`` are the top-level modules its unit (file or notebook cell) imports."""
     name = call.name
-    if _URL_ARG_CALL_RE.match(name):
+    if URL_FETCH_CALL_RE.match(name):
         url = _call_url(call)
         if not url or _is_local_url(url):
             return None

@@ -11,6 +11,7 @@ from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _URL_RE,
     MAX_EVIDENCE,
+    URL_FETCH_CALL_RE,
     DataSignal,
     OwnIdentifiers,
     Pointer,
@@ -19,6 +20,7 @@ from scoring.detectors.data._common import (
     _Context,
     _document,
     _guarded,
+    _is_r_package,
     _is_workflow_file,
     _name,
     _norm_url,
@@ -273,7 +275,7 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
         # and passed to a download or read call: the frontend's resolved template, where a
         # field stands for each computed part
         for call in facts.calls:
-            if call.urls and call.name.rsplit(".", 1)[-1] in _FETCH_CALLS:
+            if call.urls and URL_FETCH_CALL_RE.match(call.name):
                 for _arg, url in call.urls:
                     url = url.replace("{}", "0")
                     before = len(scan.found)
@@ -306,10 +308,6 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
 _CODE_FRONTENDS = frozenset({"r", "julia", "snakemake", "nextflow", "matlab"})
 _PAGE_SUFFIXES = frozenset({"html", "htm", "php", "asp", "aspx", "jsp", "cgi", "xml", "rss", "js", "css", "svg",
                             "png", "jpg", "gif", "ico"})
-_FETCH_CALLS = frozenset({"urlopen", "urlretrieve", "Request", "get", "download", "download_file", "read_csv",
-                          "read_table", "read_excel", "read_json", "read_parquet", "read_hdf", "loadtxt", "genfromtxt",
-                          "open_dataset", "open_url", "fetch", "wget"})
-
 
 def _script_files(tree: TreeIndex) -> list[str]:
     """Non-Python scripts scanned as lines: shell, R, Julia, Make-like and workflow files."""
@@ -449,8 +447,8 @@ def data_pointer(tree: TreeIndex) -> Result:
 def _readme_example_lines(tree: TreeIndex) -> set[tuple[str, int]]:
     """(README, line) of the lines inside the code blocks of an R or Julia package's
     README (``README.md`` and its ``README.Rmd`` source): usage examples of the library."""
-    is_package = (tree.is_file("DESCRIPTION") and tree.is_dir("R")) or (
-        tree.is_dir("src") and isinstance(tree.toml("Project.toml"), dict) and "uuid" in tree.toml("Project.toml"))
+    project = tree.toml("Project.toml") if tree.is_file("Project.toml") else None
+    is_package = _is_r_package(tree) or (tree.is_dir("src") and isinstance(project, dict) and "uuid" in project)
     if not is_package:
         return set()
     found: set[tuple[str, int]] = set()
