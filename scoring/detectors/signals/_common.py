@@ -56,3 +56,13 @@ def _ci_files(tree) -> list[str]:
         else:
             found.extend(p for p in tree.files_in(directory) if _YAML_NAME_RE.fullmatch(_name(p)))
     return sorted(found)
+
+
+# Suffixes of source code in any language a deposit holds (an output, a parameter file is
+# never one of these), model languages (Stan, JAGS/BUGS) included
+SOURCE_SUFFIXES = frozenset({
+    ".py", ".pyw", ".ipy", ".pyx", ".pxd", ".r", ".rmd", ".qmd", ".jl", ".m", ".c", ".h", ".cc", ".cpp", ".cxx",
+    ".hpp", ".hh", ".hxx", ".cu", ".cuh", ".f", ".f90", ".f95", ".f03", ".f08", ".for", ".f77", ".ftn", ".nf",
+    ".smk", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".java", ".go", ".rs", ".pl", ".rb", ".lua",
+    ".scala", ".cmake", ".bat", ".ps1", ".stan", ".jags", ".bug",
+})

@@ -7,6 +7,7 @@ import re
 from scoring.detectors.signals._common import (
     _CI_ROOT_FILES,
     MAX_EVIDENCE,
+    SOURCE_SUFFIXES,
     _is_hidden,
     _join_names,
     _name,
@@ -53,11 +54,9 @@ _TEMPLATE_STEMS = frozenset({"makefile", "gnumakefile", "manifest", "configure",
 # A parameter-like name (§0.3: parameter files the code reads): run settings by their name
 _PARAM_STEM_RE = re.compile(r"(?:^|[-_.])(?:config|conf|configuration|param|params|parameters|parameterset|"
                             r"settings|options|hyperparams?|input)(?:$|[-_.\d])|^param", re.IGNORECASE)
-_CODE_SUFFIXES = frozenset({".py", ".ipynb", ".r", ".rmd", ".qmd", ".jl", ".m", ".c", ".h", ".cc", ".cpp", ".hpp",
-                            ".cxx", ".hxx", ".f", ".f90", ".f95", ".f03", ".f08", ".for", ".nf", ".smk", ".sh",
-                            ".bash", ".js", ".ts", ".md", ".rst", ".txt.in", ".html", ".css", ".tex", ".bib",
-                            ".pdf", ".png", ".jpg", ".svg", ".stan", ".jags", ".bug", ".cu", ".java", ".go",
-                            ".rs", ".lua", ".pl", ".rb"})
+# what a parameter file is not: code, a notebook, a document or an image
+_NOT_PARAMETER_SUFFIXES = SOURCE_SUFFIXES | {".ipynb", ".md", ".rst", ".txt.in", ".html", ".css", ".tex", ".bib",
+                                             ".pdf", ".png", ".jpg", ".svg"}
 # Folders of data and results: a "parameters" JSON there is a stored result, not a setting
 _RESULT_DIR_NAMES = frozenset({"data", "dataset", "datasets", "results", "result", "output", "outputs", "figures",
                                "raw", "processed"})
@@ -146,7 +145,7 @@ def _loaded_parameter_files(tree: TreeIndex) -> list[Evidence]:
         name = _name(path)
         lower = name.lower()
         dot = lower.rfind(".")
-        if dot <= 0 or lower[dot:] in _CODE_SUFFIXES or _is_tool_config(name) or _is_hidden(path) \
+        if dot <= 0 or lower[dot:] in _NOT_PARAMETER_SUFFIXES or _is_tool_config(name) or _is_hidden(path) \
                 or tree.role(path) in ("vendored", "test") or not _PARAM_STEM_RE.search(name[:dot]) \
                 or any(part.lower() in _RESULT_DIR_NAMES for part in path.split("/")[:-1]):
             continue

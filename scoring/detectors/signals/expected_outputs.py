@@ -6,6 +6,7 @@ import re
 
 from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
+    SOURCE_SUFFIXES,
     _is_hidden,
     _join_names,
     _line_text,
@@ -50,12 +51,6 @@ _PLACEHOLDER_NAMES = frozenset({".gitkeep", ".keep", ".gitignore"})
 _README_RE = re.compile(r"readme(?:\..*)?", re.IGNORECASE)
 # Source code is what makes outputs, never an output itself (a plots/ folder of plotting
 # scripts, src/outputs/ of output writers). Notebooks count when they store outputs.
-_CODE_SUFFIXES = frozenset({
-    ".py", ".pyw", ".ipy", ".pyx", ".pxd", ".r", ".rmd", ".qmd", ".jl", ".m", ".c", ".h", ".cc", ".cpp", ".cxx",
-    ".hpp", ".hh", ".hxx", ".cu", ".cuh", ".f", ".f90", ".f95", ".f03", ".f08", ".for", ".f77", ".ftn", ".nf",
-    ".smk", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".java", ".go", ".rs", ".pl", ".rb", ".lua",
-    ".scala", ".cmake", ".bat", ".ps1",
-})
 _CODE_NAMES = frozenset({"makefile", "snakefile", "cmakelists.txt", "dockerfile", "nextflow.config"})
 # §0.2.18: notebook outputs that count (an error traceback or stderr alone does not).
 _RESULT_OUTPUT_KINDS = frozenset({"execute_result", "display_data", "stream:stdout"})
@@ -92,7 +87,7 @@ def _is_output_file(tree: TreeIndex, path: str) -> bool:
     suffix = _suffix(name)
     if suffix == ".ipynb":
         return _stored_output_cell(tree, path) is not None
-    return suffix not in _CODE_SUFFIXES
+    return suffix not in SOURCE_SUFFIXES
 
 
 def _is_output_dir_name(name: str) -> bool:
