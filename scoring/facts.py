@@ -452,7 +452,8 @@ class ExportFact(_Record):
 class CredentialFact(_Record):
     """A hard-coded credential (C3), decided where the text is read, before redaction
     (:class:`scoring.parsers.secrets.FileCredentials`): the secret itself is never kept.
-    ``TreeIndex.line_file`` gives those of shell, parameter and ``.env`` files."""
+    The Python, R and Julia frontends give those of code files (``FileFacts.credentials``),
+    ``TreeIndex.line_file`` those of shell, parameter and ``.env`` files."""
 
     line: int
     kind: str                  # token (a provider's token format), private_key (PEM), assignment
@@ -500,6 +501,11 @@ class FileFacts(_Record):
     # (every fact carries its cell, lines count within the cell) and the evaluated Python
     # and Julia chunks of an R Markdown / Quarto document (the document's lines)
     embedded: tuple[FileFacts, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # hard-coded credentials (C3), decided and masked before the other facts are
+    # redacted (``scoring.frontends._credentials``): Python files and notebooks, R, R
+    # Markdown / Quarto and Julia files; never in ``embedded`` facts (a notebook's or a
+    # document's own are read across all its cells)
+    credentials: tuple[CredentialFact, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
     def to_json(self) -> str:
         return self.json_of(self.to_dict())

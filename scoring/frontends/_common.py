@@ -552,6 +552,9 @@ _REDACTION = {
                                  commands=tuple((line, redact_text(c)) for line, c in f.commands),
                                  code_lines=tuple((line, redact_text(t)) for line, t in f.code_lines))),
     "installs": (lambda f: f.package, lambda f: _changed(f, package=redact_text(f.package))),
+    # a credential's own value is masked where it is found; its line may hold another
+    # secret C3 does not report (a password in a URL)
+    "credentials": (lambda f: f.excerpt, lambda f: _changed(f, excerpt=redact_text(f.excerpt))),
 }
 
 
@@ -589,8 +592,9 @@ def redact_facts(facts: FileFacts) -> FileFacts:
 
     Facts are cached in the store, and the project never stores a secret found in a
     deposit: string values, assignments, call arguments and expressions, comments, URLs,
-    paths, decorators, handler and option texts, directive values and notebook magics
-    are redacted here, once, before any frontend returns (``Collector.finish`` and the
+    paths, decorators, handler and option texts, directive values, notebook magics and
+    the lines of credentials (C3's findings, their secrets already masked) are redacted
+    here, once, before any frontend returns (``Collector.finish`` and the
     Python and Snakemake frontends call it). A value bound to a credential-like name is
     masked whole (``redact_bound``), so a detector reads the binding and the mask's first
     four characters and length, never the secret. The facts whose lower-cased texts hold

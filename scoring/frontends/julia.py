@@ -30,9 +30,10 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
+from scoring.frontends._credentials import script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact)
+VERSION = "1.0.6"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6: FileFacts.credentials (C3)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -57,8 +58,15 @@ RERAISING = {"rethrow", "throw", "error"}
 LOGGING = {"println", "print", "@warn", "@error", "@info", "@debug", "@show", "showerror", "@logmsg"}
 
 
-def extract(data: bytes, path: str) -> FileFacts:
-    return ts.with_blank_lines(_Walker(data).run(), data)
+def extract(data: bytes, path: str, *, credentials: bool = True) -> FileFacts:
+    """The facts of a Julia file; ``credentials=False`` leaves out ``FileFacts.credentials``
+    (code a notebook cell or an R Markdown chunk holds: the document reads the credentials
+    of all its cells together)."""
+    facts = _Walker(data).run()
+    text = data.decode("utf-8", "replace")
+    blank = ts.blank_line_numbers(text)
+    found = ts.redact_records("credentials", script_credentials(text, LANGUAGE)) if credentials else ()
+    return replace(facts, blank_lines=blank, credentials=found) if blank or found else facts
 
 
 def string_value(node) -> str:

@@ -168,6 +168,7 @@ from scoring.frontends._common import (
     redact_facts,
     redact_text,
 )
+from scoring.frontends._credentials import Credentials
 from scoring.parsers.notebook import (
     Cell,
     NotebookError,
@@ -181,7 +182,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment, strip_unquoted_comment
 
 LANGUAGE = "python"
-VERSION = "1.2.2"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks)
+VERSION = "1.2.3"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3: FileFacts.credentials (C3)
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -580,6 +581,7 @@ class _Walker:
         self.cell: int | None = None
         self.source = ""
         self.magic_lines: frozenset[int] = frozenset()
+        self.tree: ast.Module | None = None      # the last unit's parse (None: it does not parse)
         self.frame = _Frame("none", "module", _MODULE_KINDS, ())
         self.frames: list[_Frame] = [self.frame]
         self.import_tries = 0                   # the bodies of import-catching trys open around the node
@@ -598,6 +600,7 @@ class _Walker:
         self.bindings = {}
         self._encoded = self._starts = None
         self._lines = None
+        self.tree = None
         try:
             tree = parse_source(source)
         except PARSE_ERRORS as exc:
@@ -605,6 +608,7 @@ class _Walker:
                 self.parse_error = _error_text(exc) if cell is None else f"cell {cell}: {_error_text(exc)}"
             self.fallback(source)
             return
+        self.tree = tree
         self.url_names, self.url_pending = {}, []
         docstrings = self.walk(tree)
         self.resolve_call_urls()
@@ -1706,7 +1710,7 @@ class _Walker:
 
     # ------------------------------------------------------------ result
     def finish(self, lines: int, cells: tuple = (), blank_lines: tuple[int, ...] = (),
-               embedded: tuple = ()) -> FileFacts:
+               embedded: tuple = (), credentials: tuple = ()) -> FileFacts:
         """The facts, redacted (``_common.redact_facts``) before they leave the frontend
         (``embedded`` facts come redacted from their own frontends)."""
         return redact_facts(FileFacts(
@@ -1719,7 +1723,7 @@ class _Walker:
             urls=tuple(self.urls), cells=cells, parse_error=self.parse_error, lines=lines,
             blank_lines=blank_lines,
             asserts=tuple(self.asserts), installs=tuple(self.installs), blocks=tuple(self.blocks),
-            embedded=embedded,
+            embedded=embedded, credentials=credentials,
         ))
 
 
@@ -1977,13 +1981,27 @@ def _extract(data: bytes, path: str) -> FileFacts:
         return _notebook(data, path)
     text = decode(data)
     walker = _Walker()
+    credentials: tuple = ()
     if lowered.endswith(".ipy"):
         cell = Cell(index=1, cell_type="code", source=text)
         split_magics(cell)
         walker.unit(cell.python_source, None, frozenset(m.line for m in cell.magics))
     else:
         walker.unit(text)
-    return walker.finish(count_lines(data), blank_lines=blank_line_numbers(text))
+        credentials = _script_credentials(data, text, walker.tree)
+    return walker.finish(count_lines(data), blank_lines=blank_line_numbers(text), credentials=credentials)
+
+
+def _script_credentials(data: bytes, text: str, tree: ast.Module | None) -> tuple:
+    """The credentials of a script, read in its text as UTF-8 (bad bytes replaced; line
+    ends as written), the text every line-based reader of the scorer reads: the walk's
+    parse serves unless the coding cookie or line ends made ``decode`` give another text."""
+    found = Credentials()
+    if (data.isascii() and b"\r" not in data) or (as_read := data.decode("utf-8", "replace")) == text:
+        found.python(text, tree)
+    else:
+        found.python_source(as_read)
+    return found.facts()
 
 
 def extract_chunks(chunks: list[tuple[int, str]]) -> FileFacts:
@@ -2005,13 +2023,16 @@ def extract_chunks(chunks: list[tuple[int, str]]) -> FileFacts:
 
 def _notebook(data: bytes, path: str) -> FileFacts:
     walker = _Walker()
+    credentials = Credentials()
     try:
         notebook = parse_notebook(data.decode("utf-8", "replace"), path)
     except (NotebookError, RecursionError, MemoryError) as exc:
         walker.parse_error = f"NotebookError: {exc}"
         # the source lines a line scan recovers from the JSON text, one per file line
-        walker.unit(notebook_fallback_source(data.decode("utf-8", "replace")))
-        return walker.finish(0)
+        source = notebook_fallback_source(data.decode("utf-8", "replace"))
+        walker.unit(source)
+        credentials.python(source, walker.tree)
+        return walker.finish(0, credentials=credentials.facts())
     cells, lines = [], 0
     foreign: dict[str, list[tuple[int, FileFacts]]] = {}
     for cell in notebook.cells:
@@ -2022,9 +2043,16 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         if cell.cell_type != "code":
             continue
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
-        if cell.language == "python" and cell.python_source.strip():
-            walker.unit(cell.python_source, cell.index, frozenset(m.line for m in cell.magics))
-        elif cell.language in FOREIGN_CELLS:
+        if cell.language == "python":
+            if cell.python_source.strip():
+                walker.unit(cell.python_source, cell.index, frozenset(m.line for m in cell.magics))
+                credentials.python(cell.python_source, walker.tree, cell.index, cell.line_offset)
+            else:
+                credentials.python(cell.python_source, None, cell.index, cell.line_offset)
+            credentials.magics(cell, cell.index, cell.line_offset)
+            continue
+        credentials.other_cell(cell, cell.index)
+        if cell.language in FOREIGN_CELLS:
             facts = _foreign_cell(cell)
             walker.imports.extend(facts.imports)     # C2 reads them among the notebook's imports
             walker.installs.extend(facts.installs)
@@ -2032,7 +2060,7 @@ def _notebook(data: bytes, path: str) -> FileFacts:
                 _r_cell_handlers(walker, cell.index, facts)
             foreign.setdefault(cell.language, []).append((cell.index, facts))
     embedded = tuple(_joined(foreign[language]) for language in FOREIGN_CELLS if language in foreign)
-    return walker.finish(lines, tuple(cells), embedded=embedded)
+    return walker.finish(lines, tuple(cells), embedded=embedded, credentials=credentials.facts())
 
 
 # the languages of notebook cells another frontend reads (FileFacts.embedded)
@@ -2051,7 +2079,8 @@ def _foreign_cell(cell: Cell) -> FileFacts:
     if lines and lines[0].lstrip().startswith("%%"):
         body = "\n".join(["", *lines[1:]])
     frontend, name = (r_frontend, "cell.R") if cell.language == "r" else (julia_frontend, "cell.jl")
-    return _in_cell(frontend.extract(body.encode("utf-8", "surrogatepass"), name), cell.index)
+    # the notebook's credentials are read across all its cells (``Credentials.other_cell``)
+    return _in_cell(frontend.extract(body.encode("utf-8", "surrogatepass"), name, credentials=False), cell.index)
 
 
 def _in_cell(facts: FileFacts, index: int) -> FileFacts:

@@ -30,10 +30,11 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
-from scoring.parsers.notebook import other_language_lines, parse_rmarkdown, shell_commands
+from scoring.frontends._credentials import rmarkdown_credentials, script_credentials
+from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines)
+VERSION = "1.1.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: FileFacts.credentials (C3)
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -93,10 +94,20 @@ ROXYGEN = re.compile(rb"#+'")
 RIGHTWARD_BYTES = {b"->", b"->>"}
 
 
-def extract(data: bytes, path: str) -> FileFacts:
+def extract(data: bytes, path: str, *, credentials: bool = True) -> FileFacts:
+    """The facts of an R script or an R Markdown / Quarto document; ``credentials=False``
+    leaves out ``FileFacts.credentials`` (code a notebook cell holds: the notebook reads
+    the credentials of all its cells together)."""
+    text = data.decode("utf-8", "replace")
     if path.lower().endswith((".rmd", ".qmd")):
-        return with_embedded(with_cells(_Walker(r_chunks(data)).run(), data, path), data)
-    return ts.with_blank_lines(_Walker(data).run(), data)
+        notebook = parse_rmarkdown(text, path)
+        facts = with_embedded(with_cells(_Walker(r_chunks(data)).run(), notebook), data)
+        found = ts.redact_records("credentials", rmarkdown_credentials(notebook)) if credentials else ()
+        return replace(facts, credentials=found) if found else facts
+    facts = _Walker(data).run()
+    blank = ts.blank_line_numbers(text)
+    found = ts.redact_records("credentials", script_credentials(text, LANGUAGE)) if credentials else ()
+    return replace(facts, blank_lines=blank, credentials=found) if blank or found else facts
 
 
 def with_embedded(facts: FileFacts, data: bytes) -> FileFacts:
@@ -117,21 +128,21 @@ def with_embedded(facts: FileFacts, data: bytes) -> FileFacts:
         from scoring.frontends import julia as julia_frontend
 
         # the blank lines of a blanked document mean nothing: left out
-        embedded.append(replace(julia_frontend.extract(blanked(lines, julia), "chunks.jl"), blank_lines=()))
+        embedded.append(replace(julia_frontend.extract(blanked(lines, julia), "chunks.jl", credentials=False),
+                                blank_lines=()))
     return replace(facts, embedded=tuple(embedded)) if embedded else facts
 
 
 FRONT_MATTER = re.compile(r"\A\s*---\s*\n.*?\n---\s*(?:\n|\Z)", re.DOTALL)
 
 
-def with_cells(facts: FileFacts, data: bytes, path: str) -> FileFacts:
-    """``facts`` of an R Markdown / Quarto document with its cells
-    (:func:`scoring.parsers.notebook.parse_rmarkdown`: chunks are code cells, the text
+def with_cells(facts: FileFacts, notebook: Notebook) -> FileFacts:
+    """``facts`` of an R Markdown / Quarto document with its cells (``notebook``, read by
+    :func:`scoring.parsers.notebook.parse_rmarkdown`: chunks are code cells, the text
     between them markdown cells), as ``NotebookCellFact``: no execution counts or outputs;
     a markdown cell's ``chars`` leaves out the YAML front matter of the first cell; a
     chunk's ``language`` is its engine's (r, python, shell, julia, other), its
     ``commands`` and ``code_lines`` carry the document's lines."""
-    notebook = parse_rmarkdown(data.decode("utf-8", "replace"), path)
     cells = []
     for position, cell in enumerate(notebook.cells):
         chars = 0

@@ -1,0 +1,140 @@
+"""C3's credentials as facts (``FileFacts.credentials``): decided by the Python, R and
+Julia frontends where they read a file, masked, with the lines and cells evidence uses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scoring.facts import CredentialFact, FileFacts
+from scoring.frontends import _credentials, frontend_for
+from scoring.frontends._credentials import _CREDENTIAL_NAME, lex, token_bindings
+from scoring.parsers.secrets import credential_word
+
+SECRET = "q8Zr2LmT7vXp4nCb"          # 16 characters, no placeholder, high entropy
+MASK = "q8Zr…(16 chars)"
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def extract(path: str, text: str) -> FileFacts:
+    return frontend_for(path).extract(text.encode(), path)
+
+
+def found(facts: FileFacts) -> list[tuple]:
+    return [(c.cell, c.line, c.kind, c.name, c.masked) for c in facts.credentials]
+
+
+def notebook(*cells: str, language: str = "python") -> str:
+    return json.dumps({
+        "nbformat": 4, "metadata": {"kernelspec": {"language": language}},
+        "cells": [{"cell_type": "code", "source": source, "outputs": [], "execution_count": None}
+                  for source in cells],
+    })
+
+
+def test_a_python_script_binds_and_holds_credentials_masked():
+    facts = extract("run.py", f'import os\nAPI_KEY = "{SECRET}"\n\ndef f(password="hunter2hunter2"):\n'
+                              f'    return "{TOKEN}"\nuser = "YOUR_API_KEY"\n')
+    assert found(facts) == [
+        (None, 2, "assignment", "API_KEY", MASK),
+        (None, 4, "assignment", "password", "hunt…(14 chars)"),
+        (None, 5, "token", "github", "ghp_…(40 chars)"),
+    ]
+    assert facts.credentials[0] == CredentialFact(2, "assignment", "API_KEY", MASK, f"API_KEY = {MASK}")
+    text = facts.to_json()
+    assert SECRET not in text and "hunter2hunter2" not in text and TOKEN not in text
+
+
+def test_python_that_does_not_parse_is_read_line_by_line():
+    facts = extract("old.py", f'print "x"\ntoken = "{SECRET}"\n')
+    assert facts.parse_error is not None
+    assert found(facts) == [(None, 2, "assignment", "token", MASK)]
+
+
+def test_a_notebook_reads_python_cells_magics_and_r_and_shell_cells_with_cell_lines():
+    facts = extract("a.ipynb", notebook(
+        "import os\n",
+        f"x = 1\n%env GITHUB_TOKEN={SECRET}\nclient_secret = '{SECRET}x'\n",
+        f'%%R\nlibrary(fredr)\nfredr::fredr_set_key("{SECRET}")\n',
+        f"%%bash\nexport AWS_SECRET_ACCESS_KEY={SECRET}\n",
+    ))
+    assert found(facts) == [
+        (2, 2, "assignment", "GITHUB_TOKEN", MASK),
+        (2, 3, "assignment", "client_secret", "q8Zr…(17 chars)"),
+        (3, 3, "assignment", "api_key", MASK),       # the %%R line counts within the cell
+        (4, 2, "assignment", "AWS_SECRET_ACCESS_KEY", MASK),
+    ]
+    # the R cell's own facts (FileFacts.embedded) carry none: the notebook's are read
+    # across all its cells, every secret of the file masked on every line
+    assert all(not embedded.credentials for embedded in facts.embedded)
+
+
+def test_an_r_kernel_notebook_and_an_invalid_one():
+    facts = extract("r.ipynb", notebook(f'password <- "{SECRET}"\n', language="R"))
+    assert found(facts) == [(1, 1, "assignment", "password", MASK)]
+    broken = extract("b.ipynb", '{"cells": [\n  "password = \\"' + SECRET + '\\"",\n')
+    assert broken.parse_error.startswith("NotebookError")
+    assert found(broken) == [(None, 2, "assignment", "password", MASK)]
+
+
+def test_r_markdown_reads_every_chunk_with_the_documents_lines():
+    facts = extract("report.Rmd", (
+        "---\ntitle: x\n---\n\n```{r}\nkey <- 1\n```\n\n"
+        f'```{{r, eval = FALSE}}\nSys.setenv(GITHUB_TOKEN = "{SECRET}")\n```\n\n'
+        f'```{{python}}\nimport os\npassword = "{SECRET}"\n```\n'))
+    assert found(facts) == [
+        (None, 10, "assignment", "GITHUB_TOKEN", MASK),   # not evaluated, still written down
+        (None, 15, "assignment", "password", MASK),
+    ]
+    assert all(not embedded.credentials for embedded in facts.embedded)
+
+
+def test_r_and_julia_scripts_bind_by_every_operator_they_have():
+    r = extract("a.R", f'cfg[["password"]] <- "{SECRET}"\n"{SECRET}" -> db_pwd\nset_api_key("{SECRET}")\n'
+                       'token <- "short"\n')
+    assert found(r) == [(None, 1, "assignment", "password", MASK), (None, 2, "assignment", "db_pwd", MASK),
+                        (None, 3, "assignment", "api_key", MASK)]
+    julia = extract("a.jl", f'ENV["GITHUB_TOKEN"] = "{SECRET}"\nconf = Dict("api_key" => "{SECRET}")\n')
+    assert found(julia) == [(None, 1, "assignment", "GITHUB_TOKEN", MASK), (None, 2, "assignment", "api_key", MASK)]
+
+
+def test_other_frontends_give_no_credentials():
+    assert extract("a.m", f"password = '{SECRET}';\n").credentials == ()
+
+
+@pytest.mark.parametrize("name", [
+    "password", "PASSWORD", "db_passwd", "pwd", "apiKey", "API_KEY", "api_key_", "ApiKey", "APIKEY",
+    "secretKEY", "client.secret", "credentials", "Credentials", "aws-credential", "auth", "my token",
+    "x$password", "GITHUB_TOKEN", "set_api_key", "census_api_key", "api\\key", "api_keyé",
+])
+def test_every_name_that_ends_with_a_credential_word_is_found_by_the_tokenizers_gate(name):
+    assert credential_word(name) is not None or name in ("set_api_key", "census_api_key")
+    assert _CREDENTIAL_NAME.search(name)
+
+
+@pytest.mark.parametrize("name", ["keyboard", "tokenizer", "passwords_file", "monkey2", "authors", "keys"])
+def test_names_that_end_otherwise_are_neither_credentials_nor_through_the_gate(name):
+    assert credential_word(name) is None
+    assert not _CREDENTIAL_NAME.search(name)
+
+
+def test_text_that_can_bind_no_credential_name_is_not_tokenized(monkeypatch):
+    def refuse(text, language):
+        raise AssertionError("tokenized")
+
+    monkeypatch.setattr(_credentials, "lex", refuse)
+    # a provider token needs no binding: it is still found
+    facts = extract("a.R", f'x <- "monkeys"\nkeys <- c(1, 2)\ny <- "{TOKEN}"\n')
+    assert found(facts) == [(None, 3, "token", "github", "ghp_…(40 chars)")]
+    with pytest.raises(AssertionError, match="tokenized"):
+        extract("b.R", f'token <- "{SECRET}"\n')
+
+
+def test_the_tokenizer_decodes_strings_and_skips_comments():
+    tokens = lex('# api_key <- "no"\nx <- "a\\tb" # c\nr"(raw\\n)"\n', "r")
+    assert [(t.kind, t.text, t.line) for t in tokens] == [
+        ("nl", "\n", 1), ("name", "x", 2), ("op", "<-", 2), ("str", "a\tb", 2), ("nl", "\n", 2),
+        ("str", "raw\\n", 3), ("nl", "\n", 3),
+    ]
+    assert list(token_bindings(tokens)) == [("x", "a\tb", 2)]
