@@ -544,6 +544,21 @@ class TreeIndex:
             self._load_facts([path])
         return self._facts[path]
 
+    def code_facts(self, path: str) -> FileFacts | None:
+        """:meth:`facts` of a source file a detector scans whole (C1, C3), recording in the
+        inventory what reading its text records: why it is not read (binary, unreadable),
+        text that is not valid UTF-8, a Python file that does not parse, a notebook that
+        does not load (each in the words of the reader that meets it)."""
+        self.text(path)
+        facts = self.facts(path)
+        if facts is not None and facts.parse_error is not None and facts.language == "python":
+            kind = file_type(path)
+            if kind == "python":
+                self.python_unit(path)
+            elif kind == "notebook" and facts.parse_error.startswith("NotebookError"):
+                self.notebook(path)
+        return facts
+
     def all_facts(self) -> dict[str, FileFacts]:
         """The facts of every file a frontend reads (in-tree links excluded: they are
         their target's), in path order, looked up in the cache in one batch."""

@@ -9,7 +9,7 @@ from importlib import resources
 
 import pytest
 
-from scoring.detectors.portability._common import _files, _Segment
+from scoring.detectors.portability._common import _files
 from scoring.detectors.portability.import_resolvability import (
     _environment_provided,
     _package_segments,
@@ -18,10 +18,10 @@ from scoring.detectors.portability.import_resolvability import (
     stdlib_modules,
 )
 from scoring.detectors.portability.no_absolute_paths import _absolute_paths
-from scoring.detectors.portability.no_hardcoded_credentials import _token_bindings
 from scoring.detectors.portability.silent_failure_masking import _c4_hits
 from scoring.frontends import julia as julia_frontend
 from scoring.frontends import r as r_frontend
+from scoring.frontends._credentials import lex, token_bindings
 from scoring.model import mask_secret
 from scoring.parsers.secrets import credential_word as _credential_word
 from scoring.parsers.secrets import secret_value as _secret_value
@@ -469,12 +469,14 @@ def test_c3_skips_example_env_files_and_placeholder_tokens(make_tree):
 
 
 def test_c3_r_and_julia_bindings():
-    r = _Segment("r", 'cfg$password <- "Xk29fjq83Lz0"\nSys.setenv(API_KEY = "q8Zr2LmT7vXp")\n"Zq83LmZx81Kv" -> db_pwd\n')
-    julia = _Segment("julia", 'ENV["GITHUB_TOKEN"] = "Q8zR2lMt7VxP4nCb"\nconf = Dict("api_key" => "q8Zr2LmT7vXp")\n')
-    assert list(_token_bindings(r.tokens)) == [
+    r = 'cfg$password <- "Xk29fjq83Lz0"\nSys.setenv(API_KEY = "q8Zr2LmT7vXp")\n"Zq83LmZx81Kv" -> db_pwd\n'
+    julia = 'ENV["GITHUB_TOKEN"] = "Q8zR2lMt7VxP4nCb"\nconf = Dict("api_key" => "q8Zr2LmT7vXp")\n'
+    assert list(token_bindings(lex(r, "r"))) == [
         ("password", "Xk29fjq83Lz0", 1), ("API_KEY", "q8Zr2LmT7vXp", 2), ("db_pwd", "Zq83LmZx81Kv", 3),
     ]
-    assert list(_token_bindings(julia.tokens)) == [("GITHUB_TOKEN", "Q8zR2lMt7VxP4nCb", 1), ("api_key", "q8Zr2LmT7vXp", 2)]
+    assert list(token_bindings(lex(julia, "julia"))) == [
+        ("GITHUB_TOKEN", "Q8zR2lMt7VxP4nCb", 1), ("api_key", "q8Zr2LmT7vXp", 2),
+    ]
 
 
 # --------------------------------------------------------------------------- C4 silent_failure_masking

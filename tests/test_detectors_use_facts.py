@@ -38,12 +38,10 @@ PARSER_NAME_PREFIXES = ("parse", "scan", "split", "lex", "tokenize", "read", "lo
 # README code block or a Make recipe, an image reference of a Dockerfile), never a file.
 VALUE_PARSERS = frozenset({"split_commands", "split_image", "parse_install_command"})
 
-# Detector modules not yet moved onto facts (issue 15): each still reads text, an AST or a
-# notebook itself. The list may only shrink: a module on it that no longer violates fails
-# the test, so the list cannot go stale.
-NOT_YET_ON_FACTS = frozenset({
-    "portability/_common.py",                # the shared segment scan (C1, C3), R/Julia lexer
-})
+# Detector modules not yet moved onto facts (issue 15), each reading text, an AST or a
+# notebook itself: none left. A module on it that no longer violates fails the test, so
+# the list cannot go stale.
+NOT_YET_ON_FACTS: frozenset[str] = frozenset()
 # TreeIndex methods that hand out a file's text, lines, bytes or syntax tree.
 TEXT_METHODS = frozenset({"text", "lines", "python_unit", "python_units", "notebook", "_read", "read_bytes",
                           "read_text"})

@@ -602,9 +602,9 @@ def test_reading_facts_in_this_process_leaves_no_connection_behind(tmp_path, mak
     conn.close()
 
 
-def test_content_derived_findings_are_shared_by_the_versions_measured_with_one_cache(tmp_path):
-    """C3's per-file credential findings ride on the facts cache (DerivedCache): the second
-    version derives them again only for its changed file, and measures as a fresh run does."""
+def test_credential_findings_ride_on_the_facts_so_a_new_version_reads_only_its_changed_file(tmp_path):
+    """C3's per-file credential findings are facts (FileFacts.credentials): the second
+    version runs a frontend only for its changed file, and measures as a fresh run does."""
     from scoring import measure
 
     files = {
@@ -618,12 +618,14 @@ def test_content_derived_findings_are_shared_by_the_versions_measured_with_one_c
         for name, text in files.items():
             (root / name).write_text(text)
     (second / "b.R").write_text('library(httr)\npassword <- "s3cr3t-passw0rd-2024"\n')
-    cache = MemoryFactsCache()
+    cache = RecordingFactsCache(MemoryFactsCache())
     measure(first, facts_cache=cache)
-    kinds = sorted(kind for kind, _blob in cache.derived._entries)
-    assert kinds == ["credentials:julia", "credentials:python", "credentials:r"]
+    assert cache.computed == 3
     again = measure(second, facts_cache=cache)
-    assert len(cache.derived) == 4            # only the changed b.R was derived again
+    assert cache.computed == 4                # only the changed b.R was read again
+    # the facts of each version's b.R, in the order they were read: the secret is masked
+    assert [[(c.name, c.masked) for c in facts.credentials] for key, facts in cache.new.items()
+            if key.frontend == "r"] == [[], [("password", "s3cr…(20 chars)")]]
     fresh = measure(second)
     assert again.to_dict()["submetrics"]["no_hardcoded_credentials"] == \
         fresh.to_dict()["submetrics"]["no_hardcoded_credentials"]

@@ -1,5 +1,6 @@
 """Hard-coded credentials in code and configuration text (METRICS.md C3), found where the
-text is read: by the Python, R and Julia frontends for their code, by
+text is read: by the Python, R and Julia frontends for their code
+(:mod:`scoring.frontends._credentials`), by
 :mod:`scoring.parsers.linefiles` for shell, parameter and ``.env`` files.
 
 A secret never leaves this module: what comes out is a :class:`~scoring.facts.CredentialFact`
@@ -70,19 +71,11 @@ _PROVIDER_TOKENS = (
     ("jwt", ("eyJ",), r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
 )
 _PROVIDER_TOKEN_RES = tuple((name, prefixes, re.compile(rx)) for name, prefixes, rx in _PROVIDER_TOKENS)
-# The word characters that start every prefix, in one pattern: one search of a unit's
-# distinct words rules out every provider at once.
-_PROVIDER_WORD_HINT_RE = re.compile("|".join(prefix.rstrip("-") for _, prefixes, _ in _PROVIDER_TOKENS
-                                             for prefix in prefixes))
 
 
-def provider_tokens(text: str, word_text: str | None = None) -> Iterator[tuple[str, re.Match[str]]]:
+def provider_tokens(text: str) -> Iterator[tuple[str, re.Match[str]]]:
     """``(provider, match)`` of provider token formats; substring tests first keep the
-    regular expressions off the (usual) text that holds no candidate at all. ``word_text``
-    (the distinct words of ``text``, ``CodeUnit.word_text``) is a shorter text to rule
-    candidates out first."""
-    if word_text is not None and not _PROVIDER_WORD_HINT_RE.search(word_text):
-        return
+    regular expressions off the (usual) text that holds no candidate at all."""
     for name, prefixes, regex in _PROVIDER_TOKEN_RES:
         if any(prefix in text for prefix in prefixes):
             for match in regex.finditer(text):
@@ -318,18 +311,17 @@ class FileCredentials:
         self._seen: set[tuple[int | None, int, str]] = set()
 
     def segment(self, text: str, lines: Sequence[str], bindings: Iterable[tuple[str, str, int]], *,
-                cell: int | None = None, line_offset: int = 0, word_text: str | None = None) -> None:
+                cell: int | None = None, line_offset: int = 0) -> None:
         """Add one segment's provider tokens, PEM keys and credential bindings, given its
-        ``text``, its ``lines`` (snippets) and its ``(name, value, line)`` bindings.
-        ``word_text``: the segment's distinct words, to rule provider tokens out faster."""
-        for provider, match in provider_tokens(text, word_text):
+        ``text``, its ``lines`` (snippets) and its ``(name, value, line)`` bindings."""
+        for provider, match in provider_tokens(text):
             token = match.group(0)
             upper = token.upper()
             if any(marker in upper for marker in PLACEHOLDER_MARKERS) or not any(ch.isdigit() for ch in token):
                 continue
             line = text.count("\n", 0, match.start()) + 1
             self._add(cell, line, line_offset, token, "token", provider, _line_at(lines, line))
-        if (word_text is None or "PRIVATE" in word_text) and "PRIVATE KEY" in text:
+        if "PRIVATE KEY" in text:
             for match in PEM_RE.finditer(text):
                 line = text.count("\n", 0, match.start()) + 1
                 self._add(cell, line, line_offset, match.group(0), "private_key", "",

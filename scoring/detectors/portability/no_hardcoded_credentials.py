@@ -2,78 +2,10 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Sequence
-
-from scoring.detectors.portability._common import (
-    _evidence,
-    _files,
-    _Hit,
-    _join,
-    _next_index,
-    _prev_index,
-    _ratio_value,
-    _Segment,
-    _Tok,
-    file_segments,
-)
+from scoring.detectors.portability._common import _evidence, _files, _Hit, _join, _ratio_value
 from scoring.facts import CredentialFact
-from scoring.parsers.secrets import FileCredentials, line_bindings
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
-
-_BINDING_OPS = frozenset({"<-", "<<-", "=", ":", "=>", ":="})
-
-
-# A call that stores an API key or token, given it as its first argument: R's
-# fredr::fredr_set_key("…"), tidycensus::census_api_key("…"), set_api_key("…"),
-# set_token("…"); the argument is a credential-named binding ("api_key").
-_KEY_SETTER = re.compile(r"(?:^|[._])(?:(?:set|register)_?(?:api_?)?(?:key|token)|api_?key|set_?token)$",
-                         re.IGNORECASE)
-
-
-def _token_bindings(tokens: Sequence[_Tok]) -> Iterator[tuple[str, str, int]]:
-    """``(name, value, line)`` of R/Julia string literals bound to a name, key or argument."""
-    for index, tok in enumerate(tokens):
-        if tok.kind != "str":
-            continue
-        opening = _prev_index(tokens, index)
-        if opening >= 1 and tokens[opening].kind == "op" and tokens[opening].text == "(":
-            callee = _prev_index(tokens, opening)
-            if callee >= 0 and tokens[callee].kind == "name" and _KEY_SETTER.search(tokens[callee].text):
-                yield "api_key", tok.text, tok.line
-                continue
-        nxt = _next_index(tokens, index)
-        if nxt + 1 < len(tokens) and tokens[nxt].kind == "op" and tokens[nxt].text in ("->", "->>") \
-                and tokens[nxt + 1].kind == "name":
-            yield tokens[nxt + 1].text, tok.text, tok.line
-            continue
-        op = _prev_index(tokens, index)
-        if op < 0 or tokens[op].kind != "op" or tokens[op].text not in _BINDING_OPS:
-            continue
-        key = _prev_index(tokens, op)
-        while key >= 0 and tokens[key].kind == "op" and tokens[key].text == "]":
-            key -= 1  # ENV["KEY"] = …, cfg[["password"]] <- …
-        if key >= 0 and tokens[key].kind in ("name", "str"):
-            yield tokens[key].text, tok.text, tok.line
-
-
-def _segment_bindings(segment: _Segment) -> Iterator[tuple[str, str, int]]:
-    if segment.language == "python" and segment.unit is not None and segment.unit.tree is not None:
-        for name, node in segment.python_bindings():
-            yield name, node.value, node.lineno
-    elif segment.language in ("r", "julia"):
-        yield from _token_bindings(segment.tokens)
-    else:
-        yield from line_bindings(segment.lines, segment.language)
-
-
-def _segments_credentials(segments: list[_Segment]) -> tuple[CredentialFact, ...]:
-    found = FileCredentials()
-    for segment in segments:
-        found.segment(segment.text, segment.lines, _segment_bindings(segment), cell=segment.cell,
-                      line_offset=segment.line_offset, word_text=segment.word_text)
-    return found.facts()
 
 
 def _hit(path: str, fact: CredentialFact) -> _Hit:
@@ -133,15 +65,8 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
                       counts={"files_scanned": 0, "files_with_credentials": 0})
     hits_by_file = {}
     for scanned in files:
-        if scanned.lines is not None:
-            credentials = scanned.lines.credentials
-        else:
-            # a file's findings depend on its content alone: derived once per content and
-            # shared by the trees measured with one facts cache (a deposit's versions)
-            credentials = tree._cached(
-                f"credentials:{scanned.kind}", scanned.path,
-                lambda _text, s=scanned: _segments_credentials(file_segments(tree, s.path, s.kind)),
-                shared=True) or ()
+        # decided where the file was read (its frontend, or the line reader), masked
+        credentials = scanned.lines.credentials if scanned.lines is not None else scanned.facts.credentials
         if credentials:
             hits_by_file[scanned.path] = [_hit(scanned.path, fact) for fact in credentials]
     bad = len(hits_by_file)
