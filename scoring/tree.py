@@ -40,6 +40,7 @@ from .model import Inventory
 from .parsers.markdown import Document, parse_document
 from .parsers.notebook import Notebook, NotebookError, parse_notebook, parse_rmarkdown
 from .parsers.python import CodeUnit
+from .parsers.yamlfile import safe_load as safe_load_yaml
 from .roles import (
     ROLES,
     SETUP_CALLS,
@@ -719,7 +720,7 @@ class TreeIndex:
     def yaml(self, path: str) -> Any:
         def build(text: str) -> Any:
             try:
-                return yaml.safe_load(text)
+                return safe_load_yaml(text)
             except yaml.YAMLError as exc:
                 self.problem(path, f"invalid YAML: {str(exc).splitlines()[0]}")
                 return None

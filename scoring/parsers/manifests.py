@@ -35,6 +35,7 @@ import yaml
 from packaging.requirements import InvalidRequirement, Requirement
 
 from .python import parse_source
+from .yamlfile import safe_load as safe_load_yaml
 
 __all__ = [
     "CUDA_TAG_RE",
@@ -1324,7 +1325,7 @@ def parse_conda_env(text: str, path: str) -> Manifest:
         manifest.problems.append(_problem(path, None, "content is not text"))
         return manifest
     try:
-        data = yaml.safe_load(text)
+        data = safe_load_yaml(text)
     except yaml.YAMLError as exc:
         manifest.problems.append(_problem(path, None, f"invalid YAML: {_snippet(str(exc))}"))
         return manifest

@@ -100,8 +100,10 @@ def parse_justfile(text: str) -> list[Target]:
 def parse_taskfile(text: str) -> list[Target]:
     import yaml
 
+    from scoring.parsers.yamlfile import safe_load
+
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text)
     except yaml.YAMLError:
         return []
     tasks = data.get("tasks") if isinstance(data, dict) else None
