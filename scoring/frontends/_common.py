@@ -519,6 +519,11 @@ def _changed(fact, **values):
 
 
 def _call_texts(fact: CallFact) -> str:
+    if not fact.kwargs and not fact.urls and not fact.command:
+        # most calls: positional arguments only
+        args = fact.args
+        return "\x00".join([a if type(a) is str else a.text for a in args if type(a) is str or type(a) is Expr]) \
+            if args else ""
     parts = [a if type(a) is str else a.text for a in fact.args if type(a) is str or type(a) is Expr]
     for key, value in fact.kwargs:
         if type(value) is str or type(value) is Expr:
