@@ -9,7 +9,12 @@ import pytest
 
 from scoring.facts import CredentialFact, FileFacts
 from scoring.frontends import _credentials, frontend_for
-from scoring.frontends._credentials import _CREDENTIAL_NAME, lex, token_bindings
+from scoring.frontends._credentials import (
+    _CREDENTIAL_NAME,
+    lex,
+    may_name_credential,
+    token_bindings,
+)
 from scoring.parsers.secrets import credential_word
 
 SECRET = "q8Zr2LmT7vXp4nCb"          # 16 characters, no placeholder, high entropy
@@ -117,6 +122,15 @@ def test_every_name_that_ends_with_a_credential_word_is_found_by_the_tokenizers_
 def test_names_that_end_otherwise_are_neither_credentials_nor_through_the_gate(name):
     assert credential_word(name) is None
     assert not _CREDENTIAL_NAME.search(name)
+
+
+@pytest.mark.parametrize("text", [
+    "keys <- 1", "api_key <- 1", "API_KEY=", "x$Token", "monkey2", "authors", "auth", "Credentials", "credentialsX",
+    "passwd", "PassWord9", "db_pwd]", "\u212aey <- 1", "api_\u212aey", "\u017fecret = 1", "\u0130 api_key",
+    "\u0130 keys", "key\u0130", "", "k", "tokenized secretary keyword",
+])
+def test_the_gate_finds_what_its_regular_expression_finds(text):
+    assert may_name_credential(text) == bool(_CREDENTIAL_NAME.search(text))
 
 
 def test_text_that_can_bind_no_credential_name_is_not_tokenized(monkeypatch):

@@ -83,7 +83,7 @@ class Credentials:
 
     def tokens(self, text: str, language: str, cell: int | None = None, line_offset: int = 0) -> None:
         """An R or Julia segment."""
-        bindings = token_bindings(lex(text, language)) if _CREDENTIAL_NAME.search(text) else ()
+        bindings = token_bindings(lex(text, language)) if may_name_credential(text) else ()
         self.found.segment(text, _Lines(text), bindings, cell=cell, line_offset=line_offset)
 
     def lines(self, text: str, language: str, cell: int | None = None, line_offset: int = 0) -> None:
@@ -179,6 +179,31 @@ _JULIA_TOKEN_RE = re.compile(
 # backslashes and makes no letter), or a key-setting call (its name ends with key or
 # token). Text without one binds no credential, and is not tokenized.
 _CREDENTIAL_NAME = re.compile(r"(?i:key|secret|token|passw(?:or)?d|credentials?|pwd|auth)(?![A-Za-z0-9])")
+_CREDENTIAL_NAME_WORDS = ("key", "secret", "token", "password", "passwd", "credential", "credentials", "pwd", "auth")
+_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+# the characters Python's case-insensitive matching takes for ASCII letters (İ ı ſ K);
+# İ is also the one character whose lower case is longer, which would shift offsets
+_FOLDED_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def may_name_credential(text: str) -> bool:
+    """Whether ``_CREDENTIAL_NAME`` finds a possible credential name in ``text``, found
+    with substring searches of the lower-cased text (a case-insensitive regular
+    expression tries every position of the text in Python's engine)."""
+    if not text.isascii() and any(char in text for char in _FOLDED_TO_ASCII):
+        return _CREDENTIAL_NAME.search(text) is not None
+    lowered = text.lower()
+    end_of_text = len(text)
+    for word in _CREDENTIAL_NAME_WORDS:
+        at = lowered.find(word)
+        while at >= 0:
+            after = at + len(word)
+            if after == end_of_text or text[after] not in _ASCII_ALNUM:
+                return True
+            at = lowered.find(word, after)
+    return False
 
 
 def lex(text: str, language: str) -> list[Token]:
