@@ -122,9 +122,9 @@ DEFAULT_DERIVED_ENTRIES = 20_000
 
 
 class DerivedCache:
-    """What a detector derives from one file's content alone (``TreeIndex._cached(...,
-    shared=True)``: C3's credential findings of a code file, a version file's interpreter
-    declarations), keyed by ``(kind, blob id)``, least recently used first out, in this
+    """What the tree index derives from one file's content alone for detectors
+    (``TreeIndex._cached(..., shared=True)``: a version file's interpreter declarations),
+    keyed by ``(kind, blob id)``, least recently used first out, in this
     process only: the code that derived a value is the code that reads it. It rides on a
     facts cache so that the versions of a deposit measured with one cache reuse it, and a
     fresh cache starts empty. Values are immutable (tuples of frozen records)."""

@@ -602,6 +602,28 @@ def test_reading_facts_in_this_process_leaves_no_connection_behind(tmp_path, mak
     conn.close()
 
 
+def test_what_is_derived_from_one_content_is_shared_by_the_versions_measured_with_one_cache(tmp_path):
+    """A version file's interpreter declarations ride on the facts cache (DerivedCache):
+    the second version derives them again only where its file changed."""
+    from scoring import measure
+
+    first, second = tmp_path / "v1", tmp_path / "v2"
+    for root in (first, second):
+        root.mkdir()
+        (root / ".python-version").write_text("3.11.4\n")
+        (root / "runtime.txt").write_text("python-3.11.4\n")
+        (root / "a.py").write_text("import os\n")
+    (second / "runtime.txt").write_text("python-3.12.1\n")
+    cache = MemoryFactsCache()
+    measure(first, facts_cache=cache)
+    assert sorted(kind for kind, _blob in cache.derived._entries) == [
+        "version_file:.python-version", "version_file:runtime.txt"]
+    again = measure(second, facts_cache=cache)
+    assert len(cache.derived) == 3            # only the changed runtime.txt was derived again
+    assert again.to_dict()["submetrics"]["python_version_declared"] == \
+        measure(second).to_dict()["submetrics"]["python_version_declared"]
+
+
 def test_credential_findings_ride_on_the_facts_so_a_new_version_reads_only_its_changed_file(tmp_path):
     """C3's per-file credential findings are facts (FileFacts.credentials): the second
     version runs a frontend only for its changed file, and measures as a fresh run does."""
