@@ -65,27 +65,32 @@ def _code_values(kind: str, facts: FileFacts) -> Iterator[tuple[int | None, int,
     Python: docstrings left out, a line-scanned value's escapes decoded, the values of a
     cell in the order of their line, then their value. R and Julia (docstrings too): in
     document order, escapes decoded (their frontends keep a literal as written)."""
+    # Every path needs a slash or a backslash, and decoding escapes makes neither: values
+    # without one are left out before anything else is done with them.
     if facts.language == "python":
         values: list[tuple[int | None, int, str]] = []
         for string in facts.strings:
-            if string.docstring:
+            value = string.value
+            if string.docstring or ("/" not in value and "\\" not in value):
                 continue
             if string.line_scan:
-                values.append((string.cell, string.line_start, unescape(string.value)))
+                values.append((string.cell, string.line_start, unescape(value)))
             else:
-                values.extend((string.cell, string.line_start, part) for part in string.value.split(_FIELD))
+                values.extend((string.cell, string.line_start, part) for part in value.split(_FIELD))
         values.sort(key=lambda value: (value[0] or 0, value[1], value[2]))
         yield from values
     else:
         for string in facts.strings:
-            yield string.cell, string.line_start, unescape(string.value)
+            value = string.value
+            if "/" in value or "\\" in value:
+                yield string.cell, string.line_start, unescape(value)
     if kind == "matlab":
         # command syntax (``cd /Users/me/data``): its words are call arguments, not
         # string literals; a quoted argument is a string already
         quoted = {(string.line_start, string.value) for string in facts.strings}
         for call in facts.calls:
             for arg in call.args:
-                if isinstance(arg, str) and (call.line, arg) not in quoted:
+                if isinstance(arg, str) and ("/" in arg or "\\" in arg) and (call.line, arg) not in quoted:
                     yield None, call.line, arg
     jupyter = kind == "notebook"
     for cell in facts.cells:
