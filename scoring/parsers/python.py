@@ -10,13 +10,11 @@ from __future__ import annotations
 import ast
 import io
 import re
-import string
 import tokenize
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 
-_PUNCTUATION_TO_SPACE = {ord(char): " " for char in string.punctuation if char != "_"}
 _IMPORT_FALLBACK = re.compile(r"^[ \t]*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))", re.MULTILINE)
 
 
@@ -90,19 +88,6 @@ class CodeUnit:
 
     def file_line(self, line: int) -> int:
         return line + self.line_offset
-
-    @cached_property
-    def words(self) -> frozenset[str]:
-        """The distinct pieces of the source split at whitespace and ASCII punctuation:
-        identifiers, keywords, numbers (a piece may keep non-ASCII punctuation)."""
-        return frozenset(self.source.translate(_PUNCTUATION_TO_SPACE).split())
-
-    @cached_property
-    def word_text(self) -> str:
-        """The distinct words joined by spaces. A string of word characters occurs in
-        the source exactly when it occurs here, so prefilters test names against a
-        text a fraction of the source's length."""
-        return " ".join(self.words)
 
     @cached_property
     def _facts(self) -> _Facts:
