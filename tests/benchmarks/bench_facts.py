@@ -11,8 +11,11 @@ page cache, best of ``--repeat`` runs of each figure:
   never enters, §0.1.8) and parse each source file once in its language: ``ast`` for
   Python files and each notebook code cell, the tree-sitter grammar for the languages
   that have a frontend (R, Julia, MATLAB, C/C++, Fortran, Nextflow; Snakemake's own
-  rewrite into Python, then ``ast``). This is the least any parsing scorer does. The
-  Python-only floor of issue #15 (which predates the other frontends) is printed too.
+  rewrite into Python, then ``ast``). This is the least any parsing scorer does. A file
+  whose content is binary (a NUL byte in its first 8 KiB, the scorer's own test) is read
+  but parsed by no scorer, so not by the floor either: a pickle named ``*.jl`` is no
+  Julia source. The Python-only floor of issue #15 (which predates the other frontends)
+  is printed too.
 * **reproscore**: ``measure`` of the tree with a fresh facts cache: every file's facts
   are computed, nothing is reused between runs.
 * **re-measure**: a tree of fifty files is measured once into a facts cache, then a
@@ -122,6 +125,8 @@ def floor(root: Path, *, languages: bool) -> None:
             data = path.read_bytes()
         except OSError:
             continue
+        if b"\x00" in data[:8192]:
+            continue   # binary content: read, never parsed (TreeIndex's test)
         suffix = path.suffix.lower()
         if suffix in (".py", ".pyw"):
             _parse_python(data)
