@@ -28,7 +28,6 @@ import ast
 import re
 from collections.abc import Iterator, Sequence
 from functools import cached_property
-from typing import NamedTuple
 
 from scoring.facts import CredentialFact
 from scoring.parsers.notebook import Cell, Notebook
@@ -139,10 +138,11 @@ def rmarkdown_credentials(notebook: Notebook) -> tuple[CredentialFact, ...]:
 
 # --------------------------------------------------------------------------- R / Julia tokens
 
-class Token(NamedTuple):
-    kind: str     # name | str | num | op | nl
-    text: str     # as written; for ``str`` the decoded value
-    line: int     # 1-based line of the token's first character within its segment
+# A token is a plain ``(kind, text, line)`` tuple (a NamedTuple's constructor costs a
+# Python call per token): kind is name, str, num, op or nl; text as written, for ``str``
+# the decoded value; line the 1-based line of its first character within its segment.
+Token = tuple[str, str, int]
+KIND, TEXT, LINE = 0, 1, 2
 
 
 _R_TOKEN_RE = re.compile(
@@ -209,43 +209,45 @@ def may_name_credential(text: str) -> bool:
 def lex(text: str, language: str) -> list[Token]:
     """Tokens of R or Julia code: names, decoded strings, numbers, operators and
     newlines; comments dropped. Unterminated constructs degrade to single-character
-    operators, so any text tokenizes."""
+    operators, so any text tokenizes (up to a space character the patterns do not
+    read, such as U+00A0, where tokenizing stops)."""
     regex = _R_TOKEN_RE if language == "r" else _JULIA_TOKEN_RE
     tokens: list[Token] = []
+    append = tokens.append
+    match_at = regex.match
     pos, line, end = 0, 1, len(text)
     while pos < end:
-        match = regex.match(text, pos)
-        if match is None or match.end() == pos:
-            break
+        match = match_at(text, pos)
+        if match is None:
+            break   # every alternative reads at least one character: no empty match
         kind = match.lastgroup
-        if kind == "raw":
+        # the kinds by how often they come
+        if kind == "name":
+            append(("name", match.group("name").strip("`"), line))
+        elif kind == "op" or kind == "num":
+            append((kind, match.group(kind), line))
+        elif kind == "nl":
+            append(("nl", "\n", line))
+            line += 1
+        elif kind == "str":
+            group = match.group("str")
+            quote = 3 if group.startswith('"""') else 1
+            closed = len(group) >= 2 * quote and group.endswith(group[:quote])
+            append(("str", unescape(group[quote:-quote] if closed else group[quote:]), line))
+            line += group.count("\n")
+        elif kind == "comment":
+            line += match.group("comment").count("\n")
+        elif kind == "chr":
+            append(("num", match.group("chr"), line))
+        elif kind == "raw":
             # R raw string r"(...)" closes with the mirrored bracket, dashes and quote.
             closing = _RAW_CLOSE[match.group("open")] + match.group("dash") + match.group("rq")
             close_at = text.find(closing, match.end())
             stop = end if close_at < 0 else close_at + len(closing)
-            value = text[match.end(): close_at if close_at >= 0 else end]
-            tokens.append(Token("str", value, line))
+            append(("str", text[match.end(): close_at if close_at >= 0 else end], line))
             line += text.count("\n", match.start(), stop)
             pos = stop
             continue
-        group = match.group(kind) if kind else ""
-        if kind == "nl":
-            tokens.append(Token("nl", "\n", line))
-            line += 1
-        elif kind == "comment":
-            line += group.count("\n")
-        elif kind == "str":
-            quote = 3 if group.startswith('"""') else 1
-            closed = len(group) >= 2 * quote and group.endswith(group[:quote])
-            raw_value = group[quote:-quote] if closed else group[quote:]
-            tokens.append(Token("str", unescape(raw_value), line))
-            line += group.count("\n")
-        elif kind == "chr":
-            tokens.append(Token("num", group, line))
-        elif kind == "name":
-            tokens.append(Token("name", group.strip("`"), line))
-        elif kind in ("num", "op"):
-            tokens.append(Token(kind, group, line))
         pos = match.end()
     return tokens
 
@@ -253,7 +255,7 @@ def lex(text: str, language: str) -> list[Token]:
 def _prev_index(tokens: Sequence[Token], index: int) -> int:
     """Index of the nearest token before ``index`` that is not a newline, or -1."""
     index -= 1
-    while index >= 0 and tokens[index].kind == "nl":
+    while index >= 0 and tokens[index][KIND] == "nl":
         index -= 1
     return index
 
@@ -261,7 +263,7 @@ def _prev_index(tokens: Sequence[Token], index: int) -> int:
 def _next_index(tokens: Sequence[Token], index: int) -> int:
     """Index of the nearest token after ``index`` that is not a newline, or len(tokens)."""
     index += 1
-    while index < len(tokens) and tokens[index].kind == "nl":
+    while index < len(tokens) and tokens[index][KIND] == "nl":
         index += 1
     return index
 
@@ -278,27 +280,27 @@ _KEY_SETTER = re.compile(r"(?:^|[._])(?:(?:set|register)_?(?:api_?)?(?:key|token
 def token_bindings(tokens: Sequence[Token]) -> Iterator[tuple[str, str, int]]:
     """``(name, value, line)`` of R/Julia string literals bound to a name, key or argument."""
     for index, tok in enumerate(tokens):
-        if tok.kind != "str":
+        if tok[KIND] != "str":
             continue
         opening = _prev_index(tokens, index)
-        if opening >= 1 and tokens[opening].kind == "op" and tokens[opening].text == "(":
+        if opening >= 1 and tokens[opening][KIND] == "op" and tokens[opening][TEXT] == "(":
             callee = _prev_index(tokens, opening)
-            if callee >= 0 and tokens[callee].kind == "name" and _KEY_SETTER.search(tokens[callee].text):
-                yield "api_key", tok.text, tok.line
+            if callee >= 0 and tokens[callee][KIND] == "name" and _KEY_SETTER.search(tokens[callee][TEXT]):
+                yield "api_key", tok[TEXT], tok[LINE]
                 continue
         nxt = _next_index(tokens, index)
-        if nxt + 1 < len(tokens) and tokens[nxt].kind == "op" and tokens[nxt].text in ("->", "->>") \
-                and tokens[nxt + 1].kind == "name":
-            yield tokens[nxt + 1].text, tok.text, tok.line
+        if nxt + 1 < len(tokens) and tokens[nxt][KIND] == "op" and tokens[nxt][TEXT] in ("->", "->>") \
+                and tokens[nxt + 1][KIND] == "name":
+            yield tokens[nxt + 1][TEXT], tok[TEXT], tok[LINE]
             continue
         op = _prev_index(tokens, index)
-        if op < 0 or tokens[op].kind != "op" or tokens[op].text not in _BINDING_OPS:
+        if op < 0 or tokens[op][KIND] != "op" or tokens[op][TEXT] not in _BINDING_OPS:
             continue
         key = _prev_index(tokens, op)
-        while key >= 0 and tokens[key].kind == "op" and tokens[key].text == "]":
+        while key >= 0 and tokens[key][KIND] == "op" and tokens[key][TEXT] == "]":
             key -= 1  # ENV["KEY"] = …, cfg[["password"]] <- …
-        if key >= 0 and tokens[key].kind in ("name", "str"):
-            yield tokens[key].text, tok.text, tok.line
+        if key >= 0 and tokens[key][KIND] in ("name", "str"):
+            yield tokens[key][TEXT], tok[TEXT], tok[LINE]
 
 
 # --------------------------------------------------------------------------- Python bindings
