@@ -110,6 +110,9 @@ def test_environment_provided_modules_include_jupyter_and_colab():
         ("/scratch/run1", [("cluster", "/scratch/run1", 0)]),
         ("/gpfs/fs1/x", [("cluster", "/gpfs/fs1/x", 0)]),
         ("/n/holylfs/x", [("cluster", "/n/holylfs/x", 0)]),
+        *((f"/{root}/lab/x", [("cluster", f"/{root}/lab/x", 0)])
+          for root in ("lustre", "nfs", "project", "project2", "projects", "global", "work", "work2", "cluster",
+                       "storage")),
         ("/content/drive/MyDrive", [("colab_drive", "/content/drive/MyDrive", 0)]),
         ("~alice/data", [("user_home", "~alice/data", 0)]),
         ("~/data", []),                          # the current user's home is portable

@@ -39,10 +39,17 @@ _EMBEDDED_URL_RE = re.compile(r"\w+://\S+")
 _PATH_TAIL_RE = re.compile(r"[^\s\"'<>|,;()\[\]{}]+")
 
 
+# A piece of text every match of a rule holds (a drive letter needs its colon, a user's
+# home its tilde): a value with none of them holds no path, and removing URLs (blanks
+# in their place) adds none.
+_RULE_HINTS = (":", "~", "/home/", "/Users/", "/root/", "/mnt/", "/Volumes/", "/scratch/", "/gpfs/", "/lustre/",
+               "/nfs/", "/project", "/global/", "/work", "/cluster/", "/storage/", "/n/", "/content/drive/")
+
+
 def _absolute_paths(value: str) -> Iterator[tuple[str, str, int]]:
     """``(rule, matched text, offset)`` of machine-specific paths in a decoded value,
     embedded URLs removed first (§0.1.27)."""
-    if "/" not in value and "\\" not in value:
+    if ("/" not in value and "\\" not in value) or not any(hint in value for hint in _RULE_HINTS):
         return
     cleaned = _EMBEDDED_URL_RE.sub(lambda m: " " * len(m.group(0)), value)
     for match in _ABSOLUTE_PATH_RE.finditer(cleaned):
