@@ -273,7 +273,9 @@ class Inventory:
     that were read but could not be parsed (invalid notebook, TOML, YAML, …) or were
     decoded with replacement characters. ``role_counts`` and ``roles`` give each file's
     role (METRICS.md §0.2.1): the files of each role but ``source``, the default, are
-    listed by path.
+    listed by path. ``ecosystems`` names the ecosystems found (METRICS.md §0.3) and
+    ``read_by_category`` the files each category's detectors read, so a reader can see
+    what a category's score rests on.
     """
 
     files: int = 0
@@ -288,6 +290,11 @@ class Inventory:
     # build) and the paths of the files of every role but source, sorted
     role_counts: dict[str, int] = field(default_factory=dict)
     roles: dict[str, list[str]] = field(default_factory=dict)
+    # the ecosystems the files belong to (scoring.ecosystems: name, source files, the
+    # manifests and build files that mark it), most files first
+    ecosystems: list[dict[str, Any]] = field(default_factory=list)
+    # category key (E, A, D, C, S) -> the files its detectors read, sorted
+    read_by_category: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -25,7 +25,8 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
@@ -33,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from .ecosystems import Ecosystem, find_ecosystems
 from .facts import FileFacts
 from .facts_cache import FactsCache, FactsKey, frontend_version, path_class
 from .frontends import frontend_for, frontend_name
@@ -169,6 +171,13 @@ class TreeIndex:
 
         self._derived = derived_cache(facts_cache)
         self._capturing: list[tuple[str, list[str]]] = []
+        # Which files each category's detectors read (``reading_for``), for the curator's
+        # view of why a tree scores as it does; the index's own bookkeeping (roles, shell
+        # shebangs) is nobody's reading.
+        self._reads_by_category: dict[str, set[str]] = {}
+        self._reading_category: str | None = None
+        # the reads of the index-level views being built (``_view``), innermost last
+        self._view_reads: list[set[str]] = []
         self._truncated = False
         self._walk()
         prefetch = getattr(source, "prefetch", None)
@@ -427,13 +436,14 @@ class TreeIndex:
         ``conf.py``)."""
         classifier = RoleClassifier(licensed_dirs(self._files))
         roles = {}
-        for path, info in self._files.items():
-            flags = {}
-            if info.type == "python":
-                facts = self.facts(info.alias_of or path)
-                if facts is not None:
-                    flags = _role_flags(info.name, facts)
-            roles[path] = classifier.role(path, **flags)
+        with self._index_bookkeeping():
+            for path, info in self._files.items():
+                flags = {}
+                if info.type == "python":
+                    facts = self.facts(info.alias_of or path)
+                    if facts is not None:
+                        flags = _role_flags(info.name, facts)
+                roles[path] = classifier.role(path, **flags)
         return roles
 
     # --- reading ------------------------------------------------------------------
@@ -458,7 +468,10 @@ class TreeIndex:
         recorded as a problem. Files with NUL bytes are binary and are skipped.
         """
         if path in self._text:
-            return self._text[path]
+            found = self._text[path]
+            if found is not None and (self._reading_category is not None or self._view_reads):
+                self._note_read(path)
+            return found
         info = self._files.get(path)
         text: str | None = None
         if info is not None and path not in self._skipped:
@@ -482,6 +495,8 @@ class TreeIndex:
         self._text[path] = text
         if info is not None and info.alias_of is None:
             self._consumed(path)
+        if text is not None and (self._reading_category is not None or self._view_reads):
+            self._note_read(path)
         return text
 
     def _read(self, path: str, *, for_facts: bool = False) -> bytes | None:
@@ -542,7 +557,10 @@ class TreeIndex:
         (:meth:`facts_error`). Never records a skip or a problem in the inventory."""
         if path not in self._facts:
             self._load_facts([path])
-        return self._facts[path]
+        found = self._facts[path]
+        if found is not None and (self._reading_category is not None or self._view_reads):
+            self._note_read(path)
+        return found
 
     def all_facts(self) -> dict[str, FileFacts]:
         """The facts of every file a frontend reads (in-tree links excluded: they are
@@ -557,6 +575,9 @@ class TreeIndex:
             facts = self._facts[path]
             if facts is not None:
                 found[path] = facts
+        if self._reading_category is not None or self._view_reads:
+            for path in found:
+                self._note_read(path)
         return found
 
     def facts_error(self, path: str) -> str | None:
@@ -654,6 +675,8 @@ class TreeIndex:
         the same facts cache share the build too (:class:`~scoring.facts_cache.DerivedCache`),
         so a deposit's next version rebuilds only its changed files."""
         key = (kind, path)
+        if (self._reading_category is not None or self._view_reads) and self.readable(path):
+            self._note_read(path)
         if key not in self._parsed:
             text = self.text(path)
             if text is None:
@@ -771,12 +794,9 @@ class TreeIndex:
     def manifests(self):
         """Every dependency manifest in the environment locations, parsed (see
         :mod:`scoring.manifests_index`)."""
-        key = ("manifests", "")
-        if key not in self._parsed:
-            from .manifests_index import collect_manifests
+        from .manifests_index import collect_manifests
 
-            self._parsed[key] = collect_manifests(self)
-        return list(self._parsed[key])
+        return list(self._view("manifests", lambda: collect_manifests(self)))
 
     def description_fields(self, path: str) -> dict[str, str] | None:
         """The fields of an R ``DESCRIPTION`` (:func:`scoring.parsers.manifests.description_fields`),
@@ -1089,6 +1109,63 @@ class TreeIndex:
         self.__dict__.pop("_python_units", None)
         self.__dict__.pop("_roles", None)
 
+    # --- who read what -------------------------------------------------------------
+
+    @contextmanager
+    def reading_for(self, category: str) -> Iterator[None]:
+        """Attribute the files read inside the block to ``category`` (a category key:
+        E, A, D, C, S): what :meth:`inventory` reports as ``read_by_category``."""
+        previous = self._reading_category
+        self._reading_category = category
+        try:
+            yield
+        finally:
+            self._reading_category = previous
+
+    @contextmanager
+    def _index_bookkeeping(self) -> Iterator[None]:
+        """Reads inside the block are the index's own (roles): nobody's reading."""
+        previous, views = self._reading_category, self._view_reads
+        self._reading_category, self._view_reads = None, []
+        try:
+            yield
+        finally:
+            self._reading_category, self._view_reads = previous, views
+
+    def _view(self, kind: str, build: Callable[[], Any]) -> Any:
+        """``build()``, a view of the whole tree, once; every category that asks for it
+        is credited with the files it was built from, not only the first."""
+        key = (kind, "")
+        entry = self._parsed.get(key)
+        if entry is None:
+            reads: set[str] = set()
+            self._view_reads.append(reads)
+            try:
+                value = build()
+            finally:
+                self._view_reads.pop()
+            entry = self._parsed[key] = (value, reads)
+            if self._view_reads:
+                self._view_reads[-1].update(reads)
+        if self._reading_category is not None:
+            self._reads_by_category.setdefault(self._reading_category, set()).update(entry[1])
+        return entry[0]
+
+    def _note_read(self, path: str) -> None:
+        info = self._files.get(path)
+        if info is None:
+            return
+        real = info.alias_of or path
+        if self._view_reads:
+            self._view_reads[-1].add(real)
+        if self._reading_category is not None:
+            self._reads_by_category.setdefault(self._reading_category, set()).add(real)
+
+    @cached_property
+    def ecosystems(self) -> tuple[Ecosystem, ...]:
+        """The ecosystems the tree's files belong to (:mod:`scoring.ecosystems`)."""
+        return find_ecosystems(path for path, info in self._files.items() if info.alias_of is None)
+
     # --- inventory ----------------------------------------------------------------
 
     def inventory(self) -> Inventory:
@@ -1117,6 +1194,10 @@ class TreeIndex:
             truncated=self._truncated,
             role_counts=role_counts,
             roles={role: role_paths[role] for role in ROLES if role in role_paths},
+            ecosystems=[ecosystem.to_dict() for ecosystem in self.ecosystems],
+            read_by_category={
+                category: sorted(paths, key=_sort_key) for category, paths in sorted(self._reads_by_category.items())
+            },
             limits={
                 "max_file_bytes": self.limits.max_file_bytes,
                 "max_files": self.limits.max_files,
