@@ -157,7 +157,7 @@ def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: 
     five-category profile, the penalties, the ecosystems found and the files each
     category's detectors read, and the top fixes ranked by the RRS points they would
     gain. The JSON result includes the snapshot identity (SWHID of the tree, files,
-    bytes) and lists every file each category read (inventory.read_by_category).
+    bytes) and, for every file read, the categories that read it (inventory.read_by).
 
     A PATH that cannot be read (missing, unreadable, an archive extraction would
     refuse) is reported on one line and skipped; the others are still scored and the
@@ -294,7 +294,10 @@ def reading_lines(inventory: dict) -> list[str]:
     """The ecosystems found and the files each category read: why a tree scores as it
     does, at a glance (the JSON result lists every file)."""
     ecosystems = inventory.get("ecosystems") or []
-    reads = inventory.get("read_by_category") or {}
+    reads: dict[str, list[str]] = {}
+    for path, categories in (inventory.get("read_by") or {}).items():
+        for key in categories:
+            reads.setdefault(key, []).append(path)
     if not ecosystems and not reads:
         return []
     lines = ["", "  ecosystems: " + ("; ".join(Ecosystem.from_dict(e).describe() for e in ecosystems) or "none found")]

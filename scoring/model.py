@@ -274,8 +274,8 @@ class Inventory:
     decoded with replacement characters. ``role_counts`` and ``roles`` give each file's
     role (METRICS.md §0.2.1): the files of each role but ``source``, the default, are
     listed by path. ``ecosystems`` names the ecosystems found (METRICS.md §0.3) and
-    ``read_by_category`` the files each category's detectors read, so a reader can see
-    what a category's score rests on.
+    ``read_by`` the categories whose detectors read each file, so a reader can see what
+    a category's score rests on.
     """
 
     files: int = 0
@@ -293,8 +293,9 @@ class Inventory:
     # the ecosystems the files belong to (scoring.ecosystems: name, source files, the
     # manifests and build files that mark it), most files first
     ecosystems: list[dict[str, Any]] = field(default_factory=list)
-    # category key (E, A, D, C, S) -> the files its detectors read, sorted
-    read_by_category: dict[str, list[str]] = field(default_factory=dict)
+    # every file a detector read -> the keys of the categories that read it, in the
+    # catalog's order ("EDC"); files in path order
+    read_by: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from .catalog import CATEGORY_KEYS
 from .ecosystems import Ecosystem, find_ecosystems
 from .facts import FileFacts
 from .facts_cache import FactsCache, FactsKey, frontend_version, path_class
@@ -1114,7 +1115,7 @@ class TreeIndex:
     @contextmanager
     def reading_for(self, category: str) -> Iterator[None]:
         """Attribute the files read inside the block to ``category`` (a category key:
-        E, A, D, C, S): what :meth:`inventory` reports as ``read_by_category``."""
+        E, A, D, C, S): what :meth:`inventory` reports as ``read_by``."""
         previous = self._reading_category
         self._reading_category = category
         try:
@@ -1161,6 +1162,13 @@ class TreeIndex:
         if self._reading_category is not None:
             self._reads_by_category.setdefault(self._reading_category, set()).add(real)
 
+    def _read_by(self) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for category in CATEGORY_KEYS:
+            for path in self._reads_by_category.get(category, ()):
+                found[path] = found.get(path, "") + category
+        return {path: found[path] for path in sorted(found, key=_sort_key)}
+
     @cached_property
     def ecosystems(self) -> tuple[Ecosystem, ...]:
         """The ecosystems the tree's files belong to (:mod:`scoring.ecosystems`)."""
@@ -1195,9 +1203,7 @@ class TreeIndex:
             role_counts=role_counts,
             roles={role: role_paths[role] for role in ROLES if role in role_paths},
             ecosystems=[ecosystem.to_dict() for ecosystem in self.ecosystems],
-            read_by_category={
-                category: sorted(paths, key=_sort_key) for category, paths in sorted(self._reads_by_category.items())
-            },
+            read_by=self._read_by(),
             limits={
                 "max_file_bytes": self.limits.max_file_bytes,
                 "max_files": self.limits.max_files,
