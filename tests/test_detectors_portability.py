@@ -12,9 +12,13 @@ import pytest
 from scoring.detectors.portability._common import _files, _Segment
 from scoring.detectors.portability.import_resolvability import (
     _environment_provided,
+    _is_declared_python,
+    _mapping,
     _package_segments,
     _Source,
+    _without_affixes,
     import_distributions,
+    pipreqs_distributions,
     stdlib_modules,
 )
 from scoring.detectors.portability.no_absolute_paths import _absolute_paths
@@ -248,7 +252,43 @@ def test_c2_julia_using_against_project_toml(make_tree):
 
 def test_c2_version():
     # 2.3.0: workflow conda envs, sub-project and docs sets, conda R names (METRICS §0.2.20, §0.3)
-    assert REGISTRY["import_resolvability"].version == "2.3.0"
+    # 2.4.0: the mapping pipreqs maintains under the project's own, the affix rule (§0.2.22)
+    assert REGISTRY["import_resolvability"].version == "2.4.0"
+
+
+def test_c2_reads_the_maintained_pipreqs_mapping_under_the_projects_own():
+    maintained = pipreqs_distributions()
+    assert len(maintained) == 829     # import names of the 1,152 lines of pipreqs 0.5.0
+    assert maintained["elftools"] == ("pyelftools",)
+    assert maintained["bs4"] == ("beautifulsoup4",)
+    merged = _mapping()
+    # the project's names come first: they are what a fix suggests
+    own = import_distributions()
+    assert merged["sklearn"][: len(own["sklearn"])] == own["sklearn"]
+    assert merged["elftools"] == ("pyelftools",)
+    # a namespace of the project's table keeps the project's entries alone: pipreqs's
+    # google -> protobuf does not make every google.* module declared by protobuf
+    assert merged["google"] == own["google"] == ("google-cloud",)
+    assert not _is_declared_python("google", {"protobuf"})
+
+
+@pytest.mark.parametrize(("declared", "import_name", "expected"), [
+    ("python-dateutil", "dateutil", True),
+    ("py-cpuinfo", "cpuinfo", True),
+    ("jsonschema-format", "jsonschema", True),
+    ("django-migrations", "django", True),
+    ("tabulate-cli", "tabulate", True),
+    ("pyyaml", "yaml", True),             # by the table, not by an affix
+    ("py", "py", True),                   # the name itself
+    ("pytest", "test", False),            # "py" without the hyphen is no affix
+    ("cli", "cli", True),
+])
+def test_c2_a_declared_name_with_a_common_affix_declares_the_import(declared, import_name, expected):
+    assert _is_declared_python(import_name, {declared}) is expected
+
+
+def test_c2_an_affix_alone_declares_no_empty_name():
+    assert _without_affixes({"python-", "-py", "py-", "-cli"}) == set()
 
 
 def test_c2_julia_sub_projects_hold_for_their_folder(make_tree):

@@ -39,13 +39,57 @@ def _distribution_data() -> dict:
 
 
 def import_distributions() -> dict[str, tuple[str, ...]]:
-    """Curated import name → distribution names (``scoring/data/import_distributions.json``)."""
+    """The project's own import name → distribution names
+    (``scoring/data/import_distributions.json``)."""
     return {k: tuple(v) for k, v in _distribution_data()["mapping"].items()}
+
+
+def pipreqs_distributions() -> dict[str, tuple[str, ...]]:
+    """The import name → distribution names that pipreqs maintains
+    (``scoring/data/pipreqs/mapping``, pipreqs 0.5.0, Apache-2.0; SOURCE.md there)."""
+    found: dict[str, list[str]] = {}
+    for line in table_text("pipreqs/mapping").splitlines():
+        name, sep, distribution = line.strip().partition(":")
+        if sep and name and distribution and distribution not in found.get(name, ()):
+            found.setdefault(name, []).append(distribution)
+    return {name: tuple(distributions) for name, distributions in found.items()}
 
 
 @cache
 def _mapping() -> dict[str, tuple[str, ...]]:
-    return import_distributions()
+    """The maintained table (pipreqs) under the project's own: the project's names come
+    first (they name the distribution a fix suggests), then pipreqs's. A top-level name
+    the project's table uses as a namespace (``google`` of ``google.cloud``) keeps the
+    project's entries alone, so that one distribution pipreqs maps it to does not
+    declare every module of the namespace."""
+    own = import_distributions()
+    namespaces = {key.split(".", 1)[0] for key in own if "." in key}
+    merged = {key: tuple(names) for key, names in own.items()}
+    for name, distributions in pipreqs_distributions().items():
+        if name in namespaces:
+            continue
+        known = merged.get(name, ())
+        merged[name] = known + tuple(d for d in distributions if d not in known)
+    return merged
+
+
+# METRICS.md §0.2.22: a declared distribution also declares the import named like it
+# without a common affix (``python-dateutil`` → ``dateutil``, ``py-spy`` → ``spy``)
+_DISTRIBUTION_PREFIXES = ("py-", "python-")
+_DISTRIBUTION_SUFFIXES = ("-py", "-python", "-format", "-migrations", "-cli")
+
+
+def _without_affixes(declared: Iterable[str]) -> set[str]:
+    """The normalised declared names with one common affix removed."""
+    found = set()
+    for name in declared:
+        for prefix in _DISTRIBUTION_PREFIXES:
+            if name.startswith(prefix) and len(name) > len(prefix):
+                found.add(name[len(prefix):])
+        for suffix in _DISTRIBUTION_SUFFIXES:
+            if name.endswith(suffix) and len(name) > len(suffix):
+                found.add(name[: -len(suffix)])
+    return found
 
 
 @cache
@@ -545,7 +589,8 @@ def _is_declared_python(key: str, declared: set[str]) -> bool:
     else:
         parent, _, child = key.rpartition(".")
         prefixes.extend(normalize_name(prefix + child) for prefix in _wildcards(parent))
-    return bool(names & declared) or any(d.startswith(p) for p in prefixes for d in declared)
+    return (bool(names & declared) or any(d.startswith(p) for p in prefixes for d in declared)
+            or normalize_name(key) in _without_affixes(declared))
 
 
 def _is_declared(use: _ImportUse, names: _Names) -> bool:
@@ -591,7 +636,9 @@ def _suggested_distribution(use: _ImportUse) -> str:
         return use.key
     names = [n for n in _mapping().get(use.key, ()) if not n.endswith("*")]
     if names:
-        return names[0]
+        # a distribution spelt like the import but for its case (pipreqs's "Requests")
+        # is suggested as the import is written
+        return use.key if normalize_name(names[0]) == normalize_name(use.key) else names[0]
     parent, _, child = use.key.rpartition(".")
     family = _wildcards(parent)
     return normalize_name(family[0] + child) if family else normalize_name(use.key)
@@ -687,7 +734,7 @@ def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
 # packages (``r-data.table``, case-insensitive ``DESeq2``) and ``r-tidyverse`` its members;
 # a distribution named like a dotted import declares it (``ruamel.yaml``); build and
 # vendored files are out (§0.2.2); a dangling link into a git submodule is the project's code
-@detector("import_resolvability", version="2.3.0")
+@detector("import_resolvability", version="2.4.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -731,9 +778,15 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ggplot2, readr, tidyr, purrr, tibble, stringr, forcats, lubridate, cli, rlang…).
         Build files (setup scripts that call ``setup()``, Sphinx ``conf.py``,
         ``noxfile.py``) and vendored files are not read (§0.2.2). Names are compared
-        PEP 503-normalised through a curated import→distribution table (longest dotted
-        prefix first), accepting either name; a distribution named like a dotted import
-        (``ruamel.yaml``) declares it. Value = 100·declared / third-party; no
+        PEP 503-normalised through an import→distribution table (longest dotted
+        prefix first), accepting either name: the mapping pipreqs maintains (bundled,
+        pipreqs 0.5.0, Apache-2.0; ``scoring/data/pipreqs/SOURCE.md``) under the
+        project's own additions (conda spellings, scientific packages, namespace
+        families such as ``google.cloud``; METRICS.md §0.2.22); a distribution named like
+        a dotted import (``ruamel.yaml``) declares it, and so does one named like the
+        import with a common affix (``py-``, ``python-``, ``-py``, ``-python``,
+        ``-format``, ``-migrations``, ``-cli``: ``python-dateutil`` declares
+        ``dateutil``). Value = 100·declared / third-party; no
         third-party import → 100; third-party imports but nothing declared → 0; no
         Python, R or Julia source → 100, not applicable.
     Why it matters:
