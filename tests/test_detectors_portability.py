@@ -676,3 +676,14 @@ def test_line_files_give_literal_texts_and_masked_credentials_never_the_secret(m
     assert (found.line, found.kind, found.name, found.masked) == (2, "assignment", "DB_PASSWORD", mask_secret(secret))
     assert secret not in repr(shell.credentials)
     assert tree.line_file("config/p.json", "json").literals == ((1, "/home/me/out"),)
+
+
+def test_c2_the_packages_r_and_julia_ship_come_from_versioned_tables():
+    from scoring.reference_data import julia_stdlib, r_shipped_packages, table_text
+
+    assert "R 4.4" in table_text("r_shipped_packages.txt") and "Julia 1.11" in table_text("julia_stdlib.txt")
+    assert len(r_shipped_packages("base")) == 15 and len(r_shipped_packages("recommended")) == 15
+    assert r_shipped_packages() == r_shipped_packages("base") | r_shipped_packages("recommended")
+    assert {"stats", "MASS", "Matrix", "survival"} <= r_shipped_packages() and "dplyr" not in r_shipped_packages()
+    assert {"Base", "LinearAlgebra", "Random", "Statistics", "Test"} <= julia_stdlib()
+    assert "DataFrames" not in julia_stdlib()

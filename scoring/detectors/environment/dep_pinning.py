@@ -29,7 +29,7 @@ from scoring.parsers.manifests import (
     normalize_name,
     score_manifest,
 )
-from scoring.reference_data import table_text
+from scoring.reference_data import r_shipped_packages, table_text
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -93,13 +93,6 @@ def _lockfiles(tree: TreeIndex) -> list[_Lockfile]:
     return found
 
 
-# R's base packages ship with R itself and have no version of their own (the R version is
-# E4's business), so a DESCRIPTION entry naming one is not a dependency to pin.
-_BASE_R_PACKAGES = frozenset({
-    "base", "compiler", "datasets", "graphics", "grDevices", "grid", "methods", "parallel",
-    "splines", "stats", "stats4", "tcltk", "tools", "utils",
-})
-
 # Native dependency sources (scoring.parsers.native_build) grouped into one manifest each.
 _NATIVE_MANIFESTS = {
     "fetchcontent": "cmake-fetch",
@@ -111,9 +104,11 @@ _NATIVE_MANIFESTS = {
 
 
 def _without_base_r(manifest: Manifest) -> Manifest:
+    # R's base packages ship with R itself and have no version of their own (the R
+    # version is E4's business): a DESCRIPTION entry naming one is nothing to pin
     if manifest.kind != "description":
         return manifest
-    kept = [d for d in manifest.dependencies if d.name not in _BASE_R_PACKAGES]
+    kept = [d for d in manifest.dependencies if d.name not in r_shipped_packages("base")]
     return manifest if len(kept) == len(manifest.dependencies) else replace(manifest, dependencies=kept)
 
 

@@ -21,7 +21,7 @@ from scoring.parsers.manifests import (
     parse_install_command,
 )
 from scoring.parsers.secrets import mask_line
-from scoring.reference_data import table_json, table_text
+from scoring.reference_data import julia_stdlib, r_shipped_packages, table_json, table_text
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -105,23 +105,6 @@ def _name(path: str) -> str:
 _SETUP_PY_PROVIDED = frozenset({"setuptools", "pkg_resources", "distutils", "pip", "wheel"})
 _PYTHON_MODULE_SUFFIXES = (".py", ".pyw", ".pyx", ".pxd", ".pyi")
 _PYTHON_EXTENSION_SUFFIXES = (".so", ".pyd")
-
-# Packages of every R installation: base and recommended (r-base ships both).
-_R_BUILTIN_PACKAGES = frozenset(
-    {"base", "compiler", "datasets", "graphics", "grDevices", "grid", "methods", "parallel", "splines", "stats",
-     "stats4", "tcltk", "tools", "utils", "translations", "boot", "class", "cluster", "codetools", "foreign",
-     "KernSmooth", "lattice", "MASS", "Matrix", "mgcv", "nlme", "nnet", "rpart", "spatial", "survival"}
-)
-
-# Julia's standard library and built-in modules (never declared in Project.toml).
-_JULIA_STDLIB = frozenset(
-    {"Base", "Core", "Main", "ArgTools", "Artifacts", "Base64", "CRC32c", "Dates", "DelimitedFiles",
-     "Distributed", "Downloads", "FileWatching", "Future", "InteractiveUtils", "LazyArtifacts", "LibCURL",
-     "LibGit2", "Libdl", "LinearAlgebra", "Logging", "Markdown", "Mmap", "NetworkOptions", "Pkg", "Printf",
-     "Profile", "REPL", "Random", "SHA", "Serialization", "SharedArrays", "Sockets", "SparseArrays",
-     "Statistics", "SuiteSparse", "TOML", "Tar", "Test", "UUIDs", "Unicode"}
-)
-
 
 @dataclass
 class _ImportUse:
@@ -681,9 +664,9 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) 
                                                      tuple(candidates))
         for segment in _package_segments(source):
             if segment.language == "r":
-                builtin, own = _R_BUILTIN_PACKAGES, local.own
+                builtin, own = r_shipped_packages(), local.own
             else:
-                builtin, own = _JULIA_STDLIB, local.julia | local.own
+                builtin, own = julia_stdlib(), local.julia | local.own
             for package, line in segment.used:
                 if package in builtin:
                     tally["stdlib"] += 1
