@@ -101,6 +101,11 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+# METRICS.md §0.2.21: an import in the body or the handler of a try that catches import
+# errors, or under ``if TYPE_CHECKING:``, is optional (the frontend's ImportFact.guard; an
+# import in a function called from such a try body is ``import_try``)
+_OPTIONAL_GUARDS = frozenset({"try", "except", "type_checking"})
+
 # Build tools a ``setup.py`` may import: pip provides them while it runs the file.
 _SETUP_PY_PROVIDED = frozenset({"setuptools", "pkg_resources", "distutils", "pip", "wheel"})
 _PYTHON_MODULE_SUFFIXES = (".py", ".pyw", ".pyx", ".pxd", ".pyi")
@@ -654,7 +659,7 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) 
                       or any(_dotted_prefix_in(c, local.dotted) for c in candidates)):
                     tally["local"] += 1
                 else:
-                    uses = optional if ref.import_try else third
+                    uses = optional if ref.import_try or ref.guard in _OPTIONAL_GUARDS else third
                     existing = uses.get(("python", key))
                     if existing is not None:
                         existing.sites.setdefault(path, (ref.line, ref.cell))
@@ -717,7 +722,7 @@ def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
 # packages (``r-data.table``, case-insensitive ``DESeq2``) and ``r-tidyverse`` its members;
 # a distribution named like a dotted import declares it (``ruamel.yaml``); build and
 # vendored files are out (§0.2.2); a dangling link into a git submodule is the project's code
-@detector("import_resolvability", version="2.4.0")
+@detector("import_resolvability", version="2.5.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -735,8 +740,9 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ``models/net.py``, ``src/<name>``, the project's own distribution name, and in a
         tree with ``.gitmodules`` the name of a dangling symbolic link: a link into a
         submodule that was not checked out).
-        Imports anywhere inside the body of a ``try`` that handles ImportError are
-        optional and not counted.
+        Imports anywhere inside the body of a ``try`` that handles ImportError, in the
+        handler of such a ``try`` (the fallback import) and under ``if TYPE_CHECKING:``
+        are optional and not counted (METRICS.md §0.2.21).
         The declared set is every parsed manifest and every set it declares (METRICS.md
         §0.2.20: dependencies, build requirements, pyproject extras and
         ``[dependency-groups]``, Poetry's groups and dev-dependencies, setup.py/cfg
