@@ -266,13 +266,15 @@ class TreeIndex:
         ordered = sorted(self._files.values(), key=lambda i: _sort_key(i.path))
         for ordinal, info in enumerate(ordered):
             self._files[info.path] = FileInfo(info.path, info.size, ordinal)
-            if info.size <= self.limits.max_file_bytes:
+            file_bytes = self.limits.file_bytes(info.path)
+            if info.size <= file_bytes:
                 total += info.size
             if ordinal >= self.limits.max_files:
                 self._skip(info.path, f"beyond the file limit ({self.limits.max_files} files)")
                 self._truncated = True
-            elif info.size > self.limits.max_file_bytes:
-                self._skip(info.path, f"larger than the per-file limit ({info.size} > {self.limits.max_file_bytes} bytes)")
+            elif info.size > file_bytes:
+                what = "notebook limit" if file_bytes != self.limits.max_file_bytes else "per-file limit"
+                self._skip(info.path, f"larger than the {what} ({info.size} > {file_bytes} bytes)")
             elif total > self.limits.max_total_bytes:
                 self._skip(info.path, f"beyond the total size limit ({self.limits.max_total_bytes} bytes)")
                 self._truncated = True
@@ -513,8 +515,9 @@ class TreeIndex:
             return data
         if path in self._read_errors:
             return None
+        file_bytes = self.limits.file_bytes(path)
         try:
-            data = self.source.read(path, self.limits.max_file_bytes + 1)
+            data = self.source.read(path, file_bytes + 1)
         except OSError as exc:
             self._read_errors[path] = f"unreadable: {exc.strerror or exc}"
             return None
@@ -524,7 +527,7 @@ class TreeIndex:
             raise
         # A file that grew past the limit since the walk has no content id: what was
         # read is not the file.
-        self._blob_ids[path] = blob_hash(data).hex() if len(data) <= self.limits.max_file_bytes else None
+        self._blob_ids[path] = blob_hash(data).hex() if len(data) <= file_bytes else None
         self._raw[path] = data
         return data
 
@@ -596,6 +599,9 @@ class TreeIndex:
             real = info.alias_of or path
             if real in self._skipped:
                 continue
+            if self._files[real].size > self.limits.max_file_bytes and self.notebook(real) is None \
+                    and real in self._skipped:
+                continue   # a notebook whose code is over the limit (§0.2.5)
             data = self._read(real, for_facts=True)
             blob = self._blob_ids.get(real)
             if data is None or blob is None or b"\x00" in data[:8192]:
@@ -746,7 +752,9 @@ class TreeIndex:
         return self._cached("document", path, lambda text: parse_document(text, path))
 
     def notebook(self, path: str) -> Notebook | None:
-        """A Jupyter notebook or an R Markdown / Quarto document as cells; None if invalid."""
+        """A Jupyter notebook or an R Markdown / Quarto document as cells; None if invalid,
+        or if the code of a notebook's cells is over the per-file limit (METRICS.md
+        §0.2.5: then it is skipped, the reason in the inventory)."""
         def build(text: str) -> Notebook | None:
             if path.lower().endswith((".rmd", ".qmd")):
                 return parse_rmarkdown(text, path)
@@ -755,7 +763,21 @@ class TreeIndex:
             except NotebookError as exc:
                 self.problem(path, f"invalid notebook: {exc}")
                 return None
-        return self._cached("notebook", path, build)
+        notebook = self._cached("notebook", path, build)
+        if notebook is not None and path not in self._skipped and self._code_over_limit(path, notebook):
+            return None
+        return notebook if path not in self._skipped else None
+
+    def _code_over_limit(self, path: str, notebook: Notebook) -> bool:
+        """A notebook larger than the per-file limit whose code cells are too: skipped."""
+        info = self._files.get(path)
+        if info is None or info.size <= self.limits.max_file_bytes or not path.lower().endswith(".ipynb"):
+            return False
+        code = sum(len(cell.source.encode("utf-8")) for cell in notebook.code_cells)
+        if code <= self.limits.max_file_bytes:
+            return False
+        self._skip(path, f"code cells larger than the per-file limit ({code} > {self.limits.max_file_bytes} bytes)")
+        return True
 
     def python_unit(self, path: str) -> CodeUnit | None:
         def build(text: str) -> CodeUnit:
@@ -1208,6 +1230,7 @@ class TreeIndex:
                 "max_file_bytes": self.limits.max_file_bytes,
                 "max_files": self.limits.max_files,
                 "max_total_bytes": self.limits.max_total_bytes,
+                "max_notebook_bytes": self.limits.max_notebook_bytes,
             },
         )
 

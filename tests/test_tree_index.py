@@ -311,3 +311,39 @@ def test_release_drops_cached_forms_and_a_later_access_reads_again(make_tree):
     index.release()
     again = index.python_unit("a.py")
     assert again is not first and again.source == "x = 1\n" and source.reads == ["a.py", "a.py"]
+
+
+def _notebook(code: str, output_bytes: int) -> str:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": code,
+         "outputs": [{"output_type": "display_data", "metadata": {},
+                      "data": {"image/png": "A" * output_bytes}}]},
+    ]})
+
+
+def test_a_notebook_is_capped_on_its_code_not_its_bytes(make_tree):
+    # METRICS.md §0.2.5: 5 MiB of stored plot output, three lines of code: read and measured
+    code = "import numpy as np\nnp.random.seed(0)\nx = np.random.rand(3)\n"
+    root = make_tree({"analysis.ipynb": _notebook(code, 5 * 1024 * 1024), "big.csv": "a,b\n" * 600_000})
+    measured = measure(root)
+    assert measured.inventory.skipped == [
+        {"path": "big.csv", "reason": "larger than the per-file limit (2400000 > 2097152 bytes)"}]
+    assert measured.inventory.limits["max_notebook_bytes"] == 64 * 1024 * 1024
+    assert measured["seed_management"].counts["seeded_files"] == 1
+    assert measured["notebook_exec_order"].applicable
+
+
+def test_a_notebook_whose_code_is_over_the_per_file_limit_is_skipped(make_tree):
+    code = "x = 1\n" * 400_000    # 2.4 MB of code
+    root = make_tree({"huge.ipynb": _notebook(code, 10)})
+    tree = TreeIndex.from_path(root)
+    assert tree.notebook("huge.ipynb") is None and tree.facts("huge.ipynb") is None
+    assert tree.inventory().skipped == [
+        {"path": "huge.ipynb", "reason": "code cells larger than the per-file limit (2400000 > 2097152 bytes)"}]
+
+
+def test_a_notebook_over_the_notebook_limit_is_not_read(make_tree):
+    root = make_tree({"n.ipynb": _notebook("x = 1\n", 2000)})
+    tree = TreeIndex.from_path(root, Limits(max_file_bytes=1000, max_notebook_bytes=1500))
+    assert tree.skip_reason("n.ipynb").startswith("larger than the notebook limit (")
+    assert tree.facts("n.ipynb") is None
