@@ -277,7 +277,7 @@ def _fix(missing: list[_Definition]) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-@detector("docstring_coverage", version="3.0.0")
+@detector("docstring_coverage", version="3.1.0")
 def docstring_coverage(tree: TreeIndex) -> Result:
     """Public definitions are documented, pooled over every language of the tree.
 
@@ -292,7 +292,8 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         docstring; files that do not parse fall back to a line scan.
         R (.R files): top-level functions, documented by a roxygen #' block directly
         above (plain # lines such as "# nolint" may stand between); in a package with a
-        NAMESPACE file only the names it exports (export(), exportPattern()) count.
+        NAMESPACE file only the names it exports (export(), exportPattern(), whose POSIX
+        bracket classes such as ``[[:alpha:]]`` are read as R reads them) count.
         Julia: the names export statements list, pooled over the tree; a name is
         documented when a docstring stands above one of its definitions.
         MATLAB/Octave: each file's main function and each classdef, outside private/
