@@ -597,3 +597,16 @@ def test_the_readme_title_is_no_section_but_a_lone_top_level_heading_is(make_tre
     # A README of top-level headings only has no title: "# Install" is a section.
     flat = measure("doc_structure", make_tree({"README.md": "# Install\n\npip install x\n\n# Figures\n\nSee fig/.\n"}))
     assert (flat.value, flat.counts["matched"]) == (50, ["install", "output"])
+
+
+@pytest.mark.parametrize(("field", "names_a_licence"), [
+    ("GPL-3", True), ("GPL (>= 2)", True), ("LGPL-2.1", True), ("AGPL-3", True),
+    ("MIT + file LICENSE", True), ("BSD_3_clause + file LICENSE", True), ("Apache License 2.0", True),
+    ("CC BY 4.0", True), ("CC0", True), ("Artistic-2.0", True), ("Unlimited", True), ("file LICENCE", True),
+    ("GPL-2 | GPL-3", True), ("Mozilla Public License 2.0", True),
+    ("What license is it under?", False), ("TBD", False), ("see the website", False),
+])
+def test_d7_an_r_licence_field_counts_when_it_names_a_licence_r_knows(field, names_a_licence):
+    from scoring.detectors.documentation.reuse_metadata import _R_LICENCE_SPEC
+
+    assert bool(_R_LICENCE_SPEC.search(field)) is names_a_licence

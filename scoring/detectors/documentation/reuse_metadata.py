@@ -13,6 +13,16 @@ _LICENCE_FILE = re.compile(r"licen[cs]e.*|copying.*|unlicense.*|"
                            r"[al]?gpl(?:[-_.]?v?\d[\w.-]*?)?(?:\.(?:txt|md|rst))?", re.IGNORECASE)
 _REUSE_LEVELS = (0, 40, 70, 100)
 
+# A DESCRIPTION License field names a licence when it holds one of the licence
+# specifications R knows (R's share/licenses/license.db: GPL-3, GPL (>= 2), LGPL-2.1,
+# MIT + file LICENSE, BSD_3_clause + file LICENSE, Apache License 2.0, CC BY 4.0,
+# Unlimited...) or points to a licence file; package.skeleton()'s placeholder "What
+# license is it under?" names none
+_R_LICENCE_SPEC = re.compile(
+    r"\b(?:[AL]?GPL|GNU|MIT|BSD|Apache|Artistic|CC0|CC[ -]BY|Creative\s+Commons|MPL|Mozilla|EUPL|BSL|Boost|"
+    r"CeCILL|Lucent|Unlimited|Eclipse|EPL|Common\s+Public|Unlicense|ISC|Zlib|AFL|ODbL|PDDL|Public\s+Domain)\b"
+    r"|\bfile\s+LICEN[CS]E\b", re.IGNORECASE)
+
 
 def _licence(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
     for path in tree.match(_LICENCE_FILE, ""):
@@ -33,6 +43,8 @@ def _licence(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
     # ships the standard licences' texts, so "License: GPL-3" grants as a file would.
     description = tree.find_ci("DESCRIPTION")
     licence = ((tree.description_fields(description) or {}).get("License") or "").strip() if description else ""
+    if licence and not _R_LICENCE_SPEC.search(licence):
+        return None, f"the DESCRIPTION License field ({licence.splitlines()[0]!r}) names no licence R knows"
     if licence:
         keys = tree.key_lines(description)
         line = keys.line_of("License", ":") if keys is not None else None
@@ -74,7 +86,7 @@ def _codemeta(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
                     snippet=snippet), None
 
 
-@detector("reuse_metadata", version="2.1.0")
+@detector("reuse_metadata", version="2.2.0")
 def reuse_metadata(tree: TreeIndex) -> Result:
     """A licence, citation metadata and software metadata let others reuse and credit the work.
 
@@ -85,8 +97,11 @@ def reuse_metadata(tree: TreeIndex) -> Result:
         LICENSES/ folder holding a file; a CITATION.cff that parses as YAML and has
         cff-version; a codemeta.json that parses as JSON and has @context. 0 / 1 / 2 / 3
         items → 0 / 40 / 70 / 100. R packages (METRICS §0.3): the DESCRIPTION License:
-        field counts as the licence when there is no licence file, and a non-empty
-        inst/CITATION as the citation item when there is no CITATION.cff.
+        field counts as the licence when there is no licence file and it names a
+        licence R knows (GPL-3, GPL (>= 2), MIT + file LICENSE, Apache License 2.0,
+        CC BY 4.0, Unlimited...; package.skeleton()'s placeholder "What license is it
+        under?" does not), and a non-empty inst/CITATION as the citation item when
+        there is no CITATION.cff.
     Why it matters:
         Without a licence nobody may legally reuse the code; citation and CodeMeta
         metadata let archives, indexers and authors credit and find it.
