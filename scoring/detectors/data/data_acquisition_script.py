@@ -600,7 +600,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.3.0")
+@detector("data_acquisition_script", version="2.4.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 

@@ -116,7 +116,7 @@ class _PointerScan:
     def scan_code_text(self, text: str, binding: str, path: str, line: int | None, cell: int | None) -> None:
         """A code string literal: a DOI that is no data-repository DOI counts only in a
         data-source variable (§0.2.14: a DOI in a message or a citation is no pointer);
-        accession numbers in test code are test data (§0.3)."""
+        a URL, DOI or accession number in test code is test data (§0.2.3, §0.3)."""
         before = len(self.found)
         self.scan_text(text, _CODE_CONTEXT, path, line, cell)
         if len(self.found) == before:
@@ -128,8 +128,8 @@ class _PointerScan:
             rule = item[0].rule
             if rule == "data_pointer.doi_in_data_context" and not source_variable:
                 self.ignored["doi_outside_data_context"] += 1
-            elif rule == "data_pointer.accession" and test:
-                self.ignored["test_accession"] += 1
+            elif test:
+                self.ignored["test_pointer"] += 1
             else:
                 kept.append(item)
         self.found = kept
@@ -362,7 +362,7 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     return found
 
 
-@detector("data_pointer", version="2.5.0")
+@detector("data_pointer", version="2.6.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -410,7 +410,10 @@ def data_pointer(tree: TreeIndex) -> Result:
         toolboxes are skipped), shell and Make-like lines. In code a DOI that is not a
         data-repository DOI counts only in a data-source variable (``url``, ``source``,
         ``data``, ``link``…; §0.2.14: a DOI in a message or citation string is none), and
-        an accession number in test code is test data (§0.3).
+        a URL, DOI or accession number in test code is test data (§0.2.3, §0.3). Local data
+        files are the §0.2.15 formats too (.h5ad, .loom, .zarr, .fa, .gtf, .bed, .tif,
+        .sav, .dta, .rda, .arrow...); an R package's data/ datasets count as local data
+        but do not by themselves make the deposit use data.
         Ignored: badges (image and link target), the repository's own URLs and DOIs (from
         ``CITATION.cff``, ``codemeta.json``, ``.zenodo.json``, ``[project.urls]``), CI,
         documentation and package-index links, code-host links that are not data, and any

@@ -62,7 +62,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.3.0")
+@detector("workflow_orchestration", version="2.4.0")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
