@@ -3,6 +3,7 @@ curator's view of why a tree scores as it does (inventory and ``score``'s text).
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from reproscore.cli import cli
@@ -83,3 +84,20 @@ def test_score_text_names_the_ecosystems_and_the_files_each_category_read(make_t
     # shallow files before deep ones, manifests and documents before code
     assert "    S    5  DESCRIPTION, README.md, R/fit.R, .github/workflows/check.yaml, tests/testthat/test-fit.R" \
         in lines
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    ({"README.md": "# x\n"}, "python"),
+    ({"a.py": "x = 1\n", "b.R": "x <- 1\n", "c.R": "y <- 2\n"}, "r"),
+    ({"src/M.jl": "module M end\n", "docs/make.jl": "using Documenter\n", "tools/plot.py": "x = 1\n"}, "julia"),
+    ({"main.m": "x = 1;\n", "helper.m": "y = 2;\n"}, "matlab"),
+    ({"src/a.c": "int main(void) { return 0; }\n", "src/b.f90": "program b\nend program b\n",
+      "scripts/plot.py": "x = 1\n"}, "native"),
+    ({"Snakefile": "rule all:\n    input: 'x'\n", "scripts/a.py": "x = 1\n", "scripts/b.py": "y = 2\n"}, "snakemake"),
+    ({"main.nf": "workflow { }\n", "bin/a.py": "x = 1\n", "bin/b.py": "y = 1\n"}, "nextflow"),
+])
+def test_fixes_are_written_for_the_trees_own_ecosystem(make_tree, files, expected):
+    from scoring.detectors._shared import fix_ecosystem
+    from scoring.tree import TreeIndex
+
+    assert fix_ecosystem(TreeIndex.from_path(make_tree(files))) == expected
