@@ -6,12 +6,12 @@ import posixpath
 import re
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from scoring.detectors.signals._common import MAX_EVIDENCE, _join_names, _parent
-from scoring.facts import CallFact, Expr, FileFacts, ImportFact, RandomFact
+from scoring.facts import CallFact, DefinitionFact, Expr, FileFacts, ImportFact, RandomFact
 from scoring.model import Evidence
 from scoring.reference_data import table_json
 from scoring.registry import Result, detector
@@ -38,6 +38,9 @@ class _CallSite:
     args: tuple[Any, ...] = ()
     keywords: dict[str, Any] = field(default_factory=dict)
     star: bool = False
+    # the source text of each ``_DYNAMIC`` argument: by position, and by keyword
+    arg_texts: tuple[str | None, ...] = ()
+    keyword_texts: dict[str, str] = field(default_factory=dict)
 
 
 def _has_seed(site: _CallSite, position: int | None, keywords: Iterable[str]) -> bool:
@@ -49,6 +52,30 @@ def _has_seed(site: _CallSite, position: int | None, keywords: Iterable[str]) ->
     if position is not None and len(site.args) > position:
         return site.args[position] is not None
     return site.star
+
+
+def _seed_text(site: _CallSite, position: int | None, keywords: Iterable[str]) -> str | None:
+    """The source text of the seed the call passes where the API takes one, when it is
+    no literal (a name, an expression); None otherwise."""
+    for keyword in keywords:
+        if keyword in site.keywords:
+            return site.keyword_texts.get(keyword)
+    if position is not None and len(site.args) > position:
+        return site.arg_texts[position]
+    return None
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """What a Python call is to S1: a global seed call or a random call; whether it
+    passes its own seed (``explicit``), the text of that seed when it is no literal, and
+    whether it builds a generator of its own (``default_rng(…)``: global seeds do not
+    reach its draws)."""
+
+    kind: str
+    explicit: bool
+    seed_text: str | None = None
+    generator: bool = False
 
 
 def _gate_open(site: _CallSite, spec: dict[str, Any]) -> bool:
@@ -93,20 +120,25 @@ class _CallRules:
             return site.args[0] is not None
         return site.star
 
-    def classify(self, name: str, site: _CallSite) -> tuple[str, bool] | None:
-        """``(SEED, True)`` for a global seed call; ``(RANDOM, explicit)`` for a random
-        call, ``explicit`` telling whether it passes its own seed; None otherwise."""
+    def classify(self, name: str, site: _CallSite) -> _Verdict | None:
+        """A global seed call (explicit: always), a random call (``explicit`` telling
+        whether it passes its own seed), or None."""
         last = name.rsplit(".", 1)[-1]
         if name in self.seed_calls or (last in self.seed_methods and "." in site.written):
-            return (self.SEED, True) if self._seed_argument(site) else None
+            if not self._seed_argument(site):
+                return None
+            return _Verdict(self.SEED, True, _seed_text(site, 0, ("seed", "a")))
         spec = self.generators.get(name)
         if spec is not None:
-            return self.RANDOM, _has_seed(site, spec.get("position"), spec.get("keywords", ()))
+            position, keywords = spec.get("position"), spec.get("keywords", ())
+            return _Verdict(self.RANDOM, _has_seed(site, position, keywords), _seed_text(site, position, keywords),
+                            generator=True)
         spec = self.functions.get(name)
         if spec is not None:
             if not _gate_open(site, spec):
                 return None
-            return self.RANDOM, _has_seed(site, spec.get("position"), spec.get("keywords", ()))
+            position, keywords = spec.get("position"), spec.get("keywords", ())
+            return _Verdict(self.RANDOM, _has_seed(site, position, keywords), _seed_text(site, position, keywords))
         module, _, function = name.rpartition(".")
         spec = self.modules.get(module)
         if spec is not None and function and "(" not in function:
@@ -119,20 +151,23 @@ class _CallRules:
                 if spec.get("key_driven"):
                     # jax.random functions take their key as an argument: they are as
                     # reproducible as the key, whose construction is checked on its own.
-                    return self.RANDOM, True
-                return self.RANDOM, _has_seed(site, None, spec.get("keywords", ()))
+                    return _Verdict(self.RANDOM, True)
+                keywords = spec.get("keywords", ())
+                return _Verdict(self.RANDOM, _has_seed(site, None, keywords), _seed_text(site, None, keywords))
         package = self.packages.get(name.split(".", 1)[0])
         if package is not None and "." in name and "(" not in last:
             spec = package["names"].get(last)
             if spec is not None and _gate_open(site, spec):
-                return self.RANDOM, _has_seed(site, None, package.get("keywords", ()))
+                keywords = package.get("keywords", ())
+                return _Verdict(self.RANDOM, _has_seed(site, None, keywords), _seed_text(site, None, keywords))
         return None
 
-    def classify_method(self, site: _CallSite) -> tuple[str, bool] | None:
+    def classify_method(self, site: _CallSite) -> _Verdict | None:
         """``frame.sample(…)``: DataFrame/Series sampling and model sampling methods.
         ``.resample(…)`` (time series, signals) is a different name and never matches."""
         if "." in site.written and site.written.rsplit(".", 1)[-1] == self.sample_method["name"]:
-            return self.RANDOM, _has_seed(site, None, self.sample_method.get("keywords", ()))
+            keywords = self.sample_method.get("keywords", ())
+            return _Verdict(self.RANDOM, _has_seed(site, None, keywords), _seed_text(site, None, keywords))
         return None
 
 
@@ -146,21 +181,27 @@ def _site(call: CallFact) -> _CallSite:
     ``_DYNAMIC``; ``*args`` (``Expr("*…")``) and ``**kwargs`` (the keyword ``**``) are
     left out of the arguments and set ``star``."""
     args: list[Any] = []
+    arg_texts: list[str | None] = []
     star = False
     for value in call.args:
+        text = None
         if type(value) is Expr:
             if value.text.startswith("*"):
                 star = True
                 continue
-            value = _DYNAMIC
+            value, text = _DYNAMIC, value.text
         args.append(value)
+        arg_texts.append(text)
     keywords: dict[str, Any] = {}
+    keyword_texts: dict[str, str] = {}
     for keyword, value in call.kwargs:
         if keyword == "**":
             star = True
+        elif type(value) is Expr:
+            keywords[keyword], keyword_texts[keyword] = _DYNAMIC, value.text
         else:
-            keywords[keyword] = _DYNAMIC if type(value) is Expr else value
-    return _CallSite(call.written, call.line, tuple(args), keywords, star)
+            keywords[keyword] = value
+    return _CallSite(call.written, call.line, tuple(args), keywords, star, tuple(arg_texts), keyword_texts)
 
 
 def _aliases_of(imports: Iterable[ImportFact]) -> dict[str, str]:
@@ -201,6 +242,21 @@ class _Hit:
     name: str
     snippet: str | None
     explicit: bool = False
+    # a draw from a generator of its own (built in the call, passed in): global seeds do
+    # not reach it, so only its own seed counts
+    pinned: bool = False
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A Python random or seed call whose seed (or generator) is a parameter of the
+    function it is in (§0.2.25): decided once every call site of the function is known."""
+
+    hit: _Hit
+    seed: bool                 # a global seed call (else a random call)
+    function: DefinitionFact
+    parameter: str
+    fallback: bool = False     # the call builds the generator used when the parameter is None
 
 
 @dataclass
@@ -216,6 +272,15 @@ class _SeedFile:
     sourced: list[str] = field(default_factory=list)             # R source() / Julia include() targets
     unparseable: bool = False
     native_seed: _Hit | None = None      # C/C++/Fortran: the seed of the file's seeded generators
+    pending: list[_Pending] = field(default_factory=list)
+    # seeds that seed nothing reproducibly (the clock, the OS, a generator thrown away, a
+    # seed parameter left None), shown with the unseeded file
+    unreproducible: list[tuple[_Hit, str]] = field(default_factory=list)
+    # seeds taken from a parameter that every call passes (or that has a default), with
+    # the function whose header gives it
+    parameter_seeds: dict[_Hit, tuple[DefinitionFact, str]] = field(default_factory=dict)
+    # draws over a character alphabet: names, not stochastic computations (§0.1.30)
+    name_draws: list[_Hit] = field(default_factory=list)
 
     @property
     def is_python_module(self) -> bool:
@@ -257,11 +322,55 @@ def _python_facts(tree: TreeIndex) -> Iterable[tuple[str, FileFacts]]:
                 yield path, python
 
 
-def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts) -> None:
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# the names §0.2.25 gives a seed or generator parameter
+_SEED_PARAMETER = re.compile(r"rng|seed|random_state|generator", re.IGNORECASE)
+_UNREPRODUCIBLE_PYTHON = {"time": "this seed comes from the clock: it differs on every run",
+                          "entropy": "this seed comes from the operating system: it differs on every run",
+                          "discarded": "this generator is built and thrown away: its seed seeds nothing"}
+
+
+def _enclosing_function(facts: FileFacts, line: int, cell: int | None) -> DefinitionFact | None:
+    """The innermost Python function or method whose body holds ``line`` (of ``cell``)."""
+    found = None
+    for definition in facts.definitions:
+        if definition.kind in ("function", "method") and definition.cell == cell \
+                and definition.line <= line <= (definition.end_line or definition.line) \
+                and (found is None or definition.line >= found.line):
+            found = definition
+    return found
+
+
+def _enclosing_class(facts: FileFacts, function: DefinitionFact) -> DefinitionFact | None:
+    """The innermost class whose body holds ``function``."""
+    found = None
+    for definition in facts.definitions:
+        if definition.kind == "class" and definition.cell == function.cell \
+                and definition.line < function.line <= (definition.end_line or definition.line) \
+                and (found is None or definition.line >= found.line):
+            found = definition
+    return found
+
+
+def _named_parameter(function: DefinitionFact | None, name: str | None) -> str | None:
+    """``name`` when it is a plain parameter of ``function`` (not ``*args``/``**kwargs``)."""
+    if function is None or name is None or not _IDENTIFIER.match(name):
+        return None
+    return name if name in function.parameters else None
+
+
+def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sample: bool = False) -> None:
     """Random calls, seed calls and calls of ``*seed*`` functions of a Python file or
     notebook, from its call facts. Callees are resolved through every import of the file
-    (a star import's module is tried for a name no import binds); a notebook's lines count
-    within their cell."""
+    (a star import's module is tried for a name no import binds; a from-imported
+    distribution called on the spot, ``poisson(mu).rvs()``, through its import); a
+    notebook's lines count within their cell. A seed the frontend found to come from the
+    clock or the OS, or given to a generator that is thrown away, seeds nothing
+    (§0.2.23); a seed, or a generator drawn from, that is a parameter of the enclosing
+    function waits for the function's call sites (§0.2.25, ``_Parameters``). When the
+    repository defines a ``sample`` function or method of its own (``own_sample``), a
+    ``x.sample(…)`` call is taken for it, not for a DataFrame's: its draws are read where
+    it is defined."""
     record.python = facts
     record.unparseable = facts.parse_error is not None
     # a notebook's imports include those of its R and Julia cells
@@ -273,10 +382,14 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts) -> None:
     aliases = _aliases_of(record.imports)
     stars = _star_modules(record.imports)
     path = record.path
+    # where the frontend read a seed's source: (cell, line, callee) -> seed source
+    sources = {(f.cell, f.line, f.call): f.seed_source for f in facts.randoms if f.kind in ("seed", "engine")}
     for call in facts.calls:
         site = _site(call)
         head, _, rest = site.written.partition(".")
-        base = aliases.get(head)
+        base = aliases.get(head[:-2] if head.endswith("()") else head)
+        if base is not None and head.endswith("()"):
+            base += "()"
         candidates = [f"{base}.{rest}" if rest else base] if base else [site.written]
         if base is None and stars:
             candidates.extend(f"{module}.{site.written}" for module in stars)
@@ -286,7 +399,7 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts) -> None:
             if verdict is not None:
                 name = candidate
                 break
-        if verdict is None:
+        if verdict is None and not own_sample:
             verdict = rules.classify_method(site)
             name = site.written
         if verdict is None:
@@ -294,10 +407,127 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts) -> None:
             if "seed" in last.lower():
                 record.seed_named_calls.append(_Hit(path, call.line, call.cell, last, None))
             continue
-        if verdict[0] != _CallRules.SEED and _draws_an_identifier(call):
+        seed = verdict.kind == _CallRules.SEED
+        if not seed and _draws_an_identifier(call):
+            record.name_draws.append(_Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell)))
             continue
-        hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), explicit=verdict[1])
-        (record.seeds if verdict[0] == _CallRules.SEED else record.random).append(hit)
+        function = _enclosing_function(facts, call.line, call.cell) if facts.definitions else None
+        receiver = _named_parameter(function, head) if "." in site.written else None
+        if receiver is not None:
+            # ``random.choice(…)`` in ``def step(self, random)``: the generator passed in, not the module
+            if seed:
+                continue
+            hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), True, pinned=True)
+            record.random.append(hit)
+            record.pending.append(_Pending(hit, False, function, receiver))
+            continue
+        hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), explicit=verdict.explicit,
+                   pinned=verdict.generator)
+        source = sources.get((call.cell, call.line, name), "")
+        if verdict.explicit and source in _UNREPRODUCIBLE_PYTHON:
+            record.unreproducible.append((hit, _UNREPRODUCIBLE_PYTHON[source]))
+            if seed:
+                continue
+            hit = _Hit(hit.path, hit.line, hit.cell, hit.name, hit.snippet, False,
+                       pinned=verdict.generator and source != "discarded")
+        parameter = _named_parameter(function, verdict.seed_text) if verdict.explicit else None
+        if parameter is None and not verdict.explicit and function is not None and not seed:
+            # ``if rng is None: rng = np.random.default_rng()``: the fallback of a seed or
+            # generator parameter defaulting to None, unseeded only where a call leaves it out
+            parameter = next((p for p in function.none_defaults if _SEED_PARAMETER.search(p)), None)
+            if parameter is not None:
+                hit = replace(hit, explicit=True)
+                record.random.append(hit)
+                record.pending.append(_Pending(hit, False, function, parameter, fallback=True))
+                continue
+        (record.seeds if seed else record.random).append(hit)
+        if parameter is not None:
+            record.pending.append(_Pending(hit, seed, function, parameter))
+
+
+class _Parameters:
+    """Call sites of the repository's Python functions, to decide a seed that is a
+    parameter (§0.2.25): it seeds when the parameter has no None default and no call site
+    passes None, or, defaulting to None, when the function is called and every call site
+    passes it (a name that is itself such a parameter of the calling function is followed
+    up to a few calls deep). Call sites are matched by the function's name; test files'
+    calls count (they call the function too), vendored files' do not."""
+
+    DEPTH = 4
+
+    def __init__(self, tree: TreeIndex, facts_by_path: dict[str, FileFacts], helpers: set[str]):
+        self.helpers = helpers     # names of the repository's own *seed* functions that seed
+        self.sites: dict[str, list[tuple[FileFacts, CallFact]]] = {}
+        for path, facts in facts_by_path.items():
+            if tree.role(path) == "vendored":
+                continue
+            for call in facts.calls:
+                self.sites.setdefault(call.written.rsplit(".", 1)[-1], []).append((facts, call))
+
+    def seeded(self, function: DefinitionFact, parameter: str, depth: int = 0,
+               seen: frozenset[tuple[int, str, str]] = frozenset(), facts: FileFacts | None = None) -> bool:
+        key = (function.line, function.name, parameter)
+        if key in seen or depth > self.DEPTH:
+            return True   # a recursive call decides nothing
+        seen = seen | {key}
+        optional = parameter in function.none_defaults
+        if optional and depth and facts is not None and self._seeds_its_fallback(facts, function):
+            return True   # ``if rng is None: rng = seeded_rng(42)``: left out, it is seeded all the same
+        name = function.name
+        if name == "__init__" and facts is not None:
+            # a constructor is called by its class's name
+            owner = _enclosing_class(facts, function)
+            name = owner.name if owner is not None else name
+        sites = self.sites.get(name, ())
+        if not sites:
+            return not optional
+        for facts, call in sites:
+            passed, value = self._argument(function, parameter, call)
+            if not passed:
+                if optional:
+                    return False
+                continue
+            if value is None:
+                return False
+            if type(value) is Expr:
+                caller = _enclosing_function(facts, call.line, call.cell) if facts.definitions else None
+                outer = _named_parameter(caller, value.text)
+                if outer is not None and not self.seeded(caller, outer, depth + 1, seen, facts):
+                    return False
+        return True
+
+    def _seeds_its_fallback(self, facts: FileFacts, function: DefinitionFact) -> bool:
+        """Whether the function calls one of the repository's seeding ``*seed*`` helpers."""
+        end = function.end_line or function.line
+        return any(call.cell == function.cell and function.line <= call.line <= end
+                   and call.written.rsplit(".", 1)[-1] in self.helpers for call in facts.calls)
+
+    @staticmethod
+    def _argument(function: DefinitionFact, parameter: str, call: CallFact) -> tuple[bool, Any]:
+        """Whether the call passes ``parameter`` and its value (literal, None or an Expr);
+        ``*args``/``**kwargs`` may carry it (passed, value unknown)."""
+        star = False
+        for keyword, value in call.kwargs:
+            if keyword == parameter:
+                return True, value
+            star = star or keyword == "**"
+        positional = []
+        for name in function.parameters:
+            if name.startswith("*"):
+                break
+            positional.append(name)
+        if function.kind == "method" and positional and positional[0] in ("self", "cls") \
+                and "staticmethod" not in function.decorators \
+                and ("." in call.written or function.name == "__init__"):
+            positional = positional[1:]
+        if parameter in positional:
+            index = positional.index(parameter)
+            for position, value in enumerate(call.args):
+                if type(value) is Expr and value.text.startswith("*"):
+                    return True, Expr("*")
+                if position == index:
+                    return True, value
+        return star, Expr("**") if star else None
 
 
 @lru_cache(maxsize=1)
@@ -305,6 +535,8 @@ def _fact_names() -> dict[str, frozenset[str]]:
     table = _stochastic_table()
     r, julia = table["r"], table["julia"]
     return {"r_random": frozenset(r["stochastic"]), "r_seed": frozenset(r["seed"]),
+            "r_random_keywords": frozenset(r["stochastic_keywords"]),
+            "r_seeded_by_argument": r["seeded_by_argument"],
             "julia_random": frozenset(julia["stochastic"]), "julia_seed": frozenset(julia["seed"]),
             "julia_generators": frozenset(julia["seeded_generators"])}
 
@@ -320,21 +552,12 @@ def _scan_facts(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     Julia cells, from its call facts: strings and comments hold none."""
     names = _fact_names()
     path = record.path
+    if facts.language == "r":
+        _scan_r(record, facts, tree)
+        return
     for call in facts.calls:
         seed = random = None
-        if facts.language == "r":
-            function = _r_function(call.name)
-            if "$" in call.name or "@" in call.name:
-                continue
-            if function in names["r_seed"] and (call.kwargs or (call.args and call.args[0] is not None)):
-                seed = function
-            if function in names["r_random"]:
-                random = function
-            if function in ("source", "sys.source") and call.name in ("source", "sys.source"):
-                target = call.args[0] if call.args else dict(call.kwargs).get("file")
-                if isinstance(target, str) and target:
-                    record.sourced.append(target)
-        else:
+        if True:
             written = call.written
             head, _, function = written.rpartition(".")
             if "." in head:
@@ -351,6 +574,49 @@ def _scan_facts(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             record.seeds.append(_Hit(path, call.line, call.cell, seed, tree.snippet(path, call.line, call.cell)))
         if random is not None:
             record.random.append(_Hit(path, call.line, call.cell, random, tree.snippet(path, call.line, call.cell)))
+
+
+def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
+    """R (a file, an R Markdown document's evaluated chunks, a notebook's R cells): the
+    frozen list's random calls, a call with a resampling argument (``permutations =
+    999``), samplers that take their own seed (``brm(…, seed = 1)``: explicitly seeded
+    when it is given and not NA/NULL); seeds are the frontend's ``set.seed``/``with_seed``
+    facts with a reproducible source (never ``Sys.time()``, §0.2.23)."""
+    names = _fact_names()
+    path = record.path
+    seeded_by = names["r_seeded_by_argument"]
+    # seed arguments of samplers, by callee, in the file's order (the argument's own line)
+    own_seeds: dict[str, deque[RandomFact]] = {}
+    for fact in facts.randoms:
+        if fact.kind != "seed":
+            continue
+        if fact.generator == "R":
+            if fact.seeded and fact.seed_source in ("literal", "argument"):
+                record.seeds.append(_Hit(path, fact.line, fact.cell, _r_function(fact.call),
+                                         tree.snippet(path, fact.line, fact.cell)))
+        else:
+            own_seeds.setdefault(fact.generator, deque()).append(fact)
+    for call in facts.calls:
+        if "$" in call.name or "@" in call.name:
+            continue
+        function = _r_function(call.name)
+        if function in ("source", "sys.source") and call.name in ("source", "sys.source"):
+            target = call.args[0] if call.args else dict(call.kwargs).get("file")
+            if isinstance(target, str) and target:
+                record.sourced.append(target)
+        if function in seeded_by:
+            keyword = seeded_by[function]
+            seed_fact = None
+            if any(k == keyword for k, _ in call.kwargs) and own_seeds.get(call.name):
+                seed_fact = own_seeds[call.name].popleft()
+            if seed_fact is not None and seed_fact.seeded:
+                # cited at its seed argument, the line that makes it reproducible
+                record.random.append(_Hit(path, seed_fact.line, call.cell, function,
+                                          tree.snippet(path, seed_fact.line, call.cell), explicit=True))
+                continue
+        elif function not in names["r_random"] and not any(k in names["r_random_keywords"] for k, _ in call.kwargs):
+            continue
+        record.random.append(_Hit(path, call.line, call.cell, function, tree.snippet(path, call.line, call.cell)))
 
 
 # A project's own generator drawn with an explicit seed state (Numerical Recipes ``ran2(&idum)``,
@@ -425,8 +691,16 @@ def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
                 continue
             record = files.setdefault(path, _SeedFile(path))
             _scan_native(record, facts, tree)
-    for path, facts in _python_facts(tree):
-        _scan_python(tree, files.setdefault(path, _SeedFile(path)), facts)
+    python_facts = dict(_python_facts(tree))
+    sample = _rules().sample_method["name"]
+    own_sample = any(d.name == sample and d.kind in ("function", "method")
+                     for path, facts in python_facts.items() if tree.role(path) != "vendored"
+                     for d in facts.definitions)
+    for path, facts in python_facts.items():
+        _scan_python(tree, files.setdefault(path, _SeedFile(path)), facts, own_sample)
+    if any(record.pending for record in files.values()):
+        helpers = {name for record in files.values() if record.seeds for name in _seed_helpers(record)}
+        _decide_parameter_seeds(files, _Parameters(tree, python_facts, helpers))
     for path in tree.by_type("r") + tree.by_type("julia") + tree.by_type("rmd"):
         facts = tree.facts(path)
         if facts is None or facts.language not in ("r", "julia"):
@@ -454,6 +728,30 @@ def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
         record.seeds.sort(key=lambda h: (h.cell or 0, h.line))
     # test and vendored files are out of the stochastic set, and their seeds seed nothing (§0.2.3, §0.2.2)
     return dict(sorted((p, r) for p, r in files.items() if tree.role(p) not in ("test", "vendored")))
+
+
+def _decide_parameter_seeds(files: dict[str, _SeedFile], parameters: _Parameters) -> None:
+    """Settle every seed that is a function parameter (§0.2.25): a random call whose seed
+    or generator is not passed at every call site is unseeded; such a seed call seeds
+    nothing."""
+    for record in files.values():
+        for pending in record.pending:
+            hit = pending.hit
+            if parameters.seeded(pending.function, pending.parameter, facts=record.python):
+                record.parameter_seeds[hit] = (pending.function, pending.parameter)
+                continue
+            where = f"the parameter {pending.parameter} of {pending.function.name}()"
+            if pending.fallback:
+                why = f"unseeded fallback for {where}, which not every call passes"
+            elif pending.parameter in pending.function.none_defaults:
+                why = f"its seed is {where}, None unless passed, and not every call passes it"
+            else:
+                why = f"its seed is {where}, which a call passes as None"
+            record.unreproducible.append((hit, why))
+            if pending.seed:
+                record.seeds = [h for h in record.seeds if h is not hit]
+            else:
+                record.random = [replace(h, explicit=False) if h is hit else h for h in record.random]
 
 
 @dataclass(frozen=True)
@@ -580,7 +878,28 @@ def _import_edges(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, set
 
 
 def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Proof]:
-    """Every file that counts as seeded, with the seed it relies on (METRICS.md S1 V2)."""
+    """Every file that counts as seeded, with the seed it relies on (METRICS.md S1 V2).
+    A file that draws from a generator of its own left unseeded (built from the clock,
+    passed None) is never seeded: no global seed reaches that generator (§0.2.23)."""
+    blocked = {path for path, record in files.items() if any(h.pinned and not h.explicit for h in record.random)}
+    proofs = _seed_proofs_unblocked(tree, files)
+    return {path: proof for path, proof in proofs.items() if path not in blocked}
+
+
+def _package_root(tree: TreeIndex, path: str) -> str | None:
+    """The top folder of the Python package ``path`` belongs to (the highest folder of
+    the chain of folders holding an ``__init__.py``), or None for a module outside any."""
+    if not path.lower().endswith((".py", ".pyw")):
+        return None
+    root = None
+    folder = _parent(path)
+    while folder and tree.is_file(f"{folder}/__init__.py"):
+        root = folder
+        folder = _parent(folder)
+    return root
+
+
+def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Proof]:
     proofs: dict[str, _Proof] = {}
     for path, record in files.items():
         if record.seeds:
@@ -640,7 +959,11 @@ def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Pro
                 path, _Proof("seed_management.seeding_import", f"imports {seeder}, which sets a seed when imported", hit)
             )
 
-    # A file imported (transitively) by a local module that seeds runs after that seed.
+    # A file imported (transitively) by a local module that seeds runs after that seed. A
+    # module of a package is imported by whoever uses the package: a seed in an importer
+    # outside the package (an example, a benchmark, a documentation notebook) seeds that
+    # importer's run only, not the package's draws.
+    package_roots = {path: _package_root(tree, path) for path in files}
     seeders = [p for p, r in files.items() if r.seeds] + sorted(helper_proofs) + sorted(seeded_on_import)
     origin: dict[str, str] = {}
     queue = deque()
@@ -651,7 +974,8 @@ def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Pro
     while queue:
         current = queue.popleft()
         for target in sorted(edges.get(current, ())):
-            if target not in origin:
+            root = package_roots.get(target)
+            if target not in origin and (root is None or current.startswith(root + "/")):
                 origin[target] = origin[current]
                 queue.append(target)
     for path, seeder in origin.items():
@@ -668,7 +992,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.2.0")
+@detector("seed_management", version="2.4.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -680,15 +1004,35 @@ def seed_management(tree: TreeIndex) -> Result:
         tf.random.*, jax.random.*, random generator constructions (default_rng,
         RandomState, PRNGKey …), randomised sklearn/umap/scipy estimators and functions
         (ensembles, KMeans, TSNE, train_test_split, CV splitters with shuffle=True …),
-        DataFrame .sample(), and R sample()/rnorm()/runif()… Calls are resolved through
+        DataFrame .sample(), and R sample()/rnorm()/runif(), resampling and permutation
+        tests (boot, coin's approximate(), adonis2, any call with permutations =) and
+        learners that take their own seed (ranger, mikropml's run_ml: seeded by their
+        seed = argument, not by NA)… Calls are resolved through
         imports (np.random.seed is numpy.random.seed). A random file is seeded when it
         calls a global seed (np.random.seed, torch.manual_seed, tf.random.set_seed,
-        seed_everything, set.seed …) with an argument; or when every random call passes
+        seed_everything, set.seed …) with an argument that does not change on every run
+        (never Sys.time(), §0.2.23); or when every random call passes
         its own non-None seed (default_rng(42), random_state=0, PRNGKey(0),
         generator=g); or when it calls a local *seed* function that seeds; or when it
         imports a local module that seeds on import; or when a local module that seeds
-        imports it (transitively). Value = 100 · seeded / random files; with no random
-        file the metric is not applicable and scores 100. C/C++ and
+        imports it (transitively), the importer inside the same package for a module of
+        a Python package (a package serves every importer: an example, benchmark or
+        documentation notebook that seeds before importing it seeds its own run only).
+        The seed must reach the generator (§0.2.23): a seed from the clock or the OS
+        (time.time(), os.getpid()) is none, a generator built as a statement and thrown
+        away (np.random.default_rng(0) alone on a line) seeds nothing, and a file that
+        draws from a generator of its own built unseeded is unseeded whatever global
+        seed it sets. A seed or generator that is a parameter of the enclosing function
+        (§0.2.25) seeds when no call passes None and, for a parameter defaulting to None
+        (or the unseeded fallback built in ``if rng is None:``), when the function is
+        called and every call in the repository passes it (a caller's own None-default
+        parameter passed on is followed a few calls deep; one that falls back to a local
+        *seed* helper counts as passed). A method named like the random module on a
+        parameter (``random.choice`` in ``def propose(self, random)``) draws from the
+        generator passed in. When the repository defines its own ``sample`` function or
+        method, ``x.sample(…)`` is that, not a DataFrame's. Value = 100 · seeded /
+        random files; with no random file the metric is not applicable and scores 100
+        (alphabet draws, if any, are its evidence). C/C++ and
         Fortran files contribute their frontends' random facts (§0.3, §0.2.23): C
         rand/random/drand48/lrand48 draws are seeded only by their own family's seed
         (srand, srandom, srand48/seed48) with a constant or a seed argument; <random>
@@ -701,7 +1045,10 @@ def seed_management(tree: TreeIndex) -> Result:
         vendored files are out of the stochastic set and their seeds seed nothing
         (§0.2.3). A draw over a character alphabet (``random.choices(string.ascii_letters
         + string.digits, k=10)``) names a temporary file or a token and is not stochastic
-        (§0.1.30). (2.2.0: alphabet draws. 2.1.0: C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the
+        (§0.1.30). (2.4.0: Python seed provenance: clock, thrown-away and parameter seeds,
+        packages seeded from inside only, the project's own sample methods. 2.3.0: R
+        permutation tests, learners' seed arguments, clock seeds.
+        2.2.0: alphabet draws. 2.1.0: C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the
         frontends' call, import and definition facts: an import anywhere on a line
         counts, a seed under ``if __name__ != "__main__":`` or in a module-level
         try/if of code that does not parse runs on import, notebook R/Julia cells are
@@ -710,8 +1057,10 @@ def seed_management(tree: TreeIndex) -> Result:
         Unseeded random numbers make every rerun produce different numbers, so nobody
         can tell a reproduction failure from noise.
     Evidence:
-        Each random file at its first random call (unseeded files first), and for seeded
-        files the seed they rely on (file, line; cell for notebooks). Counts: random and
+        Each random file at its first random call (unseeded files first), with the seed
+        that does not reach it if there is one (unreproducible_seed), and for seeded
+        files the seed they rely on (file, line; cell for notebooks) and, for a seed
+        parameter, the function that takes it (seed_parameter). Counts: random and
         seeded files, files scanned, files that do not parse (their calls, imports and
         function bodies read by the Python frontend's line scan).
     How to fix:
@@ -724,6 +1073,9 @@ def seed_management(tree: TreeIndex) -> Result:
     Known false positives:
         A local variable that shadows an imported module (random = …) is read as the
         module. `**kwargs` passed to a randomised estimator are assumed to carry a seed.
+        Call sites of a function with a seed parameter are matched by its name, so a
+        same-named function elsewhere lends its calls; a name passed as the seed that is
+        no parameter counts as a value.
         A global seed call counts for every library (torch.manual_seed "seeds" numpy
         calls in the same file), and a seed call anywhere in the file counts, even after
         the random call. Modules are matched to imports by name suffix, so a seed in one
@@ -744,9 +1096,13 @@ def seed_management(tree: TreeIndex) -> Result:
     }
     if not random_files:
         counts["seeded_files"] = 0
+        # why a random-looking call is not stochastic: it draws a name
+        named = [_hit_evidence(hit, f"{hit.name} draws over a character alphabet (a name or token), not a stochastic result",
+                               "seed_management.name_draw") for r in files.values() for hit in r.name_draws]
         return Result(
             100,
             applicable=False,
+            evidence=named[:MAX_EVIDENCE],
             counts=counts,
             reason=f"no random calls found in {len(files)} source files; nothing to seed",
         )
@@ -760,11 +1116,22 @@ def seed_management(tree: TreeIndex) -> Result:
     for record in unseeded:
         first = record.random[0]
         evidence.append(_hit_evidence(first, f"random call {first.name} with no seed set for this file", "seed_management.unseeded"))
+        if record.unreproducible:
+            hit, why = record.unreproducible[0]
+            evidence.append(_hit_evidence(hit, why, "seed_management.unreproducible_seed"))
     for record in seeded:
         first = record.random[0]
         proof = proofs[record.path]
         evidence.append(_hit_evidence(first, f"random call {first.name}; the file {proof.reason}", "seed_management.seeded"))
         evidence.append(_hit_evidence(proof.hit, f"seed relied on by {record.path}", proof.rule))
+        source = files[proof.hit.path].parameter_seeds.get(proof.hit) if proof.hit.path in files else None
+        if source is not None:
+            function, parameter = source
+            given = ("is never None at its calls" if parameter not in function.none_defaults
+                     else "every call passes")
+            evidence.append(Evidence(proof.hit.path, f"the seed is the parameter {parameter} of {function.name}(), which {given}",
+                                     rule="seed_management.seed_parameter", line_start=function.line,
+                                     snippet=tree.snippet(proof.hit.path, function.line, function.cell), cell=function.cell))
     value = 100 * len(seeded) / len(random_files)
     fix = None
     if unseeded:
