@@ -271,7 +271,7 @@ class _SeedFile:
     imports: list[ImportFact] = field(default_factory=list)      # its Python imports
     sourced: list[str] = field(default_factory=list)             # R source() / Julia include() targets
     unparseable: bool = False
-    native_seed: _Hit | None = None      # C/C++/Fortran: the seed of the file's seeded generators
+    generator_seed: _Hit | None = None   # C/C++/Fortran/Julia: the seed of the generators its draws use
     pending: list[_Pending] = field(default_factory=list)
     # seeds that seed nothing reproducibly (the clock, the OS, a generator thrown away, a
     # seed parameter left None), shown with the unseeded file
@@ -537,8 +537,7 @@ def _fact_names() -> dict[str, frozenset[str]]:
     return {"r_random": frozenset(r["stochastic"]), "r_seed": frozenset(r["seed"]),
             "r_random_keywords": frozenset(r["stochastic_keywords"]),
             "r_seeded_by_argument": r["seeded_by_argument"],
-            "julia_random": frozenset(julia["stochastic"]), "julia_seed": frozenset(julia["seed"]),
-            "julia_generators": frozenset(julia["seeded_generators"])}
+            "julia_random": frozenset(julia["stochastic"])}
 
 
 def _r_function(name: str) -> str:
@@ -550,30 +549,68 @@ def _scan_facts(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     """Random calls, seed calls and sourced files of an R or Julia file, of the R chunks
     (or the embedded Julia chunks) of an R Markdown document, or of a notebook's R or
     Julia cells, from its call facts: strings and comments hold none."""
-    names = _fact_names()
-    path = record.path
     if facts.language == "r":
         _scan_r(record, facts, tree)
-        return
+    else:
+        _scan_julia(record, facts, tree)
+
+
+def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
+    """Julia: the frozen list's draws (``rand``, ``randn``, ``shuffle`` … bare or from
+    Random/StatsBase) from the frontend's random facts, each with its generator
+    (§0.2.23, §0.3 Julia): a draw from the global generator is seeded by a
+    ``Random.seed!(x)`` of the file (or across files); a draw from an engine of the
+    file (``rng = MersenneTwister(1234)``, ``rand(Xoshiro(1), 3)``) by that engine's
+    own seed only, so a seeded engine passed to one sampler seeds no global ``rand``; a
+    draw from a generator passed in (a parameter named like one) is explicit."""
+    names = _fact_names()
+    path = record.path
+    built: dict[str, bool] = {}       # engine -> every construction of it seeded
+    reseeded: set[str] = set()        # engines reseeded with Random.seed!(rng, x)
+    seeds: dict[str, RandomFact] = {}  # engine -> its first reproducible seed
+    for fact in facts.randoms:
+        reproducible = fact.seeded and fact.seed_source in ("literal", "argument")
+        if fact.kind == "seed" and fact.generator == "Random.GLOBAL":
+            hit = _Hit(path, fact.line, fact.cell, fact.call.rsplit(".", 1)[-1], tree.snippet(path, fact.line, fact.cell))
+            if reproducible:
+                record.seeds.append(hit)
+            elif fact.seed_source == "time":
+                record.unreproducible.append((hit, "this seed comes from the clock: it differs on every run"))
+        elif fact.kind == "seed" and reproducible:
+            reseeded.add(fact.generator)
+            seeds.setdefault(fact.generator, fact)
+        elif fact.kind == "engine":
+            built[fact.generator] = built.get(fact.generator, True) and reproducible
+            if reproducible:
+                seeds.setdefault(fact.generator, fact)
+            if reproducible and not record.seeds:
+                # shown with a file whose global draws stay unseeded: this seed is not theirs
+                whose = "the engine it builds" if fact.generator == fact.call.rsplit(".", 1)[-1] else fact.generator
+                record.unreproducible.append(
+                    (_Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell)),
+                     f"this seeds {whose} only, not the global generator the file's other draws use"))
+    used: list[RandomFact] = []
+    for fact in facts.randoms:
+        if fact.kind != "draw":
+            continue
+        head, _, function = fact.call.rpartition(".")
+        if "." in head or head not in ("", "Random", "StatsBase") or function not in names["julia_random"]:
+            continue
+        if fact.generator == "Random.GLOBAL":
+            explicit, pinned = False, False
+        else:
+            explicit, pinned = built.get(fact.generator, True) or fact.generator in reseeded, True
+            if fact.generator in seeds:
+                used.append(seeds[fact.generator])
+        record.random.append(_Hit(path, fact.line, fact.cell, function, tree.snippet(path, fact.line, fact.cell),
+                                  explicit=explicit, pinned=pinned))
+    if used:
+        first = min(used, key=lambda f: (f.cell or 0, f.line))
+        record.generator_seed = _Hit(path, first.line, first.cell, first.call.rsplit(".", 1)[-1],
+                                     tree.snippet(path, first.line, first.cell))
     for call in facts.calls:
-        seed = random = None
-        if True:
-            written = call.written
-            head, _, function = written.rpartition(".")
-            if "." in head:
-                continue
-            if (call.args or call.kwargs) and (
-                    (function in names["julia_seed"] and head in ("", "Random"))
-                    or function in names["julia_generators"]):
-                seed = function
-            if function in names["julia_random"] and head in ("", "Random", "StatsBase"):
-                random = function
-            if written == "include" and call.args and isinstance(call.args[0], str) and call.args[0]:
-                record.sourced.append(call.args[0])
-        if seed is not None:
-            record.seeds.append(_Hit(path, call.line, call.cell, seed, tree.snippet(path, call.line, call.cell)))
-        if random is not None:
-            record.random.append(_Hit(path, call.line, call.cell, random, tree.snippet(path, call.line, call.cell)))
+        if call.written == "include" and call.args and isinstance(call.args[0], str) and call.args[0]:
+            record.sourced.append(call.args[0])
 
 
 def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
@@ -645,7 +682,7 @@ def _scan_native(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
                 bad.add(fact.generator)
     if good:
         first = min(good.values(), key=lambda f: f.line)
-        record.native_seed = _Hit(path, first.line, first.cell, first.call, tree.snippet(path, first.line, first.cell))
+        record.generator_seed = _Hit(path, first.line, first.cell, first.call, tree.snippet(path, first.line, first.cell))
     global_states = ("c.", "fortran.", "matlab.")
     engines_good = any(not g.startswith(global_states) for g in good) and not any(
         not g.startswith(global_states) for g in bad)
@@ -905,9 +942,9 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
         if record.seeds:
             first = record.seeds[0]
             proofs[path] = _Proof("seed_management.seed_call", f"sets a seed with {first.name}", first)
-        elif record.random and all(h.explicit for h in record.random) and record.native_seed is not None:
-            proofs[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.native_seed.name}",
-                                  record.native_seed)
+        elif record.random and all(h.explicit for h in record.random) and record.generator_seed is not None:
+            proofs[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.generator_seed.name}",
+                                  record.generator_seed)
         elif record.random and all(h.explicit for h in record.random):
             first = record.random[0]
             proofs[path] = _Proof(
@@ -992,7 +1029,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.4.0")
+@detector("seed_management", version="2.5.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1032,7 +1069,13 @@ def seed_management(tree: TreeIndex) -> Result:
         generator passed in. When the repository defines its own ``sample`` function or
         method, ``x.sample(…)`` is that, not a DataFrame's. Value = 100 · seeded /
         random files; with no random file the metric is not applicable and scores 100
-        (alphabet draws, if any, are its evidence). C/C++ and
+        (alphabet draws, if any, are its evidence). Julia draws carry their generator
+        (§0.2.23, §0.3 Julia): rand/randn/shuffle… from the global generator (also
+        through Random.default_rng() or a keyword default bound to it) are seeded by
+        Random.seed!(x); a draw from an engine of the file (rng = MersenneTwister(1234),
+        rand(Xoshiro(1), 3)) by that engine's own seed only, so a seeded engine handed
+        to one sampler seeds none of the file's global draws; a draw from a generator
+        passed in (a parameter named like one, rng or rngs[j]) is explicit. C/C++ and
         Fortran files contribute their frontends' random facts (§0.3, §0.2.23): C
         rand/random/drand48/lrand48 draws are seeded only by their own family's seed
         (srand, srandom, srand48/seed48) with a constant or a seed argument; <random>
@@ -1045,7 +1088,7 @@ def seed_management(tree: TreeIndex) -> Result:
         vendored files are out of the stochastic set and their seeds seed nothing
         (§0.2.3). A draw over a character alphabet (``random.choices(string.ascii_letters
         + string.digits, k=10)``) names a temporary file or a token and is not stochastic
-        (§0.1.30). (2.4.0: Python seed provenance: clock, thrown-away and parameter seeds,
+        (§0.1.30). (2.5.0: Julia seeds match their generator. 2.4.0: Python seed provenance: clock, thrown-away and parameter seeds,
         packages seeded from inside only, the project's own sample methods. 2.3.0: R
         permutation tests, learners' seed arguments, clock seeds.
         2.2.0: alphabet draws. 2.1.0: C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the
@@ -1058,7 +1101,7 @@ def seed_management(tree: TreeIndex) -> Result:
         can tell a reproduction failure from noise.
     Evidence:
         Each random file at its first random call (unseeded files first), with the seed
-        that does not reach it if there is one (unreproducible_seed), and for seeded
+        that does not reach it if there is one (ineffective_seed), and for seeded
         files the seed they rely on (file, line; cell for notebooks) and, for a seed
         parameter, the function that takes it (seed_parameter). Counts: random and
         seeded files, files scanned, files that do not parse (their calls, imports and
@@ -1079,9 +1122,9 @@ def seed_management(tree: TreeIndex) -> Result:
         A global seed call counts for every library (torch.manual_seed "seeds" numpy
         calls in the same file), and a seed call anywhere in the file counts, even after
         the random call. Modules are matched to imports by name suffix, so a seed in one
-        of several same-named local modules seeds all their importers. Julia files count
-        as seeded when they construct any seeded RNG; R/Julia seeds in functions are not
-        told apart from top-level ones. Randomness hidden in other libraries (neural
+        of several same-named local modules seeds all their importers. A Julia argument
+        named like a generator (rng) is taken for one; R/Julia seeds in functions are
+        not told apart from top-level ones. Randomness hidden in other libraries (neural
         network initialisation through layer constructors, dropout) is not detected.
         A C/C++ seed taken from a variable counts as seeded even when that variable
         defaults to time(NULL) in another file (raxml-ng's --seed); a native seed in
@@ -1118,7 +1161,7 @@ def seed_management(tree: TreeIndex) -> Result:
         evidence.append(_hit_evidence(first, f"random call {first.name} with no seed set for this file", "seed_management.unseeded"))
         if record.unreproducible:
             hit, why = record.unreproducible[0]
-            evidence.append(_hit_evidence(hit, why, "seed_management.unreproducible_seed"))
+            evidence.append(_hit_evidence(hit, why, "seed_management.ineffective_seed"))
     for record in seeded:
         first = record.random[0]
         proof = proofs[record.path]
