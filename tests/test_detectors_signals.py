@@ -63,7 +63,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
     # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
     # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots
-    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.5.0",
+    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.6.0",
                                 "test_file_presence": "2.1.0", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -264,6 +264,18 @@ def test_python_seed_provenance(measure_s, files, value, unseeded):
     m = measure_s("seed_management", files)
     assert m.value == value
     assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == unseeded
+
+
+def test_matlab_class_methods_are_called_through_their_class(measure_s):
+    m = measure_s("seed_management", {
+        "run_all.m": "rng(1);\nm = Model(3);\nm.simulate();\n",
+        "@Model/Model.m": "classdef Model\n  properties\n    n\n  end\nend\n",
+        "@Model/simulate.m": "function out = simulate(obj)\nout = randn(obj.n, 1);\nend\n",
+        "legacy.m": "rand('state', sum(100*clock));\nx = rand(3);\n",
+    })
+    assert (m.counts["stochastic_files"], m.counts["seeded_files"]) == (2, 1)
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seeded_caller")] == [("run_all.m", 1)]
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.ineffective_seed")] == [("legacy.m", 1)]
 
 
 def test_rmarkdown_chunks_report_file_lines(measure_s):

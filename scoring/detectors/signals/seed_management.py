@@ -281,6 +281,8 @@ class _SeedFile:
     parameter_seeds: dict[_Hit, tuple[DefinitionFact, str]] = field(default_factory=dict)
     # draws over a character alphabet: names, not stochastic computations (§0.1.30)
     name_draws: list[_Hit] = field(default_factory=list)
+    # MATLAB: the functions, scripts and classes the file calls, by name
+    callees: set[str] = field(default_factory=set)
 
     @property
     def is_python_module(self) -> bool:
@@ -656,6 +658,66 @@ def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
         record.random.append(_Hit(path, call.line, call.cell, function, tree.snippet(path, call.line, call.cell)))
 
 
+_MATLAB_RUNNERS = {"feval", "run", "evalin", "builtin"}
+
+
+def _scan_matlab(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
+    """MATLAB/Octave (§0.3, §0.2.23): draws (rand, randn, randi, randperm, datasample …)
+    from the global stream are seeded by rng(seed), rng('default'), rng(seed,
+    'twister'), the legacy rand('seed', x) or RandStream.setGlobalStream of a seeded
+    stream, never by rng('shuffle') or a seed computed from the clock; a draw from a
+    RandStream variable (rand(s, 3)) by that stream's own seed only. The names the file
+    calls (functions, scripts, class constructors; feval/run of a literal name) are kept
+    for the global-stream rule across files."""
+    path = record.path
+    built: dict[str, bool] = {}
+    streams: dict[str, _Hit] = {}
+    for fact in facts.randoms:
+        reproducible = fact.seeded and fact.seed_source in ("literal", "argument", "default")
+        hit = _Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell))
+        if fact.kind == "seed":
+            if reproducible:
+                record.seeds.append(hit)
+            elif fact.seed_source == "time":
+                record.unreproducible.append((hit, "this seed comes from the clock: it differs on every run"))
+        elif fact.kind == "engine":
+            built[fact.generator] = built.get(fact.generator, True) and reproducible
+            streams.setdefault(fact.generator, hit)
+        elif fact.generator == "matlab.global":
+            record.random.append(hit)
+        else:
+            record.random.append(replace(hit, explicit=built.get(fact.generator, True), pinned=True))
+            if record.generator_seed is None and built.get(fact.generator) and fact.generator in streams:
+                record.generator_seed = streams[fact.generator]
+    for call in facts.calls:
+        name = call.written.rsplit(".", 1)[-1].split("@", 1)[0]
+        if name in _MATLAB_RUNNERS and call.args and isinstance(call.args[0], str):
+            name = posixpath.splitext(posixpath.basename(call.args[0]))[0]
+        if name:
+            record.callees.add(name)
+
+
+def _matlab_callers(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, set[str]]:
+    """MATLAB file -> the MATLAB files it calls: a function or script file by its name
+    (``+pkg`` folders aside), every file of a class folder ``@C`` (and the classdef file
+    ``C.m``'s folder-mates when it is one) by the class's name."""
+    by_name: dict[str, list[str]] = {}
+    for path in files:
+        if path.lower().endswith(".m"):
+            stem = posixpath.splitext(posixpath.basename(path))[0]
+            by_name.setdefault(stem, []).append(path)
+            folder = posixpath.basename(_parent(path))
+            if folder.startswith("@"):
+                by_name.setdefault(folder[1:], []).append(path)
+    edges: dict[str, set[str]] = {}
+    for path, record in files.items():
+        targets = {target for name in record.callees for target in by_name.get(name, ())}
+        targets.discard(path)
+        if targets:
+            edges[path] = targets
+    return edges
+
+
 # A project's own generator drawn with an explicit seed state (Numerical Recipes ``ran2(&idum)``,
 # RAxML ``randum(&seed)``): the draw is as reproducible as the seed variable passed.
 _OWN_GENERATOR = re.compile(r"^(ran[0-9a-z]?|randum|rnd|random_?[a-z0-9]*|rand_?[a-z0-9]+)$", re.IGNORECASE)
@@ -728,6 +790,10 @@ def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
                 continue
             record = files.setdefault(path, _SeedFile(path))
             _scan_native(record, facts, tree)
+    for path in tree.by_frontend("matlab"):
+        facts = tree.facts(path)
+        if facts is not None and (facts.randoms or facts.calls):
+            _scan_matlab(files.setdefault(path, _SeedFile(path)), facts, tree)
     python_facts = dict(_python_facts(tree))
     sample = _rules().sample_method["name"]
     own_sample = any(d.name == sample and d.kind in ("function", "method")
@@ -954,6 +1020,28 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
     if not unseeded or not any(r.seeds for r in files.values()):
         return proofs  # the cross-file rules all need a seed call somewhere
 
+    # MATLAB's global stream: a function, script or class called (transitively) by a file
+    # that seeds the global stream draws after that seed (§0.1.30's importer rule, §0.3)
+    callers = _matlab_callers(tree, files)
+    if callers:
+        reached: dict[str, str] = {}
+        queue = deque()
+        for path in sorted(callers):
+            if files[path].seeds and path.lower().endswith(".m"):
+                reached[path] = path
+                queue.append(path)
+        while queue:
+            current = queue.popleft()
+            for target in sorted(callers.get(current, ())):
+                if target not in reached:
+                    reached[target] = reached[current]
+                    queue.append(target)
+        for path, seeder in sorted(reached.items()):
+            if path != seeder and files[path].random and path not in proofs:
+                proofs[path] = _Proof("seed_management.seeded_caller",
+                                      f"is called by {seeder}, which seeds the global random stream",
+                                      files[seeder].seeds[0])
+
     edges = _import_edges(tree, files)
     reverse: dict[str, set[str]] = {}
     for source, targets in edges.items():
@@ -1029,7 +1117,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.5.0")
+@detector("seed_management", version="2.6.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1082,13 +1170,21 @@ def seed_management(tree: TreeIndex) -> Result:
         engines built from a constant or a seed argument are seeded, built or reseeded
         from std::random_device or time(…) anywhere in the file unseeded; Fortran
         random_number is seeded by random_seed(put=…) or random_init(repeatable=.true.),
-        never by random_seed() without put= (MATLAB/Octave randomness is not read yet:
-        its seeds act across files through the global stream). A C/C++ call of a project's own generator (ran2, randum …) passed a
+        never by random_seed() without put=. MATLAB/Octave draws (rand, randn, randi,
+        randperm, datasample, normrnd …) from the global stream are seeded by rng(seed),
+        rng('default'), rng(seed, 'twister'), rand('seed', x) or
+        RandStream.setGlobalStream of a seeded stream, never by rng('shuffle') or a seed
+        computed from the clock (sum(100*clock)); a draw from a RandStream variable
+        (rand(s, 3)) by that stream's seed only; and since the stream is global, a
+        function, script or class (every method file of its @folder) called,
+        transitively, by a file that seeds it is seeded (seeded_caller, §0.1.30's
+        importer rule in MATLAB's terms). A C/C++ call of a project's own generator (ran2, randum …) passed a
         seed-state variable (&iseed, seed) is a draw with an explicit seed. Test and
         vendored files are out of the stochastic set and their seeds seed nothing
         (§0.2.3). A draw over a character alphabet (``random.choices(string.ascii_letters
         + string.digits, k=10)``) names a temporary file or a token and is not stochastic
-        (§0.1.30). (2.5.0: Julia seeds match their generator. 2.4.0: Python seed provenance: clock, thrown-away and parameter seeds,
+        (§0.1.30). (2.6.0: MATLAB/Octave randomness and its global stream across
+        callers. 2.5.0: Julia seeds match their generator. 2.4.0: Python seed provenance: clock, thrown-away and parameter seeds,
         packages seeded from inside only, the project's own sample methods. 2.3.0: R
         permutation tests, learners' seed arguments, clock seeds.
         2.2.0: alphabet draws. 2.1.0: C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the
@@ -1109,7 +1205,8 @@ def seed_management(tree: TreeIndex) -> Result:
     How to fix:
         Set a seed at the top of each listed file or in its entry point
         (np.random.seed(0), random.seed(0), torch.manual_seed(0), set.seed(1),
-        Random.seed!(1)), or pass random_state= / seed= / a seeded
+        Random.seed!(1), rng(42) in the MATLAB script that calls the rest), or pass
+        random_state= / seed= / a seeded
         generator to every random call; in C/C++ seed the generator you draw from
         (srand48(11) for drand48, std::mt19937 gen(seed) from a --seed option with a
         constant default), in Fortran call random_seed(put=seed) before random_number.
@@ -1124,7 +1221,9 @@ def seed_management(tree: TreeIndex) -> Result:
         the random call. Modules are matched to imports by name suffix, so a seed in one
         of several same-named local modules seeds all their importers. A Julia argument
         named like a generator (rng) is taken for one; R/Julia seeds in functions are
-        not told apart from top-level ones. Randomness hidden in other libraries (neural
+        not told apart from top-level ones. MATLAB calls are matched to files by name
+        (a same-named function in another folder is taken as called), and a seed
+        anywhere in a calling file counts, also after the call. Randomness hidden in other libraries (neural
         network initialisation through layer constructors, dropout) is not detected.
         A C/C++ seed taken from a variable counts as seeded even when that variable
         defaults to time(NULL) in another file (raxml-ng's --seed); a native seed in
