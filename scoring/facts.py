@@ -38,7 +38,9 @@ GUARDS = ("none", "try", "except", "type_checking", "conditional")
 HANDLER_ACTIONS = ("pass", "continue", "return", "log", "reraise", "other")
 # kind of a RandomFact: a call that sets a generator's state, a generator object built,
 # or a draw from a generator
-RANDOM_ROLES = ("seed", "engine", "draw")
+# "seed_value": a value given to a variable that holds a seed (C/C++: a variable named
+# like one, ``opts.random_seed = time(NULL)``, ``iseed = -1 - gid``, or one given the clock)
+RANDOM_ROLES = ("seed", "engine", "draw", "seed_value")
 # where a seed comes from: "literal" and "argument" are reproducible; "default" is a
 # generator's documented fixed default state (a default-constructed std::mt19937);
 # "time" and "entropy" change on every run; "none" leaves the state to the runtime
@@ -333,6 +335,9 @@ class RandomFact(_Record):
     seeded: bool = False       # seed/engine given a reproducible seed
     seed_source: str = ""      # one of SEED_SOURCES
     cell: int | None = _cell()
+    # the seed as written when it is an expression (C/C++: ``opts.random_seed``), so that
+    # its variable can be traced to the values it is given
+    seed_text: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
     # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
     # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots
-    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.6.0",
+    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.7.0",
                                 "test_file_presence": "2.1.0", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()

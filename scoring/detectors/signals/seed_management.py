@@ -283,6 +283,10 @@ class _SeedFile:
     name_draws: list[_Hit] = field(default_factory=list)
     # MATLAB: the functions, scripts and classes the file calls, by name
     callees: set[str] = field(default_factory=set)
+    # C/C++/Fortran: the seed in a calling function that reaches every unseeded draw
+    caller_seed: _Hit | None = None
+    # C/C++: where the project's own generator its draws call is defined (ran2, randum)
+    own_generator: _Hit | None = None
 
     @property
     def is_python_module(self) -> bool:
@@ -725,49 +729,236 @@ _SEED_STATE = re.compile(r"seed|idum", re.IGNORECASE)
 _UNREPRODUCIBLE = ("time", "entropy", "none")
 
 
-def _scan_native(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
-    """Random draws and seeds of a C/C++ or Fortran file, from the
-    frontend's random facts (METRICS.md §0.2.23, §0.3): a draw is seeded when its
-    generator (``c.rand``, ``c.drand48``, an engine variable, ``fortran.random_number``)
-    is seeded reproducibly in the file and never from
-    ``time(…)``/``random_device``/the processor's choice; an engine draw counts once per
-    engine. A call of a project's own generator with a seed-state argument
-    (``ran2(&iseed)``) is a draw with an explicit seed."""
-    path = record.path
-    good: dict[str, RandomFact] = {}
-    bad: set[str] = set()
-    for fact in facts.randoms:
-        if fact.kind in ("seed", "engine"):
-            if fact.seeded and fact.seed_source not in _UNREPRODUCIBLE:
-                good.setdefault(fact.generator, fact)
-            else:
+_GLOBAL_FAMILIES = ("c.rand", "c.random", "c.drand48", "fortran.random_number", "fortran.rand")
+_C_FUNCTIONS = ("rand", "random", "drand48", "lrand48", "mrand48", "rand_r", "srand", "srand48")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _last_name(text: str) -> str:
+    """The variable an access path names: ``opts->random_seed`` -> ``random_seed``."""
+    names = _NAME.findall(text)
+    return names[-1] if names else ""
+
+
+def _callee_name(call: CallFact) -> str:
+    """A native call's function by its own name (``Tree::build``, ``obj.run`` -> ``build``, ``run``)."""
+    return _last_name(call.name.split("<", 1)[0])
+
+
+class _Native:
+    """C/C++ and Fortran randomness across the tree (METRICS.md §0.2.23, §0.3 native):
+    each file's draws and seeds come from its frontend's random facts; a seed is traced
+    to the values its variable is given (``seed_value`` facts), in the file and, for a
+    member of a struct or object (``opts.random_seed``), in every file; and a seed of a
+    process-wide generator (rand, drand48, random_number) is followed into the functions
+    its function calls, transitively, across files."""
+
+    def __init__(self, tree: TreeIndex):
+        self.tree = tree
+        self.facts: dict[str, FileFacts] = {}
+
+    def add(self, path: str, facts: FileFacts) -> None:
+        self.facts[path] = facts
+
+    def hit(self, path: str, line: int, cell: int | None, name: str) -> _Hit:
+        return _Hit(path, line, cell, name, self.tree.snippet(path, line, cell))
+
+    # --- seed values
+    def _seed_values(self) -> tuple[dict[tuple[str, str], list[tuple[str, RandomFact]]],
+                                    dict[str, list[tuple[str, RandomFact]]]]:
+        """Values given to seed variables: by (file, name) and, for members, by name."""
+        local: dict[tuple[str, str], list[tuple[str, RandomFact]]] = {}
+        members: dict[str, list[tuple[str, RandomFact]]] = {}
+        for path, facts in self.facts.items():
+            for fact in facts.randoms:
+                if fact.kind == "seed_value":
+                    name = _last_name(fact.generator)
+                    local.setdefault((path, name), []).append((path, fact))
+                    if "." in fact.generator or "->" in fact.generator or "%" in fact.generator:
+                        members.setdefault(name, []).append((path, fact))
+        return local, members
+
+    def decide(self, files: dict[str, _SeedFile]) -> None:
+        local, members = self._seed_values()
+
+        def values_of(path: str, name: str) -> list[tuple[str, RandomFact]]:
+            # the file's own values of the name first; a member's values anywhere otherwise
+            return local.get((path, name)) or [v for v in members.get(name, []) if v[0] != path]
+
+        def clock_value(path: str, text: str) -> tuple[str, RandomFact] | None:
+            for name in _NAME.findall(text):
+                found = next(((p, f) for p, f in values_of(path, name) if f.seed_source in _UNREPRODUCIBLE), None)
+                if found is not None:
+                    return found
+            return None
+
+        good_seeds: dict[str, dict[str, RandomFact]] = {}
+        for path, facts in self.facts.items():
+            record = files[path]
+            good: dict[str, RandomFact] = {}
+            bad: set[str] = set()
+            # std::random_device variables: an engine seeded from one (gen(rd())) is unseeded
+            devices = {f.generator: f for f in facts.randoms if f.kind == "engine" and "random_device" in f.call}
+            for fact in facts.randoms:
+                if fact.kind not in ("seed", "engine"):
+                    continue
+                clock = clock_value(path, fact.seed_text) if fact.seed_text else None
+                names = _NAME.findall(fact.seed_text)
+                # the seed names a device (gen(rd())), or a variable given a device's draw (rseed = device())
+                device = next((devices[n] for n in names if n in devices), None) or next(
+                    (devices[d] for n in names for _, value in local.get((path, n), ())
+                     for d in _NAME.findall(value.call) if d in devices), None)
+                if fact.seeded and fact.seed_source not in _UNREPRODUCIBLE and clock is None and device is None:
+                    good.setdefault(fact.generator, fact)
+                    continue
                 bad.add(fact.generator)
-    if good:
-        first = min(good.values(), key=lambda f: f.line)
-        record.generator_seed = _Hit(path, first.line, first.cell, first.call, tree.snippet(path, first.line, first.cell))
-    global_states = ("c.", "fortran.", "matlab.")
-    engines_good = any(not g.startswith(global_states) for g in good) and not any(
-        not g.startswith(global_states) for g in bad)
-    for fact in facts.randoms:
-        if fact.kind == "engine" and fact.generator in bad:
-            explicit = False   # an engine seeded from time/random_device: its draws are unseeded
-        elif fact.kind == "draw":
-            if fact.generator.startswith(global_states) or fact.generator in good or fact.generator in bad:
-                explicit = fact.generator in good and fact.generator not in bad
-            else:   # a distribution or shuffle drawing from the file's engines
-                explicit = engines_good
-        else:
-            continue
-        record.random.append(_Hit(path, fact.line, fact.cell, fact.call,
-                                  tree.snippet(path, fact.line, fact.cell), explicit=explicit))
-    if facts.language in ("c", "cpp"):
-        for call in facts.calls:
-            bare = call.name.rsplit("::", 1)[-1]
-            if bare in ("rand", "random", "drand48", "lrand48", "mrand48", "rand_r", "srand", "srand48"):
+                if device is not None:
+                    record.unreproducible.append((self.hit(path, device.line, device.cell, device.call),
+                                                  f"the seed of {fact.generator} (line {fact.line}) comes from this "
+                                                  "std::random_device: it differs on every run"))
+                elif clock is not None:
+                    where, value = clock
+                    record.unreproducible.append((self.hit(where, value.line, value.cell, value.call),
+                                                  f"{fact.seed_text}, the seed at line {fact.line} of {path}, is set "
+                                                  f"from the clock here unless a run gives another"))
+                elif fact.seed_source in ("time", "entropy") and fact.generator not in devices:
+                    record.unreproducible.append((self.hit(path, fact.line, fact.cell, fact.call),
+                                                  f"this seed comes from {'the clock' if fact.seed_source == 'time' else 'std::random_device'}: "
+                                                  "it differs on every run"))
+            good_seeds[path] = {g: f for g, f in good.items() if g not in bad}
+            if good:
+                first = min(good.values(), key=lambda f: f.line)
+                record.generator_seed = self.hit(path, first.line, first.cell, first.call)
+            global_states = ("c.", "fortran.", "matlab.")
+            engines_good = any(not g.startswith(global_states) for g in good) and not any(
+                not g.startswith(global_states) for g in bad)
+            hits: list[_Hit] = []
+            entropy_sources: list[_Hit] = []
+            for fact in facts.randoms:
+                if fact.kind == "engine" and fact.generator in bad:
+                    hit = replace(self.hit(path, fact.line, fact.cell, fact.call), explicit=False)
+                    # a std::random_device that only seeds engines is no draw of its own
+                    (entropy_sources if "random_device" in fact.call else hits).append(hit)
+                    continue
+                if fact.kind != "draw":
+                    continue
+                if fact.generator.startswith(global_states) or fact.generator in good or fact.generator in bad:
+                    explicit = fact.generator in good and fact.generator not in bad
+                else:   # a distribution or shuffle drawing from the file's engines
+                    explicit = engines_good
+                hits.append(replace(self.hit(path, fact.line, fact.cell, fact.call), explicit=explicit))
+            if facts.language in ("c", "cpp"):
+                for call in facts.calls:
+                    bare = call.name.rsplit("::", 1)[-1]
+                    if bare in _C_FUNCTIONS or not _OWN_GENERATOR.match(bare):
+                        continue
+                    state = next((v.text for v in call.args if type(v) is Expr and _SEED_STATE.search(v.text)), None)
+                    if state is None:
+                        continue
+                    if record.own_generator is None:
+                        record.own_generator = self.definition_of(bare, path)
+                    name = _last_name(state)
+                    values = values_of(path, name)
+                    clock = next(((p, f) for p, f in values if f.seed_source in _UNREPRODUCIBLE), None)
+                    hits.append(replace(self.hit(path, call.line, call.cell, bare), explicit=clock is None))
+                    if clock is not None:
+                        record.unreproducible.append((self.hit(clock[0], clock[1].line, clock[1].cell, clock[1].call),
+                                                      f"the seed state {name} is set from the clock here"))
+                    elif values and record.generator_seed is None:
+                        # the seed state's value: where the draws' reproducibility comes from
+                        where, value = min(values, key=lambda v: (v[0] != path, v[1].line))
+                        record.generator_seed = self.hit(where, value.line, value.cell, value.generator)
+            record.random.extend(hits or entropy_sources)
+        self._follow_calls(files, good_seeds)
+
+    def definition_of(self, name: str, path: str) -> _Hit | None:
+        """Where a function of the project is defined (in ``path`` first)."""
+        found = None
+        for where, facts in self.facts.items():
+            for definition in facts.definitions:
+                if definition.end_line and _last_name(definition.name) == name:
+                    if where == path:
+                        return self.hit(where, definition.line, definition.cell, name)
+                    found = found or self.hit(where, definition.line, definition.cell, name)
+        return found
+
+    # --- process-wide generators seeded in a caller
+    def _follow_calls(self, files: dict[str, _SeedFile], good_seeds: dict[str, dict[str, RandomFact]]) -> None:
+        """A seed of a process-wide generator (srand48(11), random_seed(put=…)) reaches
+        the draws of the functions its function calls, transitively, in any file
+        (§0.1.30's importer rule for native code): a file whose every unseeded draw of
+        that generator lies in such a function is seeded by the caller. A file that calls
+        a routine seeding the generator irreproducibly (random_seed() without put=)
+        shows that routine with its unseeded draws."""
+        functions: dict[str, list[tuple[str, DefinitionFact]]] = {}
+        for path, facts in self.facts.items():
+            for definition in facts.definitions:
+                if definition.end_line:
+                    functions.setdefault(_last_name(definition.name), []).append((path, definition))
+        if not functions:
+            return
+
+        def enclosing(path: str, line: int) -> DefinitionFact | None:
+            found = None
+            for definition in self.facts[path].definitions:
+                if definition.end_line and definition.line <= line <= definition.end_line and (
+                        found is None or definition.line >= found.line):
+                    found = definition
+            return found
+
+        def callees(path: str, definition: DefinitionFact) -> Iterable[tuple[str, DefinitionFact]]:
+            for call in self.facts[path].calls:
+                if definition.line <= call.line <= definition.end_line:
+                    yield from functions.get(_callee_name(call), ())
+
+        reached: dict[str, dict[tuple[str, int], _Hit]] = {}   # family -> reached function -> the seed
+        for path, good in good_seeds.items():
+            for family, fact in good.items():
+                if family not in _GLOBAL_FAMILIES:
+                    continue
+                start = enclosing(path, fact.line)
+                if start is None:
+                    continue
+                seen = reached.setdefault(family, {})
+                seed = self.hit(path, fact.line, fact.cell, fact.call)
+                queue = deque([(path, start)])
+                while queue:
+                    where, definition = queue.popleft()
+                    key = (where, definition.line)
+                    if key in seen:
+                        continue
+                    seen[key] = seed
+                    queue.extend(callees(where, definition))
+        bad_routines = {(path, d.line): d for path, facts in self.facts.items() for fact in facts.randoms
+                        if fact.kind == "seed" and fact.generator in _GLOBAL_FAMILIES and not fact.seeded
+                        for d in [enclosing(path, fact.line)] if d is not None}
+        for path, facts in self.facts.items():
+            record = files[path]
+            unseeded = [f for f in facts.randoms if f.kind == "draw" and f.generator in _GLOBAL_FAMILIES
+                        and f.generator not in good_seeds[path]]
+            if not unseeded:
                 continue
-            if _OWN_GENERATOR.match(bare) and any(type(v) is Expr and _SEED_STATE.search(v.text) for v in call.args):
-                record.random.append(_Hit(path, call.line, call.cell, bare,
-                                          tree.snippet(path, call.line, call.cell), explicit=True))
+            seeds = []
+            for fact in unseeded:
+                definition = enclosing(path, fact.line)
+                seed = reached.get(fact.generator, {}).get((path, definition.line)) if definition else None
+                seeds.append(seed)
+            if all(seed is not None for seed in seeds):
+                lines = {f.line for f in unseeded}
+                record.random = [replace(h, explicit=True) if h.line in lines and not h.explicit else h
+                                 for h in record.random]
+                record.caller_seed = seeds[0]
+                continue
+            for call in facts.calls:
+                target = next(((p, d) for p, d in functions.get(_callee_name(call), ())
+                               if (p, d.line) in bad_routines), None)
+                if target is not None:
+                    where, routine = target
+                    record.unreproducible.append((self.hit(path, call.line, call.cell, call.name),
+                                                  f"calls {routine.name} ({where}), which does not seed the generator reproducibly"))
+                    record.unreproducible.append((self.hit(where, routine.line, routine.cell, routine.name),
+                                                  f"{routine.name} seeds {unseeded[0].call} without a fixed seed"))
+                    break
 
 
 _IDENTIFIER_ALPHABET = re.compile(r"\bstring\.(?:ascii_\w+|digits|hexdigits|octdigits|printable|punctuation)\b")
@@ -783,13 +974,15 @@ def _draws_an_identifier(call: CallFact) -> bool:
 
 def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
     files: dict[str, _SeedFile] = {}
+    native = _Native(tree)
     for frontend in ("c_cpp", "fortran"):
         for path in tree.by_frontend(frontend):
             facts = tree.facts(path)
-            if facts is None or not (facts.randoms or facts.calls):
+            if facts is None or not (facts.randoms or facts.calls) or tree.role(path) in ("test", "vendored"):
                 continue
-            record = files.setdefault(path, _SeedFile(path))
-            _scan_native(record, facts, tree)
+            files.setdefault(path, _SeedFile(path))
+            native.add(path, facts)
+    native.decide(files)
     for path in tree.by_frontend("matlab"):
         facts = tree.facts(path)
         if facts is not None and (facts.randoms or facts.calls):
@@ -1008,6 +1201,10 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
         if record.seeds:
             first = record.seeds[0]
             proofs[path] = _Proof("seed_management.seed_call", f"sets a seed with {first.name}", first)
+        elif record.random and all(h.explicit for h in record.random) and record.caller_seed is not None:
+            proofs[path] = _Proof("seed_management.seeded_caller",
+                                  f"draws only in functions called from {record.caller_seed.path}, which seeds "
+                                  f"{record.caller_seed.name}", record.caller_seed)
         elif record.random and all(h.explicit for h in record.random) and record.generator_seed is not None:
             proofs[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.generator_seed.name}",
                                   record.generator_seed)
@@ -1117,7 +1314,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.6.0")
+@detector("seed_management", version="2.7.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1168,7 +1365,16 @@ def seed_management(tree: TreeIndex) -> Result:
         rand/random/drand48/lrand48 draws are seeded only by their own family's seed
         (srand, srandom, srand48/seed48) with a constant or a seed argument; <random>
         engines built from a constant or a seed argument are seeded, built or reseeded
-        from std::random_device or time(…) anywhere in the file unseeded; Fortran
+        from std::random_device or time(…) anywhere in the file unseeded. A seed given
+        as a variable is traced to the values that variable is given (in the file, and
+        for a member such as opts.random_seed in every file): one set from the clock,
+        std::random_device or a device's draw (rseed = device()) seeds nothing, even if
+        an option can override it (the default run is not reproducible). A seed of a
+        process-wide generator (srand48(11), random_seed(put=…)) reaches the draws of the
+        functions its function calls, transitively and across files (seeded_caller): a
+        file whose every unseeded draw of that generator lies in such a function is
+        seeded; a file that calls a routine seeding the generator without a fixed seed
+        shows that routine. Fortran
         random_number is seeded by random_seed(put=…) or random_init(repeatable=.true.),
         never by random_seed() without put=. MATLAB/Octave draws (rand, randn, randi,
         randperm, datasample, normrnd …) from the global stream are seeded by rng(seed),
@@ -1179,11 +1385,14 @@ def seed_management(tree: TreeIndex) -> Result:
         function, script or class (every method file of its @folder) called,
         transitively, by a file that seeds it is seeded (seeded_caller, §0.1.30's
         importer rule in MATLAB's terms). A C/C++ call of a project's own generator (ran2, randum …) passed a
-        seed-state variable (&iseed, seed) is a draw with an explicit seed. Test and
+        seed-state variable (&iseed, seed) is a draw with an explicit seed, cited at the
+        value the state is given (iseed = -1 - gid) and at the generator's definition
+        (own_generator), unseeded when that value comes from the clock. Test and
         vendored files are out of the stochastic set and their seeds seed nothing
         (§0.2.3). A draw over a character alphabet (``random.choices(string.ascii_letters
         + string.digits, k=10)``) names a temporary file or a token and is not stochastic
-        (§0.1.30). (2.6.0: MATLAB/Octave randomness and its global stream across
+        (§0.1.30). (2.7.0: native seed provenance through variables and into called
+        functions. 2.6.0: MATLAB/Octave randomness and its global stream across
         callers. 2.5.0: Julia seeds match their generator. 2.4.0: Python seed provenance: clock, thrown-away and parameter seeds,
         packages seeded from inside only, the project's own sample methods. 2.3.0: R
         permutation tests, learners' seed arguments, clock seeds.
@@ -1225,9 +1434,11 @@ def seed_management(tree: TreeIndex) -> Result:
         (a same-named function in another folder is taken as called), and a seed
         anywhere in a calling file counts, also after the call. Randomness hidden in other libraries (neural
         network initialisation through layer constructors, dropout) is not detected.
-        A C/C++ seed taken from a variable counts as seeded even when that variable
-        defaults to time(NULL) in another file (raxml-ng's --seed); a native seed in
-        one file does not seed draws in the files it calls.
+        Native seed variables are matched by name (a member's last name across files),
+        so a same-named variable elsewhere that is given the clock unseeds the seed;
+        a typedef'd engine (typedef std::mt19937 Rng) is not known as one, and a seed
+        passed down as a function argument is not followed to its callers. Native calls
+        are matched to functions by name.
     """
     files = _seed_files(tree)
     random_files = [r for r in files.values() if r.random]
@@ -1258,14 +1469,22 @@ def seed_management(tree: TreeIndex) -> Result:
     for record in unseeded:
         first = record.random[0]
         evidence.append(_hit_evidence(first, f"random call {first.name} with no seed set for this file", "seed_management.unseeded"))
-        if record.unreproducible:
-            hit, why = record.unreproducible[0]
-            evidence.append(_hit_evidence(hit, why, "seed_management.ineffective_seed"))
+        shown: set[tuple[str, int]] = set()
+        for hit, why in record.unreproducible:
+            if (hit.path, hit.line) not in shown and len(shown) < 2:
+                shown.add((hit.path, hit.line))
+                evidence.append(_hit_evidence(hit, why, "seed_management.ineffective_seed"))
+    generators_shown: set[_Hit] = set()
     for record in seeded:
         first = record.random[0]
         proof = proofs[record.path]
         evidence.append(_hit_evidence(first, f"random call {first.name}; the file {proof.reason}", "seed_management.seeded"))
         evidence.append(_hit_evidence(proof.hit, f"seed relied on by {record.path}", proof.rule))
+        if record.own_generator is not None and record.own_generator not in generators_shown:
+            generator = record.own_generator
+            generators_shown.add(generator)
+            evidence.append(_hit_evidence(generator, f"{generator.name}() is the project's own generator: its draws "
+                                          "follow the seed state passed to it", "seed_management.own_generator"))
         source = files[proof.hit.path].parameter_seeds.get(proof.hit) if proof.hit.path in files else None
         if source is not None:
             function, parameter = source
