@@ -63,7 +63,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
     # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
     # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots
-    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.7.0",
+    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.7.1",
                                 "test_file_presence": "2.1.0", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -276,6 +276,18 @@ def test_matlab_class_methods_are_called_through_their_class(measure_s):
     assert (m.counts["stochastic_files"], m.counts["seeded_files"]) == (2, 1)
     assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seeded_caller")] == [("run_all.m", 1)]
     assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.ineffective_seed")] == [("legacy.m", 1)]
+
+
+@pytest.mark.parametrize(("files", "fix"), [
+    ({"a.R": "x <- rnorm(3)\n"}, "Set a seed in a.R before the first random call: set.seed(1)."),
+    ({"sim.m": "x = rand(3);\n"}, "Set a seed in sim.m before the first random call: rng(42) in the script that "
+                                  "calls the rest."),
+    ({"a.py": "import random\nrandom.random()\n"},
+     "Set a seed in a.py (e.g. np.random.seed(0), torch.manual_seed(0) or set.seed(1) before the first random "
+     "call), or pass random_state=/seed= to every random call."),
+])
+def test_the_fix_names_the_ecosystems_own_seeding(measure_s, files, fix):
+    assert measure_s("seed_management", files).fix == fix
 
 
 def test_rmarkdown_chunks_report_file_lines(measure_s):

@@ -1310,11 +1310,36 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
     return proofs
 
 
+# how to seed, in each ecosystem's own terms (§0.3: never Python advice for a MATLAB or C tree)
+_SEEDING_ADVICE = (
+    ((".r", ".rmd", ".qmd"), "set.seed(1)"),
+    ((".jl",), "Random.seed!(1), or a seeded Xoshiro(1) passed to every rand"),
+    ((".m",), "rng(42) in the script that calls the rest"),
+    ((".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu"),
+     "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
+     "constant default"),
+    ((".f", ".for", ".f90", ".f95", ".f03", ".f08"), "call random_seed(put=seed) before random_number"),
+)
+
+
+def _fix(paths: list[str]) -> str:
+    names = _join_names(paths)
+    advice = [text for suffixes, text in _SEEDING_ADVICE if any(p.lower().endswith(suffixes) for p in paths)]
+    known = tuple(suffix for suffixes, _ in _SEEDING_ADVICE for suffix in suffixes)
+    python = any(not p.lower().endswith(known) for p in paths)   # .py, notebooks
+    if not advice or (python and advice == ["set.seed(1)"]):   # Python, with or without R
+        return (f"Set a seed in {names} (e.g. np.random.seed(0), torch.manual_seed(0) or set.seed(1) before the "
+                "first random call), or pass random_state=/seed= to every random call.")
+    if python:
+        advice.insert(0, "np.random.seed(0), or random_state=0 to each estimator")
+    return f"Set a seed in {names} before the first random call: {'; '.join(advice)}."
+
+
 def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.7.0")
+@detector("seed_management", version="2.7.1")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1391,7 +1416,7 @@ def seed_management(tree: TreeIndex) -> Result:
         vendored files are out of the stochastic set and their seeds seed nothing
         (§0.2.3). A draw over a character alphabet (``random.choices(string.ascii_letters
         + string.digits, k=10)``) names a temporary file or a token and is not stochastic
-        (§0.1.30). (2.7.0: native seed provenance through variables and into called
+        (§0.1.30). (2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance through variables and into called
         functions. 2.6.0: MATLAB/Octave randomness and its global stream across
         callers. 2.5.0: Julia seeds match their generator. 2.4.0: Python seed provenance: clock, thrown-away and parameter seeds,
         packages seeded from inside only, the project's own sample methods. 2.3.0: R
@@ -1412,13 +1437,14 @@ def seed_management(tree: TreeIndex) -> Result:
         seeded files, files scanned, files that do not parse (their calls, imports and
         function bodies read by the Python frontend's line scan).
     How to fix:
-        Set a seed at the top of each listed file or in its entry point
-        (np.random.seed(0), random.seed(0), torch.manual_seed(0), set.seed(1),
-        Random.seed!(1), rng(42) in the MATLAB script that calls the rest), or pass
-        random_state= / seed= / a seeded
-        generator to every random call; in C/C++ seed the generator you draw from
-        (srand48(11) for drand48, std::mt19937 gen(seed) from a --seed option with a
-        constant default), in Fortran call random_seed(put=seed) before random_number.
+        Set a seed at the top of each listed file or in its entry point, in the file's
+        own ecosystem (the fix names it): np.random.seed(0), random.seed(0),
+        torch.manual_seed(0) or random_state=/seed=/a seeded generator passed to every
+        random call in Python; set.seed(1) in R; Random.seed!(1) or a seeded Xoshiro
+        passed to every draw in Julia; rng(42) in the MATLAB script that calls the rest;
+        in C/C++ seed the generator you draw from (srand48(11) for drand48, std::mt19937
+        gen(seed) from a --seed option with a constant default, not time(NULL)); in
+        Fortran call random_seed(put=seed) before random_number.
     Known false positives:
         A local variable that shadows an imported module (random = …) is read as the
         module. `**kwargs` passed to a randomised estimator are assumed to carry a seed.
@@ -1496,11 +1522,7 @@ def seed_management(tree: TreeIndex) -> Result:
     value = 100 * len(seeded) / len(random_files)
     fix = None
     if unseeded:
-        fix = (
-            f"Set a seed in {_join_names([r.path for r in unseeded])} (e.g. np.random.seed(0), "
-            "torch.manual_seed(0) or set.seed(1) before the first random call), or pass "
-            "random_state=/seed= to every random call."
-        )
+        fix = _fix([r.path for r in unseeded])
     return Result(
         value,
         evidence=evidence[:MAX_EVIDENCE],
