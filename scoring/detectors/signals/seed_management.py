@@ -1344,98 +1344,95 @@ def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
     What it checks:
-        Every Python file (notebook cells of one notebook together), R and Julia file (the
-        R and Julia cells of notebooks, the Python and Julia chunks of R Markdown too) is
-        scanned for random calls from a frozen list (scoring/data/stochastic_calls.json):
+        Every source file of every ecosystem is read for random calls (a frozen list,
+        scoring/data/stochastic_calls.json, and the frontends' random facts) and for the
+        seeds that reach them; value = 100 · seeded / random files, and with no random
+        file the metric is not applicable and scores 100 (alphabet draws, if any, are
+        its evidence). Test and vendored files are out of the stochastic set and their
+        seeds seed nothing (§0.2.3); a draw over a character alphabet
+        (``random.choices(string.ascii_letters, k=10)``) names a file or a token and is
+        not stochastic (§0.1.30). Throughout, the seed must reach the generator that
+        draws (§0.2.23), and a seed from the clock, the OS or an entropy device seeds
+        nothing.
+        Python (files, notebook cells of one notebook together, R Markdown chunks):
         numpy.random and stdlib random sampling, torch.rand*/randperm/normal/bernoulli,
-        tf.random.*, jax.random.*, random generator constructions (default_rng,
-        RandomState, PRNGKey …), randomised sklearn/umap/scipy estimators and functions
-        (ensembles, KMeans, TSNE, train_test_split, CV splitters with shuffle=True …),
-        DataFrame .sample(), and R sample()/rnorm()/runif(), resampling and permutation
-        tests (boot, coin's approximate(), adonis2, any call with permutations =) and
-        learners that take their own seed (ranger, mikropml's run_ml: seeded by their
-        seed = argument, not by NA)… Calls are resolved through
-        imports (np.random.seed is numpy.random.seed). A random file is seeded when it
-        calls a global seed (np.random.seed, torch.manual_seed, tf.random.set_seed,
-        seed_everything, set.seed …) with an argument that does not change on every run
-        (never Sys.time(), §0.2.23); or when every random call passes
-        its own non-None seed (default_rng(42), random_state=0, PRNGKey(0),
-        generator=g); or when it calls a local *seed* function that seeds; or when it
-        imports a local module that seeds on import; or when a local module that seeds
-        imports it (transitively), the importer inside the same package for a module of
-        a Python package (a package serves every importer: an example, benchmark or
-        documentation notebook that seeds before importing it seeds its own run only).
-        The seed must reach the generator (§0.2.23): a seed from the clock or the OS
-        (time.time(), os.getpid()) is none, a generator built as a statement and thrown
-        away (np.random.default_rng(0) alone on a line) seeds nothing, and a file that
-        draws from a generator of its own built unseeded is unseeded whatever global
-        seed it sets. A seed or generator that is a parameter of the enclosing function
+        tf.random.*, jax.random.*, generator constructions (default_rng, RandomState,
+        PRNGKey …), randomised sklearn/umap/scipy estimators and functions (ensembles,
+        KMeans, TSNE, train_test_split, CV splitters with shuffle=True, poisson(mu).rvs()
+        …) and DataFrame .sample() (unless the repository defines its own sample()),
+        resolved through imports. A file is seeded when it calls a global seed
+        (np.random.seed, torch.manual_seed, tf.random.set_seed, seed_everything …) with
+        an argument; when every random call passes its own non-None seed
+        (default_rng(42), random_state=0, generator=g); when it calls a local *seed*
+        function that seeds; when it imports a local module that seeds on import; or
+        when a local module that seeds imports it (transitively), from inside the same
+        package for a module of a Python package (a package serves every importer: an
+        example, benchmark or docs notebook that seeds before importing it seeds its own
+        run only). A generator built as a statement and thrown away
+        (np.random.default_rng(0) alone on a line) seeds nothing, and a file drawing
+        from a generator of its own built unseeded is unseeded whatever global seed it
+        sets. A seed or generator that is a parameter of the enclosing function
         (§0.2.25) seeds when no call passes None and, for a parameter defaulting to None
-        (or the unseeded fallback built in ``if rng is None:``), when the function is
+        (or the unseeded fallback built under ``if rng is None:``), when the function is
         called and every call in the repository passes it (a caller's own None-default
         parameter passed on is followed a few calls deep; one that falls back to a local
-        *seed* helper counts as passed). A method named like the random module on a
-        parameter (``random.choice`` in ``def propose(self, random)``) draws from the
-        generator passed in. When the repository defines its own ``sample`` function or
-        method, ``x.sample(…)`` is that, not a DataFrame's. Value = 100 · seeded /
-        random files; with no random file the metric is not applicable and scores 100
-        (alphabet draws, if any, are its evidence). Julia draws carry their generator
-        (§0.2.23, §0.3 Julia): rand/randn/shuffle… from the global generator (also
-        through Random.default_rng() or a keyword default bound to it) are seeded by
-        Random.seed!(x); a draw from an engine of the file (rng = MersenneTwister(1234),
-        rand(Xoshiro(1), 3)) by that engine's own seed only, so a seeded engine handed
-        to one sampler seeds none of the file's global draws; a draw from a generator
-        passed in (a parameter named like one, rng or rngs[j]) is explicit. C/C++ and
-        Fortran files contribute their frontends' random facts (§0.3, §0.2.23): C
-        rand/random/drand48/lrand48 draws are seeded only by their own family's seed
-        (srand, srandom, srand48/seed48) with a constant or a seed argument; <random>
-        engines built from a constant or a seed argument are seeded, built or reseeded
-        from std::random_device or time(…) anywhere in the file unseeded. A seed given
-        as a variable is traced to the values that variable is given (in the file, and
-        for a member such as opts.random_seed in every file): one set from the clock,
-        std::random_device or a device's draw (rseed = device()) seeds nothing, even if
+        *seed* helper counts as passed; a constructor is called by its class's name); a
+        method named like the random module on a parameter (``random.choice`` in ``def
+        propose(self, random)``) draws from the generator passed in.
+        R (files, evaluated R Markdown chunks, notebook R cells): sample(), the r*
+        distributions, resampling and permutation tests (boot, coin's approximate(),
+        adonis2, any call with permutations =), learners that take their own seed
+        (ranger, mikropml's run_ml: seeded by seed =, not by NA), seeded by set.seed/
+        with_seed (never from Sys.time()) or through source() as in Python.
+        Julia: rand/randn/shuffle… carry their generator: draws from the global one
+        (also through Random.default_rng() or a keyword default bound to it) are seeded
+        by Random.seed!(x); a draw from an engine of the file (rng =
+        MersenneTwister(1234), rand(Xoshiro(1), 3)) by that engine's seed only, so a
+        seeded engine handed to one sampler seeds none of the file's global draws; a
+        draw from a generator passed in (rng, rngs[j]) is explicit; include() acts as
+        an import.
+        MATLAB/Octave: rand, randn, randi, randperm, datasample, normrnd … from the
+        global stream are seeded by rng(seed), rng('default'), rng(seed, 'twister'),
+        rand('seed', x) or setGlobalStream of a seeded stream, never by rng('shuffle')
+        or a clock seed (sum(100*clock)); a draw from a RandStream variable (rand(s, 3))
+        by that stream's seed only. The stream is global, so a function, script or class
+        (every method file of its @folder) called, transitively, by a file that seeds it
+        is seeded (seeded_caller).
+        C/C++ and Fortran: C rand/random/drand48/lrand48 draws are seeded only by their
+        own family's seed (srand, srandom, srand48/seed48); <random> engines built from a
+        constant or a seed argument are seeded, built or reseeded from std::random_device
+        or time(…) unseeded; Fortran random_number by random_seed(put=…) or
+        random_init(repeatable=.true.), never by random_seed() without put=. A seed given
+        as a variable is traced to the values the variable is given (in the file, and
+        for a member such as opts.random_seed in every file): set from the clock,
+        std::random_device or a device's draw (rseed = device()) it seeds nothing even if
         an option can override it (the default run is not reproducible). A seed of a
-        process-wide generator (srand48(11), random_seed(put=…)) reaches the draws of the
-        functions its function calls, transitively and across files (seeded_caller): a
-        file whose every unseeded draw of that generator lies in such a function is
-        seeded; a file that calls a routine seeding the generator without a fixed seed
-        shows that routine. Fortran
-        random_number is seeded by random_seed(put=…) or random_init(repeatable=.true.),
-        never by random_seed() without put=. MATLAB/Octave draws (rand, randn, randi,
-        randperm, datasample, normrnd …) from the global stream are seeded by rng(seed),
-        rng('default'), rng(seed, 'twister'), rand('seed', x) or
-        RandStream.setGlobalStream of a seeded stream, never by rng('shuffle') or a seed
-        computed from the clock (sum(100*clock)); a draw from a RandStream variable
-        (rand(s, 3)) by that stream's seed only; and since the stream is global, a
-        function, script or class (every method file of its @folder) called,
-        transitively, by a file that seeds it is seeded (seeded_caller, §0.1.30's
-        importer rule in MATLAB's terms). A C/C++ call of a project's own generator (ran2, randum …) passed a
-        seed-state variable (&iseed, seed) is a draw with an explicit seed, cited at the
-        value the state is given (iseed = -1 - gid) and at the generator's definition
-        (own_generator), unseeded when that value comes from the clock. Test and
-        vendored files are out of the stochastic set and their seeds seed nothing
-        (§0.2.3). A draw over a character alphabet (``random.choices(string.ascii_letters
-        + string.digits, k=10)``) names a temporary file or a token and is not stochastic
-        (§0.1.30). (2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance through variables and into called
-        functions. 2.6.0: MATLAB/Octave randomness and its global stream across
-        callers. 2.5.0: Julia seeds match their generator. 2.4.0: Python seed provenance: clock, thrown-away and parameter seeds,
-        packages seeded from inside only, the project's own sample methods. 2.3.0: R
-        permutation tests, learners' seed arguments, clock seeds.
-        2.2.0: alphabet draws. 2.1.0: C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the
-        frontends' call, import and definition facts: an import anywhere on a line
-        counts, a seed under ``if __name__ != "__main__":`` or in a module-level
-        try/if of code that does not parse runs on import, notebook R/Julia cells are
-        parsed.)
+        process-wide generator reaches the draws of the functions its function calls,
+        transitively and across files (seeded_caller). A call of a project's own
+        generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
+        an explicit seed, unseeded when that state is given the clock.
+        (2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance
+        through variables and into called functions. 2.6.0: MATLAB/Octave randomness
+        and its global stream across callers. 2.5.0: Julia seeds match their generator.
+        2.4.0: Python seed provenance: clock, thrown-away and parameter seeds, packages
+        seeded from inside only, the project's own sample methods. 2.3.0: R permutation
+        tests, learners' seed arguments, clock seeds. 2.2.0: alphabet draws. 2.1.0:
+        C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the frontends'
+        call, import and definition facts.)
     Why it matters:
         Unseeded random numbers make every rerun produce different numbers, so nobody
         can tell a reproduction failure from noise.
     Evidence:
-        Each random file at its first random call (unseeded files first), with the seed
-        that does not reach it if there is one (ineffective_seed), and for seeded
-        files the seed they rely on (file, line; cell for notebooks) and, for a seed
-        parameter, the function that takes it (seed_parameter). Counts: random and
-        seeded files, files scanned, files that do not parse (their calls, imports and
-        function bodies read by the Python frontend's line scan).
+        Each random file at its first random call (unseeded files first), with up to two
+        seeds that do not reach it (ineffective_seed: a clock seed, a thrown-away
+        generator, a seed parameter left None, an engine seeding another generator, the
+        clock default of a seed option, a seeding routine without a fixed seed); for
+        seeded files the seed they rely on (seed_call, explicit_seed, seed_helper,
+        seeding_import, seeded_importer, seeded_caller; file, line, cell for notebooks),
+        the function header that gives a parameter seed (seed_parameter) and the
+        definition of a project's own generator (own_generator, once). Counts: random
+        and seeded files, files scanned, files that do not parse (their calls, imports
+        and function bodies read by the Python frontend's line scan).
     How to fix:
         Set a seed at the top of each listed file or in its entry point, in the file's
         own ecosystem (the fix names it): np.random.seed(0), random.seed(0),
@@ -1448,23 +1445,20 @@ def seed_management(tree: TreeIndex) -> Result:
     Known false positives:
         A local variable that shadows an imported module (random = …) is read as the
         module. `**kwargs` passed to a randomised estimator are assumed to carry a seed.
-        Call sites of a function with a seed parameter are matched by its name, so a
-        same-named function elsewhere lends its calls; a name passed as the seed that is
-        no parameter counts as a value.
-        A global seed call counts for every library (torch.manual_seed "seeds" numpy
-        calls in the same file), and a seed call anywhere in the file counts, even after
-        the random call. Modules are matched to imports by name suffix, so a seed in one
-        of several same-named local modules seeds all their importers. A Julia argument
-        named like a generator (rng) is taken for one; R/Julia seeds in functions are
-        not told apart from top-level ones. MATLAB calls are matched to files by name
-        (a same-named function in another folder is taken as called), and a seed
-        anywhere in a calling file counts, also after the call. Randomness hidden in other libraries (neural
-        network initialisation through layer constructors, dropout) is not detected.
-        Native seed variables are matched by name (a member's last name across files),
-        so a same-named variable elsewhere that is given the clock unseeds the seed;
-        a typedef'd engine (typedef std::mt19937 Rng) is not known as one, and a seed
-        passed down as a function argument is not followed to its callers. Native calls
-        are matched to functions by name.
+        A global seed call counts for every Python library (torch.manual_seed "seeds"
+        numpy calls in the same file), and a seed call anywhere in the file counts, even
+        after the random call. Modules are matched to imports by name suffix, so a seed
+        in one of several same-named local modules seeds all their importers. Call
+        sites of a function with a seed parameter, MATLAB callees and native callees are
+        matched by name, so a same-named function elsewhere lends its calls; a name
+        passed as a seed that is no parameter counts as a value. A Julia argument named
+        like a generator (rng) is taken for one; R/Julia seeds in functions are not told
+        apart from top-level ones. Native seed variables are matched by name (a member's
+        last name across files), so a same-named variable given the clock elsewhere
+        unseeds a seed; a typedef'd engine (typedef std::mt19937 Rng) is not known as
+        one, and a seed passed down as a function argument is not followed to its
+        callers. Randomness hidden in other libraries (MCMC samplers such as brms::brm,
+        neural network initialisation, dropout) is not detected.
     """
     files = _seed_files(tree)
     random_files = [r for r in files.values() if r.random]
