@@ -63,7 +63,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
     # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
     # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots
-    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.7.1",
+    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.8.0",
                                 "test_file_presence": "2.1.0", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -233,6 +233,21 @@ def test_a_name_drawn_over_an_alphabet_is_why_nothing_is_stochastic(measure_s):
     })
     assert (m.value, m.applicable) == (100, False)
     assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [("tmp.py", 4, "seed_management.name_draw")]
+
+
+def test_a_package_is_seeded_by_outside_scripts_only_when_the_repository_does_not_distribute_it(measure_s):
+    files = {
+        "main.py": "import numpy as np\nfrom runners import train\n\nnp.random.seed(1)\ntrain.run()\n",
+        "runners/__init__.py": "",
+        "runners/train.py": "import numpy as np\n\n\ndef run():\n    return np.random.rand(3)\n",
+    }
+    # the analysis's own helper package runs after its driver's seed (§0.1.30)
+    assert measure_s("seed_management", files).value == 100
+    # a distributed package is imported by whoever installs it: the driver seeds its own run only
+    files["pyproject.toml"] = '[project]\nname = "runners"\nversion = "1.0"\n'
+    m = measure_s("seed_management", files)
+    assert m.value == 0
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [("runners/train.py", 5)]
 
 
 @pytest.mark.parametrize(("files", "value", "unseeded"), [

@@ -1195,6 +1195,21 @@ def _package_root(tree: TreeIndex, path: str) -> str | None:
     return root
 
 
+def _distributes_python(tree: TreeIndex) -> bool:
+    """Whether the repository declares a Python distribution at its root (a setup.py,
+    a setup.cfg with a name, a pyproject.toml with a [project] or Poetry table): its
+    packages are a library for whoever installs them."""
+    if tree.is_file("setup.py"):
+        return True
+    if tree.is_file("pyproject.toml"):
+        data = tree.toml("pyproject.toml") or {}
+        if "project" in data or "poetry" in (data.get("tool") or {}):
+            return True
+    if tree.is_file("setup.cfg"):
+        return bool(((tree.ini("setup.cfg") or {}).get("metadata") or {}).get("name"))
+    return False
+
+
 def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Proof]:
     proofs: dict[str, _Proof] = {}
     for path, record in files.items():
@@ -1282,10 +1297,10 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
             )
 
     # A file imported (transitively) by a local module that seeds runs after that seed. A
-    # module of a package is imported by whoever uses the package: a seed in an importer
-    # outside the package (an example, a benchmark, a documentation notebook) seeds that
-    # importer's run only, not the package's draws.
-    package_roots = {path: _package_root(tree, path) for path in files}
+    # module of a package the repository distributes is imported by whoever uses the
+    # package: a seed in an importer outside the package (an example, a benchmark, a
+    # documentation notebook) seeds that importer's run only, not the package's draws.
+    package_roots = {path: _package_root(tree, path) for path in files} if _distributes_python(tree) else {}
     seeders = [p for p, r in files.items() if r.seeds] + sorted(helper_proofs) + sorted(seeded_on_import)
     origin: dict[str, str] = {}
     queue = deque()
@@ -1339,7 +1354,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.7.1")
+@detector("seed_management", version="2.8.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1365,10 +1380,12 @@ def seed_management(tree: TreeIndex) -> Result:
         an argument; when every random call passes its own non-None seed
         (default_rng(42), random_state=0, generator=g); when it calls a local *seed*
         function that seeds; when it imports a local module that seeds on import; or
-        when a local module that seeds imports it (transitively), from inside the same
-        package for a module of a Python package (a package serves every importer: an
-        example, benchmark or docs notebook that seeds before importing it seeds its own
-        run only). A generator built as a statement and thrown away
+        when a local module that seeds imports it (transitively); in a repository that
+        distributes a Python package (setup.py, setup.cfg, a pyproject.toml [project]) a
+        module of a package is seeded so only from inside the package (a package serves
+        every importer: an example, benchmark or docs notebook that seeds before
+        importing it seeds its own run only), while an analysis's helper package is
+        seeded by the driver that imports it. A generator built as a statement and thrown away
         (np.random.default_rng(0) alone on a line) seeds nothing, and a file drawing
         from a generator of its own built unseeded is unseeded whatever global seed it
         sets. A seed or generator that is a parameter of the enclosing function
@@ -1411,7 +1428,8 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance
+        (2.8.0: packages seeded from inside only where the repository distributes them.
+        2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance
         through variables and into called functions. 2.6.0: MATLAB/Octave randomness
         and its global stream across callers. 2.5.0: Julia seeds match their generator.
         2.4.0: Python seed provenance: clock, thrown-away and parameter seeds, packages
