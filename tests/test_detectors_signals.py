@@ -63,7 +63,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
     # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
     # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots
-    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.2.0",
+    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.8.0",
                                 "test_file_presence": "2.1.0", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -207,6 +207,102 @@ def test_r_source_and_julia_seeds(measure_s):
     assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [
         ("nullseed.R", 2), ("unseeded.jl", 1)]
     assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seeded_importer")] == [("main.R", 1)]
+
+
+def test_r_resampling_arguments_learner_seeds_and_clock_seeds(measure_s):
+    # §0.3 R specifics: permutation tests are stochastic; a seed from the clock seeds nothing
+    # (§0.2.23); a learner's own seed argument seeds it, unless it is NA
+    m = measure_s("seed_management", {
+        "perm.R": "library(coin)\nt <- oneway_test(y ~ g, distribution = approximate(B = 999))\n",
+        "vegan.R": "set.seed(7)\nfit <- anosim(d, g, permutations = 99)\n",
+        "clock.R": "set.seed(as.numeric(Sys.time()))\nx <- runif(3)\n",
+        "rf.R": "library(ranger)\nm <- ranger(y ~ .,\n  data = d, seed = 11)\n",
+        "rf_na.R": "m <- ranger::ranger(y ~ ., data = d, seed = NA)\n",
+        "boot.R": "b <- boot::boot(d, stat, R = 999)\n",
+    })
+    assert (m.counts["stochastic_files"], m.counts["seeded_files"]) == (6, 2)
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [
+        ("boot.R", 1), ("clock.R", 2), ("perm.R", 2), ("rf_na.R", 1)]
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.explicit_seed")] == [("rf.R", 3)]
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seed_call")] == [("vegan.R", 1)]
+
+
+def test_a_name_drawn_over_an_alphabet_is_why_nothing_is_stochastic(measure_s):
+    m = measure_s("seed_management", {
+        "tmp.py": "import random\nimport string\n\nname = ''.join(random.choices(string.ascii_lowercase, k=8))\n",
+    })
+    assert (m.value, m.applicable) == (100, False)
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [("tmp.py", 4, "seed_management.name_draw")]
+
+
+def test_a_package_is_seeded_by_outside_scripts_only_when_the_repository_does_not_distribute_it(measure_s):
+    files = {
+        "main.py": "import numpy as np\nfrom runners import train\n\nnp.random.seed(1)\ntrain.run()\n",
+        "runners/__init__.py": "",
+        "runners/train.py": "import numpy as np\n\n\ndef run():\n    return np.random.rand(3)\n",
+    }
+    # the analysis's own helper package runs after its driver's seed (§0.1.30)
+    assert measure_s("seed_management", files).value == 100
+    # a distributed package is imported by whoever installs it: the driver seeds its own run only
+    files["pyproject.toml"] = '[project]\nname = "runners"\nversion = "1.0"\n'
+    m = measure_s("seed_management", files)
+    assert m.value == 0
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [("runners/train.py", 5)]
+
+
+@pytest.mark.parametrize(("files", "value", "unseeded"), [
+    # §0.2.23: a seed from the clock or the OS is no seed; a generator built from one is
+    # not reached by the file's global seed either
+    ({"a.py": "import random, time\nrandom.seed(time.time())\nrandom.random()\n"}, 0, [("a.py", 3)]),
+    ({"a.py": "import numpy as np, os\nnp.random.seed(0)\nr = np.random.RandomState(os.getpid())\nx = r.rand()\n"},
+     0, [("a.py", 3)]),
+    # a generator built as a statement seeds nothing
+    ({"a.py": "import numpy as np\nnp.random.default_rng(0)\nx = np.random.normal()\n"}, 0, [("a.py", 2)]),
+    ({"a.py": "import numpy as np\nnp.random.default_rng(0)\nnp.random.seed(1)\nx = np.random.normal()\n"}, 100, []),
+    # §0.2.25: a seed parameter defaulting to None seeds when every call passes it
+    ({"lib.py": "import numpy as np\ndef draw(n, seed=None):\n    return np.random.default_rng(seed).random(n)\n",
+      "run.py": "from lib import draw\ndraw(3, seed=1)\ndraw(4, 2)\n"}, 100, []),
+    ({"lib.py": "import numpy as np\ndef draw(n, seed=None):\n    return np.random.default_rng(seed).random(n)\n",
+      "run.py": "from lib import draw\ndraw(3, seed=1)\ndraw(4)\n"}, 0, [("lib.py", 3)]),
+    ({"lib.py": "import numpy as np\ndef draw(n, seed=None):\n    return np.random.default_rng(seed).random(n)\n"},
+     0, [("lib.py", 3)]),
+    # passed on from a caller whose own seed parameter is left None
+    ({"lib.py": ("import numpy as np\ndef draw(n, seed):\n    return np.random.default_rng(seed).random(n)\n"
+                 "def run(seed=None):\n    return draw(2, seed)\n"),
+      "main.py": "from lib import run\nrun()\n"}, 0, [("lib.py", 3)]),
+    # a required generator parameter named like the module is the generator passed in
+    ({"moves.py": "def propose(state, random):\n    return random.choice(state)\n",
+      "main.py": "import numpy as np\nfrom moves import propose\npropose([1, 2], np.random.default_rng(5))\n"},
+     100, []),
+])
+def test_python_seed_provenance(measure_s, files, value, unseeded):
+    m = measure_s("seed_management", files)
+    assert m.value == value
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == unseeded
+
+
+def test_matlab_class_methods_are_called_through_their_class(measure_s):
+    m = measure_s("seed_management", {
+        "run_all.m": "rng(1);\nm = Model(3);\nm.simulate();\n",
+        "@Model/Model.m": "classdef Model\n  properties\n    n\n  end\nend\n",
+        "@Model/simulate.m": "function out = simulate(obj)\nout = randn(obj.n, 1);\nend\n",
+        "legacy.m": "rand('state', sum(100*clock));\nx = rand(3);\n",
+    })
+    assert (m.counts["stochastic_files"], m.counts["seeded_files"]) == (2, 1)
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seeded_caller")] == [("run_all.m", 1)]
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.ineffective_seed")] == [("legacy.m", 1)]
+
+
+@pytest.mark.parametrize(("files", "fix"), [
+    ({"a.R": "x <- rnorm(3)\n"}, "Set a seed in a.R before the first random call: set.seed(1)."),
+    ({"sim.m": "x = rand(3);\n"}, "Set a seed in sim.m before the first random call: rng(42) in the script that "
+                                  "calls the rest."),
+    ({"a.py": "import random\nrandom.random()\n"},
+     "Set a seed in a.py (e.g. np.random.seed(0), torch.manual_seed(0) or set.seed(1) before the first random "
+     "call), or pass random_state=/seed= to every random call."),
+])
+def test_the_fix_names_the_ecosystems_own_seeding(measure_s, files, fix):
+    assert measure_s("seed_management", files).fix == fix
 
 
 def test_rmarkdown_chunks_report_file_lines(measure_s):
