@@ -62,9 +62,10 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # 2.1.0: test_file_presence's §0.3 test suites in every ecosystem; seed_management's C/C++ and
     # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
     # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
-    # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots
+    # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots;
+    # test_file_presence 2.1.1: up to 50 test files, the ones with the most tests first
     assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.2.0",
-                                "test_file_presence": "2.1.0", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
+                                "test_file_presence": "2.1.1", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -327,6 +328,25 @@ def test_assert_outside_a_tests_folder_is_not_a_test(measure_s):
     m = measure_s("test_file_presence", {"scripts/test_inputs.py": "assert open('x').read()\n"})
     assert m.value == 0
     assert m.counts["modules_without_tests"] == 1
+
+
+def test_many_test_files_show_fifty_the_most_substantial_first(measure_s):
+    files = {f"tests/test_a{i:02d}.py": "def test_one():\n    assert True\n" for i in range(60)}
+    files["tests/test_zz_core.py"] = "import core\n\n" + "".join(
+        f"def test_case_{i}():\n    assert core.run({i})\n\n" for i in range(12))
+    files["tests/test_zy_longer.py"] = "# setup\n\n\ndef test_only():\n    assert 1\n"
+    files["tests/run_tests.py"] = "import pytest\npytest.main()\n"
+    m = measure_s("test_file_presence", files)
+    assert (m.value, m.counts["test_files"]) == (100, 62)
+    counted = evidence_of(m, "test_file_presence.python")
+    assert len(counted) == 50
+    assert {"path": "tests/test_zz_core.py", "line_start": 3} in [
+        {"path": e["path"], "line_start": e["line_start"]} for e in counted]
+    # one test each: the file with more lines first
+    assert [e["line_start"] for e in counted if e["path"] == "tests/test_zy_longer.py"] == [4]
+    assert "tests/test_a59.py" not in {e["path"] for e in counted}
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "test_file_presence.runner")] == [
+        ("tests/run_tests.py", None)]
 
 
 # --------------------------------------------------------------------------- S4 expected_outputs
