@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from scoring.detectors.environment._common import MAX_EVIDENCE, _join_names, _name, _workflows
+from scoring.detectors.environment._common import (
+    MAX_EVIDENCE,
+    R_PACKAGE_INSTALL_RE,
+    _join_names,
+    _name,
+    _workflows,
+)
 from scoring.model import Evidence
 from scoring.parsers.shell import Command, split_commands, strip_prompt
 from scoring.registry import Result, detector
@@ -46,12 +52,6 @@ _WINDOWS_WRAPPERS = frozenset({"call", "&", "start", "cmd", "/c"})
 
 # README one-command environment creation that is not a plain shell command.
 _R_RESTORE_RE = re.compile(r"renv::restore\s*\(")
-# R package installs (§0.3 R E3): each installs a package with the dependencies its
-# DESCRIPTION declares, in one command.
-_R_PACKAGE_INSTALL_RE = re.compile(
-    r"(?<![\w.])(?:install\.packages|BiocManager::install|remotes::install_(?:github|deps|cran|bioc|local|gitlab|git)"
-    r"|devtools::install(?:_github|_deps)?|pak::(?:pkg_install|pak|local_install)|renv::install)\s*\("
-)
 _JULIA_INSTANTIATE_RE = re.compile(
     r"Pkg\.instantiate\s*\(|^\s*(?:\([^)]*\)\s*)?(?:pkg>|\])\s*instantiate\b", re.IGNORECASE
 )
@@ -316,7 +316,7 @@ def _readme_bootstrap(tree: TreeIndex) -> list[Evidence]:
     for line, raw in _logical_code_lines(doc.code_lines()):
         text, is_repl = strip_prompt(raw)
         matched = None
-        r_install = _R_PACKAGE_INSTALL_RE.search(raw)
+        r_install = R_PACKAGE_INSTALL_RE.search(raw)
         if _R_RESTORE_RE.search(raw):
             matched = "renv::restore()"
         elif r_install:
