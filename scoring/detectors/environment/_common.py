@@ -570,9 +570,10 @@ def _snakemake_steps(tree, path, f, view) -> None:
             container_pinned = bool(images) and all(map(is_pinned_image, images))
             container_how = f"container {', '.join(images)}"
             declarations.append(StepDeclaration("directive", path, container.line, container_how, container_pinned))
+            if container is not global_container:
+                # a container definition (E2) whether or not a wrapper or conda pins the rule
+                view.containers.append(ContainerDirective(path, container.line, images, container_pinned, name))
             if not pinned:
-                if container is not global_container:
-                    view.containers.append(ContainerDirective(path, container.line, images, container_pinned, name))
                 pinned, how, where = container_pinned, container_how, (path, container.line)
         view.steps.append(WorkflowStep("snakemake", name, path, lines.get(name, directives[0].line), needs, pinned,
                                        how, where[0], where[1], tuple(declarations)))

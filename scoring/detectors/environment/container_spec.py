@@ -239,7 +239,7 @@ def _base_image_example(tree: TreeIndex) -> str:
     return "julia:1.10.4"
 
 
-@detector("container_spec", version="2.1.1")
+@detector("container_spec", version="2.2.0")
 def container_spec(tree: TreeIndex) -> Result:
     """A container definition rebuilds the environment from a pinned base image.
 
@@ -259,7 +259,8 @@ def container_spec(tree: TreeIndex) -> Result:
         (§0.3): a Nextflow `container` directive (in a process or in nextflow.config's
         process scope, withLabel/withName selectors included, ${params.…} resolved;
         each alternative of a `engine == 'singularity' ? … : …` value) or a Snakemake
-        `container:`/`containerized:` directive is 100 when its image is pinned (a
+        `container:`/`containerized:` directive (a rule's whether or not a wrapper or
+        conda environment also pins the rule) is 100 when its image is pinned (a
         versioned tag, a digest or a commit tag such as `sha8675…`) and 80
         (other_container) otherwise; a profile or setting enabling docker, singularity,
         apptainer, podman… is 80. The best wins; nothing found 0 (absent).
