@@ -30,9 +30,10 @@ def rules(measurement) -> list[tuple[str | None, int | None, str]]:
 def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     detector = REGISTRY[metric_id]
     # 2.1.1: evidence at the lines that declare (manifest spans, each workflow step's
-    # directives, environment files, params, every container definition's line)
+    # directives, environment files, params, every container definition's line; the
+    # target or workflow setting a README command goes through; an interpreter entry's field)
     # container_spec 2.2.0: a Snakemake rule container counts beside a pinning conda env or wrapper
-    assert detector.version == {"dep_pinning": "2.1.1", "container_spec": "2.2.0"}.get(metric_id, "2.1.0")
+    assert detector.version == {"container_spec": "2.2.0"}.get(metric_id, "2.1.1")
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
     assert sections[""].strip()
@@ -483,6 +484,39 @@ def test_env_bootstrap_fix_suggests_a_command_for_the_declared_manifest(make_tre
     assert "conda env create -f environment.yml" in m.fix
 
 
+def test_env_bootstrap_readme_command_shows_the_target_and_setting_it_goes_through(make_tree):
+    root = make_tree({
+        "README.md": "# Pipe\n\n```\nmake demo\n```\n",
+        "Makefile": "all: demo\n\ndemo:\n\tnextflow run main.nf -profile test\n",
+        "nextflow.config": "params {\n    input = 'data/*.fq'\n}\nconda.enabled = true\n",
+        "main.nf": "process A {\n    conda 'bioconda::seqtk=1.4'\n    script: 'seqtk'\n}\n",
+    })
+    m = run("env_bootstrap", root)
+    assert (m.value, m.level, m.counts["n_readme_commands"]) == (80, "readme_one_command", 1)
+    assert spans(m) == [("README.md", 4, 4, "env_bootstrap.readme_command"),
+                        ("Makefile", 3, 4, "env_bootstrap.readme_command_source"),
+                        ("nextflow.config", 4, 4, "env_bootstrap.readme_command_source")]
+
+
+def test_env_bootstrap_binder_evidence_lists_the_build_files(make_tree):
+    root = make_tree({
+        "README.md": "# Tool\n\n[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/o/tool/HEAD)\n",
+        "binder/postBuild": "pip install .\n",
+        "binder/runtime.txt": "python-3.11\n",
+        "binder/notes.md": "how the image is built\n",
+    })
+    m = run("env_bootstrap", root)
+    assert (m.value, m.level, m.counts["n_binder"]) == (80, "binder", 1)
+    assert spans(m) == [("README.md", 3, 3, "env_bootstrap.binder_badge"),
+                        ("binder/postBuild", None, None, "env_bootstrap.binder_file"),
+                        ("binder/runtime.txt", None, None, "env_bootstrap.binder_file")]
+
+
+def test_env_bootstrap_binder_build_files_alone_do_not_count(make_tree):
+    m = run("env_bootstrap", make_tree({"binder/postBuild": "pip install .\n", "a.py": ""}))
+    assert (m.value, m.evidence) == (0, [])
+
+
 # --------------------------------------------------------------------------- E4 python_version_declared
 
 
@@ -561,6 +595,23 @@ def test_python_version_no_sources_is_absent_with_a_reason(make_tree):
 def test_python_version_r_project_gets_an_r_fix(make_tree):
     m = run("python_version_declared", make_tree({"analysis.R": "x <- 1\n"}))
     assert m.value == 0 and "renv.lock" in m.fix
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"DESCRIPTION": "Package: p\nVersion: 1.0\nDepends:\n    R (>= 4.2.0)\nImports: zoo\n", "R/a.R": ""},
+         ("DESCRIPTION", 3, 4, "python_version_declared.description")),
+        ({"environment.yml": "name: e\ndependencies:\n  - numpy=1.26.4\n  - python=3.11\n", "a.py": ""},
+         ("environment.yml", 2, 4, "python_version_declared.conda")),
+        ({"Dockerfile": "ARG PY=python:3.12.4-slim\nFROM ${PY}\nRUN pip install .\n", "a.py": ""},
+         ("Dockerfile", 1, 2, "python_version_declared.dockerfile")),
+    ],
+)
+def test_python_version_evidence_opens_at_the_enclosing_declaration(make_tree, files, expected):
+    m = run("python_version_declared", make_tree(files))
+    assert m.value == 100
+    assert spans(m)[0] == expected
 
 
 # --------------------------------------------------------------------------- bad input

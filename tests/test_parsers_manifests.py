@@ -1217,3 +1217,9 @@ def test_declared_pipfile_packages_table():
     text = '[[source]]\nurl = "https://pypi.org/simple"\n\n[packages]\nrequests = "==2.31.0"\nrich = "*"\n\n[dev-packages]\npytest = "*"\n'
     manifest = parse_pipfile(text, "Pipfile")
     assert manifest.declared == [(4, 6)]
+
+
+def test_declared_conda_list_runs_to_an_interpreter_entry():
+    manifest = parse_conda_env("dependencies:\n  - numpy=1.26.4\n  - python=3.11\n", "environment.yml")
+    assert manifest.declared == [(1, 3)]
+    assert [(d.language, d.line) for d in manifest.interpreters] == [("python", 3)]

@@ -225,9 +225,13 @@ class _LineFinder:
         return None
 
 
-def _declared(manifest: Manifest, first: int | None, entries: Iterable[Dependency] = ()) -> None:
-    """Record a declaration starting at line ``first`` and running to its last entry."""
+def _declared(
+    manifest: Manifest, first: int | None, entries: Iterable[Dependency] = (), more: Iterable[int | None] = ()
+) -> None:
+    """Record a declaration starting at line ``first`` and running to its last entry (or
+    to the last of ``more``, lines of entries that are not dependencies)."""
     lines = [d.line for d in entries if d.line and (d.file or manifest.path) == manifest.path]
+    lines += [line for line in more if line]
     if first is not None:
         lines.append(first)
     if lines:
@@ -1469,7 +1473,8 @@ def parse_conda_env(text: str, path: str) -> Manifest:
             dependency = _requirement_line(line, stripped, path, "conda-pip", manifest.problems)
             if dependency is not None:
                 manifest.dependencies.append(replace(dependency, raw=_snippet(entry)))
-    _declared(manifest, finder.key_line(r"^\s*dependencies\s*:"), manifest.dependencies)
+    _declared(manifest, finder.key_line(r"^\s*dependencies\s*:"), manifest.dependencies,
+              (line for _, _, line in conda_specs))
     return manifest
 
 
