@@ -63,8 +63,9 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
     # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
     # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots;
-    # test_file_presence 2.1.1: up to 50 test files, the ones with the most tests first
-    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.2.0",
+    # test_file_presence 2.1.1: up to 50 test files, the ones with the most tests first;
+    # config_externalised 2.1.1: where argparse options are declared, every parameter file shown
+    assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.2.0",
                                 "test_file_presence": "2.1.1", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -458,6 +459,45 @@ def test_config_sources(measure_s, files, value, rule):
     m = measure_s("config_externalised", files)
     assert m.value == value
     assert [e.rule for e in m.evidence][:1] == ([rule] if rule else [])
+
+
+def test_argparse_evidence_shows_where_the_options_are_declared(measure_s):
+    m = measure_s("config_externalised", {
+        "cli.py": ("import argparse\n\n\ndef add_options(parser):\n    \"\"\"The run's options.\"\"\"\n"
+                   "    parser.add_argument('--alpha', type=float)\n    parser.add_argument('--beta')\n"
+                   "    return parser\n"),
+        "run.py": "import argparse\nfrom cli import add_options\n\nargs = add_options(argparse.ArgumentParser()).parse_args()\n",
+        "plot.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('in')\np.add_argument('--dpi')\n",
+    })
+    assert m.value == 80
+    assert [(e.path, e.line_start, e.line_end, e.reason) for e in m.evidence] == [
+        ("cli.py", 4, 8, "declares its command-line options with argparse in add_options()"),
+        ("plot.py", 3, 4, "declares its command-line options with argparse"),
+        ("run.py", 1, 1, "imports the command-line parser argparse"),
+    ]
+
+
+def test_full_tier_shows_each_source_first_then_every_file(measure_s):
+    m = measure_s("config_externalised", {
+        "configuration/a_default.json": "{}\n",
+        "configuration/b_cloud.json": "{}\n",
+        "sim/main.cpp": "int main(int argc, char** argv) { return 0; }\n",
+        "sim/decks/x.par": "n = 1\n",
+        "sim/decks/y.par": "n = 2\n",
+        "tool/run.py": "import json\nSETTINGS = json.load(open('run_settings.json'))\n",
+        "tool/run_settings.json": "{}\n",
+        "tool/report.py": "NAME = 'run_settings.json'\n",
+    })
+    assert (m.value, m.counts["parameter_files"], m.counts["input_deck_folders"]) == (100, 1, 1)
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("configuration/a_default.json", None, "config_externalised.config_dir"),
+        ("tool/report.py", 1, "config_externalised.loaded_parameter_file"),
+        ("sim/decks/x.par", None, "config_externalised.input_deck"),
+        ("tool/run_settings.json", None, "config_externalised.parameter_file_loaded"),
+        ("tool/run.py", 2, "config_externalised.loaded_parameter_file"),
+        ("configuration/b_cloud.json", None, "config_externalised.config_dir"),
+        ("sim/decks/y.par", None, "config_externalised.input_deck"),
+    ]
 
 
 def test_python_config_evidence_points_at_the_import_line(measure_s):
