@@ -64,9 +64,11 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
     # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots;
     # test_file_presence 2.1.1: up to 50 test files, the ones with the most tests first;
-    # config_externalised 2.1.1: where argparse options are declared, every parameter file shown
+    # config_externalised 2.1.1: where argparse options are declared, every parameter file shown;
+    # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs
     assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.2.0",
-                                "test_file_presence": "2.1.1", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
+                                "test_file_presence": "2.1.1", "expected_outputs": "2.1.0",
+                                "ci_presence": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -430,6 +432,20 @@ def test_ci_directories_are_matched_case_insensitively(measure_s):
     assert m.value == 100
     assert [e.path for e in m.evidence] == [".GitHub/Workflows/CI.YML", ".circleci/config.yml"]
     assert m.counts == {"ci_files": 2, "runs_tests": False}
+
+
+def test_ci_files_that_run_tests_come_first_with_their_test_lines(measure_s):
+    files = {f".github/workflows/a{i:02d}.yml": "on: push\n" for i in range(25)}
+    files[".github/workflows/z-tests.yml"] = ("on: push\njobs:\n  t:\n    steps:\n      - run: pip install tox\n"
+                                              "      - run: tox -e py311\n      - run: ctest --output-on-failure\n")
+    m = measure_s("ci_presence", files)
+    assert m.counts == {"ci_files": 26, "runs_tests": True}
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence[:3]] == [
+        (".github/workflows/z-tests.yml", None, "ci_presence.config"),
+        (".github/workflows/z-tests.yml", 6, "ci_presence.runs_tests"),
+        (".github/workflows/a00.yml", None, "ci_presence.config"),
+    ]
+    assert len(m.evidence) == 20
 
 
 def test_ci_yaml_below_workflows_subfolder_does_not_count(measure_s):
