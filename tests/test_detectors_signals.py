@@ -65,10 +65,11 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots;
     # test_file_presence 2.1.1: up to 50 test files, the ones with the most tests first;
     # config_externalised 2.1.1: where argparse options are declared, every parameter file shown;
-    # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs
+    # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs;
+    # hardware_requirements 2.0.1: a statement before a badge line, the environment's declarations shown
     assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.2.0",
                                 "test_file_presence": "2.1.1", "expected_outputs": "2.1.0",
-                                "ci_presence": "2.0.1"}.get(metric, "2.0.0")
+                                "ci_presence": "2.0.1", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -542,6 +543,20 @@ def test_python_config_evidence_points_at_the_import_line(measure_s):
 def test_gpu_use_and_declarations(measure_s, files, value, applicable):
     m = measure_s("hardware_requirements", files)
     assert (m.value, m.applicable) == (value, applicable), [e.to_dict() for e in m.evidence]
+
+
+def test_hardware_evidence_shows_the_statement_and_the_gpu_image(measure_s):
+    m = measure_s("hardware_requirements", {
+        "README.rst": "Tool\n====\n\n|PyPI| |Docker CUDA|\n\nThe JAX backend can use GPU acceleration.\n",
+        "docker/gpu/Dockerfile": "FROM nvidia/cuda:12.2.0-runtime-ubuntu22.04\nRUN pip install tool[jax]\n",
+        "tool/backend.py": "import jax\n",
+    })
+    assert (m.value, m.counts) == (100, {"gpu_triggers": 1, "declarations": 1})
+    assert [(e.rule, e.path, e.line_start) for e in m.evidence] == [
+        ("hardware_requirements.gpu_import", "tool/backend.py", 1),
+        ("hardware_requirements.documented", "README.rst", 6),
+        ("hardware_requirements.gpu_image", "docker/gpu/Dockerfile", 1),
+    ]
 
 
 def test_undeclared_gpu_fix_names_the_readme(measure_s):

@@ -52,6 +52,15 @@ def test_hardware_lines_by_kind():
     assert first_hardware_line(["nothing here"], "declaration") is None
 
 
+def test_hardware_declaration_is_a_statement_before_a_badge():
+    lines = ["Tool", "====", "", "|PyPI| |Docker CUDA|", "", "Runs on a CPU; a GPU speeds up the fits.", "",
+             ".. |Docker CUDA| image:: https://img.shields.io/badge/cuda-yes"]
+    assert first_hardware_line(lines, "declaration") == (6, "Runs on a CPU; a GPU speeds up the fits.")
+    assert first_hardware_line(lines[:5], "declaration") == (4, "|PyPI| |Docker CUDA|")
+    assert first_hardware_line(["[![CUDA](https://x/cuda.svg)](https://x)", "Needs an NVIDIA GPU"],
+                               "declaration") == (2, "Needs an NVIDIA GPU")
+
+
 def test_tree_snippet_of_files_and_notebook_cells(make_tree):
     nb = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "markdown", "source": "# T", "metadata": {}},
