@@ -66,9 +66,10 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # test_file_presence 2.1.1: up to 50 test files, the ones with the most tests first;
     # config_externalised 2.1.1: where argparse options are declared, every parameter file shown;
     # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs;
-    # hardware_requirements 2.0.1: a statement before a badge line, the environment's declarations shown
+    # hardware_requirements 2.0.1: a statement before a badge line, the environment's declarations shown;
+    # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them
     assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.2.0",
-                                "test_file_presence": "2.1.1", "expected_outputs": "2.1.0",
+                                "test_file_presence": "2.1.1", "expected_outputs": "2.1.1",
                                 "ci_presence": "2.0.1", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -423,6 +424,23 @@ def test_readme_sentence_points_at_its_line(measure_s):
 
 def test_bare_results_heading_is_not_an_expected_output(measure_s):
     assert measure_s("expected_outputs", {"README.md": "# Tool\n\n## Results\n\nGood.\n"}).value == 0
+
+
+def test_figure_tier_shows_the_folders_holding_figures(measure_s):
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
+    files = {f"_freeze/report/figure-html/chunk-{i}.png": png for i in range(12)}
+    files.update({"slides/talk/map.png": png, "slides/talk/trend.png": png, "overview.png": png})
+    m = measure_s("expected_outputs", files)
+    assert (m.value, m.counts["figures"]) == (40, 15)
+    assert [(e.path, e.rule) for e in m.evidence[:5]] == [
+        ("_freeze", "expected_outputs.figure_folder"),
+        ("slides", "expected_outputs.figure_folder"),
+        ("_freeze/report/figure-html/chunk-0.png", "expected_outputs.figure"),
+        ("slides/talk/map.png", "expected_outputs.figure"),
+        ("overview.png", "expected_outputs.figure"),
+    ]
+    assert m.evidence[0].reason == "12 committed figures under _freeze/"
+    assert len(m.evidence) == 12
 
 
 # --------------------------------------------------------------------------- S5 ci_presence
