@@ -74,8 +74,10 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # data_pointer 2.5.0: files the code fetches, code-host URLs of the project's own name
     # data_pointer 2.5.1: badges matched on the line their link closes (the markdown parser);
     # 2.5.2: pointers outside tests first, each file's first; a built URL spans from its literal;
-    # data_acquisition_script 2.4.0: --help/--version runs, f/r-initial workflow lines, subshells
-    assert REGISTRY[metric_id].version == {"data_pointer": "2.5.2", "data_acquisition_script": "2.4.0"}.get(
+    # data_acquisition_script 2.4.0: --help/--version runs, f/r-initial workflow lines, subshells;
+    # workflow_orchestration 2.3.1: a Make-like file's evidence spans its rules
+    assert REGISTRY[metric_id].version == {"data_pointer": "2.5.2", "data_acquisition_script": "2.4.0",
+                                           "workflow_orchestration": "2.3.1"}.get(
         metric_id, "2.3.0")
 
 
@@ -381,6 +383,14 @@ def test_workflow_tiers(run, files, value, rule):
     assert m.value == value
     if rule:
         assert evidence(m)[0]["rule"] == rule
+
+
+def test_make_like_evidence_spans_its_rules(run):
+    makefile = ("requirements:\n\tpip install -r requirements.txt\n\nall: $(FIGS)\n\n"
+                "figures/%.ipynb: src/%.py\n\tjupytext --execute --to notebook -o $@ $<\n")
+    m = run("workflow_orchestration", {"Makefile": makefile, "src/fig1.py": "import numpy\n"})
+    assert m.value == 80
+    assert [(e["path"], e["line_start"], e["line_end"]) for e in evidence(m)] == [("Makefile", 1, 6)]
 
 
 def test_luigi_and_prefect_resolved_through_imports(run):
