@@ -341,6 +341,30 @@ def test_install_own_distribution_from_setup_py(make_tree):
     assert (m.evidence[0].line_start, m.evidence[0].rule) == (3, "install_instructions.own_distribution")
 
 
+def test_install_own_distribution_through_a_module_level_name(make_tree):
+    root = make_tree({
+        "docs/install.rst": "Install\n=======\n\n.. code-block:: bash\n\n    pip install -U pip\n    pip install -U sampler-kit\n",
+        "setup.py": "from setuptools import setup\n\nNAME = 'sampler-kit'\nsetup(name=NAME, install_requires=['numpy'])\n",
+    })
+    m = measure("install_instructions", root)
+    assert m.value == 100
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("docs/install.rst", 7, "install_instructions.own_distribution")]
+
+
+@pytest.mark.parametrize("build", [
+    {"CMakeLists.txt": "cmake_minimum_required(VERSION 3.20)\nproject(QuadSolve LANGUAGES CXX)\nadd_executable(quadsolve main.cpp)\n"},
+    {"meson.build": "# the solver\nproject(\n  'quadsolve',\n  'fortran',\n)\nexecutable('quadsolve', 'main.f90')\n"},
+])
+def test_install_conda_package_of_the_native_project(make_tree, build):
+    root = make_tree({**build, "main.cpp": "int main() { return 0; }\n",
+                      "README.md": "# QuadSolve\n\n```\nconda install -c conda-forge quadsolve\n```\n"})
+    m = measure("install_instructions", root)
+    assert m.value == 100
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("README.md", 4, "install_instructions.own_distribution")]
+
+
 # --------------------------------------------------------------------------- D3
 
 
