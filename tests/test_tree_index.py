@@ -274,6 +274,16 @@ def test_markdown_link_lines_count_breaks_inside_image_alt_text(make_tree):
     ]
 
 
+def test_rst_inline_literals_and_links_at_their_own_lines(make_tree):
+    text = ("Tool\n====\n\nA pure Python package, easy to\ninstall with ``pip install tool``; see\n"
+            "`the docs <https://tool.example.org>`_ or https://example.org/more.\n")
+    doc = TreeIndex.from_path(make_tree({"README.rst": text})).readme_document()
+    assert [(c.text, c.line) for c in doc.inline_code] == [("pip install tool", 5)]
+    # the URL of a `text <url>`_ reference is found twice, as a bare URL and as the reference
+    assert sorted((link.url, link.line) for link in doc.links) == [
+        ("https://example.org/more.", 6), ("https://tool.example.org", 6), ("https://tool.example.org", 6)]
+
+
 def test_rst_titles_and_literal_blocks(make_tree):
     text = "Tool\n====\n\nInstall\n-------\n\nRun::\n\n    pip install -r requirements.txt\n\n.. code-block:: bash\n\n   python run.py\n\nDone.\n"
     root = make_tree({"README.rst": text})

@@ -10,6 +10,7 @@ reStructuredText gets a small structural reader (section titles, literal blocks,
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -274,12 +275,22 @@ def parse_rst(text: str, path: str) -> Document:
         nonlocal para
         if para:
             joined = " ".join(s.strip() for s in para)
-            for url in URL_RE.findall(joined):
-                doc.links.append(Link(url, para_start))
+            # where each of the paragraph's lines starts in the joined text: a link or an
+            # inline literal is reported at the line it is written on
+            starts, offset = [], 0
+            for piece in para:
+                starts.append(offset)
+                offset += len(piece.strip()) + 1
+
+            def line_at(position: int) -> int:
+                return para_start + bisect_right(starts, position) - 1
+
+            for match in URL_RE.finditer(joined):
+                doc.links.append(Link(match.group(0), line_at(match.start())))
             for match in _RST_LINK.finditer(joined):
-                doc.links.append(Link(match.group(1), para_start))
+                doc.links.append(Link(match.group(1), line_at(match.start(1))))
             for match in re.finditer(r"``([^`]+)``", joined):
-                doc.inline_code.append(InlineCode(match.group(1), para_start))
+                doc.inline_code.append(InlineCode(match.group(1), line_at(match.start(1))))
             prose = URL_RE.sub(" ", re.sub(r"``[^`]+``", " ", joined)).strip()
             if prose:
                 doc.paragraphs.append(Paragraph(prose, para_start, end))
