@@ -252,6 +252,38 @@ def test_readme_priority_and_markdown_structure(make_tree):
     assert badge and badge[0].url == "https://img.shields.io/x.svg" and badge[0].in_badge
 
 
+def test_markdown_link_lines_count_breaks_inside_image_alt_text(make_tree):
+    text = (
+        "# Tool\n"                                                          # 1
+        "\n"                                                                # 2
+        "[![Build\n"                                                        # 3
+        "Status](https://ci.example.org/b.svg)](https://ci.example.org/t)\n"  # 4
+        "[![Launch\n"                                                       # 5
+        "Binder](https://mybinder.org/badge.svg)](https://mybinder.org/v2/gh/o/r/main)\n"  # 6
+        "See [the\n"                                                        # 7
+        "docs](https://docs.example.org) and https://example.org/raw.\n"    # 8
+    )
+    doc = TreeIndex.from_path(make_tree({"README.md": text})).readme_document()
+    assert [(link.url, link.line) for link in doc.links] == [
+        ("https://ci.example.org/t", 4),
+        ("https://ci.example.org/b.svg", 4),
+        ("https://mybinder.org/v2/gh/o/r/main", 6),
+        ("https://mybinder.org/badge.svg", 6),
+        ("https://docs.example.org", 8),
+        ("https://example.org/raw.", 8),
+    ]
+
+
+def test_rst_inline_literals_and_links_at_their_own_lines(make_tree):
+    text = ("Tool\n====\n\nA pure Python package, easy to\ninstall with ``pip install tool``; see\n"
+            "`the docs <https://tool.example.org>`_ or https://example.org/more.\n")
+    doc = TreeIndex.from_path(make_tree({"README.rst": text})).readme_document()
+    assert [(c.text, c.line) for c in doc.inline_code] == [("pip install tool", 5)]
+    # the URL of a `text <url>`_ reference is found twice, as a bare URL and as the reference
+    assert sorted((link.url, link.line) for link in doc.links) == [
+        ("https://example.org/more.", 6), ("https://tool.example.org", 6), ("https://tool.example.org", 6)]
+
+
 def test_rst_titles_and_literal_blocks(make_tree):
     text = "Tool\n====\n\nInstall\n-------\n\nRun::\n\n    pip install -r requirements.txt\n\n.. code-block:: bash\n\n   python run.py\n\nDone.\n"
     root = make_tree({"README.rst": text})

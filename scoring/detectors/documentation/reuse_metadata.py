@@ -53,6 +53,28 @@ def _licence(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
     return None, "no licence file (LICENSE, COPYING, UNLICENSE or a REUSE LICENSES/ folder)"
 
 
+def _other_licence_statements(tree: TreeIndex, counted: Evidence) -> list[Evidence]:
+    """The other licence files at the top level (COPYING beside COPYING.LESSER) and an R
+    package's DESCRIPTION License: field, after the one counted."""
+    found = []
+    for path in tree.match(_LICENCE_FILE, ""):
+        info = tree.info(path)
+        if path != counted.path and info is not None and info.type is None and info.size > 0:
+            table = tree.line_table(path)
+            first = table.first_nonblank if table is not None else None
+            found.append(Evidence(path, "another licence file", rule="reuse_metadata.licence",
+                                  line_start=1 if first is not None else None, snippet=first))
+    description = tree.find_ci("DESCRIPTION")
+    licence = ((tree.description_fields(description) or {}).get("License") or "").strip() if description else ""
+    if licence and description != counted.path:
+        keys = tree.key_lines(description)
+        line = keys.line_of("License", ":") if keys is not None else None
+        found.append(Evidence(description, "licence declared in the R package DESCRIPTION",
+                              rule="reuse_metadata.description_licence", line_start=line,
+                              snippet=f"License: {licence.splitlines()[0]}"))
+    return found[:5]
+
+
 def _citation(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
     path = tree.find_ci("CITATION.cff")
     if path is None or not tree.is_file(path):
@@ -106,7 +128,8 @@ def reuse_metadata(tree: TreeIndex) -> Result:
         Without a licence nobody may legally reuse the code; citation and CodeMeta
         metadata let archives, indexers and authors credit and find it.
     Evidence:
-        Each file found (with the line of cff-version / @context); invalid CFF or
+        Each file found (with the line of cff-version / @context), then the other
+        licence files and an R package's DESCRIPTION License: line; invalid CFF or
         CodeMeta files are named in the reason. ``counts`` has the three items.
     How to fix:
         Add the missing items: a LICENSE file, a CITATION.cff (cffinit can write one),
@@ -121,6 +144,9 @@ def reuse_metadata(tree: TreeIndex) -> Result:
     problems = [problem for ev, problem in checks.values() if ev is None and problem]
     present = {key: ev is not None for key, (ev, _) in checks.items()}
     value = _REUSE_LEVELS[len(evidence)]
+    items = len(evidence)
+    if present["licence"]:
+        evidence += _other_licence_statements(tree, checks["licence"][0])
     fix = None
     if value < 100:
         wanted = {
@@ -129,5 +155,5 @@ def reuse_metadata(tree: TreeIndex) -> Result:
             "codemeta": "a codemeta.json with @context",
         }
         fix = "Add " + ", ".join(wanted[k] for k, ok in present.items() if not ok) + " at the top level."
-    reason = f"{len(evidence)} of 3 reuse metadata items" + (f"; {'; '.join(problems)}" if problems else "")
-    return Result(value, evidence=evidence, fix=fix, reason=reason, counts={**present, "items": len(evidence)})
+    reason = f"{items} of 3 reuse metadata items" + (f"; {'; '.join(problems)}" if problems else "")
+    return Result(value, evidence=evidence, fix=fix, reason=reason, counts={**present, "items": items})

@@ -178,6 +178,9 @@ class _Declared(_Names):
     scopes: list[_Scope] = field(default_factory=list)
     manifests: list[str] = field(default_factory=list)
     inline: list[_Hit] = field(default_factory=list)
+    # the lines of a manifest that declare its sets, from the first to the last (the
+    # runtime list, extras, Suggests:, dependency groups, build requirements)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def any(self) -> bool:
         return super().any() or any(scope.names.any() for scope in self.scopes)
@@ -485,6 +488,10 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
         if not entries:
             continue
         declared.manifests.append(manifest.path)
+        lines = [line for span in manifest.declared for line in span]
+        lines += [d.line for d in entries if d.line and (d.file or manifest.path) == manifest.path]
+        if lines:
+            declared.spans[manifest.path] = (min(lines), max(lines))
         names: _Names = declared
         if scope is not None:
             declared.scopes.append(scope)
@@ -632,9 +639,10 @@ def _suggested_distribution(use: _ImportUse) -> str:
     return normalize_name(family[0] + child) if family else normalize_name(use.key)
 
 
-def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) -> tuple[dict[tuple[str, str], _ImportUse], dict[str, int]]:
-    """Third-party imports by (language, key), first use kept; plus tallies of what was
-    excluded and why."""
+def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules
+             ) -> tuple[dict[tuple[str, str], _ImportUse], dict[str, int], list[_ImportUse]]:
+    """Third-party imports by (language, key), first use kept; tallies of what was
+    excluded and why; and the optional imports of modules no plain import needs."""
     stdlib = stdlib_modules()
     provided = _environment_provided()
     third: dict[tuple[str, str], _ImportUse] = {}
@@ -685,7 +693,7 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) 
                         third[segment.language, package] = _ImportUse(segment.language, package, package, path,
                                                                       line, segment.cell)
     tally["optional"] = sum(1 for k in optional if k not in third)
-    return third, tally
+    return third, tally, [use for k, use in optional.items() if k not in third]
 
 
 def _dotted_prefix_in(candidate: str, dotted: set[str]) -> bool:
@@ -782,8 +790,10 @@ def import_resolvability(tree: TreeIndex) -> Result:
         An import that no manifest declares is the first error a reproducer meets, and
         guessing the right distribution (``sklearn`` is ``scikit-learn``) costs time.
     Evidence:
-        Each undeclared import with its first path, line (and cell); the manifests and
-        inline installs that were read. Counts: third-party, declared and undeclared
+        Each undeclared import with its first path, line (and cell); the manifests (the
+        lines from their first declared set to their last entry: runtime list, extras,
+        Suggests:, groups) and inline installs that were read; up to three optional
+        imports (guarded against ImportError), not counted. Counts: third-party, declared and undeclared
         imports, manifests, inline installs, and imports excluded as stdlib, local,
         environment-provided or optional.
     How to fix:
@@ -810,9 +820,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
     own_names = _own_r_and_julia_names(tree)
     local.own.update(normalize_name(n) for n in own_names)
     local.julia.update(own_names)
-    third, tally = _imports(tree, sources, local)
+    third, tally, optional_uses = _imports(tree, sources, local)
     declared = _declared(tree, sources)
-    sources = [Evidence(p, "dependency manifest read for the declared set", rule="import_resolvability.manifest")
+    sources = [Evidence(p, "dependency manifest read for the declared set", rule="import_resolvability.manifest",
+                        line_start=declared.spans[p][0] if p in declared.spans else None,
+                        line_end=declared.spans[p][1] if p in declared.spans else None)
                for p in declared.manifests] + [h.evidence() for h in declared.inline]
     undeclared = _undeclared(tree, third.values(), declared)
     undeclared.sort(key=lambda u: (u.path, u.cell or 0, u.line))
@@ -827,8 +839,14 @@ def import_resolvability(tree: TreeIndex) -> Result:
         "environment_imports": tally["environment"],
         "optional_imports": tally["optional"],
     }
+    # imports guarded against their absence: named, not counted (up to three, after the rest)
+    optional = [Evidence(u.path, f"optional import {u.written!r} (guarded against ImportError): not counted",
+                         rule="import_resolvability.optional", line_start=u.line,
+                         snippet=mask_line(tree.snippet(u.path, u.line, u.cell) or ""), cell=u.cell)
+                for u in sorted(optional_uses, key=lambda u: (u.path, u.cell or 0, u.line))[:3]]
     if not third:
-        return Result(100, counts=counts, evidence=sources[:MAX_EVIDENCE],
+        shown = sources[:MAX_EVIDENCE]
+        return Result(100, counts=counts, evidence=shown + optional[: MAX_EVIDENCE - len(shown)],
                       reason="no third-party imports (standard library and local modules only)")
     evidence = [
         Evidence(u.path, f"import {u.written!r} is not declared in any manifest", rule="import_resolvability.undeclared",
@@ -836,6 +854,7 @@ def import_resolvability(tree: TreeIndex) -> Result:
         for u in undeclared[: MAX_EVIDENCE - min(5, len(sources))]
     ]
     evidence += sources[: MAX_EVIDENCE - len(evidence)]
+    evidence += optional[: MAX_EVIDENCE - len(evidence)]
     missing = sorted({_suggested_distribution(u) for u in undeclared})
     fix = None
     if undeclared:
@@ -857,7 +876,7 @@ def third_party_python_imports(tree: TreeIndex) -> list[str]:
     environment-provided and ImportError-guarded imports excluded). The execution
     tier's E′ probe tries to import each of them in the installed environment."""
     sources = _sources(tree)
-    third, _tally = _imports(tree, sources, _local_modules(tree, sources))
+    third, _tally, _optional = _imports(tree, sources, _local_modules(tree, sources))
     return sorted({use.written for use in third.values() if use.language == "python"})
 
 
