@@ -23,6 +23,8 @@ import yaml
 from scoring import __version__
 from scoring.aggregate import IncompleteMeasurements
 from scoring.catalog import CATEGORIES
+from scoring.ecosystems import Ecosystem
+from scoring.frontends import frontend_name
 from scoring.rubric import RubricError, list_bundled
 from scoring.trees.sources import TreeSourceError
 from scoring.trees.swhid import SwhidError
@@ -152,9 +154,10 @@ def score_command(paths: tuple[str, ...], rubric: str, output_format: str, top: 
     by its content, not its name) read in place with the harvester's extraction rules:
     the same SWHID, values and evidence as the tree it extracts to, the single top
     folder of a GitHub-style archive stripped. The text format shows the RRS, the
-    five-category profile, the penalties and the top fixes ranked by the RRS points
-    they would gain. The JSON result includes the snapshot identity (SWHID of the
-    tree, files, bytes).
+    five-category profile, the penalties, the ecosystems found and the files each
+    category's detectors read, and the top fixes ranked by the RRS points they would
+    gain. The JSON result includes the snapshot identity (SWHID of the tree, files,
+    bytes) and, for every file read, the categories that read it (inventory.read_by).
 
     A PATH that cannot be read (missing, unreadable, an archive extraction would
     refuse) is reported on one line and skipped; the others are still scored and the
@@ -275,12 +278,46 @@ def render_text(scored: api.TreeScore, top: int) -> str:
     snapshot = result.get("snapshot")
     if snapshot:
         lines.append(f"  snapshot {snapshot['swhid']} ({snapshot['files']} files, {snapshot['bytes']} bytes)")
+    lines.extend(reading_lines(inventory))
     if top and scored.fixes:
         lines.append("")
         lines.append("  top fixes (RRS points gained if fixed):")
         for fix in scored.fixes[:top]:
             lines.append(f"    +{fix['gain']:5.2f}  {fix['metric_id']:<27} {fix['fix']}")
     return "\n".join(lines)
+
+
+READ_PATHS_SHOWN = 5
+
+
+def reading_lines(inventory: dict) -> list[str]:
+    """The ecosystems found and the files each category read: why a tree scores as it
+    does, at a glance (the JSON result lists every file)."""
+    ecosystems = inventory.get("ecosystems") or []
+    reads: dict[str, list[str]] = {}
+    for path, categories in (inventory.get("read_by") or {}).items():
+        for key in categories:
+            reads.setdefault(key, []).append(path)
+    if not ecosystems and not reads:
+        return []
+    lines = ["", "  ecosystems: " + ("; ".join(Ecosystem.from_dict(e).describe() for e in ecosystems) or "none found")]
+    if reads:
+        lines.append("  files read per category (all of them in --format json):")
+    for cat in CATEGORIES:
+        paths = reads.get(cat.key) or []
+        if not paths:
+            lines.append(f"    {cat.key}  none")
+            continue
+        shown = sorted(paths, key=_reading_order)[:READ_PATHS_SHOWN]
+        rest = len(paths) - len(shown)
+        lines.append(f"    {cat.key} {len(paths):4d}  " + ", ".join(shown) + (f", +{rest} more" if rest else ""))
+    return lines
+
+
+def _reading_order(path: str) -> tuple[int, bool, str]:
+    # shallow before deep, and at one depth manifests, documents and configuration
+    # before code: what a curator opens first
+    return path.count("/"), frontend_name(path) is not None, path
 
 
 @cli.command("explain")

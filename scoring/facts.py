@@ -38,12 +38,16 @@ GUARDS = ("none", "try", "except", "type_checking", "conditional")
 HANDLER_ACTIONS = ("pass", "continue", "return", "log", "reraise", "other")
 # kind of a RandomFact: a call that sets a generator's state, a generator object built,
 # or a draw from a generator
-RANDOM_ROLES = ("seed", "engine", "draw")
+# "seed_value": a value given to a variable that holds a seed (C/C++: a variable named
+# like one, ``opts.random_seed = time(NULL)``, ``iseed = -1 - gid``, or one given the clock)
+RANDOM_ROLES = ("seed", "engine", "draw", "seed_value")
 # where a seed comes from: "literal" and "argument" are reproducible; "default" is a
 # generator's documented fixed default state (a default-constructed std::mt19937);
 # "time" and "entropy" change on every run; "none" leaves the state to the runtime
-# (Fortran ``random_seed()`` without put=); "" for draws
-SEED_SOURCES = ("literal", "argument", "default", "time", "entropy", "none", "")
+# (Fortran ``random_seed()`` without put=); "discarded" a generator built with a seed and
+# thrown away (Python ``np.random.default_rng(0)`` as a statement: it seeds nothing); ""
+# for draws
+SEED_SOURCES = ("literal", "argument", "default", "time", "entropy", "none", "discarded", "")
 FILE_MODES = ("read", "write", "readwrite", "unknown")
 
 EXPR_TEXT_LIMIT = 80
@@ -283,6 +287,11 @@ class DefinitionFact(_Record):
     # the last line of the definition (Python: of its body; code that does not parse: the
     # last line indented below its header); 0 where not recorded
     end_line: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
+    # a Python function's parameters in call order (``*args``/``**kwargs`` with their stars,
+    # keyword-only ones after ``*args`` or a bare ``*``), and those whose default is None (S1, §0.2.25: a seed
+    # parameter that falls back to an unseeded generator)
+    parameters: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    none_defaults: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -326,6 +335,9 @@ class RandomFact(_Record):
     seeded: bool = False       # seed/engine given a reproducible seed
     seed_source: str = ""      # one of SEED_SOURCES
     cell: int | None = _cell()
+    # the seed as written when it is an expression (C/C++: ``opts.random_seed``), so that
+    # its variable can be traced to the values it is given
+    seed_text: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,8 @@ def _run_detectors(index: TreeIndex, registry, results: dict[str, Measurement]) 
     for metric_id in METRIC_IDS:
         det = registry[metric_id]
         try:
-            results[metric_id] = det.run(index)
+            with index.reading_for(det.category):
+                results[metric_id] = det.run(index)
         except Exception as exc:  # noqa: BLE001 - one detector's bug must not hide the others
             results[metric_id] = Measurement(
                 metric_id=metric_id,

@@ -273,7 +273,9 @@ class Inventory:
     that were read but could not be parsed (invalid notebook, TOML, YAML, …) or were
     decoded with replacement characters. ``role_counts`` and ``roles`` give each file's
     role (METRICS.md §0.2.1): the files of each role but ``source``, the default, are
-    listed by path.
+    listed by path. ``ecosystems`` names the ecosystems found (METRICS.md §0.3) and
+    ``read_by`` the categories whose detectors read each file, so a reader can see what
+    a category's score rests on.
     """
 
     files: int = 0
@@ -288,6 +290,12 @@ class Inventory:
     # build) and the paths of the files of every role but source, sorted
     role_counts: dict[str, int] = field(default_factory=dict)
     roles: dict[str, list[str]] = field(default_factory=dict)
+    # the ecosystems the files belong to (scoring.ecosystems: name, source files, the
+    # manifests and build files that mark it), most files first
+    ecosystems: list[dict[str, Any]] = field(default_factory=list)
+    # every file a detector read -> the keys of the categories that read it, in the
+    # catalog's order ("EDC"); files in path order
+    read_by: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

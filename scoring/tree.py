@@ -25,7 +25,8 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
@@ -33,6 +34,8 @@ from typing import Any
 
 import yaml
 
+from .catalog import CATEGORY_KEYS
+from .ecosystems import Ecosystem, find_ecosystems
 from .facts import FileFacts
 from .facts_cache import FactsCache, FactsKey, frontend_version, path_class
 from .frontends import frontend_for, frontend_name
@@ -170,6 +173,13 @@ class TreeIndex:
 
         self._derived = derived_cache(facts_cache)
         self._capturing: list[tuple[str, list[str]]] = []
+        # Which files each category's detectors read (``reading_for``), for the curator's
+        # view of why a tree scores as it does; the index's own bookkeeping (roles, shell
+        # shebangs) is nobody's reading.
+        self._reads_by_category: dict[str, set[str]] = {}
+        self._reading_category: str | None = None
+        # the reads of the index-level views being built (``_view``), innermost last
+        self._view_reads: list[set[str]] = []
         self._truncated = False
         self._walk()
         prefetch = getattr(source, "prefetch", None)
@@ -257,13 +267,15 @@ class TreeIndex:
         ordered = sorted(self._files.values(), key=lambda i: _sort_key(i.path))
         for ordinal, info in enumerate(ordered):
             self._files[info.path] = FileInfo(info.path, info.size, ordinal)
-            if info.size <= self.limits.max_file_bytes:
+            file_bytes = self.limits.file_bytes(info.path)
+            if info.size <= file_bytes:
                 total += info.size
             if ordinal >= self.limits.max_files:
                 self._skip(info.path, f"beyond the file limit ({self.limits.max_files} files)")
                 self._truncated = True
-            elif info.size > self.limits.max_file_bytes:
-                self._skip(info.path, f"larger than the per-file limit ({info.size} > {self.limits.max_file_bytes} bytes)")
+            elif info.size > file_bytes:
+                what = "notebook limit" if file_bytes != self.limits.max_file_bytes else "per-file limit"
+                self._skip(info.path, f"larger than the {what} ({info.size} > {file_bytes} bytes)")
             elif total > self.limits.max_total_bytes:
                 self._skip(info.path, f"beyond the total size limit ({self.limits.max_total_bytes} bytes)")
                 self._truncated = True
@@ -428,13 +440,14 @@ class TreeIndex:
         ``conf.py``)."""
         classifier = RoleClassifier(licensed_dirs(self._files))
         roles = {}
-        for path, info in self._files.items():
-            flags = {}
-            if info.type == "python":
-                facts = self.facts(info.alias_of or path)
-                if facts is not None:
-                    flags = _role_flags(info.name, facts)
-            roles[path] = classifier.role(path, **flags)
+        with self._index_bookkeeping():
+            for path, info in self._files.items():
+                flags = {}
+                if info.type == "python":
+                    facts = self.facts(info.alias_of or path)
+                    if facts is not None:
+                        flags = _role_flags(info.name, facts)
+                roles[path] = classifier.role(path, **flags)
         return roles
 
     # --- reading ------------------------------------------------------------------
@@ -459,7 +472,10 @@ class TreeIndex:
         recorded as a problem. Files with NUL bytes are binary and are skipped.
         """
         if path in self._text:
-            return self._text[path]
+            found = self._text[path]
+            if found is not None and (self._reading_category is not None or self._view_reads):
+                self._note_read(path)
+            return found
         info = self._files.get(path)
         text: str | None = None
         if info is not None and path not in self._skipped:
@@ -483,6 +499,8 @@ class TreeIndex:
         self._text[path] = text
         if info is not None and info.alias_of is None:
             self._consumed(path)
+        if text is not None and (self._reading_category is not None or self._view_reads):
+            self._note_read(path)
         return text
 
     def _read(self, path: str, *, for_facts: bool = False) -> bytes | None:
@@ -498,8 +516,9 @@ class TreeIndex:
             return data
         if path in self._read_errors:
             return None
+        file_bytes = self.limits.file_bytes(path)
         try:
-            data = self.source.read(path, self.limits.max_file_bytes + 1)
+            data = self.source.read(path, file_bytes + 1)
         except OSError as exc:
             self._read_errors[path] = f"unreadable: {exc.strerror or exc}"
             return None
@@ -509,7 +528,7 @@ class TreeIndex:
             raise
         # A file that grew past the limit since the walk has no content id: what was
         # read is not the file.
-        self._blob_ids[path] = blob_hash(data).hex() if len(data) <= self.limits.max_file_bytes else None
+        self._blob_ids[path] = blob_hash(data).hex() if len(data) <= file_bytes else None
         self._raw[path] = data
         return data
 
@@ -543,7 +562,10 @@ class TreeIndex:
         (:meth:`facts_error`). Never records a skip or a problem in the inventory."""
         if path not in self._facts:
             self._load_facts([path])
-        return self._facts[path]
+        found = self._facts[path]
+        if found is not None and (self._reading_category is not None or self._view_reads):
+            self._note_read(path)
+        return found
 
     def code_facts(self, path: str) -> FileFacts | None:
         """:meth:`facts` of a source file a detector scans whole (C1, C3), recording in the
@@ -573,6 +595,9 @@ class TreeIndex:
             facts = self._facts[path]
             if facts is not None:
                 found[path] = facts
+        if self._reading_category is not None or self._view_reads:
+            for path in found:
+                self._note_read(path)
         return found
 
     def facts_error(self, path: str) -> str | None:
@@ -590,6 +615,9 @@ class TreeIndex:
             real = info.alias_of or path
             if real in self._skipped:
                 continue
+            if self._files[real].size > self.limits.max_file_bytes and self.notebook(real) is None \
+                    and real in self._skipped:
+                continue   # a notebook whose code is over the limit (§0.2.5)
             data = self._read(real, for_facts=True)
             blob = self._blob_ids.get(real)
             if data is None or blob is None or b"\x00" in data[:8192]:
@@ -670,6 +698,8 @@ class TreeIndex:
         the same facts cache share the build too (:class:`~scoring.facts_cache.DerivedCache`),
         so a deposit's next version rebuilds only its changed files."""
         key = (kind, path)
+        if (self._reading_category is not None or self._view_reads) and self.readable(path):
+            self._note_read(path)
         if key not in self._parsed:
             text = self.text(path)
             if text is None:
@@ -738,7 +768,9 @@ class TreeIndex:
         return self._cached("document", path, lambda text: parse_document(text, path))
 
     def notebook(self, path: str) -> Notebook | None:
-        """A Jupyter notebook or an R Markdown / Quarto document as cells; None if invalid."""
+        """A Jupyter notebook or an R Markdown / Quarto document as cells; None if invalid,
+        or if the code of a notebook's cells is over the per-file limit (METRICS.md
+        §0.2.5: then it is skipped, the reason in the inventory)."""
         def build(text: str) -> Notebook | None:
             if path.lower().endswith((".rmd", ".qmd")):
                 return parse_rmarkdown(text, path)
@@ -747,7 +779,21 @@ class TreeIndex:
             except NotebookError as exc:
                 self.problem(path, f"invalid notebook: {exc}")
                 return None
-        return self._cached("notebook", path, build)
+        notebook = self._cached("notebook", path, build)
+        if notebook is not None and path not in self._skipped and self._code_over_limit(path, notebook):
+            return None
+        return notebook if path not in self._skipped else None
+
+    def _code_over_limit(self, path: str, notebook: Notebook) -> bool:
+        """A notebook larger than the per-file limit whose code cells are too: skipped."""
+        info = self._files.get(path)
+        if info is None or info.size <= self.limits.max_file_bytes or not path.lower().endswith(".ipynb"):
+            return False
+        code = sum(len(cell.source.encode("utf-8")) for cell in notebook.code_cells)
+        if code <= self.limits.max_file_bytes:
+            return False
+        self._skip(path, f"code cells larger than the per-file limit ({code} > {self.limits.max_file_bytes} bytes)")
+        return True
 
     def python_unit(self, path: str) -> CodeUnit | None:
         def build(text: str) -> CodeUnit:
@@ -787,12 +833,9 @@ class TreeIndex:
     def manifests(self):
         """Every dependency manifest in the environment locations, parsed (see
         :mod:`scoring.manifests_index`)."""
-        key = ("manifests", "")
-        if key not in self._parsed:
-            from .manifests_index import collect_manifests
+        from .manifests_index import collect_manifests
 
-            self._parsed[key] = collect_manifests(self)
-        return list(self._parsed[key])
+        return list(self._view("manifests", lambda: collect_manifests(self)))
 
     def description_fields(self, path: str) -> dict[str, str] | None:
         """The fields of an R ``DESCRIPTION`` (:func:`scoring.parsers.manifests.description_fields`),
@@ -1105,6 +1148,70 @@ class TreeIndex:
         self.__dict__.pop("_python_units", None)
         self.__dict__.pop("_roles", None)
 
+    # --- who read what -------------------------------------------------------------
+
+    @contextmanager
+    def reading_for(self, category: str) -> Iterator[None]:
+        """Attribute the files read inside the block to ``category`` (a category key:
+        E, A, D, C, S): what :meth:`inventory` reports as ``read_by``."""
+        previous = self._reading_category
+        self._reading_category = category
+        try:
+            yield
+        finally:
+            self._reading_category = previous
+
+    @contextmanager
+    def _index_bookkeeping(self) -> Iterator[None]:
+        """Reads inside the block are the index's own (roles): nobody's reading."""
+        previous, views = self._reading_category, self._view_reads
+        self._reading_category, self._view_reads = None, []
+        try:
+            yield
+        finally:
+            self._reading_category, self._view_reads = previous, views
+
+    def _view(self, kind: str, build: Callable[[], Any]) -> Any:
+        """``build()``, a view of the whole tree, once; every category that asks for it
+        is credited with the files it was built from, not only the first."""
+        key = (kind, "")
+        entry = self._parsed.get(key)
+        if entry is None:
+            reads: set[str] = set()
+            self._view_reads.append(reads)
+            try:
+                value = build()
+            finally:
+                self._view_reads.pop()
+            entry = self._parsed[key] = (value, reads)
+            if self._view_reads:
+                self._view_reads[-1].update(reads)
+        if self._reading_category is not None:
+            self._reads_by_category.setdefault(self._reading_category, set()).update(entry[1])
+        return entry[0]
+
+    def _note_read(self, path: str) -> None:
+        info = self._files.get(path)
+        if info is None:
+            return
+        real = info.alias_of or path
+        if self._view_reads:
+            self._view_reads[-1].add(real)
+        if self._reading_category is not None:
+            self._reads_by_category.setdefault(self._reading_category, set()).add(real)
+
+    def _read_by(self) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for category in CATEGORY_KEYS:
+            for path in self._reads_by_category.get(category, ()):
+                found[path] = found.get(path, "") + category
+        return {path: found[path] for path in sorted(found, key=_sort_key)}
+
+    @cached_property
+    def ecosystems(self) -> tuple[Ecosystem, ...]:
+        """The ecosystems the tree's files belong to (:mod:`scoring.ecosystems`)."""
+        return find_ecosystems(path for path, info in self._files.items() if info.alias_of is None)
+
     # --- inventory ----------------------------------------------------------------
 
     def inventory(self) -> Inventory:
@@ -1133,10 +1240,13 @@ class TreeIndex:
             truncated=self._truncated,
             role_counts=role_counts,
             roles={role: role_paths[role] for role in ROLES if role in role_paths},
+            ecosystems=[ecosystem.to_dict() for ecosystem in self.ecosystems],
+            read_by=self._read_by(),
             limits={
                 "max_file_bytes": self.limits.max_file_bytes,
                 "max_files": self.limits.max_files,
                 "max_total_bytes": self.limits.max_total_bytes,
+                "max_notebook_bytes": self.limits.max_notebook_bytes,
             },
         )
 

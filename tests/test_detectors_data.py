@@ -72,7 +72,12 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # A2-A4 2.2.0: §0.2.14-§0.2.16 pointers, maintenance Makefiles and MATLAB drivers, R/MATLAB downloads
     # 2.3.0/2.4.0: a pointer in a code block of an R or Julia package's README is a usage example;
     # data_pointer 2.5.0: files the code fetches, code-host URLs of the project's own name
-    assert REGISTRY[metric_id].version == ("2.5.0" if metric_id == "data_pointer" else "2.3.0")
+    # 2.6.0/2.4.0: the §0.2.15 data formats; an R package's data/ datasets are no data use by
+    # themselves; every pointer in test code is test data; with them: badges matched on the
+    # line their link closes, pointers outside tests first, a built URL spans from its literal;
+    # data_acquisition_script: --help/--version runs, f/r-initial workflow lines, subshells;
+    # workflow_orchestration: a Make-like file's evidence spans its rules
+    assert REGISTRY[metric_id].version == ("2.6.0" if metric_id == "data_pointer" else "2.4.0")
 
 
 # =========================================================================== A1
@@ -169,6 +174,28 @@ def test_readme_notebook_section_reports_cell(run):
 
 
 # =========================================================================== A2
+
+
+def test_pointer_evidence_outside_tests_first_and_each_file_first(run):
+    files = {f"tests/test_fetch_{i:02d}.py": f'DOI = "10.5281/zenodo.{1000 + i}"\n' for i in range(25)}
+    files["vignettes/intro.Rmd"] = ("---\ntitle: intro\n---\n\n## Data\n\nThe survey is archived at "
+                                    "https://doi.org/10.5281/zenodo.77 and https://doi.org/10.5281/zenodo.78.\n")
+    files["README.md"] = "# Survey\n\n## Data\n\nSee https://doi.org/10.5281/zenodo.99\n"
+    m = run("data_pointer", files)
+    # every pointer in test code is test data (2.6.0): the 25 test DOIs are ignored
+    assert (m.value, m.counts["pointers"], m.counts["ignored_test_pointer"]) == (100, 3, 25)
+    shown = [(e["path"], e["line_start"]) for e in evidence(m)]
+    assert shown == [("README.md", 5), ("vignettes/intro.Rmd", 7), ("vignettes/intro.Rmd", 7)]
+
+
+def test_pointer_built_from_pieces_spans_from_its_first_literal(run):
+    source = ("from urllib.request import urlopen\n\n\ndef table(code):\n"
+              "    url = 'https://tables.example.org/q/' + 'q' + str(code) + '.txt'\n"
+              "    # one file per code\n    return urlopen(url).read()\n")
+    m = run("data_pointer", {"pkg/tables.py": source})
+    assert m.value == 40
+    assert [(e["path"], e["line_start"], e["line_end"], e["rule"]) for e in evidence(m)] == [
+        ("pkg/tables.py", 5, 7, "data_pointer.direct_url")]
 
 
 def test_data_extension_strips_compression():
@@ -357,6 +384,14 @@ def test_workflow_tiers(run, files, value, rule):
         assert evidence(m)[0]["rule"] == rule
 
 
+def test_make_like_evidence_spans_its_rules(run):
+    makefile = ("requirements:\n\tpip install -r requirements.txt\n\nall: $(FIGS)\n\n"
+                "figures/%.ipynb: src/%.py\n\tjupytext --execute --to notebook -o $@ $<\n")
+    m = run("workflow_orchestration", {"Makefile": makefile, "src/fig1.py": "import numpy\n"})
+    assert m.value == 80
+    assert [(e["path"], e["line_start"], e["line_end"]) for e in evidence(m)] == [("Makefile", 1, 6)]
+
+
 def test_luigi_and_prefect_resolved_through_imports(run):
     luigi = "import luigi as lg\n\n\nclass Fetch(lg.Task):\n    pass\n"
     m = run("workflow_orchestration", {"flows/fetch.py": luigi})
@@ -419,11 +454,34 @@ def test_tasks_py_needs_invoke(run):
         ("pip install -r requirements.txt", False),
         ("wget -qO- https://e.org/key.gpg | sudo apt-key add -", False),
         ("curl -fsSL https://get.docker.com | sh && wget https://example.org/x.csv", True),
+        ("prefetch --help &> /dev/null", False),
+        ("fasterq-dump --version", False),
+        ("(wget -O- https://example.org/ref.fa.gz | gzip -dc; cat extra.fa) > ref.fa", True),
+        ("{ curl -L https://example.org/a.csv; } > a.csv", True),
     ],
 )
 def test_shell_download_rule(line, counted):
     found = shell_download(split_commands(line), OwnIdentifiers(set(), set()))
     assert (found is not None and not found.installer) is counted
+
+
+def test_workflow_download_lines_keep_their_first_letter(run):
+    m = run("data_acquisition_script", {
+        "main.nf": "process DUMP {\n    input:\n    val id\n    script:\n    \"\"\"\n    fasterq-dump \\\\\n"
+                   "        --threads 4 \\\\\n        $id\n    \"\"\"\n}\n",
+        "modules/check.sh": "#!/bin/bash\nprefetch --help &> /dev/null || exit 78\n",
+    })
+    assert m.value == 100
+    assert [(e["path"], e["line_start"], e["reason"]) for e in evidence(m)] == [
+        ("main.nf", 6, "SRA toolkit fasterq-dump fetches sequencing runs")]
+
+
+def test_r_download_through_a_url_name_spans_from_its_binding(run):
+    rmd = ("---\ntitle: t\n---\n\n```{r}\n# where the raw data live\n"
+           "raw_url <- \"https://example.org/study/raw.csv\"\n\nraw <- readr::read_csv(\n  raw_url\n)\n```\n")
+    m = run("data_acquisition_script", {"analysis/report.Rmd": rmd, "data/README.md": "raw data: see report\n"})
+    assert m.value == 100
+    assert [(e["path"], e["line_start"], e["line_end"]) for e in evidence(m)] == [("analysis/report.Rmd", 7, 9)]
 
 
 @pytest.mark.parametrize(

@@ -341,6 +341,30 @@ def test_install_own_distribution_from_setup_py(make_tree):
     assert (m.evidence[0].line_start, m.evidence[0].rule) == (3, "install_instructions.own_distribution")
 
 
+def test_install_own_distribution_through_a_module_level_name(make_tree):
+    root = make_tree({
+        "docs/install.rst": "Install\n=======\n\n.. code-block:: bash\n\n    pip install -U pip\n    pip install -U sampler-kit\n",
+        "setup.py": "from setuptools import setup\n\nNAME = 'sampler-kit'\nsetup(name=NAME, install_requires=['numpy'])\n",
+    })
+    m = measure("install_instructions", root)
+    assert m.value == 100
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("docs/install.rst", 7, "install_instructions.own_distribution")]
+
+
+@pytest.mark.parametrize("build", [
+    {"CMakeLists.txt": "cmake_minimum_required(VERSION 3.20)\nproject(QuadSolve LANGUAGES CXX)\nadd_executable(quadsolve main.cpp)\n"},
+    {"meson.build": "# the solver\nproject(\n  'quadsolve',\n  'fortran',\n)\nexecutable('quadsolve', 'main.f90')\n"},
+])
+def test_install_conda_package_of_the_native_project(make_tree, build):
+    root = make_tree({**build, "main.cpp": "int main() { return 0; }\n",
+                      "README.md": "# QuadSolve\n\n```\nconda install -c conda-forge quadsolve\n```\n"})
+    m = measure("install_instructions", root)
+    assert m.value == 100
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("README.md", 4, "install_instructions.own_distribution")]
+
+
 # --------------------------------------------------------------------------- D3
 
 
@@ -357,7 +381,7 @@ def test_usage_empty_examples_directory_does_not_count(tmp_path):
     (tmp_path / "Demo" / "a.py").write_text("print(1)\n")
     m = measure("usage_examples", tmp_path)
     assert m.value == 30
-    assert [e.path for e in m.evidence] == ["Demo"]
+    assert [e.path for e in m.evidence] == ["Demo", "Demo/a.py"]
 
 
 def test_usage_setup_py_entry_points(make_tree):
@@ -549,7 +573,19 @@ def test_docstring_module_level_blocks_overloads_and_nesting(make_tree):
     m = measure("docstring_coverage", make_tree({"a.py": source}))
     assert (m.counts["public_defs"], m.counts["documented_defs"]) == (4, 2)
     assert m.value == 50.0
-    assert [(e.line_start, e.snippet) for e in m.evidence] == [(6, "def slow():"), (15, "def empty():")]
+    assert [(e.line_start, e.snippet, e.rule) for e in m.evidence] == [
+        (6, "def slow():", "docstring_coverage.undocumented"), (15, "def empty():", "docstring_coverage.undocumented"),
+        (3, "def fast():", "docstring_coverage.documented"), (10, "def g(x):", "docstring_coverage.documented")]
+
+
+def test_docstring_documented_definitions_shown_from_their_block(make_tree):
+    r_source = ("#' Tidal range\n#'\n#' @param x levels\n#' @export\ntidal_range <- function(x) {\n  diff(range(x))\n}\n\n"
+                "helper <- function(x) x\n")
+    m = measure("docstring_coverage", make_tree({"R/range.R": r_source}))
+    assert (m.counts["r_public_defs"], m.counts["r_documented_defs"]) == (2, 1)
+    assert [(e.path, e.line_start, e.line_end, e.rule) for e in m.evidence] == [
+        ("R/range.R", 9, 9, "docstring_coverage.undocumented"),
+        ("R/range.R", 1, 5, "docstring_coverage.documented")]
 
 
 def test_docstring_notebooks_and_private_only_are_not_applicable(make_tree):
@@ -562,7 +598,34 @@ def test_docstring_notebooks_and_private_only_are_not_applicable(make_tree):
     assert m.reason == "no public definitions"
 
 
+def test_usage_examples_directory_shows_its_first_example_files(make_tree):
+    root = make_tree({"vignettes/intro.Rmd": "---\ntitle: x\n---\n", "vignettes/refs.bib": "@a{b}\n",
+                      "vignettes/tour.Rmd": "---\ntitle: y\n---\n", "README.md": "# Pkg\n\nA package.\n"})
+    m = measure("usage_examples", root)
+    assert m.value == 30
+    assert [(e.path, e.rule) for e in m.evidence] == [
+        ("vignettes", "usage_examples.examples_dir"), ("vignettes/intro.Rmd", "usage_examples.example_file"),
+        ("vignettes/tour.Rmd", "usage_examples.example_file")]
+
+
+def test_inline_density_names_the_vendored_files_left_out(make_tree):
+    root = make_tree({"renv/activate.R": "local({\n  x <- 1\n})\n", "R/fit.R": "# fit\nfit <- function(x) x\n"})
+    m = measure("inline_explanation_density", root)
+    assert m.counts["vendored_files"] == 1
+    assert [(e.path, e.rule) for e in m.evidence] == [("renv/activate.R", "inline_explanation_density.vendored")]
+
+
 # --------------------------------------------------------------------------- D7
+
+
+def test_reuse_shows_every_licence_statement_after_the_counted_one(make_tree):
+    root = make_tree({"COPYING": "GNU GENERAL PUBLIC LICENSE\n", "COPYING.LESSER": "GNU LESSER GENERAL\n",
+                      "DESCRIPTION": "Package: p\nVersion: 1\nLicense: LGPL-3\n", "R/a.R": ""})
+    m = measure("reuse_metadata", root)
+    assert (m.value, m.counts["items"]) == (40, 1)
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("COPYING", 1, "reuse_metadata.licence"), ("COPYING.LESSER", 1, "reuse_metadata.licence"),
+        ("DESCRIPTION", 3, "reuse_metadata.description_licence")]
 
 
 @pytest.mark.parametrize(("files", "value", "licence_path"), [
@@ -597,3 +660,16 @@ def test_the_readme_title_is_no_section_but_a_lone_top_level_heading_is(make_tre
     # A README of top-level headings only has no title: "# Install" is a section.
     flat = measure("doc_structure", make_tree({"README.md": "# Install\n\npip install x\n\n# Figures\n\nSee fig/.\n"}))
     assert (flat.value, flat.counts["matched"]) == (50, ["install", "output"])
+
+
+@pytest.mark.parametrize(("field", "names_a_licence"), [
+    ("GPL-3", True), ("GPL (>= 2)", True), ("LGPL-2.1", True), ("AGPL-3", True),
+    ("MIT + file LICENSE", True), ("BSD_3_clause + file LICENSE", True), ("Apache License 2.0", True),
+    ("CC BY 4.0", True), ("CC0", True), ("Artistic-2.0", True), ("Unlimited", True), ("file LICENCE", True),
+    ("GPL-2 | GPL-3", True), ("Mozilla Public License 2.0", True),
+    ("What license is it under?", False), ("TBD", False), ("see the website", False),
+])
+def test_d7_an_r_licence_field_counts_when_it_names_a_licence_r_knows(field, names_a_licence):
+    from scoring.detectors.documentation.reuse_metadata import _R_LICENCE_SPEC
+
+    assert bool(_R_LICENCE_SPEC.search(field)) is names_a_licence

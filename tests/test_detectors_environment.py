@@ -29,7 +29,11 @@ def rules(measurement) -> list[tuple[str | None, int | None, str]]:
 @pytest.mark.parametrize("metric_id", E_METRICS)
 def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     detector = REGISTRY[metric_id]
-    assert detector.version == "2.1.0"
+    # 2.1.1: evidence at the lines that declare (manifest spans, each workflow step's
+    # directives, environment files, params, every container definition's line; the
+    # target or workflow setting a README command goes through; an interpreter entry's field)
+    # container_spec 2.2.0: a Snakemake rule container counts beside a pinning conda env or wrapper
+    assert detector.version == {"container_spec": "2.2.0"}.get(metric_id, "2.1.1")
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
     assert sections[""].strip()
@@ -46,7 +50,7 @@ def test_dep_pinning_dev_manifest_ignored_while_runtime_manifest_declares(make_t
     m = run("dep_pinning", root)
     assert (m.value, m.level) == (20, "unpinned")
     assert m.counts["manifest"] == "requirements.txt"
-    assert ("requirements-dev.txt", None, "dep_pinning.manifest_aux") in rules(m)
+    assert ("requirements-dev.txt", 1, "dep_pinning.manifest_aux") in rules(m)
     assert m.fix.startswith("Pin numpy in requirements.txt")
 
 
@@ -95,7 +99,7 @@ def test_dep_pinning_explicit_conda_spec_is_a_lockfile(make_tree):
     root = make_tree({"spec-file.txt": spec, "a.py": ""})
     m = run("dep_pinning", root)
     assert (m.value, m.level) == (100, "lockfile")
-    assert rules(m)[0] == ("spec-file.txt", None, "dep_pinning.lockfile")
+    assert rules(m)[0] == ("spec-file.txt", 2, "dep_pinning.lockfile")  # the @EXPLICIT line
     assert m.fix is None
 
 
@@ -123,6 +127,131 @@ def test_dep_pinning_evidence_is_bounded_and_prefers_entries_to_fix(make_tree):
     assert m.counts["n_entries"] == 41 and m.counts["n_exact"] == 40
     assert ("requirements.txt", 41, "dep_pinning.unpinned") in rules(m)
     assert m.value == round(50 + 20 * 40 / 41)  # 69.5… → 70
+
+
+def spans(measurement) -> list[tuple[str, int | None, int | None, str]]:
+    return [(e.path, e.line_start, e.line_end, e.rule) for e in measurement.evidence]
+
+
+def test_dep_pinning_manifest_item_spans_the_declaring_fields(make_tree):
+    root = make_tree({
+        "DESCRIPTION": "Package: toy\nVersion: 0.1\nDepends:\n    R (>= 4.1)\nImports:\n    zoo,\n"
+                       "    vctrs (>= 0.6.0)\nLicense: MIT\n",
+        "R/a.R": "f <- function() zoo::zoo(1)\n",
+    })
+    m = run("dep_pinning", root)
+    assert (m.value, m.level) == (55, "partial")  # round(50 + 20 * 0.5 / 2)
+    assert spans(m)[0] == ("DESCRIPTION", 3, 7, "dep_pinning.manifest")
+    assert ("DESCRIPTION", 6, 6, "dep_pinning.unpinned") in spans(m)
+
+
+def test_dep_pinning_other_manifests_show_where_they_declare(make_tree):
+    # The best manifest wins; the other still shows its `install_requires` list, whose
+    # entry lies above the setup() call that names it.
+    root = make_tree({
+        "environment.yml": "name: toy\ndependencies:\n  - numpy\n  - scipy\n",
+        "setup.py": "from setuptools import setup\n\nREQUIRES = ['numpy']\n\nsetup(name='toy', install_requires=REQUIRES)\n",
+        "toy.py": "import numpy\n",
+    })
+    m = run("dep_pinning", root)
+    assert m.counts["manifest"] == "environment.yml"
+    assert ("environment.yml", 2, 4, "dep_pinning.manifest") in spans(m)
+    assert ("setup.py", 3, 3, "dep_pinning.manifest") in spans(m)
+
+
+def test_dep_pinning_empty_dependency_list_is_shown_at_its_key(make_tree):
+    root = make_tree({"pyproject.toml": '[project]\nname = "toy"\ndependencies = []\n', "toy.py": ""})
+    m = run("dep_pinning", root)
+    assert (m.value, m.level) == (20, "unpinned")
+    assert spans(m) == [("pyproject.toml", 3, 3, "dep_pinning.manifest")]
+
+
+def test_dep_pinning_conda_export_shows_its_prefix_line(make_tree):
+    entries = [f"  - pkg{i}=1.{i}=h0_0" for i in range(30)]
+    text = "name: toy\ndependencies:\n" + "\n".join(entries) + "\nprefix: /opt/conda/envs/toy\n"
+    m = run("dep_pinning", make_tree({"environment.yml": text, "a.py": ""}))
+    assert (m.value, m.level) == (80, "all_exact")
+    assert spans(m)[:2] == [("environment.yml", 2, 32, "dep_pinning.manifest"),
+                            ("environment.yml", 33, 33, "dep_pinning.conda_export")]
+    assert len(m.evidence) == 20
+
+
+def test_dep_pinning_capped_entries_show_every_file_first(make_tree):
+    base = "\n".join(f"pkg{i}==1.0.{i}" for i in range(30)) + "\n"
+    root = make_tree({"requirements.txt": base + "-r extra.txt\n", "extra.txt": "tool==2.0.1\n", "a.py": ""})
+    m = run("dep_pinning", root)
+    assert m.counts["n_entries"] == 31
+    assert ("extra.txt", 1, 1, "dep_pinning.exact") in spans(m)
+    assert len(m.evidence) == 20
+
+
+NF_MODULE = """process ALIGN {
+    label 'big'
+
+    conda "${moduleDir}/environment.yml"
+    container "${ workflow.containerEngine == 'singularity' ?
+        'https://depot.example.org/singularity/aligner:2.4.1--h0_0' :
+        'biocontainers/aligner:2.4.1--h0_0' }"
+
+    script:
+    \"\"\"
+    aligner run
+    \"\"\"
+}
+"""
+
+
+def test_dep_pinning_workflow_step_shows_its_directives_and_environment_file(make_tree):
+    root = make_tree({
+        "main.nf": "include { ALIGN } from './modules/align/main.nf'\nworkflow { ALIGN() }\n",
+        "modules/align/main.nf": NF_MODULE,
+        "modules/align/environment.yml": "channels:\n  - bioconda\ndependencies:\n  - bioconda::aligner=2.4.1\n",
+    })
+    m = run("dep_pinning", root)
+    assert (m.value, m.level) == (80, "all_exact")
+    assert ("modules/align/main.nf", 4, 5, "dep_pinning.exact") in spans(m)
+    assert ("modules/align/environment.yml", 4, 4, "dep_pinning.environment_file") in spans(m)
+
+
+def test_dep_pinning_workflow_rules_sharing_an_environment_file_show_it_once(make_tree):
+    rules_text = "".join(
+        f"rule step{i}:\n    output: 'o{i}.txt'\n    conda: 'envs/tools.yml'\n    shell: 'tool {i} > {{output}}'\n\n"
+        for i in range(3)
+    )
+    root = make_tree({"workflow/Snakefile": rules_text,
+                      "workflow/envs/tools.yml": "dependencies:\n  - tool=1.2.3\n"})
+    m = run("dep_pinning", root)
+    assert (m.value, m.counts["n_entries"]) == (80, 3)
+    steps = [e for e in m.evidence if e.rule == "dep_pinning.exact"]
+    assert [(e.path, e.line_start) for e in steps] == [("workflow/Snakefile", 3), ("workflow/Snakefile", 8),
+                                                      ("workflow/Snakefile", 13)]
+    files = [e for e in m.evidence if e.rule == "dep_pinning.environment_file"]
+    assert [(e.path, e.line_start) for e in files] == [("workflow/envs/tools.yml", 2)]
+
+
+def test_dep_pinning_workflow_processes_declared_alike_are_one_item(make_tree):
+    root = make_tree({
+        "main.nf": "".join(f"process P{i} {{\n    label 'tools'\n    script: 'run {i}'\n}}\n" for i in range(3)),
+        "nextflow.config": ('params {\n    tools_tag = "3.1.4"\n}\n'
+                            'process {\n    withLabel:tools {\n        container = "lab/tools:${params.tools_tag}"\n    }\n}\n'),
+    })
+    m = run("dep_pinning", root)
+    assert (m.value, m.counts["n_entries"]) == (80, 3)
+    items = [(e.path, e.line_start, e.rule, e.reason.split(":")[0]) for e in m.evidence[1:]]
+    assert items == [("nextflow.config", 6, "dep_pinning.exact", "3 processes (P0, P1, P2)"),
+                     ("nextflow.config", 2, "dep_pinning.parameter", "params.tools_tag = 3.1.4")]
+
+
+def test_dep_pinning_without_a_manifest_shows_readme_installs(make_tree):
+    root = make_tree({
+        "README.md": "# Toy\n\nRun in R:\n\n```r\ninstall.packages(c(\"zoo\", \"vctrs\"))\nsource(\"run.R\")\n```\n",
+        "app/README.md": "Needs `remotes::install_github(\"owner/helper\")` first.\n",
+        "run.R": "library(zoo)\n",
+    })
+    m = run("dep_pinning", root)
+    assert (m.value, m.level) == (0, "absent")
+    assert spans(m) == [("README.md", 6, 6, "dep_pinning.documented_install"),
+                        ("app/README.md", 1, 1, "dep_pinning.documented_install")]
 
 
 # --------------------------------------------------------------------------- E2 container_spec
@@ -194,6 +323,40 @@ def test_container_spec_unpinned_fix_names_the_line(make_tree):
     )
     assert (m.value, m.level) == (80, "run_unpinned")
     assert "Dockerfile line 2" in m.fix
+
+
+def test_container_spec_other_files_carry_their_lines(make_tree):
+    root = make_tree({
+        "Dockerfile": "FROM python:3.12.3-slim\nRUN pip install numpy\n",
+        "docker/cpu/Dockerfile": "# cpu image\nFROM ubuntu\nRUN apt-get update\n",
+        "docker/gpu/Dockerfile": "ARG CUDA=nvidia/cuda:12.2.0-runtime-ubuntu22.04\n\nFROM ${CUDA}\nRUN true\n",
+    })
+    m = run("container_spec", root)
+    assert (m.value, m.counts["best"]) == (100, "Dockerfile")
+    assert ("docker/cpu/Dockerfile", 2, 2, "container_spec.other_file") in spans(m)
+    assert ("docker/gpu/Dockerfile", 1, 3, "container_spec.other_file") in spans(m)
+
+
+def test_container_spec_from_an_arg_default_spans_the_arg(make_tree):
+    root = make_tree({"Dockerfile": "ARG BASE=rocker/r-ver:4.3.3\nFROM ${BASE}\nRUN R -e 'renv::restore()'\n"})
+    m = run("container_spec", root)
+    assert (m.value, m.level) == (100, "pinned_base_with_run")
+    assert spans(m)[0] == ("Dockerfile", 1, 2, "container_spec.from")
+
+
+def test_container_spec_capped_evidence_shows_every_file_first(make_tree):
+    processes = "".join(
+        f"process P{i} {{\n    container 'biocontainers/tool{i}:1.{i}.0--0'\n    script: 'tool'\n}}\n" for i in range(25)
+    )
+    root = make_tree({
+        "main.nf": processes,
+        "nextflow.config": "profiles {\n    docker {\n        docker.enabled = true\n    }\n}\n",
+        "modules/x/main.nf": "process X {\n    container 'biocontainers/x:2.0.1--0'\n    script: 'x'\n}\n",
+    })
+    m = run("container_spec", root)
+    assert m.counts["n_workflow_containers"] == 27 and len(m.evidence) == 20
+    assert ("modules/x/main.nf", 2, 2, "container_spec.other_file") in spans(m)
+    assert ("nextflow.config", 2, 3, "container_spec.other_file") in spans(m)
 
 
 # --------------------------------------------------------------------------- E3 env_bootstrap
@@ -321,6 +484,39 @@ def test_env_bootstrap_fix_suggests_a_command_for_the_declared_manifest(make_tre
     assert "conda env create -f environment.yml" in m.fix
 
 
+def test_env_bootstrap_readme_command_shows_the_target_and_setting_it_goes_through(make_tree):
+    root = make_tree({
+        "README.md": "# Pipe\n\n```\nmake demo\n```\n",
+        "Makefile": "all: demo\n\ndemo:\n\tnextflow run main.nf -profile test\n",
+        "nextflow.config": "params {\n    input = 'data/*.fq'\n}\nconda.enabled = true\n",
+        "main.nf": "process A {\n    conda 'bioconda::seqtk=1.4'\n    script: 'seqtk'\n}\n",
+    })
+    m = run("env_bootstrap", root)
+    assert (m.value, m.level, m.counts["n_readme_commands"]) == (80, "readme_one_command", 1)
+    assert spans(m) == [("README.md", 4, 4, "env_bootstrap.readme_command"),
+                        ("Makefile", 3, 4, "env_bootstrap.readme_command_source"),
+                        ("nextflow.config", 4, 4, "env_bootstrap.readme_command_source")]
+
+
+def test_env_bootstrap_binder_evidence_lists_the_build_files(make_tree):
+    root = make_tree({
+        "README.md": "# Tool\n\n[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/o/tool/HEAD)\n",
+        "binder/postBuild": "pip install .\n",
+        "binder/runtime.txt": "python-3.11\n",
+        "binder/notes.md": "how the image is built\n",
+    })
+    m = run("env_bootstrap", root)
+    assert (m.value, m.level, m.counts["n_binder"]) == (80, "binder", 1)
+    assert spans(m) == [("README.md", 3, 3, "env_bootstrap.binder_badge"),
+                        ("binder/postBuild", None, None, "env_bootstrap.binder_file"),
+                        ("binder/runtime.txt", None, None, "env_bootstrap.binder_file")]
+
+
+def test_env_bootstrap_binder_build_files_alone_do_not_count(make_tree):
+    m = run("env_bootstrap", make_tree({"binder/postBuild": "pip install .\n", "a.py": ""}))
+    assert (m.value, m.evidence) == (0, [])
+
+
 # --------------------------------------------------------------------------- E4 python_version_declared
 
 
@@ -399,6 +595,23 @@ def test_python_version_no_sources_is_absent_with_a_reason(make_tree):
 def test_python_version_r_project_gets_an_r_fix(make_tree):
     m = run("python_version_declared", make_tree({"analysis.R": "x <- 1\n"}))
     assert m.value == 0 and "renv.lock" in m.fix
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"DESCRIPTION": "Package: p\nVersion: 1.0\nDepends:\n    R (>= 4.2.0)\nImports: zoo\n", "R/a.R": ""},
+         ("DESCRIPTION", 3, 4, "python_version_declared.description")),
+        ({"environment.yml": "name: e\ndependencies:\n  - numpy=1.26.4\n  - python=3.11\n", "a.py": ""},
+         ("environment.yml", 2, 4, "python_version_declared.conda")),
+        ({"Dockerfile": "ARG PY=python:3.12.4-slim\nFROM ${PY}\nRUN pip install .\n", "a.py": ""},
+         ("Dockerfile", 1, 2, "python_version_declared.dockerfile")),
+    ],
+)
+def test_python_version_evidence_opens_at_the_enclosing_declaration(make_tree, files, expected):
+    m = run("python_version_declared", make_tree(files))
+    assert m.value == 100
+    assert spans(m)[0] == expected
 
 
 # --------------------------------------------------------------------------- bad input

@@ -62,9 +62,15 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # 2.1.0: test_file_presence's §0.3 test suites in every ecosystem; seed_management's C/C++ and
     # Fortran randomness, test and vendored files excluded; config_externalised's parameter files the
     # code loads, native input decks and command lines, MATLAB inputParser; expected_outputs' §0.2.18
-    # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots
-    assert detector.version == {"config_externalised": "2.1.0", "seed_management": "2.2.0",
-                                "test_file_presence": "2.1.0", "expected_outputs": "2.1.0"}.get(metric, "2.0.0")
+    # output files (16 bytes, no code) and §0.3 test expected-output folders and nf-test snapshots;
+    # test_file_presence 2.1.1: up to 50 test files, the ones with the most tests first;
+    # config_externalised 2.1.1: where argparse options are declared, every parameter file shown;
+    # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs;
+    # hardware_requirements 2.0.1: a statement before a badge line, the environment's declarations shown;
+    # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them
+    assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.8.0",
+                                "test_file_presence": "2.1.1", "expected_outputs": "2.1.1",
+                                "ci_presence": "2.0.1", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -209,6 +215,102 @@ def test_r_source_and_julia_seeds(measure_s):
     assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seeded_importer")] == [("main.R", 1)]
 
 
+def test_r_resampling_arguments_learner_seeds_and_clock_seeds(measure_s):
+    # §0.3 R specifics: permutation tests are stochastic; a seed from the clock seeds nothing
+    # (§0.2.23); a learner's own seed argument seeds it, unless it is NA
+    m = measure_s("seed_management", {
+        "perm.R": "library(coin)\nt <- oneway_test(y ~ g, distribution = approximate(B = 999))\n",
+        "vegan.R": "set.seed(7)\nfit <- anosim(d, g, permutations = 99)\n",
+        "clock.R": "set.seed(as.numeric(Sys.time()))\nx <- runif(3)\n",
+        "rf.R": "library(ranger)\nm <- ranger(y ~ .,\n  data = d, seed = 11)\n",
+        "rf_na.R": "m <- ranger::ranger(y ~ ., data = d, seed = NA)\n",
+        "boot.R": "b <- boot::boot(d, stat, R = 999)\n",
+    })
+    assert (m.counts["stochastic_files"], m.counts["seeded_files"]) == (6, 2)
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [
+        ("boot.R", 1), ("clock.R", 2), ("perm.R", 2), ("rf_na.R", 1)]
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.explicit_seed")] == [("rf.R", 3)]
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seed_call")] == [("vegan.R", 1)]
+
+
+def test_a_name_drawn_over_an_alphabet_is_why_nothing_is_stochastic(measure_s):
+    m = measure_s("seed_management", {
+        "tmp.py": "import random\nimport string\n\nname = ''.join(random.choices(string.ascii_lowercase, k=8))\n",
+    })
+    assert (m.value, m.applicable) == (100, False)
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [("tmp.py", 4, "seed_management.name_draw")]
+
+
+def test_a_package_is_seeded_by_outside_scripts_only_when_the_repository_does_not_distribute_it(measure_s):
+    files = {
+        "main.py": "import numpy as np\nfrom runners import train\n\nnp.random.seed(1)\ntrain.run()\n",
+        "runners/__init__.py": "",
+        "runners/train.py": "import numpy as np\n\n\ndef run():\n    return np.random.rand(3)\n",
+    }
+    # the analysis's own helper package runs after its driver's seed (§0.1.30)
+    assert measure_s("seed_management", files).value == 100
+    # a distributed package is imported by whoever installs it: the driver seeds its own run only
+    files["pyproject.toml"] = '[project]\nname = "runners"\nversion = "1.0"\n'
+    m = measure_s("seed_management", files)
+    assert m.value == 0
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [("runners/train.py", 5)]
+
+
+@pytest.mark.parametrize(("files", "value", "unseeded"), [
+    # §0.2.23: a seed from the clock or the OS is no seed; a generator built from one is
+    # not reached by the file's global seed either
+    ({"a.py": "import random, time\nrandom.seed(time.time())\nrandom.random()\n"}, 0, [("a.py", 3)]),
+    ({"a.py": "import numpy as np, os\nnp.random.seed(0)\nr = np.random.RandomState(os.getpid())\nx = r.rand()\n"},
+     0, [("a.py", 3)]),
+    # a generator built as a statement seeds nothing
+    ({"a.py": "import numpy as np\nnp.random.default_rng(0)\nx = np.random.normal()\n"}, 0, [("a.py", 2)]),
+    ({"a.py": "import numpy as np\nnp.random.default_rng(0)\nnp.random.seed(1)\nx = np.random.normal()\n"}, 100, []),
+    # §0.2.25: a seed parameter defaulting to None seeds when every call passes it
+    ({"lib.py": "import numpy as np\ndef draw(n, seed=None):\n    return np.random.default_rng(seed).random(n)\n",
+      "run.py": "from lib import draw\ndraw(3, seed=1)\ndraw(4, 2)\n"}, 100, []),
+    ({"lib.py": "import numpy as np\ndef draw(n, seed=None):\n    return np.random.default_rng(seed).random(n)\n",
+      "run.py": "from lib import draw\ndraw(3, seed=1)\ndraw(4)\n"}, 0, [("lib.py", 3)]),
+    ({"lib.py": "import numpy as np\ndef draw(n, seed=None):\n    return np.random.default_rng(seed).random(n)\n"},
+     0, [("lib.py", 3)]),
+    # passed on from a caller whose own seed parameter is left None
+    ({"lib.py": ("import numpy as np\ndef draw(n, seed):\n    return np.random.default_rng(seed).random(n)\n"
+                 "def run(seed=None):\n    return draw(2, seed)\n"),
+      "main.py": "from lib import run\nrun()\n"}, 0, [("lib.py", 3)]),
+    # a required generator parameter named like the module is the generator passed in
+    ({"moves.py": "def propose(state, random):\n    return random.choice(state)\n",
+      "main.py": "import numpy as np\nfrom moves import propose\npropose([1, 2], np.random.default_rng(5))\n"},
+     100, []),
+])
+def test_python_seed_provenance(measure_s, files, value, unseeded):
+    m = measure_s("seed_management", files)
+    assert m.value == value
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == unseeded
+
+
+def test_matlab_class_methods_are_called_through_their_class(measure_s):
+    m = measure_s("seed_management", {
+        "run_all.m": "rng(1);\nm = Model(3);\nm.simulate();\n",
+        "@Model/Model.m": "classdef Model\n  properties\n    n\n  end\nend\n",
+        "@Model/simulate.m": "function out = simulate(obj)\nout = randn(obj.n, 1);\nend\n",
+        "legacy.m": "rand('state', sum(100*clock));\nx = rand(3);\n",
+    })
+    assert (m.counts["stochastic_files"], m.counts["seeded_files"]) == (2, 1)
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seeded_caller")] == [("run_all.m", 1)]
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.ineffective_seed")] == [("legacy.m", 1)]
+
+
+@pytest.mark.parametrize(("files", "fix"), [
+    ({"a.R": "x <- rnorm(3)\n"}, "Set a seed in a.R before the first random call: set.seed(1)."),
+    ({"sim.m": "x = rand(3);\n"}, "Set a seed in sim.m before the first random call: rng(42) in the script that "
+                                  "calls the rest."),
+    ({"a.py": "import random\nrandom.random()\n"},
+     "Set a seed in a.py (e.g. np.random.seed(0), torch.manual_seed(0) or set.seed(1) before the first random "
+     "call), or pass random_state=/seed= to every random call."),
+])
+def test_the_fix_names_the_ecosystems_own_seeding(measure_s, files, fix):
+    assert measure_s("seed_management", files).fix == fix
+
+
 def test_rmarkdown_chunks_report_file_lines(measure_s):
     m = measure_s("seed_management", {
         "report.Rmd": "---\ntitle: x\n---\n\nText.\n\n```{r}\nx <- rnorm(5)\n```\n\n```{python}\nimport random\nrandom.shuffle(v)\n```\n",
@@ -329,6 +431,25 @@ def test_assert_outside_a_tests_folder_is_not_a_test(measure_s):
     assert m.counts["modules_without_tests"] == 1
 
 
+def test_many_test_files_show_fifty_the_most_substantial_first(measure_s):
+    files = {f"tests/test_a{i:02d}.py": "def test_one():\n    assert True\n" for i in range(60)}
+    files["tests/test_zz_core.py"] = "import core\n\n" + "".join(
+        f"def test_case_{i}():\n    assert core.run({i})\n\n" for i in range(12))
+    files["tests/test_zy_longer.py"] = "# setup\n\n\ndef test_only():\n    assert 1\n"
+    files["tests/run_tests.py"] = "import pytest\npytest.main()\n"
+    m = measure_s("test_file_presence", files)
+    assert (m.value, m.counts["test_files"]) == (100, 62)
+    counted = evidence_of(m, "test_file_presence.python")
+    assert len(counted) == 50
+    assert {"path": "tests/test_zz_core.py", "line_start": 3} in [
+        {"path": e["path"], "line_start": e["line_start"]} for e in counted]
+    # one test each: the file with more lines first
+    assert [e["line_start"] for e in counted if e["path"] == "tests/test_zy_longer.py"] == [4]
+    assert "tests/test_a59.py" not in {e["path"] for e in counted}
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "test_file_presence.runner")] == [
+        ("tests/run_tests.py", None)]
+
+
 # --------------------------------------------------------------------------- S4 expected_outputs
 
 
@@ -401,6 +522,23 @@ def test_bare_results_heading_is_not_an_expected_output(measure_s):
     assert measure_s("expected_outputs", {"README.md": "# Tool\n\n## Results\n\nGood.\n"}).value == 0
 
 
+def test_figure_tier_shows_the_folders_holding_figures(measure_s):
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
+    files = {f"_freeze/report/figure-html/chunk-{i}.png": png for i in range(12)}
+    files.update({"slides/talk/map.png": png, "slides/talk/trend.png": png, "overview.png": png})
+    m = measure_s("expected_outputs", files)
+    assert (m.value, m.counts["figures"]) == (40, 15)
+    assert [(e.path, e.rule) for e in m.evidence[:5]] == [
+        ("_freeze", "expected_outputs.figure_folder"),
+        ("slides", "expected_outputs.figure_folder"),
+        ("_freeze/report/figure-html/chunk-0.png", "expected_outputs.figure"),
+        ("slides/talk/map.png", "expected_outputs.figure"),
+        ("overview.png", "expected_outputs.figure"),
+    ]
+    assert m.evidence[0].reason == "12 committed figures under _freeze/"
+    assert len(m.evidence) == 12
+
+
 # --------------------------------------------------------------------------- S5 ci_presence
 
 
@@ -409,6 +547,20 @@ def test_ci_directories_are_matched_case_insensitively(measure_s):
     assert m.value == 100
     assert [e.path for e in m.evidence] == [".GitHub/Workflows/CI.YML", ".circleci/config.yml"]
     assert m.counts == {"ci_files": 2, "runs_tests": False}
+
+
+def test_ci_files_that_run_tests_come_first_with_their_test_lines(measure_s):
+    files = {f".github/workflows/a{i:02d}.yml": "on: push\n" for i in range(25)}
+    files[".github/workflows/z-tests.yml"] = ("on: push\njobs:\n  t:\n    steps:\n      - run: pip install tox\n"
+                                              "      - run: tox -e py311\n      - run: ctest --output-on-failure\n")
+    m = measure_s("ci_presence", files)
+    assert m.counts == {"ci_files": 26, "runs_tests": True}
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence[:3]] == [
+        (".github/workflows/z-tests.yml", None, "ci_presence.config"),
+        (".github/workflows/z-tests.yml", 6, "ci_presence.runs_tests"),
+        (".github/workflows/a00.yml", None, "ci_presence.config"),
+    ]
+    assert len(m.evidence) == 20
 
 
 def test_ci_yaml_below_workflows_subfolder_does_not_count(measure_s):
@@ -440,6 +592,45 @@ def test_config_sources(measure_s, files, value, rule):
     assert [e.rule for e in m.evidence][:1] == ([rule] if rule else [])
 
 
+def test_argparse_evidence_shows_where_the_options_are_declared(measure_s):
+    m = measure_s("config_externalised", {
+        "cli.py": ("import argparse\n\n\ndef add_options(parser):\n    \"\"\"The run's options.\"\"\"\n"
+                   "    parser.add_argument('--alpha', type=float)\n    parser.add_argument('--beta')\n"
+                   "    return parser\n"),
+        "run.py": "import argparse\nfrom cli import add_options\n\nargs = add_options(argparse.ArgumentParser()).parse_args()\n",
+        "plot.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('in')\np.add_argument('--dpi')\n",
+    })
+    assert m.value == 80
+    assert [(e.path, e.line_start, e.line_end, e.reason) for e in m.evidence] == [
+        ("cli.py", 4, 8, "declares its command-line options with argparse in add_options()"),
+        ("plot.py", 3, 4, "declares its command-line options with argparse"),
+        ("run.py", 1, 1, "imports the command-line parser argparse"),
+    ]
+
+
+def test_full_tier_shows_each_source_first_then_every_file(measure_s):
+    m = measure_s("config_externalised", {
+        "configuration/a_default.json": "{}\n",
+        "configuration/b_cloud.json": "{}\n",
+        "sim/main.cpp": "int main(int argc, char** argv) { return 0; }\n",
+        "sim/decks/x.par": "n = 1\n",
+        "sim/decks/y.par": "n = 2\n",
+        "tool/run.py": "import json\nSETTINGS = json.load(open('run_settings.json'))\n",
+        "tool/run_settings.json": "{}\n",
+        "tool/report.py": "NAME = 'run_settings.json'\n",
+    })
+    assert (m.value, m.counts["parameter_files"], m.counts["input_deck_folders"]) == (100, 1, 1)
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("configuration/a_default.json", None, "config_externalised.config_dir"),
+        ("tool/report.py", 1, "config_externalised.loaded_parameter_file"),
+        ("sim/decks/x.par", None, "config_externalised.input_deck"),
+        ("tool/run_settings.json", None, "config_externalised.parameter_file_loaded"),
+        ("tool/run.py", 2, "config_externalised.loaded_parameter_file"),
+        ("configuration/b_cloud.json", None, "config_externalised.config_dir"),
+        ("sim/decks/y.par", None, "config_externalised.input_deck"),
+    ]
+
+
 def test_python_config_evidence_points_at_the_import_line(measure_s):
     m = measure_s("config_externalised", {
         "nb.ipynb": notebook(("x = 1", 1), ("import click\nfrom omegaconf import OmegaConf", 2)),
@@ -466,6 +657,20 @@ def test_python_config_evidence_points_at_the_import_line(measure_s):
 def test_gpu_use_and_declarations(measure_s, files, value, applicable):
     m = measure_s("hardware_requirements", files)
     assert (m.value, m.applicable) == (value, applicable), [e.to_dict() for e in m.evidence]
+
+
+def test_hardware_evidence_shows_the_statement_and_the_gpu_image(measure_s):
+    m = measure_s("hardware_requirements", {
+        "README.rst": "Tool\n====\n\n|PyPI| |Docker CUDA|\n\nThe JAX backend can use GPU acceleration.\n",
+        "docker/gpu/Dockerfile": "FROM nvidia/cuda:12.2.0-runtime-ubuntu22.04\nRUN pip install tool[jax]\n",
+        "tool/backend.py": "import jax\n",
+    })
+    assert (m.value, m.counts) == (100, {"gpu_triggers": 1, "declarations": 1})
+    assert [(e.rule, e.path, e.line_start) for e in m.evidence] == [
+        ("hardware_requirements.gpu_import", "tool/backend.py", 1),
+        ("hardware_requirements.documented", "README.rst", 6),
+        ("hardware_requirements.gpu_image", "docker/gpu/Dockerfile", 1),
+    ]
 
 
 def test_undeclared_gpu_fix_names_the_readme(measure_s):

@@ -63,6 +63,31 @@ def test_engines_and_seeds_tell_time_and_entropy_from_constants():
     )
 
 
+def test_seed_values_seed_texts_and_function_end_lines():
+    source = (b"#include <stdlib.h>\n#include <time.h>\n"
+              b"void parse(struct opts *o, char *arg) {\n"
+              b"  o->seed = (long)time(NULL);\n"
+              b"  sscanf(arg, \"%ld\", &(o->seed));\n"
+              b"}\n"
+              b"double run(struct opts o) {\n"
+              b"  long idum = -1;\n"
+              b"  long start = time(0);\n"
+              b"  srand(o.seed);\n"
+              b"  return ran2(&idum) + rand();\n"
+              b"}\n")
+    result = c_cpp.extract(source, "run.c")
+    assert result.randoms == (
+        RandomFact(4, "(long)time(NULL)", "o->seed", "seed_value", False, "time"),
+        RandomFact(5, "sscanf", "o->seed", "seed_value", True, "argument"),
+        RandomFact(8, "-1", "idum", "seed_value", True, "literal"),
+        # any variable given the clock: it may be a seed further on
+        RandomFact(9, "time(0)", "start", "seed_value", False, "time"),
+        RandomFact(10, "srand", "c.rand", "seed", True, "argument", seed_text="o.seed"),
+        RandomFact(11, "rand", "c.rand", "draw", False, ""),
+    )
+    assert [(d.name, d.line, d.end_line) for d in result.definitions] == [("parse", 3, 6), ("run", 7, 12)]
+
+
 def test_catch_all_with_an_empty_body_masks_and_logging_does_not():
     assert facts().handlers == (
         HandlerFact(19, "...", "pass"),

@@ -71,9 +71,10 @@ def test_ford_comments_document_and_private_default_hides_unlisted_procedures():
     result = facts()
     assert result.definitions == (
         DefinitionFact("rng_utils", "module", 2, True, True),
-        DefinitionFact("draw", "subroutine", 10, True, True),
-        DefinitionFact("reset", "subroutine", 17, False, False),
-        DefinitionFact("twice", "function", 20, False, True),
+        # a routine's last line: S1 follows a seed into the routines a file calls
+        DefinitionFact("draw", "subroutine", 10, True, True, end_line=16),
+        DefinitionFact("reset", "subroutine", 17, False, False, end_line=19),
+        DefinitionFact("twice", "function", 20, False, True, end_line=24),
         DefinitionFact("main", "program", 26, True, False),
     )
     assert result.comments == (

@@ -67,9 +67,39 @@ def test_import_aliases_are_resolved_in_call_names():
     assert call.name == "DataFrames.DataFrame"
 
 
+def test_each_draw_names_its_generator():
+    source = (b"using Random\n"
+              b"rng = MersenneTwister(1234)\n"
+              b"x = rand(rng, 3)\n"
+              b"function f(x; rng = Random.default_rng())\n"
+              b"    rand(rng, x)\n"
+              b"end\n"
+              b"sample_it(generator, v) = shuffle(generator, v)\n"
+              b"y = randn(Xoshiro(7), 2)\n"
+              b"z = rand(1:6)\n"
+              b"Random.seed!(Random.default_rng(), 5)\n"
+              b"u = Xoshiro()\n"
+              b"w = rand(u)\n"
+              b"b = rand(rngs[j], 1:9)\n")
+    assert julia.extract(source, "a.jl").randoms == (
+        RandomFact(2, "MersenneTwister", "rng", "engine", True, "literal"),
+        RandomFact(3, "rand", "rng", "draw", False, ""),
+        # a keyword default bound to the global generator holds in its function only
+        RandomFact(5, "rand", "Random.GLOBAL", "draw", False, ""),
+        RandomFact(7, "shuffle", "generator", "draw", False, ""),
+        RandomFact(8, "randn", "Xoshiro(7)", "draw", False, ""),
+        RandomFact(8, "Xoshiro", "Xoshiro(7)", "engine", True, "literal"),
+        RandomFact(9, "rand", "Random.GLOBAL", "draw", False, ""),
+        RandomFact(10, "Random.seed!", "Random.GLOBAL", "seed", True, "literal"),
+        RandomFact(11, "Xoshiro", "u", "engine", False, "entropy"),
+        RandomFact(12, "rand", "u", "draw", False, ""),
+        RandomFact(13, "rand", "rngs[j]", "draw", False, ""),
+    )
+
+
 def test_seed_engine_and_draws_and_rand_inside_the_docstring_is_no_draw():
     assert facts().randoms == (
-        RandomFact(13, "MersenneTwister", "MersenneTwister", "engine", True, "literal"),
+        RandomFact(13, "MersenneTwister", "rng", "engine", True, "literal"),
         RandomFact(14, "rand", "rng", "draw", False, ""),
         RandomFact(19, "Random.seed!", "Random.GLOBAL", "seed", True, "literal"),
         RandomFact(20, "randn", "Random.GLOBAL", "draw", False, ""),
@@ -134,7 +164,7 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.0.6+")
+    assert result.frontend_version.startswith("1.0.7+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
 
 

@@ -48,8 +48,26 @@ def test_command_syntax_and_randstream_seeds():
     source = b"rng default\ns = RandStream('mt19937ar', 'Seed', 7);\nrand('seed', 3);\n"
     assert matlab.extract(source, "setup.m").randoms == (
         RandomFact(1, "rng", "matlab.global", "seed", True, "literal"),
-        RandomFact(2, "RandStream", "RandStream", "engine", True, "literal"),
+        RandomFact(2, "RandStream", "s", "engine", True, "literal"),
         RandomFact(3, "rand", "matlab.global", "seed", True, "literal"),
+    )
+
+
+def test_clock_seeds_and_draws_from_a_stream():
+    source = (b"rand('state', sum(100*clock));\n"
+              b"s = RandStream('mt19937ar', 'Seed', 'shuffle');\n"
+              b"x = randn(s, 2);\n"
+              b"RandStream.setGlobalStream(s);\n"
+              b"rng(0, 'twister');\n"
+              b"y = randi(6, 1, 3);\n")
+    assert matlab.extract(source, "sim.m").randoms == (
+        RandomFact(1, "rand", "matlab.global", "seed", False, "time"),
+        RandomFact(2, "RandStream", "s", "engine", False, "time"),
+        RandomFact(3, "randn", "s", "draw", False, ""),
+        # the global stream becomes s, seeded from the clock
+        RandomFact(4, "RandStream.setGlobalStream", "matlab.global", "seed", False, "time"),
+        RandomFact(5, "rng", "matlab.global", "seed", True, "literal"),
+        RandomFact(6, "randi", "matlab.global", "draw", False, ""),
     )
 
 

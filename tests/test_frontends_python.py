@@ -306,10 +306,28 @@ def index(): pass
 '''
 
 
+def test_parameters_in_call_order_and_those_defaulting_to_none():
+    source = (b"def f(a, /, b=None, *rest, c, d=None, e=3, **options): pass\n"
+              b"def g(x, *, seed=None): pass\n"
+              b"lambda rng=None: rng\n")
+    found = extract(source).definitions
+    assert [(d.name, d.parameters, d.none_defaults) for d in found] == [
+        ("f", ("a", "b", "*rest", "c", "d", "e", "**options"), ("b", "d")),
+        ("g", ("x", "*", "seed"), ("seed",)),
+    ]
+
+
+def test_a_generator_built_as_a_statement_is_thrown_away_with_its_seed():
+    source = b"import numpy as np\nnp.random.default_rng(seed=0)\nrng = np.random.default_rng(1)\nnp.random.seed(2)\n"
+    assert [(r.line, r.kind, r.seeded, r.seed_source) for r in extract(source).randoms] == [
+        (2, "engine", False, "discarded"), (3, "engine", True, "literal"), (4, "seed", True, "literal")]
+
+
 def test_definitions_public_as_d6_reads_it_documented_and_decorators():
     found = extract(DEFINITIONS).definitions
     assert [d.end_line for d in found] == [3, 4, 7, 7, 10, 19, 13, 14, 15, 17, 19, 19, 21, 21, 23, 25, 27]
-    assert tuple(replace(d, end_line=0) for d in found) == (
+    assert [d.parameters for d in found if d.parameters] == [("self",)] * 6
+    assert tuple(replace(d, end_line=0, parameters=()) for d in found) == (
         DefinitionFact("public", "function", 3, True, True),
         DefinitionFact("_private", "function", 4, False, False),
         # a blank docstring documents nothing; async functions are functions
@@ -511,7 +529,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.2.3+py{PYTHON}"
+    assert facts.frontend_version == f"1.2.5+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 

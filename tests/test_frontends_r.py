@@ -74,6 +74,16 @@ def test_time_seeds_and_permutation_arguments():
     )
 
 
+def test_a_seed_argument_seeds_its_own_call_at_the_arguments_line():
+    source = (b"fit <- mikropml::run_ml(\n  otus,\n  seed = 2019\n)\n"
+              b"fit2 <- ranger(y ~ ., data = d, seed = NA)\nm <- brm(y ~ x, seed = SEED)\n")
+    assert r.extract(source, "a.R").randoms == (
+        RandomFact(3, "mikropml::run_ml", "mikropml::run_ml", "seed", True, "literal"),
+        RandomFact(5, "ranger", "ranger", "seed", False, "none"),
+        RandomFact(6, "brm", "brm", "seed", True, "argument"),
+    )
+
+
 def test_roxygen_block_documents_the_function_below_it():
     result = facts()
     assert result.definitions == (
@@ -207,7 +217,7 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.1.2+")
+    assert result.frontend_version.startswith("1.1.4+")
 
 
 def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():

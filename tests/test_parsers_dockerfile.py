@@ -340,3 +340,17 @@ def test_score_singularity_other_container(text, expected):
 )
 def test_parse_singularity_requires_bootstrap_header(text):
     assert parse_singularity(text) is None
+
+
+def test_stage_records_the_arg_lines_its_image_takes():
+    df = parse_dockerfile(
+        "ARG REGISTRY=docker.io\n"          # 1
+        "# the base\n"                      # 2
+        "ARG BASE=python:3.12.3-slim\n"     # 3
+        "FROM ${REGISTRY}/library/${BASE} AS build\n"  # 4
+        "FROM debian:12.5\n"                # 5
+    )
+    assert [(s.image, s.line, s.arg_lines) for s in df.stages] == [
+        ("docker.io/library/python:3.12.3-slim", 4, (1, 3)),
+        ("debian:12.5", 5, ()),
+    ]

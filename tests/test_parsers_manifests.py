@@ -1121,3 +1121,105 @@ def test_manifest_at_and_collect_manifests_in(make_tree):
     found = collect_manifests_in(tree, ["docs"])
     assert [(m.path, m.kind) for m in found] == [("docs/Project.toml", "julia-project")]
     assert tree.manifests() == []   # the environment locations only: E1 does not see them
+
+
+# --------------------------------------------------------------------------- where dependencies are declared
+
+
+def test_declared_description_fields_from_their_name_lines():
+    text = (
+        "Package: toypkg\n"          # 1
+        "Depends:\n"                  # 2
+        "    R (>= 4.1),\n"           # 3
+        "    zoo\n"                   # 4
+        "Suggests: testthat\n"        # 5
+        "Imports: vctrs (>= 0.6),\n"  # 6
+        "    rlang\n"                 # 7
+    )
+    manifest = parse_description(text, "DESCRIPTION")
+    assert manifest.declared == [(2, 4), (6, 7)]
+
+
+def test_declared_setup_py_list_literals_not_the_keyword():
+    text = (
+        "from setuptools import setup\n"   # 1
+        "\n"                               # 2
+        "BASE = [\n"                        # 3
+        "    'numpy>=1.22',\n"             # 4
+        "]\n"                              # 5
+        "setup(\n"                         # 6
+        "    name='toy',\n"                # 7
+        "    install_requires=BASE + ['scipy'],\n"  # 8
+        ")\n"
+    )
+    manifest = parse_setup_py(text, "setup.py")
+    assert manifest.declared == [(3, 5), (8, 8)]
+
+
+def test_declared_setup_py_computed_requirements_at_the_keyword_value():
+    text = "from setuptools import setup\nsetup(\n    install_requires=read_requirements(),\n)\n"
+    manifest = parse_setup_py(text, "setup.py")
+    assert manifest.unknown and manifest.declared == [(3, 3)]
+
+
+def test_declared_pyproject_empty_dependencies_key():
+    text = '[project]\nname = "toy"\nversion = "1.0"\ndependencies = []\n\n[tool.ruff]\nline-length = 100\n'
+    manifest = parse_pyproject(text, "pyproject.toml")
+    assert manifest.dependencies == [] and manifest.declared == [(4, 4)]
+
+
+def test_declared_pyproject_poetry_table_to_its_last_entry():
+    text = ('[tool.poetry]\nname = "toy"\n\n[tool.poetry.dependencies]\npython = "^3.10"\n'
+            'pandas = "2.1.4"\nattrs = ">=23"\n\n[tool.black]\n')
+    manifest = parse_pyproject(text, "pyproject.toml")
+    assert manifest.declared == [(4, 7)]
+
+
+def test_declared_setup_cfg_install_requires_key():
+    text = "[metadata]\nname = toy\n\n[options]\ninstall_requires =\n    numpy==1.26.4\n    pandas\n"
+    manifest = parse_setup_cfg(text, "setup.cfg")
+    assert manifest.declared == [(5, 7)]
+
+
+def test_declared_conda_dependencies_and_the_export_prefix():
+    text = (
+        "name: toy\n"                       # 1
+        "channels:\n"                        # 2
+        "  - conda-forge\n"                  # 3
+        "dependencies:\n"                    # 4
+        "  - numpy=1.26.4=py311h64a7726_0\n"  # 5
+        "  - pip:\n"                         # 6
+        "    - requests==2.31.0\n"           # 7
+        "prefix: /opt/conda/envs/toy\n"      # 8
+    )
+    manifest = parse_conda_env(text, "environment.yml")
+    assert manifest.declared == [(4, 7)]
+    assert manifest.conda_export and manifest.export_line == 8
+
+
+def test_declared_julia_deps_and_compat_tables():
+    text = (
+        'name = "Toy"\n'                                       # 1
+        "\n"                                                   # 2
+        "[deps]\n"                                             # 3
+        'CSV = "336ed68f-0bac-5ca0-87d4-7b16caf5d00b"\n'        # 4
+        "\n"                                                   # 5
+        "[compat]\n"                                           # 6
+        'CSV = "0.10"\n'                                       # 7
+        'julia = "1.9"\n'                                      # 8
+        "\n"
+    )
+    manifest = parse_julia_project(text, "Project.toml")
+    assert manifest.declared == [(3, 4), (6, 8)]
+
+
+def test_declared_pipfile_packages_table():
+    text = '[[source]]\nurl = "https://pypi.org/simple"\n\n[packages]\nrequests = "==2.31.0"\nrich = "*"\n\n[dev-packages]\npytest = "*"\n'
+    manifest = parse_pipfile(text, "Pipfile")
+    assert manifest.declared == [(4, 6)]
+
+
+def test_declared_conda_list_runs_to_an_interpreter_entry():
+    manifest = parse_conda_env("dependencies:\n  - numpy=1.26.4\n  - python=3.11\n", "environment.yml")
+    assert manifest.declared == [(1, 3)]
+    assert [(d.language, d.line) for d in manifest.interpreters] == [("python", 3)]

@@ -96,3 +96,11 @@ def test_cmake_executables_and_their_output_names():
     # the program named by OUTPUT_NAME is declared where its target is (line 5); a
     # computed name (${...}) names nothing
     assert [(e.name, e.line) for e in build.executables] == [("raxml_module", 5), ("raxml-ng", 5)]
+
+
+def test_project_names_of_cmake_and_meson():
+    cmake = parse_native_build("cmake_minimum_required(VERSION 3.20)\nproject(QuadSolve VERSION 1.2 LANGUAGES CXX)\n"
+                               "project(Other)\n", "CMakeLists.txt")
+    meson = parse_native_build("# top\nproject(\n  'quadsolve',\n  'fortran',\n  version: '1.2',\n)\n", "meson.build")
+    assert (cmake.project, meson.project) == ("QuadSolve", "quadsolve")
+    assert parse_native_build("add_subdirectory(src)\n", "CMakeLists.txt").project == ""

@@ -37,3 +37,14 @@ def test_the_index_parses_a_namespace_once_per_content(make_tree):
     tree = TreeIndex.from_path(root)
     assert tree.r_namespace("NAMESPACE").exports == frozenset({"f"})
     assert tree.r_namespace("sub/NAMESPACE") is tree.r_namespace("NAMESPACE")
+
+
+def test_export_patterns_with_posix_bracket_classes():
+    # the NAMESPACE package.skeleton() and RStudio's package template write
+    namespace = parse_namespace('exportPattern("^[[:alpha:]]+")\n')
+    assert namespace.exported("hello") and namespace.exported("fitModel")
+    assert not namespace.exported(".onLoad") and not namespace.exported("_private")
+    digits = parse_namespace('exportPattern("^v[[:digit:]][[:alnum:]_]*$")\n')
+    assert digits.exported("v2_fit") and not digits.exported("vx")
+    punct = parse_namespace('exportPattern("^[^[:punct:]]")\n')
+    assert punct.exported("fit") and not punct.exported(".hidden") and not punct.exported("%+%")

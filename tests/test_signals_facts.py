@@ -19,6 +19,24 @@ def test_ci_config_first_test_line_outside_comments():
     assert parse_ci_config("run: pytest-cov-report\n", "x.yml").test_line is None
 
 
+def test_ci_config_every_test_line_but_installs():
+    text = ("jobs:\n  t:\n    steps:\n"                         # 1-3
+            "      - name: Install test dependencies\n"            # 4
+            "        run: pip install pytest && echo ok\n"        # 5
+            "      - name: Run unit tests\n"                       # 6
+            "        run: meson test -C build --suite core\n"     # 7
+            "      - uses: snakemake/snakemake-github-action@v1\n"  # 8
+            "        with:\n          args: \"--lint\"\n"          # 9-10
+            "  coverage:\n    uses: org/workflows/.github/workflows/test-coverage.yaml@main\n")  # 11-12
+    config = parse_ci_config(text, ".github/workflows/ci.yml")
+    assert [line for line, _ in config.test_lines] == [6, 7, 10, 12]
+    assert (config.test_line, config.test_text) == (6, "      - name: Run unit tests")
+    assert parse_ci_config("run: Rscript -e 'install.packages(\"testthat\")'\n", "x.yml").test_lines == ()
+    assert parse_ci_config("- run: nf-test test --profile docker\n- uses: matlab-actions/run-tests@v2\n"
+                           "- run: nf-test list\n", "y.yml").test_lines == (
+        (1, "- run: nf-test test --profile docker"), (2, "- uses: matlab-actions/run-tests@v2"))
+
+
 def test_front_matter_keys_of_the_header_only():
     text = "---\ntitle: A\nparams:\n  n: 3\n...\nparams: not header\n"
     assert parse_front_matter(text, "a.Rmd").keys == {"title": (2, "title: A"), "params": (3, "params:")}
@@ -32,6 +50,15 @@ def test_hardware_lines_by_kind():
         2, "--extra-index-url https://download.pytorch.org/whl/cu118")
     assert first_hardware_line(["services:", "  runtime: nvidia"], "compose_gpu") == (2, "  runtime: nvidia")
     assert first_hardware_line(["nothing here"], "declaration") is None
+
+
+def test_hardware_declaration_is_a_statement_before_a_badge():
+    lines = ["Tool", "====", "", "|PyPI| |Docker CUDA|", "", "Runs on a CPU; a GPU speeds up the fits.", "",
+             ".. |Docker CUDA| image:: https://img.shields.io/badge/cuda-yes"]
+    assert first_hardware_line(lines, "declaration") == (6, "Runs on a CPU; a GPU speeds up the fits.")
+    assert first_hardware_line(lines[:5], "declaration") == (4, "|PyPI| |Docker CUDA|")
+    assert first_hardware_line(["[![CUDA](https://x/cuda.svg)](https://x)", "Needs an NVIDIA GPU"],
+                               "declaration") == (2, "Needs an NVIDIA GPU")
 
 
 def test_tree_snippet_of_files_and_notebook_cells(make_tree):

@@ -252,6 +252,38 @@ def test_readme_priority_and_markdown_structure(make_tree):
     assert badge and badge[0].url == "https://img.shields.io/x.svg" and badge[0].in_badge
 
 
+def test_markdown_link_lines_count_breaks_inside_image_alt_text(make_tree):
+    text = (
+        "# Tool\n"                                                          # 1
+        "\n"                                                                # 2
+        "[![Build\n"                                                        # 3
+        "Status](https://ci.example.org/b.svg)](https://ci.example.org/t)\n"  # 4
+        "[![Launch\n"                                                       # 5
+        "Binder](https://mybinder.org/badge.svg)](https://mybinder.org/v2/gh/o/r/main)\n"  # 6
+        "See [the\n"                                                        # 7
+        "docs](https://docs.example.org) and https://example.org/raw.\n"    # 8
+    )
+    doc = TreeIndex.from_path(make_tree({"README.md": text})).readme_document()
+    assert [(link.url, link.line) for link in doc.links] == [
+        ("https://ci.example.org/t", 4),
+        ("https://ci.example.org/b.svg", 4),
+        ("https://mybinder.org/v2/gh/o/r/main", 6),
+        ("https://mybinder.org/badge.svg", 6),
+        ("https://docs.example.org", 8),
+        ("https://example.org/raw.", 8),
+    ]
+
+
+def test_rst_inline_literals_and_links_at_their_own_lines(make_tree):
+    text = ("Tool\n====\n\nA pure Python package, easy to\ninstall with ``pip install tool``; see\n"
+            "`the docs <https://tool.example.org>`_ or https://example.org/more.\n")
+    doc = TreeIndex.from_path(make_tree({"README.rst": text})).readme_document()
+    assert [(c.text, c.line) for c in doc.inline_code] == [("pip install tool", 5)]
+    # the URL of a `text <url>`_ reference is found twice, as a bare URL and as the reference
+    assert sorted((link.url, link.line) for link in doc.links) == [
+        ("https://example.org/more.", 6), ("https://tool.example.org", 6), ("https://tool.example.org", 6)]
+
+
 def test_rst_titles_and_literal_blocks(make_tree):
     text = "Tool\n====\n\nInstall\n-------\n\nRun::\n\n    pip install -r requirements.txt\n\n.. code-block:: bash\n\n   python run.py\n\nDone.\n"
     root = make_tree({"README.rst": text})
@@ -311,3 +343,39 @@ def test_release_drops_cached_forms_and_a_later_access_reads_again(make_tree):
     index.release()
     again = index.python_unit("a.py")
     assert again is not first and again.source == "x = 1\n" and source.reads == ["a.py", "a.py"]
+
+
+def _notebook(code: str, output_bytes: int) -> str:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": code,
+         "outputs": [{"output_type": "display_data", "metadata": {},
+                      "data": {"image/png": "A" * output_bytes}}]},
+    ]})
+
+
+def test_a_notebook_is_capped_on_its_code_not_its_bytes(make_tree):
+    # METRICS.md §0.2.5: 5 MiB of stored plot output, three lines of code: read and measured
+    code = "import numpy as np\nnp.random.seed(0)\nx = np.random.rand(3)\n"
+    root = make_tree({"analysis.ipynb": _notebook(code, 5 * 1024 * 1024), "big.csv": "a,b\n" * 600_000})
+    measured = measure(root)
+    assert measured.inventory.skipped == [
+        {"path": "big.csv", "reason": "larger than the per-file limit (2400000 > 2097152 bytes)"}]
+    assert measured.inventory.limits["max_notebook_bytes"] == 64 * 1024 * 1024
+    assert measured["seed_management"].counts["seeded_files"] == 1
+    assert measured["notebook_exec_order"].applicable
+
+
+def test_a_notebook_whose_code_is_over_the_per_file_limit_is_skipped(make_tree):
+    code = "x = 1\n" * 400_000    # 2.4 MB of code
+    root = make_tree({"huge.ipynb": _notebook(code, 10)})
+    tree = TreeIndex.from_path(root)
+    assert tree.notebook("huge.ipynb") is None and tree.facts("huge.ipynb") is None
+    assert tree.inventory().skipped == [
+        {"path": "huge.ipynb", "reason": "code cells larger than the per-file limit (2400000 > 2097152 bytes)"}]
+
+
+def test_a_notebook_over_the_notebook_limit_is_not_read(make_tree):
+    root = make_tree({"n.ipynb": _notebook("x = 1\n", 2000)})
+    tree = TreeIndex.from_path(root, Limits(max_file_bytes=1000, max_notebook_bytes=1500))
+    assert tree.skip_reason("n.ipynb").startswith("larger than the notebook limit (")
+    assert tree.facts("n.ipynb") is None

@@ -30,7 +30,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "c_cpp"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4), the `//` comment after a #define value
+VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4), the `//` comment after a #define value; 1.0.3 (S1): seed_value facts (a value given to a variable named like a seed, or the clock given to any variable; sscanf into a seed), RandomFact.seed_text of a seed or engine given an expression, the end line of a function definition
 C_SUFFIXES = (".c",)
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh")
 
@@ -48,6 +48,11 @@ C_DRAWS = {"rand": "c.rand", "random": "c.random", "drand48": "c.drand48", "lran
            "mrand48": "c.drand48", "rand_r": "c.rand_r"}
 SHUFFLES = {"std::shuffle", "std::random_shuffle", "std::sample", "shuffle", "random_shuffle"}
 TIME_SEEDS = re.compile(r"\btime\s*\(|chrono|clock\s*\(|getpid\s*\(|gettimeofday|random_device")
+# a variable that holds a seed, by its name (the last identifier of ``opts.random_seed``)
+SEED_NAME = re.compile(r"seed|idum", re.IGNORECASE)
+SCANNERS = {"sscanf", "scanf", "fscanf"}
+# bytes that make a file worth selecting every assignment of (a seed variable's values)
+SEED_BYTES = (b"seed", b"SEED", b"Seed", b"idum", b"time", b"clock", b"getpid", b"chrono", b"random_device")
 CLI_CALLS = {"getopt": "getopt", "getopt_long": "getopt", "getopt_long_only": "getopt",
              "CLI::App": "CLI11", "options_description": "program_options",
              "po::options_description": "program_options", "argparse::ArgumentParser": "argparse",
@@ -61,7 +66,7 @@ LOG_STREAMS = {"std::cerr", "std::clog", "cerr", "clog"}
 # what call() looks at beyond the CallFact: the name without std:: and template
 # arguments, or without template arguments only
 SPECIAL_SHORT = C_SEEDS.keys() | C_DRAWS.keys()
-SPECIAL_BARE = SHUFFLES | CLI_CALLS.keys() | FILE_OPENERS | DATA_OPENERS.keys()
+SPECIAL_BARE = SHUFFLES | CLI_CALLS.keys() | FILE_OPENERS | DATA_OPENERS.keys() | SCANNERS
 LOGGING = re.compile(r"^(std::)?(cerr|clog|cout)$|^(f?printf|perror|puts|fputs|spdlog::\w+|LOG\w*|"
                      r"qWarning|qDebug|syslog)$")
 
@@ -183,14 +188,20 @@ FEATURES = {"throw_statement": "reraise", "throw_expression": "reraise", "return
 
 
 @cache
-def selection(grammar: str, handlers: bool, log_streams: bool):
+def selection(grammar: str, handlers: bool, log_streams: bool, seeds: bool = False):
     """The query for ``grammar``: the selected kinds it has (the grammar for C lacks the
-    C++ ones) and the patterns that can match in it."""
+    C++ ones) and the patterns that can match in it. With ``seeds`` (the file's bytes
+    name seeds or the clock), every assignment is selected, not only those of a string:
+    a seed variable's values are facts too."""
     language = ts.parser(grammar).language
     kinds = SELECTED_KINDS + (HANDLER_KINDS if handlers else ())
     known = [kind for kind in kinds if language.id_for_node_kind(kind, True) is not None]
     strings = "[" + " ".join(f"({kind})" for kind in STRING_KINDS if kind in known) + "]"
-    source = "[" + " ".join(f"({kind})" for kind in known) + "] @node\n" + SELECTED_PATTERNS \
+    patterns = SELECTED_PATTERNS
+    if seeds:
+        patterns = patterns.replace(
+            "(assignment_expression right: [(string_literal) (concatenated_string)]) @node", "(assignment_expression) @node")
+    source = "[" + " ".join(f"({kind})" for kind in known) + "] @node\n" + patterns \
         + MARKS.replace("{string}", strings)
     if handlers and log_streams:
         source += LOG_STREAM_PATTERNS
@@ -235,7 +246,8 @@ class _Walker:
         }
         handlers = b"catch" in self.data
         log_streams = b"cerr" in self.data or b"clog" in self.data
-        nodes, marks = ts.selected(tree, selection(self.grammar, handlers, log_streams))
+        seeds = any(word in self.data for word in SEED_BYTES)
+        nodes, marks = ts.selected(tree, selection(self.grammar, handlers, log_streams, seeds))
         self.skipped = marks.get("skipped", set())
         self.bindable = marks.get("bindable", set())
         facts.dispatch(nodes, dispatch, FEATURES)
@@ -306,11 +318,35 @@ class _Walker:
 
     def assignment(self, node) -> None:
         right = node.child_by_field_name("right")
-        if right is not None and right.type in ("string_literal", "concatenated_string"):
-            left = node.child_by_field_name("left")
+        if right is None:
+            return
+        left = node.child_by_field_name("left")
+        if right.type in ("string_literal", "concatenated_string"):
             if left is not None:
                 self.facts.assignments.append(AssignmentFact(ts.text(left), ts.first_line(node),
                                                              string_value(right)))
+        elif left is not None:
+            self.seed_value(squeeze(left), right, ts.first_line(node))
+
+    def seed_value(self, target: str, value, line: int, call: str = "") -> None:
+        """A value given to a variable named like a seed (``iseed = -1 - gid``,
+        ``opts.random_seed = atol(optarg)``), or to any variable from the clock or the
+        OS (``long t = time(NULL)``): a ``seed_value`` fact, whose generator is the
+        variable as written and whose call is the value (or the reading call)."""
+        text = ts.text(value) if value is not None else ""
+        named = bool(SEED_NAME.search(target.rsplit(".", 1)[-1].rsplit("->", 1)[-1]))
+        if not named and not TIME_SEEDS.search(text):
+            return
+        if "random_device" in text:
+            source = "entropy"
+        elif TIME_SEEDS.search(text):
+            source = "time"
+        elif value is None:
+            source = "argument"   # read into the variable (sscanf(optarg, "%d", &seed))
+        else:
+            source = "literal" if not isinstance(literal(value), Expr) else "argument"
+        self.facts.randoms.append(RandomFact(line, call or " ".join(text.split())[:80], target, "seed_value",
+                                             source in ("literal", "argument"), source))
 
     def catch_clause(self, node) -> None:
         parameters = node.child_by_field_name("parameters")
@@ -378,7 +414,7 @@ class _Walker:
             return self.access.get(ancestors[-1].id, default) == "public"
         return True
 
-    def add_definition(self, name: str, kind: str, node, ancestors: list | None) -> None:
+    def add_definition(self, name: str, kind: str, node, ancestors: list | None, end_line: int = 0) -> None:
         line = ts.first_line(node)
         if ancestors is None:
             ancestors = self.ancestors(node)
@@ -387,7 +423,8 @@ class _Walker:
             # a trailing ///< on the declaration's own line documents it too
             last = self.facts.comments[-1]
             documented = last.doc and last.line_start == line and last.text.startswith(("///<", "//!<", "/**<"))
-        self.facts.definitions.append(DefinitionFact(name, kind, line, self.public(node, ancestors), documented))
+        self.facts.definitions.append(DefinitionFact(name, kind, line, self.public(node, ancestors), documented,
+                                                     end_line=end_line))
 
     def definition(self, node) -> None:
         kind = "function"
@@ -398,7 +435,8 @@ class _Walker:
         ancestors = self.ancestors(node)
         in_class = any(a.type == "field_declaration_list" for a in ancestors)
         qualified = squeeze(name)
-        self.add_definition(qualified, "method" if in_class or "::" in qualified else kind, node, ancestors)
+        self.add_definition(qualified, "method" if in_class or "::" in qualified else kind, node, ancestors,
+                            end_line=ts.last_line(node))
         if qualified == "main" and declarator is not None:
             parameters = declarator.child_by_field_name("parameters")
             if parameters is not None and len(parameters.named_children) >= 2:
@@ -418,6 +456,9 @@ class _Walker:
             variable = "" if name is None else ts.text(name)
             value = declarator.child_by_field_name("value") if declarator.type == "init_declarator" else None
             self.typed_variable(type_name, variable, value, line)
+            if value is not None and variable and value.type not in ("argument_list", "initializer_list") \
+                    and base_type(type_name) not in ENGINE_TYPES:
+                self.seed_value(variable, value, line)
             if value is not None and value.type in ("string_literal", "concatenated_string"):
                 self.facts.assignments.append(AssignmentFact(variable, line, string_value(value)))
 
@@ -439,7 +480,8 @@ class _Walker:
                 else:
                     source = "literal" if not isinstance(literal(arguments[0]), Expr) else "argument"
             facts.randoms.append(RandomFact(line, type_name, variable or base, "engine",
-                                            source in ("literal", "argument", "default"), source))
+                                            source in ("literal", "argument", "default"), source,
+                                            seed_text=squeeze(arguments[0])[:80] if source == "argument" else ""))
         elif base in ENTROPY_TYPES:
             facts.randoms.append(RandomFact(line, type_name, variable or base, "engine", False, "entropy"))
         elif base.endswith("_distribution") and DISTRIBUTION.search(base):
@@ -479,7 +521,8 @@ class _Walker:
                 source = "time"
             else:
                 source = "argument" if isinstance(values[0], Expr) else "literal"
-            facts.randoms.append(RandomFact(line, name, C_SEEDS[short], "seed", source in ("literal", "argument"), source))
+            facts.randoms.append(RandomFact(line, name, C_SEEDS[short], "seed", source in ("literal", "argument"), source,
+                                            seed_text=squeeze(arguments[0])[:80] if source == "argument" else ""))
         elif short in C_DRAWS and not arguments or short == "rand_r":
             facts.randoms.append(RandomFact(line, name, C_DRAWS[short], "draw"))
         elif bare in SHUFFLES:
@@ -489,7 +532,16 @@ class _Walker:
             source = "none" if not arguments else "time" if TIME_SEEDS.search(ts.text(arguments[0])) else \
                 "argument" if isinstance(values[0], Expr) else "literal"
             facts.randoms.append(RandomFact(line, name, written[:-len(".seed")], "seed",
-                                            source in ("literal", "argument"), source))
+                                            source in ("literal", "argument"), source,
+                                            seed_text=squeeze(arguments[0])[:80] if source == "argument" else ""))
+        if bare in SCANNERS:
+            # sscanf(optarg, "%ld", &(opts->seed)): the seed is read from the input
+            for argument in arguments[1:]:
+                target = squeeze(argument)
+                if target.startswith("&"):
+                    variable = target.lstrip("&").strip("()")
+                    if SEED_NAME.search(re.split(r"\.|->", variable)[-1]):
+                        self.seed_value(variable, None, line, call=name)
         if bare in CLI_CALLS:
             facts.cli_args.append(CliArgFact(line, CLI_CALLS[bare]))
         if bare in FILE_OPENERS and values:

@@ -32,7 +32,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "fortran"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4)
+VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3 (S1): the end line of a subroutine or function
 FIXED_FORM_SUFFIXES = (".f", ".for", ".f77", ".ftn")
 
 DEFINITIONS = {"subroutine": "subroutine", "function": "function", "module": "module",
@@ -40,6 +40,8 @@ DEFINITIONS = {"subroutine": "subroutine", "function": "function", "module": "mo
 STATEMENT_OF = {"subroutine": "subroutine_statement", "function": "function_statement",
                 "module": "module_statement", "program": "program_statement",
                 "submodule": "submodule_statement"}
+# definitions whose body runs when called: their last line is a fact (S1 follows seeds into calls)
+ROUTINES = {"subroutine", "function"}
 CLI = {"get_command_argument", "command_argument_count", "getarg", "iargc", "get_command"}
 DRAWS = {"random_number", "rand", "ran", "irand"}
 SPECIAL_CALLS = {"random_seed", "random_init", "srand"} | DRAWS | CLI   # what call() looks at beyond the CallFact
@@ -148,7 +150,8 @@ class _Walker:
                 private_default, made_public, made_private = self.visibility[module]
                 public = definition.name in made_public or (not private_default and definition.name not in made_private)
             documented = definition.documented or (definition.line + 1) in trailing_docs
-            resolved.append(DefinitionFact(definition.name, definition.kind, definition.line, public, documented))
+            resolved.append(DefinitionFact(definition.name, definition.kind, definition.line, public, documented,
+                                           end_line=definition.end_line))
         return resolved
 
     def visit(self, node) -> None:
@@ -218,7 +221,8 @@ class _Walker:
         module = next((self.module_name(a) for a in reversed(ancestors) if a.type == "module"), None)
         in_program = any(a.type == "program" for a in ancestors)
         self.facts.definitions.append(DefinitionFact(ts.text(name).lower(), DEFINITIONS[node.type], line,
-                                                     not in_program, documented))
+                                                     not in_program, documented,
+                                                     end_line=ts.last_line(node) if node.type in ROUTINES else 0))
         if module is not None:
             self.owner_of[len(self.facts.definitions) - 1] = module
 

@@ -14,6 +14,7 @@ identifiers, operators and punctuation stay in C
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from scoring.facts import (
@@ -33,16 +34,21 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.0.6"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6: FileFacts.credentials (C3)
+VERSION = "1.0.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7: FileFacts.credentials (C3)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
     "abstract_definition": "abstract", "module_definition": "module", "primitive_definition": "primitive",
 }
 ENGINES = {"MersenneTwister", "Xoshiro", "StableRNG", "Random.MersenneTwister", "Random.Xoshiro",
-           "StableRNGs.StableRNG", "RandomDevice", "Random.RandomDevice", "TaskLocalRNG"}
+           "StableRNGs.StableRNG", "RandomDevice", "Random.RandomDevice"}
 ENTROPY_ENGINES = {"RandomDevice", "Random.RandomDevice"}
 SEEDING = {"Random.seed!", "seed!"}
+# the global generator, as a call or a constant
+GLOBAL_GENERATORS = {"Random.default_rng", "default_rng", "Random.GLOBAL_RNG", "GLOBAL_RNG", "Random.TaskLocalRNG",
+                     "TaskLocalRNG"}
+# a parameter named like a generator: a draw's first argument that is a generator passed in
+GENERATOR_NAME = re.compile(r"(?i)rng|generator")
 DRAWS = {"rand", "randn", "randexp", "shuffle", "shuffle!", "randperm", "randcycle", "sample",
          "bitrand", "randstring", "randsubseq", "rand!", "randn!", "sample!", "StatsBase.sample",
          "Random.shuffle", "Random.randperm", "Random.rand", "Random.randn", "Random.shuffle!"}
@@ -160,7 +166,11 @@ class _Walker:
         self.data = data
         self.facts = ts.Collector()
         self.aliases: dict[str, str] = {}        # local name -> qualified name
-        self.engines: set[str] = set()           # variables bound to RNG engines
+        # variables bound to generators: name -> (start byte, end byte, "engine" or "global")
+        # from the binding to the end of the function it is in (a keyword default
+        # ``rng = Random.default_rng()`` holds in its function), else of the file
+        self.generators: dict[str, list[tuple[int, int, str]]] = {}
+        self.engine_names: dict[int, str] = {}   # id of an engine construction -> the generator it makes
         self.exports: list[ExportFact] = []     # the names of export statements, in order
         self.docstring_lines: set[int] = set()   # last lines of docstrings
         self.root = None
@@ -349,8 +359,33 @@ class _Walker:
         if value.type == "string_literal":
             self.facts.assignments.append(AssignmentFact(ts.text(target), line, string_value(value)))
         elif value.type == "call_expression" and value.named_children:
-            if self.resolve(dotted(value.named_children[0])) in ENGINES | {"Random.default_rng", "default_rng"}:
-                self.engines.add(ts.text(target))
+            constructor = self.resolve(dotted(value.named_children[0]))
+            if constructor in GLOBAL_GENERATORS:
+                self.bind_generator(node, ts.text(target), "global")
+            elif constructor in ENGINES or constructor.split(".")[-1] in ENGINES:
+                # ``rng = MersenneTwister(1)``: the engine is the variable's generator
+                self.bind_generator(node, ts.text(target), "engine")
+                self.engine_names[value.id] = ts.text(target)
+        elif value.type in ("identifier", "field_expression") and self.resolve(dotted(value)) in GLOBAL_GENERATORS:
+            self.bind_generator(node, ts.text(target), "global")
+
+    def bind_generator(self, node, name: str, kind: str) -> None:
+        end = len(self.data)
+        for ancestor in reversed(ts.path_to(self.root, node)):
+            if ancestor.type == "function_definition" or (
+                    ancestor.type == "assignment" and ancestor.named_children
+                    and ancestor.named_children[0].type == "call_expression"):
+                end = ancestor.end_byte
+                break
+        self.generators.setdefault(name, []).append((node.start_byte, end, kind))
+
+    def bound_generator(self, name: str, position: int) -> str | None:
+        """What ``name`` is bound to at ``position``: "engine", "global" or None."""
+        found = None
+        for start, end, kind in self.generators.get(name, ()):
+            if start <= position <= end and (found is None or start >= found[0]):
+                found = (start, kind)
+        return None if found is None else found[1]
 
     def call(self, node) -> None:
         children = node.named_children
@@ -379,17 +414,17 @@ class _Walker:
             generator = "Random.GLOBAL"
             seed = positional[0] if positional else None
             if len(positional) >= 2:
-                generator, seed = ts.text(positional[0]), positional[1]
+                generator, seed = self.generator_of(positional[0]) or ts.text(positional[0]), positional[1]
             source = self.seed_source(seed)
             facts.randoms.append(RandomFact(line, name, generator, "seed", source in ("literal", "argument"), source))
         elif name in ENGINES or short in ENGINES:
             seed = positional[0] if positional else None
             source = "entropy" if (name in ENTROPY_ENGINES or seed is None) else self.seed_source(seed)
-            facts.randoms.append(RandomFact(line, name, short, "engine", source in ("literal", "argument"), source))
+            facts.randoms.append(RandomFact(line, name, self.engine_names.get(node.id, short), "engine",
+                                            source in ("literal", "argument"), source))
         elif name in DRAWS or short in DRAWS:
             first = positional[0] if positional else None
-            generator = ts.text(first) if first is not None and first.type == "identifier" \
-                and ts.text(first) in self.engines else "Random.GLOBAL"
+            generator = (self.generator_of(first) if first is not None else None) or "Random.GLOBAL"
             facts.randoms.append(RandomFact(line, name, generator, "draw"))
         if name in ("include", "Base.include") and positional and positional[-1].type == "string_literal":
             facts.imports.append(ts.ImportFact(string_value(positional[-1]), line, "none", "include"))
@@ -409,6 +444,37 @@ class _Walker:
             else:
                 mode = "read" if name in READS else "write"
             facts.file_io.append(FileIOFact(line, mode, path, name))
+
+    def generator_of(self, node) -> str | None:
+        """The generator a draw's or a reseed's first argument names: ``Random.GLOBAL`` for
+        the global one (``Random.default_rng()``, a variable bound to it), an engine
+        variable, a parameter named like a generator (``rng``, passed in) or an element of a
+        collection so named (``rngs[j]``), the text of an engine built in place (``rand(MersenneTwister(1), 3)``, also its engine fact's
+        generator); None when the argument is no generator (``rand(1:6)``)."""
+        if node.type == "identifier":
+            text = ts.text(node)
+            bound = self.bound_generator(text, node.start_byte)
+            if bound == "global":
+                return "Random.GLOBAL"
+            if bound == "engine" or GENERATOR_NAME.search(text):
+                return text
+            return None
+        if node.type in ("field_expression",) and self.resolve(dotted(node)) in GLOBAL_GENERATORS:
+            return "Random.GLOBAL"
+        if node.type == "index_expression" and node.named_children and node.named_children[0].type == "identifier":
+            # ``rand(rngs[j], …)``: one of a collection of generators
+            collection = ts.text(node.named_children[0])
+            if GENERATOR_NAME.search(collection) or self.bound_generator(collection, node.start_byte) == "engine":
+                return ts.text(node)[:80]
+        if node.type == "call_expression" and node.named_children:
+            constructor = self.resolve(dotted(node.named_children[0]))
+            if constructor in GLOBAL_GENERATORS:
+                return "Random.GLOBAL"
+            if constructor in ENGINES or constructor.split(".")[-1] in ENGINES:
+                text = ts.text(node)[:80]
+                self.engine_names[node.id] = text
+                return text
+        return None
 
     @staticmethod
     def seed_source(seed) -> str:

@@ -33,13 +33,16 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "matlab"
-VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3)
+VERSION = "1.0.6"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
          "sprand", "sprandn", "randg", "crossvalind"}
 LEGACY_SEED_WORDS = {"seed", "state", "twister"}
 TIME_WORDS = {"shuffle"}
+# a seed computed from the clock (``rand('state', sum(100*clock))``) or the process
+TIME_EXPRESSION = re.compile(r"\b(clock|now|datenum|datetime|cputime|tic|toc|posixtime|getpid)\b")
+STREAM_CONSTRUCTORS = {"RandStream", "RandStream.create"}
 READS = {"load", "readtable", "readmatrix", "readcell", "csvread", "dlmread", "xlsread", "imread",
          "audioread", "importdata", "h5read", "ncread", "textread", "jsondecode", "fileread",
          "readstruct", "parquetread", "niftiread", "dicomread", "readlines", "VideoReader"}
@@ -123,6 +126,8 @@ class _Walker:
         self.bindable: set[int] = set()          # ids of strings an assignment binds
         self.in_definition: set[int] = set()     # ids of comments directly in a function or classdef
         self.top_level: set[int] = set()         # ids of comments directly in the file
+        self.stream_targets: dict[int, str] = {}  # id of a RandStream construction -> the variable it is bound to
+        self.streams: dict[str, str] = {}        # RandStream variable -> its seed source
 
     def run(self) -> FileFacts:
         facts = self.facts
@@ -164,6 +169,10 @@ class _Walker:
 
     def assignment(self, node) -> None:
         right = node.child_by_field_name("right")
+        if right is not None and right.type == "function_call" and self.callee(right) in STREAM_CONSTRUCTORS | {"create"}:
+            left = node.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                self.stream_targets[right.id] = ts.text(left)
         if right is not None and right.type == "string":
             left = node.child_by_field_name("left")
             if left is not None:
@@ -303,12 +312,17 @@ class _Walker:
         elif name in ("rand", "randn") and values and isinstance(values[0], str) \
                 and values[0] in LEGACY_SEED_WORDS:
             seed = values[1] if len(values) > 1 else None
-            source = "none" if seed is None else "argument" if isinstance(seed, Expr) else "literal"
-            facts.randoms.append(RandomFact(line, name, "matlab.global", "seed", source != "none", source))
-        elif name == "RandStream":
-            self.engine(line, values)
+            source = "none" if seed is None else self.expression_source(seed)
+            facts.randoms.append(RandomFact(line, name, "matlab.global", "seed", source in ("literal", "argument"),
+                                            source))
+        elif name == "RandStream" or written == "RandStream.create":
+            self.engine(line, values, self.stream_targets.get(node.id, "RandStream"))
         elif name in DRAWS:
-            facts.randoms.append(RandomFact(line, written, "matlab.global", "draw"))
+            # ``rand(s, 3)``: a draw from the RandStream ``s``, not the global stream
+            first = argument_nodes[0] if argument_nodes else None
+            stream = ts.text(first) if first is not None and first.type == "identifier" \
+                and ts.text(first) in self.streams else "matlab.global"
+            facts.randoms.append(RandomFact(line, written, stream, "draw"))
         elif name == "inputParser":
             facts.cli_args.append(CliArgFact(line, "inputParser"))
         elif name == "import":
@@ -331,29 +345,34 @@ class _Walker:
                 path = next((v for v in values if isinstance(v, str) and not v.startswith("-")), "")
             facts.file_io.append(FileIOFact(line, mode, path, name))
 
+    @staticmethod
+    def expression_source(seed) -> str:
+        """A seed value's source: ``'shuffle'`` and expressions of the clock are time."""
+        if isinstance(seed, str):
+            return "time" if seed.lower() in TIME_WORDS else "literal"
+        if isinstance(seed, Expr):
+            return "time" if TIME_EXPRESSION.search(seed.text) else "argument"
+        return "literal"
+
     def seed(self, line: int, call: str, values) -> None:
         seed = values[0] if values else None
         if seed is None:
             return   # rng() with no argument reads the state
-        if isinstance(seed, str):
-            source = "time" if seed.lower() in TIME_WORDS else "literal"
-        else:
-            source = "argument" if isinstance(seed, Expr) else "literal"
+        source = self.expression_source(seed)
+        if call == "RandStream.setGlobalStream" and isinstance(seed, Expr) and seed.text in self.streams:
+            source = self.streams[seed.text]   # the global stream becomes that stream, seeded as it was
         self.facts.randoms.append(RandomFact(line, call, "matlab.global", "seed",
-                                             source in ("literal", "argument"), source))
+                                             source in ("literal", "argument", "default"), source))
 
-    def engine(self, line: int, values) -> None:
+    def engine(self, line: int, values, stream: str) -> None:
         seed = None
         for index, value in enumerate(values[:-1]):
             if isinstance(value, str) and value.lower() == "seed":
                 seed = values[index + 1]
-        if seed is None:
-            source = "default"
-        elif isinstance(seed, str):
-            source = "time" if seed.lower() in TIME_WORDS else "literal"
-        else:
-            source = "argument" if isinstance(seed, Expr) else "literal"
-        self.facts.randoms.append(RandomFact(line, "RandStream", "RandStream", "engine",
+        source = "default" if seed is None else self.expression_source(seed)
+        if stream != "RandStream":
+            self.streams[stream] = source
+        self.facts.randoms.append(RandomFact(line, "RandStream", stream, "engine",
                                              source in ("literal", "argument", "default"), source))
 
 

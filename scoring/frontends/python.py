@@ -182,7 +182,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment, strip_unquoted_comment
 
 LANGUAGE = "python"
-VERSION = "1.2.3"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3: FileFacts.credentials (C3)
+VERSION = "1.2.5"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5: FileFacts.credentials (C3), with r 1.1.4 and julia 1.0.7
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -559,6 +559,7 @@ class _Walker:
         self.assignments: list[AssignmentFact] = []
         self.handlers: list[_Handler] = []
         self.randoms: list[RandomFact] = []
+        self.discarded: set[int] = set()   # ids of calls that are whole expression statements
         self.cli_args: list[CliArgFact] = []
         self.file_io: list[FileIOFact] = []
         self.urls: list[UrlFact] = []
@@ -598,6 +599,7 @@ class _Walker:
         """Parse and walk one unit: a file's text or one notebook cell's Python."""
         self.cell, self.source, self.magic_lines = cell, source, magic_lines
         self.bindings = {}
+        self.discarded = set()
         self._encoded = self._starts = None
         self._lines = None
         self.tree = None
@@ -830,7 +832,9 @@ class _Walker:
         self.definitions.append(DefinitionFact(name, kind, node.lineno, public, documented,
                                                tuple(self.decorator(d) for d in node.decorator_list), self.cell,
                                                self.header(node.lineno, public and not documented),
-                                               _decorator_lines(node), end_line=node.end_lineno or node.lineno))
+                                               _decorator_lines(node), end_line=node.end_lineno or node.lineno,
+                                               parameters=_parameter_names(node.args),
+                                               none_defaults=_none_defaults(node.args)))
         self.parameter_defaults(node.args)
         inner = _Frame("none", "function", _NO_KINDS, ())
         # pushed last first: decorators, arguments, returns, then the body
@@ -1035,6 +1039,8 @@ class _Walker:
         return True
 
     def expr_statement(self, node) -> bool:
+        if type(node.value) is ast.Call:
+            self.discarded.add(id(node.value))
         self.stack.append(node.value)
         return True
 
@@ -1298,6 +1304,8 @@ class _Walker:
             return
         if name in ENGINES:
             source = "entropy" if name in ALWAYS_ENTROPY else self.seed_source(self.seed_argument(node), ENGINES[name])
+            if id(node) in self.discarded and source in ("literal", "argument"):
+                source = "discarded"   # built and thrown away: the seed seeds nothing
             randoms.append(RandomFact(line, name, name, "engine", source in ("literal", "argument", "default"),
                                       source, cell))
             return
@@ -1871,6 +1879,28 @@ def _plain_dotted(node) -> str:
             parts.append(inner + "()")
             return ".".join(reversed(parts))
     return ""
+
+
+def _parameter_names(args: ast.arguments) -> tuple[str, ...]:
+    """A function's parameters in call order: positional ones, ``*args`` (a bare ``*``
+    before keyword-only ones without it), keyword-only ones, ``**kwargs``."""
+    names = [a.arg for a in args.posonlyargs + args.args]
+    if args.vararg is not None:
+        names.append("*" + args.vararg.arg)
+    elif args.kwonlyargs:
+        names.append("*")
+    names.extend(a.arg for a in args.kwonlyargs)
+    if args.kwarg is not None:
+        names.append("**" + args.kwarg.arg)
+    return tuple(names)
+
+
+def _none_defaults(args: ast.arguments) -> tuple[str, ...]:
+    """The parameters whose default is the literal None."""
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True))
+    pairs.extend((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None)
+    return tuple(a.arg for a, d in pairs if type(d) is ast.Constant and d.value is None)
 
 
 def _decorator_lines(node) -> tuple[int, ...]:

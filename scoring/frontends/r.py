@@ -34,7 +34,7 @@ from scoring.frontends._credentials import rmarkdown_credentials, script_credent
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: FileFacts.credentials (C3)
+VERSION = "1.1.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: FileFacts.credentials (C3), with julia 1.0.7
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -55,6 +55,7 @@ LOGGING = {"message", "warning", "print", "cat", "writeLines", "flog.error", "fl
 # muffling a condition is what a silent handler does, not an action of its own
 PASSIVE_CALLS = {"invisible", "invokeRestart", "tryInvokeRestart"}
 SEEDING = {"set.seed", "withr::with_seed", "withr::local_seed", "with_seed", "local_seed"}
+MISSING_VALUES = {"NA", "NA_integer_", "NA_real_"}
 TIME_SOURCES = ("Sys.time", "Sys.getpid", "proc.time", "date()", "runif(")
 DRAWS = {
     "runif", "rnorm", "rbinom", "rpois", "rexp", "rgamma", "rbeta", "rt", "rchisq", "rmultinom",
@@ -314,6 +315,8 @@ def seed_source(value) -> str:
     if value.type == "null":
         return "entropy"
     expression = ts.text(value)
+    if expression in MISSING_VALUES:
+        return "none"   # seed = NA: the sampler picks its own seed
     if any(marker in expression for marker in TIME_SOURCES):
         return "time"
     return "literal" if not isinstance(literal(value), Expr) else "argument"
@@ -548,7 +551,7 @@ class _Walker:
         ))
         bare = name.split("::")[-1]
         if bare not in SPECIAL_BARE and name not in SPECIAL_NAMES \
-                and not (named and any(key in DRAW_KEYWORDS for key, _ in named)):
+                and not (named and any(key in DRAW_KEYWORDS or key == "seed" for key, _ in named)):
             return   # most calls: nothing more than the CallFact
         keywords = dict(named)
         first = positional[0] if positional else None
@@ -599,6 +602,13 @@ class _Walker:
         elif bare in DRAWS or any(key in DRAW_KEYWORDS for key in keywords) or (
                 bare == "boot" and "R" in keywords):
             facts.randoms.append(RandomFact(line, name, "R", "draw"))
+        if "seed" in keywords and not (name in SEEDING or bare == "set.seed"):
+            # a sampler that takes its own seed (brms::brm, rstan::sampling, mikropml::run_ml):
+            # the seed of that call's generator, at the argument's line
+            value = keywords["seed"]
+            source = seed_source(value)
+            facts.randoms.append(RandomFact(line if value is None else ts.first_line(value), name, name, "seed",
+                                            source in ("literal", "argument"), source))
 
         if bare in CLI:
             facts.cli_args.append(CliArgFact(line, CLI[bare]))

@@ -70,6 +70,8 @@ class Stage:
     alias: str | None
     line: int
     platform: str | None
+    # the lines of the ARG instructions whose defaults the image reference takes
+    arg_lines: tuple[int, ...] = ()
 
 
 @dataclass
@@ -80,6 +82,8 @@ class Dockerfile:
     stages: list[Stage] = field(default_factory=list)
     args: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    # the line of the ARG instruction that last set each of ``args``
+    arg_lines: dict[str, int] = field(default_factory=dict)
 
     def final_base(self) -> tuple[str | None, Stage | None]:
         """The external image the final stage is built on, following stage aliases back.
@@ -266,6 +270,7 @@ def _parse_into(text: str, result: Dockerfile) -> None:
                 if default is not None:
                     missing: list[str] = []
                     result.args[name] = _substitute(default, result.args, missing)
+                    result.arg_lines[name] = start + 1
         elif keyword == "FROM":
             seen_from = True
             image, alias, platform = _parse_from(args)
@@ -278,7 +283,9 @@ def _parse_into(text: str, result: Dockerfile) -> None:
                 platform = _substitute(platform, result.args, []) or None
             for name in missing:
                 result.problems.append(f"line {start + 1}: ARG {name} has no default")
-            result.stages.append(Stage(resolved, alias, start + 1, platform))
+            used = {m.group("braced") or m.group("plain") for m in _VARIABLE_RE.finditer(image)}
+            arg_lines = tuple(sorted(result.arg_lines[n] for n in used if n in result.arg_lines))
+            result.stages.append(Stage(resolved, alias, start + 1, platform, arg_lines))
 
 
 def split_image(ref: str) -> tuple[str, str | None, str | None]:

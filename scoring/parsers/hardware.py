@@ -43,10 +43,22 @@ def _compose_gpu(line: str) -> bool:
 KINDS = {"declaration": _declares, "wheel_index": _wheel_index, "compose_gpu": _compose_gpu}
 
 
+# A line of badges: RST substitution references (`|PyPI| |Docker CUDA|`) or their image
+# definitions, Markdown image links, HTML images. A badge label is not a statement.
+_BADGE_LINE_RE = re.compile(
+    r"^\s*(?:(?:\|[^|]+\|\s*)+|\.\.\s+\|[^|]+\|\s+image::.*|.*\[!\[.*|.*<img\b.*)$", re.IGNORECASE
+)
+
+
 def first_hardware_line(lines: Sequence[str], kind: str) -> tuple[int, str] | None:
-    """(line number, line) of the first line of ``kind`` (see ``KINDS``), or None."""
+    """(line number, line) of the first line of ``kind`` (see ``KINDS``), or None. A
+    declaration is the first statement that is not a line of badges, the first badge line
+    only when nothing else states hardware."""
     test = KINDS[kind]
+    badge = None
     for number, line in enumerate(lines, start=1):
         if test(line):
-            return number, line
-    return None
+            if kind != "declaration" or not _BADGE_LINE_RE.match(line):
+                return number, line
+            badge = badge or (number, line)
+    return badge

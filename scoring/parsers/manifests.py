@@ -134,6 +134,12 @@ class Manifest:
     # (a pyproject.toml with only [tool.*] settings, a setup.cfg with only [flake8]): E1
     # does not score it as a manifest (METRICS.md §0.3 "nothing to pin").
     declares_dependencies: bool = True
+    # (first, last) lines of the manifest's own file that declare its runtime dependencies:
+    # the keys, fields, tables and literal lists that hold them (``Imports:``, ``dependencies =``,
+    # the ``install_requires`` list), for evidence that shows where to look and edit
+    declared: list[tuple[int, int]] = field(default_factory=list)
+    # the ``prefix:`` line that makes a conda environment file an export (§0.1.16)
+    export_line: int | None = None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -210,6 +216,27 @@ class _LineFinder:
 
     def text(self, index: int | None) -> str:
         return self.lines[index].strip() if index is not None else ""
+
+    def key_line(self, pattern: str, start: int = 0) -> int | None:
+        """1-based line of the first line at or after ``start`` (0-based) matching ``pattern``."""
+        regex = re.compile(pattern)
+        for index in range(max(start, 0), len(self.lines)):
+            if regex.search(self.lines[index]):
+                return index + 1
+        return None
+
+
+def _declared(
+    manifest: Manifest, first: int | None, entries: Iterable[Dependency] = (), more: Iterable[int | None] = ()
+) -> None:
+    """Record a declaration starting at line ``first`` and running to its last entry (or
+    to the last of ``more``, lines of entries that are not dependencies)."""
+    lines = [d.line for d in entries if d.line and (d.file or manifest.path) == manifest.path]
+    lines += [line for line in more if line]
+    if first is not None:
+        lines.append(first)
+    if lines:
+        manifest.declared.append((min(lines), max(lines)))
 
 
 def _guarded(kind: str) -> Callable[[Callable[..., Manifest]], Callable[..., Manifest]]:
@@ -738,6 +765,7 @@ def _poetry_dependencies(
     seen: set[str],
 ) -> None:
     start = finder.header(header)
+    before = len(manifest.dependencies)
     for name, value in table.items():
         index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*="), start)
         line = index + 1 if index is not None else None
@@ -770,6 +798,8 @@ def _poetry_dependencies(
                 file=path,
             )
         )
+    if table:
+        _declared(manifest, finder.key_line(header), manifest.dependencies[before:])
 
 
 @_guarded("pyproject")
@@ -783,17 +813,18 @@ def parse_pyproject(text: str, path: str) -> Manifest:
 
     project = _table(data, "project")
     project_start = finder.header(r"^\s*\[\s*project\s*\]")
-    manifest.dependencies.extend(
-        _pep508_list(
-            project.get("dependencies"),
-            path=path,
-            source="project.dependencies",
-            finder=finder,
-            start=finder.header(r"^\s*dependencies\s*=", project_start) or project_start,
-            problems=manifest.problems,
-            what="[project].dependencies",
-        )
+    project_dependencies = _pep508_list(
+        project.get("dependencies"),
+        path=path,
+        source="project.dependencies",
+        finder=finder,
+        start=finder.header(r"^\s*dependencies\s*=", project_start) or project_start,
+        problems=manifest.problems,
+        what="[project].dependencies",
     )
+    manifest.dependencies.extend(project_dependencies)
+    if "dependencies" in project:
+        _declared(manifest, finder.key_line(r"^\s*dependencies\s*=", project_start), project_dependencies)
     requires_python = project.get("requires-python")
     if isinstance(requires_python, str):
         index = finder.find(re.compile(r"^\s*requires-python\s*="), project_start)
@@ -937,6 +968,7 @@ def parse_setup_cfg(text: str, path: str) -> Manifest:
                 source="setup.cfg",
                 manifest=manifest,
             )
+            _declared(manifest, key_index + 1 if key_index is not None else None, manifest.dependencies)
 
     for section in ("options.extras_require", "options.extras-require"):
         if parser.has_section(section):
@@ -983,6 +1015,19 @@ def _literal_strings(node: ast.AST, assignments: dict[str, ast.AST], depth: int 
             node.right, assignments, depth + 1
         )
     raise _NotLiteral
+
+
+def _literal_lists(node: ast.AST, assignments: dict[str, ast.AST], depth: int = 0) -> list[tuple[int, int]]:
+    """(first, last) lines of the list and tuple literals :func:`_literal_strings` reads."""
+    if depth > 10:
+        return []
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [(node.lineno, node.end_lineno or node.lineno)]
+    if isinstance(node, ast.Name) and node.id in assignments:
+        return _literal_lists(assignments[node.id], assignments, depth + 1)
+    if isinstance(node, ast.BinOp):
+        return _literal_lists(node.left, assignments, depth + 1) + _literal_lists(node.right, assignments, depth + 1)
+    return []
 
 
 def _module_assignments(tree: ast.Module) -> dict[str, ast.AST]:
@@ -1094,7 +1139,9 @@ def _setup_py_requirements(
     except _NotLiteral:
         manifest.unknown = True
         manifest.problems.append(_problem(path, install.value.lineno, "install_requires is not a literal"))
+        manifest.declared.append((install.value.lineno, install.value.end_lineno or install.value.lineno))
         return
+    manifest.declared.extend(_literal_lists(install.value, assignments))
     for constant in constants:
         raw = lines[constant.lineno - 1] if constant.lineno <= len(lines) else constant.value
         dependency = _pep508_dependency(constant.value, line=constant.lineno, source="setup.py", path=path)
@@ -1198,6 +1245,8 @@ def parse_pipfile(text: str, path: str) -> Manifest:
                     file=path,
                 )
             )
+    if "packages" in data:
+        _declared(manifest, finder.key_line(r"^\s*\[\s*packages\s*\]"), manifest.dependencies)
     requires = _table(data, "requires")
     requires_start = finder.header(r"^\s*\[\s*requires\s*\]")
     for key in ("python_full_version", "python_version"):
@@ -1372,6 +1421,8 @@ def parse_conda_env(text: str, path: str) -> Manifest:
     manifest.conda_export = "prefix" in data or (
         bool(conda_specs) and all(spec.operator in ("=", "==") for spec, _, _ in conda_specs)
     )
+    if "prefix" in data:
+        manifest.export_line = finder.key_line(r"^prefix\s*:")
     for spec, raw, line in conda_specs:
         lowered = spec.name.lower()
         if lowered in ("python", "r-base") and spec.operator:
@@ -1423,6 +1474,8 @@ def parse_conda_env(text: str, path: str) -> Manifest:
             dependency = _requirement_line(line, stripped, path, "conda-pip", manifest.problems)
             if dependency is not None:
                 manifest.dependencies.append(replace(dependency, raw=_snippet(entry)))
+    _declared(manifest, finder.key_line(r"^\s*dependencies\s*:"), manifest.dependencies,
+              (line for _, _, line in conda_specs))
     return manifest
 
 
@@ -1477,8 +1530,11 @@ _DESCRIPTION_DEPENDENCY_FIELDS = ("Depends", "Imports", "LinkingTo")
 _DESCRIPTION_OPTIONAL_FIELDS = ("Suggests", "Enhances")
 
 
-def _dcf_fields(text: str, path: str, problems: list[str]) -> dict[str, list[tuple[int, str]]]:
-    """Field name → its (line, text) segments; continuation lines start with whitespace."""
+def _dcf_fields(
+    text: str, path: str, problems: list[str], headers: dict[str, int] | None = None
+) -> dict[str, list[tuple[int, str]]]:
+    """Field name → its (line, text) segments; continuation lines start with whitespace.
+    ``headers``, when given, receives the line of each field's name."""
     fields: dict[str, list[tuple[int, str]]] = {}
     current: list[tuple[int, str]] | None = None
     for number, line in enumerate(_split_lines(text), start=1):
@@ -1497,6 +1553,8 @@ def _dcf_fields(text: str, path: str, problems: list[str]) -> dict[str, list[tup
             current = None
             continue
         current = []
+        if headers is not None:
+            headers.setdefault(match.group("field"), number)
         fields.setdefault(match.group("field"), current)
         if fields[match.group("field")] is not current:
             problems.append(_problem(path, number, f"duplicate field {match.group('field')!r}"))
@@ -1538,7 +1596,12 @@ def parse_description(text: str, path: str) -> Manifest:
     if not isinstance(text, str):
         manifest.problems.append(_problem(path, None, "content is not text"))
         return manifest
-    fields = _dcf_fields(text, path, manifest.problems)
+    headers: dict[str, int] = {}
+    fields = _dcf_fields(text, path, manifest.problems, headers)
+    for field_name in _DESCRIPTION_DEPENDENCY_FIELDS:
+        if field_name in headers:
+            last = max((line for line, _ in fields[field_name]), default=headers[field_name])
+            manifest.declared.append((headers[field_name], last))
     for field_name in (*_DESCRIPTION_DEPENDENCY_FIELDS, *_DESCRIPTION_OPTIONAL_FIELDS):
         target = manifest.optional if field_name in _DESCRIPTION_OPTIONAL_FIELDS else manifest.dependencies
         for line, entry in _comma_entries(fields.get(field_name, [])):
@@ -1586,6 +1649,15 @@ def parse_julia_project(text: str, path: str) -> Manifest:
     compat = _table(data, "compat")
     compat_start = finder.header(r"^\s*\[\s*compat\s*\]")
     deps_start = finder.header(r"^\s*\[\s*deps\s*\]")
+    for table in ("deps", "compat"):
+        if _table(data, table):
+            first = finder.key_line(rf"^\s*\[\s*{table}\s*\]")
+            if first is not None:
+                following = finder.key_line(r"^\s*\[", first)
+                last = following - 1 if following is not None else len(finder.lines)
+                while last > first and not finder.lines[last - 1].strip():
+                    last -= 1
+                manifest.declared.append((first, last))
     for name in _table(data, "deps"):
         index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(name)}[\"']?\s*="), deps_start)
         bound = compat.get(name)

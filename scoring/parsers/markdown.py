@@ -10,7 +10,8 @@ reStructuredText gets a small structural reader (section titles, literal blocks,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from markdown_it import MarkdownIt
@@ -193,7 +194,9 @@ def _inline_plain(inline) -> str:
 def _collect_inline(doc: Document, inline, line: int, *, prose: bool, line_end: int | None = None) -> None:
     parts: list[str] = []
     current_line = line
-    link_stack: list[tuple[str, int]] = []
+    # (index in doc.links, href) of each open link: its target is written after its text,
+    # on the line where the link closes
+    link_stack: list[tuple[int, str]] = []
     children = inline.children or []
     for idx, child in enumerate(children):
         if child.type in ("softbreak", "hardbreak"):
@@ -209,10 +212,14 @@ def _collect_inline(doc: Document, inline, line: int, *, prose: bool, line_end: 
             href = child.attrGet("href") or ""
             has_image = any(c.type == "image" for c in children[idx + 1:_link_close(children, idx)])
             doc.links.append(Link(href, current_line, is_image=False, in_badge=has_image))
-            link_stack.append((href, len(parts)))
+            link_stack.append((len(doc.links) - 1, href))
         elif child.type == "link_close" and link_stack:
-            link_stack.pop()
+            index, _ = link_stack.pop()
+            if doc.links[index].line != current_line:
+                doc.links[index] = replace(doc.links[index], line=current_line)
         elif child.type == "image":
+            # An image's alt text may break lines; its source follows the alt text.
+            current_line += sum(1 for c in child.children or [] if c.type in ("softbreak", "hardbreak"))
             src = child.attrGet("src") or ""
             doc.links.append(Link(src, current_line, text=child.content, is_image=True, in_badge=True))
         elif child.type == "html_inline":
@@ -268,12 +275,22 @@ def parse_rst(text: str, path: str) -> Document:
         nonlocal para
         if para:
             joined = " ".join(s.strip() for s in para)
-            for url in URL_RE.findall(joined):
-                doc.links.append(Link(url, para_start))
+            # where each of the paragraph's lines starts in the joined text: a link or an
+            # inline literal is reported at the line it is written on
+            starts, offset = [], 0
+            for piece in para:
+                starts.append(offset)
+                offset += len(piece.strip()) + 1
+
+            def line_at(position: int) -> int:
+                return para_start + bisect_right(starts, position) - 1
+
+            for match in URL_RE.finditer(joined):
+                doc.links.append(Link(match.group(0), line_at(match.start())))
             for match in _RST_LINK.finditer(joined):
-                doc.links.append(Link(match.group(1), para_start))
+                doc.links.append(Link(match.group(1), line_at(match.start(1))))
             for match in re.finditer(r"``([^`]+)``", joined):
-                doc.inline_code.append(InlineCode(match.group(1), para_start))
+                doc.inline_code.append(InlineCode(match.group(1), line_at(match.start(1))))
             prose = URL_RE.sub(" ", re.sub(r"``[^`]+``", " ", joined)).strip()
             if prose:
                 doc.paragraphs.append(Paragraph(prose, para_start, end))

@@ -68,6 +68,7 @@ class NativeBuildFile:
     dependencies: tuple[Dependency, ...] = ()
     tests: tuple[TestDeclaration, ...] = ()
     executables: tuple[Executable, ...] = ()
+    project: str = ""    # the name CMake's or meson's project() gives the build
 
 
 _MAKE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\.[^/]+)?|[^/]+\.mk", re.IGNORECASE)
@@ -96,7 +97,9 @@ def parse_native_build(text: str, path: str) -> NativeBuildFile | None:
     if kind == "cmake":
         return _cmake(text, path)
     if kind == "meson":
-        return NativeBuildFile(kind, standards=tuple(_meson_standards(text)), tests=tuple(_meson_tests(text)))
+        named = _MESON_PROJECT_RE.search(text)
+        return NativeBuildFile(kind, standards=tuple(_meson_standards(text)), tests=tuple(_meson_tests(text)),
+                               project=named.group(1) if named else "")
     if kind == "meson-wrap":
         return NativeBuildFile(kind, dependencies=tuple(_wrap(text, path)))
     if kind == "git-submodules":
@@ -228,6 +231,8 @@ _CMAKE_TEST_COMMANDS = frozenset({"add_test", "gtest_discover_tests", "gtest_add
                                   "doctest_discover_tests"})
 # a project's own test-registering command: add_integration_test, add_unit_tests, ...
 _CMAKE_OWN_TEST_RE = re.compile(r"add_\w+_tests?")
+# meson's project('name', …), the call opening a meson.build, comments before it allowed
+_MESON_PROJECT_RE = re.compile(r"^\s*project\s*\(\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 
 
 def _cmake(text: str, path: str) -> NativeBuildFile:
@@ -235,9 +240,12 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
     dependencies: list[Dependency] = []
     tests: list[TestDeclaration] = []
     executables: list[Executable] = []
+    project = ""
     body_depth = 0                     # inside function()/macro() bodies
     for command in _cmake_commands(text):
         values = [a for a, _ in command.args]
+        if command.name == "project" and values and not project and "$" not in values[0]:
+            project = values[0]
         if command.name == "add_executable" and values and "$" not in values[0]:
             executables.append(Executable(values[0], command.line))
         elif command.name == "set_target_properties" and "OUTPUT_NAME" in values[:-1]:
@@ -271,7 +279,7 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
             flag = _STD_FLAG_RE.search(value)
             if flag:
                 standards.append(LanguageStandard(line, flag.group(0)))
-    return NativeBuildFile("cmake", tuple(standards), tuple(dependencies), tuple(tests), tuple(executables))
+    return NativeBuildFile("cmake", tuple(standards), tuple(dependencies), tuple(tests), tuple(executables), project)
 
 
 def _fetched(command: _CMakeCommand, path: str) -> Dependency:

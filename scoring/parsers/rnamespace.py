@@ -17,10 +17,26 @@ _COMMENT = re.compile(r"#[^\n]*")
 _QUOTED = re.compile(r"""^(["'`])(.*)\1$""", re.DOTALL)
 
 
+# R reads an exportPattern as a POSIX extended regular expression: its bracket classes
+# (``[[:alpha:]]``, the pattern package.skeleton() and RStudio's template write) mean
+# nothing to Python's re, which would read ``[[:alpha:]]+`` as the set ``[:alph`` then "]+"
+_POSIX_CLASSES = {
+    "alpha": "a-zA-Z", "alnum": "a-zA-Z0-9", "digit": "0-9", "upper": "A-Z", "lower": "a-z",
+    "xdigit": "0-9A-Fa-f", "space": r" \t\n\r\f\v", "blank": r" \t", "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
+    "cntrl": r"\x00-\x1f\x7f", "print": r"\x20-\x7e", "graph": r"\x21-\x7e", "word": r"\w",
+}
+_POSIX_CLASS = re.compile(r"\[:(" + "|".join(_POSIX_CLASSES) + r"):\]")
+
+
+def _python_pattern(pattern: str) -> str:
+    """An R (POSIX) pattern in Python's syntax: bracket classes spelt out."""
+    return _POSIX_CLASS.sub(lambda match: _POSIX_CLASSES[match.group(1)], pattern)
+
+
 @dataclass(frozen=True)
 class RNamespace:
     """The names ``export()`` lists and the regular expressions ``exportPattern()``
-    gives (in Python's syntax, which the R patterns packages use share)."""
+    gives (compiled by Python once their POSIX bracket classes are spelt out)."""
 
     exports: frozenset[str]
     patterns: tuple[re.Pattern[str], ...]
@@ -52,7 +68,7 @@ def parse_namespace(text: str) -> RNamespace:
                 exports.add(argument)
             else:
                 try:
-                    patterns.append(re.compile(argument))
+                    patterns.append(re.compile(_python_pattern(argument)))
                 except re.error:
                     continue
     return RNamespace(frozenset(exports), tuple(patterns))

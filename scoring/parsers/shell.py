@@ -19,6 +19,7 @@ _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|(?!\|))\s*")
 _PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?(?:\$|%|>|!)\s?(?!>)")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _WRAPPERS = {"sudo", "time", "exec", "env", "command", "nohup", "xargs"}
+_GROUP_OPENERS = ("(", "{")
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,9 @@ def _simple_commands(line: str) -> tuple[Command, ...]:
     piped = False
     for piece, op in pieces:
         words = _words(piece)
+        # a subshell or group opens with its first command: `(wget … | gzip -dc; cat x) > y`
+        while words and words[0][:1] in _GROUP_OPENERS and words[0][:2] != "$(":
+            words = [words[0][1:], *words[1:]] if len(words[0]) > 1 else words[1:]
         while words and (_ASSIGNMENT.match(words[0]) or words[0] in _WRAPPERS):
             words = words[1:]
         if words:

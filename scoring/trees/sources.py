@@ -33,6 +33,13 @@ class Limits:
     max_file_bytes: int = 2 * MiB
     max_files: int = 5000
     max_total_bytes: int = 256 * MiB
+    # METRICS.md §0.2.5: a notebook is read up to this size (stored outputs are most of
+    # its bytes); max_file_bytes caps the code of its cells instead
+    max_notebook_bytes: int = 64 * MiB
+
+    def file_bytes(self, path: str) -> int:
+        """The most bytes of ``path`` that are read: a notebook's cap or every other file's."""
+        return self.max_notebook_bytes if path.lower().endswith(".ipynb") else self.max_file_bytes
 
 
 @dataclass(frozen=True)

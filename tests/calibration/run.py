@@ -50,10 +50,10 @@ class Check:
     reason: str
 
 
-def load_expectations(kind: str | None = None) -> dict[str, dict[str, dict]]:
+def load_expectations(kind: str | None = None, folder: Path = HERE) -> dict[str, dict[str, dict]]:
     """kind -> repo -> expectation, from every ``<kind>/<repo>.yaml``."""
     found: dict[str, dict[str, dict]] = defaultdict(dict)
-    for path in sorted(HERE.glob("*/*.yaml")):
+    for path in sorted(folder.glob("*/*.yaml")):
         if path.name == "ranking.yaml" or (kind and path.parent.name != kind):
             continue
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -109,9 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("trees", type=Path, help="folder holding <kind>/<repo>/ checkouts")
     parser.add_argument("--kind", default=None, help="only this kind")
     parser.add_argument("--show-agreeing", action="store_true", help="list agreeing values too")
+    parser.add_argument("--expectations", type=Path, default=HERE,
+                        help="folder of <kind>/<repo>.yaml expectations (default: this folder); another set, "
+                             "such as held-out repositories judged apart, is checked the same way")
     args = parser.parse_args(argv)
     rubric = load_rubric("default")
-    expectations = load_expectations(args.kind)
+    expectations = load_expectations(args.kind, args.expectations)
     if not expectations:
         print("no expectations found", file=sys.stderr)
         return 2
@@ -149,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {spec.code:<3} {spec.metric_id:<28} {sum(c.ok for c in own):>3}/{len(own)}")
     print("\nranking (the curator's best in the top half by RRS, the least prepared in the bottom half):")
     for kind in sorted(expectations):
-        ranking_file = HERE / kind / "ranking.yaml"
+        ranking_file = args.expectations / kind / "ranking.yaml"
         if not ranking_file.is_file() or not rrs[kind]:
             print(f"  {kind}: no ranking.yaml or no trees")
             status |= 1

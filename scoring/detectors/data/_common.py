@@ -205,7 +205,11 @@ _NOT_DATA_HOSTS = ("pypi.org", "pythonhosted.org", "readthedocs.io", "readthedoc
 
 DATA_EXTENSIONS = frozenset({".csv", ".tsv", ".parquet", ".feather", ".h5", ".hdf5", ".nc", ".npy",
                              ".npz", ".rds", ".xlsx", ".xls", ".json", ".mat", ".fastq", ".fasta",
-                             ".vcf", ".bam", ".nii"})
+                             ".vcf", ".bam", ".nii",
+                             # METRICS.md §0.2.15: archive and domain formats
+                             ".h5ad", ".loom", ".zarr", ".las", ".laz", ".ply", ".fa", ".fna", ".faa",
+                             ".gff", ".gtf", ".bed", ".bigwig", ".wav", ".flac", ".tif", ".tiff", ".dcm",
+                             ".edf", ".mzml", ".sav", ".dta", ".rda", ".arrow"})
 _COMPRESSION_SUFFIXES = (".tar.gz", ".gz", ".bz2", ".xz", ".zip")
 _INSTALLER_SUFFIXES = (".sh", ".exe", ".deb", ".rpm", ".pkg", ".dmg", ".whl", ".msi", ".appimage",
                        ".gpg", ".asc")
@@ -575,8 +579,10 @@ def is_data_use_path(tree: TreeIndex, path: str) -> bool:
     dirs = {part.lower() for part in path.split("/")[:-1]}
     if dirs & _NOT_DATA_USE_DIRS or any(d.startswith(("test_", "tests_")) for d in dirs):
         return False
-    if path.startswith("data-raw/") and _is_r_package(tree):
-        return False  # the scripts that build an R package's example datasets
+    if path.startswith(("data-raw/", "data/")) and _is_r_package(tree):
+        # the scripts that build an R package's example datasets, and those datasets
+        # (data/*.rda, which data() and lazy loading give to examples and users)
+        return False
     if path.lower().startswith(_RESOURCE_DIRS):
         return path.lower().startswith("inst/") and _name(path) in _names_in_r_code(tree)
     return tree.role(path) in ("source",)

@@ -76,6 +76,7 @@ class Download:
     rule: str
     reason: str
     installer: bool = False   # an installer URL or a pipe into an interpreter: recorded, not counted
+    bound_line: int | None = None   # where the name the call takes its URL from is bound
 
 
 def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -> Download | None:
@@ -103,10 +104,21 @@ def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -
                     "data_acquisition_script.installer_ignored", f"{program} of an installer URL", installer=True)
                 continue
             return Download("data_acquisition_script.shell_download", f"{program} downloads {data_urls[0]}")
+        if _only_asks_about_itself(args):
+            continue   # `prefetch --help &> /dev/null`: checks that the tool runs, fetches nothing
         tool = _download_tool(program, args, own)
         if tool:
             return Download("data_acquisition_script.download_tool", tool)
     return installer
+
+
+_SELF_QUERY_FLAGS = frozenset({"--help", "-h", "-help", "--version", "-V", "-version"})
+
+
+def _only_asks_about_itself(args: list[str]) -> bool:
+    """A tool run with only a help or version flag (and redirections)."""
+    words = [a for a in args if not re.match(r"^(?:\d?[<>]|&>|[<>&|])", a) and not re.match(r"^/dev/", a)]
+    return bool(words) and all(a in _SELF_QUERY_FLAGS for a in words)
 
 
 def _may_run_a_download(text: str) -> bool:
@@ -242,7 +254,9 @@ def _scan_make_like(tree: TreeIndex, path: str, scan: _DownloadScan) -> None:
             scan.shell_line(command.replace("$$", "$"), path, number, None, table, _MAKE_VAR_REF_RE)
 
 
-_WORKFLOW_LINE_PREFIX_RE = re.compile(r"""^\s*(?:-\s*)?(?:(?:shell|cmd|script|command)\s*:\s*)?[rRfF]?(?:\"\"\"|'''|"|')?""")
+# a string's prefix letter only before its quote: `fasterq-dump` keeps its f
+_WORKFLOW_LINE_PREFIX_RE = re.compile(
+    r"""^\s*(?:-\s*)?(?:(?:shell|cmd|script|command)\s*:\s*)?(?:[rRfF]?(?:\"\"\"|'''|"|'))?""")
 _WORKFLOW_LINE_SUFFIX_RE = re.compile(r"""(?:\"\"\"|'''|"|')?\s*,?\s*$""")
 _WORKFLOW_REMOTE_RE = re.compile(
     r"""\b(?:(?:HTTP|FTP)\.remote|storage(?:\.\w+)?|file|files|fromPath|fromFilePairs)\s*\(\s*[rf]?["'](?:https?|ftp|s3|gs)://"""
@@ -477,22 +491,24 @@ _JL_TOOLS = frozenset({"DataDep"})
 _URL_LITERAL_RE = re.compile(r"^(?:https?|ftp)://")
 
 
-def _fact_url_vars(facts: FileFacts) -> dict[str, str]:
-    """Names bound to a URL literal (the first binding of each name)."""
-    table: dict[str, str] = {}
+def _fact_url_vars(facts: FileFacts) -> dict[str, tuple[str, int]]:
+    """Names bound to a URL literal, with the line of the binding (the first of each name)."""
+    table: dict[str, tuple[str, int]] = {}
     for assignment in facts.assignments:
         if _URL_LITERAL_RE.match(assignment.value):
-            table.setdefault(assignment.name, assignment.value)
+            table.setdefault(assignment.name, (assignment.value, assignment.line))
     return table
 
 
-def _fact_arg_url(value: Value, line: int, url_vars: dict[str, str], literal_urls: dict[int, list[str]]) -> str | None:
+def _fact_arg_url(value: Value, line: int, url_vars: dict[str, tuple[str, int]],
+                  literal_urls: dict[int, list[str]]) -> tuple[str | None, int | None]:
     """The URL an argument stands for: a URL literal, a wrapper call (``url("…")``,
-    ``paste0("…", x)``…) whose literal is on the same line, or a name bound to a URL."""
+    ``paste0("…", x)``…) whose literal is on the same line, or a name bound to a URL
+    (then also the line of the binding)."""
     if isinstance(value, str):
-        return value if _URL_LITERAL_RE.match(value) else None
+        return (value if _URL_LITERAL_RE.match(value) else None), None
     if not isinstance(value, Expr):
-        return None
+        return None, None
     text = value.text.strip()
     unwrapped = text
     for _ in range(3):
@@ -505,9 +521,10 @@ def _fact_arg_url(value: Value, line: int, url_vars: dict[str, str], literal_url
         if match:
             # the wrapper's own literal argument holds the whole URL (an Expr's text is cut)
             whole = next((u for u in literal_urls.get(line, ()) if u.startswith(match.group(1))), None)
-            return whole or match.group(1)
+            return whole or match.group(1), None
     ident = re.match(r"^[A-Za-z_.][\w.]*", unwrapped)
-    return url_vars.get(ident.group(0)) if ident else None
+    bound = url_vars.get(ident.group(0)) if ident else None
+    return bound if bound is not None else (None, None)
 
 
 def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: str, scan: _DownloadScan) -> None:
@@ -537,14 +554,15 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
         if name not in url_calls or call.line in by_line:
             continue
         first = call.args[0] if call.args else (call.kwargs[0][1] if call.kwargs else None)
-        url = _fact_arg_url(first, call.line, url_vars, literal_urls)
+        url, bound = _fact_arg_url(first, call.line, url_vars, literal_urls)
         if not url or _is_local_url(url):
             continue
         if is_installer_url(url):
             by_line[call.line] = Download("data_acquisition_script.installer_ignored",
                                           f"{name} of an installer URL", installer=True)
         else:
-            by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} downloads {url}")
+            by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} downloads {url}",
+                                          bound_line=bound)
     for line in sorted(by_line):
         scan.add(path, line, None, tree.snippet(path, line) or "", by_line[line])
 
@@ -559,7 +577,7 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
     """MATLAB/Octave downloads from the call facts (§0.3): ``websave``/``urlwrite``/
     ``webread`` of a URL (a literal or a name bound to one) and the DANDI client
     ``py.dandi.download.download``."""
-    url_vars: dict[str, str] | None = None
+    url_vars: dict[str, tuple[str, int]] | None = None
     by_line: dict[int, Download] = {}
     for call in facts.calls:
         name = call.written
@@ -575,9 +593,10 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
         # websave(filename, url) / urlwrite(url, filename) / webread(url)
         candidates = args[1:2] + args[:1] if name == "websave" else args[:1]
         for arg in candidates:
-            url = _fact_arg_url(arg, call.line, url_vars, {})
+            url, bound = _fact_arg_url(arg, call.line, url_vars, {})
             if url and not _is_local_url(url) and not is_installer_url(url):
-                by_line[call.line] = Download("data_acquisition_script.matlab_call", f"{name} downloads {url}")
+                by_line[call.line] = Download("data_acquisition_script.matlab_call", f"{name} downloads {url}",
+                                              bound_line=bound)
                 break
     for line in sorted(by_line):
         scan.add(path, line, None, tree.snippet(path, line) or "", by_line[line])
@@ -600,7 +619,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.3.0")
+@detector("data_acquisition_script", version="2.4.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -640,9 +659,14 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         Not downloads: installer URLs (ending ``.sh .exe .deb .rpm .pkg .dmg .whl``,
         ``repo.anaconda.com``, Miniconda/Miniforge, ``get.docker.com``,
         ``install.python-poetry.org``, ``get-pip.py``, ``astral.sh``, ``sh.rustup.rs``),
-        any download piped into an interpreter (``curl … | sh``), localhost URLs and
-        ``curl`` uploads. Python that does not parse (Python 2) is scanned with line
-        patterns. README code blocks are documentation, not scripts.
+        any download piped into an interpreter (``curl … | sh``), localhost URLs,
+        ``curl`` uploads, and a data tool run with only a help or version flag
+        (``prefetch --help &> /dev/null`` checks that the tool runs; 2.4.0). A workflow
+        line keeps a leading ``f``/``r`` unless it prefixes a quote (``fasterq-dump`` was
+        read as ``asterq-dump`` before 2.4.0), and a command opening a subshell or group
+        (``(wget … | gzip -dc) > ref.fa``) runs its first word. Python that does not
+        parse (Python 2) is scanned with line patterns. README code blocks are
+        documentation, not scripts.
         Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
@@ -655,7 +679,8 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         step of a rerun and records where the data came from.
     Evidence:
         Each download with file, line (and notebook cell), the command or call and its
-        URL; ignored installer downloads are listed with rule
+        URL (from the line binding the name a call takes its URL from, to the call);
+        ignored installer downloads are listed with rule
         ``data_acquisition_script.installer_ignored``. ``counts`` holds the downloads, the
         files holding them, the ignored installers and the DVC tracking files.
     How to fix:
@@ -719,7 +744,10 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         "dvc_tracking_files": len(dvc_files),
     }
     evidence = [
-        Evidence(h.path, h.download.reason, rule=h.download.rule, line_start=h.line, snippet=h.snippet, cell=h.cell)
+        # a URL bound to a name above the call: from the binding to the call
+        Evidence(h.path, h.download.reason, rule=h.download.rule,
+                 line_start=min(h.line, h.download.bound_line) if h.line and h.download.bound_line else h.line,
+                 line_end=h.line, snippet=h.snippet, cell=h.cell)
         for h in (downloads + ignored)[:MAX_EVIDENCE]
     ]
     if downloads:

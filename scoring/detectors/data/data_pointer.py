@@ -101,6 +101,8 @@ class _PointerScan:
     def __init__(self, own: OwnIdentifiers):
         self.own = own
         self.found: list[tuple[Pointer, str, int | None, int | None]] = []
+        # (path, line, cell) of a pointer built from pieces -> the line of the literal it starts with
+        self.starts: dict[tuple[str, int | None, int | None], int] = {}
         self.ignored: Counter[str] = Counter()
         self._seen: set[tuple[str, int | None, int | None, str]] = set()
 
@@ -116,7 +118,7 @@ class _PointerScan:
     def scan_code_text(self, text: str, binding: str, path: str, line: int | None, cell: int | None) -> None:
         """A code string literal: a DOI that is no data-repository DOI counts only in a
         data-source variable (§0.2.14: a DOI in a message or a citation is no pointer);
-        accession numbers in test code are test data (§0.3)."""
+        a URL, DOI or accession number in test code is test data (§0.2.3, §0.3)."""
         before = len(self.found)
         self.scan_text(text, _CODE_CONTEXT, path, line, cell)
         if len(self.found) == before:
@@ -128,8 +130,8 @@ class _PointerScan:
             rule = item[0].rule
             if rule == "data_pointer.doi_in_data_context" and not source_variable:
                 self.ignored["doi_outside_data_context"] += 1
-            elif rule == "data_pointer.accession" and test:
-                self.ignored["test_accession"] += 1
+            elif test:
+                self.ignored["test_pointer"] += 1
             else:
                 kept.append(item)
         self.found = kept
@@ -255,6 +257,31 @@ def _scan_document(tree: TreeIndex, path: str, doc: Document, scan: _PointerScan
 _DOWNLOAD_LINE_RE = re.compile(r"\b(?:wget|curl|download\w*|data(?:sets?)?)\b", re.IGNORECASE)
 
 
+def _shown(tree: TreeIndex, pointers: list) -> list:
+    """At most MAX_EVIDENCE pointers, the strongest first; within a strength, those outside
+    test files first and each file's first pointer before a second of any file."""
+    ranked = sorted(pointers, key=lambda item: (-item[0].value, tree.role(item[1]) == "test"))
+    seen: set[str] = set()
+    first, rest = [], []
+    for item in ranked:
+        (rest if item[1] in seen else first).append(item)
+        seen.add(item[1])
+    strength = {id(item): (-item[0].value, tree.role(item[1]) == "test") for item in ranked}
+    picked = sorted(first + rest, key=lambda item: strength[id(item)])[:MAX_EVIDENCE]
+    order = {id(item): index for index, item in enumerate(ranked)}
+    return sorted(picked, key=lambda item: order[id(item)])
+
+
+def _built_from(facts, url: str, line: int, cell: int | None) -> int | None:
+    """The line of the string literal a fetched URL starts with, when it is above the
+    call (``qurl = 'https://hitran.org/data/Q/' + …`` four lines before ``urlopen(qurl)``)."""
+    head = url.split("{", 1)[0]
+    lines = [s.line_start for s in facts.strings
+             if s.cell == cell and s.line_start < line and s.value and head.startswith(s.value)
+             and "://" in s.value]
+    return max(lines) if lines else None
+
+
 def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
     """String literals of Python files and notebook cells (their facts), and the code
     lines of other scripts, Make-like files, workflow files and notebook shell/R/Julia
@@ -277,6 +304,9 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
         for call in facts.calls:
             if call.urls and URL_FETCH_CALL_RE.match(call.name):
                 for _arg, url in call.urls:
+                    start = _built_from(facts, url, call.line, call.cell)
+                    if start is not None:
+                        scan.starts[(path, call.line, call.cell)] = start
                     url = url.replace("{}", "0")
                     before = len(scan.found)
                     scan.scan_code_text(url, "", path, call.line, call.cell)
@@ -362,7 +392,7 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     return found
 
 
-@detector("data_pointer", version="2.5.0")
+@detector("data_pointer", version="2.6.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -410,7 +440,10 @@ def data_pointer(tree: TreeIndex) -> Result:
         toolboxes are skipped), shell and Make-like lines. In code a DOI that is not a
         data-repository DOI counts only in a data-source variable (``url``, ``source``,
         ``data``, ``link``…; §0.2.14: a DOI in a message or citation string is none), and
-        an accession number in test code is test data (§0.3).
+        a URL, DOI or accession number in test code is test data (§0.2.3, §0.3). Local data
+        files are the §0.2.15 formats too (.h5ad, .loom, .zarr, .fa, .gtf, .bed, .tif,
+        .sav, .dta, .rda, .arrow...); an R package's data/ datasets count as local data
+        but do not by themselves make the deposit use data.
         Ignored: badges (image and link target), the repository's own URLs and DOIs (from
         ``CITATION.cff``, ``codemeta.json``, ``.zenodo.json``, ``[project.urls]``), CI,
         documentation and package-index links, code-host links that are not data, and any
@@ -429,7 +462,10 @@ def data_pointer(tree: TreeIndex) -> Result:
         disk is not.
     Evidence:
         Each pointer with its file, line (and notebook cell) and the URL, DOI, accession or
-        path; ``counts`` per class and the numbers of ignored badges, own identifiers,
+        path (a URL built from pieces for a fetch call: from the line of the literal it
+        starts with to the call); the strongest first, within a strength those outside
+        test files first and each file's first pointer before a second of any file;
+        ``counts`` per class and the numbers of ignored badges, own identifiers,
         citations and DOIs outside a data context.
     How to fix:
         Deposit the data in Zenodo, Figshare or a domain archive and cite its DOI in
@@ -506,10 +542,12 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         "ignored_citation": scan.ignored["citation"],
         "ignored_doi_outside_data_context": scan.ignored["doi_outside_data_context"],
         "ignored_code_host_links": scan.ignored["code_host_not_data"],
+        "ignored_test_pointer": scan.ignored["test_pointer"],
     }
     evidence = [
-        Evidence(path, pointer.reason, rule=pointer.rule, line_start=line, snippet=pointer.target, cell=cell)
-        for pointer, path, line, cell in pointers[:MAX_EVIDENCE]
+        Evidence(path, pointer.reason, rule=pointer.rule, line_start=scan.starts.get((path, line, cell), line),
+                 line_end=line, snippet=pointer.target, cell=cell)
+        for pointer, path, line, cell in _shown(tree, pointers)
     ]
     value = pointers[0][0].value if pointers else 0
     if value < 25 and local:

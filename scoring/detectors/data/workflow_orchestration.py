@@ -62,7 +62,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.3.0")
+@detector("workflow_orchestration", version="2.4.0")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -97,7 +97,8 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         outputs, so the whole analysis can be rerun with one command.
     Evidence:
         The engine files (with the line of the first rule or process where one is found),
-        the Make-like file with the line of its first rule, or the driver script.
+        the Make-like file with the lines from its first rule to its last, or the driver
+        script.
         ``counts`` holds the numbers of engine files, Make-like files with rules, rules,
         and driver scripts.
     How to fix:
@@ -147,9 +148,11 @@ def _measure(tree: TreeIndex) -> Result:
         counts["make_like_files"] += 1
         counts["make_rules"] += len(targets)
         first = targets[0]
+        last = max(t.line for t in targets)
+        # the rules from the first to the last: an `all:` rule after `requirements:` is in view
         make_evidence.append(Evidence(
             path, f"Make-like file with {len(targets)} rule(s), first '{first.name}'",
-            rule="workflow_orchestration.make_like", line_start=first.line,
+            rule="workflow_orchestration.make_like", line_start=first.line, line_end=max(last, first.line),
             snippet=_line_text(tree, path, first.line),
         ))
 

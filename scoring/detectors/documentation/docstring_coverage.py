@@ -261,6 +261,30 @@ _COLLECTORS = (
 
 # --------------------------------------------------------------------------- the metric
 
+def _documented_evidence(tree: TreeIndex, documented: list[_Definition], room: int) -> list[Evidence]:
+    """Documented definitions, each file's first before a second of any file, from the
+    comment block ending right above one (roxygen, Doxygen, FORD, a Julia docstring) to
+    its line."""
+    if room <= 0:
+        return []
+    seen: set[str] = set()
+    first, rest = [], []
+    for d in documented:
+        (rest if d.path in seen else first).append(d)
+        seen.add(d.path)
+    shown = sorted((first + rest)[:room], key=lambda d: (d.path, d.line))
+    evidence = []
+    for d in shown:
+        facts = tree.facts(d.path)
+        block = _comment_ending_at(facts.comments, d.line - 1) if facts is not None else None
+        unit, _units, doc, _advice = _LANGUAGE_TERMS[d.language]
+        evidence.append(Evidence(d.path, f"{unit} '{d.name}' is documented",
+                                 rule="docstring_coverage.documented",
+                                 line_start=block.line_start if block is not None else d.line, line_end=d.line,
+                                 snippet=tree.snippet(d.path, d.line)))
+    return evidence
+
+
 def _fix(missing: list[_Definition]) -> str | None:
     """One clause per language with undocumented definitions, in its ecosystem's terms."""
     if not missing:
@@ -277,7 +301,7 @@ def _fix(missing: list[_Definition]) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-@detector("docstring_coverage", version="3.0.0")
+@detector("docstring_coverage", version="3.1.0")
 def docstring_coverage(tree: TreeIndex) -> Result:
     """Public definitions are documented, pooled over every language of the tree.
 
@@ -292,7 +316,8 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         docstring; files that do not parse fall back to a line scan.
         R (.R files): top-level functions, documented by a roxygen #' block directly
         above (plain # lines such as "# nolint" may stand between); in a package with a
-        NAMESPACE file only the names it exports (export(), exportPattern()) count.
+        NAMESPACE file only the names it exports (export(), exportPattern(), whose POSIX
+        bracket classes such as ``[[:alpha:]]`` are read as R reads them) count.
         Julia: the names export statements list, pooled over the tree; a name is
         documented when a docstring stands above one of its definitions.
         MATLAB/Octave: each file's main function and each classdef, outside private/
@@ -315,7 +340,9 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         documentation.
     Evidence:
         The first undocumented public definitions (path, line, signature line), up to
-        20. ``counts`` has public_defs and documented_defs (pooled), <language>_public_defs
+        20; in the room left, documented ones, each file's first before a second, from the
+        comment block ending right above one (a roxygen, Doxygen or FORD block) to its
+        line. ``counts`` has public_defs and documented_defs (pooled), <language>_public_defs
         and <language>_documented_defs for each language counted, files and
         files_unparsed, and the public definitions left out as test_defs_excluded and
         vendored_defs_excluded.
@@ -369,5 +396,6 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         evidence.append(Evidence(d.path, f"{unit} '{d.name}' has no {doc}",
                                  rule="docstring_coverage.undocumented", line_start=d.line,
                                  snippet=d.header or tree.snippet(d.path, d.line)))
+    evidence += _documented_evidence(tree, [d for d in counted if d.documented], MAX_EVIDENCE - len(evidence))
     return Result(100 * documented / public, evidence=evidence, fix=_fix(missing), counts=counts,
                   reason=f"{documented} of {public} public definitions documented")

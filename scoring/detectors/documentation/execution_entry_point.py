@@ -54,14 +54,28 @@ def _documented_main_modules(tree: TreeIndex, doc: Document | None) -> list[tupl
     return found
 
 
+# a compiler or linker writing the target: `$(CC) … -o $@`, `gfortran … -o $@`
+_LINKS_TARGET_RE = re.compile(
+    r"(?:\$[({](?:CC|CXX|FC|F77|F90|LD|LINK\w*)[)}]|\b(?:g?cc|g\+\+|clang\+\+|clang|gfortran|ifort|ifx|icc|icpc|"
+    r"mpicc|mpicxx|mpif90|nvcc|ld)(?![\w+-])).*\s-o\s*\$@(?!\S)")
+
+
 def _documented_native_programs(tree: TreeIndex, doc: Document | None) -> list[Evidence]:
-    """CMake executables (``add_executable``, a literal ``OUTPUT_NAME``) that a README
-    command runs (METRICS §0.3 native D5): the build's program is the entry point."""
+    """CMake executables (``add_executable``, a literal ``OUTPUT_NAME``) and Makefile
+    targets whose recipe links the target (``$(CC) … -o $@``) that a README command runs
+    (METRICS §0.3 native D5): the build's program is the entry point."""
     if doc is None:
         return []
     declared: dict[str, tuple[str, int]] = {}
     for path in tree.files:
-        if native_build_kind(path) != "cmake" or tree.role(path) == "vendored":
+        kind = native_build_kind(path)
+        if kind not in ("cmake", "make") or tree.role(path) == "vendored":
+            continue
+        if kind == "make":
+            # a target whose recipe links its own name: `bwa: … main.o` then `$(CC) … -o $@`
+            for target in tree.task_targets(path):
+                if any(_LINKS_TARGET_RE.search(command.replace(target.name, "$@")) for _, command in target.recipe):
+                    declared.setdefault(target.name, (path, target.line))
             continue
         build = tree.native_build(path)
         for program in build.executables if build is not None else ():
@@ -79,7 +93,7 @@ def _documented_native_programs(tree: TreeIndex, doc: Document | None) -> list[E
     return []
 
 
-@detector("execution_entry_point", version="2.2.0")
+@detector("execution_entry_point", version="2.3.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
@@ -94,7 +108,9 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         GNUmakefile, justfile, Taskfile.yml, tasks.py, dodo.py at the root or an
         environment location); a top-level Snakefile (or workflow/Snakefile) or main.nf;
         a program a CMake build declares (``add_executable``, a literal ``OUTPUT_NAME``)
-        that a README command runs (``./raxml-ng --msa …``; §0.3 native D5, 2.2.0). A
+        that a README command runs (``./raxml-ng --msa …``; §0.3 native D5, 2.2.0), or a
+        Makefile target whose recipe links its own name (``bwa: … main.o`` then
+        ``$(CC) … -o $@``) that a README command runs (``bwa index ref.fa``; 2.3.0). A
         console script whose function its module (found in the tree) neither defines
         nor imports is no entry point (2.2.0).
         80: a README heading of the run family of doc_structure (usage, run, quick

@@ -209,7 +209,7 @@ def _vendored(tree: TreeIndex, path: str, facts: FileFacts | None, licensed: dic
         "versioneer" in comment.text.lower() for comment in facts.comments[:3])
 
 
-@detector("inline_explanation_density", version="3.0.0")
+@detector("inline_explanation_density", version="3.0.1")
 def inline_explanation_density(tree: TreeIndex) -> Result:
     """Code is explained: markdown cells in notebooks, comments and docstrings in scripts.
 
@@ -242,7 +242,8 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
     Evidence:
         The three least explained scripts (with the longest stretch of lines without a
         comment) and notebooks (with the longest run of code cells without an
-        explanatory markdown cell). ``counts`` has md_cells, code_cells, comment_lines,
+        explanatory markdown cell), and up to three vendored files left out
+        (renv/activate.R). ``counts`` has md_cells, code_cells, comment_lines,
         nonblank_lines, the file counts, both parts, the scripts per language, the
         vendored files left out and the notebooks not read (too large: unknown, §0.2.5).
     How to fix:
@@ -259,10 +260,12 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
     scripts: list[_ScriptDensity] = []
     notebooks: list[_NotebookDensity] = []
     vendored = 0
+    vendored_paths: list[str] = []
     licensed: dict[str, bool] = {}
     for path, facts in tree.all_facts().items():
         if _vendored(tree, path, facts, licensed):
             vendored += 1
+            vendored_paths.append(path)
         elif path.lower().endswith(_NOTEBOOK_SUFFIXES):
             notebook = _notebook_density(path, facts)
             if notebook is not None:
@@ -272,6 +275,7 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
     for path in tree.by_type("shell"):
         if _vendored(tree, path, None, licensed):
             vendored += 1
+            vendored_paths.append(path)
         elif (script := _shell_density(tree, path)) is not None:
             scripts.append(script)
     unread_notebooks = sorted(path for path in tree.by_type("notebook") + tree.by_type("rmd")
@@ -320,6 +324,8 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
     for path in unread_notebooks[:3]:
         evidence.append(Evidence(path, f"not read ({tree.skip_reason(path)}): its explanation is unknown",
                                  rule="inline_explanation_density.unknown"))
+    evidence += [Evidence(path, "vendored: another project's code, not counted", rule="inline_explanation_density.vendored")
+                 for path in sorted(vendored_paths)[:3]]
     fix = _fix(worst_notebooks, worst_scripts) if value < 100 else None
     parts = []
     if nb_part is not None:

@@ -26,6 +26,7 @@ from scoring.detectors.documentation._common import (
     task_runners,
     task_targets,
 )
+from scoring.facts import Expr
 from scoring.model import Evidence
 from scoring.parsers.manifests import normalize_name
 from scoring.parsers.shell import Command
@@ -67,8 +68,21 @@ def own_distribution_names(tree: TreeIndex) -> set[str]:
         # the first literal bound to ``name`` (``setup(name="…")``, ``name = "…"``)
         name = next((s.value for s in facts.strings if (s.binding == "name" or s.binding.endswith(".name"))
                      and _SETUP_PY_NAME.fullmatch(s.value)), None)
+        if name is None:
+            # ``setup(name=NAME)`` with ``NAME = "emcee"`` above: the literal bound to that name
+            bound = next((value.text.strip() for call in facts.calls if call.name.endswith("setup")
+                          for key, value in call.kwargs if key == "name" and isinstance(value, Expr)), None)
+            name = next((s.value for s in facts.strings if bound and s.binding == bound
+                         and _SETUP_PY_NAME.fullmatch(s.value)), None)
         if name:
             names.add(name)
+    # a native code's name: CMake's or meson's project() of the root build (mrchem, xtb),
+    # the package `conda install` or `spack install` names
+    for build_file in ("CMakeLists.txt", "meson.build"):
+        path = tree.find_ci(build_file)
+        build = tree.native_build(path) if path else None
+        if build is not None and build.project:
+            names.add(build.project)
     return {normalize_name(n) for n in names if n.strip()}
 
 
@@ -393,7 +407,7 @@ def _install_fix(tree: TreeIndex) -> str:
             "that installs them, e.g. `pip install -r requirements.txt`, in a README code block.")
 
 
-@detector("install_instructions", version="2.1.0")
+@detector("install_instructions", version="2.2.0")
 def install_instructions(tree: TreeIndex) -> Result:
     """Install instructions: one command that creates the whole environment.
 
@@ -402,7 +416,9 @@ def install_instructions(tree: TreeIndex) -> Result:
         files at the root and of docs/install* (also doc/ and docs/source/); the maximum
         over them wins. 100: one command creating the full environment (`pip install -r
         <file>`, `pip install .`/`-e .` when a manifest declares dependencies, `pip
-        install <own distribution>`, `conda|mamba|micromamba env create`, `conda create
+        install <own distribution>` (the name of pyproject.toml, setup.cfg or setup.py's
+        `setup(name=…)`, a module-level name it passes resolved: `name=NAME`; 2.2.0),
+        `conda|mamba|micromamba env create`, `conda create
         --file`, `poetry install`, `pipenv install|sync`, `pdm install`, `uv sync`, `pixi
         install`, `docker build|pull|compose up`, `make setup|install|env` (`task`/`just` with a
         setup, install, env, restore or bootstrap target),
@@ -423,7 +439,9 @@ def install_instructions(tree: TreeIndex) -> Result:
         <name>` or `Pkg.add(PackageSpec(url=".../<name>.jl.git"))` of Project.toml's own
         name is 100; MATLAB/Octave — `addpath(...)` of the toolbox is a manual step (70);
         C/C++/Fortran — `make`, `cmake`, `ninja` or `meson` builds of the program are a
-        source build (70; `make install|setup|env` stays 100); Nextflow — `nextflow run
+        source build (70; `make install|setup|env` stays 100), and `conda install` of the
+        name the root CMakeLists.txt or meson.build gives its project() installs the
+        project's own package (100, 2.2.0); Nextflow — `nextflow run
         <pipeline>` is 100 when the processes declare containers or conda environments
         (the run builds the whole software stack), else 70; Snakemake — `--use-conda` /
         `--software-deployment-method` builds the rules' environments while Snakemake

@@ -13,6 +13,16 @@ _LICENCE_FILE = re.compile(r"licen[cs]e.*|copying.*|unlicense.*|"
                            r"[al]?gpl(?:[-_.]?v?\d[\w.-]*?)?(?:\.(?:txt|md|rst))?", re.IGNORECASE)
 _REUSE_LEVELS = (0, 40, 70, 100)
 
+# A DESCRIPTION License field names a licence when it holds one of the licence
+# specifications R knows (R's share/licenses/license.db: GPL-3, GPL (>= 2), LGPL-2.1,
+# MIT + file LICENSE, BSD_3_clause + file LICENSE, Apache License 2.0, CC BY 4.0,
+# Unlimited...) or points to a licence file; package.skeleton()'s placeholder "What
+# license is it under?" names none
+_R_LICENCE_SPEC = re.compile(
+    r"\b(?:[AL]?GPL|GNU|MIT|BSD|Apache|Artistic|CC0|CC[ -]BY|Creative\s+Commons|MPL|Mozilla|EUPL|BSL|Boost|"
+    r"CeCILL|Lucent|Unlimited|Eclipse|EPL|Common\s+Public|Unlicense|ISC|Zlib|AFL|ODbL|PDDL|Public\s+Domain)\b"
+    r"|\bfile\s+LICEN[CS]E\b", re.IGNORECASE)
+
 
 def _licence(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
     for path in tree.match(_LICENCE_FILE, ""):
@@ -33,12 +43,36 @@ def _licence(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
     # ships the standard licences' texts, so "License: GPL-3" grants as a file would.
     description = tree.find_ci("DESCRIPTION")
     licence = ((tree.description_fields(description) or {}).get("License") or "").strip() if description else ""
+    if licence and not _R_LICENCE_SPEC.search(licence):
+        return None, f"the DESCRIPTION License field ({licence.splitlines()[0]!r}) names no licence R knows"
     if licence:
         keys = tree.key_lines(description)
         line = keys.line_of("License", ":") if keys is not None else None
         return Evidence(description, "licence declared in the R package DESCRIPTION", rule="reuse_metadata.description_licence",
                         line_start=line, snippet=f"License: {licence.splitlines()[0]}"), None
     return None, "no licence file (LICENSE, COPYING, UNLICENSE or a REUSE LICENSES/ folder)"
+
+
+def _other_licence_statements(tree: TreeIndex, counted: Evidence) -> list[Evidence]:
+    """The other licence files at the top level (COPYING beside COPYING.LESSER) and an R
+    package's DESCRIPTION License: field, after the one counted."""
+    found = []
+    for path in tree.match(_LICENCE_FILE, ""):
+        info = tree.info(path)
+        if path != counted.path and info is not None and info.type is None and info.size > 0:
+            table = tree.line_table(path)
+            first = table.first_nonblank if table is not None else None
+            found.append(Evidence(path, "another licence file", rule="reuse_metadata.licence",
+                                  line_start=1 if first is not None else None, snippet=first))
+    description = tree.find_ci("DESCRIPTION")
+    licence = ((tree.description_fields(description) or {}).get("License") or "").strip() if description else ""
+    if licence and description != counted.path:
+        keys = tree.key_lines(description)
+        line = keys.line_of("License", ":") if keys is not None else None
+        found.append(Evidence(description, "licence declared in the R package DESCRIPTION",
+                              rule="reuse_metadata.description_licence", line_start=line,
+                              snippet=f"License: {licence.splitlines()[0]}"))
+    return found[:5]
 
 
 def _citation(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
@@ -74,7 +108,7 @@ def _codemeta(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
                     snippet=snippet), None
 
 
-@detector("reuse_metadata", version="2.1.0")
+@detector("reuse_metadata", version="2.2.0")
 def reuse_metadata(tree: TreeIndex) -> Result:
     """A licence, citation metadata and software metadata let others reuse and credit the work.
 
@@ -85,13 +119,17 @@ def reuse_metadata(tree: TreeIndex) -> Result:
         LICENSES/ folder holding a file; a CITATION.cff that parses as YAML and has
         cff-version; a codemeta.json that parses as JSON and has @context. 0 / 1 / 2 / 3
         items → 0 / 40 / 70 / 100. R packages (METRICS §0.3): the DESCRIPTION License:
-        field counts as the licence when there is no licence file, and a non-empty
-        inst/CITATION as the citation item when there is no CITATION.cff.
+        field counts as the licence when there is no licence file and it names a
+        licence R knows (GPL-3, GPL (>= 2), MIT + file LICENSE, Apache License 2.0,
+        CC BY 4.0, Unlimited...; package.skeleton()'s placeholder "What license is it
+        under?" does not), and a non-empty inst/CITATION as the citation item when
+        there is no CITATION.cff.
     Why it matters:
         Without a licence nobody may legally reuse the code; citation and CodeMeta
         metadata let archives, indexers and authors credit and find it.
     Evidence:
-        Each file found (with the line of cff-version / @context); invalid CFF or
+        Each file found (with the line of cff-version / @context), then the other
+        licence files and an R package's DESCRIPTION License: line; invalid CFF or
         CodeMeta files are named in the reason. ``counts`` has the three items.
     How to fix:
         Add the missing items: a LICENSE file, a CITATION.cff (cffinit can write one),
@@ -106,6 +144,9 @@ def reuse_metadata(tree: TreeIndex) -> Result:
     problems = [problem for ev, problem in checks.values() if ev is None and problem]
     present = {key: ev is not None for key, (ev, _) in checks.items()}
     value = _REUSE_LEVELS[len(evidence)]
+    items = len(evidence)
+    if present["licence"]:
+        evidence += _other_licence_statements(tree, checks["licence"][0])
     fix = None
     if value < 100:
         wanted = {
@@ -114,5 +155,5 @@ def reuse_metadata(tree: TreeIndex) -> Result:
             "codemeta": "a codemeta.json with @context",
         }
         fix = "Add " + ", ".join(wanted[k] for k, ok in present.items() if not ok) + " at the top level."
-    reason = f"{len(evidence)} of 3 reuse metadata items" + (f"; {'; '.join(problems)}" if problems else "")
-    return Result(value, evidence=evidence, fix=fix, reason=reason, counts={**present, "items": len(evidence)})
+    reason = f"{items} of 3 reuse metadata items" + (f"; {'; '.join(problems)}" if problems else "")
+    return Result(value, evidence=evidence, fix=fix, reason=reason, counts={**present, "items": items})

@@ -38,7 +38,17 @@ def _example_dirs(tree: TreeIndex) -> list[str]:
     return [d for d in tree.subdirs("") if _name(d).lower() in _EXAMPLE_DIRS and tree.files_under(d)]
 
 
-@detector("usage_examples", version="2.1.0")
+_EXAMPLE_FILES_SHOWN = 3
+# what an examples folder shows a reader: code, notebooks and documents (not data or images)
+_EXAMPLE_SUFFIXES = (".py", ".ipynb", ".r", ".rmd", ".qmd", ".jl", ".m", ".sh", ".md", ".rst", ".txt", ".nf",
+                     ".smk", ".c", ".cpp", ".f90")
+
+
+def _example_files(tree: TreeIndex, directory: str) -> list[str]:
+    return [p for p in tree.files_under(directory) if p.lower().endswith(_EXAMPLE_SUFFIXES)]
+
+
+@detector("usage_examples", version="2.1.1")
 def usage_examples(tree: TreeIndex) -> Result:
     """The README shows a runnable command, or at least a code example.
 
@@ -61,7 +71,8 @@ def usage_examples(tree: TreeIndex) -> Result:
         without it they must reverse-engineer the entry point and its arguments.
     Evidence:
         README line of each runnable command (up to 20); otherwise the line range of
-        the first code block; otherwise the examples directory. ``counts`` has the
+        the first code block; otherwise the examples directory and its first three
+        example files (code, notebooks, documents). ``counts`` has the
         number of code blocks, runnable commands, REPL lines and example directories.
     How to fix:
         Add a README code block with the exact command that runs the analysis, e.g.
@@ -98,6 +109,9 @@ def usage_examples(tree: TreeIndex) -> Result:
     if example_dirs:
         evidence = [Evidence(d, "non-empty examples directory", rule="usage_examples.examples_dir")
                     for d in example_dirs]
+        # what a reader opens there: the first few example files of each folder
+        evidence += [Evidence(p, f"example in {d}/", rule="usage_examples.example_file")
+                     for d in example_dirs for p in _example_files(tree, d)[:_EXAMPLE_FILES_SHOWN]]
         return Result(30, evidence=evidence, reason="an examples directory exists but the README shows no code",
                       fix=fix, counts=counts)
     reason = "no README" if doc is None else "the README has no code block and there is no examples directory"

@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scoring.model import Evidence
 from scoring.parsers.dockerfile import is_pinned_image
 from scoring.tree import TreeIndex
 
@@ -50,6 +51,22 @@ class _Lines:
         return table.line(line)
 
 
+def _each_file_first(items: Sequence[Evidence], limit: int) -> list[Evidence]:
+    """At most ``limit`` of ``items``, in their order: the first item of every file before
+    a second item of any file, so a capped list still shows where each file declares."""
+    if len(items) <= limit:
+        return list(items)
+    if limit <= 0:
+        return []
+    seen: set[str] = set()
+    first, rest = [], []
+    for index, item in enumerate(items):
+        (rest if item.path in seen else first).append(index)
+        seen.add(item.path)
+    kept = sorted((first + rest)[:limit])
+    return [items[i] for i in kept]
+
+
 def _join_names(names: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(names[:limit])
     return shown + (", …" if len(names) > limit else "")
@@ -63,6 +80,15 @@ _LANGUAGE_NAMES = {
 
 def _language_name(language: str) -> str:
     return _LANGUAGE_NAMES.get(language, language)
+
+
+# R package installs (§0.3 R E3): each installs a package with the dependencies its
+# DESCRIPTION declares, in one command (E3); with no manifest, where a deposit names its
+# dependencies (E1).
+R_PACKAGE_INSTALL_RE = re.compile(
+    r"(?<![\w.])(?:install\.packages|BiocManager::install|remotes::install_(?:github|deps|cran|bioc|local|gitlab|git)"
+    r"|devtools::install(?:_github|_deps)?|pak::(?:pkg_install|pak|local_install)|renv::install)\s*\("
+)
 
 
 # --------------------------------------------------------------------------- container files (E2, E4)
@@ -188,6 +214,24 @@ class WorkflowStep:
     how: str            # what pins it or why it is not: "container x:1.2", "conda env.yml: 2 unpinned"
     evidence_path: str
     evidence_line: int | None
+    # every declaration of its environment, the ones that did not decide ``pinned`` too
+    # (a conda directive beside a pinned container): what E1's evidence shows
+    declarations: tuple[StepDeclaration, ...] = ()
+
+
+@dataclass(frozen=True)
+class StepDeclaration:
+    """One declaration of a step's software environment: a ``container``, ``conda`` or
+    ``wrapper`` directive (``kind`` "directive"), the conda environment file a directive
+    names (``environment_file``, its dependency lines), or the ``params`` setting a
+    container image takes its tag from (``parameter``)."""
+
+    kind: str
+    path: str
+    line: int | None
+    what: str
+    pinned: bool
+    line_end: int | None = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +253,7 @@ class EngineSetting:
     line: int
     engine: str
     profile: str        # "" when enabled outside any profile
+    profile_line: int | None = None     # where the profile's block opens
 
 
 @dataclass
@@ -309,16 +354,19 @@ def _build_workflows(tree: TreeIndex) -> Workflows:
     if not facts:
         return view
     params: dict[str, str] = {}
+    param_lines: dict[str, tuple[str, int]] = {}
     configs = [p for p, f in facts.items() if f.language == "nextflow" and not p.endswith(".nf")]
     for path in configs:
         for d in facts[path].directives:
             if d.scope == "params" or d.scope.startswith("params."):
                 params.setdefault(f"{d.scope}.{d.kind}", d.value)
+                param_lines.setdefault(f"{d.scope}.{d.kind}", (path, d.line))
     # Nextflow config: process defaults, selectors, engines, the manifest.
     defaults: dict[str, tuple[str, str, int]] = {}     # "container"/"conda" -> (value, path, line)
     by_label: dict[str, dict[str, tuple[str, str, int]]] = {}
     by_name: dict[str, dict[str, tuple[str, str, int]]] = {}
     for path in configs:
+        blocks = [(b.line, b.label) for b in facts[path].blocks]
         for d in facts[path].directives:
             scope = d.scope.split(".")
             if d.kind == "nextflowVersion" and d.scope == "manifest":
@@ -326,7 +374,10 @@ def _build_workflows(tree: TreeIndex) -> Workflows:
             if d.kind == "enabled" and d.value == "true" and scope and scope[-1] in _ENV_ENGINES:
                 profile = scope[1] if scope[0] == "profiles" and len(scope) > 2 else ""
                 if scope[0] in ("profiles", scope[-1]) :
-                    view.engine_settings.append(EngineSetting(path, d.line, scope[-1], profile))
+                    opens = [line for line, label in blocks if label == profile and line <= d.line] if profile else []
+                    view.engine_settings.append(
+                        EngineSetting(path, d.line, scope[-1], profile, max(opens) if opens else None)
+                    )
             if d.kind in ("container", "conda") and "process" in scope:
                 if scope[0] == "profiles":
                     target = None  # profile-specific overrides: the base configuration decides
@@ -349,7 +400,7 @@ def _build_workflows(tree: TreeIndex) -> Workflows:
         if f.language == "snakemake":
             _snakemake_steps(tree, path, f, view)
         elif path.endswith(".nf"):
-            _nextflow_steps(tree, path, f, view, params, defaults, by_label, by_name)
+            _nextflow_steps(tree, path, f, view, params, param_lines, defaults, by_label, by_name)
     # Snakemake's min_version() may sit in a Python module of the workflow (rules/common.py).
     for path, f in all_facts.items() if "snakemake" in view.engines else ():
         if f.language == "python":
@@ -369,7 +420,49 @@ def _selector_match(selectors: dict[str, dict], name: str) -> dict:
     return {}
 
 
-def _nextflow_steps(tree, path, f, view, params, defaults, by_label, by_name) -> None:
+def _environment_file_declaration(tree: TreeIndex, env_path: str, what: str, pinned: bool) -> StepDeclaration:
+    """The dependency lines of a conda environment file a step names."""
+    manifest = tree.conda_environment(env_path)
+    lines = [d.line for d in manifest.dependencies if d.line] if manifest is not None else []
+    return StepDeclaration("environment_file", env_path, min(lines, default=None), what, pinned,
+                           max(lines, default=None))
+
+
+def _parameter_declarations(value: str, pinned: bool, param_lines: dict[str, tuple[str, int]],
+                            params: dict[str, str]) -> list[StepDeclaration]:
+    """The ``params`` settings a directive value takes a part of its text from
+    (``container "x:${params.sha}"``), at the line that sets each."""
+    found = []
+    for match in _PARAM_REF_RE.finditer(value):
+        where = param_lines.get(match.group(1))
+        if where is not None:
+            found.append(StepDeclaration("parameter", where[0], where[1],
+                                         f"{match.group(1)} = {params[match.group(1)]}", pinned))
+    return found
+
+
+def _nextflow_conda(tree, value, directory, variables) -> tuple[bool, str, str | None]:
+    """(pinned, how, environment file path) of a process's ``conda`` setting: a package
+    list, or an environment file (``${moduleDir}/environment.yml``)."""
+    expanded = _VARIABLE_REF_RE.sub(
+        lambda m: {"moduleDir": directory, "projectDir": "", "baseDir": ""}.get(
+            m.group(1), variables.get(m.group(1), m.group(0))
+        ),
+        value,
+    )
+    expanded = _VARIABLE_REF_RE.sub(
+        lambda m: {"moduleDir": directory, "projectDir": "", "baseDir": ""}.get(m.group(1), m.group(0)),
+        expanded,
+    )
+    if _ENV_FILE_RE.search(expanded.strip()):
+        env_path = _join("", expanded.strip().lstrip("/"))
+        if env_path and tree.is_file(env_path):
+            return (*_env_file_pinned(tree, env_path), env_path)
+        return False, f"conda {value}: file not found", None
+    return (*_conda_value_pinned(value), None)
+
+
+def _nextflow_steps(tree, path, f, view, params, param_lines, defaults, by_label, by_name) -> None:
     variables = {a.name: a.value for a in f.assignments}
     directory = _parent(path)
     for definition in f.definitions:
@@ -395,37 +488,29 @@ def _nextflow_steps(tree, path, f, view, params, defaults, by_label, by_name) ->
             settings.setdefault(key, value)
         exec_only = any(d.kind == "exec" for d in own) and not (settings.keys() & {"container", "conda"})
         pinned, how, where = False, "no container or conda environment", (path, definition.line)
+        declarations: list[StepDeclaration] = []
         if "container" in settings:
             value, where_path, line = settings["container"]
             images = _images(value, params)
             pinned = bool(images) and all(map(is_pinned_image, images))
             how, where = f"container {', '.join(images) or value}", (where_path, line)
-        if not pinned and "conda" in settings:
-            value, where_path, line = settings["conda"]
-            expanded = _VARIABLE_REF_RE.sub(
-                lambda m: {"moduleDir": directory, "projectDir": "", "baseDir": ""}.get(
-                    m.group(1), variables.get(m.group(1), m.group(0))
-                ),
-                value,
-            )
-            expanded = _VARIABLE_REF_RE.sub(
-                lambda m: {"moduleDir": directory, "projectDir": "", "baseDir": ""}.get(m.group(1), m.group(0)),
-                expanded,
-            )
-            if _ENV_FILE_RE.search(expanded.strip()):
-                env_path = _join("", expanded.strip().lstrip("/"))
-                if env_path and tree.is_file(env_path):
-                    if env_path not in view.environment_files:
-                        view.environment_files.append(env_path)
-                    pinned, how = _env_file_pinned(tree, env_path)
-                else:
-                    pinned, how = False, f"conda {value}: file not found"
-            else:
-                pinned, how = _conda_value_pinned(value)
-            where = (where_path, line)
+            declarations.append(StepDeclaration("directive", where_path, line, how, pinned))
+            declarations += _parameter_declarations(value, pinned, param_lines, params)
+        if "conda" in settings:
+            value, conda_path, line = settings["conda"]
+            conda_pinned, conda_how, env_path = _nextflow_conda(tree, value, directory, variables)
+            declarations.append(StepDeclaration("directive", conda_path, line, conda_how, conda_pinned))
+            if env_path is not None:
+                declarations.append(_environment_file_declaration(tree, env_path, conda_how, conda_pinned))
+            # A pinned container decides; the conda setting only when there is none.
+            if not pinned:
+                pinned, how, where = conda_pinned, conda_how, (conda_path, line)
+                if env_path is not None and env_path not in view.environment_files:
+                    view.environment_files.append(env_path)
         view.steps.append(
             WorkflowStep("nextflow", definition.name, path, definition.line, not exec_only, pinned,
-                         "exec: (runs in Nextflow itself)" if exec_only else how, where[0], where[1])
+                         "exec: (runs in Nextflow itself)" if exec_only else how, where[0], where[1],
+                         tuple(declarations))
         )
 
 
@@ -455,29 +540,40 @@ def _snakemake_steps(tree, path, f, view) -> None:
         kinds = {d.kind: d for d in directives}
         needs = bool(kinds.keys() & {"shell", "script", "wrapper", "notebook", "cwl"})
         pinned, how, where = False, "no conda environment, container or wrapper", (path, lines.get(name, directives[0].line))
+        declarations: list[StepDeclaration] = []
         if "wrapper" in kinds:
             d = kinds["wrapper"]
             pinned = bool(_WRAPPER_RELEASE_RE.match(d.value))
             how, where = f"wrapper {d.value}", (path, d.line)
-        if not pinned and "conda" in kinds and _ENV_FILE_RE.search(kinds["conda"].value):
+            declarations.append(StepDeclaration("directive", path, d.line, how, pinned))
+        if "conda" in kinds and _ENV_FILE_RE.search(kinds["conda"].value):
             d = kinds["conda"]
             env_path = _join(directory, d.value)
             if env_path and tree.is_file(env_path):
-                if env_path not in view.environment_files:
-                    view.environment_files.append(env_path)
-                pinned, how = _env_file_pinned(tree, env_path)
+                conda_pinned, conda_how = _env_file_pinned(tree, env_path)
+                declarations.append(StepDeclaration("directive", path, d.line, conda_how, conda_pinned))
+                declarations.append(_environment_file_declaration(tree, env_path, conda_how, conda_pinned))
             else:
-                how = f"conda {d.value}: file not found"
-            where = (path, d.line)
-        if not pinned and "container" in kinds:
-            d = kinds["container"]
-            images = _images(d.value, {})
-            pinned = bool(images) and all(map(is_pinned_image, images))
-            how, where = f"container {', '.join(images)}", (path, d.line)
-            view.containers.append(ContainerDirective(path, d.line, images, pinned, name))
-        elif not pinned and global_container is not None and "conda" not in kinds:
-            images = _images(global_container.value, {})
-            pinned = bool(images) and all(map(is_pinned_image, images))
-            how, where = f"container {', '.join(images)}", (path, global_container.line)
+                env_path = None
+                conda_pinned, conda_how = False, f"conda {d.value}: file not found"
+                declarations.append(StepDeclaration("directive", path, d.line, conda_how, conda_pinned))
+            # A release wrapper decides; the conda environment only when there is none.
+            if not pinned:
+                if env_path is not None and env_path not in view.environment_files:
+                    view.environment_files.append(env_path)
+                pinned, how, where = conda_pinned, conda_how, (path, d.line)
+        container = kinds.get("container")
+        if container is None and global_container is not None and "conda" not in kinds:
+            container = global_container
+        if container is not None:
+            images = _images(container.value, {})
+            container_pinned = bool(images) and all(map(is_pinned_image, images))
+            container_how = f"container {', '.join(images)}"
+            declarations.append(StepDeclaration("directive", path, container.line, container_how, container_pinned))
+            if container is not global_container:
+                # a container definition (E2) whether or not a wrapper or conda pins the rule
+                view.containers.append(ContainerDirective(path, container.line, images, container_pinned, name))
+            if not pinned:
+                pinned, how, where = container_pinned, container_how, (path, container.line)
         view.steps.append(WorkflowStep("snakemake", name, path, lines.get(name, directives[0].line), needs, pinned,
-                                       how, where[0], where[1]))
+                                       how, where[0], where[1], tuple(declarations)))

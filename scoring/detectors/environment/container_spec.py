@@ -9,6 +9,7 @@ from scoring.detectors.environment._common import (
     _DOCKERFILE_RE,
     MAX_EVIDENCE,
     _dockerfiles,
+    _each_file_first,
     _join,
     _Lines,
     _name,
@@ -42,6 +43,9 @@ class _ContainerScore:
     reason: str
     evidence: list[Evidence]
     line: int | None = None  # the line a fix should touch (the unpinned FROM)
+    # (first, last) lines of the declaration when it spans more than ``line``: an ARG
+    # default and the FROM that takes it, a profile's block and the setting in it
+    span: tuple[int, int] | None = None
 
 
 def _score_dockerfile_file(tree: TreeIndex, path: str, lines: _Lines) -> _ContainerScore | None:
@@ -57,12 +61,16 @@ def _score_dockerfile_file(tree: TreeIndex, path: str, lines: _Lines) -> _Contai
         alias = f" AS {stage.alias}" if stage.alias else ""
         role = "final base" if stage is final_stage else "stage"
         pin = "pinned" if is_pinned_image(stage.image) else "not pinned"
+        # An image named by an ARG is declared where the ARG's default is: show both.
+        first = min((*stage.arg_lines, stage.line))
+        via = f" (ARG default, line {', '.join(map(str, stage.arg_lines))})" if stage.arg_lines else ""
         evidence.append(
             Evidence(
                 path,
-                f"FROM {stage.image or '(unresolved)'}{alias}: {role}, {pin}",
+                f"FROM {stage.image or '(unresolved)'}{alias}{via}: {role}, {pin}",
                 rule="container_spec.from",
-                line_start=stage.line,
+                line_start=first,
+                line_end=stage.line if first != stage.line else None,
                 snippet=lines.get(path, stage.line),
             )
         )
@@ -84,7 +92,8 @@ def _score_dockerfile_file(tree: TreeIndex, path: str, lines: _Lines) -> _Contai
             Evidence(path, "Dockerfile without a FROM instruction", rule="container_spec.no_from")
         )
     line = final_stage.line if final_stage is not None else None
-    return _ContainerScore(path, value, level, reason, evidence, line)
+    span = (min(final_stage.arg_lines), line) if final_stage is not None and final_stage.arg_lines else None
+    return _ContainerScore(path, value, level, reason, evidence, line, span)
 
 
 def _compose_dockerfiles(tree: TreeIndex, path: str) -> list[str]:
@@ -140,6 +149,7 @@ def _score_compose_file(
                     *built.evidence,
                 ],
                 built.line,
+                built.span,
             )
     return result
 
@@ -209,11 +219,14 @@ def _workflow_containers(tree: TreeIndex, lines: _Lines) -> list[_ContainerScore
     for setting in view.engine_settings:
         if setting.engine in _CONTAINER_ENGINES:
             label = f"profile {setting.profile}" if setting.profile else "configuration"
+            # the profile's block from its opening line to the setting that enables the engine
+            first = setting.profile_line or setting.line
+            last = setting.line if setting.line != first else None
             scores.append(_ContainerScore(
                 setting.path, 80, "other_container", f"{label} enables {setting.engine}",
                 [Evidence(setting.path, f"{label} enables {setting.engine}", rule="container_spec.workflow_profile",
-                          line_start=setting.line, snippet=lines.get(setting.path, setting.line))],
-                setting.line,
+                          line_start=first, line_end=last, snippet=lines.get(setting.path, first))],
+                setting.line, (first, setting.line) if last else None,
             ))
     return scores
 
@@ -226,7 +239,7 @@ def _base_image_example(tree: TreeIndex) -> str:
     return "julia:1.10.4"
 
 
-@detector("container_spec", version="2.1.0")
+@detector("container_spec", version="2.2.0")
 def container_spec(tree: TreeIndex) -> Result:
     """A container definition rebuilds the environment from a pinned base image.
 
@@ -246,7 +259,8 @@ def container_spec(tree: TreeIndex) -> Result:
         (§0.3): a Nextflow `container` directive (in a process or in nextflow.config's
         process scope, withLabel/withName selectors included, ${params.…} resolved;
         each alternative of a `engine == 'singularity' ? … : …` value) or a Snakemake
-        `container:`/`containerized:` directive is 100 when its image is pinned (a
+        `container:`/`containerized:` directive (a rule's whether or not a wrapper or
+        conda environment also pins the rule) is 100 when its image is pinned (a
         versioned tag, a digest or a commit tag such as `sha8675…`) and 80
         (other_container) otherwise; a profile or setting enabling docker, singularity,
         apptainer, podman… is 80. The best wins; nothing found 0 (absent).
@@ -256,9 +270,13 @@ def container_spec(tree: TreeIndex) -> Result:
         `latest`) drifts, so the same Dockerfile builds a different image later.
     Evidence:
         Container file paths; FROM lines with the resolved image, stage alias and pin
-        state; the first RUN line and the number of RUNs; Singularity From:/%post lines;
-        compose build targets; workflow container directives and engine profiles.
-        Counts: n_files, n_dockerfiles, n_compose, n_singularity, n_workflow_containers.
+        state (from the ARG line when an ARG default names the image); the first RUN
+        line and the number of RUNs; Singularity From:/%post lines; compose build
+        targets; workflow container directives and engine profiles (from the profile's
+        opening line to the setting that enables the engine). Every other container
+        definition at its line (the final FROM, the directive, the profile), each
+        file's first before a second of any file when more than fit. Counts: n_files,
+        n_dockerfiles, n_compose, n_singularity, n_workflow_containers.
     How to fix:
         Add a Dockerfile whose FROM pins a version (`python:3.11.9-slim`) or a digest
         (`@sha256:…`) and whose RUN steps install the declared dependencies.
@@ -321,15 +339,19 @@ def container_spec(tree: TreeIndex) -> Result:
         if candidate.value > best.value:
             best = candidate
     evidence = list(best.evidence)
-    for other in scores:
-        if other is not best and len(evidence) < MAX_EVIDENCE:
-            evidence.append(
-                Evidence(
-                    other.path,
-                    f"also scores {other.value} ({other.level}): {other.reason}",
-                    rule="container_spec.other_file",
-                )
-            )
+    others = [
+        Evidence(
+            other.path,
+            f"also scores {other.value} ({other.level}): {other.reason}",
+            rule="container_spec.other_file",
+            line_start=other.span[0] if other.span else other.line,
+            line_end=other.span[1] if other.span else None,
+            snippet=lines.get(other.path, other.line),
+        )
+        for other in scores
+        if other is not best
+    ]
+    evidence += _each_file_first(others, MAX_EVIDENCE - len(evidence))
     counts["best"] = best.path
     return Result(
         best.value,

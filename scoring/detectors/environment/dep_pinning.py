@@ -9,11 +9,15 @@ from functools import cache
 from scoring.detectors.environment._common import (
     MAX_EVIDENCE,
     NATIVE_LANGUAGES,
+    R_PACKAGE_INSTALL_RE,
+    WorkflowStep,
     _all_facts,
+    _each_file_first,
     _env_files,
     _fact_languages,
     _join_names,
     _language_name,
+    _Lines,
     _matlab_sources,
     _name,
     _native_build_files,
@@ -27,9 +31,10 @@ from scoring.parsers.manifests import (
     Dependency,
     Manifest,
     normalize_name,
+    parse_install_command,
     score_manifest,
 )
-from scoring.reference_data import table_text
+from scoring.reference_data import r_shipped_packages, table_text
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -59,6 +64,7 @@ class _Lockfile:
     path: str
     ecosystem: str
     relevant: bool
+    line: int | None = None     # the `@EXPLICIT` line of a conda explicit spec
 
 
 def _lockfile_ecosystem(tree: TreeIndex, path: str) -> str | None:
@@ -89,16 +95,20 @@ def _lockfiles(tree: TreeIndex) -> list[_Lockfile]:
             relevant = tree.has_js_lockfile_relevance()
         else:
             relevant = ecosystem in tree.languages
-        found.append(_Lockfile(path, ecosystem, relevant))
+        found.append(_Lockfile(path, ecosystem, relevant, _explicit_line(tree, path)))
     return found
 
 
-# R's base packages ship with R itself and have no version of their own (the R version is
-# E4's business), so a DESCRIPTION entry naming one is not a dependency to pin.
-_BASE_R_PACKAGES = frozenset({
-    "base", "compiler", "datasets", "graphics", "grDevices", "grid", "methods", "parallel",
-    "splines", "stats", "stats4", "tcltk", "tools", "utils",
-})
+def _explicit_line(tree: TreeIndex, path: str) -> int | None:
+    """The `@EXPLICIT` line that makes a `.txt` file a conda lock list."""
+    if not path.lower().endswith(".txt"):
+        return None
+    table = tree.line_table(path)
+    for number, line in enumerate(table.lines if table is not None else (), start=1):
+        if line.strip().lstrip("\ufeff") == "@EXPLICIT":
+            return number
+    return None
+
 
 # Native dependency sources (scoring.parsers.native_build) grouped into one manifest each.
 _NATIVE_MANIFESTS = {
@@ -111,9 +121,11 @@ _NATIVE_MANIFESTS = {
 
 
 def _without_base_r(manifest: Manifest) -> Manifest:
+    # R's base packages ship with R itself and have no version of their own (the R
+    # version is E4's business): a DESCRIPTION entry naming one is nothing to pin
     if manifest.kind != "description":
         return manifest
-    kept = [d for d in manifest.dependencies if d.name not in _BASE_R_PACKAGES]
+    kept = [d for d in manifest.dependencies if d.name not in r_shipped_packages("base")]
     return manifest if len(kept) == len(manifest.dependencies) else replace(manifest, dependencies=kept)
 
 
@@ -166,6 +178,25 @@ def _workflow_manifest(tree: TreeIndex) -> Manifest | None:
         for step in steps
     ]
     return Manifest(path=steps[0].path, kind="workflow", dependencies=dependencies)
+
+
+_README_RE = re.compile(r"readme(?:\.(?:md|markdown|rst|txt))?", re.IGNORECASE)
+_JULIA_ADD_RE = re.compile(r"Pkg\.add\s*\(|^\s*(?:\([^)]*\)\s*)?(?:pkg>|\])\s*add\s")
+
+
+def _documented_installs(tree: TreeIndex) -> list[Evidence]:
+    """Commands in README files that install packages by name (`install.packages(…)`,
+    `pip install x`, `Pkg.add(…)`): where a deposit without a manifest names its
+    dependencies, unpinned."""
+    found = []
+    for path in tree.match(_README_RE):
+        document = tree.document(path) if tree.role(path) != "vendored" else None
+        for line, text, _ in sorted(document.code_lines() if document is not None else (), key=lambda c: c[0]):
+            if (R_PACKAGE_INSTALL_RE.search(text) or _JULIA_ADD_RE.search(text)
+                    or parse_install_command(text, path, line)):
+                found.append(Evidence(path, "packages installed by a documented command, declared in no manifest",
+                                      rule="dep_pinning.documented_install", line_start=line, snippet=text.strip()))
+    return found[: MAX_EVIDENCE // 4]
 
 
 @cache
@@ -240,7 +271,21 @@ def _pin_label(pin: str) -> str:
     return {PIN_EXACT: "exact pin", PIN_BOUNDED: "bounded", PIN_UNPINNED: "unpinned"}.get(pin, pin)
 
 
-def _manifest_summary(scored: _Scored, considered: bool) -> Evidence:
+def _declaration_span(m: Manifest) -> tuple[int | None, int | None]:
+    """The lines of ``m``'s own file that declare its dependencies, from the first
+    declaring key or field to the last entry; (None, None) for the workflow manifest,
+    whose entries are the steps of many files."""
+    if m.kind == "workflow":
+        return None, None
+    lines = [line for span in m.declared for line in span]
+    lines += [d.line for d in m.dependencies if d.line and (d.file or m.path) == m.path]
+    if not lines:
+        return None, None
+    first, last = min(lines), max(lines)
+    return first, (last if last > first else None)
+
+
+def _manifest_summary(scored: _Scored, considered: bool, lines: _Lines) -> list[Evidence]:
     m = scored.manifest
     pins = [d.pin for d in m.dependencies]
     tally = (
@@ -249,36 +294,88 @@ def _manifest_summary(scored: _Scored, considered: bool) -> Evidence:
     )
     if m.unknown:
         tally += "; dependencies not a literal (unknown)"
+    if m.conda_export and m.export_line is None:
+        tally += "; a conda export (every dependency pinned with =), so every single-= pin is exact"
     if considered:
         reason = f"{m.kind} manifest scores {scored.value:g} ({scored.level}): {tally}"
         rule = "dep_pinning.manifest"
     else:
         reason = f"{m.kind} manifest ignored (development/test/docs only while a runtime manifest exists): {tally}"
         rule = "dep_pinning.manifest_aux"
-    return Evidence(m.path, reason, rule=rule)
+    first, last = _declaration_span(m)
+    items = [Evidence(m.path, reason, rule=rule, line_start=first, line_end=last, snippet=lines.get(m.path, first))]
+    if m.export_line is not None:
+        items.append(Evidence(m.path, "prefix: line: the file is a conda export, so every single-= pin is exact",
+                              rule="dep_pinning.conda_export", line_start=m.export_line,
+                              snippet=lines.get(m.path, m.export_line)))
+    return items
 
 
 def _entry_evidence(m: Manifest, room: int) -> list[Evidence]:
-    """Entries of ``m``, the ones that need fixing first when there is no room for all."""
+    """Entries of ``m``; when there is no room for all, the ones that need fixing first,
+    each file's first before a second of any file, shown in file and line order."""
+
+    def item(dep: Dependency) -> Evidence:
+        return Evidence(
+            dep.file or m.path,
+            f"{dep.name} {dep.spec or '(no version constraint)'}: {_pin_label(dep.pin)}",
+            rule=f"dep_pinning.{dep.pin}",
+            line_start=dep.line,
+            snippet=dep.raw,
+        )
+
     if room <= 0:
         return []
-    deps = list(m.dependencies)
-    if len(deps) > room:
-        deps = sorted(deps, key=lambda d: d.pin == PIN_EXACT)[:room]
-        deps.sort(key=lambda d: (d.file or m.path, d.line or 0))
-    items = []
-    for dep in deps:
-        spec = dep.spec or "(no version constraint)"
-        items.append(
-            Evidence(
-                dep.file or m.path,
-                f"{dep.name} {spec}: {_pin_label(dep.pin)}",
-                rule=f"dep_pinning.{dep.pin}",
-                line_start=dep.line,
-                snippet=dep.raw,
-            )
-        )
-    return items
+    if len(m.dependencies) <= room:
+        return [item(dep) for dep in m.dependencies]
+    ranked = sorted(m.dependencies, key=lambda d: d.pin == PIN_EXACT)
+    shown = _each_file_first([item(dep) for dep in ranked], room)
+    return sorted(shown, key=lambda e: (e.path, e.line_start or 0))
+
+
+def _workflow_entry_evidence(tree: TreeIndex, lines: _Lines, room: int) -> list[Evidence]:
+    """The environment of each Nextflow process or Snakemake rule that runs software,
+    steps declared alike as one item: its container, conda and wrapper directives (their
+    lines in the file that decides), then the conda environment files and ``params``
+    settings they name, and directives in other files. Unpinned steps first; when there is
+    no room for all, each file's first item before a second of any file."""
+    if room <= 0:
+        return []
+    groups: dict[tuple, list[WorkflowStep]] = {}
+    for step in _workflows(tree).steps:
+        if step.needs_environment:
+            key = (step.evidence_path, step.evidence_line, step.pinned, step.how, step.declarations)
+            groups.setdefault(key, []).append(step)
+    ranked = sorted(groups.items(), key=lambda kv: kv[0][2])  # unpinned first, else in order
+    items: list[Evidence] = []
+    shown: set[tuple[str, int | None]] = set()
+    for (path, line, pinned, how, declarations), steps in ranked:
+        names = _join_names([s.name for s in steps])
+        label = names if len(steps) == 1 else f"{len(steps)} {'processes' if steps[0].engine == 'nextflow' else 'rules'} ({names})"
+        here = [d for d in declarations if d.kind == "directive" and d.path == path and d.line]
+        span = [d.line for d in here] + ([line] if line else [])
+        what = "; ".join(dict.fromkeys(d.what for d in here)) or how
+        pin = PIN_EXACT if pinned else PIN_UNPINNED
+        first = min(span, default=None)
+        last = max(span, default=None)
+        items.append(Evidence(path, f"{label}: {what}: {_pin_label(pin)}", rule=f"dep_pinning.{pin}",
+                              line_start=first, line_end=last if last != first else None,
+                              snippet=lines.get(path, first)))
+        shown.add((path, first))
+        for d in declarations:
+            if d in here or (d.path, d.line) in shown:
+                continue
+            shown.add((d.path, d.line))
+            if d.kind == "environment_file":
+                reason = f"conda environment of {label}: {d.what.rsplit(': ', 1)[-1]}"
+            elif d.kind == "parameter":
+                reason = f"{d.what}: part of the container image of {label}"
+            else:
+                reason = f"{d.what} (also declared for {label})"
+            items.append(Evidence(d.path, reason, rule=f"dep_pinning.{d.kind}", line_start=d.line,
+                                  line_end=d.line_end if d.line_end != d.line else None,
+                                  snippet=lines.get(d.path, d.line)))
+    return _each_file_first(items, room)
 
 
 def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
@@ -333,7 +430,7 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     return f"Commit a lockfile to also fix transitive dependencies (e.g. {tool})."
 
 
-@detector("dep_pinning", version="2.1.0")
+@detector("dep_pinning", version="2.1.1")
 def dep_pinning(tree: TreeIndex) -> Result:
     """Dependencies are locked or pinned to exact versions.
 
@@ -383,11 +480,20 @@ def dep_pinning(tree: TreeIndex) -> Result:
         silently compute something else or fail to import. A lockfile records the whole
         resolved environment, transitive dependencies included.
     Evidence:
-        The lockfile path; one item per manifest with its score and pin tally; for the
-        best manifest one item per entry (line, name, specifier, class), entries needing
-        a fix first when more than fit; ignored lockfiles of unused ecosystems. Counts:
-        n_entries, n_exact, n_bounded, n_unpinned of the best manifest, n_manifests,
-        n_lockfiles.
+        The lockfile path (a conda explicit spec at its `@EXPLICIT` line); one item per
+        manifest with its score and pin tally, spanning the lines that declare its
+        dependencies (from the `Imports:`/`Depends:` field, `dependencies =` key,
+        `install_requires` list, `[deps]`/`[compat]` table or `dependencies:` key to
+        the last entry), and a conda export's `prefix:` line; for the best manifest one
+        item per entry (line, name, specifier, class), entries needing a fix first and
+        each file's first entry before a second of any file when more than fit; for
+        workflows one item per process or rule (steps declared alike as one), spanning
+        its container, conda and wrapper directives, then the conda environment files
+        and the `params` settings (a container tag) they name; ignored lockfiles of
+        unused ecosystems; with no manifest file at all, README commands that install
+        packages by name (`install.packages(…)`, `pip install x`, `Pkg.add(…)`).
+        Counts: n_entries, n_exact, n_bounded, n_unpinned of the best manifest,
+        n_manifests, n_lockfiles.
     How to fix:
         Commit a lockfile (`uv lock`, `poetry lock`, `pdm lock`, `conda-lock`,
         `renv::snapshot()`, Julia's Manifest.toml), or pin every dependency exactly
@@ -446,8 +552,11 @@ def dep_pinning(tree: TreeIndex) -> Result:
     evidence: list[Evidence] = [
         Evidence(
             lock.path,
-            f"lockfile of the {_language_name(lock.ecosystem)} ecosystem",
+            f"lockfile of the {_language_name(lock.ecosystem)} ecosystem"
+            + (" (a conda explicit spec)" if lock.line else ""),
             rule="dep_pinning.lockfile",
+            line_start=lock.line,
+            snippet="@EXPLICIT" if lock.line else None,
         )
         for lock in used_locks
     ]
@@ -462,8 +571,9 @@ def dep_pinning(tree: TreeIndex) -> Result:
     considered_ids = {id(s) for s in considered}
     # The deciding manifest first, so the summary cap never hides it.
     ordered = sorted(scored, key=lambda s: s is not best)
+    lines = _Lines(tree)
     evidence += [
-        _manifest_summary(s, id(s) in considered_ids) for s in ordered[: MAX_EVIDENCE // 4]
+        item for s in ordered[: MAX_EVIDENCE // 4] for item in _manifest_summary(s, id(s) in considered_ids, lines)
     ]
     evidence += [
         Evidence(m.path, f"{m.kind} file declares no dependencies (only tool settings): not a manifest",
@@ -472,7 +582,10 @@ def dep_pinning(tree: TreeIndex) -> Result:
     ]
     evidence = evidence[:MAX_EVIDENCE]
     if best is not None and not used_locks:
-        evidence += _entry_evidence(best.manifest, MAX_EVIDENCE - len(evidence))
+        if best.manifest.kind == "workflow":
+            evidence += _workflow_entry_evidence(tree, lines, MAX_EVIDENCE - len(evidence))
+        else:
+            evidence += _entry_evidence(best.manifest, MAX_EVIDENCE - len(evidence))
 
     if used_locks:
         return Result(
@@ -501,7 +614,9 @@ def dep_pinning(tree: TreeIndex) -> Result:
         return Result(
             0,
             level="absent",
-            evidence=evidence,
+            # No manifest file at all (one without dependencies may be the project's own
+            # package, which its README then installs): where the README names the packages.
+            evidence=evidence + (_documented_installs(tree) if not found else []),
             reason="no dependency manifest or relevant lockfile in the environment locations"
             + unused_note,
             fix=_dep_fix(tree, None),

@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from scoring.detectors.environment._common import MAX_EVIDENCE, _join_names, _name, _workflows
+from scoring.detectors.environment._common import (
+    MAX_EVIDENCE,
+    R_PACKAGE_INSTALL_RE,
+    _join_names,
+    _name,
+    _workflows,
+)
 from scoring.model import Evidence
 from scoring.parsers.shell import Command, split_commands, strip_prompt
 from scoring.registry import Result, detector
@@ -46,12 +52,6 @@ _WINDOWS_WRAPPERS = frozenset({"call", "&", "start", "cmd", "/c"})
 
 # README one-command environment creation that is not a plain shell command.
 _R_RESTORE_RE = re.compile(r"renv::restore\s*\(")
-# R package installs (§0.3 R E3): each installs a package with the dependencies its
-# DESCRIPTION declares, in one command.
-_R_PACKAGE_INSTALL_RE = re.compile(
-    r"(?<![\w.])(?:install\.packages|BiocManager::install|remotes::install_(?:github|deps|cran|bioc|local|gitlab|git)"
-    r"|devtools::install(?:_github|_deps)?|pak::(?:pkg_install|pak|local_install)|renv::install)\s*\("
-)
 _JULIA_INSTANTIATE_RE = re.compile(
     r"Pkg\.instantiate\s*\(|^\s*(?:\([^)]*\)\s*)?(?:pkg>|\])\s*instantiate\b", re.IGNORECASE
 )
@@ -193,9 +193,12 @@ def _runs_bootstrap_script(words: Sequence[str]) -> str | None:
     return None
 
 
-def _workflow_run(tree: TreeIndex, program: str, words: Sequence[str]) -> str | None:
+def _workflow_run(
+    tree: TreeIndex, program: str, words: Sequence[str], sources: list[Evidence] | None = None
+) -> str | None:
     """``nextflow run … -profile docker`` (or a profile or a setting of the configuration
-    that enables a container or conda engine), ``snakemake --use-conda``."""
+    that enables a container or conda engine), ``snakemake --use-conda``. ``sources``
+    receives the configuration setting the run relies on."""
     if program == "snakemake":
         flag = next((w for w in words if _SNAKEMAKE_ENV_FLAG_RE.match(w)), None)
         return f"snakemake {flag}" if flag else None
@@ -210,19 +213,35 @@ def _workflow_run(tree: TreeIndex, program: str, words: Sequence[str]) -> str | 
                 if name in _ENGINES:
                     return f"nextflow run -profile {name}"
                 if profile.strip() in enabling:
-                    return f"nextflow run -profile {profile.strip()} ({enabling[profile.strip()].engine})"
+                    setting = enabling[profile.strip()]
+                    _add_source(sources, Evidence(
+                        setting.path, f"profile {setting.profile} enables {setting.engine}",
+                        rule="env_bootstrap.readme_command_source", line_start=setting.profile_line or setting.line,
+                        line_end=setting.line, snippet=tree.snippet(setting.path, setting.line)))
+                    return f"nextflow run -profile {profile.strip()} ({setting.engine})"
     always = next((s for s in view.engine_settings if not s.profile and s.engine in _ENGINES), None)
     if always is not None:
+        _add_source(sources, Evidence(always.path, f"{always.engine} enabled for every run",
+                                      rule="env_bootstrap.readme_command_source", line_start=always.line,
+                                      snippet=tree.snippet(always.path, always.line)))
         return f"nextflow run ({always.engine} enabled in {always.path})"
     return None
+
+
+def _add_source(sources: list[Evidence] | None, item: Evidence) -> None:
+    if sources is not None:
+        sources.append(item)
 
 
 _ENGINES = ("docker", "singularity", "apptainer", "podman", "charliecloud", "shifter", "conda", "mamba", "wave")
 
 
-def _followed_target(tree: TreeIndex, program: str, words: Sequence[str]) -> str | None:
+def _followed_target(
+    tree: TreeIndex, program: str, words: Sequence[str], sources: list[Evidence] | None = None
+) -> str | None:
     """``make run_test`` / ``task restore``: a README command running a Make-like target
-    whose recipe creates the environment (§0.2.12 follows prerequisites the same way)."""
+    whose recipe creates the environment (§0.2.12 follows prerequisites the same way).
+    ``sources`` receives the target, and the setting a workflow run in it relies on."""
     target_name = _make_target_argument(words[1:])
     if not target_name:
         return None
@@ -230,26 +249,35 @@ def _followed_target(tree: TreeIndex, program: str, words: Sequence[str]) -> str
         for target in tree.task_targets(path):
             if target.name != target_name:
                 continue
-            for _, command_text in target.recipe:
+            for line, command_text in target.recipe:
                 for command in split_commands(command_text):
                     inner = _command_words(command)
                     if not inner:
                         continue
-                    manager = _manager_invoked(command, tree) or _workflow_run(tree, _program(inner[0]), inner)
+                    found: list[Evidence] = []
+                    manager = _manager_invoked(command, tree) or _workflow_run(tree, _program(inner[0]), inner, found)
                     if manager:
+                        _add_source(sources, Evidence(
+                            path, f"target `{target_name}` runs {manager}", rule="env_bootstrap.readme_command_source",
+                            line_start=target.line, line_end=max(line, target.line), snippet=command_text))
+                        for item in found:
+                            _add_source(sources, item)
                         return f"{program} {target_name} → {manager}"
     return None
 
 
-def _readme_bootstrap_command(command: Command, tree: TreeIndex) -> str | None:
-    """The one-command environment creation a README command runs (E3 80 tier), if any."""
+def _readme_bootstrap_command(
+    command: Command, tree: TreeIndex, sources: list[Evidence] | None = None
+) -> str | None:
+    """The one-command environment creation a README command runs (E3 80 tier), if any;
+    ``sources`` receives the Make-like target or workflow setting it goes through."""
     words = _command_words(command)
     if not words:
         return None
     program = _program(words[0])
     args = [w.lower() for w in words[1:]]
     first = args[0] if args else ""
-    workflow = _workflow_run(tree, program, words)
+    workflow = _workflow_run(tree, program, words, sources)
     if workflow:
         return workflow
     if program == "spack" and (args[:2] == ["env", "create"] or first == "install"):
@@ -279,7 +307,7 @@ def _readme_bootstrap_command(command: Command, tree: TreeIndex) -> str | None:
         target = _make_target_argument(words[1:])
         if program in ("make", "gmake") and target and _is_bootstrap_target(target):
             return f"make {target}"
-        return _followed_target(tree, program, words)
+        return _followed_target(tree, program, words, sources)
     if program == "docker" and args[:1] == ["compose"] and "up" in args:
         return "docker compose up"
     if program == "docker-compose" and "up" in args:
@@ -308,15 +336,18 @@ def _logical_code_lines(lines) -> list[tuple[int, str]]:
     return joined
 
 
-def _readme_bootstrap(tree: TreeIndex) -> list[Evidence]:
+def _readme_bootstrap(tree: TreeIndex, sources: list[Evidence]) -> list[Evidence]:
+    """README commands that create the environment; ``sources`` receives, once each, the
+    Make-like targets and workflow settings they go through."""
     doc = tree.readme_document()
     if doc is None:
         return []
     found = []
+    through: list[Evidence] = []
     for line, raw in _logical_code_lines(doc.code_lines()):
         text, is_repl = strip_prompt(raw)
         matched = None
-        r_install = _R_PACKAGE_INSTALL_RE.search(raw)
+        r_install = R_PACKAGE_INSTALL_RE.search(raw)
         if _R_RESTORE_RE.search(raw):
             matched = "renv::restore()"
         elif r_install:
@@ -325,7 +356,7 @@ def _readme_bootstrap(tree: TreeIndex) -> list[Evidence]:
             matched = "Pkg.instantiate()"
         elif not is_repl:
             for command in split_commands(text):
-                matched = _readme_bootstrap_command(command, tree)
+                matched = _readme_bootstrap_command(command, tree, through)
                 if matched:
                     break
         if matched:
@@ -338,7 +369,25 @@ def _readme_bootstrap(tree: TreeIndex) -> list[Evidence]:
                     snippet=raw,
                 )
             )
+    seen = {(e.path, e.line_start) for e in sources}
+    for item in through:
+        if (item.path, item.line_start) not in seen:
+            seen.add((item.path, item.line_start))
+            sources.append(item)
     return found
+
+
+# Files repo2docker also reads from a Binder folder: they finish the environment the
+# environment files declare (postBuild runs after it is built) or choose its runtime.
+_BINDER_BUILD_NAMES = frozenset({"postbuild", "start", "runtime.txt", "apt.txt", "default.nix"})
+
+
+def _binder_build_files(tree: TreeIndex) -> list[Evidence]:
+    return [
+        Evidence(p, "Binder build file (repo2docker reads it)", rule="env_bootstrap.binder_file")
+        for directory in ("binder", ".binder") if tree.is_dir(directory)
+        for p in tree.files_in(directory) if _name(p).lower() in _BINDER_BUILD_NAMES
+    ]
 
 
 def _binder_config(tree: TreeIndex) -> list[Evidence]:
@@ -438,7 +487,7 @@ def _suggested_bootstrap(tree: TreeIndex) -> str:
     return "`python -m venv .venv && .venv/bin/pip install .`"
 
 
-@detector("env_bootstrap", version="2.1.0")
+@detector("env_bootstrap", version="2.1.1")
 def env_bootstrap(tree: TreeIndex) -> Result:
     """One command creates the software environment.
 
@@ -481,9 +530,13 @@ def env_bootstrap(tree: TreeIndex) -> Result:
         the environment the authors tested the one a reader gets.
     Evidence:
         Script path and the line of the first manager invocation; Make-like file, target
-        line and the recipe command; README line and the matched command; Binder files
-        or the launch link; bootstrap-named scripts that invoke no manager (not
-        counted). Counts: n_scripts, n_make_targets, n_readme_commands, n_binder.
+        line and the recipe command; README line and the matched command, then the
+        Make-like target it runs (`make run_test`, `task restore`) and the workflow
+        setting or profile it relies on (`conda.enabled = true`), each once; Binder
+        files or the launch link, and then the other files repo2docker reads from the
+        Binder folder (postBuild, runtime.txt, apt.txt, start); bootstrap-named scripts
+        that invoke no manager (not counted). Counts: n_scripts, n_make_targets,
+        n_readme_commands, n_binder.
     How to fix:
         Add install.sh (or a `make setup` target) that creates the environment, e.g.
         `conda env create -f environment.yml` or `python -m venv .venv && .venv/bin/pip
@@ -496,7 +549,8 @@ def env_bootstrap(tree: TreeIndex) -> Result:
     """
     scripts, idle_scripts = _bootstrap_scripts(tree)
     targets = _bootstrap_targets(tree)
-    readme = _readme_bootstrap(tree)
+    sources: list[Evidence] = []
+    readme = _readme_bootstrap(tree, sources)
     binder = _binder_config(tree)
     counts = {
         "n_scripts": len(scripts),
@@ -504,7 +558,8 @@ def env_bootstrap(tree: TreeIndex) -> Result:
         "n_readme_commands": len(readme),
         "n_binder": len(binder),
     }
-    evidence = (scripts + targets + readme + binder + idle_scripts)[:MAX_EVIDENCE]
+    binder_files = _binder_build_files(tree) if binder else []
+    evidence = (scripts + targets + readme + sources + binder + binder_files + idle_scripts)[:MAX_EVIDENCE]
     if scripts or targets:
         first = (scripts or targets)[0]
         return Result(

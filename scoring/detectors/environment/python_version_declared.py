@@ -21,7 +21,7 @@ from scoring.detectors.environment._common import (
 )
 from scoring.model import Evidence
 from scoring.parsers.dockerfile import split_image, versioned_tag
-from scoring.parsers.manifests import InterpreterDecl
+from scoring.parsers.manifests import InterpreterDecl, Manifest
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -57,6 +57,17 @@ class _Declaration:
     line: int | None
     source: str
     snippet: str | None = None
+    # where the declaration opens when it starts above ``line``: the `Depends:` field or
+    # `dependencies:` key holding an interpreter entry, the ARG a FROM takes its image from
+    first_line: int | None = None
+
+
+def _opening_line(manifest: Manifest | None, line: int | None) -> int | None:
+    """The first line of the dependency declaration of ``manifest`` that holds ``line``."""
+    for first, last in manifest.declared if manifest is not None and line else ():
+        if first < line <= last:
+            return first
+    return None
 
 
 def _image_repository(image: str) -> str:
@@ -101,7 +112,8 @@ def _docker_declarations(tree: TreeIndex, lines: _Lines) -> list[_Declaration]:
                 spec = _CONDA_PYTHON_SPEC_RE.search(python_run.args).group(0)
                 source = "dockerfile-conda"
                 snippet = f"FROM {image} … RUN (line {python_run.line_start}) {spec}"
-            found.append(_Declaration(path, language, spec, stage.line, source, snippet))
+            found.append(_Declaration(path, language, spec, stage.line, source, snippet,
+                                      min(stage.arg_lines) if stage.arg_lines else None))
     return found
 
 
@@ -109,7 +121,7 @@ def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
     found: list[_Declaration] = []
     lines = _Lines(tree)
 
-    def add(path: str, decl: InterpreterDecl) -> None:
+    def add(path: str, decl: InterpreterDecl, manifest: Manifest | None = None) -> None:
         # A declaration names a version: `python` alone in environment.yml or `*` in Poetry does not.
         if decl.spec and _HAS_DIGIT_RE.search(decl.spec):
             found.append(
@@ -120,12 +132,13 @@ def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
                     decl.line,
                     decl.source,
                     lines.get(path, decl.line),
+                    _opening_line(manifest, decl.line),
                 )
             )
 
     for manifest in tree.manifests():
         for decl in manifest.interpreters:
-            add(manifest.path, decl)
+            add(manifest.path, decl, manifest)
     for path in _env_files(tree):
         if _VERSION_FILE_RE.fullmatch(_name(path)):
             for decl in tree.version_file(path):
@@ -202,7 +215,8 @@ def _workflow_declarations(tree: TreeIndex, lines: _Lines) -> list[_Declaration]
             if decl.spec and _HAS_DIGIT_RE.search(decl.spec):
                 # The step's environment is the workflow's: count it for the workflow language.
                 found.append(_Declaration(path, engine, f"{decl.language} {decl.spec.strip()}", decl.line,
-                                          "workflow-conda", lines.get(path, decl.line)))
+                                          "workflow-conda", lines.get(path, decl.line),
+                                          _opening_line(manifest, decl.line)))
     return found
 
 
@@ -236,7 +250,7 @@ def _rule_suffix(source: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", source.lower()).strip("_")
 
 
-@detector("python_version_declared", version="2.1.0")
+@detector("python_version_declared", version="2.1.1")
 def python_version_declared(tree: TreeIndex) -> Result:
     """The language or runtime version the code needs is declared (Python, R, Julia, MATLAB, C/C++/Fortran, workflows).
 
@@ -267,9 +281,11 @@ def python_version_declared(tree: TreeIndex) -> Result:
         integer division, removed modules; R's stringsAsFactors default); without the
         version the rerun guesses, and pinned dependencies may not install at all.
     Evidence:
-        File, line and declared constraint for each counted declaration; declarations
-        for languages the code does not use are listed as not counted. Counts:
-        n_declarations, n_languages, n_languages_declared.
+        File, line and declared constraint for each counted declaration (from the
+        `Depends:` field or `dependencies:` key when the interpreter is an entry of a
+        dependency list, from the ARG line when a FROM takes its image from an ARG);
+        declarations for languages the code does not use are listed as not counted.
+        Counts: n_declarations, n_languages, n_languages_declared.
     How to fix:
         Python: `requires-python = ">=3.x"` in pyproject.toml or a .python-version file;
         R: renv.lock or `Depends: R (>= 4.x)`; Julia: `[compat] julia = "1.x"`; MATLAB:
@@ -298,7 +314,8 @@ def python_version_declared(tree: TreeIndex) -> Result:
             d.path,
             f"{_language_name(d.language)} {d.spec} declared ({d.source})",
             rule=f"python_version_declared.{_rule_suffix(d.source)}",
-            line_start=d.line,
+            line_start=d.first_line or d.line,
+            line_end=d.line if d.first_line else None,
             snippet=d.snippet,
         )
         for d in counted
@@ -309,7 +326,8 @@ def python_version_declared(tree: TreeIndex) -> Result:
             f"{_language_name(d.language)} {d.spec} declared, but the repository has no "
             f"{_language_name(d.language)} sources (not counted)",
             rule="python_version_declared.unused_language",
-            line_start=d.line,
+            line_start=d.first_line or d.line,
+            line_end=d.line if d.first_line else None,
             snippet=d.snippet,
         )
         for d in ignored

@@ -21,7 +21,7 @@ from scoring.parsers.manifests import (
     parse_install_command,
 )
 from scoring.parsers.secrets import mask_line
-from scoring.reference_data import table_json, table_text
+from scoring.reference_data import julia_stdlib, r_shipped_packages, table_json, table_text
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -39,13 +39,57 @@ def _distribution_data() -> dict:
 
 
 def import_distributions() -> dict[str, tuple[str, ...]]:
-    """Curated import name → distribution names (``scoring/data/import_distributions.json``)."""
+    """The project's own import name → distribution names
+    (``scoring/data/import_distributions.json``)."""
     return {k: tuple(v) for k, v in _distribution_data()["mapping"].items()}
+
+
+def pipreqs_distributions() -> dict[str, tuple[str, ...]]:
+    """The import name → distribution names that pipreqs maintains
+    (``scoring/data/pipreqs/mapping``, pipreqs 0.5.0, Apache-2.0; SOURCE.md there)."""
+    found: dict[str, list[str]] = {}
+    for line in table_text("pipreqs/mapping").splitlines():
+        name, sep, distribution = line.strip().partition(":")
+        if sep and name and distribution and distribution not in found.get(name, ()):
+            found.setdefault(name, []).append(distribution)
+    return {name: tuple(distributions) for name, distributions in found.items()}
 
 
 @cache
 def _mapping() -> dict[str, tuple[str, ...]]:
-    return import_distributions()
+    """The maintained table (pipreqs) under the project's own: the project's names come
+    first (they name the distribution a fix suggests), then pipreqs's. A top-level name
+    the project's table uses as a namespace (``google`` of ``google.cloud``) keeps the
+    project's entries alone, so that one distribution pipreqs maps it to does not
+    declare every module of the namespace."""
+    own = import_distributions()
+    namespaces = {key.split(".", 1)[0] for key in own if "." in key}
+    merged = {key: tuple(names) for key, names in own.items()}
+    for name, distributions in pipreqs_distributions().items():
+        if name in namespaces:
+            continue
+        known = merged.get(name, ())
+        merged[name] = known + tuple(d for d in distributions if d not in known)
+    return merged
+
+
+# METRICS.md §0.2.22: a declared distribution also declares the import named like it
+# without a common affix (``python-dateutil`` → ``dateutil``, ``py-spy`` → ``spy``)
+_DISTRIBUTION_PREFIXES = ("py-", "python-")
+_DISTRIBUTION_SUFFIXES = ("-py", "-python", "-format", "-migrations", "-cli")
+
+
+def _without_affixes(declared: Iterable[str]) -> set[str]:
+    """The normalised declared names with one common affix removed."""
+    found = set()
+    for name in declared:
+        for prefix in _DISTRIBUTION_PREFIXES:
+            if name.startswith(prefix) and len(name) > len(prefix):
+                found.add(name[len(prefix):])
+        for suffix in _DISTRIBUTION_SUFFIXES:
+            if name.endswith(suffix) and len(name) > len(suffix):
+                found.add(name[: -len(suffix)])
+    return found
 
 
 @cache
@@ -57,27 +101,15 @@ def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
 
 
+# METRICS.md §0.2.21: an import in the body or the handler of a try that catches import
+# errors, or under ``if TYPE_CHECKING:``, is optional (the frontend's ImportFact.guard; an
+# import in a function called from such a try body is ``import_try``)
+_OPTIONAL_GUARDS = frozenset({"try", "except", "type_checking"})
+
 # Build tools a ``setup.py`` may import: pip provides them while it runs the file.
 _SETUP_PY_PROVIDED = frozenset({"setuptools", "pkg_resources", "distutils", "pip", "wheel"})
 _PYTHON_MODULE_SUFFIXES = (".py", ".pyw", ".pyx", ".pxd", ".pyi")
 _PYTHON_EXTENSION_SUFFIXES = (".so", ".pyd")
-
-# Packages of every R installation: base and recommended (r-base ships both).
-_R_BUILTIN_PACKAGES = frozenset(
-    {"base", "compiler", "datasets", "graphics", "grDevices", "grid", "methods", "parallel", "splines", "stats",
-     "stats4", "tcltk", "tools", "utils", "translations", "boot", "class", "cluster", "codetools", "foreign",
-     "KernSmooth", "lattice", "MASS", "Matrix", "mgcv", "nlme", "nnet", "rpart", "spatial", "survival"}
-)
-
-# Julia's standard library and built-in modules (never declared in Project.toml).
-_JULIA_STDLIB = frozenset(
-    {"Base", "Core", "Main", "ArgTools", "Artifacts", "Base64", "CRC32c", "Dates", "DelimitedFiles",
-     "Distributed", "Downloads", "FileWatching", "Future", "InteractiveUtils", "LazyArtifacts", "LibCURL",
-     "LibGit2", "Libdl", "LinearAlgebra", "Logging", "Markdown", "Mmap", "NetworkOptions", "Pkg", "Printf",
-     "Profile", "REPL", "Random", "SHA", "Serialization", "SharedArrays", "Sockets", "SparseArrays",
-     "Statistics", "SuiteSparse", "TOML", "Tar", "Test", "UUIDs", "Unicode"}
-)
-
 
 @dataclass
 class _ImportUse:
@@ -146,6 +178,9 @@ class _Declared(_Names):
     scopes: list[_Scope] = field(default_factory=list)
     manifests: list[str] = field(default_factory=list)
     inline: list[_Hit] = field(default_factory=list)
+    # the lines of a manifest that declare its sets, from the first to the last (the
+    # runtime list, extras, Suggests:, dependency groups, build requirements)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def any(self) -> bool:
         return super().any() or any(scope.names.any() for scope in self.scopes)
@@ -453,6 +488,10 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
         if not entries:
             continue
         declared.manifests.append(manifest.path)
+        lines = [line for span in manifest.declared for line in span]
+        lines += [d.line for d in entries if d.line and (d.file or manifest.path) == manifest.path]
+        if lines:
+            declared.spans[manifest.path] = (min(lines), max(lines))
         names: _Names = declared
         if scope is not None:
             declared.scopes.append(scope)
@@ -545,7 +584,8 @@ def _is_declared_python(key: str, declared: set[str]) -> bool:
     else:
         parent, _, child = key.rpartition(".")
         prefixes.extend(normalize_name(prefix + child) for prefix in _wildcards(parent))
-    return bool(names & declared) or any(d.startswith(p) for p in prefixes for d in declared)
+    return (bool(names & declared) or any(d.startswith(p) for p in prefixes for d in declared)
+            or normalize_name(key) in _without_affixes(declared))
 
 
 def _is_declared(use: _ImportUse, names: _Names) -> bool:
@@ -591,15 +631,18 @@ def _suggested_distribution(use: _ImportUse) -> str:
         return use.key
     names = [n for n in _mapping().get(use.key, ()) if not n.endswith("*")]
     if names:
-        return names[0]
+        # a distribution spelt like the import but for its case (pipreqs's "Requests")
+        # is suggested as the import is written
+        return use.key if normalize_name(names[0]) == normalize_name(use.key) else names[0]
     parent, _, child = use.key.rpartition(".")
     family = _wildcards(parent)
     return normalize_name(family[0] + child) if family else normalize_name(use.key)
 
 
-def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) -> tuple[dict[tuple[str, str], _ImportUse], dict[str, int]]:
-    """Third-party imports by (language, key), first use kept; plus tallies of what was
-    excluded and why."""
+def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules
+             ) -> tuple[dict[tuple[str, str], _ImportUse], dict[str, int], list[_ImportUse]]:
+    """Third-party imports by (language, key), first use kept; tallies of what was
+    excluded and why; and the optional imports of modules no plain import needs."""
     stdlib = stdlib_modules()
     provided = _environment_provided()
     third: dict[tuple[str, str], _ImportUse] = {}
@@ -624,7 +667,7 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) 
                       or any(_dotted_prefix_in(c, local.dotted) for c in candidates)):
                     tally["local"] += 1
                 else:
-                    uses = optional if ref.import_try else third
+                    uses = optional if ref.import_try or ref.guard in _OPTIONAL_GUARDS else third
                     existing = uses.get(("python", key))
                     if existing is not None:
                         existing.sites.setdefault(path, (ref.line, ref.cell))
@@ -634,9 +677,9 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) 
                                                      tuple(candidates))
         for segment in _package_segments(source):
             if segment.language == "r":
-                builtin, own = _R_BUILTIN_PACKAGES, local.own
+                builtin, own = r_shipped_packages(), local.own
             else:
-                builtin, own = _JULIA_STDLIB, local.julia | local.own
+                builtin, own = julia_stdlib(), local.julia | local.own
             for package, line in segment.used:
                 if package in builtin:
                     tally["stdlib"] += 1
@@ -650,7 +693,7 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules) 
                         third[segment.language, package] = _ImportUse(segment.language, package, package, path,
                                                                       line, segment.cell)
     tally["optional"] = sum(1 for k in optional if k not in third)
-    return third, tally
+    return third, tally, [use for k, use in optional.items() if k not in third]
 
 
 def _dotted_prefix_in(candidate: str, dotted: set[str]) -> bool:
@@ -687,7 +730,7 @@ def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
 # packages (``r-data.table``, case-insensitive ``DESeq2``) and ``r-tidyverse`` its members;
 # a distribution named like a dotted import declares it (``ruamel.yaml``); build and
 # vendored files are out (§0.2.2); a dangling link into a git submodule is the project's code
-@detector("import_resolvability", version="2.3.0")
+@detector("import_resolvability", version="2.5.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -705,8 +748,9 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ``models/net.py``, ``src/<name>``, the project's own distribution name, and in a
         tree with ``.gitmodules`` the name of a dangling symbolic link: a link into a
         submodule that was not checked out).
-        Imports anywhere inside the body of a ``try`` that handles ImportError are
-        optional and not counted.
+        Imports anywhere inside the body of a ``try`` that handles ImportError, in the
+        handler of such a ``try`` (the fallback import) and under ``if TYPE_CHECKING:``
+        are optional and not counted (METRICS.md §0.2.21).
         The declared set is every parsed manifest and every set it declares (METRICS.md
         §0.2.20: dependencies, build requirements, pyproject extras and
         ``[dependency-groups]``, Poetry's groups and dev-dependencies, setup.py/cfg
@@ -731,17 +775,25 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ggplot2, readr, tidyr, purrr, tibble, stringr, forcats, lubridate, cli, rlang…).
         Build files (setup scripts that call ``setup()``, Sphinx ``conf.py``,
         ``noxfile.py``) and vendored files are not read (§0.2.2). Names are compared
-        PEP 503-normalised through a curated import→distribution table (longest dotted
-        prefix first), accepting either name; a distribution named like a dotted import
-        (``ruamel.yaml``) declares it. Value = 100·declared / third-party; no
+        PEP 503-normalised through an import→distribution table (longest dotted
+        prefix first), accepting either name: the mapping pipreqs maintains (bundled,
+        pipreqs 0.5.0, Apache-2.0; ``scoring/data/pipreqs/SOURCE.md``) under the
+        project's own additions (conda spellings, scientific packages, namespace
+        families such as ``google.cloud``; METRICS.md §0.2.22); a distribution named like
+        a dotted import (``ruamel.yaml``) declares it, and so does one named like the
+        import with a common affix (``py-``, ``python-``, ``-py``, ``-python``,
+        ``-format``, ``-migrations``, ``-cli``: ``python-dateutil`` declares
+        ``dateutil``). Value = 100·declared / third-party; no
         third-party import → 100; third-party imports but nothing declared → 0; no
         Python, R or Julia source → 100, not applicable.
     Why it matters:
         An import that no manifest declares is the first error a reproducer meets, and
         guessing the right distribution (``sklearn`` is ``scikit-learn``) costs time.
     Evidence:
-        Each undeclared import with its first path, line (and cell); the manifests and
-        inline installs that were read. Counts: third-party, declared and undeclared
+        Each undeclared import with its first path, line (and cell); the manifests (the
+        lines from their first declared set to their last entry: runtime list, extras,
+        Suggests:, groups) and inline installs that were read; up to three optional
+        imports (guarded against ImportError), not counted. Counts: third-party, declared and undeclared
         imports, manifests, inline installs, and imports excluded as stdlib, local,
         environment-provided or optional.
     How to fix:
@@ -768,9 +820,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
     own_names = _own_r_and_julia_names(tree)
     local.own.update(normalize_name(n) for n in own_names)
     local.julia.update(own_names)
-    third, tally = _imports(tree, sources, local)
+    third, tally, optional_uses = _imports(tree, sources, local)
     declared = _declared(tree, sources)
-    sources = [Evidence(p, "dependency manifest read for the declared set", rule="import_resolvability.manifest")
+    sources = [Evidence(p, "dependency manifest read for the declared set", rule="import_resolvability.manifest",
+                        line_start=declared.spans[p][0] if p in declared.spans else None,
+                        line_end=declared.spans[p][1] if p in declared.spans else None)
                for p in declared.manifests] + [h.evidence() for h in declared.inline]
     undeclared = _undeclared(tree, third.values(), declared)
     undeclared.sort(key=lambda u: (u.path, u.cell or 0, u.line))
@@ -785,8 +839,14 @@ def import_resolvability(tree: TreeIndex) -> Result:
         "environment_imports": tally["environment"],
         "optional_imports": tally["optional"],
     }
+    # imports guarded against their absence: named, not counted (up to three, after the rest)
+    optional = [Evidence(u.path, f"optional import {u.written!r} (guarded against ImportError): not counted",
+                         rule="import_resolvability.optional", line_start=u.line,
+                         snippet=mask_line(tree.snippet(u.path, u.line, u.cell) or ""), cell=u.cell)
+                for u in sorted(optional_uses, key=lambda u: (u.path, u.cell or 0, u.line))[:3]]
     if not third:
-        return Result(100, counts=counts, evidence=sources[:MAX_EVIDENCE],
+        shown = sources[:MAX_EVIDENCE]
+        return Result(100, counts=counts, evidence=shown + optional[: MAX_EVIDENCE - len(shown)],
                       reason="no third-party imports (standard library and local modules only)")
     evidence = [
         Evidence(u.path, f"import {u.written!r} is not declared in any manifest", rule="import_resolvability.undeclared",
@@ -794,6 +854,7 @@ def import_resolvability(tree: TreeIndex) -> Result:
         for u in undeclared[: MAX_EVIDENCE - min(5, len(sources))]
     ]
     evidence += sources[: MAX_EVIDENCE - len(evidence)]
+    evidence += optional[: MAX_EVIDENCE - len(evidence)]
     missing = sorted({_suggested_distribution(u) for u in undeclared})
     fix = None
     if undeclared:
@@ -815,7 +876,7 @@ def third_party_python_imports(tree: TreeIndex) -> list[str]:
     environment-provided and ImportError-guarded imports excluded). The execution
     tier's E′ probe tries to import each of them in the installed environment."""
     sources = _sources(tree)
-    third, _tally = _imports(tree, sources, _local_modules(tree, sources))
+    third, _tally, _optional = _imports(tree, sources, _local_modules(tree, sources))
     return sorted({use.written for use in third.values() if use.language == "python"})
 
 

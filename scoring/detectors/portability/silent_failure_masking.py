@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from scoring.detectors.portability._common import (
+    MAX_EVIDENCE,
     _evidence,
     _Hit,
     _join,
     _ratio_value,
 )
 from scoring.facts import FileFacts, HandlerFact
+from scoring.model import Evidence
 from scoring.parsers.secrets import mask_line
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
@@ -37,6 +39,39 @@ def _masks(handler: HandlerFact, frontend: str) -> str | None:
     if any(name in _BROAD for name in handler.caught.split(", ")):
         return "silent_failure_masking.python_broad"
     return None
+
+
+def _catches_all(handler: HandlerFact, frontend: str) -> bool:
+    """A handler that takes every error: the kind a masking handler is, whatever it does."""
+    if frontend in _EMPTY_CATCH_RULES:
+        return frontend != "c_cpp" or handler.caught == "..."
+    if frontend in ("r", "rmd"):
+        return handler.caught == "error"
+    return handler.caught == "..." or any(name in _BROAD for name in handler.caught.split(", "))
+
+
+_NOT_MASKING_SHOWN = 5
+
+
+def _not_masking(files: list[tuple[str, str, FileFacts]], masked: dict[str, list[_Hit]]) -> list[Evidence]:
+    """Handlers that take every error but act on it (an abort, a re-raise, an inspected
+    try() result): what a reader checks after being told nothing masks; each file's
+    first before a second, up to five. No snippet: reading the text of files only facts
+    were taken from would add their decoding problems to the inventory."""
+    first: list[Evidence] = []
+    rest: list[Evidence] = []
+    for path, kind, facts in files:
+        masking = {h.line for h in masked.get(path, ())}
+        seen = False
+        for handler in facts.handlers:
+            line = handler.start_line or handler.line
+            if line in masking or not _catches_all(handler, kind) or _masks(handler, kind) is not None:
+                continue
+            item = Evidence(path, "handler takes every error but acts on it (not masking)",
+                            rule="silent_failure_masking.not_masking", line_start=line, cell=handler.cell)
+            (rest if seen else first).append(item)
+            seen = True
+    return (first + rest)[:_NOT_MASKING_SHOWN]
 
 
 def _moxunit_shim(handler: HandlerFact, facts: FileFacts) -> bool:
@@ -136,7 +171,7 @@ def _fix(hits_by_file: dict[str, list[_Hit]], kinds: dict[str, str]) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
-@detector("silent_failure_masking", version="2.1.0")
+@detector("silent_failure_masking", version="2.1.1")
 def silent_failure_masking(tree: TreeIndex) -> Result:
     """No exception handler silently swallows every error.
 
@@ -161,7 +196,10 @@ def silent_failure_masking(tree: TreeIndex) -> Result:
         so a failed reproduction looks like a successful one.
     Evidence:
         Path, line range (and notebook cell) of each masking handler with its code as
-        snippet; at most three per file. Counts: scanned and bad files, handlers found.
+        snippet; at most three per file. Then up to five handlers that take every error
+        but act on it (a ``catch (...)`` that aborts, a ``try(…, silent = TRUE)`` whose
+        result is inspected): what was checked and found not masking. Counts: scanned and
+        bad files, handlers found.
     How to fix:
         Catch the specific exception you expect (``except FileNotFoundError:``) and log,
         re-raise or handle it; in R inspect the ``try`` result with ``inherits(res,
@@ -192,10 +230,12 @@ def silent_failure_masking(tree: TreeIndex) -> Result:
     }
     value = _ratio_value(bad, len(files))
     if not bad:
-        return Result(value, counts=counts, reason=f"no silently masked failure in {len(files)} scanned files")
+        return Result(value, counts=counts, evidence=_not_masking(files, hits_by_file),
+                      reason=f"no silently masked failure in {len(files)} scanned files")
+    evidence = _evidence(hits_by_file)
     return Result(
         value,
-        evidence=_evidence(hits_by_file),
+        evidence=evidence + _not_masking(files, hits_by_file)[: max(0, MAX_EVIDENCE - len(evidence))],
         counts=counts,
         reason=f"{bad} of {len(files)} scanned files swallow errors silently",
         fix=_fix(hits_by_file, {path: kind for path, kind, _ in files}),

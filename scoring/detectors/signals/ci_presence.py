@@ -11,8 +11,12 @@ from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
+# The test-running lines shown per CI file (its first with the file, the others after
+# every file is shown).
+_TEST_LINES_PER_FILE = 3
 
-@detector("ci_presence", version="2.0.0")
+
+@detector("ci_presence", version="2.0.1")
 def ci_presence(tree: TreeIndex) -> Result:
     """A continuous-integration configuration file exists (0 or 100).
 
@@ -22,13 +26,18 @@ def ci_presence(tree: TreeIndex) -> Result:
         (.yaml), azure-pipelines.yml, Jenkinsfile, appveyor.yml, .appveyor.yml,
         bitbucket-pipelines.yml, .drone.yml, .woodpecker.yml, .cirrus.yml (names
         matched case-insensitively). Whether a job runs tests (pytest, tox, nox, make
-        test, R CMD check, Pkg.test …) is recorded but does not change the value.
+        test, R CMD check, Pkg.test, meson test, ctest, nf-test test,
+        matlab-actions/run-tests, r-lib's R-CMD-check and test-coverage workflows,
+        Snakemake --lint …, not in a command that installs it,
+        or a step named after tests such as `- name: Run unit tests`) is recorded but
+        does not change the value.
     Why it matters:
         CI runs the code on a clean machine at every change: the cheapest continuous
         evidence that the code works outside the author's environment.
     Evidence:
-        Each CI file, and the first line that runs tests in each. Counts: CI files, and
-        runs_tests.
+        The CI files that run tests first, each with its first test-running line, then
+        the other CI files, then up to two more test-running lines of each file. Counts:
+        CI files, and runs_tests.
     How to fix:
         Add a workflow such as .github/workflows/tests.yml that installs the environment
         and runs the tests on every push.
@@ -41,13 +50,18 @@ def ci_presence(tree: TreeIndex) -> Result:
         return Result(0, counts={"ci_files": 0, "runs_tests": False},
                       fix="Add a CI workflow such as .github/workflows/tests.yml that installs the environment and runs the tests on every push.",
                       reason="no continuous-integration configuration file")
-    evidence = [Evidence(p, "CI configuration file", rule="ci_presence.config") for p in files]
-    runs_tests = False
+    testing: list[list[Evidence]] = []    # a CI file that runs tests, then its test lines
+    others: list[Evidence] = []
     for path in files:
         config = tree.ci_config(path)
-        if config is not None and config.test_line is not None:
-            runs_tests = True
-            evidence.append(Evidence(path, "CI job runs tests", rule="ci_presence.runs_tests",
-                                     line_start=config.test_line, snippet=config.test_text))
-    return Result(100, evidence=evidence[:MAX_EVIDENCE], counts={"ci_files": len(files), "runs_tests": runs_tests},
+        item = Evidence(path, "CI configuration file", rule="ci_presence.config")
+        if config is not None and config.test_lines:
+            testing.append([item, *(Evidence(path, "CI job runs tests", rule="ci_presence.runs_tests",
+                                             line_start=line, snippet=text)
+                                    for line, text in config.test_lines[:_TEST_LINES_PER_FILE])])
+        else:
+            others.append(item)
+    evidence = [item for group in testing for item in group[:2]] + others
+    evidence += [group[i] for i in range(2, _TEST_LINES_PER_FILE + 1) for group in testing if i < len(group)]
+    return Result(100, evidence=evidence[:MAX_EVIDENCE], counts={"ci_files": len(files), "runs_tests": bool(testing)},
                   reason=f"CI configured in {_join_names(files)}")

@@ -67,7 +67,10 @@ def _is_tool_config(name: str) -> bool:
     return lower in _TOOL_CONFIG_NAMES or lower.startswith(".") or bool(_CONDA_ENV_NAME_RE.fullmatch(name))
 
 
-def _parameter_files(tree: TreeIndex) -> list[Evidence]:
+def _parameter_files(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
+    """(root parameter files and the first parameter file of each config directory, the
+    other parameter files of those directories)."""
+    more: list[Evidence] = []
     found = [Evidence(p, "parameter file at the root", rule="config_externalised.parameter_file")
              for p in tree.files_in("") if _PARAM_FILE_RE.fullmatch(_name(p))]
     level_one = [d for d in tree.subdirs("") if not _name(d).startswith(".")]
@@ -76,13 +79,14 @@ def _parameter_files(tree: TreeIndex) -> list[Evidence]:
         if _name(directory).lower() not in _CONFIG_DIR_NAMES:
             continue
         prefix = len(directory) + 1
-        for path in tree.files_under(directory):
-            name = _name(path)
-            if _PARAM_SUFFIX_RE.fullmatch(name) and not _is_tool_config(name) and not _is_hidden(path[prefix:]):
-                found.append(Evidence(path, f"parameter file in the config directory {directory}/",
-                                      rule="config_externalised.config_dir"))
-                break
-    return found
+        listed = [path for path in tree.files_under(directory)
+                  if _PARAM_SUFFIX_RE.fullmatch(_name(path)) and not _is_tool_config(_name(path))
+                  and not _is_hidden(path[prefix:])]
+        items = [Evidence(path, f"parameter file in the config directory {directory}/",
+                          rule="config_externalised.config_dir") for path in listed]
+        found += items[:1]
+        more += items[1:]
+    return found, more
 
 
 def _runnable(tree: TreeIndex, path: str) -> bool:
@@ -103,25 +107,25 @@ def _is_deck(name: str) -> bool:
     return stem not in _TEMPLATE_STEMS and not stem.startswith("requirements")
 
 
-def _input_decks(tree: TreeIndex) -> list[Evidence]:
-    """Input decks of a native code (§0.3 native S6 100): the first deck of each folder,
-    vendored and hidden folders excepted; none unless the deposit has C/C++/Fortran code."""
+def _input_decks(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
+    """Input decks of a native code (§0.3 native S6 100), vendored and hidden folders
+    excepted; none unless the deposit has C/C++/Fortran code. Returns (the first deck of
+    each folder, the other decks taken in turn from each folder)."""
     if not _native_code(tree):
-        return []
-    found: dict[str, Evidence] = {}
+        return [], []
+    found: dict[str, list[Evidence]] = {}
     for path in tree.files:
-        folder = _parent(path)
-        if folder in found or _is_hidden(path) or tree.role(path) == "vendored" or not _is_deck(_name(path)):
+        if _is_hidden(path) or tree.role(path) == "vendored" or not _is_deck(_name(path)):
             continue
-        found[folder] = Evidence(path, "input deck of the native code, read at run time",
-                                 rule="config_externalised.input_deck")
-    return list(found.values())
+        found.setdefault(_parent(path), []).append(
+            Evidence(path, "input deck of the native code, read at run time", rule="config_externalised.input_deck"))
+    return [decks[0] for decks in found.values()], _in_turn([decks[1:] for decks in found.values()])
 
 
-def _code_literals(tree: TreeIndex) -> dict[str, tuple[str, int]]:
+def _code_literals(tree: TreeIndex) -> dict[str, list[tuple[str, int]]]:
     """Every file name a string literal of runnable code ends with (not docstrings):
-    name -> (file, line) of its first mention."""
-    names: dict[str, tuple[str, int]] = {}
+    name -> (file, line) of its first mention in each file, in path order."""
+    names: dict[str, list[tuple[str, int]]] = {}
     for path, facts in sorted(tree.all_facts().items()):
         if not _runnable(tree, path):
             continue
@@ -129,18 +133,23 @@ def _code_literals(tree: TreeIndex) -> dict[str, tuple[str, int]]:
             if string.docstring or not string.value or len(string.value) > 300 or "\n" in string.value:
                 continue
             name = string.value.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-            if "." in name and name not in names:
-                names[name] = (path, string.line_start)
+            if "." in name:
+                mentions = names.setdefault(name, [])
+                if not mentions or mentions[-1][0] != path:
+                    mentions.append((path, string.line_start))
     return names
 
 
-def _loaded_parameter_files(tree: TreeIndex) -> list[Evidence]:
+def _loaded_parameter_files(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
     """Parameter files the code names (§0.3: a path literal the code loads, wherever the
     file is): a file with a parameter-like name (config, param, settings, options, input)
     and no code or document suffix whose name a string literal of runnable code ends with
-    (``pkgutil.get_data(__name__, 'config.json')``, ``case('param_gfn2-xtb.txt')``)."""
+    (``pkgutil.get_data(__name__, 'config.json')``, ``case('param_gfn2-xtb.txt')``).
+    Returns (the first mention of each, then the parameter files and the other files'
+    mentions, taken in turn from each parameter file)."""
     literals = None
     found: list[Evidence] = []
+    more: list[list[Evidence]] = []
     for path in tree.files:
         name = _name(path)
         lower = name.lower()
@@ -151,12 +160,20 @@ def _loaded_parameter_files(tree: TreeIndex) -> list[Evidence]:
             continue
         if literals is None:
             literals = _code_literals(tree)
-        where = literals.get(name)
-        if where is not None:
-            found.append(Evidence(where[0], f"names the parameter file {path}",
-                                  rule="config_externalised.loaded_parameter_file", line_start=where[1],
-                                  snippet=tree.snippet(where[0], where[1])))
-    return found
+        mentions = literals.get(name)
+        if mentions:
+            items = [Evidence(where, f"names the parameter file {path}",
+                              rule="config_externalised.loaded_parameter_file", line_start=line,
+                              snippet=tree.snippet(where, line)) for where, line in mentions]
+            found.append(items[0])
+            more.append([Evidence(path, f"parameter file the code names ({mentions[0][0]}:{mentions[0][1]})",
+                                  rule="config_externalised.parameter_file_loaded"), *items[1:]])
+    return found, _in_turn(more)
+
+
+def _in_turn(groups: list[list[Evidence]]) -> list[Evidence]:
+    """The items of ``groups`` taken in turn: every group's first, then every group's second…"""
+    return [group[i] for i in range(max(map(len, groups), default=0)) for group in groups if i < len(group)]
 
 
 def _native_cli_signals(tree: TreeIndex) -> list[Evidence]:
@@ -198,6 +215,30 @@ def _top(ref: ImportFact) -> str:
     return ref.module.split(".")[0]
 
 
+_OPTION_CALLS = ("add_argument", "add_option")
+
+
+def _options_evidence(tree: TreeIndex, path: str, facts: FileFacts, cell: int | None,
+                      ref: ImportFact) -> Evidence | None:
+    """Where an argparse/optparse command line declares its options: the function holding
+    the first ``add_argument``/``add_option`` call (``def add_arguments(parser): …``), or
+    the calls themselves at module level; None when the file declares none."""
+    calls = sorted(c.line for c in facts.calls
+                   if c.cell == cell and c.name.rsplit(".", 1)[-1] in _OPTION_CALLS)
+    if _top(ref) not in ("argparse", "optparse") or not calls:
+        return None
+    holders = [d for d in facts.definitions if d.cell == cell and d.kind == "function"
+               and d.line <= calls[0] <= (d.end_line or d.line)]
+    if holders:
+        holder = max(holders, key=lambda d: d.line)   # the innermost
+        first, last, where = holder.line, holder.end_line or holder.line, f" in {holder.name}()"
+    else:
+        first, last, where = calls[0], calls[-1], ""
+    return Evidence(path, f"declares its command-line options with {ref.module}{where}",
+                    rule="config_externalised.cli_parser", line_start=first, line_end=last, cell=cell,
+                    snippet=tree.snippet(path, first, cell))
+
+
 def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
     """(100-tier, 80-tier) evidence from Python files and notebook cells, one per file."""
     full: dict[str, Evidence] = {}
@@ -220,9 +261,10 @@ def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Eviden
                                           snippet=tree.snippet(path, ref.line, cell))
                     break
                 if path not in cli and (_top(ref) in _CLI_IMPORTS or ref.module.startswith(_ABSL_FLAGS)):
-                    cli[path] = Evidence(path, f"imports the command-line parser {ref.module}",
-                                         rule="config_externalised.cli_parser", line_start=ref.line, cell=cell,
-                                         snippet=tree.snippet(path, ref.line, cell))
+                    cli[path] = _options_evidence(tree, path, facts, cell, ref) or Evidence(
+                        path, f"imports the command-line parser {ref.module}",
+                        rule="config_externalised.cli_parser", line_start=ref.line, cell=cell,
+                        snippet=tree.snippet(path, ref.line, cell))
             if path in full or path in cli:
                 continue
             # a name imported from absl.flags/absl.app (``from absl import flags``); the
@@ -307,7 +349,7 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
     return found
 
 
-@detector("config_externalised", version="2.1.0")
+@detector("config_externalised", version="2.1.1")
 def config_externalised(tree: TreeIndex) -> Result:
     """Run parameters live outside the code: parameter files (100) or a command line (80).
 
@@ -344,8 +386,13 @@ def config_externalised(tree: TreeIndex) -> Result:
         The parameter file, config directory file or the import / call line (cell for
         notebooks); for a sys.argv subscript, the file's first in reading order (2.0.1:
         it was the first of a breadth-first walk of the syntax tree, which could point
-        below the first read). Counts: parameter files, configuration framework uses, CLI
-        uses.
+        below the first read); for argparse/optparse, where the options are declared (the
+        function holding the first add_argument/add_option call, or the calls), else the
+        import. Each kind of source first (a config directory's first file, each loaded
+        parameter file at its first mention, each folder's first deck), then in the room
+        left: the loaded parameter files themselves and their mentions in other files, the
+        other files of the config directories and the other decks, each taken in turn.
+        Counts: parameter files, configuration framework uses, CLI uses.
     How to fix:
         Move run parameters into config.yaml (or params.yaml) and read it in the code,
         or at least expose them as command-line options with argparse.
@@ -356,9 +403,9 @@ def config_externalised(tree: TreeIndex) -> Result:
         counts as a deck; an argparse import in a helper script counts although the
         analysis itself may hard-code its parameters.
     """
-    files = _parameter_files(tree)
-    loaded = _loaded_parameter_files(tree)
-    decks = _input_decks(tree)
+    files, more_files = _parameter_files(tree)
+    loaded, more_loaded = _loaded_parameter_files(tree)
+    decks, more_decks = _input_decks(tree)
     py_full, py_cli = _python_config_signals(tree)
     text_full, text_cli = _text_config_signals(tree)
     workflow = _workflow_config_signals(tree)
@@ -371,7 +418,9 @@ def config_externalised(tree: TreeIndex) -> Result:
     if decks:
         counts["input_deck_folders"] = len(decks)
     if full:
-        return Result(100, evidence=full[:MAX_EVIDENCE], counts=counts,
+        # every kind of source first; the other files of each kind fill the room left
+        shown = full + more_loaded + more_files + more_decks
+        return Result(100, evidence=shown[:MAX_EVIDENCE], counts=counts,
                       reason=f"parameters externalised ({full[0].reason}: {full[0].path})")
     if cli:
         return Result(80, evidence=cli[:MAX_EVIDENCE], counts=counts,

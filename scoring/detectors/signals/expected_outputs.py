@@ -199,7 +199,25 @@ def _dir_evidence(groups: list[tuple[str, list[str], str, str]], budget: int) ->
     return evidence
 
 
-@detector("expected_outputs", version="2.1.0")
+# Figures shown in the 40 tier, after the folders that hold several of them.
+_FIGURES_SHOWN = 10
+
+
+def _figure_evidence(figures: list[str]) -> list[Evidence]:
+    """Each top-level folder holding several committed figures (``_freeze/`` of a Quarto
+    project), then figures taken in turn from each such folder (loose ones last)."""
+    by_folder: dict[str, list[str]] = {}
+    for path in figures:
+        by_folder.setdefault(path.split("/", 1)[0] if "/" in path else "", []).append(path)
+    evidence = [Evidence(folder, f"{len(paths)} committed figures under {folder}/", rule="expected_outputs.figure_folder",
+                         snippet=", ".join(_name(p) for p in paths[:5]))
+                for folder, paths in by_folder.items() if folder and len(paths) > 1]
+    groups = [paths for folder, paths in by_folder.items() if folder] + [by_folder.get("", [])]
+    in_turn = [group[i] for i in range(max(map(len, groups))) for group in groups if i < len(group)]
+    return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
+
+
+@detector("expected_outputs", version="2.1.1")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
@@ -240,8 +258,10 @@ def expected_outputs(tree: TreeIndex) -> Result:
     Evidence:
         Each output directory and test expected-output folder with its file count,
         followed by its files as far as the evidence limit allows (shared out one file
-        per folder in turn), and the nf-test snapshot files; or the README line; or the
-        figures and the first notebook cell with stored output. Counts: output
+        per folder in turn), and the nf-test snapshot files; or the README line; or each
+        top-level folder holding several figures (`_freeze/` of a Quarto project), ten
+        figures taken in turn from those folders, and the first notebook cell with
+        stored output. Counts: output
         directories, test output directories, snapshot files, README mentions, figures,
         notebooks with outputs.
     How to fix:
@@ -291,7 +311,7 @@ def expected_outputs(tree: TreeIndex) -> Result:
                       fix="Commit the reference outputs of a run in results/ (tables, figures) next to the README description.",
                       reason="the README describes the expected output, but no output directory is committed")
     if figures or notebook_outputs:
-        evidence = [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in figures[:10]]
+        evidence = _figure_evidence(figures)
         evidence += [Evidence(path, f"notebook with stored outputs (first in cell {index})",
                               rule="expected_outputs.notebook_outputs", line_start=1, cell=index,
                               snippet=tree.snippet(path, 1, index) or "")

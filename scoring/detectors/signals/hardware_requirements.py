@@ -181,7 +181,7 @@ def _environment_declarations(tree: TreeIndex) -> Iterator[Evidence]:
                                line_start=found[0], snippet=found[1])
 
 
-@detector("hardware_requirements", version="2.0.0")
+@detector("hardware_requirements", version="2.0.1")
 def hardware_requirements(tree: TreeIndex) -> Result:
     """Code that can use a GPU states its hardware requirements (0 or 100; N/A → 100).
 
@@ -204,7 +204,10 @@ def hardware_requirements(tree: TreeIndex) -> Result:
         a reader needs to know what the published run used before trying to repeat it.
     Evidence:
         The triggering dependency, import or call (file, line), and the declaration
-        (file, line). Counts: GPU triggers and declarations found.
+        (file, line): a document's first statement that is not a line of badges (a badge
+        line only when nothing else states hardware), then the environment's declarations
+        (a GPU base image, a CUDA build), which decide only when no document states the
+        hardware. Counts: GPU triggers and the deciding declarations.
     How to fix:
         State the hardware in the README: GPU model and memory, CUDA version (or that a
         CPU is enough), and the RAM a full run needs.
@@ -224,10 +227,14 @@ def hardware_requirements(tree: TreeIndex) -> Result:
             declarations.append(Evidence(path, "hardware requirement stated", rule="hardware_requirements.documented",
                                          line_start=found[0], snippet=found[1]))
             break
+    environment = list(_environment_declarations(tree))
+    # the environment declares the hardware too (a GPU base image): shown, and it decides
+    # only when no document states the hardware
+    shown = declarations + environment
     if not declarations:
-        declarations.extend(_environment_declarations(tree))
+        declarations = environment
     counts = {"gpu_triggers": len(triggers), "declarations": len(declarations)}
-    evidence = (triggers + declarations)[:MAX_EVIDENCE]
+    evidence = (triggers + shown)[:MAX_EVIDENCE]
     if declarations:
         first = declarations[0]
         return Result(100, evidence=evidence, counts=counts,

@@ -6,12 +6,12 @@ import posixpath
 import re
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from scoring.detectors.signals._common import MAX_EVIDENCE, _join_names, _parent
-from scoring.facts import CallFact, Expr, FileFacts, ImportFact, RandomFact
+from scoring.facts import CallFact, DefinitionFact, Expr, FileFacts, ImportFact, RandomFact
 from scoring.model import Evidence
 from scoring.reference_data import table_json
 from scoring.registry import Result, detector
@@ -38,6 +38,9 @@ class _CallSite:
     args: tuple[Any, ...] = ()
     keywords: dict[str, Any] = field(default_factory=dict)
     star: bool = False
+    # the source text of each ``_DYNAMIC`` argument: by position, and by keyword
+    arg_texts: tuple[str | None, ...] = ()
+    keyword_texts: dict[str, str] = field(default_factory=dict)
 
 
 def _has_seed(site: _CallSite, position: int | None, keywords: Iterable[str]) -> bool:
@@ -49,6 +52,30 @@ def _has_seed(site: _CallSite, position: int | None, keywords: Iterable[str]) ->
     if position is not None and len(site.args) > position:
         return site.args[position] is not None
     return site.star
+
+
+def _seed_text(site: _CallSite, position: int | None, keywords: Iterable[str]) -> str | None:
+    """The source text of the seed the call passes where the API takes one, when it is
+    no literal (a name, an expression); None otherwise."""
+    for keyword in keywords:
+        if keyword in site.keywords:
+            return site.keyword_texts.get(keyword)
+    if position is not None and len(site.args) > position:
+        return site.arg_texts[position]
+    return None
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """What a Python call is to S1: a global seed call or a random call; whether it
+    passes its own seed (``explicit``), the text of that seed when it is no literal, and
+    whether it builds a generator of its own (``default_rng(…)``: global seeds do not
+    reach its draws)."""
+
+    kind: str
+    explicit: bool
+    seed_text: str | None = None
+    generator: bool = False
 
 
 def _gate_open(site: _CallSite, spec: dict[str, Any]) -> bool:
@@ -93,20 +120,25 @@ class _CallRules:
             return site.args[0] is not None
         return site.star
 
-    def classify(self, name: str, site: _CallSite) -> tuple[str, bool] | None:
-        """``(SEED, True)`` for a global seed call; ``(RANDOM, explicit)`` for a random
-        call, ``explicit`` telling whether it passes its own seed; None otherwise."""
+    def classify(self, name: str, site: _CallSite) -> _Verdict | None:
+        """A global seed call (explicit: always), a random call (``explicit`` telling
+        whether it passes its own seed), or None."""
         last = name.rsplit(".", 1)[-1]
         if name in self.seed_calls or (last in self.seed_methods and "." in site.written):
-            return (self.SEED, True) if self._seed_argument(site) else None
+            if not self._seed_argument(site):
+                return None
+            return _Verdict(self.SEED, True, _seed_text(site, 0, ("seed", "a")))
         spec = self.generators.get(name)
         if spec is not None:
-            return self.RANDOM, _has_seed(site, spec.get("position"), spec.get("keywords", ()))
+            position, keywords = spec.get("position"), spec.get("keywords", ())
+            return _Verdict(self.RANDOM, _has_seed(site, position, keywords), _seed_text(site, position, keywords),
+                            generator=True)
         spec = self.functions.get(name)
         if spec is not None:
             if not _gate_open(site, spec):
                 return None
-            return self.RANDOM, _has_seed(site, spec.get("position"), spec.get("keywords", ()))
+            position, keywords = spec.get("position"), spec.get("keywords", ())
+            return _Verdict(self.RANDOM, _has_seed(site, position, keywords), _seed_text(site, position, keywords))
         module, _, function = name.rpartition(".")
         spec = self.modules.get(module)
         if spec is not None and function and "(" not in function:
@@ -119,20 +151,23 @@ class _CallRules:
                 if spec.get("key_driven"):
                     # jax.random functions take their key as an argument: they are as
                     # reproducible as the key, whose construction is checked on its own.
-                    return self.RANDOM, True
-                return self.RANDOM, _has_seed(site, None, spec.get("keywords", ()))
+                    return _Verdict(self.RANDOM, True)
+                keywords = spec.get("keywords", ())
+                return _Verdict(self.RANDOM, _has_seed(site, None, keywords), _seed_text(site, None, keywords))
         package = self.packages.get(name.split(".", 1)[0])
         if package is not None and "." in name and "(" not in last:
             spec = package["names"].get(last)
             if spec is not None and _gate_open(site, spec):
-                return self.RANDOM, _has_seed(site, None, package.get("keywords", ()))
+                keywords = package.get("keywords", ())
+                return _Verdict(self.RANDOM, _has_seed(site, None, keywords), _seed_text(site, None, keywords))
         return None
 
-    def classify_method(self, site: _CallSite) -> tuple[str, bool] | None:
+    def classify_method(self, site: _CallSite) -> _Verdict | None:
         """``frame.sample(…)``: DataFrame/Series sampling and model sampling methods.
         ``.resample(…)`` (time series, signals) is a different name and never matches."""
         if "." in site.written and site.written.rsplit(".", 1)[-1] == self.sample_method["name"]:
-            return self.RANDOM, _has_seed(site, None, self.sample_method.get("keywords", ()))
+            keywords = self.sample_method.get("keywords", ())
+            return _Verdict(self.RANDOM, _has_seed(site, None, keywords), _seed_text(site, None, keywords))
         return None
 
 
@@ -146,21 +181,27 @@ def _site(call: CallFact) -> _CallSite:
     ``_DYNAMIC``; ``*args`` (``Expr("*…")``) and ``**kwargs`` (the keyword ``**``) are
     left out of the arguments and set ``star``."""
     args: list[Any] = []
+    arg_texts: list[str | None] = []
     star = False
     for value in call.args:
+        text = None
         if type(value) is Expr:
             if value.text.startswith("*"):
                 star = True
                 continue
-            value = _DYNAMIC
+            value, text = _DYNAMIC, value.text
         args.append(value)
+        arg_texts.append(text)
     keywords: dict[str, Any] = {}
+    keyword_texts: dict[str, str] = {}
     for keyword, value in call.kwargs:
         if keyword == "**":
             star = True
+        elif type(value) is Expr:
+            keywords[keyword], keyword_texts[keyword] = _DYNAMIC, value.text
         else:
-            keywords[keyword] = _DYNAMIC if type(value) is Expr else value
-    return _CallSite(call.written, call.line, tuple(args), keywords, star)
+            keywords[keyword] = value
+    return _CallSite(call.written, call.line, tuple(args), keywords, star, tuple(arg_texts), keyword_texts)
 
 
 def _aliases_of(imports: Iterable[ImportFact]) -> dict[str, str]:
@@ -201,6 +242,21 @@ class _Hit:
     name: str
     snippet: str | None
     explicit: bool = False
+    # a draw from a generator of its own (built in the call, passed in): global seeds do
+    # not reach it, so only its own seed counts
+    pinned: bool = False
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A Python random or seed call whose seed (or generator) is a parameter of the
+    function it is in (§0.2.25): decided once every call site of the function is known."""
+
+    hit: _Hit
+    seed: bool                 # a global seed call (else a random call)
+    function: DefinitionFact
+    parameter: str
+    fallback: bool = False     # the call builds the generator used when the parameter is None
 
 
 @dataclass
@@ -215,7 +271,22 @@ class _SeedFile:
     imports: list[ImportFact] = field(default_factory=list)      # its Python imports
     sourced: list[str] = field(default_factory=list)             # R source() / Julia include() targets
     unparseable: bool = False
-    native_seed: _Hit | None = None      # C/C++/Fortran: the seed of the file's seeded generators
+    generator_seed: _Hit | None = None   # C/C++/Fortran/Julia: the seed of the generators its draws use
+    pending: list[_Pending] = field(default_factory=list)
+    # seeds that seed nothing reproducibly (the clock, the OS, a generator thrown away, a
+    # seed parameter left None), shown with the unseeded file
+    unreproducible: list[tuple[_Hit, str]] = field(default_factory=list)
+    # seeds taken from a parameter that every call passes (or that has a default), with
+    # the function whose header gives it
+    parameter_seeds: dict[_Hit, tuple[DefinitionFact, str]] = field(default_factory=dict)
+    # draws over a character alphabet: names, not stochastic computations (§0.1.30)
+    name_draws: list[_Hit] = field(default_factory=list)
+    # MATLAB: the functions, scripts and classes the file calls, by name
+    callees: set[str] = field(default_factory=set)
+    # C/C++/Fortran: the seed in a calling function that reaches every unseeded draw
+    caller_seed: _Hit | None = None
+    # C/C++: where the project's own generator its draws call is defined (ran2, randum)
+    own_generator: _Hit | None = None
 
     @property
     def is_python_module(self) -> bool:
@@ -257,11 +328,55 @@ def _python_facts(tree: TreeIndex) -> Iterable[tuple[str, FileFacts]]:
                 yield path, python
 
 
-def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts) -> None:
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# the names §0.2.25 gives a seed or generator parameter
+_SEED_PARAMETER = re.compile(r"rng|seed|random_state|generator", re.IGNORECASE)
+_UNREPRODUCIBLE_PYTHON = {"time": "this seed comes from the clock: it differs on every run",
+                          "entropy": "this seed comes from the operating system: it differs on every run",
+                          "discarded": "this generator is built and thrown away: its seed seeds nothing"}
+
+
+def _enclosing_function(facts: FileFacts, line: int, cell: int | None) -> DefinitionFact | None:
+    """The innermost Python function or method whose body holds ``line`` (of ``cell``)."""
+    found = None
+    for definition in facts.definitions:
+        if definition.kind in ("function", "method") and definition.cell == cell \
+                and definition.line <= line <= (definition.end_line or definition.line) \
+                and (found is None or definition.line >= found.line):
+            found = definition
+    return found
+
+
+def _enclosing_class(facts: FileFacts, function: DefinitionFact) -> DefinitionFact | None:
+    """The innermost class whose body holds ``function``."""
+    found = None
+    for definition in facts.definitions:
+        if definition.kind == "class" and definition.cell == function.cell \
+                and definition.line < function.line <= (definition.end_line or definition.line) \
+                and (found is None or definition.line >= found.line):
+            found = definition
+    return found
+
+
+def _named_parameter(function: DefinitionFact | None, name: str | None) -> str | None:
+    """``name`` when it is a plain parameter of ``function`` (not ``*args``/``**kwargs``)."""
+    if function is None or name is None or not _IDENTIFIER.match(name):
+        return None
+    return name if name in function.parameters else None
+
+
+def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sample: bool = False) -> None:
     """Random calls, seed calls and calls of ``*seed*`` functions of a Python file or
     notebook, from its call facts. Callees are resolved through every import of the file
-    (a star import's module is tried for a name no import binds); a notebook's lines count
-    within their cell."""
+    (a star import's module is tried for a name no import binds; a from-imported
+    distribution called on the spot, ``poisson(mu).rvs()``, through its import); a
+    notebook's lines count within their cell. A seed the frontend found to come from the
+    clock or the OS, or given to a generator that is thrown away, seeds nothing
+    (§0.2.23); a seed, or a generator drawn from, that is a parameter of the enclosing
+    function waits for the function's call sites (§0.2.25, ``_Parameters``). When the
+    repository defines a ``sample`` function or method of its own (``own_sample``), a
+    ``x.sample(…)`` call is taken for it, not for a DataFrame's: its draws are read where
+    it is defined."""
     record.python = facts
     record.unparseable = facts.parse_error is not None
     # a notebook's imports include those of its R and Julia cells
@@ -273,10 +388,14 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts) -> None:
     aliases = _aliases_of(record.imports)
     stars = _star_modules(record.imports)
     path = record.path
+    # where the frontend read a seed's source: (cell, line, callee) -> seed source
+    sources = {(f.cell, f.line, f.call): f.seed_source for f in facts.randoms if f.kind in ("seed", "engine")}
     for call in facts.calls:
         site = _site(call)
         head, _, rest = site.written.partition(".")
-        base = aliases.get(head)
+        base = aliases.get(head[:-2] if head.endswith("()") else head)
+        if base is not None and head.endswith("()"):
+            base += "()"
         candidates = [f"{base}.{rest}" if rest else base] if base else [site.written]
         if base is None and stars:
             candidates.extend(f"{module}.{site.written}" for module in stars)
@@ -286,7 +405,7 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts) -> None:
             if verdict is not None:
                 name = candidate
                 break
-        if verdict is None:
+        if verdict is None and not own_sample:
             verdict = rules.classify_method(site)
             name = site.written
         if verdict is None:
@@ -294,10 +413,127 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts) -> None:
             if "seed" in last.lower():
                 record.seed_named_calls.append(_Hit(path, call.line, call.cell, last, None))
             continue
-        if verdict[0] != _CallRules.SEED and _draws_an_identifier(call):
+        seed = verdict.kind == _CallRules.SEED
+        if not seed and _draws_an_identifier(call):
+            record.name_draws.append(_Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell)))
             continue
-        hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), explicit=verdict[1])
-        (record.seeds if verdict[0] == _CallRules.SEED else record.random).append(hit)
+        function = _enclosing_function(facts, call.line, call.cell) if facts.definitions else None
+        receiver = _named_parameter(function, head) if "." in site.written else None
+        if receiver is not None:
+            # ``random.choice(…)`` in ``def step(self, random)``: the generator passed in, not the module
+            if seed:
+                continue
+            hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), True, pinned=True)
+            record.random.append(hit)
+            record.pending.append(_Pending(hit, False, function, receiver))
+            continue
+        hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), explicit=verdict.explicit,
+                   pinned=verdict.generator)
+        source = sources.get((call.cell, call.line, name), "")
+        if verdict.explicit and source in _UNREPRODUCIBLE_PYTHON:
+            record.unreproducible.append((hit, _UNREPRODUCIBLE_PYTHON[source]))
+            if seed:
+                continue
+            hit = _Hit(hit.path, hit.line, hit.cell, hit.name, hit.snippet, False,
+                       pinned=verdict.generator and source != "discarded")
+        parameter = _named_parameter(function, verdict.seed_text) if verdict.explicit else None
+        if parameter is None and not verdict.explicit and function is not None and not seed:
+            # ``if rng is None: rng = np.random.default_rng()``: the fallback of a seed or
+            # generator parameter defaulting to None, unseeded only where a call leaves it out
+            parameter = next((p for p in function.none_defaults if _SEED_PARAMETER.search(p)), None)
+            if parameter is not None:
+                hit = replace(hit, explicit=True)
+                record.random.append(hit)
+                record.pending.append(_Pending(hit, False, function, parameter, fallback=True))
+                continue
+        (record.seeds if seed else record.random).append(hit)
+        if parameter is not None:
+            record.pending.append(_Pending(hit, seed, function, parameter))
+
+
+class _Parameters:
+    """Call sites of the repository's Python functions, to decide a seed that is a
+    parameter (§0.2.25): it seeds when the parameter has no None default and no call site
+    passes None, or, defaulting to None, when the function is called and every call site
+    passes it (a name that is itself such a parameter of the calling function is followed
+    up to a few calls deep). Call sites are matched by the function's name; test files'
+    calls count (they call the function too), vendored files' do not."""
+
+    DEPTH = 4
+
+    def __init__(self, tree: TreeIndex, facts_by_path: dict[str, FileFacts], helpers: set[str]):
+        self.helpers = helpers     # names of the repository's own *seed* functions that seed
+        self.sites: dict[str, list[tuple[FileFacts, CallFact]]] = {}
+        for path, facts in facts_by_path.items():
+            if tree.role(path) == "vendored":
+                continue
+            for call in facts.calls:
+                self.sites.setdefault(call.written.rsplit(".", 1)[-1], []).append((facts, call))
+
+    def seeded(self, function: DefinitionFact, parameter: str, depth: int = 0,
+               seen: frozenset[tuple[int, str, str]] = frozenset(), facts: FileFacts | None = None) -> bool:
+        key = (function.line, function.name, parameter)
+        if key in seen or depth > self.DEPTH:
+            return True   # a recursive call decides nothing
+        seen = seen | {key}
+        optional = parameter in function.none_defaults
+        if optional and depth and facts is not None and self._seeds_its_fallback(facts, function):
+            return True   # ``if rng is None: rng = seeded_rng(42)``: left out, it is seeded all the same
+        name = function.name
+        if name == "__init__" and facts is not None:
+            # a constructor is called by its class's name
+            owner = _enclosing_class(facts, function)
+            name = owner.name if owner is not None else name
+        sites = self.sites.get(name, ())
+        if not sites:
+            return not optional
+        for facts, call in sites:
+            passed, value = self._argument(function, parameter, call)
+            if not passed:
+                if optional:
+                    return False
+                continue
+            if value is None:
+                return False
+            if type(value) is Expr:
+                caller = _enclosing_function(facts, call.line, call.cell) if facts.definitions else None
+                outer = _named_parameter(caller, value.text)
+                if outer is not None and not self.seeded(caller, outer, depth + 1, seen, facts):
+                    return False
+        return True
+
+    def _seeds_its_fallback(self, facts: FileFacts, function: DefinitionFact) -> bool:
+        """Whether the function calls one of the repository's seeding ``*seed*`` helpers."""
+        end = function.end_line or function.line
+        return any(call.cell == function.cell and function.line <= call.line <= end
+                   and call.written.rsplit(".", 1)[-1] in self.helpers for call in facts.calls)
+
+    @staticmethod
+    def _argument(function: DefinitionFact, parameter: str, call: CallFact) -> tuple[bool, Any]:
+        """Whether the call passes ``parameter`` and its value (literal, None or an Expr);
+        ``*args``/``**kwargs`` may carry it (passed, value unknown)."""
+        star = False
+        for keyword, value in call.kwargs:
+            if keyword == parameter:
+                return True, value
+            star = star or keyword == "**"
+        positional = []
+        for name in function.parameters:
+            if name.startswith("*"):
+                break
+            positional.append(name)
+        if function.kind == "method" and positional and positional[0] in ("self", "cls") \
+                and "staticmethod" not in function.decorators \
+                and ("." in call.written or function.name == "__init__"):
+            positional = positional[1:]
+        if parameter in positional:
+            index = positional.index(parameter)
+            for position, value in enumerate(call.args):
+                if type(value) is Expr and value.text.startswith("*"):
+                    return True, Expr("*")
+                if position == index:
+                    return True, value
+        return star, Expr("**") if star else None
 
 
 @lru_cache(maxsize=1)
@@ -305,8 +541,9 @@ def _fact_names() -> dict[str, frozenset[str]]:
     table = _stochastic_table()
     r, julia = table["r"], table["julia"]
     return {"r_random": frozenset(r["stochastic"]), "r_seed": frozenset(r["seed"]),
-            "julia_random": frozenset(julia["stochastic"]), "julia_seed": frozenset(julia["seed"]),
-            "julia_generators": frozenset(julia["seeded_generators"])}
+            "r_random_keywords": frozenset(r["stochastic_keywords"]),
+            "r_seeded_by_argument": r["seeded_by_argument"],
+            "julia_random": frozenset(julia["stochastic"])}
 
 
 def _r_function(name: str) -> str:
@@ -318,39 +555,171 @@ def _scan_facts(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     """Random calls, seed calls and sourced files of an R or Julia file, of the R chunks
     (or the embedded Julia chunks) of an R Markdown document, or of a notebook's R or
     Julia cells, from its call facts: strings and comments hold none."""
+    if facts.language == "r":
+        _scan_r(record, facts, tree)
+    else:
+        _scan_julia(record, facts, tree)
+
+
+def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
+    """Julia: the frozen list's draws (``rand``, ``randn``, ``shuffle`` … bare or from
+    Random/StatsBase) from the frontend's random facts, each with its generator
+    (§0.2.23, §0.3 Julia): a draw from the global generator is seeded by a
+    ``Random.seed!(x)`` of the file (or across files); a draw from an engine of the
+    file (``rng = MersenneTwister(1234)``, ``rand(Xoshiro(1), 3)``) by that engine's
+    own seed only, so a seeded engine passed to one sampler seeds no global ``rand``; a
+    draw from a generator passed in (a parameter named like one) is explicit."""
     names = _fact_names()
     path = record.path
-    for call in facts.calls:
-        seed = random = None
-        if facts.language == "r":
-            function = _r_function(call.name)
-            if "$" in call.name or "@" in call.name:
-                continue
-            if function in names["r_seed"] and (call.kwargs or (call.args and call.args[0] is not None)):
-                seed = function
-            if function in names["r_random"]:
-                random = function
-            if function in ("source", "sys.source") and call.name in ("source", "sys.source"):
-                target = call.args[0] if call.args else dict(call.kwargs).get("file")
-                if isinstance(target, str) and target:
-                    record.sourced.append(target)
+    built: dict[str, bool] = {}       # engine -> every construction of it seeded
+    reseeded: set[str] = set()        # engines reseeded with Random.seed!(rng, x)
+    seeds: dict[str, RandomFact] = {}  # engine -> its first reproducible seed
+    for fact in facts.randoms:
+        reproducible = fact.seeded and fact.seed_source in ("literal", "argument")
+        if fact.kind == "seed" and fact.generator == "Random.GLOBAL":
+            hit = _Hit(path, fact.line, fact.cell, fact.call.rsplit(".", 1)[-1], tree.snippet(path, fact.line, fact.cell))
+            if reproducible:
+                record.seeds.append(hit)
+            elif fact.seed_source == "time":
+                record.unreproducible.append((hit, "this seed comes from the clock: it differs on every run"))
+        elif fact.kind == "seed" and reproducible:
+            reseeded.add(fact.generator)
+            seeds.setdefault(fact.generator, fact)
+        elif fact.kind == "engine":
+            built[fact.generator] = built.get(fact.generator, True) and reproducible
+            if reproducible:
+                seeds.setdefault(fact.generator, fact)
+            if reproducible and not record.seeds:
+                # shown with a file whose global draws stay unseeded: this seed is not theirs
+                whose = "the engine it builds" if fact.generator == fact.call.rsplit(".", 1)[-1] else fact.generator
+                record.unreproducible.append(
+                    (_Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell)),
+                     f"this seeds {whose} only, not the global generator the file's other draws use"))
+    used: list[RandomFact] = []
+    for fact in facts.randoms:
+        if fact.kind != "draw":
+            continue
+        head, _, function = fact.call.rpartition(".")
+        if "." in head or head not in ("", "Random", "StatsBase") or function not in names["julia_random"]:
+            continue
+        if fact.generator == "Random.GLOBAL":
+            explicit, pinned = False, False
         else:
-            written = call.written
-            head, _, function = written.rpartition(".")
-            if "." in head:
+            explicit, pinned = built.get(fact.generator, True) or fact.generator in reseeded, True
+            if fact.generator in seeds:
+                used.append(seeds[fact.generator])
+        record.random.append(_Hit(path, fact.line, fact.cell, function, tree.snippet(path, fact.line, fact.cell),
+                                  explicit=explicit, pinned=pinned))
+    if used:
+        first = min(used, key=lambda f: (f.cell or 0, f.line))
+        record.generator_seed = _Hit(path, first.line, first.cell, first.call.rsplit(".", 1)[-1],
+                                     tree.snippet(path, first.line, first.cell))
+    for call in facts.calls:
+        if call.written == "include" and call.args and isinstance(call.args[0], str) and call.args[0]:
+            record.sourced.append(call.args[0])
+
+
+def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
+    """R (a file, an R Markdown document's evaluated chunks, a notebook's R cells): the
+    frozen list's random calls, a call with a resampling argument (``permutations =
+    999``), samplers that take their own seed (``brm(…, seed = 1)``: explicitly seeded
+    when it is given and not NA/NULL); seeds are the frontend's ``set.seed``/``with_seed``
+    facts with a reproducible source (never ``Sys.time()``, §0.2.23)."""
+    names = _fact_names()
+    path = record.path
+    seeded_by = names["r_seeded_by_argument"]
+    # seed arguments of samplers, by callee, in the file's order (the argument's own line)
+    own_seeds: dict[str, deque[RandomFact]] = {}
+    for fact in facts.randoms:
+        if fact.kind != "seed":
+            continue
+        if fact.generator == "R":
+            if fact.seeded and fact.seed_source in ("literal", "argument"):
+                record.seeds.append(_Hit(path, fact.line, fact.cell, _r_function(fact.call),
+                                         tree.snippet(path, fact.line, fact.cell)))
+        else:
+            own_seeds.setdefault(fact.generator, deque()).append(fact)
+    for call in facts.calls:
+        if "$" in call.name or "@" in call.name:
+            continue
+        function = _r_function(call.name)
+        if function in ("source", "sys.source") and call.name in ("source", "sys.source"):
+            target = call.args[0] if call.args else dict(call.kwargs).get("file")
+            if isinstance(target, str) and target:
+                record.sourced.append(target)
+        if function in seeded_by:
+            keyword = seeded_by[function]
+            seed_fact = None
+            if any(k == keyword for k, _ in call.kwargs) and own_seeds.get(call.name):
+                seed_fact = own_seeds[call.name].popleft()
+            if seed_fact is not None and seed_fact.seeded:
+                # cited at its seed argument, the line that makes it reproducible
+                record.random.append(_Hit(path, seed_fact.line, call.cell, function,
+                                          tree.snippet(path, seed_fact.line, call.cell), explicit=True))
                 continue
-            if (call.args or call.kwargs) and (
-                    (function in names["julia_seed"] and head in ("", "Random"))
-                    or function in names["julia_generators"]):
-                seed = function
-            if function in names["julia_random"] and head in ("", "Random", "StatsBase"):
-                random = function
-            if written == "include" and call.args and isinstance(call.args[0], str) and call.args[0]:
-                record.sourced.append(call.args[0])
-        if seed is not None:
-            record.seeds.append(_Hit(path, call.line, call.cell, seed, tree.snippet(path, call.line, call.cell)))
-        if random is not None:
-            record.random.append(_Hit(path, call.line, call.cell, random, tree.snippet(path, call.line, call.cell)))
+        elif function not in names["r_random"] and not any(k in names["r_random_keywords"] for k, _ in call.kwargs):
+            continue
+        record.random.append(_Hit(path, call.line, call.cell, function, tree.snippet(path, call.line, call.cell)))
+
+
+_MATLAB_RUNNERS = {"feval", "run", "evalin", "builtin"}
+
+
+def _scan_matlab(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
+    """MATLAB/Octave (§0.3, §0.2.23): draws (rand, randn, randi, randperm, datasample …)
+    from the global stream are seeded by rng(seed), rng('default'), rng(seed,
+    'twister'), the legacy rand('seed', x) or RandStream.setGlobalStream of a seeded
+    stream, never by rng('shuffle') or a seed computed from the clock; a draw from a
+    RandStream variable (rand(s, 3)) by that stream's own seed only. The names the file
+    calls (functions, scripts, class constructors; feval/run of a literal name) are kept
+    for the global-stream rule across files."""
+    path = record.path
+    built: dict[str, bool] = {}
+    streams: dict[str, _Hit] = {}
+    for fact in facts.randoms:
+        reproducible = fact.seeded and fact.seed_source in ("literal", "argument", "default")
+        hit = _Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell))
+        if fact.kind == "seed":
+            if reproducible:
+                record.seeds.append(hit)
+            elif fact.seed_source == "time":
+                record.unreproducible.append((hit, "this seed comes from the clock: it differs on every run"))
+        elif fact.kind == "engine":
+            built[fact.generator] = built.get(fact.generator, True) and reproducible
+            streams.setdefault(fact.generator, hit)
+        elif fact.generator == "matlab.global":
+            record.random.append(hit)
+        else:
+            record.random.append(replace(hit, explicit=built.get(fact.generator, True), pinned=True))
+            if record.generator_seed is None and built.get(fact.generator) and fact.generator in streams:
+                record.generator_seed = streams[fact.generator]
+    for call in facts.calls:
+        name = call.written.rsplit(".", 1)[-1].split("@", 1)[0]
+        if name in _MATLAB_RUNNERS and call.args and isinstance(call.args[0], str):
+            name = posixpath.splitext(posixpath.basename(call.args[0]))[0]
+        if name:
+            record.callees.add(name)
+
+
+def _matlab_callers(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, set[str]]:
+    """MATLAB file -> the MATLAB files it calls: a function or script file by its name
+    (``+pkg`` folders aside), every file of a class folder ``@C`` (and the classdef file
+    ``C.m``'s folder-mates when it is one) by the class's name."""
+    by_name: dict[str, list[str]] = {}
+    for path in files:
+        if path.lower().endswith(".m"):
+            stem = posixpath.splitext(posixpath.basename(path))[0]
+            by_name.setdefault(stem, []).append(path)
+            folder = posixpath.basename(_parent(path))
+            if folder.startswith("@"):
+                by_name.setdefault(folder[1:], []).append(path)
+    edges: dict[str, set[str]] = {}
+    for path, record in files.items():
+        targets = {target for name in record.callees for target in by_name.get(name, ())}
+        targets.discard(path)
+        if targets:
+            edges[path] = targets
+    return edges
 
 
 # A project's own generator drawn with an explicit seed state (Numerical Recipes ``ran2(&idum)``,
@@ -360,49 +729,236 @@ _SEED_STATE = re.compile(r"seed|idum", re.IGNORECASE)
 _UNREPRODUCIBLE = ("time", "entropy", "none")
 
 
-def _scan_native(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
-    """Random draws and seeds of a C/C++ or Fortran file, from the
-    frontend's random facts (METRICS.md §0.2.23, §0.3): a draw is seeded when its
-    generator (``c.rand``, ``c.drand48``, an engine variable, ``fortran.random_number``)
-    is seeded reproducibly in the file and never from
-    ``time(…)``/``random_device``/the processor's choice; an engine draw counts once per
-    engine. A call of a project's own generator with a seed-state argument
-    (``ran2(&iseed)``) is a draw with an explicit seed."""
-    path = record.path
-    good: dict[str, RandomFact] = {}
-    bad: set[str] = set()
-    for fact in facts.randoms:
-        if fact.kind in ("seed", "engine"):
-            if fact.seeded and fact.seed_source not in _UNREPRODUCIBLE:
-                good.setdefault(fact.generator, fact)
-            else:
+_GLOBAL_FAMILIES = ("c.rand", "c.random", "c.drand48", "fortran.random_number", "fortran.rand")
+_C_FUNCTIONS = ("rand", "random", "drand48", "lrand48", "mrand48", "rand_r", "srand", "srand48")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _last_name(text: str) -> str:
+    """The variable an access path names: ``opts->random_seed`` -> ``random_seed``."""
+    names = _NAME.findall(text)
+    return names[-1] if names else ""
+
+
+def _callee_name(call: CallFact) -> str:
+    """A native call's function by its own name (``Tree::build``, ``obj.run`` -> ``build``, ``run``)."""
+    return _last_name(call.name.split("<", 1)[0])
+
+
+class _Native:
+    """C/C++ and Fortran randomness across the tree (METRICS.md §0.2.23, §0.3 native):
+    each file's draws and seeds come from its frontend's random facts; a seed is traced
+    to the values its variable is given (``seed_value`` facts), in the file and, for a
+    member of a struct or object (``opts.random_seed``), in every file; and a seed of a
+    process-wide generator (rand, drand48, random_number) is followed into the functions
+    its function calls, transitively, across files."""
+
+    def __init__(self, tree: TreeIndex):
+        self.tree = tree
+        self.facts: dict[str, FileFacts] = {}
+
+    def add(self, path: str, facts: FileFacts) -> None:
+        self.facts[path] = facts
+
+    def hit(self, path: str, line: int, cell: int | None, name: str) -> _Hit:
+        return _Hit(path, line, cell, name, self.tree.snippet(path, line, cell))
+
+    # --- seed values
+    def _seed_values(self) -> tuple[dict[tuple[str, str], list[tuple[str, RandomFact]]],
+                                    dict[str, list[tuple[str, RandomFact]]]]:
+        """Values given to seed variables: by (file, name) and, for members, by name."""
+        local: dict[tuple[str, str], list[tuple[str, RandomFact]]] = {}
+        members: dict[str, list[tuple[str, RandomFact]]] = {}
+        for path, facts in self.facts.items():
+            for fact in facts.randoms:
+                if fact.kind == "seed_value":
+                    name = _last_name(fact.generator)
+                    local.setdefault((path, name), []).append((path, fact))
+                    if "." in fact.generator or "->" in fact.generator or "%" in fact.generator:
+                        members.setdefault(name, []).append((path, fact))
+        return local, members
+
+    def decide(self, files: dict[str, _SeedFile]) -> None:
+        local, members = self._seed_values()
+
+        def values_of(path: str, name: str) -> list[tuple[str, RandomFact]]:
+            # the file's own values of the name first; a member's values anywhere otherwise
+            return local.get((path, name)) or [v for v in members.get(name, []) if v[0] != path]
+
+        def clock_value(path: str, text: str) -> tuple[str, RandomFact] | None:
+            for name in _NAME.findall(text):
+                found = next(((p, f) for p, f in values_of(path, name) if f.seed_source in _UNREPRODUCIBLE), None)
+                if found is not None:
+                    return found
+            return None
+
+        good_seeds: dict[str, dict[str, RandomFact]] = {}
+        for path, facts in self.facts.items():
+            record = files[path]
+            good: dict[str, RandomFact] = {}
+            bad: set[str] = set()
+            # std::random_device variables: an engine seeded from one (gen(rd())) is unseeded
+            devices = {f.generator: f for f in facts.randoms if f.kind == "engine" and "random_device" in f.call}
+            for fact in facts.randoms:
+                if fact.kind not in ("seed", "engine"):
+                    continue
+                clock = clock_value(path, fact.seed_text) if fact.seed_text else None
+                names = _NAME.findall(fact.seed_text)
+                # the seed names a device (gen(rd())), or a variable given a device's draw (rseed = device())
+                device = next((devices[n] for n in names if n in devices), None) or next(
+                    (devices[d] for n in names for _, value in local.get((path, n), ())
+                     for d in _NAME.findall(value.call) if d in devices), None)
+                if fact.seeded and fact.seed_source not in _UNREPRODUCIBLE and clock is None and device is None:
+                    good.setdefault(fact.generator, fact)
+                    continue
                 bad.add(fact.generator)
-    if good:
-        first = min(good.values(), key=lambda f: f.line)
-        record.native_seed = _Hit(path, first.line, first.cell, first.call, tree.snippet(path, first.line, first.cell))
-    global_states = ("c.", "fortran.", "matlab.")
-    engines_good = any(not g.startswith(global_states) for g in good) and not any(
-        not g.startswith(global_states) for g in bad)
-    for fact in facts.randoms:
-        if fact.kind == "engine" and fact.generator in bad:
-            explicit = False   # an engine seeded from time/random_device: its draws are unseeded
-        elif fact.kind == "draw":
-            if fact.generator.startswith(global_states) or fact.generator in good or fact.generator in bad:
-                explicit = fact.generator in good and fact.generator not in bad
-            else:   # a distribution or shuffle drawing from the file's engines
-                explicit = engines_good
-        else:
-            continue
-        record.random.append(_Hit(path, fact.line, fact.cell, fact.call,
-                                  tree.snippet(path, fact.line, fact.cell), explicit=explicit))
-    if facts.language in ("c", "cpp"):
-        for call in facts.calls:
-            bare = call.name.rsplit("::", 1)[-1]
-            if bare in ("rand", "random", "drand48", "lrand48", "mrand48", "rand_r", "srand", "srand48"):
+                if device is not None:
+                    record.unreproducible.append((self.hit(path, device.line, device.cell, device.call),
+                                                  f"the seed of {fact.generator} (line {fact.line}) comes from this "
+                                                  "std::random_device: it differs on every run"))
+                elif clock is not None:
+                    where, value = clock
+                    record.unreproducible.append((self.hit(where, value.line, value.cell, value.call),
+                                                  f"{fact.seed_text}, the seed at line {fact.line} of {path}, is set "
+                                                  f"from the clock here unless a run gives another"))
+                elif fact.seed_source in ("time", "entropy") and fact.generator not in devices:
+                    record.unreproducible.append((self.hit(path, fact.line, fact.cell, fact.call),
+                                                  f"this seed comes from {'the clock' if fact.seed_source == 'time' else 'std::random_device'}: "
+                                                  "it differs on every run"))
+            good_seeds[path] = {g: f for g, f in good.items() if g not in bad}
+            if good:
+                first = min(good.values(), key=lambda f: f.line)
+                record.generator_seed = self.hit(path, first.line, first.cell, first.call)
+            global_states = ("c.", "fortran.", "matlab.")
+            engines_good = any(not g.startswith(global_states) for g in good) and not any(
+                not g.startswith(global_states) for g in bad)
+            hits: list[_Hit] = []
+            entropy_sources: list[_Hit] = []
+            for fact in facts.randoms:
+                if fact.kind == "engine" and fact.generator in bad:
+                    hit = replace(self.hit(path, fact.line, fact.cell, fact.call), explicit=False)
+                    # a std::random_device that only seeds engines is no draw of its own
+                    (entropy_sources if "random_device" in fact.call else hits).append(hit)
+                    continue
+                if fact.kind != "draw":
+                    continue
+                if fact.generator.startswith(global_states) or fact.generator in good or fact.generator in bad:
+                    explicit = fact.generator in good and fact.generator not in bad
+                else:   # a distribution or shuffle drawing from the file's engines
+                    explicit = engines_good
+                hits.append(replace(self.hit(path, fact.line, fact.cell, fact.call), explicit=explicit))
+            if facts.language in ("c", "cpp"):
+                for call in facts.calls:
+                    bare = call.name.rsplit("::", 1)[-1]
+                    if bare in _C_FUNCTIONS or not _OWN_GENERATOR.match(bare):
+                        continue
+                    state = next((v.text for v in call.args if type(v) is Expr and _SEED_STATE.search(v.text)), None)
+                    if state is None:
+                        continue
+                    if record.own_generator is None:
+                        record.own_generator = self.definition_of(bare, path)
+                    name = _last_name(state)
+                    values = values_of(path, name)
+                    clock = next(((p, f) for p, f in values if f.seed_source in _UNREPRODUCIBLE), None)
+                    hits.append(replace(self.hit(path, call.line, call.cell, bare), explicit=clock is None))
+                    if clock is not None:
+                        record.unreproducible.append((self.hit(clock[0], clock[1].line, clock[1].cell, clock[1].call),
+                                                      f"the seed state {name} is set from the clock here"))
+                    elif values and record.generator_seed is None:
+                        # the seed state's value: where the draws' reproducibility comes from
+                        where, value = min(values, key=lambda v: (v[0] != path, v[1].line))
+                        record.generator_seed = self.hit(where, value.line, value.cell, value.generator)
+            record.random.extend(hits or entropy_sources)
+        self._follow_calls(files, good_seeds)
+
+    def definition_of(self, name: str, path: str) -> _Hit | None:
+        """Where a function of the project is defined (in ``path`` first)."""
+        found = None
+        for where, facts in self.facts.items():
+            for definition in facts.definitions:
+                if definition.end_line and _last_name(definition.name) == name:
+                    if where == path:
+                        return self.hit(where, definition.line, definition.cell, name)
+                    found = found or self.hit(where, definition.line, definition.cell, name)
+        return found
+
+    # --- process-wide generators seeded in a caller
+    def _follow_calls(self, files: dict[str, _SeedFile], good_seeds: dict[str, dict[str, RandomFact]]) -> None:
+        """A seed of a process-wide generator (srand48(11), random_seed(put=…)) reaches
+        the draws of the functions its function calls, transitively, in any file
+        (§0.1.30's importer rule for native code): a file whose every unseeded draw of
+        that generator lies in such a function is seeded by the caller. A file that calls
+        a routine seeding the generator irreproducibly (random_seed() without put=)
+        shows that routine with its unseeded draws."""
+        functions: dict[str, list[tuple[str, DefinitionFact]]] = {}
+        for path, facts in self.facts.items():
+            for definition in facts.definitions:
+                if definition.end_line:
+                    functions.setdefault(_last_name(definition.name), []).append((path, definition))
+        if not functions:
+            return
+
+        def enclosing(path: str, line: int) -> DefinitionFact | None:
+            found = None
+            for definition in self.facts[path].definitions:
+                if definition.end_line and definition.line <= line <= definition.end_line and (
+                        found is None or definition.line >= found.line):
+                    found = definition
+            return found
+
+        def callees(path: str, definition: DefinitionFact) -> Iterable[tuple[str, DefinitionFact]]:
+            for call in self.facts[path].calls:
+                if definition.line <= call.line <= definition.end_line:
+                    yield from functions.get(_callee_name(call), ())
+
+        reached: dict[str, dict[tuple[str, int], _Hit]] = {}   # family -> reached function -> the seed
+        for path, good in good_seeds.items():
+            for family, fact in good.items():
+                if family not in _GLOBAL_FAMILIES:
+                    continue
+                start = enclosing(path, fact.line)
+                if start is None:
+                    continue
+                seen = reached.setdefault(family, {})
+                seed = self.hit(path, fact.line, fact.cell, fact.call)
+                queue = deque([(path, start)])
+                while queue:
+                    where, definition = queue.popleft()
+                    key = (where, definition.line)
+                    if key in seen:
+                        continue
+                    seen[key] = seed
+                    queue.extend(callees(where, definition))
+        bad_routines = {(path, d.line): d for path, facts in self.facts.items() for fact in facts.randoms
+                        if fact.kind == "seed" and fact.generator in _GLOBAL_FAMILIES and not fact.seeded
+                        for d in [enclosing(path, fact.line)] if d is not None}
+        for path, facts in self.facts.items():
+            record = files[path]
+            unseeded = [f for f in facts.randoms if f.kind == "draw" and f.generator in _GLOBAL_FAMILIES
+                        and f.generator not in good_seeds[path]]
+            if not unseeded:
                 continue
-            if _OWN_GENERATOR.match(bare) and any(type(v) is Expr and _SEED_STATE.search(v.text) for v in call.args):
-                record.random.append(_Hit(path, call.line, call.cell, bare,
-                                          tree.snippet(path, call.line, call.cell), explicit=True))
+            seeds = []
+            for fact in unseeded:
+                definition = enclosing(path, fact.line)
+                seed = reached.get(fact.generator, {}).get((path, definition.line)) if definition else None
+                seeds.append(seed)
+            if all(seed is not None for seed in seeds):
+                lines = {f.line for f in unseeded}
+                record.random = [replace(h, explicit=True) if h.line in lines and not h.explicit else h
+                                 for h in record.random]
+                record.caller_seed = seeds[0]
+                continue
+            for call in facts.calls:
+                target = next(((p, d) for p, d in functions.get(_callee_name(call), ())
+                               if (p, d.line) in bad_routines), None)
+                if target is not None:
+                    where, routine = target
+                    record.unreproducible.append((self.hit(path, call.line, call.cell, call.name),
+                                                  f"calls {routine.name} ({where}), which does not seed the generator reproducibly"))
+                    record.unreproducible.append((self.hit(where, routine.line, routine.cell, routine.name),
+                                                  f"{routine.name} seeds {unseeded[0].call} without a fixed seed"))
+                    break
 
 
 _IDENTIFIER_ALPHABET = re.compile(r"\bstring\.(?:ascii_\w+|digits|hexdigits|octdigits|printable|punctuation)\b")
@@ -418,15 +974,29 @@ def _draws_an_identifier(call: CallFact) -> bool:
 
 def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
     files: dict[str, _SeedFile] = {}
+    native = _Native(tree)
     for frontend in ("c_cpp", "fortran"):
         for path in tree.by_frontend(frontend):
             facts = tree.facts(path)
-            if facts is None or not (facts.randoms or facts.calls):
+            if facts is None or not (facts.randoms or facts.calls) or tree.role(path) in ("test", "vendored"):
                 continue
-            record = files.setdefault(path, _SeedFile(path))
-            _scan_native(record, facts, tree)
-    for path, facts in _python_facts(tree):
-        _scan_python(tree, files.setdefault(path, _SeedFile(path)), facts)
+            files.setdefault(path, _SeedFile(path))
+            native.add(path, facts)
+    native.decide(files)
+    for path in tree.by_frontend("matlab"):
+        facts = tree.facts(path)
+        if facts is not None and (facts.randoms or facts.calls):
+            _scan_matlab(files.setdefault(path, _SeedFile(path)), facts, tree)
+    python_facts = dict(_python_facts(tree))
+    sample = _rules().sample_method["name"]
+    own_sample = any(d.name == sample and d.kind in ("function", "method")
+                     for path, facts in python_facts.items() if tree.role(path) != "vendored"
+                     for d in facts.definitions)
+    for path, facts in python_facts.items():
+        _scan_python(tree, files.setdefault(path, _SeedFile(path)), facts, own_sample)
+    if any(record.pending for record in files.values()):
+        helpers = {name for record in files.values() if record.seeds for name in _seed_helpers(record)}
+        _decide_parameter_seeds(files, _Parameters(tree, python_facts, helpers))
     for path in tree.by_type("r") + tree.by_type("julia") + tree.by_type("rmd"):
         facts = tree.facts(path)
         if facts is None or facts.language not in ("r", "julia"):
@@ -454,6 +1024,30 @@ def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
         record.seeds.sort(key=lambda h: (h.cell or 0, h.line))
     # test and vendored files are out of the stochastic set, and their seeds seed nothing (§0.2.3, §0.2.2)
     return dict(sorted((p, r) for p, r in files.items() if tree.role(p) not in ("test", "vendored")))
+
+
+def _decide_parameter_seeds(files: dict[str, _SeedFile], parameters: _Parameters) -> None:
+    """Settle every seed that is a function parameter (§0.2.25): a random call whose seed
+    or generator is not passed at every call site is unseeded; such a seed call seeds
+    nothing."""
+    for record in files.values():
+        for pending in record.pending:
+            hit = pending.hit
+            if parameters.seeded(pending.function, pending.parameter, facts=record.python):
+                record.parameter_seeds[hit] = (pending.function, pending.parameter)
+                continue
+            where = f"the parameter {pending.parameter} of {pending.function.name}()"
+            if pending.fallback:
+                why = f"unseeded fallback for {where}, which not every call passes"
+            elif pending.parameter in pending.function.none_defaults:
+                why = f"its seed is {where}, None unless passed, and not every call passes it"
+            else:
+                why = f"its seed is {where}, which a call passes as None"
+            record.unreproducible.append((hit, why))
+            if pending.seed:
+                record.seeds = [h for h in record.seeds if h is not hit]
+            else:
+                record.random = [replace(h, explicit=False) if h is hit else h for h in record.random]
 
 
 @dataclass(frozen=True)
@@ -580,15 +1174,55 @@ def _import_edges(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, set
 
 
 def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Proof]:
-    """Every file that counts as seeded, with the seed it relies on (METRICS.md S1 V2)."""
+    """Every file that counts as seeded, with the seed it relies on (METRICS.md S1 V2).
+    A file that draws from a generator of its own left unseeded (built from the clock,
+    passed None) is never seeded: no global seed reaches that generator (§0.2.23)."""
+    blocked = {path for path, record in files.items() if any(h.pinned and not h.explicit for h in record.random)}
+    proofs = _seed_proofs_unblocked(tree, files)
+    return {path: proof for path, proof in proofs.items() if path not in blocked}
+
+
+def _package_root(tree: TreeIndex, path: str) -> str | None:
+    """The top folder of the Python package ``path`` belongs to (the highest folder of
+    the chain of folders holding an ``__init__.py``), or None for a module outside any."""
+    if not path.lower().endswith((".py", ".pyw")):
+        return None
+    root = None
+    folder = _parent(path)
+    while folder and tree.is_file(f"{folder}/__init__.py"):
+        root = folder
+        folder = _parent(folder)
+    return root
+
+
+def _distributes_python(tree: TreeIndex) -> bool:
+    """Whether the repository declares a Python distribution at its root (a setup.py,
+    a setup.cfg with a name, a pyproject.toml with a [project] or Poetry table): its
+    packages are a library for whoever installs them."""
+    if tree.is_file("setup.py"):
+        return True
+    if tree.is_file("pyproject.toml"):
+        data = tree.toml("pyproject.toml") or {}
+        if "project" in data or "poetry" in (data.get("tool") or {}):
+            return True
+    if tree.is_file("setup.cfg"):
+        return bool(((tree.ini("setup.cfg") or {}).get("metadata") or {}).get("name"))
+    return False
+
+
+def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Proof]:
     proofs: dict[str, _Proof] = {}
     for path, record in files.items():
         if record.seeds:
             first = record.seeds[0]
             proofs[path] = _Proof("seed_management.seed_call", f"sets a seed with {first.name}", first)
-        elif record.random and all(h.explicit for h in record.random) and record.native_seed is not None:
-            proofs[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.native_seed.name}",
-                                  record.native_seed)
+        elif record.random and all(h.explicit for h in record.random) and record.caller_seed is not None:
+            proofs[path] = _Proof("seed_management.seeded_caller",
+                                  f"draws only in functions called from {record.caller_seed.path}, which seeds "
+                                  f"{record.caller_seed.name}", record.caller_seed)
+        elif record.random and all(h.explicit for h in record.random) and record.generator_seed is not None:
+            proofs[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.generator_seed.name}",
+                                  record.generator_seed)
         elif record.random and all(h.explicit for h in record.random):
             first = record.random[0]
             proofs[path] = _Proof(
@@ -597,6 +1231,28 @@ def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Pro
     unseeded = [p for p, r in files.items() if r.random and p not in proofs]
     if not unseeded or not any(r.seeds for r in files.values()):
         return proofs  # the cross-file rules all need a seed call somewhere
+
+    # MATLAB's global stream: a function, script or class called (transitively) by a file
+    # that seeds the global stream draws after that seed (§0.1.30's importer rule, §0.3)
+    callers = _matlab_callers(tree, files)
+    if callers:
+        reached: dict[str, str] = {}
+        queue = deque()
+        for path in sorted(callers):
+            if files[path].seeds and path.lower().endswith(".m"):
+                reached[path] = path
+                queue.append(path)
+        while queue:
+            current = queue.popleft()
+            for target in sorted(callers.get(current, ())):
+                if target not in reached:
+                    reached[target] = reached[current]
+                    queue.append(target)
+        for path, seeder in sorted(reached.items()):
+            if path != seeder and files[path].random and path not in proofs:
+                proofs[path] = _Proof("seed_management.seeded_caller",
+                                      f"is called by {seeder}, which seeds the global random stream",
+                                      files[seeder].seeds[0])
 
     edges = _import_edges(tree, files)
     reverse: dict[str, set[str]] = {}
@@ -640,7 +1296,11 @@ def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Pro
                 path, _Proof("seed_management.seeding_import", f"imports {seeder}, which sets a seed when imported", hit)
             )
 
-    # A file imported (transitively) by a local module that seeds runs after that seed.
+    # A file imported (transitively) by a local module that seeds runs after that seed. A
+    # module of a package the repository distributes is imported by whoever uses the
+    # package: a seed in an importer outside the package (an example, a benchmark, a
+    # documentation notebook) seeds that importer's run only, not the package's draws.
+    package_roots = {path: _package_root(tree, path) for path in files} if _distributes_python(tree) else {}
     seeders = [p for p, r in files.items() if r.seeds] + sorted(helper_proofs) + sorted(seeded_on_import)
     origin: dict[str, str] = {}
     queue = deque()
@@ -651,7 +1311,8 @@ def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Pro
     while queue:
         current = queue.popleft()
         for target in sorted(edges.get(current, ())):
-            if target not in origin:
+            root = package_roots.get(target)
+            if target not in origin and (root is None or current.startswith(root + "/")):
                 origin[target] = origin[current]
                 queue.append(target)
     for path, seeder in origin.items():
@@ -664,76 +1325,158 @@ def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Pro
     return proofs
 
 
+# how to seed, in each ecosystem's own terms (§0.3: never Python advice for a MATLAB or C tree)
+_SEEDING_ADVICE = (
+    ((".r", ".rmd", ".qmd"), "set.seed(1)"),
+    ((".jl",), "Random.seed!(1), or a seeded Xoshiro(1) passed to every rand"),
+    ((".m",), "rng(42) in the script that calls the rest"),
+    ((".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu"),
+     "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
+     "constant default"),
+    ((".f", ".for", ".f90", ".f95", ".f03", ".f08"), "call random_seed(put=seed) before random_number"),
+)
+
+
+def _fix(paths: list[str]) -> str:
+    names = _join_names(paths)
+    advice = [text for suffixes, text in _SEEDING_ADVICE if any(p.lower().endswith(suffixes) for p in paths)]
+    known = tuple(suffix for suffixes, _ in _SEEDING_ADVICE for suffix in suffixes)
+    python = any(not p.lower().endswith(known) for p in paths)   # .py, notebooks
+    if not advice or (python and advice == ["set.seed(1)"]):   # Python, with or without R
+        return (f"Set a seed in {names} (e.g. np.random.seed(0), torch.manual_seed(0) or set.seed(1) before the "
+                "first random call), or pass random_state=/seed= to every random call.")
+    if python:
+        advice.insert(0, "np.random.seed(0), or random_state=0 to each estimator")
+    return f"Set a seed in {names} before the first random call: {'; '.join(advice)}."
+
+
 def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.2.0")
+@detector("seed_management", version="2.8.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
     What it checks:
-        Every Python file (notebook cells of one notebook together), R and Julia file (the
-        R and Julia cells of notebooks, the Python and Julia chunks of R Markdown too) is
-        scanned for random calls from a frozen list (scoring/data/stochastic_calls.json):
+        Every source file of every ecosystem is read for random calls (a frozen list,
+        scoring/data/stochastic_calls.json, and the frontends' random facts) and for the
+        seeds that reach them; value = 100 · seeded / random files, and with no random
+        file the metric is not applicable and scores 100 (alphabet draws, if any, are
+        its evidence). Test and vendored files are out of the stochastic set and their
+        seeds seed nothing (§0.2.3); a draw over a character alphabet
+        (``random.choices(string.ascii_letters, k=10)``) names a file or a token and is
+        not stochastic (§0.1.30). Throughout, the seed must reach the generator that
+        draws (§0.2.23), and a seed from the clock, the OS or an entropy device seeds
+        nothing.
+        Python (files, notebook cells of one notebook together, R Markdown chunks):
         numpy.random and stdlib random sampling, torch.rand*/randperm/normal/bernoulli,
-        tf.random.*, jax.random.*, random generator constructions (default_rng,
-        RandomState, PRNGKey …), randomised sklearn/umap/scipy estimators and functions
-        (ensembles, KMeans, TSNE, train_test_split, CV splitters with shuffle=True …),
-        DataFrame .sample(), and R sample()/rnorm()/runif()… Calls are resolved through
-        imports (np.random.seed is numpy.random.seed). A random file is seeded when it
-        calls a global seed (np.random.seed, torch.manual_seed, tf.random.set_seed,
-        seed_everything, set.seed …) with an argument; or when every random call passes
-        its own non-None seed (default_rng(42), random_state=0, PRNGKey(0),
-        generator=g); or when it calls a local *seed* function that seeds; or when it
-        imports a local module that seeds on import; or when a local module that seeds
-        imports it (transitively). Value = 100 · seeded / random files; with no random
-        file the metric is not applicable and scores 100. C/C++ and
-        Fortran files contribute their frontends' random facts (§0.3, §0.2.23): C
-        rand/random/drand48/lrand48 draws are seeded only by their own family's seed
-        (srand, srandom, srand48/seed48) with a constant or a seed argument; <random>
-        engines built from a constant or a seed argument are seeded, built or reseeded
-        from std::random_device or time(…) anywhere in the file unseeded; Fortran
-        random_number is seeded by random_seed(put=…) or random_init(repeatable=.true.),
-        never by random_seed() without put= (MATLAB/Octave randomness is not read yet:
-        its seeds act across files through the global stream). A C/C++ call of a project's own generator (ran2, randum …) passed a
-        seed-state variable (&iseed, seed) is a draw with an explicit seed. Test and
-        vendored files are out of the stochastic set and their seeds seed nothing
-        (§0.2.3). A draw over a character alphabet (``random.choices(string.ascii_letters
-        + string.digits, k=10)``) names a temporary file or a token and is not stochastic
-        (§0.1.30). (2.2.0: alphabet draws. 2.1.0: C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the
-        frontends' call, import and definition facts: an import anywhere on a line
-        counts, a seed under ``if __name__ != "__main__":`` or in a module-level
-        try/if of code that does not parse runs on import, notebook R/Julia cells are
-        parsed.)
+        tf.random.*, jax.random.*, generator constructions (default_rng, RandomState,
+        PRNGKey …), randomised sklearn/umap/scipy estimators and functions (ensembles,
+        KMeans, TSNE, train_test_split, CV splitters with shuffle=True, poisson(mu).rvs()
+        …) and DataFrame .sample() (unless the repository defines its own sample()),
+        resolved through imports. A file is seeded when it calls a global seed
+        (np.random.seed, torch.manual_seed, tf.random.set_seed, seed_everything …) with
+        an argument; when every random call passes its own non-None seed
+        (default_rng(42), random_state=0, generator=g); when it calls a local *seed*
+        function that seeds; when it imports a local module that seeds on import; or
+        when a local module that seeds imports it (transitively); in a repository that
+        distributes a Python package (setup.py, setup.cfg, a pyproject.toml [project]) a
+        module of a package is seeded so only from inside the package (a package serves
+        every importer: an example, benchmark or docs notebook that seeds before
+        importing it seeds its own run only), while an analysis's helper package is
+        seeded by the driver that imports it. A generator built as a statement and thrown away
+        (np.random.default_rng(0) alone on a line) seeds nothing, and a file drawing
+        from a generator of its own built unseeded is unseeded whatever global seed it
+        sets. A seed or generator that is a parameter of the enclosing function
+        (§0.2.25) seeds when no call passes None and, for a parameter defaulting to None
+        (or the unseeded fallback built under ``if rng is None:``), when the function is
+        called and every call in the repository passes it (a caller's own None-default
+        parameter passed on is followed a few calls deep; one that falls back to a local
+        *seed* helper counts as passed; a constructor is called by its class's name); a
+        method named like the random module on a parameter (``random.choice`` in ``def
+        propose(self, random)``) draws from the generator passed in.
+        R (files, evaluated R Markdown chunks, notebook R cells): sample(), the r*
+        distributions, resampling and permutation tests (boot, coin's approximate(),
+        adonis2, any call with permutations =), learners that take their own seed
+        (ranger, mikropml's run_ml: seeded by seed =, not by NA), seeded by set.seed/
+        with_seed (never from Sys.time()) or through source() as in Python.
+        Julia: rand/randn/shuffle… carry their generator: draws from the global one
+        (also through Random.default_rng() or a keyword default bound to it) are seeded
+        by Random.seed!(x); a draw from an engine of the file (rng =
+        MersenneTwister(1234), rand(Xoshiro(1), 3)) by that engine's seed only, so a
+        seeded engine handed to one sampler seeds none of the file's global draws; a
+        draw from a generator passed in (rng, rngs[j]) is explicit; include() acts as
+        an import.
+        MATLAB/Octave: rand, randn, randi, randperm, datasample, normrnd … from the
+        global stream are seeded by rng(seed), rng('default'), rng(seed, 'twister'),
+        rand('seed', x) or setGlobalStream of a seeded stream, never by rng('shuffle')
+        or a clock seed (sum(100*clock)); a draw from a RandStream variable (rand(s, 3))
+        by that stream's seed only. The stream is global, so a function, script or class
+        (every method file of its @folder) called, transitively, by a file that seeds it
+        is seeded (seeded_caller).
+        C/C++ and Fortran: C rand/random/drand48/lrand48 draws are seeded only by their
+        own family's seed (srand, srandom, srand48/seed48); <random> engines built from a
+        constant or a seed argument are seeded, built or reseeded from std::random_device
+        or time(…) unseeded; Fortran random_number by random_seed(put=…) or
+        random_init(repeatable=.true.), never by random_seed() without put=. A seed given
+        as a variable is traced to the values the variable is given (in the file, and
+        for a member such as opts.random_seed in every file): set from the clock,
+        std::random_device or a device's draw (rseed = device()) it seeds nothing even if
+        an option can override it (the default run is not reproducible). A seed of a
+        process-wide generator reaches the draws of the functions its function calls,
+        transitively and across files (seeded_caller). A call of a project's own
+        generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
+        an explicit seed, unseeded when that state is given the clock.
+        (2.8.0: packages seeded from inside only where the repository distributes them.
+        2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance
+        through variables and into called functions. 2.6.0: MATLAB/Octave randomness
+        and its global stream across callers. 2.5.0: Julia seeds match their generator.
+        2.4.0: Python seed provenance: clock, thrown-away and parameter seeds, packages
+        seeded from inside only, the project's own sample methods. 2.3.0: R permutation
+        tests, learners' seed arguments, clock seeds. 2.2.0: alphabet draws. 2.1.0:
+        C/C++ and Fortran randomness, tests excluded. 2.0.1: read from the frontends'
+        call, import and definition facts.)
     Why it matters:
         Unseeded random numbers make every rerun produce different numbers, so nobody
         can tell a reproduction failure from noise.
     Evidence:
-        Each random file at its first random call (unseeded files first), and for seeded
-        files the seed they rely on (file, line; cell for notebooks). Counts: random and
-        seeded files, files scanned, files that do not parse (their calls, imports and
-        function bodies read by the Python frontend's line scan).
+        Each random file at its first random call (unseeded files first), with up to two
+        seeds that do not reach it (ineffective_seed: a clock seed, a thrown-away
+        generator, a seed parameter left None, an engine seeding another generator, the
+        clock default of a seed option, a seeding routine without a fixed seed); for
+        seeded files the seed they rely on (seed_call, explicit_seed, seed_helper,
+        seeding_import, seeded_importer, seeded_caller; file, line, cell for notebooks),
+        the function header that gives a parameter seed (seed_parameter) and the
+        definition of a project's own generator (own_generator, once). Counts: random
+        and seeded files, files scanned, files that do not parse (their calls, imports
+        and function bodies read by the Python frontend's line scan).
     How to fix:
-        Set a seed at the top of each listed file or in its entry point
-        (np.random.seed(0), random.seed(0), torch.manual_seed(0), set.seed(1),
-        Random.seed!(1)), or pass random_state= / seed= / a seeded
-        generator to every random call; in C/C++ seed the generator you draw from
-        (srand48(11) for drand48, std::mt19937 gen(seed) from a --seed option with a
-        constant default), in Fortran call random_seed(put=seed) before random_number.
+        Set a seed at the top of each listed file or in its entry point, in the file's
+        own ecosystem (the fix names it): np.random.seed(0), random.seed(0),
+        torch.manual_seed(0) or random_state=/seed=/a seeded generator passed to every
+        random call in Python; set.seed(1) in R; Random.seed!(1) or a seeded Xoshiro
+        passed to every draw in Julia; rng(42) in the MATLAB script that calls the rest;
+        in C/C++ seed the generator you draw from (srand48(11) for drand48, std::mt19937
+        gen(seed) from a --seed option with a constant default, not time(NULL)); in
+        Fortran call random_seed(put=seed) before random_number.
     Known false positives:
         A local variable that shadows an imported module (random = …) is read as the
         module. `**kwargs` passed to a randomised estimator are assumed to carry a seed.
-        A global seed call counts for every library (torch.manual_seed "seeds" numpy
-        calls in the same file), and a seed call anywhere in the file counts, even after
-        the random call. Modules are matched to imports by name suffix, so a seed in one
-        of several same-named local modules seeds all their importers. Julia files count
-        as seeded when they construct any seeded RNG; R/Julia seeds in functions are not
-        told apart from top-level ones. Randomness hidden in other libraries (neural
-        network initialisation through layer constructors, dropout) is not detected.
-        A C/C++ seed taken from a variable counts as seeded even when that variable
-        defaults to time(NULL) in another file (raxml-ng's --seed); a native seed in
-        one file does not seed draws in the files it calls.
+        A global seed call counts for every Python library (torch.manual_seed "seeds"
+        numpy calls in the same file), and a seed call anywhere in the file counts, even
+        after the random call. Modules are matched to imports by name suffix, so a seed
+        in one of several same-named local modules seeds all their importers. Call
+        sites of a function with a seed parameter, MATLAB callees and native callees are
+        matched by name, so a same-named function elsewhere lends its calls; a name
+        passed as a seed that is no parameter counts as a value. A Julia argument named
+        like a generator (rng) is taken for one; R/Julia seeds in functions are not told
+        apart from top-level ones. Native seed variables are matched by name (a member's
+        last name across files), so a same-named variable given the clock elsewhere
+        unseeds a seed; a typedef'd engine (typedef std::mt19937 Rng) is not known as
+        one, and a seed passed down as a function argument is not followed to its
+        callers. Randomness hidden in other libraries (MCMC samplers such as brms::brm,
+        neural network initialisation, dropout) is not detected.
     """
     files = _seed_files(tree)
     random_files = [r for r in files.values() if r.random]
@@ -744,9 +1487,13 @@ def seed_management(tree: TreeIndex) -> Result:
     }
     if not random_files:
         counts["seeded_files"] = 0
+        # why a random-looking call is not stochastic: it draws a name
+        named = [_hit_evidence(hit, f"{hit.name} draws over a character alphabet (a name or token), not a stochastic result",
+                               "seed_management.name_draw") for r in files.values() for hit in r.name_draws]
         return Result(
             100,
             applicable=False,
+            evidence=named[:MAX_EVIDENCE],
             counts=counts,
             reason=f"no random calls found in {len(files)} source files; nothing to seed",
         )
@@ -760,19 +1507,34 @@ def seed_management(tree: TreeIndex) -> Result:
     for record in unseeded:
         first = record.random[0]
         evidence.append(_hit_evidence(first, f"random call {first.name} with no seed set for this file", "seed_management.unseeded"))
+        shown: set[tuple[str, int]] = set()
+        for hit, why in record.unreproducible:
+            if (hit.path, hit.line) not in shown and len(shown) < 2:
+                shown.add((hit.path, hit.line))
+                evidence.append(_hit_evidence(hit, why, "seed_management.ineffective_seed"))
+    generators_shown: set[_Hit] = set()
     for record in seeded:
         first = record.random[0]
         proof = proofs[record.path]
         evidence.append(_hit_evidence(first, f"random call {first.name}; the file {proof.reason}", "seed_management.seeded"))
         evidence.append(_hit_evidence(proof.hit, f"seed relied on by {record.path}", proof.rule))
+        if record.own_generator is not None and record.own_generator not in generators_shown:
+            generator = record.own_generator
+            generators_shown.add(generator)
+            evidence.append(_hit_evidence(generator, f"{generator.name}() is the project's own generator: its draws "
+                                          "follow the seed state passed to it", "seed_management.own_generator"))
+        source = files[proof.hit.path].parameter_seeds.get(proof.hit) if proof.hit.path in files else None
+        if source is not None:
+            function, parameter = source
+            given = ("is never None at its calls" if parameter not in function.none_defaults
+                     else "every call passes")
+            evidence.append(Evidence(proof.hit.path, f"the seed is the parameter {parameter} of {function.name}(), which {given}",
+                                     rule="seed_management.seed_parameter", line_start=function.line,
+                                     snippet=tree.snippet(proof.hit.path, function.line, function.cell), cell=function.cell))
     value = 100 * len(seeded) / len(random_files)
     fix = None
     if unseeded:
-        fix = (
-            f"Set a seed in {_join_names([r.path for r in unseeded])} (e.g. np.random.seed(0), "
-            "torch.manual_seed(0) or set.seed(1) before the first random call), or pass "
-            "random_state=/seed= to every random call."
-        )
+        fix = _fix([r.path for r in unseeded])
     return Result(
         value,
         evidence=evidence[:MAX_EVIDENCE],

@@ -113,6 +113,9 @@ _MATLAB_ASSERT_RE = re.compile(r"assert\w*|verify\w+")
 _RUNNER_NAME_RE = re.compile(r"run_?(?:all_?)?tests?\.(?:py|sh|m|r|jl)|runtests\.(?:py|m)", re.IGNORECASE)
 _NF_TEST_CONFIG_RE = re.compile(r"(?:.*[_.-])?test(?:[_.-].*)?\.config", re.IGNORECASE)
 _NF_TEST_PROFILE_RE = re.compile(r"test(?:_\w+)?")
+# The test files are what this metric is about, and a curator checks which suites exist:
+# more of them are shown than the usual MAX_EVIDENCE (the runners and frameworks besides).
+MAX_TEST_FILES = 50
 
 
 def _parts(path: str) -> list[str]:
@@ -183,11 +186,26 @@ def _r_unit_test(facts: FileFacts, tinytest: bool) -> int | None:
     return _first(lines)
 
 
-def _spread(items: list[Evidence], limit: int) -> list[Evidence]:
+def _n_tests(facts: FileFacts | None) -> int:
+    """How many tests a counted file holds, to show the most substantial ones first: its
+    test functions and classes (Python, MATLAB methods, R RUnit), ``test_that`` calls,
+    Julia test macros, C/C++ and Fortran test cases; its assertions when it has none."""
+    if facts is None:
+        return 0
+    tests = sum(1 for d in facts.definitions if d.name.lower().startswith("test") or d.name in _CPP_TEST_DEFINITIONS)
+    tests += sum(1 for c in facts.calls if _R_CALL_TAIL_RE.split(c.name)[-1] == "test_that"
+                 or c.name in _CPP_TEST_CALLS or c.name.lower() in _FORTRAN_TEST_CALLS)
+    tests += sum(1 for m in facts.macros if m.name in ("@test", "@testset", "@fact"))
+    return tests or len(facts.asserts)
+
+
+def _spread(items: list[Evidence], limit: int, weight: dict[str, tuple[int, int]]) -> list[Evidence]:
     """At most ``limit`` items, taken in turn from each rule and, within a rule, from each
-    folder, so every kind of test and every test folder shows before a second of one."""
+    folder, so every kind of test and every test folder shows before a second of one;
+    within a rule, the files with the most tests (then the most lines) first."""
     by_rule: dict[str, list[Evidence]] = {}
-    for item in items:
+    ranked = sorted(items, key=lambda e: tuple(-w for w in weight.get(e.path, (0, 0))))
+    for item in ranked:
         by_rule.setdefault(item.rule or "", []).append(item)
     queues = []
     for group in by_rule.values():
@@ -205,7 +223,7 @@ def _spread(items: list[Evidence], limit: int) -> list[Evidence]:
     return sorted(picked, key=lambda e: items.index(e))
 
 
-@detector("test_file_presence", version="2.1.0")
+@detector("test_file_presence", version="2.1.1")
 def test_file_presence(tree: TreeIndex) -> Result:
     """Automated test modules that contain at least one test (0, 50 or 100).
 
@@ -238,8 +256,9 @@ def test_file_presence(tree: TreeIndex) -> Result:
         Tests let a third party check that the code still computes what it computed for
         the authors, on their own machine, before trusting any result.
     Evidence:
-        Counted test files at their first test (file, line), spread over the kinds of
-        test and folders; test runners (run_tests.py, tests/testthat.R, tests/runTests.R,
+        Counted test files at their first test (file, line), up to 50 (the suites are
+        what the metric is about), spread over the kinds of test and folders, within a
+        kind the files with the most tests (then the most lines) first; test runners (run_tests.py, tests/testthat.R, tests/runTests.R,
         run_tests.m calling moxunit_runtests, nf-test.config) and test frameworks a
         build requires (find_package(Catch2)), which are not counted; test-named
         modules without any test. Counts: counted test files, candidate modules.
@@ -263,11 +282,15 @@ def test_file_presence(tree: TreeIndex) -> Result:
     empty: list[str] = []
     candidates = 0
     seen: set[str] = set()
+    weight: dict[str, tuple[int, int]] = {}   # (tests, lines) of each counted file
 
-    def count(path: str, reason: str, rule: str, line: int | None = None, cell: int | None = None) -> None:
+    def count(path: str, reason: str, rule: str, line: int | None = None, cell: int | None = None,
+              tests: int | None = None) -> None:
         if path in seen:
             return
         seen.add(path)
+        facts = tree.facts(path)
+        weight[path] = (_n_tests(facts) if tests is None else tests, facts.lines if facts is not None else 0)
         counted.append(Evidence(path, reason, rule=rule, line_start=line, cell=cell,
                                 snippet=tree.snippet(path, line, cell) if line is not None else None))
 
@@ -373,7 +396,8 @@ def test_file_presence(tree: TreeIndex) -> Result:
         if build.tests:
             candidates += 1
             first = min(build.tests, key=lambda t: t.line)
-            count(path, f"build registers tests ({first.command})", f"test_file_presence.{build.kind}_test", first.line)
+            count(path, f"build registers tests ({first.command})", f"test_file_presence.{build.kind}_test", first.line,
+                  tests=len(build.tests))
         for dependency in build.dependencies:
             if dependency.source == "find_package" and dependency.normalized in _NATIVE_TEST_FRAMEWORKS:
                 aux.append(Evidence(path, f"test framework {dependency.name}", rule="test_file_presence.framework",
@@ -386,7 +410,8 @@ def test_file_presence(tree: TreeIndex) -> Result:
             nf_test = tree.nf_test(path)
             if nf_test is not None and nf_test.assertions:
                 line = min(nf_test.tests or nf_test.assertions)
-                count(path, "nf-test file with assertions", "test_file_presence.nf_test", line)
+                count(path, "nf-test file with assertions", "test_file_presence.nf_test", line,
+                      tests=len(nf_test.tests))
             else:
                 empty.append(path)
         elif name == "nf-test.config":
@@ -413,10 +438,10 @@ def test_file_presence(tree: TreeIndex) -> Result:
     n = len(counted)
     value = min(n / 2, 1) * 100
     aux = aux[:5]
-    evidence = _spread(counted, MAX_EVIDENCE - len(aux)) + aux
+    evidence = _spread(counted, MAX_TEST_FILES, weight) + aux
     evidence += [
         Evidence(p, "test module without any test function, test class or assertion", rule="test_file_presence.no_tests")
-        for p in empty[: max(0, MAX_EVIDENCE - len(evidence))]
+        for p in empty[: max(0, MAX_EVIDENCE - len(aux) - min(len(counted), MAX_EVIDENCE - len(aux)))]
     ]
     counts = {"test_files": n, "candidate_modules": candidates, "modules_without_tests": len(empty)}
     if n == 0:
