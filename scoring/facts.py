@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import typing
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from typing import Any
 
@@ -531,3 +531,29 @@ class FileFacts(_Record):
     @classmethod
     def from_json(cls, text: str) -> FileFacts:
         return cls.from_dict(json.loads(text))
+
+
+def _direct_init(cls: type) -> None:
+    """Give the frozen dataclass ``cls`` an ``__init__`` that stores its fields in the
+    instance's dict: the dataclass's own sets each one through ``object.__setattr__``
+    (its way past the frozen ``__setattr__``), three times the cost, and the frontends
+    make facts by the hundred thousand per tree. The same parameters, defaults and
+    result: no record validates or derives anything in ``__init__``, and no field has a
+    default factory. Generated as ``dataclasses`` generates its own."""
+    parameters, stores, defaults = [], [], {}
+    for item in fields(cls):
+        if item.default is MISSING:
+            parameters.append(item.name)
+        else:
+            defaults[f"_default_{item.name}"] = item.default
+            parameters.append(f"{item.name}=_default_{item.name}")
+        stores.append(f"    values[{item.name!r}] = {item.name}")
+    source = f"def __init__(self, {', '.join(parameters)}):\n    values = self.__dict__\n" + "\n".join(stores) + "\n"
+    exec(source, defaults)  # noqa: S102 - code built from the class's own field names
+    init = defaults["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init
+
+
+for _record in (Expr, *_Record.__subclasses__()):
+    _direct_init(_record)
