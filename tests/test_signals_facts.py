@@ -71,3 +71,14 @@ def test_tree_snippet_of_files_and_notebook_cells(make_tree):
     assert tree.snippet("n.ipynb", 2, cell=2) == "y = 2"
     assert tree.snippet("n.ipynb", 1, cell=3) is None
     assert tree.hardware_line("a.py", "declaration") is None
+
+
+def test_pfunit_annotations_and_assertions_outside_comments():
+    from scoring.parsers.pfunit import parse_pfunit
+
+    text = ("module test_sum\n  use funit\ncontains\n  ! @test\n  @test\n  subroutine test_one()\n"
+            "    @assertEqual(2, 1 + 1)\n    !@assertTrue(.false.)\n  end subroutine\n"
+            "  @test(npes=[1])\n  subroutine test_two(this)\n    @assertTrue(.true., message='ok')\n"
+            "  end subroutine\nend module\n")
+    parsed = parse_pfunit(text)
+    assert (parsed.tests, parsed.assertions) == ((5, 10), (7, 12))
