@@ -50,6 +50,18 @@ def evidence_of(measurement, rule: str) -> list[dict]:
     return [e.to_dict() for e in measurement.evidence if e.rule == rule]
 
 
+# One small tree per ecosystem a fix is written for (scoring.detectors._shared.fix_ecosystem)
+BARE_TREES = {
+    "python": {"analysis.py": "x = 1\n"},
+    "r": {"analysis.R": "x <- 1\n"},
+    "julia": {"analysis.jl": "x = 1\n"},
+    "matlab": {"analysis.m": "x = 1;\n"},
+    "native": {"src/model.c": "int main(void) { return 0; }\n"},
+    "nextflow": {"main.nf": "workflow { }\n"},
+    "snakemake": {"Snakefile": "rule all:\n    input: 'x'\n"},
+}
+
+
 # --------------------------------------------------------------------------- fixtures
 
 
@@ -67,10 +79,11 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # config_externalised 2.1.1: where argparse options are declared, every parameter file shown;
     # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs;
     # hardware_requirements 2.0.1: a statement before a badge line, the environment's declarations shown;
-    # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them
+    # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them;
+    # ci_presence 2.0.2: workflow test runs, fpm test and validation scripts run tests, fixes in the tree's ecosystem
     assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.8.0",
                                 "test_file_presence": "2.1.1", "expected_outputs": "2.1.1",
-                                "ci_presence": "2.0.1", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
+                                "ci_presence": "2.0.2", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -565,6 +578,37 @@ def test_ci_files_that_run_tests_come_first_with_their_test_lines(measure_s):
 
 def test_ci_yaml_below_workflows_subfolder_does_not_count(measure_s):
     assert measure_s("ci_presence", {".github/workflows/old/ci.yml": "on: push\n"}).value == 0
+
+
+@pytest.mark.parametrize(("ecosystem", "fix"), [
+    ("python", "Add a CI workflow such as .github/workflows/tests.yml that installs the environment and runs the "
+               "tests (pytest) on every push."),
+    ("r", "Add a CI workflow that runs R CMD check on every push, e.g. r-lib/actions' check-standard "
+          "(usethis::use_github_action(\"check-standard\"))."),
+    ("julia", "Add a CI workflow that runs the package tests on every push (julia-actions/setup-julia, "
+              "julia-buildpkg and julia-runtest)."),
+    ("matlab", "Add a CI workflow that runs the tests on every push (matlab-actions/setup-matlab and "
+               "matlab-actions/run-tests)."),
+    ("native", "Add a CI workflow that builds the code and runs its tests on every push "
+               "(cmake -B build && cmake --build build && ctest --test-dir build)."),
+    ("nextflow", "Add a CI workflow that runs the pipeline on its test profile (nextflow run . -profile test,docker) "
+                 "or nf-test test on every push."),
+    ("snakemake", "Add a CI workflow that lints the workflow and runs it on its .test/ data on every push "
+                  "(snakemake/snakemake-github-action with directory: .test, --lint, then --use-conda --cores 1)."),
+])
+def test_the_ci_fix_names_the_ecosystems_own_runner(measure_s, ecosystem, fix):
+    assert measure_s("ci_presence", BARE_TREES[ecosystem]).fix == fix
+
+
+def test_a_script_ci_runs_is_a_test_run_only_when_it_validates(measure_s):
+    files = {"scripts/plot.py": "assert True\n", "scripts/check_plot.py": "print('looks fine')\n",
+             ".travis.yml": "script:\n  - python scripts/plot.py\n  - python scripts/check_plot.py\n"}
+    assert measure_s("ci_presence", files).counts == {"ci_files": 1, "runs_tests": False}
+    files["scripts/check_plot.py"] = "import numpy as np\nnp.testing.assert_allclose(1.0, 1.0)\n"
+    m = measure_s("ci_presence", files)
+    assert m.counts == {"ci_files": 1, "runs_tests": True}
+    assert [(e["line_start"], e["reason"]) for e in evidence_of(m, "ci_presence.runs_tests")] == [
+        (3, "CI job runs the validation script scripts/check_plot.py")]
 
 
 # --------------------------------------------------------------------------- S6 config_externalised
