@@ -80,9 +80,11 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs;
     # hardware_requirements 2.0.1: a statement before a badge line, the environment's declarations shown;
     # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them;
-    # ci_presence 2.0.2: workflow test runs, fpm test and validation scripts run tests, fixes in the tree's ecosystem
+    # test_file_presence 2.2.0: native test programs, pFUnit, Julia test sub-folders and runners,
+    # Snakemake CI folders, CI-run validation scripts, fixes in the tree's ecosystem; ci_presence
+    # 2.0.2: workflow test runs, fpm test and validation scripts run tests, fixes in the tree's ecosystem
     assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.8.0",
-                                "test_file_presence": "2.1.1", "expected_outputs": "2.1.1",
+                                "test_file_presence": "2.2.0", "expected_outputs": "2.1.1",
                                 "ci_presence": "2.0.2", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -461,6 +463,64 @@ def test_many_test_files_show_fifty_the_most_substantial_first(measure_s):
     assert "tests/test_a59.py" not in {e["path"] for e in counted}
     assert [(e["path"], e["line_start"]) for e in evidence_of(m, "test_file_presence.runner")] == [
         ("tests/run_tests.py", None)]
+
+
+@pytest.mark.parametrize(("ecosystem", "fix"), [
+    ("python", "Add automated tests, e.g. tests/test_<module>.py with pytest test_* functions (two test files for "
+               "the full score)."),
+    ("r", "Add testthat tests, e.g. tests/testthat/test-<topic>.R with test_that() blocks (usethis::use_testthat() "
+          "sets them up)."),
+    ("julia", "Add Julia tests: test/runtests.jl with @testset/@test blocks, or test files with them that it "
+              "includes, run by Pkg.test()."),
+    ("matlab", "Add matlab.unittest test classes (tests/<Name>Test.m) or MOxUnit test_*.m suites."),
+    ("native", "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with "
+               "CTest add_test or meson test()."),
+    ("nextflow", "Add nf-test tests (tests/main.nf.test with assertions, nf-test.config) or a test profile run by "
+                 "CI."),
+    ("snakemake", "Add a Snakemake test configuration (.test/config/config.yaml with small data) and run it in CI."),
+])
+def test_the_test_fix_names_the_ecosystems_own_framework(measure_s, ecosystem, fix):
+    assert measure_s("test_file_presence", BARE_TREES[ecosystem]).fix == fix
+
+
+def test_one_test_file_fix_suggests_another_in_the_ecosystems_form(measure_s):
+    m = measure_s("test_file_presence", {"R/stats.R": "f <- function(x) x\n",
+                                          "tests/testthat/test-stats.R": "test_that('f', expect_equal(f(1), 1))\n"})
+    assert m.fix == ("Add at least one more test file beside tests/testthat/test-stats.R "
+                     "(e.g. tests/testthat/test-<topic>.R) to cover the rest of the code.")
+
+
+def test_native_programs_that_neither_a_build_runs_nor_fail_are_not_tests(measure_s):
+    m = measure_s("test_file_presence", {
+        "src/a.c": "int f(void) { return 1; }\n",
+        "tests/demo.c": "#include <stdlib.h>\nint main(void) { exit(0); }\n",
+        "tests/demo.f90": "program demo\n  print *, 1\n  stop\nend program demo\n",
+        # a build that registers tests runs only the programs below its own folder
+        "tools/CMakeLists.txt": "add_test(NAME lint COMMAND lint.sh)\n",
+    })
+    assert (m.value, m.counts["test_files"]) == (50, 1)
+    assert [e.path for e in m.evidence] == ["tools/CMakeLists.txt"]
+
+
+def test_a_lint_only_snakemake_run_makes_no_test_configuration(measure_s):
+    m = measure_s("test_file_presence", {
+        "workflow/Snakefile": 'configfile: "config/config.yaml"\nrule all:\n    input: "a"\n',
+        ".test/config/config.yaml": "samples: s.tsv\n",
+        ".github/workflows/lint.yml": ("jobs:\n  lint:\n    steps:\n      - uses: snakemake/snakemake-github-action@v1\n"
+                                       "        with:\n          directory: .test\n          args: --lint\n"),
+    })
+    assert m.value == 0
+
+
+def test_a_ci_script_is_a_validation_test_only_when_named_so_and_asserting(measure_s):
+    m = measure_s("test_file_presence", {
+        "scripts/check_results.R": "x <- read.csv('results/a.csv')\nprint(nrow(x))\n",
+        "scripts/compare_runs.R": "x <- read.csv('results/a.csv')\nstopifnot(nrow(x) == 3)\n",
+        ".gitlab-ci.yml": "test:\n  script:\n    - Rscript scripts/check_results.R\n    - Rscript scripts/compare_runs.R\n",
+    })
+    assert (m.value, m.counts["test_files"]) == (50, 1)
+    assert [(e.path, e.line_start, e.reason) for e in m.evidence] == [
+        ("scripts/compare_runs.R", 2, "validation script run by CI (.gitlab-ci.yml:4)")]
 
 
 # --------------------------------------------------------------------------- S4 expected_outputs
