@@ -82,9 +82,11 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them;
     # test_file_presence 2.2.0: native test programs, pFUnit, Julia test sub-folders and runners,
     # Snakemake CI folders, CI-run validation scripts, fixes in the tree's ecosystem; ci_presence
-    # 2.0.2: workflow test runs, fpm test and validation scripts run tests, fixes in the tree's ecosystem
+    # 2.0.2: workflow test runs, fpm test and validation scripts run tests, fixes in the tree's ecosystem;
+    # expected_outputs 2.2.0: README pictures and copies of documentation images are not figures, a
+    # README showing what the output looks like is the 60 tier, fixes in the tree's ecosystem
     assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.8.0",
-                                "test_file_presence": "2.2.0", "expected_outputs": "2.1.1",
+                                "test_file_presence": "2.2.0", "expected_outputs": "2.2.0",
                                 "ci_presence": "2.0.2", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -593,6 +595,57 @@ def test_readme_sentence_points_at_its_line(measure_s):
 
 def test_bare_results_heading_is_not_an_expected_output(measure_s):
     assert measure_s("expected_outputs", {"README.md": "# Tool\n\n## Results\n\nGood.\n"}).value == 0
+
+
+@pytest.mark.parametrize(("readme", "value"), [
+    # §0.3: "the output looks like" followed by a block or an image
+    ("# T\n\nRun `t in.csv`. The result should look like:\n\n```\npeak 410 0.9\n```\n", 60),
+    ("# T\n\nThe output looks like this: ![out](out.png)\n", 60),
+    # followed by prose, or by nothing, it shows nothing
+    ("# T\n\nThe output looks like a table.\n\nThen plot it.\n", 0),
+    ("# T\n\nThe output looks like this:\n", 0),
+])
+def test_a_readme_sentence_showing_the_output(measure_s, readme, value):
+    assert measure_s("expected_outputs", {"README.md": readme}).value == value
+
+
+@pytest.mark.parametrize(("files", "figures"), [
+    ({"media/json-fortran-logo-1.png": "P" * 20, "media/silicon.png": "P" * 20}, ["media/silicon.png"]),
+    # a README in a sub-folder embeds its schematic; the result figure beside it stays
+    ({"analysis/README.md": "# A\n\n![](overview.svg)\n", "analysis/overview.svg": "S" * 20,
+      "analysis/fig2.pdf": "F" * 20}, ["analysis/fig2.pdf"]),
+    # a GitHub URL of the repository's own file is the file
+    ({"README.md": "# A\n\n![](https://github.com/o/r/blob/main/art/tour.png?raw=true)\n",
+      "art/tour.png": "P" * 20, "art/run.png": "Q" * 20}, ["art/run.png"]),
+])
+def test_readme_pictures_and_assets_are_not_result_figures(measure_s, files, figures):
+    m = measure_s("expected_outputs", files)
+    assert [e["path"] for e in evidence_of(m, "expected_outputs.figure")] == figures
+
+
+def test_a_baseline_folder_of_sub_folders_shows_each_of_them(measure_s):
+    m = measure_s("expected_outputs", {"tests/baseline_images/test_plot/line.png": "P" * 20,
+                                        "tests/baseline_images/test_hist/bars.png": "Q" * 20,
+                                        "tests/testthat/_snaps/plot.md": "# plot\n\n    Code\n      x\n",
+                                        "tests/testthat/_snaps/plot/line.svg": "<svg>line</svg>" * 2})
+    assert [(e["path"], e["reason"]) for e in evidence_of(m, "expected_outputs.test_output_dir")] == [
+        ("tests/baseline_images/test_hist", "test expected-output folder holding 1 file"),
+        ("tests/baseline_images/test_plot", "test expected-output folder holding 1 file"),
+        ("tests/testthat/_snaps", "test expected-output folder holding 2 files")]
+
+
+@pytest.mark.parametrize(("ecosystem", "fix"), [
+    ("python", "pytest-mpl baseline images or expected files under tests/"),
+    ("r", "testthat snapshots in tests/testthat/_snaps/"),
+    ("julia", "reference files that test/runtests.jl compares with"),
+    ("matlab", "reference .mat or .csv files that the tests compare with"),
+    ("native", "reference outputs of test cases in tests/<case>/reference/"),
+    ("nextflow", "nf-test snapshots, *.nf.test.snap"),
+    ("snakemake", "expected outputs of Snakemake unit tests in .tests/unit/<rule>/expected/"),
+])
+def test_the_output_fix_names_the_ecosystems_reference_outputs(measure_s, ecosystem, fix):
+    assert measure_s("expected_outputs", BARE_TREES[ecosystem]).fix == (
+        f"Commit the outputs of a reference run in results/ (or {fix}) and describe the expected output in the README.")
 
 
 def test_figure_tier_shows_the_folders_holding_figures(measure_s):
