@@ -84,8 +84,10 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # Snakemake CI folders, CI-run validation scripts, fixes in the tree's ecosystem; ci_presence
     # 2.0.2: workflow test runs, fpm test and validation scripts run tests, fixes in the tree's ecosystem;
     # expected_outputs 2.2.0: README pictures and copies of documentation images are not figures, a
-    # README showing what the output looks like is the 60 tier, fixes in the tree's ecosystem
-    assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.8.0",
+    # README showing what the output looks like is the 60 tier, fixes in the tree's ecosystem;
+    # config_externalised 2.2.0: vendored, build and dependency-folder code out, Nextflow params without
+    # defaults and a MATLAB driver's arguments are the 80 tier, fixes in the tree's ecosystem
+    assert detector.version == {"config_externalised": "2.2.0", "seed_management": "2.8.0",
                                 "test_file_presence": "2.2.0", "expected_outputs": "2.2.0",
                                 "ci_presence": "2.0.2", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
@@ -786,6 +788,47 @@ def test_full_tier_shows_each_source_first_then_every_file(measure_s):
         ("configuration/b_cloud.json", None, "config_externalised.config_dir"),
         ("sim/decks/y.par", None, "config_externalised.input_deck"),
     ]
+
+
+@pytest.mark.parametrize(("ecosystem", "fix"), [
+    ("python", "Move hard-coded run parameters into config.yaml (read with yaml/Hydra) or expose them as argparse "
+               "command-line options."),
+    ("r", "Move hard-coded run parameters into config.yml read with config::get(), or read them from the command "
+          "line with optparse or commandArgs() (an R Markdown report: params: in its YAML header)."),
+    ("julia", "Move hard-coded run parameters into a TOML file read with TOML.parsefile(), or read them from the "
+              "command line with ArgParse.jl or ARGS."),
+    ("matlab", "Move hard-coded run parameters into a parameter file (a .json read with jsondecode(fileread(...))), "
+               "or pass them to the driver function as arguments checked with inputParser."),
+    ("native", "Read the run parameters from an input file (a Fortran namelist, a parameter deck) or the command "
+               "line (getopt, CLI11) instead of compiling them in."),
+    ("nextflow", "Declare the pipeline parameters with defaults in nextflow.config (params { ... }), so runs "
+                 "override them with --name or -params-file."),
+    ("snakemake", "Move the workflow's settings into config/config.yaml read with configfile:, so runs override "
+                  "them with --configfile."),
+])
+def test_the_config_fix_names_the_ecosystems_own_tools(measure_s, ecosystem, fix):
+    assert measure_s("config_externalised", BARE_TREES[ecosystem]).fix == fix
+
+
+def test_matlab_options_are_inputparser_uses_and_driver_arguments(measure_s):
+    # `p = inputParser;` is no call: its addParameter calls show it
+    m = measure_s("config_externalised", {"src/smooth.m": "function y = smooth(x, varargin)\np = inputParser;\n"
+                                                          "addParameter(p, 'width', 3)\nparse(p, varargin{:});\n"
+                                                          "y = x;\nend\n",
+                                           "scripts/main.m": "function main(cfg)\ndisp(cfg)\nend\n"})
+    assert (m.value, m.reason) == (80, "parameters come from the function arguments (src/smooth.m)")
+    assert [(e.path, e.line_start, e.reason) for e in m.evidence] == [
+        ("src/smooth.m", 3, "parses its name-value options with inputParser")]
+    assert m.fix == ("Move the run parameters into a parameter file (a .json read with jsondecode(fileread(...))), "
+                     "so the exact settings of the published run are recorded.")
+    # a library function's arguments are its API; only a top-level driver's are run parameters
+    assert measure_s("config_externalised", {"src/smooth.m": "function y = smooth(x, w)\ny = x;\nend\n"}).value == 0
+
+
+def test_nextflow_parameters_with_defaults_are_the_full_tier(measure_s):
+    m = measure_s("config_externalised", {"main.nf": "workflow { A(Channel.fromPath(params.reads)) }\n",
+                                           "nextflow.config": "params.reads = 'data/*.fq'\n"})
+    assert (m.value, [e.rule for e in m.evidence]) == (100, ["config_externalised.nextflow_params"])
 
 
 def test_python_config_evidence_points_at_the_import_line(measure_s):
