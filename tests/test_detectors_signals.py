@@ -86,10 +86,12 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # expected_outputs 2.2.0: README pictures and copies of documentation images are not figures, a
     # README showing what the output looks like is the 60 tier, fixes in the tree's ecosystem;
     # config_externalised 2.2.0: vendored, build and dependency-folder code out, Nextflow params without
-    # defaults and a MATLAB driver's arguments are the 80 tier, fixes in the tree's ecosystem
+    # defaults and a MATLAB driver's arguments are the 80 tier, fixes in the tree's ecosystem;
+    # hardware_requirements 2.1.0: MATLAB gpuArray, CUDA sources and builds, batch GPU requests and
+    # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare
     assert detector.version == {"config_externalised": "2.2.0", "seed_management": "2.8.0",
                                 "test_file_presence": "2.2.0", "expected_outputs": "2.2.0",
-                                "ci_presence": "2.0.2", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
+                                "ci_presence": "2.0.2", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -878,3 +880,53 @@ def test_undeclared_gpu_fix_names_the_readme(measure_s):
     assert m.value == 0
     assert m.fix.startswith("State the hardware in readme.rst:")
     assert [(e.rule, e.path, e.line_start) for e in m.evidence] == [("hardware_requirements.gpu_import", "a.py", 1)]
+
+
+@pytest.mark.parametrize(("files", "fix"), [
+    ({"train.py": "import torch\n"},
+     "State the hardware in README.md: GPU model and memory and CUDA version, or that a CPU is enough, and the RAM a "
+     "full run needs."),
+    ({"fit.R": "library(torch)\n"},
+     "State the hardware in README.md: GPU model and memory and the CUDA version torch/tensorflow use, or that a CPU "
+     "is enough, and the RAM a full run needs."),
+    ({"fit.jl": "using CUDA\n"},
+     "State the hardware in README.md: GPU model and memory and the CUDA version CUDA.jl uses (CUDA.versioninfo()), "
+     "or that a CPU is enough, and the RAM a full run needs."),
+    ({"fit.m": "x = gpuArray(rand(3));\n"},
+     "State the hardware in README.md: the GPU the gpuArray code needs (a CUDA GPU your MATLAB release supports, "
+     "with Parallel Computing Toolbox) and its memory, or that a CPU is enough, and the RAM a full run needs."),
+    ({"src/k.cu": "__global__ void k() {}\n"},
+     "State the hardware in README.md: GPU model, compute capability (CMAKE_CUDA_ARCHITECTURES) and CUDA toolkit "
+     "version, or that a CPU build is enough, and the RAM and cores a run needs."),
+    ({"main.nf": "workflow { }\n", "bin/train.py": "import torch\n"},
+     "Declare what the GPU processes need with accelerator, memory and cpus directives, or state the GPU, its memory "
+     "and the CUDA version in README.md."),
+    ({"Snakefile": "rule all:\n    input: 'x'\n", "scripts/train.py": "import torch\n"},
+     "Declare what the GPU rules need with resources: (gpu=1, mem_mb=...) and threads:, or state the GPU, its memory "
+     "and the CUDA version in README.md."),
+])
+def test_the_hardware_fix_names_what_the_ecosystems_gpu_code_needs(measure_s, files, fix):
+    m = measure_s("hardware_requirements", files)
+    assert (m.value, m.fix) == (0, fix)
+
+
+def test_gpu_use_is_read_in_every_ecosystem_and_cpu_resources_alone_are_no_gpu(measure_s):
+    # cpus/memory directives and threads: declare, they do not make a pipeline GPU code
+    assert measure_s("hardware_requirements", {"main.nf": "process A {\n  cpus 4\n  memory '8 GB'\n"
+                                                          "  script:\n  'echo'\n}\n"}).applicable is False
+    assert measure_s("hardware_requirements", {"job.sh": "#!/bin/bash\n#SBATCH --mem=8G\n"}).applicable is False
+    m = measure_s("hardware_requirements", {"CMakeLists.txt": "find_package(CUDAToolkit 11 REQUIRED)\n",
+                                            "README.md": "# x\n\nNeeds an NVIDIA GPU with 8 GB.\n"})
+    assert (m.value, [(e.rule, e.path, e.line_start) for e in m.evidence]) == (100, [
+        ("hardware_requirements.cuda_build", "CMakeLists.txt", 1),
+        ("hardware_requirements.documented", "README.md", 3)])
+    # a trigger in a vendored folder is another project's GPU code
+    assert measure_s("hardware_requirements", {"third_party/k/k.cu": "__global__ void k() {}\n",
+                                                "third_party/k/LICENSE": "MIT\n"}).applicable is False
+
+
+def test_gpu_imports_are_shown_from_the_top_level_scripts_and_across_folders(measure_s):
+    m = measure_s("hardware_requirements", {"models/a.py": "import torch\n", "models/b.py": "import torch\n",
+                                            "data/c.py": "import torch\n", "main.py": "import os\nimport torch\n"})
+    assert [(e.path, e.line_start) for e in m.evidence] == [("main.py", 2), ("data/c.py", 1), ("models/a.py", 1),
+                                                            ("models/b.py", 1)]
