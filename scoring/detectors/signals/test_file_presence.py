@@ -92,11 +92,11 @@ def _is_julia_test_module(path: str) -> bool:
     return _in_test_dir(path)
 
 
-def _julia_runner_line(facts: FileFacts) -> int | None:
-    """The first ``include`` of a Julia test runner: a file whose only test macros are
-    ``@testset``s and that includes other files (runtests.jl's
-    ``@testset "x" begin include(file) end``); None for any other file."""
-    if any(m.name != "@testset" for m in facts.macros if m.name in _JULIA_TEST_MACROS | _JULIA_FACTCHECK_MACROS):
+def _julia_runner_line(path: str, facts: FileFacts) -> int | None:
+    """The first ``include`` of a Julia test runner: the ``runtests.jl`` that ``Pkg.test``
+    runs, when its only test macros are ``@testset``s and it includes other files
+    (``@testset "x" begin include(file) end``); None for any other file."""
+    if _name(path).lower() != "runtests.jl" or any(m.name != "@testset" for m in facts.macros if m.name in _JULIA_TEST_MACROS | _JULIA_FACTCHECK_MACROS):
         return None
     return _first(c.line for c in facts.calls if c.name == "include")
 
@@ -360,8 +360,8 @@ def test_file_presence(tree: TreeIndex) -> Result:
         call; RUnit files (inst/unitTests/, inst/tests/) with test* functions or check*
         calls; tinytest files (inst/tinytest/, tests/tinytest/) with expect_* calls.
         Julia .jl files in test/ or any folder below it (test/chaosdetection/gali.jl)
-        with a Test.jl @test/@testset macro or a FactCheck @fact; a file whose only
-        test macros are @testset blocks around include(...) (runtests.jl) is a runner.
+        with a Test.jl @test/@testset macro or a FactCheck @fact; a runtests.jl whose
+        only test macros are @testset blocks around include(...) is a runner.
         MATLAB/Octave .m files in a tests/ (+tests) folder or named test_*.m / *Test.m:
         MOxUnit suites (initTestSuite), matlab.unittest classes (a *TestCase
         superclass, any class of a *Test.m file), scripts in a tests folder that
@@ -496,7 +496,7 @@ def test_file_presence(tree: TreeIndex) -> Result:
             continue
         candidates += 1
         facts = tree.facts(path)
-        include = _julia_runner_line(facts) if facts is not None else None
+        include = _julia_runner_line(path, facts) if facts is not None else None
         if include is not None:
             runner(path, "test runner (includes the test files)", include)
             continue
