@@ -395,7 +395,8 @@ def test_file_presence(tree: TreeIndex) -> Result:
         Tests let a third party check that the code still computes what it computed for
         the authors, on their own machine, before trusting any result.
     Evidence:
-        Counted test files at their first test (file, line), up to 50 (the suites are
+        Counted test files at their first test (file, line; a build file from its first
+        test registration to its last), up to 50 (the suites are
         what the metric is about), spread over the kinds of test and folders, within a
         kind the files with the most tests (then the most lines) first; test runners
         (run_tests.py, tests/testthat.R, tests/runTests.R, run_tests.m calling
@@ -429,13 +430,13 @@ def test_file_presence(tree: TreeIndex) -> Result:
     weight: dict[str, tuple[int, int]] = {}   # (tests, lines) of each counted file
 
     def count(path: str, reason: str, rule: str, line: int | None = None, cell: int | None = None,
-              tests: int | None = None) -> None:
+              tests: int | None = None, line_end: int | None = None) -> None:
         if path in seen:
             return
         seen.add(path)
         facts = tree.facts(path)
         weight[path] = (_n_tests(facts) if tests is None else tests, facts.lines if facts is not None else 0)
-        counted.append(Evidence(path, reason, rule=rule, line_start=line, cell=cell,
+        counted.append(Evidence(path, reason, rule=rule, line_start=line, line_end=line_end, cell=cell,
                                 snippet=tree.snippet(path, line, cell) if line is not None else None))
 
     def runner(path: str, reason: str, line: int | None = None) -> None:
@@ -578,8 +579,12 @@ def test_file_presence(tree: TreeIndex) -> Result:
         if build.tests:
             candidates += 1
             first = min(build.tests, key=lambda t: t.line)
-            count(path, f"build registers tests ({first.command})", f"test_file_presence.{build.kind}_test", first.line,
-                  tests=len(build.tests))
+            last = max(t.line for t in build.tests)
+            # the registrations from the first to the last, a build file's tests as a whole
+            registrations = f", {len(build.tests)} registrations" if len(build.tests) > 1 else ""
+            count(path, f"build registers tests ({first.command}{registrations})",
+                  f"test_file_presence.{build.kind}_test", first.line, tests=len(build.tests),
+                  line_end=last if last > first.line else None)
         for dependency in build.dependencies:
             if dependency.source == "find_package" and dependency.normalized in _NATIVE_TEST_FRAMEWORKS:
                 aux.append(Evidence(path, f"test framework {dependency.name}", rule="test_file_presence.framework",
