@@ -932,13 +932,15 @@ def test_gpu_imports_are_shown_from_the_top_level_scripts_and_across_folders(mea
                                                             ("models/b.py", 1)]
 
 
-def test_only_runtests_jl_is_a_julia_runner(measure_s):
+def test_julia_runners_include_test_files_and_a_file_including_sources_is_no_runner(measure_s):
     m = measure_s("test_file_presence", {
-        "test/runtests.jl": "using Test\n@testset \"all\" begin\n    include(\"test_graph.jl\")\nend\n",
-        "test/test_graph.jl": "@test 1 + 1 == 2\n",
+        "test/runtests.jl": "using Test\n@testset \"all\" begin\n    include(\"core/core.jl\")\nend\n",
+        "test/core/core.jl": "testfile(\"graph.jl\")\n",
+        "test/core/graph.jl": "@test 1 + 1 == 2\n",
         "test/test_helpers.jl": "include(\"../lib/graph.jl\")\nmake_graph() = 1\n",
+        "lib/graph.jl": "graph() = 1\n",
     })
     assert (m.value, m.counts["test_files"]) == (50, 1)
-    assert [(e.path, e.rule) for e in m.evidence] == [
-        ("test/test_graph.jl", "test_file_presence.julia"), ("test/runtests.jl", "test_file_presence.runner"),
-        ("test/test_helpers.jl", "test_file_presence.no_tests")]
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("test/core/graph.jl", 1, "test_file_presence.julia"), ("test/runtests.jl", 3, "test_file_presence.runner"),
+        ("test/core/core.jl", 1, "test_file_presence.runner"), ("test/test_helpers.jl", None, "test_file_presence.no_tests")]

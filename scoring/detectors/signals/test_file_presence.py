@@ -92,13 +92,21 @@ def _is_julia_test_module(path: str) -> bool:
     return _in_test_dir(path)
 
 
-def _julia_runner_line(path: str, facts: FileFacts) -> int | None:
-    """The first ``include`` of a Julia test runner: the ``runtests.jl`` that ``Pkg.test``
-    runs, when its only test macros are ``@testset``s and it includes other files
-    (``@testset "x" begin include(file) end``); None for any other file."""
-    if _name(path).lower() != "runtests.jl" or any(m.name != "@testset" for m in facts.macros if m.name in _JULIA_TEST_MACROS | _JULIA_FACTCHECK_MACROS):
+def _julia_runner_line(tree: TreeIndex, path: str, facts: FileFacts) -> int | None:
+    """The first ``include`` of a Julia test runner, None for any other file: a file whose
+    only test macros are ``@testset``s and that is the ``runtests.jl`` ``Pkg.test`` runs
+    (with an ``include``), or that includes test files of the folder (``include("x.jl")``
+    or a helper ``testfile("x.jl")`` naming a .jl file in a test folder; a file including
+    the package's source files is no runner)."""
+    if any(m.name != "@testset" for m in facts.macros if m.name in _JULIA_TEST_MACROS | _JULIA_FACTCHECK_MACROS):
         return None
-    return _first(c.line for c in facts.calls if c.name == "include")
+    if _name(path).lower() == "runtests.jl":
+        return _first(c.line for c in facts.calls if c.name == "include")
+    folder = _parent(path)
+    return _first(c.line for c in facts.calls
+                  if c.args and isinstance(c.args[0], str) and c.args[0].endswith(".jl")
+                  and (target := _joined(folder, c.args[0])) is not None and tree.is_file(target)
+                  and _in_test_dir(target))
 
 
 # --------------------------------------------------------------------------- other ecosystems (§0.3)
@@ -360,8 +368,9 @@ def test_file_presence(tree: TreeIndex) -> Result:
         call; RUnit files (inst/unitTests/, inst/tests/) with test* functions or check*
         calls; tinytest files (inst/tinytest/, tests/tinytest/) with expect_* calls.
         Julia .jl files in test/ or any folder below it (test/chaosdetection/gali.jl)
-        with a Test.jl @test/@testset macro or a FactCheck @fact; a runtests.jl whose
-        only test macros are @testset blocks around include(...) is a runner.
+        with a Test.jl @test/@testset macro or a FactCheck @fact; a file whose only test
+        macros are @testset blocks is a runner when it is runtests.jl and includes files,
+        or includes test files of the test folder (include("x.jl"), testfile("x.jl")).
         MATLAB/Octave .m files in a tests/ (+tests) folder or named test_*.m / *Test.m:
         MOxUnit suites (initTestSuite), matlab.unittest classes (a *TestCase
         superclass, any class of a *Test.m file), scripts in a tests folder that
@@ -497,7 +506,7 @@ def test_file_presence(tree: TreeIndex) -> Result:
             continue
         candidates += 1
         facts = tree.facts(path)
-        include = _julia_runner_line(path, facts) if facts is not None else None
+        include = _julia_runner_line(tree, path, facts) if facts is not None else None
         if include is not None:
             runner(path, "test runner (includes the test files)", include)
             continue
@@ -642,7 +651,8 @@ def test_file_presence(tree: TreeIndex) -> Result:
                       "test_file_presence.ci_validation_script", check)
     n = len(counted)
     value = min(n / 2, 1) * 100
-    aux = aux[:5]
+    # the runners nearest the root first (runtests.jl before the folders' own runners)
+    aux = sorted(aux, key=lambda e: (e.path.count("/"), e.path))[:5]
     evidence = _spread(counted, MAX_TEST_FILES, weight) + aux
     evidence += [
         Evidence(p, "test module without any test function, test class or assertion", rule="test_file_presence.no_tests")
