@@ -471,22 +471,29 @@ def test_many_test_files_show_fifty_the_most_substantial_first(measure_s):
         ("tests/run_tests.py", None)]
 
 
-@pytest.mark.parametrize(("ecosystem", "fix"), [
-    ("python", "Add automated tests, e.g. tests/test_<module>.py with pytest test_* functions (two test files for "
-               "the full score)."),
-    ("r", "Add testthat tests, e.g. tests/testthat/test-<topic>.R with test_that() blocks (usethis::use_testthat() "
-          "sets them up)."),
-    ("julia", "Add Julia tests: test/runtests.jl with @testset/@test blocks, or test files with them that it "
-              "includes, run by Pkg.test()."),
-    ("matlab", "Add matlab.unittest test classes (tests/<Name>Test.m) or MOxUnit test_*.m suites."),
-    ("native", "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with "
-               "CTest add_test or meson test()."),
-    ("nextflow", "Add nf-test tests (tests/main.nf.test with assertions, nf-test.config) or a test profile run by "
-                 "CI."),
-    ("snakemake", "Add a Snakemake test configuration (.test/config/config.yaml with small data) and run it in CI."),
+@pytest.mark.parametrize(("files", "fix"), [
+    (BARE_TREES["python"], "Add automated tests, e.g. tests/test_<module>.py with pytest test_* functions (two test "
+                           "files for the full score)."),
+    ({"R/fit.R": "f <- function() 1\n", "DESCRIPTION": "Package: fit\n"},
+     "Add testthat tests, e.g. tests/testthat/test-<topic>.R with test_that() blocks (usethis::use_testthat() "
+     "sets them up)."),
+    (BARE_TREES["r"], "Add testthat tests, e.g. tests/testthat/test-<topic>.R with test_that() blocks checking the "
+                      "analysis functions, run with testthat::test_dir(\"tests/testthat\")."),
+    ({"src/Fit.jl": "module Fit end\n", "Project.toml": "name = \"Fit\"\n"},
+     "Add Julia tests: test/runtests.jl with @testset/@test blocks, or test files with them that it includes, run "
+     "by Pkg.test()."),
+    (BARE_TREES["julia"], "Add Julia tests: test/runtests.jl with @testset/@test blocks checking the analysis "
+                          "functions, run with julia --project test/runtests.jl."),
+    (BARE_TREES["matlab"], "Add matlab.unittest test classes (tests/<Name>Test.m) or MOxUnit test_*.m suites."),
+    (BARE_TREES["native"], "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them "
+                           "with CTest add_test or meson test()."),
+    (BARE_TREES["nextflow"], "Add nf-test tests (tests/main.nf.test with assertions, nf-test.config) or a test "
+                             "profile run by CI."),
+    (BARE_TREES["snakemake"], "Add a Snakemake test configuration (.test/config/config.yaml with small data) and run "
+                              "it in CI."),
 ])
-def test_the_test_fix_names_the_ecosystems_own_framework(measure_s, ecosystem, fix):
-    assert measure_s("test_file_presence", BARE_TREES[ecosystem]).fix == fix
+def test_the_test_fix_names_the_ecosystems_own_framework(measure_s, files, fix):
+    assert measure_s("test_file_presence", files).fix == fix
 
 
 def test_one_test_file_fix_suggests_another_in_the_ecosystems_form(measure_s):
@@ -697,24 +704,32 @@ def test_ci_yaml_below_workflows_subfolder_does_not_count(measure_s):
     assert measure_s("ci_presence", {".github/workflows/old/ci.yml": "on: push\n"}).value == 0
 
 
-@pytest.mark.parametrize(("ecosystem", "fix"), [
-    ("python", "Add a CI workflow such as .github/workflows/tests.yml that installs the environment and runs the "
-               "tests (pytest) on every push."),
-    ("r", "Add a CI workflow that runs R CMD check on every push, e.g. r-lib/actions' check-standard "
-          "(usethis::use_github_action(\"check-standard\"))."),
-    ("julia", "Add a CI workflow that runs the package tests on every push (julia-actions/setup-julia, "
-              "julia-buildpkg and julia-runtest)."),
-    ("matlab", "Add a CI workflow that runs the tests on every push (matlab-actions/setup-matlab and "
-               "matlab-actions/run-tests)."),
-    ("native", "Add a CI workflow that builds the code and runs its tests on every push "
-               "(cmake -B build && cmake --build build && ctest --test-dir build)."),
-    ("nextflow", "Add a CI workflow that runs the pipeline on its test profile (nextflow run . -profile test,docker) "
-                 "or nf-test test on every push."),
-    ("snakemake", "Add a CI workflow that lints the workflow and runs it on its .test/ data on every push "
-                  "(snakemake/snakemake-github-action with directory: .test, --lint, then --use-conda --cores 1)."),
+@pytest.mark.parametrize(("files", "fix"), [
+    (BARE_TREES["python"], "Add a CI workflow such as .github/workflows/tests.yml that installs the environment and "
+                           "runs the tests (pytest) on every push."),
+    ({"R/fit.R": "f <- function() 1\n", "DESCRIPTION": "Package: fit\n"},
+     "Add a CI workflow that runs R CMD check on every push, e.g. r-lib/actions' check-standard "
+     "(usethis::use_github_action(\"check-standard\"))."),
+    (BARE_TREES["r"], "Add a CI workflow that restores the R environment (r-lib/actions/setup-r and setup-renv) and "
+                      "runs the analysis scripts or their testthat tests on every push."),
+    ({"src/Fit.jl": "module Fit end\n", "Project.toml": "name = \"Fit\"\n"},
+     "Add a CI workflow that runs the package tests on every push (julia-actions/setup-julia, julia-buildpkg and "
+     "julia-runtest)."),
+    (BARE_TREES["julia"], "Add a CI workflow that instantiates the environment (julia-actions/setup-julia, then "
+                          "julia --project -e 'using Pkg; Pkg.instantiate()') and runs the scripts or "
+                          "test/runtests.jl on every push."),
+    (BARE_TREES["matlab"], "Add a CI workflow that runs the tests on every push (matlab-actions/setup-matlab and "
+                           "matlab-actions/run-tests)."),
+    (BARE_TREES["native"], "Add a CI workflow that builds the code and runs its tests on every push "
+                           "(cmake -B build && cmake --build build && ctest --test-dir build)."),
+    (BARE_TREES["nextflow"], "Add a CI workflow that runs the pipeline on its test profile (nextflow run . -profile "
+                             "test,docker) or nf-test test on every push."),
+    (BARE_TREES["snakemake"], "Add a CI workflow that lints the workflow and runs it on its .test/ data on every push "
+                              "(snakemake/snakemake-github-action with directory: .test, --lint, then --use-conda "
+                              "--cores 1)."),
 ])
-def test_the_ci_fix_names_the_ecosystems_own_runner(measure_s, ecosystem, fix):
-    assert measure_s("ci_presence", BARE_TREES[ecosystem]).fix == fix
+def test_the_ci_fix_names_the_ecosystems_own_runner(measure_s, files, fix):
+    assert measure_s("ci_presence", files).fix == fix
 
 
 def test_a_script_ci_runs_is_a_test_run_only_when_it_validates(measure_s):

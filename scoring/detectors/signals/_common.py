@@ -92,3 +92,15 @@ def validation_script_line(tree, path: str) -> int | None:
     lines += [c.line for c in facts.calls if _ASSERTING_CALL_RE.fullmatch(c.name)]
     lines += [m.line for m in facts.macros if m.name in ("@test", "@assert", "@test_throws")]
     return min(lines, default=None)
+
+
+def is_package(tree, ecosystem: str) -> bool:
+    """Whether an R or Julia deposit is a package (a root DESCRIPTION; a root Project.toml
+    with a name), whose tests and checks the language's package tools run; an analysis
+    runs its scripts. Other ecosystems: True."""
+    if ecosystem == "r":
+        return tree.is_file("DESCRIPTION")
+    if ecosystem == "julia":
+        project = tree.toml("Project.toml") if tree.is_file("Project.toml") else None
+        return isinstance(project, dict) and bool(project.get("name"))
+    return True

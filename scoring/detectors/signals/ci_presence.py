@@ -16,6 +16,7 @@ from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
     _ci_files,
     _join_names,
+    is_package,
     validation_script_line,
 )
 from scoring.model import Evidence
@@ -74,14 +75,15 @@ def ci_presence(tree: TreeIndex) -> Result:
         Add a workflow such as .github/workflows/tests.yml that installs the environment
         and runs the tests on every push, with the deposit's own runner (pytest, R CMD
         check, julia-runtest, matlab-actions/run-tests, ctest, a Nextflow test
-        profile or nf-test, a Snakemake run on .test/ data).
+        profile or nf-test, a Snakemake run on .test/ data); an R or Julia analysis
+        that is no package restores its environment and runs its scripts.
     Known false positives:
         A workflow that only runs bots (stale issues, labeler) or deploys documentation
         counts; so does a configuration left behind for a CI service no longer in use.
     """
     files = _ci_files(tree)
     if not files:
-        return Result(0, counts={"ci_files": 0, "runs_tests": False}, fix=_FIX_NO_CI[fix_ecosystem(tree)],
+        return Result(0, counts={"ci_files": 0, "runs_tests": False}, fix=_fix_without_ci(tree),
                       reason="no continuous-integration configuration file")
     testing: list[list[Evidence]] = []    # a CI file that runs tests, then its test lines
     others: list[Evidence] = []
@@ -98,6 +100,25 @@ def ci_presence(tree: TreeIndex) -> Result:
     evidence += [group[i] for i in range(2, _TEST_LINES_PER_FILE + 1) for group in testing if i < len(group)]
     return Result(100, evidence=evidence[:MAX_EVIDENCE], counts={"ci_files": len(files), "runs_tests": bool(testing)},
                   reason=f"CI configured in {_join_names(files)}")
+
+
+# R and Julia analyses (no package to check): the environment and the scripts
+_FIX_NO_CI_ANALYSIS = {
+    R: "Add a CI workflow that restores the R environment (r-lib/actions/setup-r and setup-renv) and runs the "
+       "analysis scripts or their testthat tests on every push.",
+    JULIA: "Add a CI workflow that instantiates the environment (julia-actions/setup-julia, then julia --project -e "
+           "'using Pkg; Pkg.instantiate()') and runs the scripts or test/runtests.jl on every push.",
+}
+
+
+def _fix_without_ci(tree: TreeIndex) -> str:
+    """The no-CI fix in the tree's ecosystem; an R or Julia analysis that is no package
+    (no DESCRIPTION, no named Project.toml at the root) runs its scripts, not a package
+    check."""
+    ecosystem = fix_ecosystem(tree)
+    if ecosystem in _FIX_NO_CI_ANALYSIS and not is_package(tree, ecosystem):
+        return _FIX_NO_CI_ANALYSIS[ecosystem]
+    return _FIX_NO_CI[ecosystem]
 
 
 def _test_lines(tree: TreeIndex, config) -> list[tuple[int, str, str]]:

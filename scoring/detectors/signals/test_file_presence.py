@@ -19,6 +19,7 @@ from scoring.detectors.signals._common import (
     _ci_files,
     _name,
     _parent,
+    is_package,
     validation_script_line,
 )
 from scoring.facts import FileFacts
@@ -420,7 +421,9 @@ def test_file_presence(tree: TreeIndex) -> Result:
         Julia tests (test/runtests.jl with @testset), MATLAB matlab.unittest classes or
         MOxUnit test_*.m suites, GoogleTest/Catch2 sources registered with CTest
         add_test (meson test()), test-drive suites for Fortran, nf-test *.nf.test
-        files for Nextflow, or a Snakemake .test/ configuration run by CI.
+        files for Nextflow, or a Snakemake .test/ configuration run by CI; an R or
+        Julia analysis that is no package runs its tests with testthat::test_dir()
+        or julia --project test/runtests.jl.
     Known false positives:
         A test that asserts nothing meaningful still counts, as does any script with an
         assert statement inside a tests/ folder; helpers named test_* count. A build
@@ -660,7 +663,9 @@ def test_file_presence(tree: TreeIndex) -> Result:
     ]
     counts = {"test_files": n, "candidate_modules": candidates, "modules_without_tests": len(empty)}
     if n == 0:
-        fix = _FIX_NO_TESTS[fix_ecosystem(tree)]
+        ecosystem = fix_ecosystem(tree)
+        fix = (_FIX_NO_TESTS if is_package(tree, ecosystem) else _FIX_NO_TESTS_ANALYSIS).get(ecosystem,
+                                                                                           _FIX_NO_TESTS[ecosystem])
     elif n == 1:
         fix = (f"Add at least one more test file beside {counted[0].path} "
                f"(e.g. {_ANOTHER_TEST_FILE[fix_ecosystem(tree)]}) to cover the rest of the code.")
@@ -713,6 +718,13 @@ _FIX_NO_TESTS = {
             "CTest add_test or meson test().",
     NEXTFLOW: "Add nf-test tests (tests/main.nf.test with assertions, nf-test.config) or a test profile run by CI.",
     SNAKEMAKE: "Add a Snakemake test configuration (.test/config/config.yaml with small data) and run it in CI.",
+}
+# ... for an R or Julia analysis, which has no package tooling to run them
+_FIX_NO_TESTS_ANALYSIS = {
+    R: "Add testthat tests, e.g. tests/testthat/test-<topic>.R with test_that() blocks checking the analysis "
+       "functions, run with testthat::test_dir(\"tests/testthat\").",
+    JULIA: "Add Julia tests: test/runtests.jl with @testset/@test blocks checking the analysis functions, run with "
+           "julia --project test/runtests.jl.",
 }
 # A second test file, in the deposit's own ecosystem
 _ANOTHER_TEST_FILE = {
