@@ -436,7 +436,8 @@ class NotebookCellFact(_Record):
 
 @dataclass(frozen=True)
 class AssertFact(_Record):
-    """An ``assert`` statement (Python)."""
+    """An ``assert`` statement (Python); a statement that ends a Fortran program with a
+    failing exit status (``error stop``, ``stop 1``), a test program's assertion (S3)."""
 
     line: int
     cell: int | None = _cell()

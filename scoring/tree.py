@@ -958,6 +958,13 @@ class TreeIndex:
 
         return self._cached("nf_test", path, parse_nf_test)
 
+    def pfunit(self, path: str):
+        """A pFUnit ``*.pf`` file's ``@test`` lines and ``@assert*`` lines
+        (:func:`scoring.parsers.pfunit.parse_pfunit`), read once per content; None if not text."""
+        from .parsers.pfunit import parse_pfunit
+
+        return self._cached("pfunit", path, parse_pfunit, by_content=True)
+
     def front_matter(self, path: str):
         """The YAML header keys of an R Markdown / Quarto document
         (:func:`scoring.parsers.front_matter.parse_front_matter`), read once; None if not text."""

@@ -50,6 +50,18 @@ def evidence_of(measurement, rule: str) -> list[dict]:
     return [e.to_dict() for e in measurement.evidence if e.rule == rule]
 
 
+# One small tree per ecosystem a fix is written for (scoring.detectors._shared.fix_ecosystem)
+BARE_TREES = {
+    "python": {"analysis.py": "x = 1\n"},
+    "r": {"analysis.R": "x <- 1\n"},
+    "julia": {"analysis.jl": "x = 1\n"},
+    "matlab": {"analysis.m": "x = 1;\n"},
+    "native": {"src/model.c": "int main(void) { return 0; }\n"},
+    "nextflow": {"main.nf": "workflow { }\n"},
+    "snakemake": {"Snakefile": "rule all:\n    input: 'x'\n"},
+}
+
+
 # --------------------------------------------------------------------------- fixtures
 
 
@@ -67,10 +79,19 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # config_externalised 2.1.1: where argparse options are declared, every parameter file shown;
     # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs;
     # hardware_requirements 2.0.1: a statement before a badge line, the environment's declarations shown;
-    # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them
-    assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.8.0",
-                                "test_file_presence": "2.1.1", "expected_outputs": "2.1.1",
-                                "ci_presence": "2.0.1", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
+    # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them;
+    # test_file_presence 2.2.0: native test programs, pFUnit, Julia test sub-folders and runners,
+    # Snakemake CI folders, CI-run validation scripts, fixes in the tree's ecosystem; ci_presence
+    # 2.0.2: workflow test runs, fpm test and validation scripts run tests, fixes in the tree's ecosystem;
+    # expected_outputs 2.2.0: README pictures and copies of documentation images are not figures, a
+    # README showing what the output looks like is the 60 tier, fixes in the tree's ecosystem;
+    # config_externalised 2.2.0: vendored, build and dependency-folder code out, Nextflow params without
+    # defaults and a MATLAB driver's arguments are the 80 tier, fixes in the tree's ecosystem;
+    # hardware_requirements 2.1.0: MATLAB gpuArray, CUDA sources and builds, batch GPU requests and
+    # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare
+    assert detector.version == {"config_externalised": "2.2.0", "seed_management": "2.8.0",
+                                "test_file_presence": "2.2.0", "expected_outputs": "2.2.0",
+                                "ci_presence": "2.0.2", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -450,6 +471,71 @@ def test_many_test_files_show_fifty_the_most_substantial_first(measure_s):
         ("tests/run_tests.py", None)]
 
 
+@pytest.mark.parametrize(("files", "fix"), [
+    (BARE_TREES["python"], "Add automated tests, e.g. tests/test_<module>.py with pytest test_* functions (two test "
+                           "files for the full score)."),
+    ({"R/fit.R": "f <- function() 1\n", "DESCRIPTION": "Package: fit\n"},
+     "Add testthat tests, e.g. tests/testthat/test-<topic>.R with test_that() blocks (usethis::use_testthat() "
+     "sets them up)."),
+    (BARE_TREES["r"], "Add testthat tests, e.g. tests/testthat/test-<topic>.R with test_that() blocks checking the "
+                      "analysis functions, run with testthat::test_dir(\"tests/testthat\")."),
+    ({"src/Fit.jl": "module Fit end\n", "Project.toml": "name = \"Fit\"\n"},
+     "Add Julia tests: test/runtests.jl with @testset/@test blocks, or test files with them that it includes, run "
+     "by Pkg.test()."),
+    (BARE_TREES["julia"], "Add Julia tests: test/runtests.jl with @testset/@test blocks checking the analysis "
+                          "functions, run with julia --project test/runtests.jl."),
+    (BARE_TREES["matlab"], "Add matlab.unittest test classes (tests/<Name>Test.m) or MOxUnit test_*.m suites."),
+    (BARE_TREES["native"], "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them "
+                           "with CTest add_test or meson test()."),
+    (BARE_TREES["nextflow"], "Add nf-test tests (tests/main.nf.test with assertions, nf-test.config) or a test "
+                             "profile run by CI."),
+    (BARE_TREES["snakemake"], "Add a Snakemake test configuration (.test/config/config.yaml with small data) and run "
+                              "it in CI."),
+])
+def test_the_test_fix_names_the_ecosystems_own_framework(measure_s, files, fix):
+    assert measure_s("test_file_presence", files).fix == fix
+
+
+def test_one_test_file_fix_suggests_another_in_the_ecosystems_form(measure_s):
+    m = measure_s("test_file_presence", {"R/stats.R": "f <- function(x) x\n",
+                                          "tests/testthat/test-stats.R": "test_that('f', expect_equal(f(1), 1))\n"})
+    assert m.fix == ("Add at least one more test file beside tests/testthat/test-stats.R "
+                     "(e.g. tests/testthat/test-<topic>.R) to cover the rest of the code.")
+
+
+def test_native_programs_that_neither_a_build_runs_nor_fail_are_not_tests(measure_s):
+    m = measure_s("test_file_presence", {
+        "src/a.c": "int f(void) { return 1; }\n",
+        "tests/demo.c": "#include <stdlib.h>\nint main(void) { exit(0); }\n",
+        "tests/demo.f90": "program demo\n  print *, 1\n  stop\nend program demo\n",
+        # a build that registers tests runs only the programs below its own folder
+        "tools/CMakeLists.txt": "add_test(NAME lint COMMAND lint.sh)\n",
+    })
+    assert (m.value, m.counts["test_files"]) == (50, 1)
+    assert [e.path for e in m.evidence] == ["tools/CMakeLists.txt"]
+
+
+def test_a_lint_only_snakemake_run_makes_no_test_configuration(measure_s):
+    m = measure_s("test_file_presence", {
+        "workflow/Snakefile": 'configfile: "config/config.yaml"\nrule all:\n    input: "a"\n',
+        ".test/config/config.yaml": "samples: s.tsv\n",
+        ".github/workflows/lint.yml": ("jobs:\n  lint:\n    steps:\n      - uses: snakemake/snakemake-github-action@v1\n"
+                                       "        with:\n          directory: .test\n          args: --lint\n"),
+    })
+    assert m.value == 0
+
+
+def test_a_ci_script_is_a_validation_test_only_when_named_so_and_asserting(measure_s):
+    m = measure_s("test_file_presence", {
+        "scripts/check_results.R": "x <- read.csv('results/a.csv')\nprint(nrow(x))\n",
+        "scripts/compare_runs.R": "x <- read.csv('results/a.csv')\nstopifnot(nrow(x) == 3)\n",
+        ".gitlab-ci.yml": "test:\n  script:\n    - Rscript scripts/check_results.R\n    - Rscript scripts/compare_runs.R\n",
+    })
+    assert (m.value, m.counts["test_files"]) == (50, 1)
+    assert [(e.path, e.line_start, e.reason) for e in m.evidence] == [
+        ("scripts/compare_runs.R", 2, "validation script run by CI (.gitlab-ci.yml:4)")]
+
+
 # --------------------------------------------------------------------------- S4 expected_outputs
 
 
@@ -522,6 +608,57 @@ def test_bare_results_heading_is_not_an_expected_output(measure_s):
     assert measure_s("expected_outputs", {"README.md": "# Tool\n\n## Results\n\nGood.\n"}).value == 0
 
 
+@pytest.mark.parametrize(("readme", "value"), [
+    # §0.3: "the output looks like" followed by a block or an image
+    ("# T\n\nRun `t in.csv`. The result should look like:\n\n```\npeak 410 0.9\n```\n", 60),
+    ("# T\n\nThe output looks like this: ![out](out.png)\n", 60),
+    # followed by prose, or by nothing, it shows nothing
+    ("# T\n\nThe output looks like a table.\n\nThen plot it.\n", 0),
+    ("# T\n\nThe output looks like this:\n", 0),
+])
+def test_a_readme_sentence_showing_the_output(measure_s, readme, value):
+    assert measure_s("expected_outputs", {"README.md": readme}).value == value
+
+
+@pytest.mark.parametrize(("files", "figures"), [
+    ({"media/json-fortran-logo-1.png": "P" * 20, "media/silicon.png": "P" * 20}, ["media/silicon.png"]),
+    # a README in a sub-folder embeds its schematic; the result figure beside it stays
+    ({"analysis/README.md": "# A\n\n![](overview.svg)\n", "analysis/overview.svg": "S" * 20,
+      "analysis/fig2.pdf": "F" * 20}, ["analysis/fig2.pdf"]),
+    # a GitHub URL of the repository's own file is the file
+    ({"README.md": "# A\n\n![](https://github.com/o/r/blob/main/art/tour.png?raw=true)\n",
+      "art/tour.png": "P" * 20, "art/run.png": "Q" * 20}, ["art/run.png"]),
+])
+def test_readme_pictures_and_assets_are_not_result_figures(measure_s, files, figures):
+    m = measure_s("expected_outputs", files)
+    assert [e["path"] for e in evidence_of(m, "expected_outputs.figure")] == figures
+
+
+def test_a_baseline_folder_of_sub_folders_shows_each_of_them(measure_s):
+    m = measure_s("expected_outputs", {"tests/baseline_images/test_plot/line.png": "P" * 20,
+                                        "tests/baseline_images/test_hist/bars.png": "Q" * 20,
+                                        "tests/testthat/_snaps/plot.md": "# plot\n\n    Code\n      x\n",
+                                        "tests/testthat/_snaps/plot/line.svg": "<svg>line</svg>" * 2})
+    assert [(e["path"], e["reason"]) for e in evidence_of(m, "expected_outputs.test_output_dir")] == [
+        ("tests/baseline_images/test_hist", "test expected-output folder holding 1 file"),
+        ("tests/baseline_images/test_plot", "test expected-output folder holding 1 file"),
+        ("tests/testthat/_snaps", "test expected-output folder holding 2 files")]
+
+
+@pytest.mark.parametrize(("ecosystem", "fix"), [
+    ("python", "pytest-mpl baseline images or expected files under tests/"),
+    ("r", "testthat snapshots in tests/testthat/_snaps/"),
+    ("julia", "reference files that test/runtests.jl compares with"),
+    ("matlab", "reference .mat or .csv files that the tests compare with"),
+    ("native", "reference outputs of test cases in tests/<case>/reference/"),
+    ("nextflow", "nf-test snapshots, *.nf.test.snap"),
+    ("snakemake", "expected outputs of Snakemake unit tests in .tests/unit/<rule>/expected/"),
+])
+def test_the_output_fix_names_the_ecosystems_reference_outputs(measure_s, ecosystem, fix):
+    assert measure_s("expected_outputs", BARE_TREES[ecosystem]).fix == (
+        f"Commit the outputs of a reference run in results/ (or {fix}) and describe the expected output in the README.")
+
+
 def test_figure_tier_shows_the_folders_holding_figures(measure_s):
     png = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
     files = {f"_freeze/report/figure-html/chunk-{i}.png": png for i in range(12)}
@@ -565,6 +702,45 @@ def test_ci_files_that_run_tests_come_first_with_their_test_lines(measure_s):
 
 def test_ci_yaml_below_workflows_subfolder_does_not_count(measure_s):
     assert measure_s("ci_presence", {".github/workflows/old/ci.yml": "on: push\n"}).value == 0
+
+
+@pytest.mark.parametrize(("files", "fix"), [
+    (BARE_TREES["python"], "Add a CI workflow such as .github/workflows/tests.yml that installs the environment and "
+                           "runs the tests (pytest) on every push."),
+    ({"R/fit.R": "f <- function() 1\n", "DESCRIPTION": "Package: fit\n"},
+     "Add a CI workflow that runs R CMD check on every push, e.g. r-lib/actions' check-standard "
+     "(usethis::use_github_action(\"check-standard\"))."),
+    (BARE_TREES["r"], "Add a CI workflow that restores the R environment (r-lib/actions/setup-r and setup-renv) and "
+                      "runs the analysis scripts or their testthat tests on every push."),
+    ({"src/Fit.jl": "module Fit end\n", "Project.toml": "name = \"Fit\"\n"},
+     "Add a CI workflow that runs the package tests on every push (julia-actions/setup-julia, julia-buildpkg and "
+     "julia-runtest)."),
+    (BARE_TREES["julia"], "Add a CI workflow that instantiates the environment (julia-actions/setup-julia, then "
+                          "julia --project -e 'using Pkg; Pkg.instantiate()') and runs the scripts or "
+                          "test/runtests.jl on every push."),
+    (BARE_TREES["matlab"], "Add a CI workflow that runs the tests on every push (matlab-actions/setup-matlab and "
+                           "matlab-actions/run-tests)."),
+    (BARE_TREES["native"], "Add a CI workflow that builds the code and runs its tests on every push "
+                           "(cmake -B build && cmake --build build && ctest --test-dir build)."),
+    (BARE_TREES["nextflow"], "Add a CI workflow that runs the pipeline on its test profile (nextflow run . -profile "
+                             "test,docker) or nf-test test on every push."),
+    (BARE_TREES["snakemake"], "Add a CI workflow that lints the workflow and runs it on its .test/ data on every push "
+                              "(snakemake/snakemake-github-action with directory: .test, --lint, then --use-conda "
+                              "--cores 1)."),
+])
+def test_the_ci_fix_names_the_ecosystems_own_runner(measure_s, files, fix):
+    assert measure_s("ci_presence", files).fix == fix
+
+
+def test_a_script_ci_runs_is_a_test_run_only_when_it_validates(measure_s):
+    files = {"scripts/plot.py": "assert True\n", "scripts/check_plot.py": "print('looks fine')\n",
+             ".travis.yml": "script:\n  - python scripts/plot.py\n  - python scripts/check_plot.py\n"}
+    assert measure_s("ci_presence", files).counts == {"ci_files": 1, "runs_tests": False}
+    files["scripts/check_plot.py"] = "import numpy as np\nnp.testing.assert_allclose(1.0, 1.0)\n"
+    m = measure_s("ci_presence", files)
+    assert m.counts == {"ci_files": 1, "runs_tests": True}
+    assert [(e["line_start"], e["reason"]) for e in evidence_of(m, "ci_presence.runs_tests")] == [
+        (3, "CI job runs the validation script scripts/check_plot.py")]
 
 
 # --------------------------------------------------------------------------- S6 config_externalised
@@ -631,6 +807,47 @@ def test_full_tier_shows_each_source_first_then_every_file(measure_s):
     ]
 
 
+@pytest.mark.parametrize(("ecosystem", "fix"), [
+    ("python", "Move hard-coded run parameters into config.yaml (read with yaml/Hydra) or expose them as argparse "
+               "command-line options."),
+    ("r", "Move hard-coded run parameters into config.yml read with config::get(), or read them from the command "
+          "line with optparse or commandArgs() (an R Markdown report: params: in its YAML header)."),
+    ("julia", "Move hard-coded run parameters into a TOML file read with TOML.parsefile(), or read them from the "
+              "command line with ArgParse.jl or ARGS."),
+    ("matlab", "Move hard-coded run parameters into a parameter file (a .json read with jsondecode(fileread(...))), "
+               "or pass them to the driver function as arguments checked with inputParser."),
+    ("native", "Read the run parameters from an input file (a Fortran namelist, a parameter deck) or the command "
+               "line (getopt, CLI11) instead of compiling them in."),
+    ("nextflow", "Declare the pipeline parameters with defaults in nextflow.config (params { ... }), so runs "
+                 "override them with --name or -params-file."),
+    ("snakemake", "Move the workflow's settings into config/config.yaml read with configfile:, so runs override "
+                  "them with --configfile."),
+])
+def test_the_config_fix_names_the_ecosystems_own_tools(measure_s, ecosystem, fix):
+    assert measure_s("config_externalised", BARE_TREES[ecosystem]).fix == fix
+
+
+def test_matlab_options_are_inputparser_uses_and_driver_arguments(measure_s):
+    # `p = inputParser;` is no call: its addParameter calls show it
+    m = measure_s("config_externalised", {"src/smooth.m": "function y = smooth(x, varargin)\np = inputParser;\n"
+                                                          "addParameter(p, 'width', 3)\nparse(p, varargin{:});\n"
+                                                          "y = x;\nend\n",
+                                           "scripts/main.m": "function main(cfg)\ndisp(cfg)\nend\n"})
+    assert (m.value, m.reason) == (80, "parameters come from the function arguments (src/smooth.m)")
+    assert [(e.path, e.line_start, e.reason) for e in m.evidence] == [
+        ("src/smooth.m", 3, "parses its name-value options with inputParser")]
+    assert m.fix == ("Move the run parameters into a parameter file (a .json read with jsondecode(fileread(...))), "
+                     "so the exact settings of the published run are recorded.")
+    # a library function's arguments are its API; only a top-level driver's are run parameters
+    assert measure_s("config_externalised", {"src/smooth.m": "function y = smooth(x, w)\ny = x;\nend\n"}).value == 0
+
+
+def test_nextflow_parameters_with_defaults_are_the_full_tier(measure_s):
+    m = measure_s("config_externalised", {"main.nf": "workflow { A(Channel.fromPath(params.reads)) }\n",
+                                           "nextflow.config": "params.reads = 'data/*.fq'\n"})
+    assert (m.value, [e.rule for e in m.evidence]) == (100, ["config_externalised.nextflow_params"])
+
+
 def test_python_config_evidence_points_at_the_import_line(measure_s):
     m = measure_s("config_externalised", {
         "nb.ipynb": notebook(("x = 1", 1), ("import click\nfrom omegaconf import OmegaConf", 2)),
@@ -678,3 +895,67 @@ def test_undeclared_gpu_fix_names_the_readme(measure_s):
     assert m.value == 0
     assert m.fix.startswith("State the hardware in readme.rst:")
     assert [(e.rule, e.path, e.line_start) for e in m.evidence] == [("hardware_requirements.gpu_import", "a.py", 1)]
+
+
+@pytest.mark.parametrize(("files", "fix"), [
+    ({"train.py": "import torch\n"},
+     "State the hardware in README.md: GPU model and memory and CUDA version, or that a CPU is enough, and the RAM a "
+     "full run needs."),
+    ({"fit.R": "library(torch)\n"},
+     "State the hardware in README.md: GPU model and memory and the CUDA version torch/tensorflow use, or that a CPU "
+     "is enough, and the RAM a full run needs."),
+    ({"fit.jl": "using CUDA\n"},
+     "State the hardware in README.md: GPU model and memory and the CUDA version CUDA.jl uses (CUDA.versioninfo()), "
+     "or that a CPU is enough, and the RAM a full run needs."),
+    ({"fit.m": "x = gpuArray(rand(3));\n"},
+     "State the hardware in README.md: the GPU the gpuArray code needs (a CUDA GPU your MATLAB release supports, "
+     "with Parallel Computing Toolbox) and its memory, or that a CPU is enough, and the RAM a full run needs."),
+    ({"src/k.cu": "__global__ void k() {}\n"},
+     "State the hardware in README.md: GPU model, compute capability (CMAKE_CUDA_ARCHITECTURES) and CUDA toolkit "
+     "version, or that a CPU build is enough, and the RAM and cores a run needs."),
+    ({"main.nf": "workflow { }\n", "bin/train.py": "import torch\n"},
+     "Declare what the GPU processes need with accelerator, memory and cpus directives, or state the GPU, its memory "
+     "and the CUDA version in README.md."),
+    ({"Snakefile": "rule all:\n    input: 'x'\n", "scripts/train.py": "import torch\n"},
+     "Declare what the GPU rules need with resources: (gpu=1, mem_mb=...) and threads:, or state the GPU, its memory "
+     "and the CUDA version in README.md."),
+])
+def test_the_hardware_fix_names_what_the_ecosystems_gpu_code_needs(measure_s, files, fix):
+    m = measure_s("hardware_requirements", files)
+    assert (m.value, m.fix) == (0, fix)
+
+
+def test_gpu_use_is_read_in_every_ecosystem_and_cpu_resources_alone_are_no_gpu(measure_s):
+    # cpus/memory directives and threads: declare, they do not make a pipeline GPU code
+    assert measure_s("hardware_requirements", {"main.nf": "process A {\n  cpus 4\n  memory '8 GB'\n"
+                                                          "  script:\n  'echo'\n}\n"}).applicable is False
+    assert measure_s("hardware_requirements", {"job.sh": "#!/bin/bash\n#SBATCH --mem=8G\n"}).applicable is False
+    m = measure_s("hardware_requirements", {"CMakeLists.txt": "find_package(CUDAToolkit 11 REQUIRED)\n",
+                                            "README.md": "# x\n\nNeeds an NVIDIA GPU with 8 GB.\n"})
+    assert (m.value, [(e.rule, e.path, e.line_start) for e in m.evidence]) == (100, [
+        ("hardware_requirements.cuda_build", "CMakeLists.txt", 1),
+        ("hardware_requirements.documented", "README.md", 3)])
+    # a trigger in a vendored folder is another project's GPU code
+    assert measure_s("hardware_requirements", {"third_party/k/k.cu": "__global__ void k() {}\n",
+                                                "third_party/k/LICENSE": "MIT\n"}).applicable is False
+
+
+def test_gpu_imports_are_shown_from_the_top_level_scripts_and_across_folders(measure_s):
+    m = measure_s("hardware_requirements", {"models/a.py": "import torch\n", "models/b.py": "import torch\n",
+                                            "data/c.py": "import torch\n", "main.py": "import os\nimport torch\n"})
+    assert [(e.path, e.line_start) for e in m.evidence] == [("main.py", 2), ("data/c.py", 1), ("models/a.py", 1),
+                                                            ("models/b.py", 1)]
+
+
+def test_julia_runners_include_test_files_and_a_file_including_sources_is_no_runner(measure_s):
+    m = measure_s("test_file_presence", {
+        "test/runtests.jl": "using Test\n@testset \"all\" begin\n    include(\"core/core.jl\")\nend\n",
+        "test/core/core.jl": "testfile(\"graph.jl\")\n",
+        "test/core/graph.jl": "@test 1 + 1 == 2\n",
+        "test/test_helpers.jl": "include(\"../lib/graph.jl\")\nmake_graph() = 1\n",
+        "lib/graph.jl": "graph() = 1\n",
+    })
+    assert (m.value, m.counts["test_files"]) == (50, 1)
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("test/core/graph.jl", 1, "test_file_presence.julia"), ("test/runtests.jl", 3, "test_file_presence.runner"),
+        ("test/core/core.jl", 1, "test_file_presence.runner"), ("test/test_helpers.jl", None, "test_file_presence.no_tests")]

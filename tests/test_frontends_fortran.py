@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scoring.facts import (
+    AssertFact,
     CliArgFact,
     CommentFact,
     DefinitionFact,
@@ -88,6 +89,14 @@ def test_open_statements_and_command_arguments():
     result = facts()
     assert result.file_io == (FileIOFact(29, "read", "input.nml", "open"), FileIOFact(30, "write", "out.dat", "open"))
     assert result.cli_args == (CliArgFact(31, "get_command_argument"),)
+
+
+def test_stop_statements_that_fail_the_program_are_assertions():
+    # S3: a test program signals failure through its exit status
+    source = (b"program t\n  integer :: n\n  if (n /= 0) stop 1\n  if (n > 2) error stop 'bad'\n  stop\n"
+              b"  stop 0\n  error stop\n  stop 'done'\nend program t\n")
+    assert fortran.extract(source, "test/t.f90").asserts == (AssertFact(3), AssertFact(4), AssertFact(7))
+    assert fortran.extract(b"program p\n  stop\nend program p\n", "p.f90").asserts == ()
 
 
 def test_fixed_form_is_read_line_for_line():

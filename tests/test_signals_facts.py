@@ -71,3 +71,31 @@ def test_tree_snippet_of_files_and_notebook_cells(make_tree):
     assert tree.snippet("n.ipynb", 2, cell=2) == "y = 2"
     assert tree.snippet("n.ipynb", 1, cell=3) is None
     assert tree.hardware_line("a.py", "declaration") is None
+
+
+def test_pfunit_annotations_and_assertions_outside_comments():
+    from scoring.parsers.pfunit import parse_pfunit
+
+    text = ("module test_sum\n  use funit\ncontains\n  ! @test\n  @test\n  subroutine test_one()\n"
+            "    @assertEqual(2, 1 + 1)\n    !@assertTrue(.false.)\n  end subroutine\n"
+            "  @test(npes=[1])\n  subroutine test_two(this)\n    @assertTrue(.true., message='ok')\n"
+            "  end subroutine\nend module\n")
+    parsed = parse_pfunit(text)
+    assert (parsed.tests, parsed.assertions) == ((5, 10), (7, 12))
+
+
+def test_ci_config_snakemake_folders_workflow_test_runs_and_scripts():
+    text = ("jobs:\n  lint:\n    steps:\n      - name: Lint\n        uses: snakemake/snakemake-github-action@v1\n"
+            "        with:\n          directory: .test\n          args: '--lint'\n"
+            "  run:\n    steps:\n      - name: Run\n        uses: snakemake/snakemake-github-action@v1\n"
+            "        with:\n          directory: '.tests/integration'\n          args: --cores 1\n"
+            "      - name: Docs\n        working-directory: docs\n        run: make html\n"
+            "      - run: snakemake --cores 2 --directory ./runs/small\n"
+            "      - run: nextflow run . -profile test,docker && fpm test\n"
+            "      - run: python3 -u scripts/validate.py out && Rscript -e 'x' && ./tools/check.sh\n"
+            "      - run: make -j 4 check  # CTest through make\n")
+    config = parse_ci_config(text, ".github/workflows/ci.yml")
+    # the lint step's folder and the docs step (no Snakemake) are not Snakemake runs
+    assert config.workflow_dirs == ((14, ".tests/integration"), (19, "runs/small"))
+    assert [line for line, _ in config.test_lines] == [8, 14, 20, 22]
+    assert config.run_scripts == ((21, "scripts/validate.py"), (21, "tools/check.sh"))

@@ -8,7 +8,7 @@ Fortran has no exceptions, so no ``HandlerFact`` is emitted.
 
 Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
 the nodes facts come from (comments, strings, program units, use/include, visibility
-statements, assignments, calls, open), in document order, plus marks for the context a
+statements, assignments, calls, open, stop), in document order, plus marks for the context a
 fact depends on; identifiers, operators and punctuation stay in C
 (``scoring.frontends._common.selected``).
 """
@@ -16,8 +16,10 @@ fact depends on; identifiers, operators and punctuation stay in C
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from scoring.facts import (
+    AssertFact,
     AssignmentFact,
     CallFact,
     CliArgFact,
@@ -32,7 +34,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "fortran"
-VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3 (S1): the end line of a subroutine or function
+VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3 (S1): the end line of a subroutine or function; 1.0.4 (S3): failing stop statements as AssertFacts
 FIXED_FORM_SUFFIXES = (".f", ".for", ".f77", ".ftn")
 
 DEFINITIONS = {"subroutine": "subroutine", "function": "function", "module": "module",
@@ -109,7 +111,7 @@ def literal(node):
 SELECTED = """
 [(comment) (string_literal) (subroutine) (function) (module) (program) (submodule) (use_statement)
  (include_statement) (preproc_include) (private_statement) (public_statement) (assignment_statement)
- (init_declarator) (subroutine_call) (call_expression) (open_statement)] @node
+ (init_declarator) (subroutine_call) (call_expression) (open_statement) (stop_statement)] @node
 (assignment_statement (string_literal) @bindable)
 (init_declarator (string_literal) @bindable)
 (keyword_argument (string_literal) @bindable)
@@ -130,6 +132,7 @@ class _Walker:
         self.owner_of: dict[int, str] = {}     # definition index -> enclosing module
         self.root = None
         self.bindable: set[int] = set()        # ids of strings an assignment, declarator or keyword binds
+        self.failing_stops: list[AssertFact] = []   # S3: `error stop`, `stop <non-zero>`
 
     def run(self) -> FileFacts:
         tree = self.facts.parse(self.data, LANGUAGE)
@@ -138,7 +141,8 @@ class _Walker:
         self.bindable = marks.get("bindable", set())
         for node in nodes:
             self.visit(node)
-        return self.facts.finish(LANGUAGE, "fortran", VERSION, self.data, definitions=self.resolved_definitions())
+        facts = self.facts.finish(LANGUAGE, "fortran", VERSION, self.data, definitions=self.resolved_definitions())
+        return replace(facts, asserts=tuple(self.failing_stops)) if self.failing_stops else facts
 
     def resolved_definitions(self) -> list[DefinitionFact]:
         trailing_docs = {c.line_start for c in self.facts.comments if c.doc and c.text.startswith("!!")}
@@ -191,6 +195,16 @@ class _Walker:
             self.call(node)
         elif kind == "open_statement":
             self.open(node)
+        elif kind == "stop_statement":
+            self.stop(node)
+
+    def stop(self, node) -> None:
+        """``error stop`` and ``stop <code>`` with a code other than 0 end the program
+        with a failing exit status: a test program's assertion (S3, an ``AssertFact``)."""
+        words = [c.type for c in node.children]
+        code = next((c for c in node.named_children if c.type in ("number_literal", "string_literal")), None)
+        if "error" in words or (code is not None and code.type == "number_literal" and ts.text(code).strip("+") != "0"):
+            self.failing_stops.append(AssertFact(ts.first_line(node)))
 
     def ancestors(self, node) -> list:
         return ts.path_to(self.root, node)

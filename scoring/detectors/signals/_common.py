@@ -66,3 +66,41 @@ SOURCE_SUFFIXES = frozenset({
     ".smk", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".java", ".go", ".rs", ".pl", ".rb", ".lua",
     ".scala", ".cmake", ".bat", ".ps1", ".stan", ".jags", ".bug",
 })
+
+
+# A script whose name says it checks results (validate_outputs.py, check_results.R,
+# compare_to_reference.jl, sanity_checks.py, regression.py)
+_VALIDATION_NAME_RE = re.compile(r"valid|verif|check|compar|sanity|regress|consisten", re.IGNORECASE)
+# the calls that assert in each language: numpy.testing / pandas.testing assert_*, R
+# stopifnot / testthat expect_* / assertthat
+_ASSERTING_CALL_RE = re.compile(r"(?:.*[.:$])?(?:assert\w*|stopifnot|expect_\w+|assert_that)")
+
+
+def validation_script_line(tree, path: str) -> int | None:
+    """The first assertion of a validation script (§0.3 "CI-run validation scripts are
+    tests"): a Python, R or Julia script named after checking results (validate,
+    verify, check, compare, sanity, regression, consistency) that asserts (``assert``
+    statements, ``np.testing.assert_*``, R ``stopifnot``/``expect_*``, Julia ``@test``/
+    ``@assert``); None for any other file."""
+    name = _name(path)
+    if not _VALIDATION_NAME_RE.search(name.rsplit(".", 1)[0]):
+        return None
+    facts = tree.facts(path)
+    if facts is None:
+        return None
+    lines = [a.line for a in facts.asserts]
+    lines += [c.line for c in facts.calls if _ASSERTING_CALL_RE.fullmatch(c.name)]
+    lines += [m.line for m in facts.macros if m.name in ("@test", "@assert", "@test_throws")]
+    return min(lines, default=None)
+
+
+def is_package(tree, ecosystem: str) -> bool:
+    """Whether an R or Julia deposit is a package (a root DESCRIPTION; a root Project.toml
+    with a name), whose tests and checks the language's package tools run; an analysis
+    runs its scripts. Other ecosystems: True."""
+    if ecosystem == "r":
+        return tree.is_file("DESCRIPTION")
+    if ecosystem == "julia":
+        project = tree.toml("Project.toml") if tree.is_file("Project.toml") else None
+        return isinstance(project, dict) and bool(project.get("name"))
+    return True

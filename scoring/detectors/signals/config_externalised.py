@@ -4,6 +4,16 @@ from __future__ import annotations
 
 import re
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.signals._common import (
     _CI_ROOT_FILES,
     MAX_EVIDENCE,
@@ -36,7 +46,8 @@ _R_CLI_PACKAGES = frozenset({"optparse", "argparse", "docopt", "getopt"})
 _R_LOADS = frozenset({"library", "require", "requireNamespace", "p_load", "pkg::"})
 _JULIA_CLI_PACKAGES = frozenset({"ArgParse", "DocOpt", "Comonicon"})
 # CliArgFact kinds of the native and MATLAB frontends that are a command line (§0.3 S6 row):
-# MATLAB function inputs are a function's interface, not run parameters, so only inputParser
+# a MATLAB function's inputs are its interface, so only inputParser here (a driver
+# function's arguments are read apart, _matlab_driver_arguments)
 _NATIVE_CLI_KINDS = {
     "c_cpp": frozenset({"argv", "getopt", "CLI11", "program_options", "argparse", "cxxopts", "gflags", "absl"}),
     "fortran": frozenset({"get_command_argument"}),
@@ -90,8 +101,27 @@ def _parameter_files(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
 
 
 def _runnable(tree: TreeIndex, path: str) -> bool:
-    """Code that runs the analysis: not vendored, test, build or documentation code."""
-    return tree.role(path) not in ("vendored", "test", "build", "docs")
+    """Code that runs the analysis: not vendored, test, build or documentation code, and
+    not a helper kept in a dependency folder."""
+    return tree.role(path) not in ("vendored", "test", "build", "docs") and not _in_dependency_folder(path)
+
+
+# Folders holding what the analysis depends on (roles.EXTERNAL_DIRS and the vendor
+# folders, names compared without case, "_", "-" or spaces: externalPackages, 3rd_party)
+_DEPENDENCY_FOLDER_RE = re.compile(r"extern\w*|dependencies|deps|thirdparty\w*|3rdparty\w*|vendor(?:ed)?")
+
+
+def _in_dependency_folder(path: str) -> bool:
+    """A file below a dependency folder (dependencies/, deps/, extern*/, third-party/,
+    vendor/): code the analysis uses, whose options are not the analysis's run
+    parameters (a string helper's inputParser in dependencies/)."""
+    return any(_DEPENDENCY_FOLDER_RE.fullmatch(re.sub(r"[\s_-]", "", part.lower())) for part in path.split("/")[:-1])
+
+
+def _code_file(tree: TreeIndex, path: str) -> bool:
+    """Code whose parameter handling counts (§0.2.2: vendored and build files are out of
+    S6), outside dependency folders."""
+    return tree.role(path) not in ("vendored", "build") and not _in_dependency_folder(path)
 
 
 def _native_code(tree: TreeIndex) -> bool:
@@ -176,6 +206,49 @@ def _in_turn(groups: list[list[Evidence]]) -> list[Evidence]:
     return [group[i] for i in range(max(map(len, groups), default=0)) for group in groups if i < len(group)]
 
 
+def _nextflow_parameter_reads(tree: TreeIndex) -> list[Evidence]:
+    """80-tier evidence of Nextflow code that reads ``params.x`` with no default anywhere
+    (§0.3 S6 workflows): the value comes from ``--x`` on the command line. One per file,
+    at its first read."""
+    found: list[Evidence] = []
+    for path in tree.by_frontend("nextflow"):
+        facts = tree.facts(path) if _code_file(tree, path) else None
+        reads = [a for a in facts.cli_args if a.kind == "params" and not a.assigned] if facts else []
+        if reads:
+            first = min(reads, key=lambda a: a.line)
+            found.append(Evidence(path, f"reads the pipeline parameter params.{first.name} (--{first.name} on the "
+                                        "command line)", rule="config_externalised.nextflow_parameter",
+                                  line_start=first.line, snippet=tree.snippet(path, first.line)))
+    return found
+
+
+# The names of a deposit's top-level driver (as D5 reads them): main.m, run_all.m…
+_DRIVER_STEMS = frozenset({"main", "run", "run_all", "runall", "start", "execute"})
+
+
+def _matlab_driver_arguments(tree: TreeIndex) -> list[Evidence]:
+    """80-tier evidence of a MATLAB driver function that takes its run parameters as
+    arguments (§0.3 S6 MATLAB "function arguments"): a top-level main.m / run_all.m …
+    whose function has inputs, what ``matlab -batch "main(cfg)"`` is given. A library
+    function's arguments are its API, not run parameters."""
+    found: list[Evidence] = []
+    for path in tree.by_frontend("matlab"):
+        if "/" in path or _name(path).rsplit(".", 1)[0].lower() not in _DRIVER_STEMS or not _runnable(tree, path):
+            continue
+        facts = tree.facts(path)
+        line = min((a.line for a in facts.cli_args if a.kind == "function_arguments"), default=None) if facts else None
+        if line is not None:
+            found.append(Evidence(path, "the driver function takes the run parameters as arguments",
+                                  rule="config_externalised.driver_arguments", line_start=line,
+                                  snippet=tree.snippet(path, line)))
+    return found
+
+
+# inputParser's methods: ``addParameter(p, …)`` also shows an ``p = inputParser;`` written
+# without parentheses, which is no call
+_INPUT_PARSER_METHODS = frozenset({"addParameter", "addParamValue", "addOptional", "addRequired"})
+
+
 def _native_cli_signals(tree: TreeIndex) -> list[Evidence]:
     """80-tier evidence of C/C++ (main's argv, getopt, CLI11, Boost.Program_options …),
     Fortran (get_command_argument) and MATLAB (inputParser) code, one per file."""
@@ -185,11 +258,17 @@ def _native_cli_signals(tree: TreeIndex) -> list[Evidence]:
             if not _runnable(tree, path):
                 continue
             facts = tree.facts(path)
-            lines = [a.line for a in facts.cli_args if a.kind in kinds] if facts else []
-            if lines:
-                line = min(lines)
-                kind = next(a.kind for a in facts.cli_args if a.line == line and a.kind in kinds)
-                what = "main() takes argv" if kind == "argv" else f"parses the command line with {kind}"
+            if facts is None:
+                continue
+            uses = [(a.line, a.kind) for a in facts.cli_args if a.kind in kinds]
+            if frontend == "matlab":
+                uses += [(c.line, "inputParser") for c in facts.calls
+                         if c.name.rsplit(".", 1)[-1] in _INPUT_PARSER_METHODS]
+            if uses:
+                line, kind = min(uses)
+                what = ("main() takes argv" if kind == "argv"
+                        else "parses its name-value options with inputParser" if kind == "inputParser"
+                        else f"parses the command line with {kind}")
                 found.append(Evidence(path, what, rule="config_externalised.cli_parser", line_start=line,
                                       snippet=tree.snippet(path, line)))
     return sorted(found, key=lambda e: e.path)
@@ -245,7 +324,8 @@ def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Eviden
     cli: dict[str, Evidence] = {}
     for path in tree.files:   # in path order, .py files and notebooks mixed, as evidence lists them
         info = tree.info(path)
-        if info is None or info.alias_of is not None or info.type not in ("python", "notebook"):
+        if info is None or info.alias_of is not None or info.type not in ("python", "notebook") \
+                or not _code_file(tree, path):
             continue
         facts = tree.facts(path)
         if facts is None:
@@ -291,7 +371,7 @@ def _text_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence
     full: list[Evidence] = []
     cli: list[Evidence] = []
     for path in tree.by_type("r") + tree.by_type("julia") + tree.by_type("rmd"):
-        facts = tree.facts(path)
+        facts = tree.facts(path) if _code_file(tree, path) else None
         if facts is None:
             continue
         if facts.language == "r":
@@ -319,6 +399,8 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
     found: list[Evidence] = []
     for path in tree.files:
         name = _name(path).lower()
+        if not _code_file(tree, path):
+            continue
         if name == "snakefile" or name.endswith(".smk"):
             rule, reason = "config_externalised.snakemake_configfile", "Snakemake configfile:"
             facts = tree.facts(path)
@@ -335,13 +417,13 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
             line = min(lines)
             found.append(Evidence(path, reason, rule=rule, line_start=line, snippet=tree.snippet(path, line)))
     for path in tree.by_type("notebook"):
-        facts = tree.facts(path)
+        facts = tree.facts(path) if _code_file(tree, path) else None
         cell = next((c for c in facts.cells if c.kind == "code" and "parameters" in c.tags), None) if facts else None
         if cell is not None:
             found.append(Evidence(path, "papermill cell tagged 'parameters'", rule="config_externalised.papermill",
                                   line_start=1, cell=cell.index, snippet=tree.snippet(path, 1, cell.index) or ""))
     for path in tree.by_type("rmd"):
-        header = tree.front_matter(path)
+        header = tree.front_matter(path) if _code_file(tree, path) else None
         if header is not None and "params" in header.keys:
             number, line = header.keys["params"]
             found.append(Evidence(path, "parameterised report (params: in the YAML header)",
@@ -349,7 +431,43 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
     return found
 
 
-@detector("config_externalised", version="2.1.1")
+# The fixes in the deposit's own ecosystem (§0.3 S6 row): parameters hard-coded (0) ...
+_FIX_HARD_CODED = {
+    PYTHON: "Move hard-coded run parameters into config.yaml (read with yaml/Hydra) or expose them as argparse "
+            "command-line options.",
+    R: "Move hard-coded run parameters into config.yml read with config::get(), or read them from the command line "
+       "with optparse or commandArgs() (an R Markdown report: params: in its YAML header).",
+    JULIA: "Move hard-coded run parameters into a TOML file read with TOML.parsefile(), or read them from the "
+           "command line with ArgParse.jl or ARGS.",
+    MATLAB: "Move hard-coded run parameters into a parameter file (a .json read with jsondecode(fileread(...))), or "
+            "pass them to the driver function as arguments checked with inputParser.",
+    NATIVE: "Read the run parameters from an input file (a Fortran namelist, a parameter deck) or the command line "
+            "(getopt, CLI11) instead of compiling them in.",
+    NEXTFLOW: "Declare the pipeline parameters with defaults in nextflow.config (params { ... }), so runs override "
+              "them with --name or -params-file.",
+    SNAKEMAKE: "Move the workflow's settings into config/config.yaml read with configfile:, so runs override them "
+               "with --configfile.",
+}
+# ... or only on the command line (80)
+_FIX_COMMAND_LINE = {
+    PYTHON: "Move the run parameters into a parameter file (config.yaml or params.yaml) read by the code, so the "
+            "exact settings of the published run are recorded.",
+    R: "Move the run parameters into a parameter file (config.yml read with config::get()), so the exact settings "
+       "of the published run are recorded.",
+    JULIA: "Move the run parameters into a TOML file read with TOML.parsefile(), so the exact settings of the "
+           "published run are recorded.",
+    MATLAB: "Move the run parameters into a parameter file (a .json read with jsondecode(fileread(...))), so the "
+            "exact settings of the published run are recorded.",
+    NATIVE: "Commit an input file the program reads (a namelist or parameter deck) with the settings of the "
+            "published run.",
+    NEXTFLOW: "Give the pipeline parameters defaults in nextflow.config (params { ... }) or commit a -params-file, "
+              "so the exact settings of the published run are recorded.",
+    SNAKEMAKE: "Move the run parameters into config/config.yaml read with configfile:, so the exact settings of the "
+               "published run are recorded.",
+}
+
+
+@detector("config_externalised", version="2.2.0")
 def config_externalised(tree: TreeIndex) -> Result:
     """Run parameters live outside the code: parameter files (100) or a command line (80).
 
@@ -377,8 +495,18 @@ def config_externalised(tree: TreeIndex) -> Result:
         configuration/, configurations/ and parameters/ folders are config directories.
         80 also for C/C++ ``main(argc, argv)``, getopt/getopt_long, CLI11,
         Boost.Program_options, cxxopts, gflags, Fortran ``get_command_argument`` and MATLAB
-        ``inputParser`` in runnable code (MATLAB function inputs are an interface, not run
-        parameters).
+        ``inputParser`` (its ``addParameter``/``addOptional``/``addRequired`` calls too,
+        since ``p = inputParser;`` is no call) in runnable code. 2.2.0: §0.3's MATLAB
+        "function arguments", read by the letter of §3 S6's 80 tier (the run's command
+        line): the arguments of the deposit's driver function, a top-level main.m,
+        run.m, run_all.m, start.m or execute.m with inputs (``matlab -batch
+        "main(cfg)"``), count for 80; a library function's arguments are its API, not
+        run parameters (the curators of spikes and magnitude_stereotypy). A Nextflow
+        ``params.x`` read with no default anywhere is a command-line parameter
+        (``--x``): 80. Vendored and build files are out of every code signal
+        (§0.2.2), and so is code kept in a dependency folder (dependencies/, deps/,
+        extern*/, third-party/, vendor/, names compared without case, "_", "-" or
+        spaces), whose options belong to a helper, not to the analysis.
     Why it matters:
         Parameters buried in code must be edited by hand to rerun or vary an analysis;
         externalised parameters record exactly what the published run used.
@@ -394,12 +522,17 @@ def config_externalised(tree: TreeIndex) -> Result:
         other files of the config directories and the other decks, each taken in turn.
         Counts: parameter files, configuration framework uses, CLI uses.
     How to fix:
-        Move run parameters into config.yaml (or params.yaml) and read it in the code,
-        or at least expose them as command-line options with argparse.
+        Move run parameters into a parameter file read by the code, or at least expose
+        them on the command line, with the deposit's own tools (the fix names them):
+        config.yaml with yaml/Hydra or argparse; R config::get(), optparse,
+        commandArgs() or Rmd params:; a TOML file or ArgParse.jl; a MATLAB .json read
+        with jsondecode or a driver's arguments checked by inputParser; a namelist,
+        parameter deck or getopt; Nextflow params with defaults in nextflow.config;
+        Snakemake configfile:.
     Known false positives:
         A file named config.json or a configs/ folder holding something other than run
         parameters counts; a helper function's inputParser (a string utility's options)
-        counts for 80; a ``*.in``/``*.ini`` file of a native tree that is not a run file
+        counts for 80 outside a dependency folder; a ``*.in``/``*.ini`` file of a native tree that is not a run file
         counts as a deck; an argparse import in a helper script counts although the
         analysis itself may hard-code its parameters.
     """
@@ -410,7 +543,9 @@ def config_externalised(tree: TreeIndex) -> Result:
     text_full, text_cli = _text_config_signals(tree)
     workflow = _workflow_config_signals(tree)
     full = files + loaded + decks + workflow + py_full + text_full
-    cli = py_cli + text_cli + _native_cli_signals(tree)
+    cli = py_cli + text_cli + _native_cli_signals(tree) + _matlab_driver_arguments(tree)
+    if not workflow:
+        cli += _nextflow_parameter_reads(tree)
     counts = {"parameter_files": len(files), "config_frameworks": len(py_full) + len(text_full) + len(workflow),
               "cli_files": len(cli)}
     if loaded:
@@ -423,11 +558,9 @@ def config_externalised(tree: TreeIndex) -> Result:
         return Result(100, evidence=shown[:MAX_EVIDENCE], counts=counts,
                       reason=f"parameters externalised ({full[0].reason}: {full[0].path})")
     if cli:
-        return Result(80, evidence=cli[:MAX_EVIDENCE], counts=counts,
-                      fix="Move the run parameters into a parameter file (config.yaml or params.yaml) read by the code, "
-                          "so the exact settings of the published run are recorded.",
-                      reason=f"parameters come from the command line ({_join_names([e.path for e in cli])})")
-    return Result(0, counts=counts,
-                  fix="Move hard-coded run parameters into config.yaml (read with yaml/Hydra) or expose them as "
-                      "argparse command-line options.",
+        # MATLAB options are a function's name-value arguments, not a command line
+        source = "command line" if fix_ecosystem(tree) != MATLAB else "function arguments"
+        return Result(80, evidence=cli[:MAX_EVIDENCE], counts=counts, fix=_FIX_COMMAND_LINE[fix_ecosystem(tree)],
+                      reason=f"parameters come from the {source} ({_join_names([e.path for e in cli])})")
+    return Result(0, counts=counts, fix=_FIX_HARD_CODED[fix_ecosystem(tree)],
                   reason="no parameter file, configuration framework or command-line parser found")

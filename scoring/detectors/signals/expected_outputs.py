@@ -4,6 +4,16 @@ from __future__ import annotations
 
 import re
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
     SOURCE_SUFFIXES,
@@ -11,6 +21,7 @@ from scoring.detectors.signals._common import (
     _join_names,
     _line_text,
     _name,
+    _parent,
 )
 from scoring.model import Evidence
 from scoring.registry import Result, detector
@@ -39,12 +50,29 @@ _EXPECTED_OUTPUT_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:expected|sample|example|reference)\s+(?:outputs?|results?)(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
+# A sentence showing what the output looks like (§0.3 Python libraries): "The output
+# looks like this:", "the result should look like the following", followed by an image or
+# a block.
+_LOOKS_LIKE_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?:outputs?|results?)\s+(?:(?:should|will|would|might|may)\s+)?looks?\s+like(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# README files whose images a reader sees on the project page (Markdown, RST, text)
+_README_PROSE_SUFFIXES = frozenset({"", ".md", ".markdown", ".rst", ".txt"})
+# A link into the repository itself on GitHub: .../<owner>/<repo>/(blob|raw)/<ref>/<path>
+# or raw.githubusercontent.com/<owner>/<repo>/<ref>/<path>
+_GITHUB_FILE_RE = re.compile(
+    r"https?://(?:github\.com/[^/]+/[^/]+/(?:blob|raw)/[^/]+|raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+)/(.+)",
+    re.IGNORECASE,
+)
 _FIGURE_SUFFIXES = frozenset({".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".tif", ".tiff"})
 # Documentation and asset locations (§0.2.18): excluded from every tier. R's man/ (man/figures
 # holds README and pkgdown images), vignettes/, a manual/ folder (a user manual PDF).
 _ASSET_DIRS = frozenset({"docs", "doc", "documentation", "man", "manual", "manuals", "vignettes", "_static",
                          "assets", "img", "imgs", "images", ".github"})
-_ASSET_NAME_RE = re.compile(r"(?:logo|banner|icon|badge)", re.IGNORECASE)
+# an asset's name: logo, banner, icon or badge as its first word or any word of it
+# (json-fortran-logo.png, project_banner.svg; not "silicon.png")
+_ASSET_NAME_RE = re.compile(r"(?:.*[-_.\s])?(?:logo|banner|icon|badge)s?(?:[-_.\s\d].*)?", re.IGNORECASE)
 # §0.2.18: a file counts only with at least 16 bytes and when it is not a placeholder.
 _MIN_OUTPUT_BYTES = 16
 _PLACEHOLDER_NAMES = frozenset({".gitkeep", ".keep", ".gitignore"})
@@ -132,12 +160,22 @@ def _test_output_folder(path: str) -> str | None:
 
 
 def _test_output_dirs(tree: TreeIndex) -> list[tuple[str, list[str]]]:
+    """The test expected-output folders with their output files; a folder that holds
+    sub-folders only (pytest-mpl's baseline_images/<test module>/) is shown as each of
+    them."""
     grouped: dict[str, list[str]] = {}
     for path in tree.files:
         folder = _test_output_folder(path)
         if folder is not None and _is_output_file(tree, path):
             grouped.setdefault(folder, []).append(path)
-    return sorted(grouped.items())
+    split: dict[str, list[str]] = {}
+    for folder, files in grouped.items():
+        if any(_parent(f) == folder for f in files):
+            split[folder] = files
+            continue
+        for f in files:
+            split.setdefault(f[: f.index("/", len(folder) + 1)], []).append(f)
+    return sorted(split.items())
 
 
 def _snapshot_files(tree: TreeIndex) -> list[str]:
@@ -166,17 +204,118 @@ def _readme_output_mentions(tree: TreeIndex) -> list[Evidence]:
         )
         found.append(Evidence(doc.path, "README sentence about expected output", rule="expected_outputs.readme_sentence",
                               line_start=line, snippet=_line_text(doc.raw_lines, line)))
+    seen = {e.line_start for e in found}
+    for paragraph in doc.paragraphs:
+        if not _LOOKS_LIKE_RE.search(paragraph.text):
+            continue
+        line = next((n for n in range(paragraph.line_start, paragraph.line_end + 1)
+                     if _LOOKS_LIKE_RE.search(_line_text(doc.raw_lines, n) or "")), paragraph.line_start)
+        shown = _shown_after(doc, paragraph)
+        if shown is not None and line not in seen:
+            found.append(Evidence(doc.path, f"README shows what the output looks like ({shown})",
+                                  rule="expected_outputs.readme_output_example", line_start=line,
+                                  snippet=_line_text(doc.raw_lines, line)))
     return sorted(found, key=lambda e: e.line_start or 0)
 
 
-def _is_result_figure(tree: TreeIndex, path: str) -> bool:
+def _shown_after(doc, paragraph) -> str | None:
+    """What follows a README paragraph: "an image" when an image is in it or is the next
+    element, "a block" when the next element is a code block; None otherwise."""
+    images = [link.line for link in doc.links if link.is_image]
+    if any(paragraph.line_start <= line <= paragraph.line_end for line in images):
+        return "an image"
+    following = [(p.line_start, "") for p in doc.paragraphs if p.line_start > paragraph.line_end]
+    following += [(h.line, "") for h in doc.headings if h.line > paragraph.line_end]
+    following += [(c.line_start, "a block") for c in doc.code_blocks if c.line_start > paragraph.line_end]
+    following += [(line, "an image") for line in images if line > paragraph.line_end]
+    if not following:
+        return None
+    first = min(following, key=lambda item: (item[0], item[1] == ""))
+    return first[1] or None
+
+
+def _resolve_image(tree: TreeIndex, folder: str, url: str) -> str | None:
+    """The repository file an image link of a README in ``folder`` shows, or None: a
+    relative path (``./``, ``../``), a path from the repository root (``/sketch/x.png``),
+    or a GitHub blob/raw URL of a file; query and fragment dropped."""
+    target = url.strip().split("#", 1)[0].split("?", 1)[0]
+    match = _GITHUB_FILE_RE.match(target)
+    if match:
+        target, folder = match.group(1), ""
+    elif "://" in target or target.startswith(("data:", "mailto:")) or not target:
+        return None
+    elif target.startswith("/"):
+        target, folder = target.lstrip("/"), ""
+    parts: list[str] = folder.split("/") if folder else []
+    for part in target.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    path = "/".join(parts)
+    return path if tree.is_file(path) else None
+
+
+def _after_code(doc, line: int) -> bool:
+    """Whether the block before a README image on ``line`` is a code block: the image is
+    the output of the example above it (a knitted README's ``README_files/figure-gfm/``
+    plots, a plot shown under its code)."""
+    before = [(p.line_end, False) for p in doc.paragraphs if p.line_end < line]
+    before += [(h.line, False) for h in doc.headings if h.line < line]
+    before += [(c.line_end, True) for c in doc.code_blocks if c.line_end < line]
+    return bool(before) and max(before)[1]
+
+
+class _DocumentationImages:
+    """The images a reader sees as documentation: those a README (any folder) embeds,
+    except the output of an example the README shows just above them, and byte-identical
+    copies of an image in a documentation location or of an embedded one (findings-A: a
+    README picture copied to pix/, a schematic at the top of the README)."""
+
+    def __init__(self, tree: TreeIndex):
+        self.tree = tree
+        self.embedded: dict[str, tuple[str, int]] = {}   # image -> (README, line)
+        for path in tree.files:
+            name = _name(path)
+            if not _README_RE.fullmatch(name) or _suffix(name) not in _README_PROSE_SUFFIXES or _is_hidden(path):
+                continue
+            doc = tree.document(path)
+            for link in doc.links if doc is not None else ():
+                if link.is_image and (target := _resolve_image(tree, _parent(path), link.url)) is not None \
+                        and not _after_code(doc, link.line):
+                    self.embedded.setdefault(target, (path, link.line))
+        self._originals: dict[int, list[str]] | None = None   # size -> documentation images
+
+    def copy_of(self, path: str) -> str | None:
+        """The documentation image ``path`` is a byte-identical copy of, or None."""
+        if self._originals is None:
+            self._originals = {}
+            for image in sorted(set(self.embedded) | {p for p in self.tree.files if _in_asset_location(p)}):
+                info = self.tree.info(image)
+                if info is not None and _suffix(image) in _FIGURE_SUFFIXES:
+                    self._originals.setdefault(info.size, []).append(image)
+        info = self.tree.info(path)
+        same_size = [p for p in self._originals.get(info.size, ()) if p != path] if info is not None else []
+        if not same_size:
+            return None
+        blob = self.tree.blob_id(path)
+        return next((p for p in same_size if blob is not None and self.tree.blob_id(p) == blob), None)
+
+
+def _is_result_figure(tree: TreeIndex, path: str, documentation: _DocumentationImages) -> bool:
     name = _name(path)
     if _suffix(name) not in _FIGURE_SUFFIXES:
         return False
-    if _is_hidden(path) or _ASSET_NAME_RE.match(name) or _in_asset_location(path):
+    if _is_hidden(path) or _ASSET_NAME_RE.fullmatch(name) or _in_asset_location(path):
         return False
     info = tree.info(path)
-    return info is not None and info.size >= _MIN_OUTPUT_BYTES and tree.role(path) != "vendored"
+    if info is None or info.size < _MIN_OUTPUT_BYTES or tree.role(path) == "vendored":
+        return False
+    return path not in documentation.embedded and documentation.copy_of(path) is None
 
 
 def _dir_evidence(groups: list[tuple[str, list[str], str, str]], budget: int) -> list[Evidence]:
@@ -199,6 +338,17 @@ def _dir_evidence(groups: list[tuple[str, list[str], str, str]], budget: int) ->
     return evidence
 
 
+# The ecosystem's own form of reference outputs (§0.3 S3/S4 rows), named in the fixes
+_REFERENCE_FORM = {
+    PYTHON: "pytest-mpl baseline images or expected files under tests/",
+    R: "testthat snapshots in tests/testthat/_snaps/",
+    JULIA: "reference files that test/runtests.jl compares with",
+    MATLAB: "reference .mat or .csv files that the tests compare with",
+    NATIVE: "reference outputs of test cases in tests/<case>/reference/",
+    NEXTFLOW: "nf-test snapshots, *.nf.test.snap",
+    SNAKEMAKE: "expected outputs of Snakemake unit tests in .tests/unit/<rule>/expected/",
+}
+
 # Figures shown in the 40 tier, after the folders that hold several of them.
 _FIGURES_SHOWN = 10
 
@@ -217,7 +367,7 @@ def _figure_evidence(figures: list[str]) -> list[Evidence]:
     return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
 
 
-@detector("expected_outputs", version="2.1.1")
+@detector("expected_outputs", version="2.2.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
@@ -238,14 +388,26 @@ def expected_outputs(tree: TreeIndex) -> Result:
         README, not vendored and not source code (.py, .R, .Rmd, .m, .jl, C/C++/Fortran,
         .nf, .smk, shell, Makefile...); a notebook is an output file when it stores a
         result output. 60: a README heading or sentence about expected / sample /
-        example / reference output(s) or result(s). 40: a committed figure (.png .pdf
+        example / reference output(s) or result(s), or a sentence saying what the output
+        looks like ("The output looks like this:") followed by an image or a code
+        block. 40: a committed figure (.png .pdf
         .svg .jpg .jpeg .eps .tif .tiff) of at least 16 bytes outside documentation and
         asset locations (docs/, doc/, documentation/, man/, manual(s)/, vignettes/,
-        _static/, assets/, img/, imgs/, images/, .github/, hidden folders; files named
-        logo*, banner*, icon*, badge*; vendored files), or a Jupyter notebook with a
+        _static/, assets/, img/, imgs/, images/, .github/, hidden folders; files with
+        logo, banner, icon or badge as a word of their name; vendored files; images a
+        README embeds other than an example's output, and copies of documentation
+        images), or a Jupyter notebook with a
         stored execute_result, display_data or stdout stream output in a code cell
         (error tracebacks and stderr alone do not count). 0: none. The highest tier
-        found wins. (2.1.0: files below 16 bytes, READMEs, vendored files and source
+        found wins. (2.2.0: a README sentence saying what the output or result looks
+        like, followed by an image or a code block, is the 60 tier (§0.3 Python
+        libraries); in the 40 tier an image a README (any folder) embeds is
+        documentation, unless the block before it in the README is a code block (the
+        example's output: a knitted README's README_files/figure-gfm/ plots), and so is
+        a byte-identical copy of a documentation image (docs/, man/figures/, an
+        embedded image) kept elsewhere (pix/); an asset name has logo, banner, icon or
+        badge as any of its words (json-fortran-logo.png). 2.1.0: files below 16
+        bytes, READMEs, vendored files and source
         code no longer make a folder an output folder, and notebook outputs count only
         when they are results, §0.2.18; output-word folder names, figure/, test
         expected-output folders and *.nf.test.snap files are the 100 tier, §0.3;
@@ -258,28 +420,33 @@ def expected_outputs(tree: TreeIndex) -> Result:
     Evidence:
         Each output directory and test expected-output folder with its file count,
         followed by its files as far as the evidence limit allows (shared out one file
-        per folder in turn), and the nf-test snapshot files; or the README line; or each
+        per folder in turn), and the nf-test snapshot files; or the README line (a
+        heading, a sentence, or a sentence showing the output); or each
         top-level folder holding several figures (`_freeze/` of a Quarto project), ten
         figures taken in turn from those folders, and the first notebook cell with
         stored output. Counts: output
         directories, test output directories, snapshot files, README mentions, figures,
         notebooks with outputs.
     How to fix:
-        Commit the reference outputs of a run (results/ with tables and figures), and
-        describe the expected output in the README.
+        Commit the reference outputs of a run (results/ with tables and figures, or the
+        ecosystem's own form: pytest-mpl baselines, testthat snapshots, reference
+        outputs of native test cases, nf-test snapshots, Snakemake unit-test expected
+        outputs), and describe the expected output in the README.
     Known false positives:
         A results/ or figures/ folder holding data placeholders of 16 bytes or more
         counts; a tests/reference*/ folder of test inputs (a reference genome) counts
         as test outputs; a folder whose name only has the word "output" ("output_maps"
         of inputs) counts; so does a README that only mentions "example output" in
         passing, a paper PDF at the root, or a notebook whose outputs are warnings
-        printed to stdout.
+        printed to stdout. A result figure the README shows without the code that
+        made it just above is taken for documentation.
     """
     dirs = _output_dirs(tree)
     test_dirs = _test_output_dirs(tree)
     snapshots = _snapshot_files(tree)
     mentions = _readme_output_mentions(tree)
-    figures = [p for p in tree.files if _is_result_figure(tree, p)]
+    documentation = _DocumentationImages(tree)
+    figures = [p for p in tree.files if _is_result_figure(tree, p, documentation)]
     notebook_outputs: list[tuple[str, int]] = []   # (notebook, first cell with stored output)
     for path in tree.by_type("notebook"):
         index = _stored_output_cell(tree, path)
@@ -306,9 +473,11 @@ def expected_outputs(tree: TreeIndex) -> Result:
             names.append(f"{len(snapshots)} nf-test snapshot{'s' if len(snapshots) != 1 else ''}")
         return Result(100, evidence=evidence[:MAX_EVIDENCE], counts=counts,
                       reason=f"reference outputs committed in {_join_names(names)}")
+    form = _REFERENCE_FORM[fix_ecosystem(tree)]
     if mentions:
         return Result(60, evidence=mentions[:MAX_EVIDENCE], counts=counts,
-                      fix="Commit the reference outputs of a run in results/ (tables, figures) next to the README description.",
+                      fix=f"Commit the reference outputs of a run in results/ (tables, figures; or {form}) next to the "
+                          "README description.",
                       reason="the README describes the expected output, but no output directory is committed")
     if figures or notebook_outputs:
         evidence = _figure_evidence(figures)
@@ -317,8 +486,10 @@ def expected_outputs(tree: TreeIndex) -> Result:
                               snippet=tree.snippet(path, 1, index) or "")
                      for path, index in notebook_outputs[: MAX_EVIDENCE - len(evidence)]]
         return Result(40, evidence=evidence, counts=counts,
-                      fix="Collect the reference outputs in a results/ directory and describe them under an 'Expected output' README heading.",
+                      fix=f"Collect the reference outputs in a results/ directory (or {form}) and describe them under an "
+                          "'Expected output' README heading.",
                       reason="only figures or notebook outputs are committed")
     return Result(0, counts=counts,
-                  fix="Commit the outputs of a reference run in results/ and describe the expected output in the README.",
+                  fix=f"Commit the outputs of a reference run in results/ (or {form}) and describe the expected output "
+                      "in the README.",
                   reason="no committed outputs, output directory or README description of expected output")

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import re
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
     _ci_files,
     _name,
     _parent,
+    is_package,
+    validation_script_line,
 )
 from scoring.facts import FileFacts
 from scoring.model import Evidence
@@ -77,7 +89,25 @@ def _is_r_test_module(path: str) -> bool:
 
 
 def _is_julia_test_module(path: str) -> bool:
-    return _name(_parent(path)).lower() in _TEST_DIRS
+    """A ``.jl`` file in a test/ folder or any folder below it (test/chaosdetection/gali.jl)."""
+    return _in_test_dir(path)
+
+
+def _julia_runner_line(tree: TreeIndex, path: str, facts: FileFacts) -> int | None:
+    """The first ``include`` of a Julia test runner, None for any other file: a file whose
+    only test macros are ``@testset``s and that is the ``runtests.jl`` ``Pkg.test`` runs
+    (with an ``include``), or that includes test files of the folder (``include("x.jl")``
+    or a helper ``testfile("x.jl")`` naming a .jl file in a test folder; a file including
+    the package's source files is no runner)."""
+    if any(m.name != "@testset" for m in facts.macros if m.name in _JULIA_TEST_MACROS | _JULIA_FACTCHECK_MACROS):
+        return None
+    if _name(path).lower() == "runtests.jl":
+        return _first(c.line for c in facts.calls if c.name == "include")
+    folder = _parent(path)
+    return _first(c.line for c in facts.calls
+                  if c.args and isinstance(c.args[0], str) and c.args[0].endswith(".jl")
+                  and (target := _joined(folder, c.args[0])) is not None and tree.is_file(target)
+                  and _in_test_dir(target))
 
 
 # --------------------------------------------------------------------------- other ecosystems (§0.3)
@@ -157,6 +187,107 @@ def _native_test_line(facts: FileFacts, in_test_dir: bool) -> int | None:
     return line
 
 
+def _program_line(facts: FileFacts) -> int | None:
+    """The line of a native program's entry: a Fortran ``program`` unit, a C/C++ ``main``."""
+    if facts.language == "fortran":
+        return _first(d.line for d in facts.definitions if d.kind == "program")
+    return _first(d.line for d in facts.definitions if d.name == "main" and d.kind == "function")
+
+
+# What a test framework's driver program calls to run the suites it collects (test-drive's
+# tester, GoogleTest's main, a Catch2/doctest session): the program is a runner
+_SUITE_RUNNER_CALLS = frozenset({"new_testsuite", "run_testsuite", "run_selected", "select_suite", "RUN_ALL_TESTS",
+                                 "testing::InitGoogleTest", "InitGoogleTest", "Catch::Session", "doctest::Context"})
+
+
+def _suite_runner_line(facts: FileFacts) -> int | None:
+    """The first call by which a native program runs a test framework's suites."""
+    return _first(c.line for c in facts.calls if c.name in _SUITE_RUNNER_CALLS or c.written in _SUITE_RUNNER_CALLS)
+
+
+_FAILING_EXITS = frozenset({"exit", "std::exit", "_Exit", "quick_exit"})
+_ABORTS = frozenset({"abort", "std::abort"})
+
+
+def _failing_exit_line(facts: FileFacts) -> int | None:
+    """The first statement that ends a program with a failing exit status: Fortran
+    ``error stop``/``stop <non-zero>`` (the frontend's AssertFacts), C/C++ ``abort()`` or
+    ``exit()`` with a code other than 0 (``EXIT_FAILURE``)."""
+    if facts.language == "fortran":
+        return _first(a.line for a in facts.asserts)
+    lines = []
+    for call in facts.calls:
+        if call.name in _ABORTS:
+            lines.append(call.line)
+        elif call.name in _FAILING_EXITS and call.args:
+            code = call.args[0]
+            if (isinstance(code, int) and not isinstance(code, bool) and code != 0) or (
+                    not isinstance(code, (int, float, str, bool)) and code is not None
+                    and getattr(code, "text", "") not in ("0", "EXIT_SUCCESS")):
+                lines.append(call.line)
+    return _first(lines)
+
+
+def _test_registrations(tree: TreeIndex) -> list[tuple[str, str, int]]:
+    """(folder, build file, line) of each CMake or meson file, vendored ones excepted,
+    that registers tests (``add_test``, ``test()``): the programs in test folders below
+    it are the tests it runs."""
+    found = []
+    for path in tree.files:
+        if native_build_kind(path) not in ("cmake", "meson") or _vendored(tree, path):
+            continue
+        build = tree.native_build(path)
+        if build is not None and build.tests:
+            found.append((_parent(path), path, min(t.line for t in build.tests)))
+    return found
+
+
+def _fpm_tests(tree: TreeIndex) -> tuple[list[tuple[str, str, int | None]], dict[str, tuple[str, int | None]]]:
+    """What the Fortran package manager builds as tests: ([(folder of fpm.toml, fpm.toml,
+    line of auto-tests or None)] for each package whose test/ programs fpm discovers (its
+    default, unless ``auto-tests = false``), {program path: (fpm.toml, None)} for each
+    ``[[test]]`` entry's ``source-dir``/``main``)."""
+    auto: list[tuple[str, str, int | None]] = []
+    listed: dict[str, tuple[str, int | None]] = {}
+    for path in tree.files:
+        if _name(path) != "fpm.toml" or _vendored(tree, path):
+            continue
+        manifest = tree.toml(path)
+        if not isinstance(manifest, dict):
+            continue
+        folder = _parent(path)
+        build = manifest.get("build") if isinstance(manifest.get("build"), dict) else {}
+        if build.get("auto-tests", True) is not False:
+            keys = tree.key_lines(path)
+            line = keys.line_of("auto-tests", "=") if keys is not None else None
+            auto.append((folder, path, line))
+        entries = manifest.get("test")
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict):
+                source = str(entry.get("source-dir", "test")).strip("/")
+                main = str(entry.get("main", "main.f90"))
+                listed["/".join(p for p in (folder, source, main) if p)] = (path, None)
+    return auto, listed
+
+
+def _registered_by(path: str, frontend: str, registrations: list[tuple[str, str, int]],
+                   fpm_auto: list[tuple[str, str, int | None]],
+                   fpm_listed: dict[str, tuple[str, int | None]]) -> str | None:
+    """``file:line`` of the build that runs the test-folder program ``path`` as a test:
+    a ``[[test]]`` of fpm.toml, fpm's auto-discovered test/ programs (Fortran), or a
+    CMake/meson file in the program's folder or above it that registers tests."""
+    if path in fpm_listed:
+        return f"{fpm_listed[path][0]} [[test]]"
+    if frontend == "fortran":
+        for folder, manifest, line in fpm_auto:
+            if path.startswith(f"{folder}/test/" if folder else "test/"):
+                return f"{manifest}:{line} auto-tests" if line else f"{manifest}, test/ programs"
+    for folder, build, line in registrations:
+        if not folder or path.startswith(folder + "/"):
+            return f"{build}:{line}"
+    return None
+
+
 def _matlab_test(facts: FileFacts, path: str, in_test_dir: bool) -> tuple[int, str] | None:
     """(line, rule) of a MATLAB test: a MOxUnit suite (``initTestSuite``), a
     ``matlab.unittest`` class (a ``*TestCase`` superclass, or any class of a ``*Test.m``
@@ -223,7 +354,7 @@ def _spread(items: list[Evidence], limit: int, weight: dict[str, tuple[int, int]
     return sorted(picked, key=lambda e: items.index(e))
 
 
-@detector("test_file_presence", version="2.1.1")
+@detector("test_file_presence", version="2.2.0")
 def test_file_presence(tree: TreeIndex) -> Result:
     """Automated test modules that contain at least one test (0, 50 or 100).
 
@@ -237,45 +368,71 @@ def test_file_presence(tree: TreeIndex) -> Result:
         tests/. R tests/testthat/test-*.R or test_*.R and tests/*.R with a test_that(
         call; RUnit files (inst/unitTests/, inst/tests/) with test* functions or check*
         calls; tinytest files (inst/tinytest/, tests/tinytest/) with expect_* calls.
-        Julia test/*.jl with a Test.jl @test/@testset macro or a FactCheck @fact.
+        Julia .jl files in test/ or any folder below it (test/chaosdetection/gali.jl)
+        with a Test.jl @test/@testset macro or a FactCheck @fact; a file whose only test
+        macros are @testset blocks is a runner when it is runtests.jl and includes files,
+        or includes test files of the test folder (include("x.jl"), testfile("x.jl")).
         MATLAB/Octave .m files in a tests/ (+tests) folder or named test_*.m / *Test.m:
         MOxUnit suites (initTestSuite), matlab.unittest classes (a *TestCase
         superclass, any class of a *Test.m file), scripts in a tests folder that
         assert. C/C++ sources in a test folder or named test_* / *_test / *Test with
         GoogleTest, Boost.Test, Catch2 or doctest cases (assert calls in a test
         folder); Fortran test-drive suites (new_unittest) or sources using pFUnit,
-        FRUIT or veggies. Build files that register tests: CMake add_test,
+        FRUIT or veggies; pFUnit *.pf files with an @test annotation. Native test
+        programs (2.2.0, §0.3 native S3): a Fortran program or C/C++ main() in a test
+        folder counts when the build runs it as a test (a CMake or meson file in its
+        folder or above it that registers tests, fpm.toml's auto-discovered test/
+        programs unless auto-tests = false, a [[test]] entry) or when it fails through
+        its exit status (Fortran error stop / stop <non-zero>, C/C++ abort() or exit()
+        with a non-zero code); one that only runs a framework's suites (test-drive's
+        new_testsuite, GoogleTest's RUN_ALL_TESTS, a Catch2 session) is a runner.
+        Build files that register tests: CMake add_test,
         gtest_discover_tests, catch_discover_tests and a project's add_*_test commands,
         meson test(). Workflows: nf-test *.nf.test files with an assertion; Nextflow
         test configurations (test.config, conf/test_full.config, nextflow_test.config;
         a test profile in nextflow.config when no such file exists); configuration
         files a CI job passes to a workflow run (Snakemake --configfile
-        .test/config.yaml, Nextflow -c / -params-file). Vendored and "3rd party"
+        .test/config.yaml, Nextflow -c / -params-file), and the workflow's own
+        configfile: resolved in the folder a CI job runs Snakemake in (the
+        snakemake-github-action's directory: .test, --directory, a step's
+        working-directory; lint-only runs excepted). CI-run validation scripts
+        (§0.3): a Python, R or Julia script a CI job runs whose name says it
+        checks results (validate, verify, check, compare, sanity, regression,
+        consistency) and that asserts (assert, np.testing.assert_*, stopifnot,
+        expect_*, @test, @assert). Vendored and "3rd party"
         folders are skipped for native and MATLAB code. Value = min(|T| / 2, 1) · 100.
     Why it matters:
         Tests let a third party check that the code still computes what it computed for
         the authors, on their own machine, before trusting any result.
     Evidence:
-        Counted test files at their first test (file, line), up to 50 (the suites are
+        Counted test files at their first test (file, line; a build file from its first
+        test registration to its last), up to 50 (the suites are
         what the metric is about), spread over the kinds of test and folders, within a
-        kind the files with the most tests (then the most lines) first; test runners (run_tests.py, tests/testthat.R, tests/runTests.R,
-        run_tests.m calling moxunit_runtests, nf-test.config) and test frameworks a
+        kind the files with the most tests (then the most lines) first; test runners
+        (run_tests.py, tests/testthat.R, tests/runTests.R, run_tests.m calling
+        moxunit_runtests, nf-test.config, a Julia runtests.jl that includes the test
+        files, a native program running a framework's suites) and test frameworks a
         build requires (find_package(Catch2)), which are not counted; test-named
         modules without any test. Counts: counted test files, candidate modules.
     How to fix:
-        Add tests in the deposit's own ecosystem, at least two test files for the full
-        score: pytest tests (tests/test_<module>.py), testthat tests
-        (tests/testthat/test-<topic>.R), Julia tests (test/runtests.jl with @testset),
-        MATLAB matlab.unittest classes or MOxUnit test_*.m suites, GoogleTest/Catch2
-        sources registered with CTest add_test (meson test()), test-drive suites for
-        Fortran, nf-test *.nf.test files for Nextflow, or a Snakemake .test/
-        configuration run by CI.
+        Add tests in the deposit's own ecosystem (the fix names the one the tree is
+        written in), at least two test files for the full score: pytest tests
+        (tests/test_<module>.py), testthat tests (tests/testthat/test-<topic>.R),
+        Julia tests (test/runtests.jl with @testset), MATLAB matlab.unittest classes or
+        MOxUnit test_*.m suites, GoogleTest/Catch2 sources registered with CTest
+        add_test (meson test()), test-drive suites for Fortran, nf-test *.nf.test
+        files for Nextflow, or a Snakemake .test/ configuration run by CI; an R or
+        Julia analysis that is no package runs its tests with testthat::test_dir()
+        or julia --project test/runtests.jl.
     Known false positives:
         A test that asserts nothing meaningful still counts, as does any script with an
         assert statement inside a tests/ folder; helpers named test_* count. A build
         file registering a test counts as a test file of its own; a test configuration
-        counts without any assertion. Notebook tests run by nbval without assertions
-        are not recognised.
+        counts without any assertion. A program in a test folder of a tree whose build
+        registers tests counts even when the registrations run other programs (a
+        build's add_test of a linter); a C/C++ main() that fails only by returning a
+        non-zero value (not exit()) is not recognised without a registration. Notebook
+        tests run by nbval without assertions are not recognised.
     """
     counted: list[Evidence] = []
     aux: list[Evidence] = []          # runners and frameworks: evidence, not counted
@@ -285,13 +442,13 @@ def test_file_presence(tree: TreeIndex) -> Result:
     weight: dict[str, tuple[int, int]] = {}   # (tests, lines) of each counted file
 
     def count(path: str, reason: str, rule: str, line: int | None = None, cell: int | None = None,
-              tests: int | None = None) -> None:
+              tests: int | None = None, line_end: int | None = None) -> None:
         if path in seen:
             return
         seen.add(path)
         facts = tree.facts(path)
         weight[path] = (_n_tests(facts) if tests is None else tests, facts.lines if facts is not None else 0)
-        counted.append(Evidence(path, reason, rule=rule, line_start=line, cell=cell,
+        counted.append(Evidence(path, reason, rule=rule, line_start=line, line_end=line_end, cell=cell,
                                 snippet=tree.snippet(path, line, cell) if line is not None else None))
 
     def runner(path: str, reason: str, line: int | None = None) -> None:
@@ -352,6 +509,10 @@ def test_file_presence(tree: TreeIndex) -> Result:
             continue
         candidates += 1
         facts = tree.facts(path)
+        include = _julia_runner_line(tree, path, facts) if facts is not None else None
+        if include is not None:
+            runner(path, "test runner (includes the test files)", include)
+            continue
         line = _first_julia_test(facts) if facts is not None else None
         rule = "test_file_presence.julia"
         if line is None and facts is not None:
@@ -377,16 +538,50 @@ def test_file_presence(tree: TreeIndex) -> Result:
             count(path, "test file with a test", found[1], found[0])
         elif _MATLAB_TEST_NAME_RE.fullmatch(_name(path)):
             empty.append(path)
+    registrations = _test_registrations(tree)
+    fpm_auto, fpm_listed = _fpm_tests(tree)
     for frontend in ("c_cpp", "fortran"):
         for path in tree.by_frontend(frontend):
             in_dir = _in_other_test_dir(path)
-            if not (in_dir or _NATIVE_TEST_NAME_RE.fullmatch(_name(path))) or _vendored(tree, path):
+            if not (in_dir or _NATIVE_TEST_NAME_RE.fullmatch(_name(path)) or path in fpm_listed) \
+                    or _vendored(tree, path):
                 continue
             facts = tree.facts(path)
-            line = _native_test_line(facts, in_dir) if facts is not None else None
+            if facts is None:
+                continue
+            line = _native_test_line(facts, in_dir)
             if line is not None:
                 candidates += 1
                 count(path, "test source with a test", f"test_file_presence.{frontend}", line)
+                continue
+            program = _program_line(facts) if in_dir or path in fpm_listed else None
+            if program is None:
+                continue
+            suites = _suite_runner_line(facts)
+            if suites is not None:
+                runner(path, "test runner (runs the test suites)", suites)
+                continue
+            where = _registered_by(path, frontend, registrations, fpm_auto, fpm_listed)
+            if where is not None:
+                candidates += 1
+                count(path, f"test program the build runs ({where})", "test_file_presence.native_test_program", program)
+                continue
+            failing = _failing_exit_line(facts)
+            if failing is not None:
+                candidates += 1
+                count(path, "test program that fails through its exit status", "test_file_presence.native_exit_status",
+                      failing)
+    for path in tree.files:
+        name = _name(path)
+        if name.lower().endswith(".pf") and not _vendored(tree, path):
+            pf = tree.pfunit(path)
+            if pf is None or not (pf.tests or _in_other_test_dir(path)):
+                continue
+            candidates += 1
+            if pf.tests:
+                count(path, "pFUnit test file", "test_file_presence.pfunit", pf.tests[0], tests=len(pf.tests))
+            else:
+                empty.append(path)
     for path in tree.files:
         if native_build_kind(path) not in ("cmake", "meson") or _vendored(tree, path):
             continue
@@ -396,8 +591,12 @@ def test_file_presence(tree: TreeIndex) -> Result:
         if build.tests:
             candidates += 1
             first = min(build.tests, key=lambda t: t.line)
-            count(path, f"build registers tests ({first.command})", f"test_file_presence.{build.kind}_test", first.line,
-                  tests=len(build.tests))
+            last = max(t.line for t in build.tests)
+            # the registrations from the first to the last, a build file's tests as a whole
+            registrations = f", {len(build.tests)} registrations" if len(build.tests) > 1 else ""
+            count(path, f"build registers tests ({first.command}{registrations})",
+                  f"test_file_presence.{build.kind}_test", first.line, tests=len(build.tests),
+                  line_end=last if last > first.line else None)
         for dependency in build.dependencies:
             if dependency.source == "find_package" and dependency.normalized in _NATIVE_TEST_FRAMEWORKS:
                 aux.append(Evidence(path, f"test framework {dependency.name}", rule="test_file_presence.framework",
@@ -427,17 +626,36 @@ def test_file_presence(tree: TreeIndex) -> Result:
         if profile:
             candidates += 1
             count("nextflow.config", "Nextflow test profile", "test_file_presence.nextflow_test_profile", profile)
+    ci_configs = [(p, c) for p in _ci_files(tree) if (c := tree.ci_config(p)) is not None]
     if workflow_tree:
-        for ci_path in _ci_files(tree):
-            config = tree.ci_config(ci_path)
-            for line, target in config.config_files if config is not None else ():
+        configfiles = _snakemake_configfiles(tree)
+        for ci_path, config in ci_configs:
+            for line, target in config.config_files:
                 if tree.is_file(target) and target not in seen:
                     candidates += 1
                     count(target, f"test configuration run by CI ({ci_path}:{line})",
                           "test_file_presence.ci_test_config")
+            # a Snakemake run in a folder reads the workflow's configfile: from there
+            for line, folder in config.workflow_dirs:
+                for configfile in configfiles:
+                    target = _joined(folder, configfile)
+                    if target is not None and tree.is_file(target) and target not in seen:
+                        candidates += 1
+                        count(target, f"test configuration run by CI ({ci_path}:{line}, Snakemake in {folder}/)",
+                              "test_file_presence.ci_test_config")
+    for ci_path, config in ci_configs:
+        for line, script in config.run_scripts:
+            if script in seen or not tree.is_file(script) or tree.role(script) == "vendored":
+                continue
+            check = validation_script_line(tree, script)
+            if check is not None:
+                candidates += 1
+                count(script, f"validation script run by CI ({ci_path}:{line})",
+                      "test_file_presence.ci_validation_script", check)
     n = len(counted)
     value = min(n / 2, 1) * 100
-    aux = aux[:5]
+    # the runners nearest the root first (runtests.jl before the folders' own runners)
+    aux = sorted(aux, key=lambda e: (e.path.count("/"), e.path))[:5]
     evidence = _spread(counted, MAX_TEST_FILES, weight) + aux
     evidence += [
         Evidence(p, "test module without any test function, test class or assertion", rule="test_file_presence.no_tests")
@@ -445,25 +663,76 @@ def test_file_presence(tree: TreeIndex) -> Result:
     ]
     counts = {"test_files": n, "candidate_modules": candidates, "modules_without_tests": len(empty)}
     if n == 0:
-        fix = _fix_for(tree)
+        ecosystem = fix_ecosystem(tree)
+        fix = (_FIX_NO_TESTS if is_package(tree, ecosystem) else _FIX_NO_TESTS_ANALYSIS).get(ecosystem,
+                                                                                           _FIX_NO_TESTS[ecosystem])
     elif n == 1:
-        fix = f"Add at least one more test file beside {counted[0].path} to cover the rest of the code."
+        fix = (f"Add at least one more test file beside {counted[0].path} "
+               f"(e.g. {_ANOTHER_TEST_FILE[fix_ecosystem(tree)]}) to cover the rest of the code.")
     else:
         fix = None
     return Result(value, evidence=evidence, fix=fix, counts=counts,
                   reason=f"{n} test module{'s' if n != 1 else ''} with at least one test")
 
 
-def _fix_for(tree: TreeIndex) -> str:
-    """The fix in the deposit's own ecosystem."""
-    if tree.by_frontend("nextflow"):
-        return "Add nf-test tests (tests/main.nf.test with assertions, nf-test.config) or a test profile run by CI."
-    if tree.by_frontend("snakemake"):
-        return "Add a Snakemake test configuration (.test/config/config.yaml with small data) and run it in CI."
-    if tree.by_frontend("matlab") and not tree.by_type("python"):
-        return "Add matlab.unittest test classes (tests/<Name>Test.m) or MOxUnit test_*.m suites."
-    if (tree.by_frontend("c_cpp") or tree.by_frontend("fortran")) and not tree.by_type("python"):
-        return ("Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with "
-                "CTest add_test or meson test().")
-    return ("Add automated tests, e.g. tests/test_<module>.py with pytest test_* functions "
-            "(tests/testthat/test-<topic>.R for R, test/runtests.jl for Julia).")
+def _snakemake_configfiles(tree: TreeIndex) -> list[str]:
+    """The ``configfile:`` paths the workflow's Snakefiles set at top level, as written."""
+    found: list[str] = []
+    for path in tree.by_frontend("snakemake"):
+        facts = tree.facts(path)
+        for directive in facts.directives if facts is not None else ():
+            value = directive.value.strip().strip("'\"")
+            if directive.kind == "configfile" and not directive.scope and value and value not in found:
+                found.append(value)
+    return found
+
+
+def _joined(folder: str, relative: str) -> str | None:
+    """``relative`` resolved in ``folder`` (both repository-relative), None when it leaves
+    the repository or is absolute."""
+    if relative.startswith("/"):
+        return None
+    parts: list[str] = []
+    for part in f"{folder}/{relative}".split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts)
+
+
+# The fix with no test at all, in the deposit's own ecosystem (§0.3 S3 row)
+_FIX_NO_TESTS = {
+    PYTHON: "Add automated tests, e.g. tests/test_<module>.py with pytest test_* functions (two test files for "
+            "the full score).",
+    R: "Add testthat tests, e.g. tests/testthat/test-<topic>.R with test_that() blocks (usethis::use_testthat() "
+       "sets them up).",
+    JULIA: "Add Julia tests: test/runtests.jl with @testset/@test blocks, or test files with them that it includes, "
+           "run by Pkg.test().",
+    MATLAB: "Add matlab.unittest test classes (tests/<Name>Test.m) or MOxUnit test_*.m suites.",
+    NATIVE: "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with "
+            "CTest add_test or meson test().",
+    NEXTFLOW: "Add nf-test tests (tests/main.nf.test with assertions, nf-test.config) or a test profile run by CI.",
+    SNAKEMAKE: "Add a Snakemake test configuration (.test/config/config.yaml with small data) and run it in CI.",
+}
+# ... for an R or Julia analysis, which has no package tooling to run them
+_FIX_NO_TESTS_ANALYSIS = {
+    R: "Add testthat tests, e.g. tests/testthat/test-<topic>.R with test_that() blocks checking the analysis "
+       "functions, run with testthat::test_dir(\"tests/testthat\").",
+    JULIA: "Add Julia tests: test/runtests.jl with @testset/@test blocks checking the analysis functions, run with "
+           "julia --project test/runtests.jl.",
+}
+# A second test file, in the deposit's own ecosystem
+_ANOTHER_TEST_FILE = {
+    PYTHON: "tests/test_<module>.py",
+    R: "tests/testthat/test-<topic>.R",
+    JULIA: "test/<topic>.jl with @testset blocks, included by test/runtests.jl",
+    MATLAB: "tests/<Name>Test.m",
+    NATIVE: "a test program registered with CTest add_test or meson test()",
+    NEXTFLOW: "an nf-test file for another module or workflow",
+    SNAKEMAKE: "Snakemake unit tests in .tests/unit/ or a second .test/ configuration run by CI",
+}
