@@ -79,8 +79,9 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # workflow_orchestration: a Make-like file's evidence spans its rules
     # 2.7.0/2.5.0: headings and words of §0.2.7/§0.3, domain archives, publications, inline
     # citations, badges in data sentences, GDAL remote reads, workflow remote inputs and
-    # wrappers, software releases, documentation and test data, R drivers
-    assert REGISTRY[metric_id].version == ("2.7.0" if metric_id == "data_pointer" else "2.5.0")
+    # wrappers, software releases, documentation and test data, R drivers;
+    # 2.7.1/2.5.1: fix texts in the deposit's own ecosystem (§0.3)
+    assert REGISTRY[metric_id].version == ("2.7.1" if metric_id == "data_pointer" else "2.5.1")
 
 
 # =========================================================================== A1
@@ -749,6 +750,106 @@ def test_a_loader_on_a_parameter_is_not_data_use(make_tree):
         "share/params/Ag.json": "{" + '"a": 1, ' * 600 + '"b": 2}',
     })
     assert data_use(tree).none and not any(m.applicable for m in values.values())
+
+
+# =========================================================================== fix texts by ecosystem
+
+# A bare deposit of each ecosystem that uses data (a data file it reads) and has nothing
+# else for A1-A4: the fix is written in the ecosystem's own tools (METRICS.md §0.3).
+_BARE_TREES = {
+    "python": {"analysis.py": "import pandas as pd\n\ndf = pd.read_csv('data/obs.csv')\n"},
+    "r": {"analysis.R": "obs <- read.csv('data/obs.csv')\nsummary(obs)\n"},
+    "julia": {"analysis.jl": "using CSV\n\nobs = CSV.read(\"data/obs.csv\")\n"},
+    "matlab": {"analyse_obs.m": "obs = readtable('data/obs.csv');\ndisp(obs);\n"},
+    "native": {"sim.c": "#include <stdio.h>\nint main(void) { FILE *f = fopen(\"data/obs.csv\", \"r\"); return f == 0; }\n"},
+    "nextflow": {"main.nf": "workflow {\n    Channel.fromPath('data/obs.csv').view()\n}\n"},
+    "snakemake": {"Snakefile": "rule all:\n    input: 'data/obs.csv'\n"},
+}
+_FIX_TEXTS = {
+    "data_description": {
+        "python": "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format, "
+                  "licence and how to obtain it.",
+        "r": "Add DATA.md (or a '## Data' section in README.Rmd) giving the data's source, size, format, licence "
+             "and how to obtain it; document bundled datasets in R/data.R with roxygen @format and @source.",
+        "julia": "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format, "
+                 "licence and how to obtain it (the DataDeps.jl registration, if any).",
+        "matlab": "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format "
+                  "(the .mat variables and their units), licence and how to obtain it.",
+        "native": "Add DATA.md (or a '## Data' section in the README) describing the input data the programs "
+                  "read: source, size, file format, licence and how to obtain it.",
+        "nextflow": "Describe the pipeline's input data in a '## Input data' section of the README or "
+                    "docs/usage.md: the samplesheet columns, file formats, reference files and where to obtain them.",
+        "snakemake": "Describe the workflow's input data in a '## Input data' section of the README or "
+                     "config/README.md: the sample sheet, file formats, reference files and where to obtain them.",
+    },
+    "data_pointer": {
+        "python": "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or a "
+                  "'## Data' section of the README.",
+        "r": "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or a "
+             "'## Data' section of README.Rmd, and in the roxygen @source of the datasets it documents.",
+        "julia": "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or the "
+                 "README's '## Data' section (and in the DataDeps.jl registration that fetches it).",
+        "matlab": "Deposit the data in Zenodo, Figshare or a domain archive (DANDI, OpenNeuro, ...) and cite its "
+                  "DOI in DATA.md or a '## Data' section of the README.",
+        "native": "Deposit the input data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md "
+                  "or a '## Data' section of the README.",
+        "nextflow": "Deposit the input data in Zenodo or a domain archive (ENA/SRA accessions for reads) and point "
+                    "the samplesheet and the test profile's params (conf/test.config) at its DOI or URLs.",
+        "snakemake": "Deposit the input data in Zenodo or a domain archive (ENA/SRA accessions for reads) and name "
+                     "its DOI or URLs in config/config.yaml and the README's data section.",
+    },
+    "workflow_orchestration": {
+        "python": "Add a Snakefile (or a Makefile) whose rules run every analysis step from raw data to results.",
+        "r": "Add a targets pipeline (_targets.R whose tar_target() steps run every analysis step from raw data "
+             "to results), or at least a Makefile whose rules run the R scripts in order.",
+        "julia": "Add a Makefile (or a Snakefile) whose rules run every analysis step from raw data to results "
+                 "(`julia --project scripts/<step>.jl`).",
+        "matlab": "Add a Makefile (or a Snakefile) whose rules run every analysis step with `matlab -batch "
+                  "<step>`, or at least a run_all.m that calls the steps in order.",
+        "native": "Add a Makefile (or a Snakefile) whose rules run the built programs on the input data, from "
+                  "raw data to results.",
+        # a workflow engine's files are the 100 tier: nothing to fix
+        "nextflow": None,
+        "snakemake": None,
+    },
+    "data_acquisition_script": {
+        "python": "Add a script (e.g. scripts/download_data.sh) that fetches the archived data from its DOI or URL "
+                  "and verifies its checksum, or track the data with DVC and document 'dvc pull'.",
+        "r": "Add an R script (e.g. data-raw/download_data.R) that fetches the archived data from its DOI or URL "
+             "with download.file() (or piggyback::pb_download(), BiocFileCache) and checks tools::md5sum().",
+        "julia": "Register the archived data as a DataDeps.jl DataDep (its URL and SHA-256), or add a script that "
+                 "calls Downloads.download() on its DOI or URL and checks the checksum.",
+        "matlab": "Add a download_data.m that fetches the archived data with websave() from its DOI or URL and "
+                  "checks its size or checksum.",
+        "native": "Add a script (e.g. scripts/download_data.sh) that fetches the archived input data with wget or "
+                  "curl from its DOI or URL and checks it with sha256sum -c.",
+        "nextflow": "Let the pipeline fetch its inputs: point params.input (nextflow.config or a test profile) at "
+                    "the archived data's URL so Nextflow stages it, or add a download process (wget/curl, "
+                    "Channel.fromSRA).",
+        "snakemake": "Add a rule that downloads the archived input data from its DOI or URL (a wget/curl shell, a "
+                     "storage/HTTP remote input, or a snakemake-wrappers download such as "
+                     "bio/reference/ensembl-sequence).",
+    },
+}
+
+
+@pytest.mark.parametrize("ecosystem", list(_BARE_TREES))
+@pytest.mark.parametrize("metric_id", A_METRICS)
+def test_fix_texts_name_the_ecosystem_tools(make_tree, metric_id, ecosystem):
+    files = {**_BARE_TREES[ecosystem], "data/obs.csv": "site,value\na,1\n"}
+    measured = REGISTRY[metric_id].run(TreeIndex.from_path(make_tree(files)))
+    assert measured.applicable
+    assert measured.fix == _FIX_TEXTS[metric_id][ecosystem]
+
+
+def test_fix_for_make_like_and_driver_tiers_names_the_ecosystem_tool(run):
+    makefile = "all: results.csv\n\nresults.csv: data/obs.csv\n\tRscript analysis.R\n"
+    r_files = {**_BARE_TREES["r"], "data/obs.csv": "a\n1\n", "Makefile": makefile}
+    assert run("workflow_orchestration", r_files).fix == (
+        "Declare the steps of Makefile as a targets pipeline (_targets.R) with explicit inputs and outputs.")
+    py_files = {**_BARE_TREES["python"], "data/obs.csv": "a\n1\n", "run_all.py": "import analysis\n"}
+    assert run("workflow_orchestration", py_files).fix == (
+        "Replace run_all.py by a Snakefile or dvc.yaml pipeline whose steps run each analysis step in order.")
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _INSTALLER_SUFFIXES,
@@ -724,7 +734,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.5.0")
+@detector("data_acquisition_script", version="2.5.1")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -819,7 +829,12 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
     How to fix:
         Add a script (e.g. ``scripts/download_data.sh``) that fetches the archived data
         from its DOI or URL and verifies a checksum, or track the data with DVC and
-        document ``dvc pull``.
+        document ``dvc pull``. The fix names the deposit's own tools (METRICS.md §0.3; 2.5.1):
+        ``download.file()``/``piggyback``/``BiocFileCache`` for R, a DataDeps.jl
+        registration or ``Downloads.download()`` for Julia, ``websave()`` for MATLAB,
+        ``wget``/``curl`` with ``sha256sum -c`` for native codes, a remote
+        ``params.input`` or a download process for Nextflow, a download rule, remote input
+        or wrapper for Snakemake.
     Known false positives:
         A ``wget`` of a software file the release pattern does not catch (an unversioned
         ``tool.tar.gz``) or of a model checkpoint counts as a data download; any
@@ -900,6 +915,23 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         reason += f" ({len(ignored)} installer or software download(s) ignored)"
     if examples:
         reason += f" ({len(examples)} download(s) of example or test data in documentation or tests ignored)"
-    return Result(0, evidence=evidence, counts=counts, reason=reason,
-                  fix="Add a script (e.g. scripts/download_data.sh) that fetches the archived data from its DOI "
-                      "or URL and verifies its checksum, or track the data with DVC and document 'dvc pull'."), signals
+    return Result(0, evidence=evidence, counts=counts, reason=reason, fix=_FETCH_FIX[fix_ecosystem(tree)]), signals
+
+
+# How the deposit's own tools fetch archived data (METRICS.md §0.3 A4 row).
+_FETCH_FIX = {
+    PYTHON: "Add a script (e.g. scripts/download_data.sh) that fetches the archived data from its DOI or URL and "
+            "verifies its checksum, or track the data with DVC and document 'dvc pull'.",
+    R: "Add an R script (e.g. data-raw/download_data.R) that fetches the archived data from its DOI or URL with "
+       "download.file() (or piggyback::pb_download(), BiocFileCache) and checks tools::md5sum().",
+    JULIA: "Register the archived data as a DataDeps.jl DataDep (its URL and SHA-256), or add a script that calls "
+           "Downloads.download() on its DOI or URL and checks the checksum.",
+    MATLAB: "Add a download_data.m that fetches the archived data with websave() from its DOI or URL and checks "
+            "its size or checksum.",
+    NATIVE: "Add a script (e.g. scripts/download_data.sh) that fetches the archived input data with wget or curl "
+            "from its DOI or URL and checks it with sha256sum -c.",
+    NEXTFLOW: "Let the pipeline fetch its inputs: point params.input (nextflow.config or a test profile) at the "
+              "archived data's URL so Nextflow stages it, or add a download process (wget/curl, Channel.fromSRA).",
+    SNAKEMAKE: "Add a rule that downloads the archived input data from its DOI or URL (a wget/curl shell, a "
+               "storage/HTTP remote input, or a snakemake-wrappers download such as bio/reference/ensembl-sequence).",
+}

@@ -5,6 +5,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.data._common import (
     MAX_EVIDENCE,
     DataSignal,
@@ -36,7 +46,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_word(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.5.0")
+@detector("data_description", version="2.5.1")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -91,7 +101,11 @@ def data_description(tree: TreeIndex) -> Result:
         data keyword. ``counts`` holds the best word counts and how many sources matched.
     How to fix:
         Add ``DATA.md`` (or a ``## Data`` section in the README) of at least 100 words
-        giving the data's source, size, format, licence and how to obtain it.
+        giving the data's source, size, format, licence and how to obtain it. The fix (2.5.1) names
+        the deposit's own place for it (METRICS.md §0.3): R packages also document bundled
+        datasets in ``R/data.R`` (roxygen ``@format``, ``@source``); Nextflow and Snakemake
+        workflows describe their inputs (sample sheet, formats, reference files) in an
+        "Input data" section of the README, ``docs/usage.md`` or ``config/README.md``.
     Known false positives:
         Any other heading with the word "data" counts ("Data handling in the GUI",
         "Potential additional data" in a future-work list); a ``data/*.md`` file that is
@@ -170,16 +184,36 @@ def _measure(tree: TreeIndex) -> Result:
         return Result(
             0, evidence=evidence, counts=counts,
             reason="no data document, no README data section and no data keyword in the README",
-            fix="Add DATA.md (or a '## Data' section in the README) giving the data's source, "
-                "size, format, licence and how to obtain it.",
+            fix=_DESCRIBE_FIX[fix_ecosystem(tree)],
         )
     candidates.sort(key=lambda c: -c[0])
     value, best = candidates[0]
     evidence = [e for _, e in candidates][:MAX_EVIDENCE]
-    return Result(value, evidence=evidence, counts=counts, reason=best.reason, fix=_a1_fix(value, best))
+    return Result(value, evidence=evidence, counts=counts, reason=best.reason, fix=_a1_fix(tree, value, best))
 
 
-def _a1_fix(value: int, best: Evidence) -> str | None:
+# What to add when no data document or section exists, in the deposit's own terms
+# (METRICS.md §0.3): an R package documents its datasets in R/data.R, a workflow
+# describes its inputs (sample sheet, references) where its users look for them.
+_DESCRIBE_FIX = {
+    PYTHON: "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format, "
+            "licence and how to obtain it.",
+    R: "Add DATA.md (or a '## Data' section in README.Rmd) giving the data's source, size, format, licence and "
+       "how to obtain it; document bundled datasets in R/data.R with roxygen @format and @source.",
+    JULIA: "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format, licence "
+           "and how to obtain it (the DataDeps.jl registration, if any).",
+    MATLAB: "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format (the "
+            ".mat variables and their units), licence and how to obtain it.",
+    NATIVE: "Add DATA.md (or a '## Data' section in the README) describing the input data the programs read: "
+            "source, size, file format, licence and how to obtain it.",
+    NEXTFLOW: "Describe the pipeline's input data in a '## Input data' section of the README or docs/usage.md: "
+              "the samplesheet columns, file formats, reference files and where to obtain them.",
+    SNAKEMAKE: "Describe the workflow's input data in a '## Input data' section of the README or config/README.md: "
+               "the sample sheet, file formats, reference files and where to obtain them.",
+}
+
+
+def _a1_fix(tree: TreeIndex, value: int, best: Evidence) -> str | None:
     if value == 100:
         return None
     if best.rule == "data_description.data_document":
@@ -187,7 +221,7 @@ def _a1_fix(value: int, best: Evidence) -> str | None:
     if best.rule == "data_description.readme_section":
         return ("Add DATA.md of at least 100 words (or grow the README data section to 60 words) "
                 "covering the data's source, size, format and licence.")
-    return "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format and licence."
+    return _DESCRIBE_FIX[fix_ecosystem(tree)]
 
 
 def _document_title(doc: Document):

@@ -7,6 +7,16 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _URL_RE,
@@ -596,7 +606,7 @@ def _suffix_of(path: str) -> str:
     return name[dot:] if dot > 0 else ""
 
 
-@detector("data_pointer", version="2.7.0")
+@detector("data_pointer", version="2.7.1")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -724,7 +734,11 @@ def data_pointer(tree: TreeIndex) -> Result:
         citations and DOIs outside a data context.
     How to fix:
         Deposit the data in Zenodo, Figshare or a domain archive and cite its DOI in
-        DATA.md or the README's data section.
+        DATA.md or the README's data section; the fix (2.7.1) names the deposit's own place
+        (METRICS.md §0.3): README.Rmd and the roxygen ``@source`` of R datasets, the
+        DataDeps.jl registration of a Julia project, DANDI/OpenNeuro for MATLAB
+        neuroscience data, ENA/SRA accessions and the test profile's params of a Nextflow
+        pipeline, ``config/config.yaml`` of a Snakemake workflow.
     Known false positives:
         An archive URL or data-repository DOI in prose outside a citation block counts
         unless its line says it holds code, even one that points to someone else's
@@ -738,6 +752,25 @@ def data_pointer(tree: TreeIndex) -> Result:
 
 
 _EXAMPLE_ROLES = frozenset({"docs", "test"})
+
+# Where to deposit the data and name it, in the deposit's own terms (METRICS.md §0.3).
+_DEPOSIT_FIX = {
+    PYTHON: "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or a "
+            "'## Data' section of the README.",
+    R: "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or a '## Data' "
+       "section of README.Rmd, and in the roxygen @source of the datasets it documents.",
+    JULIA: "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or the "
+           "README's '## Data' section (and in the DataDeps.jl registration that fetches it).",
+    MATLAB: "Deposit the data in Zenodo, Figshare or a domain archive (DANDI, OpenNeuro, ...) and cite its DOI in "
+            "DATA.md or a '## Data' section of the README.",
+    NATIVE: "Deposit the input data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or a "
+            "'## Data' section of the README.",
+    NEXTFLOW: "Deposit the input data in Zenodo or a domain archive (ENA/SRA accessions for reads) and point the "
+              "samplesheet and the test profile's params (conf/test.config) at its DOI or URLs.",
+    SNAKEMAKE: "Deposit the input data in Zenodo or a domain archive (ENA/SRA accessions for reads) and name its DOI "
+               "or URLs in config/config.yaml and the README's data section.",
+}
+
 
 def _fetches_data_itself(tree: TreeIndex) -> bool:
     """The deposit's own code (outside documentation and tests) downloads data: A4's
@@ -834,10 +867,7 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     if value <= 25:
         evidence += [Evidence(p, "data file in the tree", rule="data_pointer.local_file")
                      for p in local[: MAX_EVIDENCE - len(evidence)]]
-    fix = None if value == 100 else (
-        "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI "
-        "in DATA.md or a '## Data' section of the README."
-    )
+    fix = None if value == 100 else _DEPOSIT_FIX[fix_ecosystem(tree)]
     if value == 0:
         return Result(0, level="absent", evidence=evidence, counts=counts,
                       reason="no data URL, DOI, accession number or data file found", fix=fix), signals

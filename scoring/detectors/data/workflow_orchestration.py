@@ -5,6 +5,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.data._common import (
     MAX_EVIDENCE,
     DataSignal,
@@ -70,7 +80,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.5.0")
+@detector("workflow_orchestration", version="2.5.1")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -125,7 +135,10 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
     How to fix:
         Describe the pipeline in a Snakefile (or a Nextflow/CWL workflow, or ``dvc.yaml``
         stages) that runs every step from raw data to figures; at least add a Makefile
-        whose targets run the scripts in order.
+        whose targets run the scripts in order. The fix (2.5.1) names the deposit's own tool
+        (METRICS.md §0.3): a targets pipeline (``_targets.R``) for R, ``julia --project``
+        or ``matlab -batch`` steps in a Makefile or Snakefile for Julia and MATLAB, the
+        built programs' runs for native codes, processes or rules for workflows.
     Known false positives:
         A Makefile whose maintenance rules carry unusual names counts as 80; a ``main.m``
         that is a toolbox entry point rather than an analysis driver counts as 70; a CWL
@@ -200,14 +213,39 @@ def _measure(tree: TreeIndex) -> Result:
         value, level, reason = 70, "pipeline_script", f"pipeline driver script {drivers[0]}"
     else:
         return Result(0, level="absent", counts=counts, reason="no workflow engine file, Make-like file with rules, or pipeline driver",
-                      fix="Add a Snakefile (or a Makefile) whose rules run every analysis step from raw data to results.")
+                      fix=_ADD_WORKFLOW_FIX[fix_ecosystem(tree)])
     evidence = (engine_evidence + make_evidence + driver_evidence)[:MAX_EVIDENCE]
     fix = None
     if value == 80:
-        fix = f"Declare the steps of {make_evidence[0].path} as a Snakefile or dvc.yaml pipeline with explicit inputs and outputs."
+        fix = f"Declare the steps of {make_evidence[0].path} as {_ENGINE_OF[fix_ecosystem(tree)]} with explicit inputs and outputs."
     elif value == 70:
-        fix = f"Replace {drivers[0]} by a Snakefile (or a Makefile) whose rules run each analysis step."
+        fix = f"Replace {drivers[0]} by {_ENGINE_OF[fix_ecosystem(tree)]} whose steps run each analysis step in order."
     return Result(value, level=level, evidence=evidence, counts=counts, reason=reason, fix=fix)
+
+
+# The workflow tool of each ecosystem (METRICS.md §0.3: R targets, Snakemake/Make for the
+# languages without an engine of their own, the engines themselves for workflows).
+_ENGINE_OF = {
+    PYTHON: "a Snakefile or dvc.yaml pipeline", R: "a targets pipeline (_targets.R)",
+    JULIA: "a Snakefile or dvc.yaml pipeline", MATLAB: "a Snakefile or Makefile pipeline (`matlab -batch` steps)",
+    NATIVE: "a Snakefile or Makefile pipeline", NEXTFLOW: "Nextflow processes in a workflow block",
+    SNAKEMAKE: "Snakemake rules",
+}
+_ADD_WORKFLOW_FIX = {
+    PYTHON: "Add a Snakefile (or a Makefile) whose rules run every analysis step from raw data to results.",
+    R: "Add a targets pipeline (_targets.R whose tar_target() steps run every analysis step from raw data to "
+       "results), or at least a Makefile whose rules run the R scripts in order.",
+    JULIA: "Add a Makefile (or a Snakefile) whose rules run every analysis step from raw data to results "
+           "(`julia --project scripts/<step>.jl`).",
+    MATLAB: "Add a Makefile (or a Snakefile) whose rules run every analysis step with `matlab -batch <step>`, "
+            "or at least a run_all.m that calls the steps in order.",
+    NATIVE: "Add a Makefile (or a Snakefile) whose rules run the built programs on the input data, from raw "
+            "data to results.",
+    NEXTFLOW: "Describe the pipeline as Nextflow processes joined in a workflow block (main.nf) that runs every "
+              "step from the input data to results.",
+    SNAKEMAKE: "Describe the workflow as Snakemake rules (a Snakefile) with explicit inputs and outputs that run "
+               "every step from the input data to results.",
+}
 
 
 def _r_driver_steps(tree: TreeIndex, path: str) -> list[tuple[int, str]]:
