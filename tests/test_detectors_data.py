@@ -23,7 +23,7 @@ from scoring.detectors.data._common import (
     is_data_heading,
     probed,
 )
-from scoring.detectors.data.data_acquisition_script import shell_download
+from scoring.detectors.data.data_acquisition_script import shell_download, software_kind
 from scoring.parsers.shell import split_commands
 from scoring.registry import REGISTRY
 from scoring.tree import TreeIndex
@@ -77,7 +77,11 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # line their link closes, pointers outside tests first, a built URL spans from its literal;
     # data_acquisition_script: --help/--version runs, f/r-initial workflow lines, subshells;
     # workflow_orchestration: a Make-like file's evidence spans its rules
-    assert REGISTRY[metric_id].version == ("2.6.0" if metric_id == "data_pointer" else "2.4.0")
+    # 2.7.0/2.5.0: headings and words of §0.2.7/§0.3, domain archives, publications, inline
+    # citations, badges in data sentences, GDAL remote reads, workflow remote inputs and
+    # wrappers, software releases, documentation and test data, R drivers;
+    # 2.7.1/2.5.1: fix texts in the deposit's own ecosystem (§0.3)
+    assert REGISTRY[metric_id].version == ("2.7.1" if metric_id == "data_pointer" else "2.5.1")
 
 
 # =========================================================================== A1
@@ -181,11 +185,37 @@ def test_pointer_evidence_outside_tests_first_and_each_file_first(run):
     files["vignettes/intro.Rmd"] = ("---\ntitle: intro\n---\n\n## Data\n\nThe survey is archived at "
                                     "https://doi.org/10.5281/zenodo.77 and https://doi.org/10.5281/zenodo.78.\n")
     files["README.md"] = "# Survey\n\n## Data\n\nSee https://doi.org/10.5281/zenodo.99\n"
+    # the deposit fetches its data itself, so its vignette's pointers count (2.7.0)
+    files["scripts/get.sh"] = "wget https://example.org/survey.csv\n"
     m = run("data_pointer", files)
     # every pointer in test code is test data (2.6.0): the 25 test DOIs are ignored
-    assert (m.value, m.counts["pointers"], m.counts["ignored_test_pointer"]) == (100, 3, 25)
+    assert (m.value, m.counts["pointers"], m.counts["ignored_test_pointer"]) == (100, 4, 25)
     shown = [(e["path"], e["line_start"]) for e in evidence(m)]
-    assert shown == [("README.md", 5), ("vignettes/intro.Rmd", 7), ("vignettes/intro.Rmd", 7)]
+    assert shown == [("README.md", 5), ("vignettes/intro.Rmd", 7), ("vignettes/intro.Rmd", 7), ("scripts/get.sh", 1)]
+
+
+def test_documentation_pointers_count_only_when_the_deposit_fetches_data(run):
+    files = {
+        "README.md": "# geostats\n\nSpatial statistics.\n",
+        "geostats/moran.py": "import numpy as np\n\ndef moran(x):\n    return np.mean(x)\n",
+        "analysis/run.py": "import pandas as pd\n\ndf = pd.read_csv('data/regions.csv')\n",
+        "data/regions.csv": "a,b\n1,2\n",
+        "docs/guide.ipynb": notebook([
+            ("markdown", "# Guide\n\nThe Berlin data: https://doi.org/10.5281/zenodo.4242"),
+            ("code", "import geopandas as gpd\ndf = gpd.read_file('https://example.org/berlin.gpkg')"),
+        ]),
+    }
+    m = run("data_pointer", files)
+    # a tutorial's example data is not the deposit's (§0.3): no own download, so ignored
+    assert (m.value, m.counts["pointers"], m.counts["ignored_documentation_examples"]) == (25, 0, 2)
+    a4 = run("data_acquisition_script", files)
+    assert (a4.value, a4.counts["downloads"], a4.counts["ignored_documentation_and_test_downloads"]) == (0, 0, 1)
+    assert [(e["path"], e["rule"]) for e in evidence(a4)] == [("docs/guide.ipynb", "data_acquisition_script.example_ignored")]
+    files["analysis/fetch.py"] = "import urllib.request\n\nurllib.request.urlretrieve('https://example.org/regions.csv', 'data/regions.csv')\n"
+    m = run("data_pointer", files)
+    # the deposit fetches data itself: its documentation names the data it retrieves
+    assert (m.value, m.counts["ignored_documentation_examples"]) == (100, 0)
+    assert evidence(m)[0]["path"] == "docs/guide.ipynb"
 
 
 def test_pointer_built_from_pieces_spans_from_its_first_literal(run):
@@ -580,7 +610,8 @@ def test_readme_commands_and_dvc_config_are_not_scripts(run):
     }
     m = run("data_acquisition_script", files)
     assert m.value == 0
-    assert m.counts == {"downloads": 0, "files_with_downloads": 0, "ignored_installers": 0, "dvc_tracking_files": 0}
+    assert m.counts == {"downloads": 0, "files_with_downloads": 0, "ignored_installers": 0,
+                        "ignored_documentation_and_test_downloads": 0, "dvc_tracking_files": 0}
 
 
 # =========================================================================== bad input
@@ -719,3 +750,156 @@ def test_a_loader_on_a_parameter_is_not_data_use(make_tree):
         "share/params/Ag.json": "{" + '"a": 1, ' * 600 + '"b": 2}',
     })
     assert data_use(tree).none and not any(m.applicable for m in values.values())
+
+
+# =========================================================================== fix texts by ecosystem
+
+# A bare deposit of each ecosystem that uses data (a data file it reads) and has nothing
+# else for A1-A4: the fix is written in the ecosystem's own tools (METRICS.md §0.3).
+_BARE_TREES = {
+    "python": {"analysis.py": "import pandas as pd\n\ndf = pd.read_csv('data/obs.csv')\n"},
+    "r": {"analysis.R": "obs <- read.csv('data/obs.csv')\nsummary(obs)\n"},
+    "julia": {"analysis.jl": "using CSV\n\nobs = CSV.read(\"data/obs.csv\")\n"},
+    "matlab": {"analyse_obs.m": "obs = readtable('data/obs.csv');\ndisp(obs);\n"},
+    "native": {"sim.c": "#include <stdio.h>\nint main(void) { FILE *f = fopen(\"data/obs.csv\", \"r\"); return f == 0; }\n"},
+    "nextflow": {"main.nf": "workflow {\n    Channel.fromPath('data/obs.csv').view()\n}\n"},
+    "snakemake": {"Snakefile": "rule all:\n    input: 'data/obs.csv'\n"},
+}
+_FIX_TEXTS = {
+    "data_description": {
+        "python": "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format, "
+                  "licence and how to obtain it.",
+        "r": "Add DATA.md (or a '## Data' section in README.Rmd) giving the data's source, size, format, licence "
+             "and how to obtain it; document bundled datasets in R/data.R with roxygen @format and @source.",
+        "julia": "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format, "
+                 "licence and how to obtain it (the DataDeps.jl registration, if any).",
+        "matlab": "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format "
+                  "(the .mat variables and their units), licence and how to obtain it.",
+        "native": "Add DATA.md (or a '## Data' section in the README) describing the input data the programs "
+                  "read: source, size, file format, licence and how to obtain it.",
+        "nextflow": "Describe the pipeline's input data in a '## Input data' section of the README or "
+                    "docs/usage.md: the samplesheet columns, file formats, reference files and where to obtain them.",
+        "snakemake": "Describe the workflow's input data in a '## Input data' section of the README or "
+                     "config/README.md: the sample sheet, file formats, reference files and where to obtain them.",
+    },
+    "data_pointer": {
+        "python": "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or a "
+                  "'## Data' section of the README.",
+        "r": "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or a "
+             "'## Data' section of README.Rmd, and in the roxygen @source of the datasets it documents.",
+        "julia": "Deposit the data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md or the "
+                 "README's '## Data' section (and in the DataDeps.jl registration that fetches it).",
+        "matlab": "Deposit the data in Zenodo, Figshare or a domain archive (DANDI, OpenNeuro, ...) and cite its "
+                  "DOI in DATA.md or a '## Data' section of the README.",
+        "native": "Deposit the input data in Zenodo or Figshare (or a domain archive) and cite its DOI in DATA.md "
+                  "or a '## Data' section of the README.",
+        "nextflow": "Deposit the input data in Zenodo or a domain archive (ENA/SRA accessions for reads) and point "
+                    "the samplesheet and the test profile's params (conf/test.config) at its DOI or URLs.",
+        "snakemake": "Deposit the input data in Zenodo or a domain archive (ENA/SRA accessions for reads) and name "
+                     "its DOI or URLs in config/config.yaml and the README's data section.",
+    },
+    "workflow_orchestration": {
+        "python": "Add a Snakefile (or a Makefile) whose rules run every analysis step from raw data to results.",
+        "r": "Add a targets pipeline (_targets.R whose tar_target() steps run every analysis step from raw data "
+             "to results), or at least a Makefile whose rules run the R scripts in order.",
+        "julia": "Add a Makefile (or a Snakefile) whose rules run every analysis step from raw data to results "
+                 "(`julia --project scripts/<step>.jl`).",
+        "matlab": "Add a Makefile (or a Snakefile) whose rules run every analysis step with `matlab -batch "
+                  "<step>`, or at least a run_all.m that calls the steps in order.",
+        "native": "Add a Makefile (or a Snakefile) whose rules run the built programs on the input data, from "
+                  "raw data to results.",
+        # a workflow engine's files are the 100 tier: nothing to fix
+        "nextflow": None,
+        "snakemake": None,
+    },
+    "data_acquisition_script": {
+        "python": "Add a script (e.g. scripts/download_data.sh) that fetches the archived data from its DOI or URL "
+                  "and verifies its checksum, or track the data with DVC and document 'dvc pull'.",
+        "r": "Add an R script (e.g. data-raw/download_data.R) that fetches the archived data from its DOI or URL "
+             "with download.file() (or piggyback::pb_download(), BiocFileCache) and checks tools::md5sum().",
+        "julia": "Register the archived data as a DataDeps.jl DataDep (its URL and SHA-256), or add a script that "
+                 "calls Downloads.download() on its DOI or URL and checks the checksum.",
+        "matlab": "Add a download_data.m that fetches the archived data with websave() from its DOI or URL and "
+                  "checks its size or checksum.",
+        "native": "Add a script (e.g. scripts/download_data.sh) that fetches the archived input data with wget or "
+                  "curl from its DOI or URL and checks it with sha256sum -c.",
+        "nextflow": "Let the pipeline fetch its inputs: point params.input (nextflow.config or a test profile) at "
+                    "the archived data's URL so Nextflow stages it, or add a download process (wget/curl, "
+                    "Channel.fromSRA).",
+        "snakemake": "Add a rule that downloads the archived input data from its DOI or URL (a wget/curl shell, a "
+                     "storage/HTTP remote input, or a snakemake-wrappers download such as "
+                     "bio/reference/ensembl-sequence).",
+    },
+}
+
+
+@pytest.mark.parametrize("ecosystem", list(_BARE_TREES))
+@pytest.mark.parametrize("metric_id", A_METRICS)
+def test_fix_texts_name_the_ecosystem_tools(make_tree, metric_id, ecosystem):
+    files = {**_BARE_TREES[ecosystem], "data/obs.csv": "site,value\na,1\n"}
+    measured = REGISTRY[metric_id].run(TreeIndex.from_path(make_tree(files)))
+    assert measured.applicable
+    assert measured.fix == _FIX_TEXTS[metric_id][ecosystem]
+
+
+def test_fix_for_make_like_and_driver_tiers_names_the_ecosystem_tool(run):
+    makefile = "all: results.csv\n\nresults.csv: data/obs.csv\n\tRscript analysis.R\n"
+    r_files = {**_BARE_TREES["r"], "data/obs.csv": "a\n1\n", "Makefile": makefile}
+    assert run("workflow_orchestration", r_files).fix == (
+        "Declare the steps of Makefile as a targets pipeline (_targets.R) with explicit inputs and outputs.")
+    py_files = {**_BARE_TREES["python"], "data/obs.csv": "a\n1\n", "run_all.py": "import analysis\n"}
+    assert run("workflow_orchestration", py_files).fix == (
+        "Replace run_all.py by a Snakefile or dvc.yaml pipeline whose steps run each analysis step in order.")
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://osf.io/preprints/socarxiv/vd3uk/", "publication"),
+        ("https://osf.io/7gvda/", 100),
+        ("https://figshare.com/articles/software/tool/123", "publication"),
+        ("https://figshare.com/articles/journal_contribution/paper/124", "publication"),
+        ("https://figshare.com/articles/dataset/cells/125", 100),
+        ("https://figshare.com/articles/126", 100),
+        ("https://www.kaggle.com/alice/leaf-images", 75),
+        ("https://www.kaggle.com/datasets/alice/leaf-images", 75),
+        ("https://www.kaggle.com/c/titanic", "not_data"),
+        ("https://www.kaggle.com/code/alice/eda", "not_data"),
+        ("https://www.kaggle.com/alice", "not_data"),
+        ("https://www.rcsb.org/structure/4V6X", 80),
+        ("https://www.ebi.ac.uk/empiar/EMPIAR-10028/", 80),
+        ("https://www.ebi.ac.uk/biostudies/bioimages/studies/S-BIAD634", 80),
+        ("https://doi.org/10.6019/EMPIAR-10028", 80),
+    ],
+)
+def test_domain_archives_publications_and_kaggle_pages(url, expected):
+    found = classify_url(url, _Context(data=False, citation=False), OwnIdentifiers(set(), set()))
+    assert (found.value if isinstance(found, Pointer) else found) == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [
+        ("https://www.fftw.org/fftw-3.3.10.tar.gz", "a software release"),
+        ("https://download.open-mpi.org/release/open-mpi/v4.1/openmpi-4.1.5.tar.bz2", "a software release"),
+        ("https://github.com/lab/tool/archive/v1.2.tar.gz", "a software release"),
+        ("https://github.com/lab/tool/archive/refs/heads/master.zip", "a software release"),
+        ("https://repo.anaconda.com/miniconda/Miniconda3-latest-Linux-x86_64.sh", "an installer"),
+        ("https://zenodo.org/record/1/files/cohort-v1.0.tar.gz", None),
+        ("https://example.org/data/cells.tar.gz", None),
+        ("https://ftp.example.org/pub/release-104/genome.fa.gz", None),
+    ],
+)
+def test_software_releases_are_not_data_downloads(url, kind):
+    assert software_kind(url) == kind
+
+
+def test_a_fetched_url_is_a_data_file_unless_a_bare_host_or_web_asset(run):
+    files = {
+        "analysis.R": 'res <- httr::GET("https://api.example.org")\nraw <- download.file("https://lab.example.org/runs/run1.lfp", "run1.lfp")\n',
+        "fonts.jl": 'using Downloads\nDownloads.download("https://example.org/font.ttf", "font.ttf")\n',
+        "data/obs.csv": "a\n1\n",
+    }
+    m = run("data_pointer", files)
+    assert [(e["path"], e["line_start"], e["snippet"]) for e in evidence(m) if e["rule"] == "data_pointer.direct_url"] == [
+        ("analysis.R", 2, "https://lab.example.org/runs/run1.lfp")]

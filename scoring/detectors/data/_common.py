@@ -5,6 +5,7 @@ Python files' facts and notebook code lines (A2, A3, A4).
 
 from __future__ import annotations
 
+import posixpath
 import re
 import weakref
 from collections.abc import Callable, Iterator
@@ -99,8 +100,25 @@ def _cell_locator(tree: TreeIndex, path: str) -> Callable[[int], tuple[int, int 
 
 # --------------------------------------------------------------------------- data docs
 
-_DATA_HEADING_RE = re.compile(_ww(r"data(?:sets?)?"), re.IGNORECASE)
-_NOT_DATA_HEADING_RE = re.compile(_ww(r"databases?|data\s+structures?"), re.IGNORECASE)
+def _word(pattern: str) -> str:
+    """``pattern`` as a word of prose, never a part of a code identifier or module name
+    (§0.3 Python libraries: ``hddm_dataset_generators``, ``my_dataset``, ``datasets.py``,
+    ``data.frame`` hold no data word): no letter, digit or ``_`` on either side, and no
+    ``.`` joining it to an identifier character."""
+    return rf"(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]\.)(?:{pattern})(?![A-Za-z0-9_])(?!\.[A-Za-z0-9_])"
+
+
+# A data heading names the data as a word or as an input-file phrase (§0.3 workflow data:
+# "Input files" and "Input data" are data sections).
+_DATA_HEADING_RE = re.compile(_word(r"data(?:sets?)?|input\s+files?"), re.IGNORECASE)
+# Compounds that are not about the deposit's data (§0.2.7, A1 V2): "Big data", "Data
+# science", "Data-intensive", "Data-driven", "Meta-data", databases and data structures;
+# a heading holding one is not a data heading.
+_NOT_DATA_COMPOUND_RE = re.compile(
+    _word(r"databases?|data\s+structures?|big\s+data|data[\s-]+science|data-(?:intensive|driven|centric)"
+          r"|meta-?data"),
+    re.IGNORECASE,
+)
 _PROSE_EXTS = ("", ".md", ".markdown", ".rst", ".txt")
 _ROOT_DATA_DOC_RE = re.compile(
     r"data\.(?:md|markdown|rst)|data_readme.*|dataset.*\.md|data_availability.*|datasheet.*\.md",
@@ -110,18 +128,22 @@ _ROOT_DATA_DOC_RE = re.compile(
 
 # Multi-word data phrases: the only matches of a sentence-like heading (§0.2.7).
 _DATA_PHRASE_RE = re.compile(
-    _ww(r"(?:input|raw|source|example|sample|demo|test|training|experimental|observational|survey)\s+data"
-        r"|data\s+(?:availability|sources?|access|description|download|collection|preparation|acquisition|sets?)"),
+    _word(r"(?:input|raw|source|example|sample|demo|test|training|experimental|observational|survey)\s+data"
+          r"|data\s+(?:availability|sources?|access|description|download|collection|preparation|acquisition|sets?)"
+          r"|input\s+files?"),
     re.IGNORECASE,
 )
 
 
 def is_data_heading(text: str) -> bool:
-    """A heading about the data: ``data``/``dataset(s)`` as a whole word (so ``Input
-    data``, ``Data availability``), never ``Database`` or ``Data structures``. Headings
-    are noun phrases (§0.2.7): a sentence-like heading (more than 8 words, or ending in
-    ``.`` or ``?``, e.g. an FAQ question) matches only a multi-word data phrase."""
-    if not _DATA_HEADING_RE.search(text) or _NOT_DATA_HEADING_RE.search(text):
+    """A heading about the data: ``data``/``dataset(s)`` as a word of prose (so ``Input
+    data``, ``Data availability``) or ``Input files`` (§0.3 workflow data); never a
+    compound about something else (``Database``, ``Data structures``, ``Big data``, ``Data
+    science``, ``Data-intensive``, ``Metadata``; §0.2.7) nor a data word inside an
+    identifier (``my_dataset``). Headings are noun phrases (§0.2.7): a sentence-like
+    heading (more than 8 words, or ending in ``.`` or ``?``, e.g. an FAQ question) matches
+    only a multi-word data phrase."""
+    if not _DATA_HEADING_RE.search(text) or _NOT_DATA_COMPOUND_RE.search(text):
         return False
     stripped = text.strip()
     if len(stripped.split()) > 8 or stripped.endswith((".", "?")):
@@ -132,7 +154,9 @@ def is_data_heading(text: str) -> bool:
 def data_docs(tree: TreeIndex) -> list[str]:
     """Dedicated data documents (A1 V2): ``DATA.md``, ``DATA_README*``, ``DATASET*.md``,
     ``DATA_AVAILABILITY*``, ``datasheet*.md`` at the root, ``README*`` and ``*.md`` in a
-    top-level ``data/`` folder; matched case-insensitively, prose extensions only."""
+    top-level ``data/`` folder, and the README of a dataset one level below it
+    (``data/<set>/README*``, §0.3 headings); matched case-insensitively, prose extensions
+    only."""
     found = [
         p for p in tree.files_in("")
         if _ROOT_DATA_DOC_RE.fullmatch(_name(p)) and _suffix(p) in _PROSE_EXTS
@@ -144,6 +168,9 @@ def data_docs(tree: TreeIndex) -> list[str]:
             lower = _name(path).lower()
             if (lower.startswith("readme") and _suffix(path) in _PROSE_EXTS) or lower.endswith((".md", ".markdown")):
                 found.append(path)
+        for dataset in tree.subdirs(folder):
+            found += [p for p in tree.files_in(dataset)
+                      if _name(p).lower().startswith("readme") and _suffix(p) in _PROSE_EXTS]
     return sorted(set(found))
 
 
@@ -182,6 +209,9 @@ ARCHIVE_DOI_PREFIXES = frozenset({
     "10.48324",  # DANDI Archive (domain repository, §0.2.16)
 })
 KAGGLE_DOI_PREFIX = "10.34740"
+# Registrants of institutional domain archives (§0.2.16): EMBL-EBI (EMPIAR, BioImage
+# Archive, BioStudies, MetaboLights) and the wwPDB; A2 80 as the other EBI archives.
+INSTITUTIONAL_DOI_PREFIXES = frozenset({"10.6019", "10.2210"})
 
 _ARCHIVE_HOSTS = ("zenodo.org", "figshare.com", "osf.io", "datadryad.org", "data.mendeley.com",
                   "pangaea.de", "ukdataservice.ac.uk", "data.4tu.nl", "openneuro.org", "physionet.org",
@@ -192,7 +222,21 @@ _INSTITUTIONAL_HOSTS = ("archive.ics.uci.edu", "ega-archive.org", "synapse.org",
 # Intergovernmental and central-bank data services (with ``*.gov``, A2 institutional in a data context).
 _PUBLIC_DATA_HOSTS = ("who.int", "fred.stlouisfed.org", "data.worldbank.org", "ec.europa.eu", "oecd.org", "imf.org")
 _NCBI_DATA_PATHS = ("/geo/", "/sra/", "/bioproject/", "/biosample/")
-_EBI_DATA_PATHS = ("/ena/", "/arrayexpress/", "/pride/")
+_EBI_DATA_PATHS = ("/ena/", "/arrayexpress/", "/pride/", "/biostudies/", "/bioimage-archive/", "/empiar/",
+                   "/metabolights/", "/pdbe/")
+# Protein Data Bank entries and files outside the EBI (§0.2.16): RCSB PDB, PDBj, wwPDB
+_PDB_HOSTS = ("rcsb.org", "pdbj.org", "wwpdb.org")
+_PDB_DATA_PATHS = ("/structure/", "/download/", "/pdb/", "/entry/", "/pub/pdb/")
+# Figshare item types that are not data (§0.2.16: a ``/articles/software/`` record is
+# software); ``/articles/dataset/``, ``/articles/<id>`` and figures, media... are data.
+_FIGSHARE_NOT_DATA_TYPES = frozenset({
+    "software", "code", "preprint", "poster", "presentation", "journal_contribution", "thesis", "book",
+    "conference_contribution", "educational_resource", "chapter", "peer_review", "online_resource"})
+# Kaggle paths that are not a dataset's ``/<owner>/<slug>`` (§0.2.16)
+_KAGGLE_NOT_DATASET = frozenset({
+    "c", "code", "competitions", "learn", "discussions", "discussion", "docs", "models", "account", "settings",
+    "search", "organizations", "notebooks", "kernels", "general", "product-feedback", "static", "terms",
+    "privacy", "contact", "about", "careers", "rankings", "progression", "benchmarks", "host", "me", "work"})
 _CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
 _BADGE_HOSTS = ("shields.io", "badge.fury.io", "badgen.net", "travis-ci.org", "travis-ci.com",
                 "circleci.com", "codecov.io", "coveralls.io", "app.codacy.com", "api.codacy.com",
@@ -394,6 +438,11 @@ class _Context:
     citation: bool    # a citation section or a BibTeX entry
     badge_urls: frozenset[str] = frozenset()   # badge URLs on this line (raw and normalised)
     download: bool = False   # a data or download context: a data section, code, or a line naming data or a download (§0.2.15)
+    # links of this line whose text is a citation marker ("Westerholt 2026", "Wolf et
+    # al.", "[3]"): inline citations, which count only in a data context
+    cited: frozenset[str] = frozenset()
+    # code-host links this line calls a dataset ("the [FashionMNIST](…) dataset")
+    datasets: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -413,6 +462,8 @@ def classify_doi(doi: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
     prefix = doi.split("/", 1)[0]
     if prefix in ARCHIVE_DOI_PREFIXES:
         return Pointer(100, "data_pointer.archival_doi", doi, f"DOI {doi} of a data repository")
+    if prefix in INSTITUTIONAL_DOI_PREFIXES:
+        return Pointer(80, "data_pointer.institutional_doi", doi, f"DOI {doi} of an institutional data archive")
     if prefix == KAGGLE_DOI_PREFIX:
         return Pointer(75, "data_pointer.kaggle", doi, f"Kaggle dataset DOI {doi}")
     if ctx.data:
@@ -435,16 +486,24 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
         return "badge"
     if own.is_own_url(url):
         return "own"
+    if url in ctx.cited and not ctx.data:
+        return "citation"
     if host in ("doi.org", "dx.doi.org"):
         doi = _clean_doi(path.lstrip("/"))
         return classify_doi(doi, ctx, own) if doi.startswith("10.") else "not_data"
     if ctx.citation and not ctx.data:
         return "citation"
     lower = path.lower()
+    if _host_is(host, "osf.io") and lower.startswith(("/preprints/", "/meetings/")):
+        return "publication"   # an OSF preprint or meeting record is a publication, not data
+    if _host_is(host, "figshare.com") and _figshare_type(lower) in _FIGSHARE_NOT_DATA_TYPES:
+        return "publication"   # software, code, preprints, posters... (§0.2.16)
     if _host_is(host, *_ARCHIVE_HOSTS) or "dataverse" in host.split(".") or (
         _host_is(host, "mendeley.com") and lower.startswith("/datasets")
     ):
         return Pointer(100, "data_pointer.archival_host", url, f"data archive URL ({host})")
+    if _host_is(host, *_PDB_HOSTS) and any(p in lower for p in _PDB_DATA_PATHS):
+        return Pointer(80, "data_pointer.institutional_host", url, f"Protein Data Bank entry or file ({host})")
     if _host_is(host, "ncbi.nlm.nih.gov"):
         if host.startswith(("pubmed.", "pmc.")) or "/pmc/" in lower or "/pubmed" in lower:
             return "not_data"
@@ -457,13 +516,15 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
         return "not_data"
     if (_host_is(host, "huggingface.co", "hf.co") and lower.startswith("/datasets/")) or _host_is(host, *_INSTITUTIONAL_HOSTS):
         return Pointer(80, "data_pointer.institutional_host", url, f"institutional data archive URL ({host})")
-    if ctx.data and "data" in lower and (host.endswith(".gov") or _host_is(host, *_PUBLIC_DATA_HOSTS)):
+    if ctx.download and "data" in lower and (host.endswith(".gov") or _host_is(host, *_PUBLIC_DATA_HOSTS)):
         # a government or intergovernmental data page named in a data context (NOAA,
-        # Census, HUD, BLS, FRED, WHO): an institutional data host
+        # Census, HUD, BLS, FRED, WHO) -- a data section, code, or a line naming data or
+        # a download ("we combine data from the [WHO](https://covid19.who.int/data)"):
+        # an institutional data host
         return Pointer(80, "data_pointer.institutional_host", url, f"institutional data host URL ({host})")
-    if _host_is(host, "kaggle.com") and lower.startswith("/datasets/"):
+    if _host_is(host, "kaggle.com") and _is_kaggle_dataset(lower):
         return Pointer(75, "data_pointer.kaggle", url, "Kaggle dataset URL")
-    code_host = _code_host_pointer(url, host, path)
+    code_host = _code_host_pointer(url, host, path, named_dataset=url in ctx.datasets)
     if code_host is not None:
         return code_host
     if _host_is(host, *_NOT_DATA_HOSTS) or lower.endswith("schema.json"):
@@ -476,9 +537,29 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
     return "not_data"
 
 
+def _figshare_type(path: str) -> str:
+    """The item type of a Figshare article path (``/articles/software/<title>/<id>``);
+    "" for ``/articles/<id>`` and other paths."""
+    parts = [p for p in path.split("/") if p]
+    return parts[1] if len(parts) >= 3 and parts[0] == "articles" and not parts[1].isdigit() else ""
+
+
+def _is_kaggle_dataset(path: str) -> bool:
+    """``/datasets/<owner>/<slug>`` or a dataset's ``/<owner>/<slug>`` page (§0.2.16), never
+    a competition, notebook, course or discussion."""
+    parts = [p for p in path.split("/") if p]
+    if parts[:1] == ["datasets"]:
+        return len(parts) >= 2
+    return len(parts) >= 2 and parts[0] not in _KAGGLE_NOT_DATASET and parts[1] not in ("code", "discussion")
+
+
 _ARCHIVE_NAME_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".7z")
-# A versioned or source-named archive is a software release, not a data archive.
-_SOFTWARE_ARCHIVE_RE = re.compile(r"[-_.]v?\d+(?:\.\d+)+|(?:^|[-_.])(?:src|source|install|setup|master|main)(?:[-_.]|$)")
+# Archives a source release comes in (library tarballs: ``.tar.bz2``, ``.tar.xz`` too)
+_RELEASE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".7z", ".tar")
+# A versioned or source-named archive is a software release, not a data archive:
+# ``tool-1.2.tar.gz``, a tag archive ``v1.2.tar.gz``, ``master.zip``, ``src.tgz``.
+_SOFTWARE_ARCHIVE_RE = re.compile(r"[-_.]v?\d+(?:\.\d+)+|^v?\d+(?:\.\d+)+$"
+                                  r"|(?:^|[-_.])(?:src|source|install|setup|master|main)(?:[-_.]|$)")
 
 
 def is_data_archive_name(name: str) -> bool:
@@ -491,9 +572,39 @@ def is_data_archive_name(name: str) -> bool:
     return False
 
 
-def _code_host_pointer(url: str, host: str, path: str) -> Pointer | str | None:
+def is_software_archive_name(name: str) -> bool:
+    """A release archive name (``.tar.gz .tar.bz2 .tar.xz .zip``…) whose stem is a version
+    or a source name: ``fftw-3.3.10.tar.gz``, ``openmpi-4.1.5.tar.bz2``, ``v2.1.tar.gz``."""
+    lower = name.lower()
+    for suffix in _RELEASE_SUFFIXES:
+        if lower.endswith(suffix) and len(lower) > len(suffix):
+            return _SOFTWARE_ARCHIVE_RE.search(lower[: -len(suffix)]) is not None
+    return False
+
+
+def is_software_release(url: str, own: OwnIdentifiers | None = None) -> bool:
+    """A URL of a software release, never data (METRICS.md §0.3 native codes: software
+    downloads are never data acquisition): a library tarball or versioned source archive
+    (``fftw-3.3.10.tar.gz``, ``openmpi-4.1.5.tar.bz2``, ``archive/v1.2.tar.gz``, a code
+    host's ``archive/master.zip``) that no data archive hosts (a versioned dataset on
+    Zenodo or an institutional archive stays data)."""
+    host, path = _split_url(url)
+    name = path.rstrip("/").rsplit("/", 1)[-1].lower()
+    if not name or data_extension(name) is not None:
+        return False
+    lower = path.lower()
+    release = is_software_archive_name(name) or (
+        _host_is(host, *_CODE_HOSTS) and "/archive/" in lower and name.endswith(_RELEASE_SUFFIXES))
+    if not release:
+        return False
+    pointer = classify_url(url, _CODE_CONTEXT, own or OwnIdentifiers(set(), set()))
+    return not (isinstance(pointer, Pointer) and pointer.value >= 80)
+
+
+def _code_host_pointer(url: str, host: str, path: str, named_dataset: bool = False) -> Pointer | str | None:
     """Code-host links count only for data: raw/blob data files, release assets, LFS
-    media, or repositories named as data (``owner/xyz-data``)."""
+    media, or data repositories: named as data (``owner/xyz-data``) or called a dataset
+    by the text that links them (``named_dataset``)."""
     lower = path.lower()
     if host in ("raw.githubusercontent.com", "gist.githubusercontent.com", "media.githubusercontent.com"):
         if host == "media.githubusercontent.com" or data_extension(lower.rsplit("/", 1)[-1]):
@@ -512,6 +623,10 @@ def _code_host_pointer(url: str, host: str, path: str) -> Pointer | str | None:
         repo = segments[1].removesuffix(".git")
         if {"data", "dataset", "datasets"} & set(re.split(r"[-_.]", repo)):
             return Pointer(60, "data_pointer.code_host", url, f"data repository on a code host ({segments[0]}/{repo})")
+        if named_dataset and (len(segments) == 2 or segments[2] == "tree"):
+            # the dataset's own repository, which distributes its files (``[FashionMNIST](…) dataset``)
+            return Pointer(60, "data_pointer.code_host", url,
+                           f"repository the text calls a dataset on a code host ({segments[0]}/{repo})")
     return "code_host_not_data"
 
 
@@ -556,6 +671,86 @@ def _notebook_code_lines(tree: TreeIndex) -> Iterator[_CellLine]:
                         yield _CellLine(path, line, cell_index, text, cell.language)
 
 
+# --------------------------------------------------------------------------- workflow remote inputs (A2, A4; §0.3 workflow data)
+
+_REMOTE_URI_RE = re.compile(r"^(?:https?|ftp|s3|gs|az)://\S+$", re.IGNORECASE)
+# Nextflow calls that stage the file a parameter names (``file(params.input)``,
+# ``Channel.fromPath(params.reads)``, nf-schema's ``samplesheetToList(params.input, …)``)
+_NF_READERS = frozenset({"file", "files", "fromPath", "fromFilePairs", "samplesheetToList", "fromSamplesheet"})
+_PARAM_REF_RE = re.compile(r"\bparams\.(\w+)")
+
+
+@dataclass(frozen=True)
+class RemoteParam:
+    """A Nextflow parameter set to a remote file (in ``nextflow.config``, a profile's
+    ``conf/*.config`` or a ``.nf`` file) that a reader of the pipeline stages."""
+
+    path: str
+    line: int
+    name: str
+    url: str
+    reader: str
+
+
+def nextflow_remote_params(tree: TreeIndex) -> list[RemoteParam]:
+    """Parameters bound to a remote URL (``params.input = 'https://…'``, ``input = 's3://…'``
+    in a ``params { }`` scope) that a ``.nf`` file reads with ``file()``,
+    ``Channel.fromPath()``, ``fromFilePairs()`` or nf-schema's ``samplesheetToList()``:
+    Nextflow stages the remote file when the pipeline runs (§0.3 workflow data: pointers
+    and acquisition), once per tree."""
+    memo = _memo(tree)
+    found = memo.get("nf_remote_params")
+    if found is not None:
+        return found
+    readers: dict[str, str] = {}
+    bound: list[tuple[str, int, str, str]] = []
+    for path in tree.by_frontend("nextflow"):
+        facts = tree.facts(path)
+        if facts is None or facts.frontend != "nextflow":
+            continue
+        assigned = {(arg.line, arg.name) for arg in facts.cli_args if arg.kind == "params" and arg.assigned and arg.name}
+        if assigned:
+            for literal in facts.strings:
+                if (literal.line_start, literal.binding) in assigned and _REMOTE_URI_RE.match(literal.value.strip()):
+                    bound.append((path, literal.line_start, literal.binding, literal.value.strip()))
+        for call in facts.calls:
+            reader = call.name.rsplit(".", 1)[-1]
+            if reader not in _NF_READERS:
+                continue
+            for value in (*call.args, *(v for _k, v in call.kwargs)):
+                text = value if isinstance(value, str) else getattr(value, "text", "")
+                for name in _PARAM_REF_RE.findall(text if isinstance(text, str) else ""):
+                    readers.setdefault(name, reader)
+    found = memo["nf_remote_params"] = [RemoteParam(path, line, name, url, readers[name])
+                                        for path, line, name, url in bound if name in readers]
+    return found
+
+
+# Snakemake remote providers by the name the file gives them (``HTTP.remote("host/path")``);
+# the provider's scheme completes a scheme-less address.
+_SNAKEMAKE_PROVIDER_SCHEMES = (("ftp", "ftp://"), ("http", "https://"), ("s3", "s3://"), ("gcs", "gs://"),
+                               ("gs", "gs://"), ("azblob", "az://"))
+
+
+def snakemake_remote_urls(facts: FileFacts) -> list[tuple[int, str]]:
+    """(line, URL) of the remote inputs a Snakemake file declares through a remote
+    provider of ``snakemake.remote`` (``HTTP.remote("example.org/x.fa")`` is
+    ``https://example.org/x.fa``, ``FTP.remote(…)`` an ``ftp://`` address; §0.3 workflow
+    data)."""
+    if not any(ref.module.startswith("snakemake.remote.") for ref in facts.imports):
+        return []
+    found = []
+    for call in facts.calls:
+        receiver, _, method = call.written.rpartition(".")
+        first = call.args[0] if call.args else None
+        if method != "remote" or not isinstance(first, str) or not first.strip():
+            continue
+        scheme = next((s for key, s in _SNAKEMAKE_PROVIDER_SCHEMES if key in receiver.lower()), None)
+        if scheme is not None:
+            found.append((call.line, first.strip() if "://" in first else scheme + first.strip().lstrip("/")))
+    return found
+
+
 # --------------------------------------------------------------------------- data use (§0.3 deposit kind)
 
 # Folders whose files are tests, documentation or examples: their data files, loads,
@@ -567,7 +762,8 @@ _NOT_DATA_USE_DIRS = frozenset({
 })
 # Installed resources and bundled parameter tables (``share/``, an R package's ``inst/``)
 # are part of the software, not its data -- unless the package's own code reads them
-# (an ``inst/extdata`` file named outside comments and roxygen examples).
+# (an ``inst/extdata`` file named by a call of the package's ``R/`` code; scripts under
+# ``inst/`` that build example fits are example builders, like ``data-raw/``).
 _RESOURCE_DIRS = ("share/", "inst/")
 
 
@@ -595,13 +791,18 @@ def _is_r_package(tree: TreeIndex) -> bool:
 def _names_in_r_code(tree: TreeIndex) -> frozenset[str]:
     """File names the R sources outside tests and documentation pass to a call (string
     arguments of their call facts: comments and roxygen examples are not calls), once
-    per tree."""
+    per tree. In an R package only its ``R/`` code counts: the scripts under ``inst/``
+    (``inst/extdata/run_examples.R``, ``inst/scripts/``) and ``data-raw/`` build the
+    examples and test fits, they are not the package's use of a file."""
     memo = _memo(tree)
     names = memo.get("r_names")
     if names is None:
         found: set[str] = set()
+        package = _is_r_package(tree)
         for path in tree.by_type("r"):
-            if "/" in path and {p.lower() for p in path.split("/")[:-1]} & (_NOT_DATA_USE_DIRS | {"data-raw"}):
+            if package and not path.startswith("R/"):
+                continue
+            if "/" in path and {p.lower() for p in path.split("/")[:-1]} & (_NOT_DATA_USE_DIRS | {"data-raw", "inst"}):
                 continue
             facts = tree.facts(path)
             for call in facts.calls if facts is not None and facts.frontend == "r" else ():
@@ -610,6 +811,69 @@ def _names_in_r_code(tree: TreeIndex) -> frozenset[str]:
                         found.add(value.rsplit("/", 1)[-1])
         names = memo["r_names"] = frozenset(found)
     return names
+
+
+_PLACEHOLDER_RE = re.compile(r"[{%$*<]")
+_FRONTENDS = ("python", "r", "julia", "matlab", "c_cpp", "fortran", "nextflow", "snakemake")
+
+
+def _path_literals(value: str, where: str) -> Iterator[str]:
+    """The repository paths a string literal of the file ``where`` may name: the literal
+    relative to the root and to the file's folder, and for a template
+    (``files/inputs/{name}.json``) the folder before its first placeholder; "" for
+    literals that are no relative path."""
+    text = value.strip()
+    if not text or len(text) > 300 or "://" in text or text.startswith(("/", "~")) or any(c.isspace() for c in text):
+        return
+    hole = _PLACEHOLDER_RE.search(text)
+    if hole:
+        text = text[: hole.start()].rsplit("/", 1)[0] if "/" in text[: hole.start()] else ""
+    if "/" not in text.rstrip("/") and data_extension(text) is None:
+        return   # a bare word is no path ("data", "inputs"); a bare file name is one
+    for base in ("", where.rsplit("/", 1)[0] if "/" in where else ""):
+        joined = posixpath.normpath(posixpath.join(base, text)) if text else ""
+        if joined and joined != "." and not joined.startswith(".."):
+            yield joined
+
+
+def named_only_by_tests(tree: TreeIndex, paths: list[str]) -> set[str]:
+    """The files of ``paths`` that only test code names (§0.3 deposit kind: test data is
+    not data use): the most specific of the file and its folders that a string literal of
+    the code names is named by test files alone -- ``files/inputs/`` set as the working
+    folder of ``test/jf_test_01.F90`` and nowhere in the library, documentation aside."""
+    code_files = sorted({p for name in _FRONTENDS for p in tree.by_frontend(name)})
+
+    def literals(role_test: bool) -> set[str]:
+        names: set[str] = set()
+        for path in code_files:
+            role = tree.role(path)
+            if (role == "test") != role_test or (not role_test and role not in ("source", "build")):
+                continue
+            facts = tree.facts(path)
+            for literal in facts.strings if facts is not None else ():
+                if not literal.docstring:
+                    names.update(_path_literals(literal.value, path))
+        return names
+
+    # the test code first: the rest of the code is read only when a test names a data file
+    test_names = literals(True)
+    if not test_names:
+        return set()
+
+    def named(path: str, names: set[str]) -> str | None:
+        parts = path.split("/")
+        return next((p for p in ("/".join(parts[:end]) for end in range(len(parts), 0, -1)) if p in names), None)
+
+    candidates = {path: prefix for path in paths if (prefix := named(path, test_names))}
+    if not candidates:
+        return set()
+    other_names = literals(False)
+    found = set()
+    for path, prefix in candidates.items():
+        other = named(path, other_names)
+        if other is None or len(other) < len(prefix):
+            found.add(path)
+    return found
 
 
 @dataclass(frozen=True)
@@ -750,6 +1014,16 @@ _SOFTWARE_URL_RE = re.compile(
     r"|miniforge|miniconda|mambaforge|micromamba|get-pip\.py"
     r"|\.(?:jl|py|r|sh|m|js|exe|deb|rpm|dmg|msi|whl|pkg)(?:[?#].*)?$",
     re.IGNORECASE,
+)
+
+
+# GDAL virtual file systems reading a remote file (R sf/terra/stars, Python rasterio,
+# geopandas, GDAL): ``/vsicurl/https://…`` (and ``_streaming``), object stores ``/vsis3/``,
+# ``/vsigs/``, ``/vsiaz/``, ``/vsiadls/``, ``/vsioss/``, ``/vsiswift/`` with a path after
+# them; a bare prefix (a pattern such as ``"^/vsizip//vsicurl/"``) names no file.
+GDAL_REMOTE_RE = re.compile(
+    r"/vsicurl(?:_streaming)?/(?:https?|ftp)://[^\s\"'<>]+"
+    r"|/vsi(?:s3|gs|az|adls|oss|swift)(?:_streaming)?/[A-Za-z0-9][^\s\"'<>]*"
 )
 
 

@@ -6,9 +6,20 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.data._common import (
     _CODE_CONTEXT,
     _INSTALLER_SUFFIXES,
+    GDAL_REMOTE_RE,
     MAX_EVIDENCE,
     URL_FETCH_CALL_RE,
     DataSignal,
@@ -25,9 +36,12 @@ from scoring.detectors.data._common import (
     data_probe,
     is_data_use_path,
     is_software_download,
+    is_software_release,
+    nextflow_remote_params,
     not_applicable_result,
     own_identifiers,
     probed,
+    snakemake_remote_urls,
 )
 from scoring.facts import CallFact, Expr, FileFacts, Value
 from scoring.model import Evidence
@@ -66,9 +80,28 @@ def is_installer_url(url: str) -> bool:
     )
 
 
+def software_kind(url: str, own: OwnIdentifiers | None = None) -> str | None:
+    """What software a URL fetches ("an installer", "a software release"), or None for
+    data: a library tarball or a versioned source release (``fftw-3.3.10.tar.gz``,
+    ``archive/v1.2.tar.gz``, ``archive/master.zip``) is software, never data acquisition
+    (METRICS.md §0.3 native codes) -- unless a data archive hosts it (a Zenodo or
+    institutional record of a versioned dataset)."""
+    if is_installer_url(url):
+        return "an installer"
+    return "a software release" if is_software_release(url, own) else None
+
+
+def _ignored_software(what: str, kind: str) -> Download:
+    rule = "installer_ignored" if kind == "an installer" else "software_ignored"
+    return Download(f"data_acquisition_script.{rule}", f"{what} of {kind} URL", installer=True)
+
+
 def _is_local_url(url: str) -> bool:
     host, _ = _split_url(url)
     return host in ("localhost", "127.0.0.1", "0.0.0.0") or not host
+
+
+_EXAMPLE_ROLES = frozenset({"docs", "test"})
 
 
 @dataclass(frozen=True)
@@ -98,10 +131,10 @@ def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -
                     "data_acquisition_script.installer_ignored",
                     f"{program} output piped into {reader.program} (an installer or key)", installer=True)
                 continue
-            data_urls = [u for u in urls if not is_installer_url(u)]
+            kinds = [software_kind(u, own) for u in urls]
+            data_urls = [u for u, kind in zip(urls, kinds, strict=True) if kind is None]
             if not data_urls:
-                installer = installer or Download(
-                    "data_acquisition_script.installer_ignored", f"{program} of an installer URL", installer=True)
+                installer = installer or _ignored_software(program, next(k for k in kinds if k))
                 continue
             return Download("data_acquisition_script.shell_download", f"{program} downloads {data_urls[0]}")
         if _only_asks_about_itself(args):
@@ -274,6 +307,9 @@ def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None
     """Snakemake ``shell:`` strings and ``run:`` code, Nextflow/WDL script blocks and
     remote inputs, ``dvc.yaml`` commands: each line is read as a shell command after
     removing the directive and quotes."""
+    facts = tree.facts(path)
+    if facts is not None and facts.frontend in ("snakemake", "nextflow"):
+        _scan_workflow_facts(tree, path, facts, scan)
     for number, raw in tree.script_lines(path):
         if _WORKFLOW_REMOTE_RE.search(raw):
             scan.add(path, number, None, raw, Download("data_acquisition_script.workflow_remote",
@@ -283,7 +319,55 @@ def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None
             scan.add(path, number, None, raw, Download("data_acquisition_script.python_call", "download call in workflow code"))
             continue
         command = _WORKFLOW_LINE_SUFFIX_RE.sub("", _WORKFLOW_LINE_PREFIX_RE.sub("", raw, count=1), count=1)
+        param = _PARAM_DOWNLOAD_RE.search(command)
+        if param:
+            # `wget -O {output} {params.ftp}…`: the rule's parameter holds the URL
+            scan.add(path, number, None, raw, Download("data_acquisition_script.shell_download",
+                                                       f"{param.group(1)} downloads the URL in params.{param.group(2)}"))
+            continue
         scan.shell_line(command, path, number, None)
+
+
+# A downloader given a workflow parameter as its URL: Snakemake ``{params.url}``
+# (``{params[url]}``), Nextflow ``${params.url}``.
+_PARAM_DOWNLOAD_RE = re.compile(
+    r"(?<![\w-])(wget|curl|aria2c)\s(?:[^|;&]*\s)?[\"']?(?:\{params(?:\.|\[[\"']?)|\$\{?params\.)(\w+)")
+# Snakemake wrappers (snakemake-wrappers) that download data: Ensembl references,
+# the VEP cache and plugins, SRA runs, genomepy genomes, Entrez records, any wrapper
+# named for a download or fetch (``bio/snpeff/download``).
+_DOWNLOAD_WRAPPER_RE = re.compile(
+    r"(?:^|/)bio/(?:reference/[^/]+|vep/(?:cache|plugins)|sra-tools/[^/]+|genomepy|entrez/[^/]+)$"
+    r"|(?:^|/)[^/]*(?:download|fetch)[^/]*$")
+
+
+def _scan_workflow_facts(tree: TreeIndex, path: str, facts: FileFacts, scan: _DownloadScan) -> None:
+    """Downloads the workflow engines perform from their facts: Snakemake wrappers of the
+    download family (evidence from the rule's line to its wrapper), Snakemake remote
+    providers called with a scheme-less address (``HTTP.remote("example.org/x.fa")``,
+    ``FTP.remote(…)``) and Nextflow's ``Channel.fromSRA``."""
+    if facts.frontend == "snakemake":
+        rule_lines = {d.name: d.line for d in facts.definitions if d.kind in ("rule", "checkpoint")}
+        for directive in facts.directives:
+            if directive.kind == "wrapper" and _DOWNLOAD_WRAPPER_RE.search(_wrapper_path(directive.value)):
+                scan.add(path, directive.line, None, directive.value, Download(
+                    "data_acquisition_script.workflow_wrapper",
+                    f"snakemake wrapper {_wrapper_path(directive.value)} downloads data",
+                    bound_line=rule_lines.get(directive.scope)))
+        for line, url in snakemake_remote_urls(facts):
+            scan.add(path, line, None, tree.snippet(path, line) or url, Download(
+                "data_acquisition_script.workflow_remote", f"workflow input fetched from the remote {url}"))
+    else:
+        for call in facts.calls:
+            if call.name.rsplit(".", 1)[-1] == "fromSRA":
+                scan.add(path, call.line, None, tree.snippet(path, call.line) or call.written, Download(
+                    "data_acquisition_script.workflow_remote", "Channel.fromSRA fetches sequencing runs from SRA/ENA"))
+
+
+def _wrapper_path(value: str) -> str:
+    """A wrapper's path without its version (``0.74.0/bio/vep/cache`` -> ``bio/vep/cache``)
+    and quotes."""
+    text = value.strip().strip("\"'").rstrip("/")
+    return re.sub(r"^(?:v?\d+(?:\.\d+)*|master|main)/", "", text)
 
 
 # ---- Python calls
@@ -319,8 +403,9 @@ def python_download(call: CallFact, modules: set[str], own: OwnIdentifiers) -> D
         url = _call_url(call)
         if not url or _is_local_url(url):
             return None
-        if is_installer_url(url):
-            return Download("data_acquisition_script.installer_ignored", f"{name} of an installer URL", installer=True)
+        kind = software_kind(url, own)
+        if kind:
+            return _ignored_software(name, kind)
         return Download("data_acquisition_script.python_call", f"{name} downloads {url}")
     if name == "datasets.load_dataset":
         builder = call.args[0] if call.args else _kwarg(call, "path")
@@ -397,8 +482,9 @@ def _fallback_download(call: CallFact) -> Download | None:
     """A download call in code that does not parse (Python 2), read by line patterns."""
     url = call.args[0] if call.args and isinstance(call.args[0], str) and _URL_START_RE.match(call.args[0]) else None
     if url and _FALLBACK_URL_CALL_RE.search(call.written) or _FALLBACK_TOOL_RE.search(call.written):
-        if url and is_installer_url(url):
-            return Download("data_acquisition_script.installer_ignored", "download of an installer URL", installer=True)
+        kind = software_kind(url) if url else None
+        if kind:
+            return _ignored_software("download", kind)
         return Download("data_acquisition_script.python_call", "download call (line pattern; the file does not parse)")
     return None
 
@@ -471,9 +557,9 @@ def _scan_r_julia_lines(lines: list[tuple[int, str]], language: str, path: str, 
             url = _arg_url(match.group("arg"), url_vars)
             if not url or _is_local_url(url):
                 continue
-            if is_installer_url(url):
-                scan.add(path, number, cell, raw, Download("data_acquisition_script.installer_ignored",
-                                                           f"{match.group('name')} of an installer URL", installer=True))
+            kind = software_kind(url, scan.own)
+            if kind:
+                scan.add(path, number, cell, raw, _ignored_software(match.group("name"), kind))
             else:
                 scan.add(path, number, cell, raw, Download(f"data_acquisition_script.{label}",
                                                            f"{match.group('name')} downloads {url}"))
@@ -557,9 +643,9 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
         url, bound = _fact_arg_url(first, call.line, url_vars, literal_urls)
         if not url or _is_local_url(url):
             continue
-        if is_installer_url(url):
-            by_line[call.line] = Download("data_acquisition_script.installer_ignored",
-                                          f"{name} of an installer URL", installer=True)
+        kind = software_kind(url, scan.own)
+        if kind:
+            by_line[call.line] = _ignored_software(name, kind)
         else:
             by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} downloads {url}",
                                           bound_line=bound)
@@ -594,7 +680,7 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
         candidates = args[1:2] + args[:1] if name == "websave" else args[:1]
         for arg in candidates:
             url, bound = _fact_arg_url(arg, call.line, url_vars, {})
-            if url and not _is_local_url(url) and not is_installer_url(url):
+            if url and not _is_local_url(url) and not software_kind(url, scan.own):
                 by_line[call.line] = Download("data_acquisition_script.matlab_call", f"{name} downloads {url}",
                                               bound_line=bound)
                 break
@@ -613,13 +699,42 @@ def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:
         _scan_r_julia_lines(lines, language, path, cell, scan)
 
 
+def _scan_gdal_remote(tree: TreeIndex, scan: _DownloadScan) -> None:
+    """String literals that read a remote file through a GDAL virtual file system
+    (``"/vsizip//vsicurl/https://naciscdn.org/naturalearth/…"`` for ``sf::st_read`` or
+    ``terra::rast``, ``/vsis3/bucket/key`` for rasterio): in any language GDAL is called
+    from, the read stages the remote data, a download."""
+    paths = [p for kind in ("python", "notebook", "r", "rmd", "julia") for p in tree.by_type(kind)]
+    for path in dict.fromkeys(paths + tree.by_frontend("matlab")):
+        if tree.role(path) == "vendored":
+            continue
+        facts = tree.facts(path)
+        for literal in facts.strings if facts is not None else ():
+            if literal.docstring or "/vsi" not in literal.value:
+                continue
+            match = GDAL_REMOTE_RE.search(literal.value)
+            if match:
+                scan.add(path, literal.line_start, literal.cell,
+                         tree.snippet(path, literal.line_start, literal.cell) or literal.value,
+                         Download("data_acquisition_script.gdal_remote",
+                                  f"GDAL reads the remote file {match.group(0)}"))
+
+
+def _as_example(hit: _Hit) -> _Hit:
+    """A download in documentation or a test, shown as ignored."""
+    return _Hit(hit.path, hit.line, hit.cell, hit.snippet,
+                Download("data_acquisition_script.example_ignored",
+                         f"{hit.download.reason} (documentation or test: example data, not counted)",
+                         bound_line=hit.download.bound_line))
+
+
 def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
     """``*.dvc`` files that really track outputs (they carry ``outs:``)."""
     return [path for path in tree.files
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.4.0")
+@detector("data_acquisition_script", version="2.5.1")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -655,10 +770,28 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``websave``/``urlwrite``/``webread`` of a URL and the DANDI client
         ``py.dandi.download.download("dandi://…")`` (vendored toolboxes skipped); Julia
         ``Downloads.download``/``download``/``HTTP.get`` of a URL and ``DataDeps``; and
-        ``*.dvc`` data-tracking files (with ``outs:``).
+        ``*.dvc`` data-tracking files (with ``outs:``). Also (2.5.0): a code string of
+        Python, R, Julia or MATLAB that reads a remote file through a GDAL virtual file
+        system (``"/vsizip//vsicurl/https://…"``, ``/vsis3/…``, ``/vsigs/…``, ``/vsiaz/…``
+        with a path after it: sf, terra, rasterio, geopandas); workflow data (§0.3): a
+        Nextflow parameter set to a remote file (http(s), ftp, s3, gs, az) in
+        ``nextflow.config``, a profile's ``conf/*.config`` or a ``.nf`` file that
+        ``file()``, ``Channel.fromPath``, ``fromFilePairs`` or nf-schema's
+        ``samplesheetToList``/``fromSamplesheet`` reads (Nextflow stages it),
+        ``Channel.fromSRA``, a Snakemake remote provider called with an address, scheme
+        or not (``HTTP.remote("example.org/x.fa")``, ``FTP.remote(…)``), a
+        snakemake-wrappers wrapper of the download family (``bio/reference/*`` such as
+        ``ensembl-sequence``/``ensembl-variation``, ``bio/vep/cache``, ``bio/vep/plugins``,
+        ``bio/sra-tools/*``, ``bio/genomepy``, ``bio/entrez/*``, any wrapper named for a
+        download or fetch), and ``wget``/``curl`` given a rule parameter as its URL
+        (``wget -O {output} {params.ftp}…``, ``${params.url}``).
         Not downloads: installer URLs (ending ``.sh .exe .deb .rpm .pkg .dmg .whl``,
         ``repo.anaconda.com``, Miniconda/Miniforge, ``get.docker.com``,
         ``install.python-poetry.org``, ``get-pip.py``, ``astral.sh``, ``sh.rustup.rs``),
+        software releases (METRICS.md §0.3 native codes; 2.5.0): a library tarball or
+        versioned source archive (``fftw-3.3.10.tar.gz``, ``openmpi-4.1.5.tar.bz2``,
+        ``archive/v1.2.tar.gz``, ``archive/master.zip``) that no data archive hosts (a
+        versioned dataset on Zenodo stays data),
         any download piped into an interpreter (``curl … | sh``), localhost URLs,
         ``curl`` uploads, and a data tool run with only a help or version flag
         (``prefetch --help &> /dev/null`` checks that the tool runs; 2.4.0). A workflow
@@ -666,14 +799,24 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         read as ``asterq-dump`` before 2.4.0), and a command opening a subshell or group
         (``(wget … | gzip -dc) > ref.fa``) runs its first word. Python that does not
         parse (Python 2) is scanned with line patterns. README code blocks are
-        documentation, not scripts.
+        documentation, not scripts, and a download in a documentation or test file
+        (``docs/``, ``vignettes/``, tests: a tutorial's or a test's example data) is
+        listed as ignored, never counted (§0.3 deposit kind; 2.5.0).
         Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
         examples, no data document or README data section, no data pointer and no
         workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
         inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.3.0).
+        library, not data use (2.3.0). Test data is no data use: a data file only test
+        code names (``files/inputs/`` set as the folder of ``test/*.f90`` alone), test
+        recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17) and
+        reference outputs (``expected*/``, ``baseline*/``, ``snapshots/``); in an R
+        package an ``inst/`` file is data use only when the package's ``R/`` code reads
+        it (scripts under ``inst/`` build examples and test fits, like ``data-raw/``);
+        example data under ``examples/**/data/``, with the domain formats ``.xvg .dat
+        .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries). These came
+        with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0.
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.
@@ -686,12 +829,18 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
     How to fix:
         Add a script (e.g. ``scripts/download_data.sh``) that fetches the archived data
         from its DOI or URL and verifies a checksum, or track the data with DVC and
-        document ``dvc pull``.
+        document ``dvc pull``. The fix names the deposit's own tools (METRICS.md §0.3; 2.5.1):
+        ``download.file()``/``piggyback``/``BiocFileCache`` for R, a DataDeps.jl
+        registration or ``Downloads.download()`` for Julia, ``websave()`` for MATLAB,
+        ``wget``/``curl`` with ``sha256sum -c`` for native codes, a remote
+        ``params.input`` or a download process for Nextflow, a download rule, remote input
+        or wrapper for Snakemake.
     Known false positives:
-        A ``wget`` of a software tarball (``samtools-1.9.tar.bz2``) or of a model checkpoint
-        counts as a data download; any ``pooch``/``gdown`` call counts; a downloader in a
-        test or an unused script counts. A URL held in a variable defined in another file,
-        or built at run time, is not resolved (a false negative).
+        A ``wget`` of a software file the release pattern does not catch (an unversioned
+        ``tool.tar.gz``) or of a model checkpoint counts as a data download; any
+        ``pooch``/``gdown`` call counts; a downloader in an unused script counts; a
+        Nextflow remote parameter of a test profile counts. A URL held in a variable
+        defined in another file, or built at run time, is not resolved (a false negative).
     """
     return not_applicable_result(tree) or probed(tree, "data_acquisition_script")[0]
 
@@ -711,6 +860,10 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     for path in tree.files:
         if _is_workflow_file(path):
             _guarded(tree, path, "scanning workflow rules", lambda p=path: _scan_workflow_file(tree, p, scan), None)
+    for param in _guarded(tree, "", "finding remote workflow inputs", lambda: nextflow_remote_params(tree), []):
+        scan.add(param.path, param.line, None, tree.snippet(param.path, param.line) or param.url, Download(
+            "data_acquisition_script.workflow_remote",
+            f"Nextflow stages params.{param.name} ({param.url}), read by {param.reader}()"))
     for path, facts in _python_facts(tree):
         _guarded(tree, path, "scanning Python calls", lambda p=path, f=facts: _scan_python(tree, p, f, scan), None)
     for kind in ("r", "julia", "rmd"):
@@ -731,8 +884,12 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         if facts is not None and facts.frontend == "matlab":
             _guarded(tree, path, "scanning MATLAB calls", lambda p=path, f=facts: _scan_matlab_calls(tree, p, f, scan), None)
     _guarded(tree, "", "scanning notebook cells", lambda: _scan_notebooks(tree, scan), None)
+    _guarded(tree, "", "scanning GDAL remote reads", lambda: _scan_gdal_remote(tree, scan), None)
 
-    downloads = [h for h in scan.hits if not h.download.installer]
+    fetched = [h for h in scan.hits if not h.download.installer]
+    # downloads in documentation and tests fetch example and test data (§0.3 deposit kind)
+    downloads = [h for h in fetched if tree.role(h.path) not in _EXAMPLE_ROLES]
+    examples = [h for h in fetched if tree.role(h.path) in _EXAMPLE_ROLES]
     ignored = [h for h in scan.hits if h.download.installer]
     signals = [DataSignal("call", h.path, h.download.reason) for h in downloads
                if is_data_use_path(tree, h.path) and not h.path.lower().startswith("readme")
@@ -741,6 +898,7 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         "downloads": len(downloads),
         "files_with_downloads": len({h.path for h in downloads}),
         "ignored_installers": len(ignored),
+        "ignored_documentation_and_test_downloads": len(examples),
         "dvc_tracking_files": len(dvc_files),
     }
     evidence = [
@@ -748,13 +906,32 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         Evidence(h.path, h.download.reason, rule=h.download.rule,
                  line_start=min(h.line, h.download.bound_line) if h.line and h.download.bound_line else h.line,
                  line_end=h.line, snippet=h.snippet, cell=h.cell)
-        for h in (downloads + ignored)[:MAX_EVIDENCE]
+        for h in (downloads + ignored + [_as_example(h) for h in examples])[:MAX_EVIDENCE]
     ]
     if downloads:
         return Result(100, evidence=evidence, counts=counts, reason=downloads[0].download.reason), signals
     reason = "no script, notebook cell, task recipe or workflow rule downloads data"
     if ignored:
-        reason += f" ({len(ignored)} installer download(s) ignored)"
-    return Result(0, evidence=evidence, counts=counts, reason=reason,
-                  fix="Add a script (e.g. scripts/download_data.sh) that fetches the archived data from its DOI "
-                      "or URL and verifies its checksum, or track the data with DVC and document 'dvc pull'."), signals
+        reason += f" ({len(ignored)} installer or software download(s) ignored)"
+    if examples:
+        reason += f" ({len(examples)} download(s) of example or test data in documentation or tests ignored)"
+    return Result(0, evidence=evidence, counts=counts, reason=reason, fix=_FETCH_FIX[fix_ecosystem(tree)]), signals
+
+
+# How the deposit's own tools fetch archived data (METRICS.md §0.3 A4 row).
+_FETCH_FIX = {
+    PYTHON: "Add a script (e.g. scripts/download_data.sh) that fetches the archived data from its DOI or URL and "
+            "verifies its checksum, or track the data with DVC and document 'dvc pull'.",
+    R: "Add an R script (e.g. data-raw/download_data.R) that fetches the archived data from its DOI or URL with "
+       "download.file() (or piggyback::pb_download(), BiocFileCache) and checks tools::md5sum().",
+    JULIA: "Register the archived data as a DataDeps.jl DataDep (its URL and SHA-256), or add a script that calls "
+           "Downloads.download() on its DOI or URL and checks the checksum.",
+    MATLAB: "Add a download_data.m that fetches the archived data with websave() from its DOI or URL and checks "
+            "its size or checksum.",
+    NATIVE: "Add a script (e.g. scripts/download_data.sh) that fetches the archived input data with wget or curl "
+            "from its DOI or URL and checks it with sha256sum -c.",
+    NEXTFLOW: "Let the pipeline fetch its inputs: point params.input (nextflow.config or a test profile) at the "
+              "archived data's URL so Nextflow stages it, or add a download process (wget/curl, Channel.fromSRA).",
+    SNAKEMAKE: "Add a rule that downloads the archived input data from its DOI or URL (a wget/curl shell, a "
+               "storage/HTTP remote input, or a snakemake-wrappers download such as bio/reference/ensembl-sequence).",
+}

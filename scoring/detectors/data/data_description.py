@@ -5,12 +5,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.data._common import (
     MAX_EVIDENCE,
     DataSignal,
     _cell_locator,
     _document,
-    _ww,
+    _word,
     data_docs,
     data_probe,
     is_data_heading,
@@ -31,10 +41,12 @@ def _a1_section_value(words: int) -> int:
     return 80 if words >= 60 else 50 if words >= 20 else 20
 
 
-_DATA_KEYWORD_RE = re.compile(_ww(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
+# A data keyword is a word of prose, never part of a code identifier or module name
+# (``hddm_dataset_generators``, ``datasets.py``; §0.3 Python libraries).
+_DATA_KEYWORD_RE = re.compile(_word(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.4.0")
+@detector("data_description", version="2.5.1")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -42,18 +54,27 @@ def data_description(tree: TreeIndex) -> Result:
         Three sources; the highest value wins (METRICS.md A1 V2, §0.1.13, §0.1.20).
         (a) A dedicated data document, matched case-insensitively: ``DATA.md`` (also
         ``.markdown``/``.rst``), ``DATA_README*``, ``DATASET*.md``, ``DATA_AVAILABILITY*``,
-        ``datasheet*.md`` at the root, ``data/README*`` and ``data/*.md``. Words of its
-        rendered prose: >= 100 -> 100, 30-99 -> 70, 1-29 -> 40.
+        ``datasheet*.md`` at the root, ``data/README*`` and ``data/*.md``, and a
+        dataset's README one level below (``data/<set>/README*``, §0.3 headings; 2.5.0).
+        Words of its rendered prose: >= 100 -> 100, 30-99 -> 70, 1-29 -> 40.
         (b) A README data section: a real heading (outside code fences; ATX, setext, RST
-        or HTML) containing the whole word ``data`` or ``dataset(s)`` (so "Input data",
-        "Data availability", "Data access") but not ``database`` or ``data structure(s)``.
-        The README's first heading, when top-level, is the document title and never a
-        section (§0.2.6); a sentence-like heading (more than 8 words, or ending in ``.``
-        or ``?``, such as an FAQ question) matches only a multi-word data phrase ("input
-        data", "data availability", "data sources"…; §0.2.7). The section runs to the next heading of the same or higher level, sub-sections
-        included. Words: >= 60 -> 80, 20-59 -> 50, fewer -> 20.
+        or HTML) containing the word ``data`` or ``dataset(s)`` (so "Input data",
+        "Data availability", "Data access"), or "Input files" (§0.3 workflow data; 2.5.0),
+        but none of the compounds that are not about the deposit's data: ``database``,
+        ``data structure(s)``, "big data", "data science", "data-intensive",
+        "data-driven", "metadata" (§0.2.7; 2.5.0). The README's first heading, when
+        top-level, is the document title and never a section (§0.2.6); a sentence-like
+        heading (more than 8 words, or ending in ``.`` or ``?``, such as an FAQ question)
+        matches only a multi-word data phrase ("input data", "input files", "data
+        availability", "data sources"…; §0.2.7). The section runs to the next heading of
+        the same or higher level, sub-sections included. Words: >= 60 -> 80, 20-59 -> 50,
+        fewer -> 20.
         (c) The README prose uses ``dataset(s)``, ``data availability`` or
-        ``data source(s)`` as whole words -> 20.
+        ``data source(s)`` as words -> 20.
+        A data word is a word of prose: inside a code identifier or module name
+        (``hddm_dataset_generators``, ``my_dataset``, ``datasets.py``: joined by ``_`` or
+        by a ``.`` to an identifier character) it is none, in headings and prose alike
+        (§0.3 Python libraries; 2.5.0).
         Words are counted in rendered text: headings, code blocks, inline code and URLs
         are excluded (a link's text counts, its address does not).
         Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
@@ -62,7 +83,15 @@ def data_description(tree: TreeIndex) -> Result:
         examples, no data document or README data section, no data pointer and no
         workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
         inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.3.0).
+        library, not data use (2.3.0). Test data is no data use: a data file only test
+        code names (``files/inputs/`` set as the folder of ``test/*.f90`` alone), test
+        recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17) and
+        reference outputs (``expected*/``, ``baseline*/``, ``snapshots/``); in an R
+        package an ``inst/`` file is data use only when the package's ``R/`` code reads
+        it (scripts under ``inst/`` build examples and test fits, like ``data-raw/``);
+        example data under ``examples/**/data/``, with the domain formats ``.xvg .dat
+        .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries). These came
+        with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0.
     Why it matters:
         Without a description of the data (where it comes from, its size, format and
         licence) a reader cannot obtain or check the inputs the results depend on.
@@ -72,11 +101,16 @@ def data_description(tree: TreeIndex) -> Result:
         data keyword. ``counts`` holds the best word counts and how many sources matched.
     How to fix:
         Add ``DATA.md`` (or a ``## Data`` section in the README) of at least 100 words
-        giving the data's source, size, format, licence and how to obtain it.
+        giving the data's source, size, format, licence and how to obtain it. The fix (2.5.1) names
+        the deposit's own place for it (METRICS.md §0.3): R packages also document bundled
+        datasets in ``R/data.R`` (roxygen ``@format``, ``@source``); Nextflow and Snakemake
+        workflows describe their inputs (sample sheet, formats, reference files) in an
+        "Input data" section of the README, ``docs/usage.md`` or ``config/README.md``.
     Known false positives:
-        Any heading with the word "data" counts ("Data-driven design", "Big data"); a
-        ``data/*.md`` file that is not about the data (a licence, a changelog) counts as a
-        data document; the keyword tier fires on a README that merely mentions a dataset.
+        Any other heading with the word "data" counts ("Data handling in the GUI",
+        "Potential additional data" in a future-work list); a ``data/*.md`` file that is
+        not about the data (a licence, a changelog) counts as a data document; the
+        keyword tier fires on a README that merely mentions a dataset.
         The count is prose words, so a data document made mostly of tables without
         sentences scores by its table text. REF counted the heading's own tokens too
         (§11.11's "62 words"), so a section of 58-59 prose words is 80 in REF and 50 here.
@@ -150,16 +184,36 @@ def _measure(tree: TreeIndex) -> Result:
         return Result(
             0, evidence=evidence, counts=counts,
             reason="no data document, no README data section and no data keyword in the README",
-            fix="Add DATA.md (or a '## Data' section in the README) giving the data's source, "
-                "size, format, licence and how to obtain it.",
+            fix=_DESCRIBE_FIX[fix_ecosystem(tree)],
         )
     candidates.sort(key=lambda c: -c[0])
     value, best = candidates[0]
     evidence = [e for _, e in candidates][:MAX_EVIDENCE]
-    return Result(value, evidence=evidence, counts=counts, reason=best.reason, fix=_a1_fix(value, best))
+    return Result(value, evidence=evidence, counts=counts, reason=best.reason, fix=_a1_fix(tree, value, best))
 
 
-def _a1_fix(value: int, best: Evidence) -> str | None:
+# What to add when no data document or section exists, in the deposit's own terms
+# (METRICS.md §0.3): an R package documents its datasets in R/data.R, a workflow
+# describes its inputs (sample sheet, references) where its users look for them.
+_DESCRIBE_FIX = {
+    PYTHON: "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format, "
+            "licence and how to obtain it.",
+    R: "Add DATA.md (or a '## Data' section in README.Rmd) giving the data's source, size, format, licence and "
+       "how to obtain it; document bundled datasets in R/data.R with roxygen @format and @source.",
+    JULIA: "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format, licence "
+           "and how to obtain it (the DataDeps.jl registration, if any).",
+    MATLAB: "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format (the "
+            ".mat variables and their units), licence and how to obtain it.",
+    NATIVE: "Add DATA.md (or a '## Data' section in the README) describing the input data the programs read: "
+            "source, size, file format, licence and how to obtain it.",
+    NEXTFLOW: "Describe the pipeline's input data in a '## Input data' section of the README or docs/usage.md: "
+              "the samplesheet columns, file formats, reference files and where to obtain them.",
+    SNAKEMAKE: "Describe the workflow's input data in a '## Input data' section of the README or config/README.md: "
+               "the sample sheet, file formats, reference files and where to obtain them.",
+}
+
+
+def _a1_fix(tree: TreeIndex, value: int, best: Evidence) -> str | None:
     if value == 100:
         return None
     if best.rule == "data_description.data_document":
@@ -167,7 +221,7 @@ def _a1_fix(value: int, best: Evidence) -> str | None:
     if best.rule == "data_description.readme_section":
         return ("Add DATA.md of at least 100 words (or grow the README data section to 60 words) "
                 "covering the data's source, size, format and licence.")
-    return "Add DATA.md (or a '## Data' section in the README) giving the data's source, size, format and licence."
+    return _DESCRIBE_FIX[fix_ecosystem(tree)]
 
 
 def _document_title(doc: Document):

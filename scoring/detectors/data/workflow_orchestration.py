@@ -5,6 +5,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.data._common import (
     MAX_EVIDENCE,
     DataSignal,
@@ -17,7 +27,7 @@ from scoring.detectors.data._common import (
     not_applicable_result,
     probed,
 )
-from scoring.facts import FileFacts
+from scoring.facts import Expr, FileFacts
 from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
@@ -25,6 +35,14 @@ from scoring.tree import TreeIndex
 # ``runall`` is read as ``run_all``; MATLAB drivers: ``main.m``, ``run_all.m`` (§0.3 MATLAB specifics)
 _PIPELINE_DRIVER_RE = re.compile(
     r"(?:run_?all|pipeline|workflow|run_pipeline|run_analysis)\.(?:py|r|sh|jl|m)|main\.m", re.IGNORECASE)
+# R drivers named master.R, main.R or make.R: a driver only when it runs two or more of the
+# deposit's own scripts (§0.3 R specifics), since ``main.R`` is also a package's file name
+_R_DRIVER_RE = re.compile(r"(?:master|main|make)\.r", re.IGNORECASE)
+# The R calls that run a step: source a script, render a document
+_R_STEP_CALLS = frozenset({"source", "sys.source", "base::source", "rmarkdown::render", "render",
+                           "quarto::quarto_render", "quarto_render", "knitr::knit", "knit"})
+_R_STEP_SUFFIXES = (".r", ".rmd", ".qmd")
+_QUOTED_RE = re.compile(r"""["']([^"']*)["']""")
 # Maintenance rules (cleaning, testing, linting, documentation, versioning, releasing): a
 # Make-like file holding only these is not an analysis workflow (§0.3 python-libraries rule
 # on documentation-only Makefiles, read as maintenance-only).
@@ -62,7 +80,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.4.0")
+@detector("workflow_orchestration", version="2.5.1")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -84,27 +102,43 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         70 pipeline_script: ``run_all`` (also ``runall``), ``pipeline``, ``workflow``,
         ``run_pipeline`` or ``run_analysis`` with extension ``.py``, ``.R``, ``.sh``,
         ``.jl`` or ``.m``, and the MATLAB driver ``main.m`` (§0.3 MATLAB specifics), at the
-        top level or in ``scripts/``.
+        top level or in ``scripts/``; there too an R ``master.R``, ``main.R`` or ``make.R``
+        that runs two or more of the deposit's own scripts in order -- ``source()``,
+        ``sys.source()``, ``rmarkdown::render()``, ``quarto_render()`` or ``knit()`` of a
+        local ``.R``/``.Rmd``/``.qmd``, written as a path or as ``here::here("R",
+        "x.R")``/``file.path(…)`` pieces (§0.3 R specifics; 2.5.0); a ``main.R`` that
+        sources one helper is no driver.
         Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
         examples, no data document or README data section, no data pointer and no
         workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
         inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.3.0).
+        library, not data use (2.3.0). Test data is no data use: a data file only test
+        code names (``files/inputs/`` set as the folder of ``test/*.f90`` alone), test
+        recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17) and
+        reference outputs (``expected*/``, ``baseline*/``, ``snapshots/``); in an R
+        package an ``inst/`` file is data use only when the package's ``R/`` code reads
+        it (scripts under ``inst/`` build examples and test fits, like ``data-raw/``);
+        example data under ``examples/**/data/``, with the domain formats ``.xvg .dat
+        .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries). These came
+        with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0.
     Why it matters:
         A declared workflow records the order of the analysis steps and their inputs and
         outputs, so the whole analysis can be rerun with one command.
     Evidence:
         The engine files (with the line of the first rule or process where one is found),
         the Make-like file with the lines from its first rule to its last, or the driver
-        script.
+        script (an R driver from its first step call to its last, naming the scripts).
         ``counts`` holds the numbers of engine files, Make-like files with rules, rules,
         and driver scripts.
     How to fix:
         Describe the pipeline in a Snakefile (or a Nextflow/CWL workflow, or ``dvc.yaml``
         stages) that runs every step from raw data to figures; at least add a Makefile
-        whose targets run the scripts in order.
+        whose targets run the scripts in order. The fix (2.5.1) names the deposit's own tool
+        (METRICS.md §0.3): a targets pipeline (``_targets.R``) for R, ``julia --project``
+        or ``matlab -batch`` steps in a Makefile or Snakefile for Julia and MATLAB, the
+        built programs' runs for native codes, processes or rules for workflows.
     Known false positives:
         A Makefile whose maintenance rules carry unusual names counts as 80; a ``main.m``
         that is a toolbox entry point rather than an analysis driver counts as 70; a CWL
@@ -156,13 +190,20 @@ def _measure(tree: TreeIndex) -> Result:
             snippet=_line_text(tree, path, first.line),
         ))
 
-    drivers = [p for p in tree.files_in("") if _PIPELINE_DRIVER_RE.fullmatch(_name(p))]
-    for folder in tree.subdirs(""):
-        if _name(folder).lower() == "scripts":
-            drivers += [p for p in tree.files_in(folder) if _PIPELINE_DRIVER_RE.fullmatch(_name(p))]
-    counts["pipeline_scripts"] = len(drivers)
+    places = [""] + [folder for folder in tree.subdirs("") if _name(folder).lower() == "scripts"]
+    drivers = [p for folder in places for p in tree.files_in(folder) if _PIPELINE_DRIVER_RE.fullmatch(_name(p))]
     driver_evidence = [Evidence(p, "pipeline driver script", rule="workflow_orchestration.pipeline_script")
                        for p in drivers]
+    for path in (p for folder in places for p in tree.files_in(folder) if _R_DRIVER_RE.fullmatch(_name(p))):
+        steps = _guarded(tree, path, "reading the R driver", lambda p=path: _r_driver_steps(tree, p), [])
+        if len(steps) >= 2:
+            drivers.append(path)
+            driver_evidence.append(Evidence(
+                path, f"R pipeline driver running {len(steps)} local scripts in order ({', '.join(s for _, s in steps[:3])}"
+                      f"{', …' if len(steps) > 3 else ''})",
+                rule="workflow_orchestration.pipeline_script", line_start=steps[0][0], line_end=steps[-1][0],
+                snippet=_line_text(tree, path, steps[0][0])))
+    counts["pipeline_scripts"] = len(drivers)
 
     if engine_evidence:
         value, level, reason = 100, "workflow_engine", engine_evidence[0].reason
@@ -172,14 +213,68 @@ def _measure(tree: TreeIndex) -> Result:
         value, level, reason = 70, "pipeline_script", f"pipeline driver script {drivers[0]}"
     else:
         return Result(0, level="absent", counts=counts, reason="no workflow engine file, Make-like file with rules, or pipeline driver",
-                      fix="Add a Snakefile (or a Makefile) whose rules run every analysis step from raw data to results.")
+                      fix=_ADD_WORKFLOW_FIX[fix_ecosystem(tree)])
     evidence = (engine_evidence + make_evidence + driver_evidence)[:MAX_EVIDENCE]
     fix = None
     if value == 80:
-        fix = f"Declare the steps of {make_evidence[0].path} as a Snakefile or dvc.yaml pipeline with explicit inputs and outputs."
+        fix = f"Declare the steps of {make_evidence[0].path} as {_ENGINE_OF[fix_ecosystem(tree)]} with explicit inputs and outputs."
     elif value == 70:
-        fix = f"Replace {drivers[0]} by a Snakefile (or a Makefile) whose rules run each analysis step."
+        fix = f"Replace {drivers[0]} by {_ENGINE_OF[fix_ecosystem(tree)]} whose steps run each analysis step in order."
     return Result(value, level=level, evidence=evidence, counts=counts, reason=reason, fix=fix)
+
+
+# The workflow tool of each ecosystem (METRICS.md §0.3: R targets, Snakemake/Make for the
+# languages without an engine of their own, the engines themselves for workflows).
+_ENGINE_OF = {
+    PYTHON: "a Snakefile or dvc.yaml pipeline", R: "a targets pipeline (_targets.R)",
+    JULIA: "a Snakefile or dvc.yaml pipeline", MATLAB: "a Snakefile or Makefile pipeline (`matlab -batch` steps)",
+    NATIVE: "a Snakefile or Makefile pipeline", NEXTFLOW: "Nextflow processes in a workflow block",
+    SNAKEMAKE: "Snakemake rules",
+}
+_ADD_WORKFLOW_FIX = {
+    PYTHON: "Add a Snakefile (or a Makefile) whose rules run every analysis step from raw data to results.",
+    R: "Add a targets pipeline (_targets.R whose tar_target() steps run every analysis step from raw data to "
+       "results), or at least a Makefile whose rules run the R scripts in order.",
+    JULIA: "Add a Makefile (or a Snakefile) whose rules run every analysis step from raw data to results "
+           "(`julia --project scripts/<step>.jl`).",
+    MATLAB: "Add a Makefile (or a Snakefile) whose rules run every analysis step with `matlab -batch <step>`, "
+            "or at least a run_all.m that calls the steps in order.",
+    NATIVE: "Add a Makefile (or a Snakefile) whose rules run the built programs on the input data, from raw "
+            "data to results.",
+    NEXTFLOW: "Describe the pipeline as Nextflow processes joined in a workflow block (main.nf) that runs every "
+              "step from the input data to results.",
+    SNAKEMAKE: "Describe the workflow as Snakemake rules (a Snakefile) with explicit inputs and outputs that run "
+               "every step from the input data to results.",
+}
+
+
+def _r_driver_steps(tree: TreeIndex, path: str) -> list[tuple[int, str]]:
+    """(line, script) of each local R script or R Markdown/Quarto document an R driver
+    sources or renders, in call order: a literal path, or the pieces of ``here::here("R",
+    "x.R")`` / ``file.path("R", "x.R")``, relative to the root or the driver's folder."""
+    facts = tree.facts(path)
+    if facts is None or facts.frontend != "r":
+        return []
+    base = path.rsplit("/", 1)[0] if "/" in path else ""
+    steps: list[tuple[int, str]] = []
+    for call in facts.calls:
+        if call.name not in _R_STEP_CALLS or not call.args:
+            continue
+        first = call.args[0]
+        if isinstance(first, str):
+            target = first
+        elif isinstance(first, Expr):
+            target = "/".join(_QUOTED_RE.findall(first.text))
+        else:
+            continue
+        target = target.strip().removeprefix("./")
+        if not target.lower().endswith(_R_STEP_SUFFIXES):
+            continue
+        for candidate in (target, f"{base}/{target}" if base else target):
+            if tree.is_file(candidate) and candidate != path and candidate not in {s for _, s in steps}:
+                steps.append((call.line, candidate))
+                break
+    return steps
 
 
 def _maintenance_only(targets: list) -> bool:
