@@ -433,6 +433,11 @@ def test_env_bootstrap_scripts_invoking_a_manager(make_tree, name, script, line)
         ("setup.sh", "echo 'run pip install -r requirements.txt yourself'\n"),  # pip is an argument
         ("setup.sh", "# conda env create -f environment.yml\n"),  # a comment
         ("install.sh", "python main.py\n"),
+        # 2.2.0: writing the pins installs nothing
+        ("setup.sh", "mamba create -n x --file conda.yml --dry-run --json > pins.json\n"),
+        ("install.sh", "uv pip compile pyproject.toml -o requirements.txt\n"),
+        ("install.sh", "poetry lock --no-update\n"),
+        ("setup.sh", "conda-lock -f environment.yml -p linux-64\n"),
     ],
 )
 def test_env_bootstrap_scripts_that_do_not_count(make_tree, name, script):

@@ -153,12 +153,23 @@ def _r_install_call(facts: FileFacts | None) -> CallFact | None:
     return None
 
 
+_DRY_RUN_FLAGS = frozenset({"--dry-run", "--dryrun"})
+
+
+def _locks_only(program: str, args: Sequence[str]) -> bool:
+    """`uv pip compile`, `uv|poetry|pdm|pixi lock`, `conda-lock [lock]`: they write the
+    pins, a maintainer's step, and install nothing."""
+    if program == "conda-lock":
+        return "install" not in args
+    return list(args[:1]) == ["lock"] or list(args[:2]) == ["pip", "compile"]
+
+
 def _manager_invoked(command: Command, tree: TreeIndex | None = None) -> str | None:
     """The environment or package manager a simple command invokes as its program, if any
     (with ``tree``, an ``Rscript x.R`` whose script installs packages counts too)."""
     words = _command_words(command)
-    if not words:
-        return None
+    if not words or _DRY_RUN_FLAGS.intersection(words[1:]):
+        return None   # `mamba create … --dry-run` (a pinning step) installs nothing
     program, args = _program(words[0]), words[1:]
     variable = _MAKE_VARIABLE_RE.fullmatch(words[0])
     if variable:
@@ -169,7 +180,7 @@ def _manager_invoked(command: Command, tree: TreeIndex | None = None) -> str | N
         if any(_PYTHON_PROGRAM_RE.fullmatch(t) for t in tokens):
             program = "python"
     if _MANAGER_PROGRAM_RE.fullmatch(program):
-        return program
+        return None if _locks_only(program, args) else program
     if _PYTHON_PROGRAM_RE.fullmatch(program):
         module = _python_module(args)
         return f"{program} -m {module}" if module in _PYTHON_ENV_MODULES else None
@@ -778,8 +789,10 @@ def env_bootstrap(tree: TreeIndex) -> Result:
         `nextflow run <pipeline> -profile docker` (Nextflow), rule environments built by
         `snakemake --use-conda` (Snakemake).
     Known false positives:
-        A script counts when any command invokes a manager, even `pip --version`; it is
-        not run, so a broken script still scores 100. A README command counts even when
+        A script counts when any command invokes a manager, even `pip --version` (a
+        `--dry-run` does not, nor a command that only writes the pins: `uv pip compile`,
+        `uv|poetry|pdm|pixi lock`, `conda-lock` without install, 2.2.0); it is not run, so
+        a broken script still scores 100. A README command counts even when
         the file it names (environment.yml, install.sh) does not exist. Any target
         starting with a bootstrap word (`install-docs`) that calls pip counts; a
         README `make all` counts when a prerequisite of `all` creates the environment.
