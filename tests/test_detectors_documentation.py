@@ -12,7 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from scoring.detectors.documentation._common import FAMILIES, DocLine, _runnable, doc_lines
+from scoring.detectors.documentation._common import (
+    FAMILIES,
+    DocLine,
+    _runnable,
+    doc_lines,
+    native_programs,
+    project_names,
+    run_heading,
+    runnable_commands,
+)
 from scoring.detectors.documentation.inline_explanation_density import (
     _fact_comment_lines,
     _is_marker_comment,
@@ -188,14 +197,51 @@ def test_doc_lines_strip_prompts_and_join_continuations():
     ("wordcount --input a.txt", "usage_examples.console_script"),
     ("pip install wordcount", None),
     ("cd src && python main.py", "usage_examples.python_script"),
+    # set-up is never usage (METRICS §0.2.11)
+    ("python -m ipykernel install --user --name survey", None),
+    ("python -m mypkg register", None),
+    ("python -m mypkg --in data.csv", "usage_examples.python_module"),
+    # MATLAB/Octave (§0.3): a batch run of more than set-up
+    ('matlab -batch "analyse_all"', "usage_examples.matlab"),
+    ('matlab -nodisplay -nosplash -r "run_all; exit"', "usage_examples.matlab"),
+    ('matlab -nodisplay -r "addpath(genpath(pwd)); setup; exit"', None),
+    ("matlab -batch \"matlab.addons.install('x.mltbx')\"", None),
+    ("matlab", None),
+    ("octave analyse_all.m", "usage_examples.octave"),
+    ("octave-cli --no-gui run_all.m", "usage_examples.octave"),
+    ('octave --eval "pkg load statistics"', None),
+    ("octave setup.m", None),
+    # native codes: fpm runs the package's program; a program the build declares, by name
+    ("fpm run -- input.nml", "usage_examples.fpm_run"),
+    ("fpm build", None),
+    ("kmerscan index ref.fa", "usage_examples.native_program"),
 ])
 def test_runnable_command_rules(line, rule):
-    found = [r for c in split_commands(line) if (r := _runnable(c, frozenset({"wordcount"})))]
+    found = [r for c in split_commands(line) if (r := _runnable(c, frozenset({"wordcount"}),
+                                                                programs=frozenset({"kmerscan"})))]
     assert (found[0] if found else None) == rule
 
 
-def _install(line: str, *, own=("tool",), declares=True, repl=False):
-    ctx = _InstallContext(frozenset(own), declares)
+def test_doc_lines_read_prompt_lines_of_the_prose():
+    text = "# T\n\n- $ python main.py\n\n> % make figures\n\n- $ `pip install x`\n\nCosts $ 5.\n"
+    lines = doc_lines(parse_document(text, "README.md"))
+    assert [(d.line, d.text, d.in_block) for d in lines] == [
+        (7, "pip install x", False), (3, "python main.py", False), (5, "make figures", False)]
+
+
+@pytest.mark.parametrize(("line", "commands"), [
+    ("make && make install", 0),
+    ("make && sudo make install && python run.py", 1),
+    ("make figures", 1),
+])
+def test_a_make_install_line_builds_and_installs(line, commands):
+    doc = parse_document(f"# T\n\n```\n{line}\n```\n", "README.md")
+    assert len(runnable_commands(doc, frozenset())) == commands
+
+
+def _install(line: str, *, own=("tool",), declares=True, repl=False, compiled=False):
+    ctx = _InstallContext(frozenset(own), declares, compiled=compiled, built_images=frozenset({"built/image"}),
+                          toolbox_files=frozenset({"box"}))
     hit = _install_line(DocLine("README.md", 1, line, repl, True), ctx)
     return None if hit is None else (hit.value, hit.rule.rsplit(".", 1)[-1])
 
@@ -230,7 +276,19 @@ def _install(line: str, *, own=("tool",), declares=True, repl=False):
     ("docker build -t tool .", (100, "container")),
     ("docker compose up -d", (100, "container")),
     ("docker-compose up", (100, "container")),
-    ("docker run tool", None),
+    ("docker run jupyter/scipy-notebook", None),
+    # the project's own image (named after it, or built by the documents): its whole environment
+    ("docker run -dp 8787:8787 me/tool", (100, "own_container")),
+    ("podman run --rm -v $PWD:/w ghcr.io/me/tool:1.0 bash", (100, "own_container")),
+    ("docker run --name x built/image", (100, "own_container")),
+    ("singularity run docker://me/tool:2", (100, "own_container")),
+    ("spack install tool@1.2 +mpi ^openblas", (100, "own_distribution")),
+    ("spack install fftw hdf5", (70, "package_by_package")),
+    ("brew install --with-unicode-support tool", (100, "own_distribution")),
+    ("brew install gcc", (70, "system_packages")),
+    ("matlab.addons.install('deps/Tool.mltbx')", (100, "own_toolbox")),
+    ("matlab.addons.toolbox.installToolbox(\"Box.mltbx\")", (100, "own_toolbox")),
+    ("matlab.addons.install('Other.mltbx')", (70, "package_by_package")),
     ("singularity pull docker://tool:1.0", (100, "container")),
     ("make setup", (100, "make_target")),
     ("make figures", None),
@@ -252,6 +310,17 @@ def _install(line: str, *, own=("tool",), declares=True, repl=False):
 ])
 def test_install_command_tiers(line, expected):
     assert _install(line) == expected
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    # a compiled deposit's `make install` installs what the build made: a source build (§0.2.11)
+    ("make install", (70, "source_build")),
+    ("make && sudo make install", (70, "source_build")),
+    ("make setup", (100, "make_target")),
+    ("cmake --build build", (70, "source_build")),
+])
+def test_install_compiled_deposit_build_steps(line, expected):
+    assert _install(line, compiled=True) == expected
 
 
 def test_install_local_project_without_manifest_is_70():
@@ -673,3 +742,158 @@ def test_d7_an_r_licence_field_counts_when_it_names_a_licence_r_knows(field, nam
     from scoring.detectors.documentation.reuse_metadata import _R_LICENCE_SPEC
 
     assert bool(_R_LICENCE_SPEC.search(field)) is names_a_licence
+
+
+# --------------------------------------------------------------------------- fixes in the deposit's ecosystem
+
+# one bare tree per ecosystem (METRICS §0.3: fixes name the deposit's own tools)
+_BARE = {
+    "python": {"analysis.py": "import os\n"},
+    "python_package": {"pyproject.toml": "[project]\nname = \"fit-kit\"\n", "src/fit_kit/__init__.py": ""},
+    "r": {"analysis.R": "x <- 1\n"},
+    "r_package": {"DESCRIPTION": "Package: tidyfit\nVersion: 1.0\n", "R/fit.R": "fit <- function(x) x\n"},
+    "julia": {"analysis.jl": "x = 1\n"},
+    "julia_package": {"Project.toml": 'name = "Fits"\n', "src/Fits.jl": "module Fits\nend\n"},
+    "matlab": {"analyse.m": "x = 1;\n"},
+    "native": {"solver.c": "int main(void) { return 0; }\n"},
+    "nextflow": {"pipeline.nf": "process A {\n  script:\n  \"echo hi\"\n}\n"},
+    "snakemake": {"rules/align.smk": "rule a:\n    output: 'x'\n    shell: 'touch x'\n"},
+}
+_D2_FIXES = {
+    "python": "Declare the dependencies in requirements.txt (or environment.yml) and give the one command that "
+              "installs them, e.g. `pip install -r requirements.txt`, in a README code block.",
+    "python_package": "Give the one command that creates the environment, `pip install .`, in a README code block.",
+    "r": "Record the R packages the analysis uses with renv (`renv::snapshot()` writes renv.lock) and give the one "
+         "command that restores them, `Rscript -e 'renv::restore()'`, in a README code block.",
+    "r_package": "Give the one command that installs the package with the dependencies its DESCRIPTION declares, "
+                 "e.g. `remotes::install_github(\"<owner>/tidyfit\")` (or `devtools::install()` in its folder), in a "
+                 "README code block.",
+    "julia": "Declare the dependencies in a Project.toml with its Manifest.toml (`] activate .` then `] add "
+             "<Package>`) and give the one command that creates the environment, `julia --project -e 'using Pkg; "
+             "Pkg.instantiate()'`, in a README code block.",
+    "julia_package": "Give the one command that installs the package with the dependencies its Project.toml "
+                     "declares, `] add Fits` (or `Pkg.add(url=\"https://github.com/<owner>/Fits.jl\")` before it is "
+                     "registered), in a README code block.",
+    "matlab": "Package the code as a toolbox (.mltbx) and give the one command that installs it with the add-ons it "
+              "needs, `matlab.addons.install('<Toolbox>.mltbx')`, in a README code block, with the MATLAB release and "
+              "toolboxes it requires.",
+    "native": "Give one command that installs the program with the libraries it needs in a README code block, e.g. "
+              "`spack install <package>` or `conda install -c conda-forge <package>` for a packaged release, or `conda "
+              "env create -f environment.yml` for the build environment.",
+    "nextflow": "Declare a container or conda environment for every process and give the one command that runs the "
+                "pipeline with them, `nextflow run <pipeline> -profile docker`, in a README code block.",
+    "snakemake": "Give the one command that creates the environment Snakemake runs in, e.g. `conda env create -f "
+                 "environment.yml` with snakemake listed in it, in a README code block; `snakemake --use-conda` then "
+                 "builds the rules' environments.",
+}
+_D3_COMMANDS = {
+    "python": "python main.py --config config.yaml", "r": "Rscript run_all.R", "julia": "julia --project main.jl",
+    "matlab": 'matlab -batch "main"', "native": "./build/<program> input.txt",
+    "nextflow": "nextflow run main.nf -profile docker --input samplesheet.csv",
+    "snakemake": "snakemake --use-conda --cores 4",
+}
+_D5_FIXES = {
+    "python": "Add a top-level run.sh (or a Makefile `all` target) that runs the whole analysis and document it "
+              "under a README '## Usage' heading.",
+    "python_package": "Declare a console script ([project.scripts]) or add fit_kit/__main__.py, and show the "
+                      "command (`python -m fit_kit`) under a README '## Usage' heading.",
+    "r": "Add a top-level run_all.R (or a targets pipeline, _targets.R) that runs the whole analysis and document "
+         "`Rscript run_all.R` under a README '## Usage' heading.",
+    "r_package": "Add a README '## Usage' section that shows the first calls a user makes (`library(tidyfit)`, then "
+                 "the main function); an analysis built on the package gets a top-level run_all.R that runs it end "
+                 "to end.",
+    "julia": "Add a top-level main.jl that runs the whole analysis and document `julia --project main.jl` under a "
+             "README '## Usage' heading.",
+    "julia_package": "Add a README '## Usage' section that shows the first calls a user makes (`using Fits`, then "
+                     "the main function); an analysis built on the package gets a top-level main.jl that runs it end "
+                     "to end.",
+    "matlab": "Add a top-level main.m (or run_all.m) that calls the steps in order and document `matlab -batch "
+              "\"main\"` under a README '## Usage' heading.",
+    "native": "Add a Makefile `run` target (or a top-level run.sh) that runs the built program on its inputs and "
+              "document it under a README '## Usage' heading.",
+    "nextflow": "Put the pipeline's entry workflow in a top-level main.nf and document `nextflow run` under a README "
+                "'## Usage' heading.",
+    "snakemake": "Put the workflow's rules in a top-level Snakefile (or workflow/Snakefile) and document `snakemake "
+                 "--cores 4` under a README '## Usage' heading.",
+}
+
+
+@pytest.mark.parametrize("ecosystem", list(_BARE))
+def test_fix_texts_name_the_ecosystems_own_tools(make_tree, ecosystem):
+    root = make_tree({"README.md": "# Study\n\nSome text.\n", **_BARE[ecosystem]})
+    assert measure("install_instructions", root).fix == _D2_FIXES[ecosystem]
+    usage = measure("usage_examples", root).fix
+    if ecosystem == "r_package":
+        assert usage == ("Add a README code block with a command that runs the package, e.g. "
+                         "`Rscript -e 'library(tidyfit); example(<function>)'`.")
+    elif ecosystem == "julia_package":
+        assert usage == "Add a README code block with a command that runs the package, e.g. `julia --project -e 'using Fits; …'`."
+    elif ecosystem == "python_package":
+        assert usage == ("Add a README code block with a command that runs the package, e.g. `python "
+                         "examples/quickstart.py` or `python -m fit_kit` (a __main__.py) or its console script.")
+    else:
+        assert usage == ("Add a README code block with the exact command that runs the analysis, "
+                         f"e.g. `{_D3_COMMANDS[ecosystem]}`.")
+    assert measure("execution_entry_point", root).fix == _D5_FIXES[ecosystem]
+
+
+def test_entry_point_fix_of_a_documented_package_is_the_analysis_script(make_tree):
+    root = make_tree({"README.md": "# tidyfit\n\n## Usage\n\nCall fit().\n", **_BARE["r_package"]})
+    m = measure("execution_entry_point", root)
+    assert (m.value, m.fix) == (80, "For an analysis built on the package, add a top-level run_all.R that runs it "
+                                    "end to end and document `Rscript run_all.R` beside the README's usage section.")
+
+
+def test_install_fix_after_pinned_installs_asks_to_declare_them(make_tree):
+    root = make_tree({"README.md": "# seg\n\n```\npip install torch==2.0.1\npip install numpy==1.24.0\npip install seg\n```\n",
+                      "pyproject.toml": "[project]\nname = \"seg\"\n"})
+    m = measure("install_instructions", root)
+    assert (m.value, m.fix) == (70, "Declare the versions installed one by one before the project as its own "
+                                    "dependencies (pyproject.toml, setup.py or a requirements file) so that "
+                                    "`pip install seg` alone installs them.")
+
+
+@pytest.mark.parametrize(("files", "fix"), [
+    ({"analysis.R": "x <- 1\n"}, "Add a LICENSE file, a CITATION.cff with cff-version, a codemeta.json with @context "
+                                 "at the top level."),
+    (_BARE["r_package"], "Add a LICENSE file (usethis::use_mit_license() and its kin write one with the DESCRIPTION "
+                         "License: field), a CITATION.cff with cff-version (cffr::cff_write() derives it from "
+                         "DESCRIPTION), a codemeta.json with @context (codemetar::write_codemeta() derives it from "
+                         "DESCRIPTION) at the top level."),
+])
+def test_reuse_fix_names_r_tools_for_an_r_package(make_tree, files, fix):
+    assert measure("reuse_metadata", make_tree(files)).fix == fix
+
+
+# --------------------------------------------------------------------------- headings and programs
+
+
+@pytest.mark.parametrize(("heading", "expected"), [
+    ("Using quickfit", True),
+    ("Using the quickfit package", True),
+    ("Using QuickFit", True),
+    ("Using Conda", False),
+    ("Usage", True),
+    ("Using as a module", False),
+])
+def test_run_heading_using_the_project_name(make_tree, heading, expected):
+    root = make_tree({"pyproject.toml": "[project]\nname = \"quickfit\"\n", "README.md": "# Notes\n"})
+    tree = TreeIndex.from_path(root)
+    assert run_heading(heading, project_names(tree, tree.readme_document())) is expected
+
+
+def test_project_names_take_a_short_readme_title(make_tree):
+    tree = TreeIndex.from_path(make_tree({"README.md": "# HypoTests.jl\n\n## Using HypoTests\n\nText.\n"}))
+    assert project_names(tree, tree.readme_document()) == frozenset({"hypotests"})
+
+
+def test_native_programs_of_cmake_make_and_fpm(make_tree):
+    tree = TreeIndex.from_path(make_tree({
+        "CMakeLists.txt": "project(sim C)\nadd_executable(simulate main.c)\n",
+        "Makefile": "kmer: a.o\n\t$(CC) a.o -o $@\nclean:\n\trm -f *.o\n",
+        "fpm.toml": "name = \"heat\"\n\n[[executable]]\nname = \"solver\"\n",
+        "app/driver.f90": "program driver\nend program driver\n",
+        "third_party/tool/Makefile": "vend: v.o\n\t$(CC) v.o -o $@\n",
+    }))
+    assert native_programs(tree) == {"simulate": ("CMakeLists.txt", 2), "kmer": ("Makefile", 1),
+                                     "solver": ("fpm.toml", 3), "driver": ("app/driver.f90", None)}

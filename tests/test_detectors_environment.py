@@ -33,7 +33,9 @@ def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     # directives, environment files, params, every container definition's line; the
     # target or workflow setting a README command goes through; an interpreter entry's field)
     # container_spec 2.2.0: a Snakemake rule container counts beside a pinning conda env or wrapper
-    assert detector.version == {"container_spec": "2.2.0"}.get(metric_id, "2.1.1")
+    # env_bootstrap 2.2.0: Make prerequisites, R and MATLAB set-up scripts, CONTRIBUTING and
+    # install pages, the project's own image, prose prompt lines, fixes per ecosystem
+    assert detector.version == {"container_spec": "2.2.0", "env_bootstrap": "2.2.0"}.get(metric_id, "2.1.1")
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
     assert sections[""].strip()
@@ -431,6 +433,11 @@ def test_env_bootstrap_scripts_invoking_a_manager(make_tree, name, script, line)
         ("setup.sh", "echo 'run pip install -r requirements.txt yourself'\n"),  # pip is an argument
         ("setup.sh", "# conda env create -f environment.yml\n"),  # a comment
         ("install.sh", "python main.py\n"),
+        # 2.2.0: writing the pins installs nothing
+        ("setup.sh", "mamba create -n x --file conda.yml --dry-run --json > pins.json\n"),
+        ("install.sh", "uv pip compile pyproject.toml -o requirements.txt\n"),
+        ("install.sh", "poetry lock --no-update\n"),
+        ("setup.sh", "conda-lock -f environment.yml -p linux-64\n"),
     ],
 )
 def test_env_bootstrap_scripts_that_do_not_count(make_tree, name, script):
@@ -465,6 +472,131 @@ def test_env_bootstrap_make_like_targets(make_tree, name, text, value):
     if value:
         assert m.level == "make_target"
         assert rules(m)[0][0] == name and rules(m)[0][2] == "env_bootstrap.make_target"
+
+
+@pytest.mark.parametrize(
+    ("name", "script", "value", "line"),
+    [
+        ("setup.R", "install.packages(c(\"dplyr\", \"ggplot2\"))\n", 100, 1),
+        ("install.R", "if (!requireNamespace('remotes')) install.packages('remotes')\nremotes::install_deps()\n", 100, 2),
+        ("scripts/setup_env.R", "BiocManager::install(\"DESeq2\")\n", 100, 1),
+        ("setup.R", "install.packages(\"pak\")\nrenv::init()\n", 0, None),   # the installers, a new project's init
+        ("setup.R", "for (p in commandArgs(TRUE)) renv::install(p)\n", 0, None),   # what the user names
+        ("analysis.R", "renv::restore()\n", 0, None),   # not a set-up script's name
+        ("startup.m", "addpath('lib');\n", 100, 1),
+        ("install.m", "matlab.addons.install('deps/Chronux.mltbx');\n", 100, 1),
+        ("setup.m", "pkg install -forge io\n", 100, 1),
+        ("setup.m", "disp('nothing to install');\n", 0, None),
+    ],
+)
+def test_env_bootstrap_r_and_matlab_set_up_scripts(make_tree, name, script, value, line):
+    m = run("env_bootstrap", make_tree({name: script}))
+    assert m.value == value
+    if value:
+        assert rules(m)[0] == (name, line, "env_bootstrap.script")
+
+
+@pytest.mark.parametrize(
+    ("files", "value"),
+    [
+        ({"src/setup_deps.R": "message('nothing to install')\n"}, 0),   # in the tree: its calls decide
+        ({"src/setup_deps.R": "remotes::install_deps()\n"}, 100),
+        ({}, 100),   # not in the tree: its set-up name decides
+    ],
+)
+def test_env_bootstrap_rscript_of_a_script_in_the_tree_counts_by_its_calls(make_tree, files, value):
+    makefile = "setup:\n\tRscript src/setup_deps.R\n"
+    assert run("env_bootstrap", make_tree({"Makefile": makefile, **files})).value == value
+
+
+def test_env_bootstrap_follows_prerequisites_two_levels_not_three(make_tree):
+    two = "install: a\na: b\nb:\n\tpip install -r requirements.txt\n"
+    three = "install: a\na: b\nb: c\nc:\n\tpip install -r requirements.txt\n"
+    assert run("env_bootstrap", make_tree({"Makefile": two})).value == 100
+    assert run("env_bootstrap", make_tree({"Makefile": three})).value == 0
+    readme = "# T\n\n```\nmake all\n```\n"
+    m = run("env_bootstrap", make_tree({"README.md": readme, "Makefile": "all: toolchain figures\ntoolchain:\n\tconda env create\n"}))
+    assert (m.value, rules(m)) == (80, [("README.md", 4, "env_bootstrap.readme_command"),
+                                        ("Makefile", 1, "env_bootstrap.readme_command_source"),
+                                        ("Makefile", 2, "env_bootstrap.readme_command_source")])
+
+
+@pytest.mark.parametrize(
+    ("readme", "files", "value"),
+    [
+        ("docker build -t lab/survey . && docker run lab/survey", {}, 80),   # built from its Dockerfile
+        ("docker run -p 8888:8888 jupyter/scipy-notebook", {}, 0),            # someone else's image
+        ("podman run ghcr.io/lab/survey:1.2", {"pyproject.toml": "[project]\nname = \"survey\"\n"}, 80),
+        ("docker pull lab/survey", {"pyproject.toml": "[project]\nname = \"survey\"\n"}, 0),   # not in E3's list
+    ],
+)
+def test_env_bootstrap_the_projects_own_image(make_tree, readme, files, value):
+    m = run("env_bootstrap", make_tree({"README.md": f"# T\n\n```\n{readme}\n```\n", **files}))
+    assert m.value == value
+
+
+@pytest.mark.parametrize(
+    ("documents", "value"),
+    [
+        ({"CONTRIBUTING.rst": "Contributing\n============\n\n``uv sync``\n"}, 80),
+        ({".github/CONTRIBUTING.md": "# C\n\n`pixi install`\n"}, 80),
+        ({"docs/install.md": "# Install\n\n```\nconda env create\n```\n"}, 80),
+        ({"docs/contributing.md": "# C\n\n`poetry install`\n"}, 80),
+        ({"docs/source/install.rst": "Install\n=======\n\n``uv sync``\n"}, 0),   # not where §0.3 names it
+        ({"docs/usage.md": "# U\n\n`uv sync`\n"}, 0),
+        ({"CONTRIBUTING.md": "# C\n\n`uv run pytest`\n"}, 0),   # uv run is not in E3's list
+    ],
+)
+def test_env_bootstrap_reads_contributing_and_install_pages(make_tree, documents, value):
+    assert run("env_bootstrap", make_tree({"README.md": "# T\n", **documents})).value == value
+
+
+_E3_BARE = {
+    "python": ({"analysis.py": "import os\n"}, "Add install.sh (or a `make setup` target) that creates the environment, "
+               "e.g. `python -m venv .venv && .venv/bin/pip install .`."),
+    "r": ({"analysis.R": "x <- 1\n"}, "Add install.sh (or a `make setup` target) that creates the environment, e.g. "
+          "`Rscript -e 'renv::restore()'`."),
+    "julia": ({"analysis.jl": "x = 1\n"}, "Add install.sh (or a `make setup` target) that creates the environment, "
+              "e.g. `julia --project -e 'using Pkg; Pkg.instantiate()'`."),
+    "matlab": ({"analyse.m": "x = 1;\n"}, "Add a setup.m that puts the code and its dependencies on the MATLAB path "
+               "(`addpath(genpath(...))`) or installs the toolboxes it needs (`matlab.addons.install(...)`), and tell "
+               "users to run it first."),
+    "native": ({"solver.c": "int main(void) { return 0; }\n"}, "Add install.sh (or a `make setup` target) that "
+               "creates the build environment, the compilers and libraries rather than the build itself, e.g. `spack "
+               "env create <env> spack.yaml && spack -e <env> install`."),
+    "native_conda": ({"solver.f90": "program s\nend program s\n", "environment.yml": "dependencies:\n  - gfortran\n"},
+                     "Add install.sh (or a `make setup` target) that creates the build environment, the compilers and "
+                     "libraries rather than the build itself, e.g. `conda env create -f environment.yml`."),
+    "nextflow": ({"pipeline.nf": "process A {\n  script:\n  \"echo hi\"\n}\n"}, "Declare a container or conda "
+                 "environment for every process and document the one command that runs the pipeline with them, e.g. "
+                 "`nextflow run <pipeline> -profile docker`."),
+    "snakemake": ({"rules/a.smk": "rule a:\n    output: 'x'\n    shell: 'touch x'\n"}, "Give every rule a conda "
+                  "environment (`conda:`) or a container and document the one command that builds them, e.g. "
+                  "`snakemake --use-conda --cores 4`."),
+}
+
+
+@pytest.mark.parametrize("ecosystem", list(_E3_BARE))
+def test_env_bootstrap_fix_names_the_ecosystems_own_tools(make_tree, ecosystem):
+    files, fix = _E3_BARE[ecosystem]
+    assert run("env_bootstrap", make_tree({"README.md": "# Study\n", **files})).fix == fix
+
+
+@pytest.mark.parametrize(
+    ("files", "fix"),
+    [
+        ({"main.nf": "process A {\n  script:\n  \"echo hi\"\n}\n", "README.md": "# P\n\n`nextflow run x -profile docker`\n"},
+         "Add install.sh (or a `make setup` target) that installs Nextflow itself, e.g. `conda create -y -n nextflow "
+         "-c bioconda nextflow`, beside the documented run with a container profile."),
+        ({"Snakefile": "rule a:\n    output: 'x'\n    shell: 'touch x'\n", "README.md": "# P\n\n`snakemake --use-conda -c1`\n"},
+         "Add install.sh (or a `make setup` target) that creates the environment Snakemake runs in and the rules' "
+         "environments, e.g. `conda env create -f environment.yml && snakemake --use-conda --conda-create-envs-only "
+         "--cores 1`."),
+    ],
+)
+def test_env_bootstrap_fix_of_a_documented_workflow_is_the_script(make_tree, files, fix):
+    m = run("env_bootstrap", make_tree(files))
+    assert (m.value, m.fix) == (80, fix)
 
 
 def test_env_bootstrap_binder_badge(make_tree):

@@ -5,6 +5,11 @@ Markdown is parsed with markdown-it-py (CommonMark), so headings inside code fen
 reStructuredText gets a small structural reader (section titles, literal blocks,
 ``code-block`` directives); plain text is read as Markdown. All line numbers are
 1-based lines of the source document.
+
+A line of prose whose text starts with a shell prompt (``$ `` or ``% ``), once list and
+blockquote markers are set aside, is a command line wherever it stands: in a list item,
+a blockquote or a plain-text README (METRICS.md §0.2.10). Those lines are
+``Document.prompt_lines``; the lines of code blocks never are.
 """
 
 from __future__ import annotations
@@ -36,6 +41,15 @@ class CodeBlock:
     line_end: int
     info: str = ""       # fence info string / directive language
     kind: str = "fence"  # fence | indented | rst
+    # the lines the block occupies, its fences included (0: those of the code itself)
+    block_start: int = 0
+    block_end: int = 0
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """(first, last) line of the block as written: a fence's opening and closing lines
+        are in it."""
+        return (self.block_start or self.line_start, self.block_end or self.line_end)
 
     def lines(self) -> list[tuple[int, str]]:
         return [(self.line_start + i, line) for i, line in enumerate(self.text.splitlines())]
@@ -43,6 +57,14 @@ class CodeBlock:
 
 @dataclass(frozen=True)
 class InlineCode:
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class PromptLine:
+    """A prose line that is a console command: ``text`` keeps its prompt (``$ make``)."""
+
     text: str
     line: int
 
@@ -90,6 +112,9 @@ class Document:
     paragraphs: list[Paragraph] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     raw_lines: list[str] = field(default_factory=list)
+    prompt_lines: list[PromptLine] = field(default_factory=list)
+    # lines of code blocks (fences and directives included) and HTML blocks: never prose
+    verbatim_lines: list[int] = field(default_factory=list, repr=False)
 
     @cached_property
     def sections(self) -> list[Section]:
@@ -133,6 +158,10 @@ class Document:
         lines.extend((c.line, c.text, None) for c in self.inline_code)
         return lines
 
+    def command_lines(self) -> list[tuple[int, str, CodeBlock | None]]:
+        """:meth:`code_lines`, then the prompt lines of the prose (§0.2.10)."""
+        return self.code_lines() + [(p.line, p.text, None) for p in self.prompt_lines if "`" not in p.text]
+
 
 def count_words(text: str) -> int:
     return len(_WORD_RE.findall(URL_RE.sub(" ", text)))
@@ -140,9 +169,29 @@ def count_words(text: str) -> int:
 
 def parse_document(text: str, path: str) -> Document:
     lower = path.lower()
-    if lower.endswith((".rst", ".rest")):
-        return parse_rst(text, path)
-    return parse_markdown(text, path)
+    doc = parse_rst(text, path) if lower.endswith((".rst", ".rest")) else parse_markdown(text, path)
+    doc.prompt_lines = _prompt_lines(doc)
+    return doc
+
+
+# list item and blockquote markers in front of a line's text: `- `, `* `, `+ `, `1. `,
+# `2) `, `> ` (nested: `> - `)
+_LINE_MARKERS = re.compile(r"^(?:\s*(?:>|[-*+](?=\s)|\d{1,9}[.)](?=\s)))+\s*")
+_SHELL_PROMPT = re.compile(r"^[$%]\s+\S")
+
+
+def _prompt_lines(doc: Document) -> list[PromptLine]:
+    """The prose lines that start with a shell prompt (§0.2.10), outside code blocks and
+    HTML blocks."""
+    covered: set[int] = set(doc.verbatim_lines)
+    found: list[PromptLine] = []
+    for number, raw in enumerate(doc.raw_lines, start=1):
+        if number in covered or "$" not in raw and "%" not in raw:
+            continue
+        text = _LINE_MARKERS.sub("", raw, count=1).strip()
+        if _SHELL_PROMPT.match(text):
+            found.append(PromptLine(text, number))
+    return found
 
 
 _MD = MarkdownIt("commonmark")
@@ -161,6 +210,8 @@ def parse_markdown(text: str, path: str) -> Document:
             _collect_inline(doc, inline, tok.map[0] + 1, prose=False)
             i += 3
             continue
+        if tok.type in ("fence", "code_block", "html_block") and tok.map:
+            doc.verbatim_lines.extend(range(tok.map[0] + 1, tok.map[1] + 1))
         if tok.type in ("fence", "code_block") and tok.map:
             first = tok.map[0] + (2 if tok.type == "fence" else 1)
             body = tok.content.rstrip("\n")
@@ -171,6 +222,8 @@ def parse_markdown(text: str, path: str) -> Document:
                     line_end=first + max(body.count("\n"), 0),
                     info=(tok.info or "").strip(),
                     kind="fence" if tok.type == "fence" else "indented",
+                    block_start=tok.map[0] + 1,
+                    block_end=max(tok.map[1], tok.map[0] + 1),
                 )
             )
         elif tok.type == "inline" and tok.map:
@@ -340,6 +393,7 @@ def parse_rst(text: str, path: str) -> Document:
                 doc.code_blocks.append(
                     CodeBlock(dedented, start + 1, start + len(body), info=directive.group(1) if directive else "", kind="rst")
                 )
+                doc.verbatim_lines.extend(range(i + 1, start + len(body) + 1))
             i = j
             continue
         if not line.strip():

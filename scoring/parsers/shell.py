@@ -171,3 +171,75 @@ def script_comments(text: str) -> ScriptComments:
                 break
             i += 1
     return ScriptComments(len(lines), tuple(blank), tuple(comments))
+
+
+# ``docker run`` / ``podman run`` options: the short letters and long names that take a
+# value (``-p 8787:8787``, ``--name x``); any other option is a flag. A short cluster
+# (``-dp 8787:8787``) takes a value when its last letter does.
+_RUN_VALUE_LETTERS = frozenset("acehlmpuvw")
+_RUN_LONG_FLAGS = frozenset({
+    "--rm", "--init", "--privileged", "--interactive", "--tty", "--detach", "--read-only", "--publish-all",
+    "--no-healthcheck", "--oom-kill-disable", "--sig-proxy", "--quiet", "--help", "--disable-content-trust",
+})
+_CONTAINER_RUNTIMES = frozenset({"docker", "podman"})
+_APPTAINER = frozenset({"singularity", "apptainer"})
+
+
+def container_image(cmd: Command) -> str | None:
+    """The image a ``docker|podman run`` (also ``container run``) or a
+    ``singularity|apptainer run|exec|shell docker://…`` command starts, as written
+    (``benmarwick/researchcompendium``, ``ghcr.io/org/x:1.0``), or None."""
+    program = cmd.program.lower()
+    args = list(cmd.args)
+    if program in _APPTAINER:
+        if not args or args[0] not in ("run", "exec", "shell"):
+            return None
+        target = next((a for a in args[1:] if not a.startswith("-")), "")
+        return target.split("://", 1)[1] if target.startswith(("docker://", "oras://", "library://")) else None
+    if program not in _CONTAINER_RUNTIMES:
+        return None
+    if args[:2] == ["container", "run"]:
+        args = args[1:]
+    if args[:1] != ["run"]:
+        return None
+    i = 1
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return args[i + 1] if i + 1 < len(args) else None
+        if arg.startswith("--"):
+            i += 1 if ("=" in arg or arg in _RUN_LONG_FLAGS) else 2
+            continue
+        if arg.startswith("-") and len(arg) > 1:
+            i += 2 if arg[-1] in _RUN_VALUE_LETTERS else 1
+            continue
+        return arg
+    return None
+
+
+def container_build_tags(cmd: Command) -> list[str]:
+    """The images a ``docker|podman build`` (``buildx build``) names with ``-t``/``--tag``."""
+    program = cmd.program.lower()
+    args = list(cmd.args)
+    if program not in _CONTAINER_RUNTIMES:
+        return []
+    if args[:2] == ["buildx", "build"]:
+        args = args[1:]
+    if args[:1] != ["build"]:
+        return []
+    tags = []
+    for i, arg in enumerate(args):
+        if arg in ("-t", "--tag") and i + 1 < len(args):
+            tags.append(args[i + 1])
+        elif arg.startswith("--tag="):
+            tags.append(arg.split("=", 1)[1])
+        elif arg.startswith("-t") and len(arg) > 2 and not arg.startswith("--"):
+            tags.append(arg[2:])
+    return tags
+
+
+def image_name(reference: str) -> str:
+    """The repository name of an image reference, without registry, namespace, tag or
+    digest: ``ghcr.io/org/tool:1.0@sha256:…`` → ``tool``."""
+    name = reference.split("@", 1)[0].rsplit("/", 1)[-1]
+    return name.split(":", 1)[0]

@@ -22,6 +22,9 @@ class Target:
     name: str
     line: int
     recipe: list[tuple[int, str]] = field(default_factory=list)   # (line, command text)
+    # the targets it depends on, in order: Make prerequisites (`install: devready`),
+    # just dependencies, Taskfile `deps:`
+    prerequisites: list[str] = field(default_factory=list)
 
 
 def is_make_like(name: str) -> bool:
@@ -67,10 +70,12 @@ def parse_makefile(text: str) -> list[Target]:
         match = _MAKE_RULE.match(raw)
         if match and not raw.startswith((" ", "export ", "define ", "ifeq", "ifneq", "ifdef", "ifndef", "include ")):
             names = [t for t in match.group("targets").split() if not t.startswith(".")]
-            current = [Target(n, number) for n in names]
+            prereq = match.group("prereq")
+            # `install: devready | order-only`: normal and order-only prerequisites alike
+            needed = [p for p in prereq.split(";", 1)[0].replace("|", " ").split() if not p.startswith("$")]
+            current = [Target(n, number, prerequisites=list(needed)) for n in names]
             targets.extend(current)
             # A recipe on the rule line after ';'
-            prereq = match.group("prereq")
             if ";" in prereq:
                 command = prereq.split(";", 1)[1].strip()
                 for target in current:
@@ -90,7 +95,10 @@ def parse_justfile(text: str) -> list[Target]:
             continue
         match = _JUST_RULE.match(raw.strip()) if raw.strip() and not raw.startswith(("#", "set ", "export ", "alias ")) else None
         if match and ":=" not in raw:
-            current = Target(match.group("name"), number)
+            # `install: build (test "x")`: a dependency is a name, or a parenthesised call of one
+            written = re.sub(r"\"[^\"]*\"|'[^']*'", " ", match.group("deps").split("&&", 1)[0])
+            deps = [call or bare for call, bare in re.findall(r"\(\s*([A-Za-z_][\w-]*)[^)]*\)|([A-Za-z_][\w-]*)", written)]
+            current = Target(match.group("name"), number, prerequisites=deps)
             targets.append(current)
         else:
             current = None
@@ -114,6 +122,11 @@ def parse_taskfile(text: str) -> list[Target]:
     for name, body in tasks.items():
         line = next((n for n, text in enumerate(lines, start=1) if re.match(rf"^\s+{re.escape(str(name))}\s*:", text)), 1)
         target = Target(str(name), line)
+        deps = body.get("deps", []) if isinstance(body, dict) else []
+        for dep in deps if isinstance(deps, list) else []:
+            task = dep if isinstance(dep, str) else dep.get("task") if isinstance(dep, dict) else None
+            if isinstance(task, str):
+                target.prerequisites.append(task)
         cmds = body.get("cmds", []) if isinstance(body, dict) else body if isinstance(body, list) else []
         for cmd in cmds or []:
             command = cmd if isinstance(cmd, str) else cmd.get("cmd") if isinstance(cmd, dict) else None

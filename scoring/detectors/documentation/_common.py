@@ -8,8 +8,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.detectors._shared import own_project_names
 from scoring.facts import FileFacts
+from scoring.parsers.manifests import normalize_name
 from scoring.parsers.markdown import Document
+from scoring.parsers.native_build import native_build_kind
 from scoring.parsers.shell import Command, command_lines, split_commands, strip_prompt
 from scoring.tree import TreeIndex
 
@@ -58,7 +61,9 @@ class DocLine:
 
 
 def doc_lines(doc: Document) -> list[DocLine]:
-    """Code-block lines (backslash continuations joined) and inline code spans of ``doc``."""
+    """Code-block lines (backslash continuations joined), inline code spans and the prose
+    lines that start with a shell prompt (a list item, a blockquote, a plain-text README:
+    METRICS.md §0.2.10) of ``doc``."""
     out: list[DocLine] = []
     for block in doc.code_blocks:
         for offset, logical in command_lines(block.text):
@@ -69,6 +74,12 @@ def doc_lines(doc: Document) -> list[DocLine]:
         text, repl = strip_prompt(span.text)
         if text:
             out.append(DocLine(doc.path, _file_line(doc, span.line), text, repl, False))
+    for prompt in doc.prompt_lines:
+        if "`" in prompt.text:
+            continue   # its inline code is read as such
+        text, _repl = strip_prompt(prompt.text)
+        if text:
+            out.append(DocLine(doc.path, _file_line(doc, prompt.line), text, False, False))
     return out
 
 
@@ -284,8 +295,9 @@ FAMILIES: tuple[_Family, ...] = (
     _Family(
         "install", "Installation",
         _word_re(r"install(?:ations?|ing)?|set[ -]?up|getting started|environments?"),
-        # §0.1.23: a paper's experimental set-up is not an install section.
-        _word_re(r"experimental set[ -]?up|(?:experimental|simulation) environments?"),
+        # §0.1.23: a paper's experimental set-up is not an install section; §0.2.7:
+        # "environment variables" are configuration, not installation.
+        _word_re(r"experimental set[ -]?up|(?:experimental|simulation) environments?|environment variables?"),
         _word_re(r"getting started|set(?:ting)? up the environment|installation (?:guide|instructions)"),
         _word_re(r"installations?|setup|environments?|getting started"),
     ),
@@ -304,21 +316,56 @@ FAMILIES: tuple[_Family, ...] = (
         "output", "Expected output",
         # §0.1.23: a bare "Results" heading is a paper section, not an expected output.
         # §0.2 headings: "Figures", "Reproducing the figures" are in the output family
-        _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|outputs?|figures"),
+        # §0.3 workflow data: "Pipeline results" is one too (the bare "Results" is not)
+        _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|outputs?|figures"
+                 r"|pipeline results?"),
         None,
         _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|output files"
-                 r"|reproduc(?:e|ing) (?:the )?figures"),
+                 r"|reproduc(?:e|ing) (?:the )?figures|pipeline results?"),
         _word_re(r"expected (?:output|result)s?|(?:sample|example|reference) (?:output|result)s?|outputs?"),
     ),
     _Family(
         "requirements", "Requirements",
-        # a heading about required software ("Required Matlab toolboxes") is one too
-        _word_re(r"(?:system )?requirements?|dependenc(?:y|ies)|prerequisites?|hardware|compute|required"),
+        # a heading about required software ("Required Matlab toolboxes") is one too; §0.2
+        # headings: "Software" (as the heading's head: "Software", "Software used", not
+        # "Software license"), "Pre-requisites", "Packages used"
+        _word_re(r"(?:system )?requirements?|dependenc(?:y|ies)|pre-?requisites?|hardware|compute|required"
+                 r"|software(?:\s+(?:used|needed))?(?=\s*:?\s*$)|packages? used"),
         None,
-        _word_re(r"(?:system|hardware|software|computational) requirements?"),
-        _word_re(r"requirements?|dependenc(?:y|ies)|prerequisites?|hardware"),
+        _word_re(r"(?:system|hardware|software|computational) requirements?|packages used"),
+        _word_re(r"requirements?|dependenc(?:y|ies)|pre-?requisites?|hardware|software(?=\s*:?\s*$)"),
     ),
 )
+
+
+_USING_HEADING = re.compile(r"^\s*using\s+(?:the\s+)?(.+?)\s*$", re.IGNORECASE)
+_NAME_SUFFIX = re.compile(r"\.jl$|[\s-]+(?:package|toolbox|library|pipeline|workflow)$", re.IGNORECASE)
+
+
+def project_names(tree: TreeIndex, doc: Document | None) -> frozenset[str]:
+    """The names a README heading may call the project by, normalised: the names its
+    metadata declares (:func:`scoring.detectors._shared.own_project_names`) and the
+    README title (the heading :func:`section_headings` leaves out) when it is a short
+    name (``# HypothesisTests.jl``)."""
+    names = set(own_project_names(tree))
+    if doc is not None and doc.headings:
+        title = doc.headings[0].text if doc.headings[0] not in section_headings(doc) else ""
+        if title and len(title.split()) <= 3:
+            names.add(_project_key(title))
+    return frozenset(_project_key(n) for n in names if n)
+
+
+def _project_key(name: str) -> str:
+    return normalize_name(_NAME_SUFFIX.sub("", name.strip()))
+
+
+def run_heading(heading: str, names: frozenset[str]) -> bool:
+    """Whether a heading is in the run family: the family's words, or "Using <project
+    name>" (METRICS §0.2 headings: "Using minimap2", not "Using Conda")."""
+    if FAMILIES[1].matches(heading):
+        return True
+    using = _USING_HEADING.match(heading)
+    return using is not None and _project_key(using.group(1)) in names
 
 
 # --------------------------------------------------------------------------- runnable commands (D2, D3, D5)
@@ -387,8 +434,9 @@ def task_targets(cmd: Command, runners: frozenset[str]) -> list[str] | None:
 
 
 def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0,
-              runners: frozenset[str] = frozenset()) -> str | None:
-    """The rule of a runnable invocation (METRICS.md D3 V2, §0.1.25), or None."""
+              runners: frozenset[str] = frozenset(), programs: frozenset[str] = frozenset()) -> str | None:
+    """The rule of a runnable invocation (METRICS.md D3 V2, §0.1.25), or None;
+    ``programs``: the programs the deposit's build declares (:func:`native_programs`)."""
     program = cmd.program
     lower = program.lower()
     args = cmd.args
@@ -396,9 +444,12 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0,
         target = _python_target(args)
         if target is None:
             return None
-        kind, name, _rest = target
+        kind, name, rest = target
         if kind == "module":
-            return None if name.split(".")[0] in _PIP_LIKE_MODULES else "usage_examples.python_module"
+            if name.split(".")[0] in _PIP_LIKE_MODULES or rest[:1] and rest[0] in MODULE_SETUP_ACTIONS:
+                # `python -m ipykernel install --user`: registering or installing is set-up (§0.2.11)
+                return None
+            return "usage_examples.python_module"
         if kind == "script":
             # setup.py, install.py, bootstrap.py …: environment set-up, not usage (§0.1.25).
             return None if _is_install_script(name) else "usage_examples.python_script"
@@ -406,7 +457,7 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0,
     if lower in _SHELL_PROGRAMS and "-c" in args and depth == 0:
         index = args.index("-c")
         inner = split_commands(args[index + 1]) if index + 1 < len(args) else []
-        return next((rule for c in inner if (rule := _runnable(c, scripts, depth + 1, runners))), None)
+        return next((rule for c in inner if (rule := _runnable(c, scripts, depth + 1, runners, programs))), None)
     script = _invoked_script(cmd)
     if script is not None:
         return None if _is_install_script(script) else "usage_examples.shell_script"
@@ -440,6 +491,12 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0,
         if targets is not None and not set(targets) & _TASK_SETUP_TARGETS:
             return "usage_examples.task_runner"
         return None
+    if lower in ("matlab", "matlab.exe"):
+        return _matlab_run(args)
+    if lower in ("octave", "octave-cli"):
+        return _octave_run(args)
+    if lower == "fpm" and args[:1] == ("run",):
+        return "usage_examples.fpm_run"
     if lower == "snakemake":
         return "usage_examples.snakemake"
     if lower == "nextflow" and args[:1] == ("run",):
@@ -456,6 +513,46 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0,
         return "usage_examples.container_run"
     if program in scripts:
         return "usage_examples.console_script"
+    if program in programs:
+        return "usage_examples.native_program"
+    return None
+
+
+# `python -m <module> install|setup|register|develop …` sets something up (§0.2.11)
+MODULE_SETUP_ACTIONS = frozenset({"install", "setup", "register", "develop", "uninstall"})
+# MATLAB/Octave statements that only set up: a set-up script, the path, a toolbox install
+_MATLAB_SETUP_STATEMENT = re.compile(
+    r"(?:setup|install|startup|install_?deps|set_?up_?path|exit|quit)(?:\s*\(\s*\))?"
+    r"|(?:addpath|rmpath|cd|savepath|pkg\s+(?:install|load)|matlab\.addons\.\w+(?:\.\w+)*)\b.*"
+    r"|run\s*\(?\s*['\"]?(?:setup|install|startup)(?:\.m)?['\"]?\s*\)?",
+    re.IGNORECASE)
+
+
+def _runs_matlab_code(code: str) -> bool:
+    """Whether MATLAB/Octave code given on the command line runs something beyond set-up."""
+    statements = [s.strip() for s in re.split(r"[;,\n]", code) if s.strip()]
+    return any(not _MATLAB_SETUP_STATEMENT.fullmatch(s) for s in statements)
+
+
+def _matlab_run(args: Sequence[str]) -> str | None:
+    """``matlab -batch "main"``, ``matlab -nodisplay -r "run_all; exit"`` (§0.3 MATLAB D3)."""
+    for flag in ("-batch", "-r"):
+        if flag in args:
+            index = args.index(flag)
+            code = args[index + 1] if index + 1 < len(args) else ""
+            return "usage_examples.matlab" if _runs_matlab_code(code) else None
+    return None
+
+
+def _octave_run(args: Sequence[str]) -> str | None:
+    """``octave analyse_all.m``, ``octave --eval "main"`` (§0.3 MATLAB/Octave D3)."""
+    if "--eval" in args:
+        index = args.index("--eval")
+        code = args[index + 1] if index + 1 < len(args) else ""
+        return "usage_examples.octave" if _runs_matlab_code(code) else None
+    scripts = [a for a in args if not a.startswith("-") and a.lower().endswith(".m")]
+    if scripts and not _is_install_script(scripts[0]) and _stem(scripts[0]).lower() != "startup":
+        return "usage_examples.octave"
     return None
 
 
@@ -472,17 +569,106 @@ def compiled_sources(tree: TreeIndex) -> bool:
 
 
 def runnable_commands(doc: Document, scripts: frozenset[str], *, builds: bool = False,
-                      runners: frozenset[str] = frozenset()) -> list[_Runnable]:
+                      runners: frozenset[str] = frozenset(), programs: frozenset[str] = frozenset()) -> list[_Runnable]:
     """The runnable invocations of ``doc`` (D3, D5); ``builds``: make only builds the
     program (:func:`compiled_sources`), so it is never one; ``runners``: the task
-    runners the deposit has (:func:`task_runners`)."""
+    runners the deposit has (:func:`task_runners`); ``programs``: the programs its build
+    declares (:func:`native_programs`). A line that runs ``make install`` (``make && make
+    install``) builds and installs: its bare ``make`` is set-up too (METRICS §0.2.11)."""
     found: list[_Runnable] = []
     for line in doc_lines(doc):
-        for cmd in line.commands:
-            if builds and cmd.program.lower() in ("make", "gmake"):
+        commands = line.commands
+        installs = any(_is_make(c) and set(_make_targets(c.args)) & _MAKE_INSTALL_TARGETS for c in commands)
+        for cmd in commands:
+            if (builds or installs) and _is_make(cmd):
                 continue
-            rule = _runnable(cmd, scripts, runners=runners)
+            rule = _runnable(cmd, scripts, runners=runners, programs=programs)
             if rule is not None:
                 found.append(_Runnable(line, rule))
                 break
     return found
+
+
+def _is_make(cmd: Command) -> bool:
+    return cmd.program.lower() in ("make", "gmake")
+
+
+# a compiler or linker writing the target: `$(CC) … -o $@`, `gfortran … -o $@`
+_LINKS_TARGET_RE = re.compile(
+    r"(?:\$[({](?:CC|CXX|FC|F77|F90|LD|LINK\w*)[)}]|\b(?:g?cc|g\+\+|clang\+\+|clang|gfortran|ifort|ifx|icc|icpc|"
+    r"mpicc|mpicxx|mpif90|nvcc|ld)(?![\w+-])).*\s-o\s*\$@(?!\S)")
+_FORTRAN_SUFFIXES = (".f90", ".f95", ".f03", ".f08", ".f", ".for")
+
+
+def native_programs(tree: TreeIndex) -> dict[str, tuple[str, int | None]]:
+    """The programs the deposit's build declares, each with the file and line that declares
+    it (METRICS §0.3 native codes): CMake ``add_executable`` (a literal ``OUTPUT_NAME``),
+    Makefile targets whose recipe links their own name (``bwa: … main.o`` then ``$(CC) …
+    -o $@``), fpm.toml ``[[executable]]`` names and, when fpm discovers them
+    (``auto-executables``, the default), the program files of ``app/``. Vendored builds
+    are left out."""
+    declared: dict[str, tuple[str, int | None]] = {}
+    for path in tree.files:
+        kind = native_build_kind(path)
+        if kind not in ("cmake", "make") or tree.role(path) == "vendored":
+            continue
+        if kind == "make":
+            for target in tree.task_targets(path):
+                if any(_LINKS_TARGET_RE.search(command.replace(target.name, "$@")) for _, command in target.recipe):
+                    declared.setdefault(target.name, (path, target.line))
+            continue
+        build = tree.native_build(path)
+        for program in build.executables if build is not None else ():
+            declared.setdefault(program.name, (path, program.line))
+    for name, (path, line) in fpm_executables(tree).items():
+        declared.setdefault(name, (path, line))
+    return declared
+
+
+def fpm_executables(tree: TreeIndex) -> dict[str, tuple[str, int | None]]:
+    """The executables of an fpm package (fpm.toml at the root): its ``[[executable]]``
+    tables (name, and the line of the table), and the programs under ``app/`` unless
+    ``[build] auto-executables = false`` (named after their file, as fpm names them)."""
+    fpm = tree.find_ci("fpm.toml")
+    data = tree.toml(fpm) if fpm else None
+    if not isinstance(data, dict):
+        return {}
+    found: dict[str, tuple[str, int | None]] = {}
+    tables = data.get("executable")
+    headers = [line for line, text in tree.toml_headers(fpm) if text.replace(" ", "") == "[[executable]]"]
+    for index, table in enumerate(tables if isinstance(tables, list) else []):
+        if isinstance(table, dict) and isinstance(table.get("name"), str):
+            found[table["name"]] = (fpm, headers[index] if index < len(headers) else None)
+    build = data.get("build") if isinstance(data.get("build"), dict) else {}
+    if build.get("auto-executables", True) is not False:
+        for path in tree.files_under("app") if tree.is_dir("app") else ():
+            if path.lower().endswith(_FORTRAN_SUFFIXES):
+                found.setdefault(_stem(path), (path, None))
+    return found
+
+
+# --------------------------------------------------------------------------- deposit kind (fix texts)
+
+def own_package(tree: TreeIndex, ecosystem: str) -> str:
+    """The name of the package the deposit is in ``ecosystem``, or "": a package is used
+    by calling it, so its fixes say how a user starts it, not how an analysis runs end to
+    end. R: a root DESCRIPTION's ``Package:`` beside an ``R/`` folder; Julia: a
+    Project.toml's ``name`` with ``src/<name>.jl``; Python: a declared distribution
+    whose import package is in the tree (``<name>/__init__.py``, under ``src/`` too),
+    named as it is imported."""
+    if ecosystem == "r":
+        description = tree.find_ci("DESCRIPTION")
+        fields = tree.description_fields(description) if description else None
+        package = ((fields or {}).get("Package") or "").strip()
+        return package if package and tree.is_dir("R") else ""
+    if ecosystem == "julia":
+        project = tree.find_ci("Project.toml")
+        data = tree.toml(project) if project else None
+        name = data.get("name") if isinstance(data, dict) else None
+        return name if isinstance(name, str) and name and tree.is_file(f"src/{name}.jl") else ""
+    if ecosystem == "python":
+        for name in sorted(own_project_names(tree)):
+            module = name.replace("-", "_")
+            if tree.is_file(f"{module}/__init__.py") or tree.is_file(f"src/{module}/__init__.py"):
+                return module
+    return ""

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from scoring.detectors.documentation._common import FAMILIES, _file_line, section_headings
+from scoring.detectors.documentation._common import (
+    FAMILIES,
+    _file_line,
+    project_names,
+    run_heading,
+    section_headings,
+)
 from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
+_HEADINGS_SHOWN = 5
 
-@detector("doc_structure", version="2.2.0")
+
+@detector("doc_structure", version="2.3.0")
 def doc_structure(tree: TreeIndex) -> Result:
     """The README has sections on installation, usage, expected output and requirements.
 
@@ -25,13 +33,22 @@ def doc_structure(tree: TreeIndex) -> Result:
         matched; no README → 0. (2.2.0: the document title — the first heading when it
         is a top-level one over deeper section headings — names the project and matches
         no family, METRICS.md §0.2.6; "Figures" and "Reproducing the figures" are in the
-        output family, §0.2 headings.)
+        output family, §0.2 headings.) 2.3.0 (§0.2.7, §0.2 headings, §0.3 workflow
+        data): "Environment variables" is configuration, not install; the requirements
+        family adds "Software" as the heading's head ("Software", "Software used", not
+        "Software license"), "Pre-requisites" and "Packages used"; the output family
+        adds "Pipeline results"; the run family adds "Using <project name>", the name
+        being one the deposit's metadata declares (pyproject.toml, setup.py/setup.cfg,
+        DESCRIPTION, Project.toml, fpm.toml, CMake/meson project(), a root *.Rproj) or
+        a short README title ("Using minimap2" counts, "Using Conda" does not).
     Why it matters:
         A reader who cannot find how to install, run and check a result will not
         reproduce it; these four sections are the minimum map of a research deposit.
     Evidence:
-        For each matched family the first matching heading (README path, line, heading
-        text). ``counts`` holds the number of headings, the matched and missing families.
+        For each matched family its matching headings, up to five (README path, line,
+        heading text; 2.3.0: a README may install in two places, "Getting Started" and
+        "Installation"). ``counts`` holds the number of headings, the matched and
+        missing families.
     How to fix:
         Add README headings for the missing topics, e.g. "## Installation", "## Usage",
         "## Expected output", "## Requirements".
@@ -51,15 +68,21 @@ def doc_structure(tree: TreeIndex) -> Result:
         )
     evidence: list[Evidence] = []
     matched: list[str] = []
+    names = project_names(tree, doc)
+    sections = section_headings(doc)
     for family in FAMILIES:
-        heading = next((h for h in section_headings(doc) if family.matches(h.text)), None)
-        if heading is None:
+        if family.key == "run":
+            headings = [h for h in sections if run_heading(h.text, names)]
+        else:
+            headings = [h for h in sections if family.matches(h.text)]
+        if not headings:
             continue
         matched.append(family.key)
-        evidence.append(Evidence(
+        # every heading of the family, up to a few: a README may install in two places
+        evidence.extend(Evidence(
             readme, f"{family.title} section: heading '{heading.text}'",
             rule=f"doc_structure.{family.key}", line_start=_file_line(doc, heading.line), snippet=heading.text,
-        ))
+        ) for heading in headings[:_HEADINGS_SHOWN])
     missing = [f for f in FAMILIES if f.key not in matched]
     value = 25 * len(matched)
     fix = None

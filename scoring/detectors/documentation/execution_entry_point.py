@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import re
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.documentation._common import (
     _PYTHON_PROGRAM,
-    FAMILIES,
     MAX_EVIDENCE,
+    MODULE_SETUP_ACTIONS,
     DocLine,
     _file_line,
     _name,
@@ -16,16 +26,19 @@ from scoring.detectors.documentation._common import (
     console_script_target_missing,
     console_scripts,
     doc_lines,
+    fpm_executables,
+    native_programs,
+    own_package,
+    project_names,
+    run_heading,
     runnable_commands,
+    section_headings,
     task_runners,
 )
 from scoring.model import Evidence
 from scoring.parsers.markdown import Document
-from scoring.parsers.native_build import native_build_kind
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
-
-_RUN_FAMILY = FAMILIES[1]
 
 _ENTRY_SCRIPT = re.compile(r"(?:run|run[_-]?all|start|execute|main)\.(?:sh|py|r|jl|m|bat)", re.IGNORECASE)
 # A targets pipeline (R) runs with targets::tar_make(); a Comonicon.toml builds a Julia
@@ -45,7 +58,7 @@ def _documented_main_modules(tree: TreeIndex, doc: Document | None) -> list[tupl
             if not _PYTHON_PROGRAM.fullmatch(cmd.program.lower()):
                 continue
             target = _python_target(cmd.args)
-            if target is None or target[0] != "module":
+            if target is None or target[0] != "module" or target[2][:1] and target[2][0] in MODULE_SETUP_ACTIONS:
                 continue
             package = target[1].replace(".", "/")
             main = next((p for p in (f"{package}/__main__.py", f"src/{package}/__main__.py") if tree.is_file(p)), None)
@@ -54,37 +67,26 @@ def _documented_main_modules(tree: TreeIndex, doc: Document | None) -> list[tupl
     return found
 
 
-# a compiler or linker writing the target: `$(CC) … -o $@`, `gfortran … -o $@`
-_LINKS_TARGET_RE = re.compile(
-    r"(?:\$[({](?:CC|CXX|FC|F77|F90|LD|LINK\w*)[)}]|\b(?:g?cc|g\+\+|clang\+\+|clang|gfortran|ifort|ifx|icc|icpc|"
-    r"mpicc|mpicxx|mpif90|nvcc|ld)(?![\w+-])).*\s-o\s*\$@(?!\S)")
-
-
 def _documented_native_programs(tree: TreeIndex, doc: Document | None) -> list[Evidence]:
-    """CMake executables (``add_executable``, a literal ``OUTPUT_NAME``) and Makefile
-    targets whose recipe links the target (``$(CC) … -o $@``) that a README command runs
-    (METRICS §0.3 native D5): the build's program is the entry point."""
+    """A program the build declares (:func:`native_programs`: CMake ``add_executable``,
+    a Makefile target linking its own name, fpm ``[[executable]]`` or ``app/`` programs)
+    that a README command runs, by name (``./raxml-ng --msa …``, ``bwa index ref.fa``)
+    or through ``fpm run`` (METRICS §0.3 native D5): the build's program is the entry
+    point."""
     if doc is None:
         return []
-    declared: dict[str, tuple[str, int]] = {}
-    for path in tree.files:
-        kind = native_build_kind(path)
-        if kind not in ("cmake", "make") or tree.role(path) == "vendored":
-            continue
-        if kind == "make":
-            # a target whose recipe links its own name: `bwa: … main.o` then `$(CC) … -o $@`
-            for target in tree.task_targets(path):
-                if any(_LINKS_TARGET_RE.search(command.replace(target.name, "$@")) for _, command in target.recipe):
-                    declared.setdefault(target.name, (path, target.line))
-            continue
-        build = tree.native_build(path)
-        for program in build.executables if build is not None else ():
-            declared.setdefault(program.name, (path, program.line))
+    declared = native_programs(tree)
     if not declared:
         return []
+    fpm = fpm_executables(tree)
     for line in doc_lines(doc):
         for cmd in line.commands:
             name = cmd.program.rsplit("/", 1)[-1]
+            if cmd.program.lower() == "fpm" and cmd.args[:1] == ("run",) and fpm:
+                named = [a for a in cmd.args[1:] if not a.startswith("-")][:1]
+                if "--" in cmd.args[1:] and named and cmd.args.index(named[0]) > cmd.args.index("--"):
+                    named = []   # `fpm run -- input.nml`: the arguments of the only program
+                name = named[0] if named and named[0] in fpm else next(iter(fpm))
             if name in declared:
                 path, number = declared[name]
                 return [Evidence(path, f"the build declares the program {name}, which {line.path} runs"
@@ -93,7 +95,45 @@ def _documented_native_programs(tree: TreeIndex, doc: Document | None) -> list[E
     return []
 
 
-@detector("execution_entry_point", version="2.3.0")
+# the fix in the deposit's own ecosystem (METRICS.md §0.3): the entry point it would add
+_FIXES = {
+    PYTHON: ("Add a top-level run.sh (or a Makefile `all` target) that runs the whole analysis "
+             "and document it under a README '## Usage' heading."),
+    R: ("Add a top-level run_all.R (or a targets pipeline, _targets.R) that runs the whole analysis "
+        "and document `Rscript run_all.R` under a README '## Usage' heading."),
+    JULIA: ("Add a top-level main.jl that runs the whole analysis and document `julia --project main.jl` "
+            "under a README '## Usage' heading."),
+    MATLAB: ("Add a top-level main.m (or run_all.m) that calls the steps in order and document "
+             "`matlab -batch \"main\"` under a README '## Usage' heading."),
+    NATIVE: ("Add a Makefile `run` target (or a top-level run.sh) that runs the built program on its inputs "
+             "and document it under a README '## Usage' heading."),
+    NEXTFLOW: ("Put the pipeline's entry workflow in a top-level main.nf and document `nextflow run` "
+               "under a README '## Usage' heading."),
+    SNAKEMAKE: ("Put the workflow's rules in a top-level Snakefile (or workflow/Snakefile) and document "
+                "`snakemake --cores 4` under a README '## Usage' heading."),
+}
+
+
+def _fix(tree: TreeIndex, documented: bool) -> str:
+    """The fix in the deposit's ecosystem; an R or Julia package is started by its first
+    call (``documented``: the README already shows how to run)."""
+    ecosystem = fix_ecosystem(tree)
+    package = own_package(tree, ecosystem)
+    if not package:
+        return _FIXES[ecosystem]
+    if ecosystem == PYTHON:
+        return (f"Declare a console script ([project.scripts]) or add {package}/__main__.py, and show the command "
+                "(`python -m " + package + "`) under a README '## Usage' heading.")
+    first = f"library({package})" if ecosystem == R else f"using {package}"
+    script, command = ("run_all.R", "Rscript run_all.R") if ecosystem == R else ("main.jl", "julia --project main.jl")
+    if documented:
+        return (f"For an analysis built on the package, add a top-level {script} that runs it end to end and "
+                f"document `{command}` beside the README's usage section.")
+    return (f"Add a README '## Usage' section that shows the first calls a user makes (`{first}`, then the main "
+            f"function); an analysis built on the package gets a top-level {script} that runs it end to end.")
+
+
+@detector("execution_entry_point", version="2.4.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
@@ -110,13 +150,19 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         a program a CMake build declares (``add_executable``, a literal ``OUTPUT_NAME``)
         that a README command runs (``./raxml-ng --msa …``; §0.3 native D5, 2.2.0), or a
         Makefile target whose recipe links its own name (``bwa: … main.o`` then
-        ``$(CC) … -o $@``) that a README command runs (``bwa index ref.fa``; 2.3.0). A
-        console script whose function its module (found in the tree) neither defines
-        nor imports is no entry point (2.2.0).
+        ``$(CC) … -o $@``) that a README command runs (``bwa index ref.fa``; 2.3.0), or
+        an fpm package's executable (fpm.toml ``[[executable]]``, or a program of
+        ``app/``) that a README ``fpm run`` runs (2.4.0). A console script whose
+        function its module (found in the tree) neither defines nor imports is no entry
+        point (2.2.0); a documented `python -m <package> install|setup|register|…` is
+        set-up, no entry point (2.4.0, METRICS §0.2.11).
         80: a README heading of the run family of doc_structure (usage, run, quick
-        start, how to use, …) or a runnable README command as in usage_examples (make
-        in a deposit with C/C++/Fortran sources builds the program and is not one). 0
-        otherwise.
+        start, how to use, "Using <project name>", …) or a runnable README command as in
+        usage_examples (set-up is never one: make in a deposit with C/C++/Fortran
+        sources, `make && make install`, `python -m ipykernel install`; prompt lines of
+        the prose count, §0.2.10). The README title (its first heading when it is a
+        top-level one over deeper headings) names the project and is no run heading
+        (2.4.0, METRICS §0.2.6). 0 otherwise.
     Why it matters:
         A re-user needs to know where execution starts; a conventional entry point or a
         documented run command saves them from guessing which of many scripts to run.
@@ -125,7 +171,13 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         declaration, the workflow file; or the README heading or command line.
     How to fix:
         Add a top-level run.sh (or a `make all`/`run` target) that runs the whole
-        analysis, and document it under a "## Usage" heading.
+        analysis, and document it under a "## Usage" heading. In the deposit's own
+        ecosystem (2.4.0, METRICS §0.3): run_all.R or _targets.R (`Rscript
+        run_all.R`), main.jl (`julia --project main.jl`), main.m (`matlab -batch
+        "main"`), a Makefile `run` target for a compiled program, a top-level main.nf or
+        Snakefile; an R or Julia package documents the first calls a user makes, a
+        Python package (its import package in the tree) declares a console script or a
+        __main__.py.
     Known false positives:
         A main.py or `all:` target that only builds documentation or a library still
         counts; the content of the entry point is not checked. A console script of a
@@ -162,18 +214,19 @@ def execution_entry_point(tree: TreeIndex) -> Result:
     if evidence:
         return Result(100, evidence=evidence[:MAX_EVIDENCE], counts=counts,
                       reason=f"{len(evidence)} entry point(s); first: {evidence[0].path}")
-    fix = ("Add a top-level run.sh (or a Makefile `all` target) that runs the whole analysis "
-           "and document it under a README '## Usage' heading.")
     if doc is not None:
-        headings = [h for h in doc.headings if _RUN_FAMILY.matches(h.text)]
+        # the title names the project, it is no run section (METRICS §0.2.6)
+        names = project_names(tree, doc)
+        headings = [h for h in section_headings(doc) if run_heading(h.text, names)]
         commands = runnable_commands(doc, frozenset(s.name for s in scripts), builds=compiled_sources(tree),
-                                     runners=task_runners(tree))
+                                     runners=task_runners(tree), programs=frozenset(native_programs(tree)))
         readme_evidence = [Evidence(doc.path, f"run section heading '{h.text}'", rule="execution_entry_point.readme_heading",
                                     line_start=_file_line(doc, h.line), snippet=h.text) for h in headings[:5]]
         readme_evidence += [Evidence(r.line.path, "runnable README command", rule="execution_entry_point.readme_command",
                                      line_start=r.line.line, snippet=r.line.text) for r in commands[:5]]
         counts.update({"run_headings": len(headings), "runnable_commands": len(commands)})
         if readme_evidence:
-            return Result(80, evidence=readme_evidence, fix=fix, counts=counts,
+            return Result(80, evidence=readme_evidence, fix=_fix(tree, documented=True), counts=counts,
                           reason="the README documents how to run, but there is no conventional entry point")
-    return Result(0, evidence=[], fix=fix, counts=counts, reason="no entry point and no run instructions")
+    return Result(0, evidence=[], fix=_fix(tree, documented=False), counts=counts,
+                  reason="no entry point and no run instructions")

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+    own_project_names,
+)
 from scoring.detectors.documentation._common import (
     _CONTAINER_TOOLS,
     _MAKE_INSTALL_TARGETS,
@@ -22,14 +32,13 @@ from scoring.detectors.documentation._common import (
     _word_re,
     compiled_sources,
     doc_lines,
-    ini_option,
+    section_headings,
     task_runners,
     task_targets,
 )
-from scoring.facts import Expr
 from scoring.model import Evidence
 from scoring.parsers.manifests import normalize_name
-from scoring.parsers.shell import Command
+from scoring.parsers.shell import Command, container_build_tags, container_image, image_name
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -41,50 +50,6 @@ def _suffix(path: str) -> str:
 
 
 _PIP_PROGRAM = re.compile(r"pip(?:\d+(?:\.\d+)*)?(?:\.exe)?", re.IGNORECASE)
-
-_SETUP_PY_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
-
-
-def own_distribution_names(tree: TreeIndex) -> set[str]:
-    """Normalised names of the distribution the deposit itself declares."""
-    names: set[str] = set()
-    pyproject = tree.find_ci("pyproject.toml")
-    data = tree.toml(pyproject) if pyproject else None
-    if isinstance(data, dict):
-        project = data.get("project")
-        if isinstance(project, dict) and isinstance(project.get("name"), str):
-            names.add(project["name"])
-        tool = data.get("tool")
-        poetry = tool.get("poetry") if isinstance(tool, dict) else None
-        if isinstance(poetry, dict) and isinstance(poetry.get("name"), str):
-            names.add(poetry["name"])
-    setup_cfg = tree.find_ci("setup.cfg")
-    name = ini_option(tree, setup_cfg, "metadata", "name") if setup_cfg else None
-    if name is not None:
-        names.add(name)
-    setup_py = tree.find_ci("setup.py")
-    facts = tree.facts(setup_py) if setup_py else None
-    if facts is not None:
-        # the first literal bound to ``name`` (``setup(name="…")``, ``name = "…"``)
-        name = next((s.value for s in facts.strings if (s.binding == "name" or s.binding.endswith(".name"))
-                     and _SETUP_PY_NAME.fullmatch(s.value)), None)
-        if name is None:
-            # ``setup(name=NAME)`` with ``NAME = "emcee"`` above: the literal bound to that name
-            bound = next((value.text.strip() for call in facts.calls if call.name.endswith("setup")
-                          for key, value in call.kwargs if key == "name" and isinstance(value, Expr)), None)
-            name = next((s.value for s in facts.strings if bound and s.binding == bound
-                         and _SETUP_PY_NAME.fullmatch(s.value)), None)
-        if name:
-            names.add(name)
-    # a native code's name: CMake's or meson's project() of the root build (mrchem, xtb),
-    # the package `conda install` or `spack install` names
-    for build_file in ("CMakeLists.txt", "meson.build"):
-        path = tree.find_ci(build_file)
-        build = tree.native_build(path) if path else None
-        if build is not None and build.project:
-            names.add(build.project)
-    return {normalize_name(n) for n in names if n.strip()}
-
 
 def _dependency_manifests(tree: TreeIndex) -> list[str]:
     return [m.path for m in tree.manifests() if m.dependencies]
@@ -111,6 +76,8 @@ _PIP_VALUE_OPTIONS = frozenset({
     "--timeout", "--proxy", "--cert", "--client-cert", "--implementation", "--abi", "--global-option",
     "--install-option", "--report", "--progress-bar", "--python",
 })
+# "several pinned installs" (§0.3 Python libraries): two or more
+_SEVERAL = 2
 _SYSTEM_PACKAGE_MANAGERS = frozenset({"apt", "apt-get", "yum", "dnf", "brew", "zypper", "pacman", "port"})
 _REQUIREMENT_NAME = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)")
 
@@ -125,6 +92,10 @@ class _InstallContext:
     workflow_environments: bool = False   # Nextflow processes declare containers or conda
     matlab: bool = False           # MATLAB/Octave sources
     task_runners: frozenset[str] = frozenset()   # task / just, where their file exists
+    # the images the documents build (`docker build -t <image>`): the deposit's own
+    built_images: frozenset[str] = frozenset()
+    # stems of the toolbox files (.mltbx) and toolbox projects (.prj) the tree holds
+    toolbox_files: frozenset[str] = frozenset()
 
 
 # The R and Julia forms of installing the project itself (§0.3 R specifics, D2 100): the
@@ -143,6 +114,22 @@ _JULIA_URL_ADD = re.compile(r"\bPkg\.add\s*\(.*?url\s*=\s*[\"'][^\"']*/([A-Za-z]
                             r"(?:pkg>|^\])\s*add\s+https?://\S*/([A-Za-z]\w*?)(?:\.jl)?(?:\.git)?/?(?:\s|$)")
 # MATLAB/Octave: putting the toolbox on the path is a manual install step (§0.3 D2 addpath)
 _MATLAB_ADDPATH = re.compile(r"\baddpath\s*\(")
+# installing a packaged toolbox (§0.3 D2 toolbox install): `matlab.addons.install('X.mltbx')`,
+# `matlab.addons.toolbox.installToolbox("X.mltbx")`
+_MATLAB_TOOLBOX_INSTALL = re.compile(
+    r"\bmatlab\.addons\.(?:install|toolbox\.installToolbox)\s*\(\s*(?:[^'\")]*\(\s*)?['\"]([^'\"]*)['\"]")
+
+
+def _toolbox_install(target: str, ctx: _InstallContext) -> _InstallHit:
+    """A .mltbx install: the project's own toolbox (its .mltbx or toolbox project is in the
+    tree, or it is named after the project) installs the code with the add-ons it declares
+    (100); another toolbox is one package of several (70)."""
+    stem = _name(target.replace("\\", "/"))
+    stem = stem[:-len(".mltbx")] if stem.lower().endswith(".mltbx") else stem
+    if stem and (stem.lower() in ctx.toolbox_files or normalize_name(stem) in ctx.own_names):
+        return _InstallHit(100, "install_instructions.own_toolbox",
+                           "installs the project's own MATLAB toolbox (.mltbx) with the add-ons it declares", own=True)
+    return _InstallHit(70, "install_instructions.package_by_package", "installs a MATLAB toolbox")
 
 
 def _own_package_install(text: str, ctx: _InstallContext) -> bool:
@@ -167,6 +154,13 @@ class _InstallHit:
     value: int
     rule: str
     reason: str
+    pinned: int = 0     # package-by-package: how many of its packages it pins to a version
+    own: bool = False   # installs the project itself (which resolves what it declares)
+
+
+# a requirement pinned to one version: `numpy==1.24.0`, `torch===2.0.1`; conda `numpy=1.24`
+_PIP_PINNED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[^\]]*\])?\s*===?\s*[\w.+!-]+$")
+_CONDA_PINNED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\s*==?\s*[\w.+!-]+$")
 
 
 def _is_local_target(arg: str) -> bool:
@@ -215,15 +209,16 @@ def _pip_install(args: Sequence[str], ctx: _InstallContext) -> _InstallHit | Non
     names = {normalize_name(m.group(1)) for p in packages if (m := _REQUIREMENT_NAME.match(p.strip("'\"")))}
     if names & ctx.own_names:
         return _InstallHit(100, "install_instructions.own_distribution",
-                           "installs the project's own distribution with its dependencies")
+                           "installs the project's own distribution with its dependencies", own=True)
     if local:
         if ctx.declares_dependencies:
             return _InstallHit(100, "install_instructions.local_project",
-                               "installs the project, whose manifest declares its dependencies")
+                               "installs the project, whose manifest declares its dependencies", own=True)
         return _InstallHit(70, "install_instructions.local_project_without_manifest",
                            "installs the project, but no manifest declares dependencies")
     if names and not names <= _TOOLING_PACKAGES:
-        return _InstallHit(70, "install_instructions.package_by_package", "installs packages one by one")
+        return _InstallHit(70, "install_instructions.package_by_package", "installs packages one by one",
+                           pinned=sum(1 for p in packages if _PIP_PINNED.match(p.strip("'\""))))
     return None
 
 
@@ -257,10 +252,41 @@ def _conda(args: Sequence[str], ctx: _InstallContext) -> _InstallHit | None:
     names = {normalize_name(m.group(1)) for p in packages if (m := _REQUIREMENT_NAME.match(p))}
     if args[0] == "install" and names & ctx.own_names:
         return _InstallHit(100, "install_instructions.own_distribution",
-                           "installs the project's own package with its dependencies")
+                           "installs the project's own package with its dependencies", own=True)
     if packages:
-        return _InstallHit(70, "install_instructions.package_by_package", "installs packages one by one")
+        return _InstallHit(70, "install_instructions.package_by_package", "installs packages one by one",
+                           pinned=sum(1 for p in packages if _CONDA_PINNED.match(p.strip("'\""))))
     return None
+
+
+def _positional(args: Sequence[str]) -> list[str]:
+    return [a for a in args if not a.startswith("-")]
+
+
+def _own_package_manager_install(program: str, args: Sequence[str], ctx: _InstallContext) -> _InstallHit | None:
+    """``spack install <spec>`` and ``brew install <formula>``: the project's own package
+    (100, the package manager builds it with its dependencies; json-fortran's
+    ``brew install json-fortran``) or other packages one by one (70)."""
+    if args[:1] != ("install",):
+        return None
+    specs = _positional(args[1:])
+    # spack specs carry versions and variants: `xtb@6.6.1 +openmp ^openblas`
+    names = {normalize_name(re.split(r"[@%+~^\s]", spec, maxsplit=1)[0]) for spec in specs
+             if not spec.startswith(("^", "+", "~", "%"))}
+    names.discard("")
+    if names & ctx.own_names:
+        return _InstallHit(100, "install_instructions.own_distribution",
+                           f"installs the project's own {program} package with its dependencies", own=True)
+    if names:
+        if program == "spack":
+            return _InstallHit(70, "install_instructions.package_by_package", "installs Spack packages one by one")
+        return _InstallHit(70, "install_instructions.system_packages", "installs system packages one by one")
+    return None
+
+
+def _own_image(image: str, ctx: _InstallContext) -> bool:
+    """An image the documents build (`docker build -t`) or named after the project."""
+    return image in ctx.built_images or normalize_name(image_name(image)) in ctx.own_names
 
 
 def _install_command(cmd: Command, ctx: _InstallContext) -> _InstallHit | None:
@@ -300,6 +326,11 @@ def _install_command(cmd: Command, ctx: _InstallContext) -> _InstallHit | None:
         return _InstallHit(70, "install_instructions.package_by_package", "installs packages one by one")
     if program in _CONTAINER_TOOLS and (args[:1] and args[0] in ("build", "pull") or args[:2] == ("buildx", "build")):
         return _InstallHit(100, "install_instructions.container", "builds or pulls the container image")
+    image = container_image(cmd)
+    if image is not None and _own_image(image, ctx):
+        # `docker run` pulls the image it starts: the deposit's own image is its whole environment
+        return _InstallHit(100, "install_instructions.own_container",
+                           "runs the project's own container image, which holds the whole environment")
     compose = args[1:] if program in _CONTAINER_TOOLS and args[:1] == ("compose",) else (
         args if program == "docker-compose" else ())
     if compose[:1] and compose[0] in ("up", "build"):
@@ -310,7 +341,12 @@ def _install_command(cmd: Command, ctx: _InstallContext) -> _InstallHit | None:
     if targets and set(targets) & _TASK_SETUP_TARGETS:
         return _InstallHit(100, "install_instructions.make_target", "runs a task runner's set-up target")
     if program in ("make", "gmake"):
-        if set(_make_targets(args)) & _MAKE_INSTALL_TARGETS:
+        targets = set(_make_targets(args))
+        # in a compiled deposit `make install` installs the program just built: one step of
+        # a source build, not an environment (METRICS §0.2.11)
+        if ctx.compiled and "install" in targets and not targets & (_MAKE_INSTALL_TARGETS - {"install"}):
+            return _InstallHit(70, "install_instructions.source_build", "installs the program built from source")
+        if targets & _MAKE_INSTALL_TARGETS:
             return _InstallHit(100, "install_instructions.make_target", "runs a make setup target")
         if ctx.compiled:
             return _InstallHit(70, "install_instructions.source_build", "builds the program from source")
@@ -332,6 +368,8 @@ def _install_command(cmd: Command, ctx: _InstallContext) -> _InstallHit | None:
         return _InstallHit(100, "install_instructions.install_script", "runs an install script")
     if program in ("npm", "yarn") and args[:1] and args[0] in ("install", "ci", "add"):
         return _InstallHit(70, "install_instructions.package_by_package", "installs JavaScript packages")
+    if program in ("spack", "brew"):
+        return _own_package_manager_install(program, args, ctx)
     if program in _SYSTEM_PACKAGE_MANAGERS and args[:1] == ("install",):
         return _InstallHit(70, "install_instructions.system_packages", "installs system packages one by one")
     return None
@@ -345,9 +383,11 @@ def _install_line(line: DocLine, ctx: _InstallContext) -> _InstallHit | None:
         best = _InstallHit(100, "install_instructions.lock_sync", "restores the R/Julia project environment")
     elif _own_package_install(line.text, ctx):
         best = _InstallHit(100, "install_instructions.own_package",
-                           "installs the project's own R/Julia package with the dependencies it declares")
+                           "installs the project's own R/Julia package with the dependencies it declares", own=True)
     elif _R_JULIA_PACKAGES.search(line.text):
         best = _InstallHit(70, "install_instructions.package_by_package", "installs R/Julia packages one by one")
+    elif toolbox := _MATLAB_TOOLBOX_INSTALL.search(line.text):
+        best = _toolbox_install(toolbox.group(1), ctx)
     elif ctx.matlab and _MATLAB_ADDPATH.search(line.text):
         best = _InstallHit(70, "install_instructions.matlab_path", "puts the toolbox on the MATLAB path")
     for cmd in line.commands:
@@ -370,11 +410,12 @@ def _install_context(tree: TreeIndex) -> _InstallContext:
         frontends.add(facts.frontend)
         if facts.frontend == "nextflow" and not workflow_environments:
             workflow_environments = any(d.kind in ("container", "conda") for d in facts.directives)
+    toolbox_files = frozenset(_name(p)[:-len(_suffix(p))].lower() for p in tree.match(r".+\.(?:mltbx|prj)"))
     return _InstallContext(
-        frozenset(own_distribution_names(tree)), bool(_dependency_manifests(tree)), r_package=r_package,
+        own_project_names(tree), bool(_dependency_manifests(tree)), r_package=r_package,
         julia_package=julia_package.strip(), compiled=compiled_sources(tree),
         workflow_environments=workflow_environments, matlab="matlab" in frontends,
-        task_runners=task_runners(tree))
+        task_runners=task_runners(tree), toolbox_files=toolbox_files)
 
 
 def _install_documents(tree: TreeIndex) -> tuple[list[str], list[str]]:
@@ -390,8 +431,51 @@ def _install_documents(tree: TreeIndex) -> tuple[list[str], list[str]]:
     return install_files, docs_files
 
 
-def _install_fix(tree: TreeIndex) -> str:
+def _install_fix(tree: TreeIndex, ctx: _InstallContext) -> str:
+    """The fix in the deposit's own ecosystem (METRICS.md §0.3): its one command that
+    creates the environment, from the files it already has where possible."""
     root = {_name(p).lower(): p for p in tree.files_in("")}
+    conda_file = next((root[n] for n in ("environment.yml", "environment.yaml") if n in root), None)
+    ecosystem = fix_ecosystem(tree)
+    name = next(iter(sorted(ctx.own_names)), "")
+    if ecosystem == R:
+        if "renv.lock" in root:
+            return _one_command("Rscript -e 'renv::restore()'")
+        if ctx.r_package:
+            return ("Give the one command that installs the package with the dependencies its DESCRIPTION "
+                    f'declares, e.g. `remotes::install_github("<owner>/{ctx.r_package}")` (or `devtools::install()` '
+                    "in its folder), in a README code block.")
+        return ("Record the R packages the analysis uses with renv (`renv::snapshot()` writes renv.lock) and give "
+                "the one command that restores them, `Rscript -e 'renv::restore()'`, in a README code block.")
+    if ecosystem == JULIA:
+        if ctx.julia_package:
+            return ("Give the one command that installs the package with the dependencies its Project.toml declares, "
+                    f"`] add {ctx.julia_package}` (or `Pkg.add(url=\"https://github.com/<owner>/{ctx.julia_package}.jl\")` "
+                    "before it is registered), in a README code block.")
+        if "project.toml" in root:
+            return _one_command("julia --project -e 'using Pkg; Pkg.instantiate()'")
+        return ("Declare the dependencies in a Project.toml with its Manifest.toml (`] activate .` then `] add "
+                "<Package>`) and give the one command that creates the environment, `julia --project -e 'using "
+                "Pkg; Pkg.instantiate()'`, in a README code block.")
+    if ecosystem == MATLAB:
+        return ("Package the code as a toolbox (.mltbx) and give the one command that installs it with the add-ons "
+                f"it needs, `matlab.addons.install('{name or '<Toolbox>'}.mltbx')`, in a README code block, with the "
+                "MATLAB release and toolboxes it requires.")
+    if ecosystem == NATIVE:
+        if conda_file:
+            return _one_command(f"conda env create -f {conda_file}")
+        return ("Give one command that installs the program with the libraries it needs in a README code block, "
+                f"e.g. `spack install {name or '<package>'}` or `conda install -c conda-forge {name or '<package>'}` "
+                "for a packaged release, or `conda env create -f environment.yml` for the build environment.")
+    if ecosystem == NEXTFLOW:
+        if ctx.workflow_environments:
+            return _one_command("nextflow run <pipeline> -profile docker")
+        return ("Declare a container or conda environment for every process and give the one command that runs "
+                "the pipeline with them, `nextflow run <pipeline> -profile docker`, in a README code block.")
+    if ecosystem == SNAKEMAKE:
+        return ("Give the one command that creates the environment Snakemake runs in, e.g. `conda env create -f "
+                f"{conda_file or 'environment.yml'}` with snakemake listed in it, in a README code block; "
+                "`snakemake --use-conda` then builds the rules' environments.")
     for lower, command in (
         ("environment.yml", "conda env create -f environment.yml"),
         ("environment.yaml", "conda env create -f environment.yaml"),
@@ -402,50 +486,73 @@ def _install_fix(tree: TreeIndex) -> str:
         ("project.toml", "julia --project -e 'using Pkg; Pkg.instantiate()'"),
     ):
         if lower in root:
-            return f"Give the one command that creates the environment, `{command}`, in a README code block."
+            return _one_command(command)
     return ("Declare the dependencies in requirements.txt (or environment.yml) and give the one command "
             "that installs them, e.g. `pip install -r requirements.txt`, in a README code block.")
 
 
-@detector("install_instructions", version="2.2.0")
+def _one_command(command: str) -> str:
+    return f"Give the one command that creates the environment, `{command}`, in a README code block."
+
+
+@detector("install_instructions", version="2.3.0")
 def install_instructions(tree: TreeIndex) -> Result:
     """Install instructions: one command that creates the whole environment.
 
     What it checks:
         Code blocks and inline code (console prompts stripped) of the README, of INSTALL*
-        files at the root and of docs/install* (also doc/ and docs/source/); the maximum
-        over them wins. 100: one command creating the full environment (`pip install -r
+        files at the root and of docs/install* (also doc/ and docs/source/), and the
+        lines of their prose that start with a shell prompt ($ or %) in a list item, a
+        blockquote or a plain-text README (METRICS §0.2.10, 2.3.0); the maximum over
+        them wins. 100: one command creating the full environment (`pip install -r
         <file>`, `pip install .`/`-e .` when a manifest declares dependencies, `pip
-        install <own distribution>` (the name of pyproject.toml, setup.cfg or setup.py's
-        `setup(name=…)`, a module-level name it passes resolved: `name=NAME`; 2.2.0),
-        `conda|mamba|micromamba env create`, `conda create
+        install <own distribution>`, `conda|mamba|micromamba env create`, `conda create
         --file`, `poetry install`, `pipenv install|sync`, `pdm install`, `uv sync`, `pixi
-        install`, `docker build|pull|compose up`, `make setup|install|env` (`task`/`just` with a
-        setup, install, env, restore or bootstrap target),
-        `./install.sh`, `bash install.sh`, `renv::restore()`, `Pkg.instantiate()`). 70:
-        package-by-package commands (`pip install a b`, `conda install`,
-        `install.packages(`, `BiocManager::install(`, `devtools::install_github(`,
-        `Pkg.add(`, `python setup.py install`, `npm install`, `apt-get install`), `pip
-        install .` without a dependency manifest, or an INSTALL file without such a
-        command. 30: README prose or a heading mentioning install / dependencies /
-        requirements / prerequisites as a whole word. 0 otherwise. The install pages
-        searched are docs/install* and doc/install* and one folder further down
-        (docs/source/, docs/user/...).
+        install`, `docker build|pull|compose up`, `make setup|install|env` (`task`/`just`
+        with a setup, install, env, restore or bootstrap target), `./install.sh`, `bash
+        install.sh`, `renv::restore()`, `Pkg.instantiate()`); `docker|podman run` (or
+        `singularity|apptainer run docker://…`) of the project's own image, one the
+        documents build (`docker build -t <image>`) or named after the project, since
+        running it pulls the whole environment (2.3.0). The project's own names
+        (2.3.0, `scoring.detectors._shared.own_project_names`): pyproject.toml,
+        setup.cfg, setup.py's `setup(name=…)` (a module-level name it passes resolved;
+        never an `Extension(name=…)`),
+        the root CMake or meson project(), fpm.toml's name, DESCRIPTION's Package,
+        Project.toml's name, a root *.Rproj. 70: package-by-package commands (`pip
+        install a b`, `conda install`, `install.packages(`, `BiocManager::install(`,
+        `devtools::install_github(`, `Pkg.add(`, `python setup.py install`, `npm
+        install`, `apt-get install`, `spack install <other package>`), `pip install .`
+        without a dependency manifest, or an INSTALL file without such a command; and
+        the project's own install after two or more packages installed one by one at a
+        pinned version earlier in the same document (`pip install numpy==1.24.0`, `pip
+        install torch==2.0.1`, then `pip install mypkg`: §0.3 Python libraries, 2.3.0).
+        30: README prose or a section heading mentioning install / dependencies /
+        requirements / prerequisites as a whole word (the README title, its first
+        heading when it is a top-level one over deeper headings, names the project and
+        is no section: 2.3.0, METRICS §0.2.6). 0 otherwise. The install pages searched
+        are docs/install* and doc/install* and one folder further down (docs/source/,
+        docs/user/...).
         Each ecosystem's own forms (METRICS.md §0.3): R — installing the deposit's own
         package (`install.packages("<Package>")`, `BiocManager::install("<Package>")`,
         `remotes::install_github("<owner>/<Package>")`, `devtools::install()`,
         `remotes::install_local()`, where <Package> is DESCRIPTION's) is 100, as it
         resolves the DESCRIPTION's dependencies; Julia — `Pkg.add("<name>")`, `] add
         <name>` or `Pkg.add(PackageSpec(url=".../<name>.jl.git"))` of Project.toml's own
-        name is 100; MATLAB/Octave — `addpath(...)` of the toolbox is a manual step (70);
-        C/C++/Fortran — `make`, `cmake`, `ninja` or `meson` builds of the program are a
-        source build (70; `make install|setup|env` stays 100), and `conda install` of the
-        name the root CMakeLists.txt or meson.build gives its project() installs the
-        project's own package (100, 2.2.0); Nextflow — `nextflow run
-        <pipeline>` is 100 when the processes declare containers or conda environments
-        (the run builds the whole software stack), else 70; Snakemake — `--use-conda` /
-        `--software-deployment-method` builds the rules' environments while Snakemake
-        itself is installed by hand (70); `docker buildx build` is a container build.
+        name is 100; MATLAB/Octave — `addpath(...)` of the toolbox is a manual step (70),
+        installing the project's own packaged toolbox (`matlab.addons.install("<X>.mltbx")`
+        or `matlab.addons.toolbox.installToolbox`, where a <X>.mltbx or <X>.prj is in the
+        tree or <X> is a project name) is 100 as the toolbox brings the add-ons it
+        declares, another toolbox 70 (2.3.0); C/C++/Fortran — `make`, `cmake`, `ninja`
+        or `meson` builds of the program are a source build (70), and so is `make
+        install`, the install step of that build (2.3.0, METRICS §0.2.11; `make
+        setup|env` stays 100); `conda|mamba install`, `spack install` and `brew
+        install` of the project's own name install its own package with its
+        dependencies (100; json-fortran's fpm.toml name, 2.3.0); Nextflow — `nextflow
+        run <pipeline>` is 100 when the processes declare containers or conda
+        environments (the run builds the whole software stack), else 70; Snakemake —
+        `--use-conda` / `--software-deployment-method` builds the rules' environments
+        while Snakemake itself is installed by hand (70); `docker buildx build` is a
+        container build.
     Why it matters:
         The environment is the first thing a re-user must rebuild; a single documented
         command removes the guesswork about which packages and versions to install.
@@ -454,31 +561,50 @@ def install_instructions(tree: TreeIndex) -> Result:
         INSTALL file; or the prose line. ``counts`` holds the number of one-command and
         package-by-package commands, install files and prose mentions.
     How to fix:
-        Put the one command that creates the environment (e.g. `pip install -r
-        requirements.txt`, `conda env create -f environment.yml`) in a README code block.
+        Put the one command that creates the environment in a README code block, in the
+        deposit's own ecosystem (2.3.0, METRICS §0.3): `pip install -r
+        requirements.txt` or `conda env create -f environment.yml` (Python),
+        `Rscript -e 'renv::restore()'` or `remotes::install_github("<owner>/<Package>")`
+        (R), `julia --project -e 'using Pkg; Pkg.instantiate()'` (Julia),
+        `matlab.addons.install('<Toolbox>.mltbx')` (MATLAB), `spack install <name>` or
+        `conda install -c conda-forge <name>` (C/C++/Fortran), `nextflow run <pipeline>
+        -profile docker` (Nextflow), `conda env create -f environment.yml` with
+        snakemake in it (Snakemake). After pinned installs: declare those versions as
+        the project's own dependencies.
     Known false positives:
         A command counts wherever it appears in those documents, even in a section about
         something else or with a wrong file name; whether the referenced file exists is
-        not checked. Upgrades of pip/setuptools/wheel alone are ignored.
+        not checked. Upgrades of pip/setuptools/wheel alone are ignored. An image named
+        after the project is taken for the project's own although anyone may publish
+        one by that name.
     """
     ctx = _install_context(tree)
     install_files, docs_files = _install_documents(tree)
     sources = ([tree.readme] if tree.readme else []) + install_files + docs_files
+    documents = [(path, doc_lines(doc)) for path in sources if (doc := tree.document(path)) is not None]
+    built = {tag for _, lines in documents for line in lines for cmd in line.commands
+             for tag in container_build_tags(cmd)}
+    ctx = replace(ctx, built_images=frozenset(built))
     hits: list[tuple[_InstallHit, DocLine]] = []
-    for path in sources:
-        doc = tree.document(path)
-        if doc is None:
-            continue
-        for line in doc_lines(doc):
+    for _path, lines in documents:
+        pinned = 0   # pinned packages installed one by one so far in this document
+        for line in lines:
             hit = _install_line(line, ctx)
-            if hit is not None:
-                hits.append((hit, line))
+            if hit is None:
+                continue
+            if hit.own and pinned >= _SEVERAL:
+                # §0.3 Python libraries: the project's own install needs several pinned
+                # installs before it, so no single command creates the environment
+                hit = _InstallHit(70, "install_instructions.own_after_pinned_installs",
+                                  f"installs the project after {pinned} packages pinned one by one")
+            pinned += hit.pinned
+            hits.append((hit, line))
     install_docs = [p for p in install_files + docs_files
                     if (table := tree.line_table(p)) is not None and not table.blank]
     prose: list[tuple[str, int | None, str]] = []
     readme_doc = tree.readme_document()
     if readme_doc is not None:
-        for heading in readme_doc.headings:
+        for heading in section_headings(readme_doc):   # the title names the project (§0.2.6)
             if _INSTALL_PROSE.search(heading.text):
                 prose.append((readme_doc.path, heading.line, heading.text))
         for paragraph in readme_doc.paragraphs:
@@ -514,13 +640,17 @@ def install_instructions(tree: TreeIndex) -> Result:
     elif best == 70:
         reason = ("installation is described package by package or in an INSTALL file, "
                   "without one command that creates the whole environment")
+        after_pins = next((line for h, line in hits if h.rule == "install_instructions.own_after_pinned_installs"), None)
         if any(h.rule == "install_instructions.local_project_without_manifest" for h, _ in hits):
             fix = ("Declare the dependencies in pyproject.toml ([project].dependencies) or setup.py "
                    "(install_requires) so that the documented `pip install .` installs them.")
+        elif after_pins is not None:
+            fix = ("Declare the versions installed one by one before the project as its own dependencies "
+                   f"(pyproject.toml, setup.py or a requirements file) so that `{after_pins.text}` alone installs them.")
         else:
-            fix = _install_fix(tree)
+            fix = _install_fix(tree, ctx)
     elif best == 30:
-        reason, fix = "installation or dependencies are mentioned in prose only", _install_fix(tree)
+        reason, fix = "installation or dependencies are mentioned in prose only", _install_fix(tree, ctx)
     else:
-        reason, fix = "no install instructions found", _install_fix(tree)
+        reason, fix = "no install instructions found", _install_fix(tree, ctx)
     return Result(best, evidence=evidence, fix=fix, reason=reason, counts=counts)

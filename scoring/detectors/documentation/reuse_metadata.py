@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from scoring.detectors._shared import R, fix_ecosystem
 from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
@@ -108,7 +109,19 @@ def _codemeta(tree: TreeIndex) -> tuple[Evidence | None, str | None]:
                     snippet=snippet), None
 
 
-@detector("reuse_metadata", version="2.2.0")
+_WANTED = {
+    "licence": "a LICENSE file",
+    "citation_cff": "a CITATION.cff with cff-version",
+    "codemeta": "a codemeta.json with @context",
+}
+_WANTED_R = {
+    "licence": "a LICENSE file (usethis::use_mit_license() and its kin write one with the DESCRIPTION License: field)",
+    "citation_cff": "a CITATION.cff with cff-version (cffr::cff_write() derives it from DESCRIPTION)",
+    "codemeta": "a codemeta.json with @context (codemetar::write_codemeta() derives it from DESCRIPTION)",
+}
+
+
+@detector("reuse_metadata", version="2.2.1")
 def reuse_metadata(tree: TreeIndex) -> Result:
     """A licence, citation metadata and software metadata let others reuse and credit the work.
 
@@ -134,6 +147,9 @@ def reuse_metadata(tree: TreeIndex) -> Result:
     How to fix:
         Add the missing items: a LICENSE file, a CITATION.cff (cffinit can write one),
         a codemeta.json (codemeta generators can derive it from your package metadata).
+        In an R deposit with a DESCRIPTION the fix names R's own tools (2.2.1):
+        usethis::use_*_license(), cffr::cff_write() and codemetar::write_codemeta()
+        write them from DESCRIPTION.
     Known false positives:
         The licence text is not checked (a "LICENSE" saying "all rights reserved"
         counts); CFF and CodeMeta are checked for their version/context key only, not
@@ -149,11 +165,10 @@ def reuse_metadata(tree: TreeIndex) -> Result:
         evidence += _other_licence_statements(tree, checks["licence"][0])
     fix = None
     if value < 100:
-        wanted = {
-            "licence": "a LICENSE file",
-            "citation_cff": "a CITATION.cff with cff-version",
-            "codemeta": "a codemeta.json with @context",
-        }
+        wanted = dict(_WANTED)
+        if fix_ecosystem(tree) == R and tree.find_ci("DESCRIPTION"):
+            # the R tools that write them from DESCRIPTION (METRICS §0.3: the deposit's own tools)
+            wanted.update(_WANTED_R)
         fix = "Add " + ", ".join(wanted[k] for k, ok in present.items() if not ok) + " at the top level."
     reason = f"{items} of 3 reuse metadata items" + (f"; {'; '.join(problems)}" if problems else "")
     return Result(value, evidence=evidence, fix=fix, reason=reason, counts={**present, "items": items})
