@@ -9,18 +9,17 @@ from importlib import resources
 
 import pytest
 
-from scoring.detectors.portability._common import _files, _Segment
-from scoring.detectors.portability.import_resolvability import (
+from scoring.detectors._imports import (
     _environment_provided,
-    _is_declared_python,
     _mapping,
     _package_segments,
     _Source,
-    _without_affixes,
     import_distributions,
     pipreqs_distributions,
     stdlib_modules,
 )
+from scoring.detectors.portability._common import _files, _Segment
+from scoring.detectors.portability.import_resolvability import _is_declared_python, _without_affixes
 from scoring.detectors.portability.no_absolute_paths import _absolute_paths
 from scoring.detectors.portability.no_hardcoded_credentials import _token_bindings
 from scoring.detectors.portability.silent_failure_masking import _c4_hits
