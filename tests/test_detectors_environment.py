@@ -33,7 +33,8 @@ def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     # directives, environment files, params, every container definition's line; the
     # target or workflow setting a README command goes through; an interpreter entry's field)
     # container_spec 2.2.0: a Snakemake rule container counts beside a pinning conda env or wrapper
-    assert detector.version == {"container_spec": "2.2.0"}.get(metric_id, "2.1.1")
+    # dep_pinning 2.2.0: nothing to pin in Python, R and Julia deposits too (§0.3)
+    assert detector.version == {"dep_pinning": "2.2.0", "container_spec": "2.2.0"}.get(metric_id, "2.1.1")
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
     assert sections[""].strip()
@@ -160,9 +161,10 @@ def test_dep_pinning_other_manifests_show_where_they_declare(make_tree):
 
 
 def test_dep_pinning_empty_dependency_list_is_shown_at_its_key(make_tree):
-    root = make_tree({"pyproject.toml": '[project]\nname = "toy"\ndependencies = []\n', "toy.py": ""})
+    # the code uses numpy, which the empty list does not declare: something to pin
+    root = make_tree({"pyproject.toml": '[project]\nname = "toy"\ndependencies = []\n', "toy.py": "import numpy\n"})
     m = run("dep_pinning", root)
-    assert (m.value, m.level) == (20, "unpinned")
+    assert (m.value, m.level, m.applicable) == (20, "unpinned", True)
     assert spans(m) == [("pyproject.toml", 3, 3, "dep_pinning.manifest")]
 
 
@@ -677,3 +679,45 @@ def test_dockerfile_with_thousands_of_stages(make_tree):
     assert (e2.value, e4.value, e4.counts["n_declarations"]) == (100, 100, 30_000)
     assert len(e2.evidence) <= 20 and len(e4.evidence) == 20
     assert e4.evidence[-1].line_start == 39  # the 20th FROM
+
+
+# --------------------------------------------------------------------------- E1 nothing to pin (§0.3)
+
+
+@pytest.mark.parametrize(("files", "why"), [
+    ({"main.py": "import os\nfrom helpers import f\n", "helpers.py": "def f():\n    return 1\n"},
+     "the Python code imports only the standard library and its own modules"),
+    ({"a.R": "x <- stats::median(1:3)\nlibrary(MASS)\n"},
+     "the R code loads only R's base and recommended packages and its own code"),
+    ({"main.jl": "using LinearAlgebra\nimport Random\n"},
+     "the Julia code uses only Julia's standard library and its own modules"),
+    ({"tool.py": "import sys\n", "src/fast.c": "#include <stdio.h>\nint main(void) { return 0; }\n"},
+     "the Python code imports only the standard library and its own modules; "
+     "the native code includes only the standard library, the system and MPI/OpenMP"),
+])
+def test_dep_pinning_nothing_to_pin_names_why(make_tree, files, why):
+    m = run("dep_pinning", make_tree(files))
+    assert (m.value, m.level, m.applicable, m.fix) == (0, "absent", False, None)
+    assert m.reason == f"nothing to pin: {why}, and no manifest lists a dependency"
+
+
+@pytest.mark.parametrize("files", [
+    # an optional import is still a package the code uses
+    {"a.py": "try:\n    import numpy\nexcept ImportError:\n    numpy = None\n"},
+    # the code installs packages itself
+    {"a.R": "install.packages('data.table')\nx <- 1\n"},
+    {"nb.ipynb": '{"cells": [{"cell_type": "code", "source": ["!pip install requests\\n", "import os"], '
+                 '"metadata": {}, "outputs": [], "execution_count": 1}], "metadata": {}, "nbformat": 4, '
+                 '"nbformat_minor": 5}'},
+    # MATLAB code always has its release to state
+    {"a.py": "import os\n", "scale.m": "function y = scale(x)\ny = 2 * x;\nend\n"},
+    # a native include of a third-party library
+    {"a.py": "import os\n", "src/io.c": "#include <hdf5.h>\n"},
+    # a manifest that lists a dependency
+    {"a.py": "import os\n", "requirements.txt": "requests\n"},
+    # a manifest that does not parse may list one
+    {"a.py": "import os\n", "pyproject.toml": "[project\nname = 'x'"},
+])
+def test_dep_pinning_something_to_pin(make_tree, files):
+    m = run("dep_pinning", make_tree(files))
+    assert m.applicable is True

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cache
 
+from scoring.detectors._imports import classified_imports
 from scoring.detectors.environment._common import (
     MAX_EVIDENCE,
     NATIVE_LANGUAGES,
@@ -244,12 +245,37 @@ def _third_party_includes(tree: TreeIndex) -> list[tuple[str, int, str]]:
     return found
 
 
-def _nothing_to_pin(tree: TreeIndex, languages: frozenset[str]) -> bool:
-    """A native-only deposit whose code includes nothing but the standard library, the
-    system and MPI/OpenMP has nothing to pin (§0.3: E1 not applicable, never 0)."""
-    if not languages & NATIVE_LANGUAGES or languages - NATIVE_LANGUAGES - {"shell"}:
-        return False
-    return not _third_party_includes(tree)
+# Languages whose packages E1 pins: a deposit in them that uses no third-party package has
+# nothing to pin. MATLAB always has its release to state, a workflow its steps' software.
+_PACKAGE_LANGUAGES = frozenset({"python", "r", "julia"})
+_ALWAYS_SOMETHING_TO_PIN = frozenset({"matlab", "nextflow", "snakemake"})
+_SHIPPED_ONLY = {
+    "python": "the Python code imports only the standard library and its own modules",
+    "r": "the R code loads only R's base and recommended packages and its own code",
+    "julia": "the Julia code uses only Julia's standard library and its own modules",
+}
+
+
+def _nothing_to_pin(tree: TreeIndex, languages: frozenset[str]) -> str | None:
+    """Why the deposit has nothing to pin (§0.3: E1 not applicable, never 0), or None:
+    its Python, R and Julia code imports only the standard library (base and recommended
+    R packages, Julia's standard library), the environment and its own modules, none
+    guarded as optional, and installs nothing (C2's classification); its native code
+    includes only the standard library, the system and MPI/OpenMP."""
+    pinned_languages = languages & (_PACKAGE_LANGUAGES | NATIVE_LANGUAGES)
+    if not pinned_languages or languages & _ALWAYS_SOMETHING_TO_PIN:
+        return None
+    what = []
+    if languages & _PACKAGE_LANGUAGES:
+        classified = classified_imports(tree)
+        if classified.third or classified.optional or classified.installs_packages:
+            return None
+        what += [_SHIPPED_ONLY[lang] for lang in sorted(languages & _PACKAGE_LANGUAGES)]
+    if languages & NATIVE_LANGUAGES:
+        if _third_party_includes(tree):
+            return None
+        what.append("the native code includes only the standard library, the system and MPI/OpenMP")
+    return "; ".join(what)
 
 
 @dataclass(frozen=True)
@@ -430,7 +456,7 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     return f"Commit a lockfile to also fix transitive dependencies (e.g. {tool})."
 
 
-@detector("dep_pinning", version="2.1.1")
+@detector("dep_pinning", version="2.2.0")
 def dep_pinning(tree: TreeIndex) -> Result:
     """Dependencies are locked or pinned to exact versions.
 
@@ -471,9 +497,15 @@ def dep_pinning(tree: TreeIndex) -> Result:
         container has a versioned tag, digest or commit tag, its conda spec or
         environment file versions every package, or its wrapper names a release, with
         config selectors (withLabel/withName) and ${params.…} resolved; every step
-        pinned gives the exact tier. No manifest: 0 (absent), except a native-only
-        deposit whose code includes only the standard library, system headers and
-        MPI/OpenMP, which has nothing to pin (not applicable, fill value 0).
+        pinned gives the exact tier. No manifest: 0 (absent). Nothing to pin (§0.3):
+        when no manifest lists a dependency (none, or only empty ones that parse) and
+        the deposit's Python, R, Julia and C/C++/Fortran code uses no third-party
+        package, E1 is not applicable (fill value 0): C2's classification finds only
+        the standard library, R's base and recommended packages, Julia's standard
+        library, environment-provided and the project's own modules, with no optional
+        (ImportError-guarded) import and no inline install, and native code includes
+        only the standard library, system headers and MPI/OpenMP. MATLAB code (its
+        release) and workflow steps always have something to pin.
     Why it matters:
         Unpinned dependencies resolve to whatever is newest on the day of the rerun;
         APIs and numerical defaults change between releases, so the same code can
@@ -600,14 +632,16 @@ def dep_pinning(tree: TreeIndex) -> Result:
         if unused_locks
         else ""
     )
-    if best is None and _nothing_to_pin(tree, languages):
+    # a manifest that lists a dependency, or that could not be read whole, may have one to pin
+    listed = any(_declares_something(s.manifest) or s.manifest.problems for s in scored)
+    nothing = _nothing_to_pin(tree, languages) if not listed else None
+    if nothing is not None:
         return Result(
             0,
             applicable=False,
             level="absent",
             evidence=evidence,
-            reason="nothing to pin: the native code includes only the standard library, the system and "
-            "MPI/OpenMP, and no manifest lists a dependency",
+            reason=f"nothing to pin: {nothing}, and no manifest lists a dependency",
             counts=counts,
         )
     if best is None:
