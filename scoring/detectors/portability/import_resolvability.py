@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -19,7 +21,13 @@ from scoring.detectors._imports import (  # the execution tier's E′ probe asks
 )
 from scoring.detectors.environment._common import workflow_environment_files
 from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join
-from scoring.manifests_index import collect_manifests_in, is_conda_environment_name, manifest_at
+from scoring.manifests_index import (
+    collect_manifests_in,
+    is_conda_environment_name,
+    manifest_at,
+    packrat_locks,
+    pluto_environments,
+)
 from scoring.model import Evidence
 from scoring.parsers.manifests import (
     Dependency,
@@ -86,8 +94,11 @@ class _Scope:
     folder: str | None
     docs: bool
     names: _Names = field(default_factory=_Names)
+    file: str | None = None     # the one file it holds for (a Pluto notebook's embedded environment)
 
     def covers(self, tree: TreeIndex, path: str) -> bool:
+        if self.file is not None:
+            return path == self.file
         if self.docs:
             return tree.role(path) == "docs"
         return self.folder is not None and path.startswith(self.folder + "/")
@@ -104,6 +115,8 @@ class _Declared(_Names):
     # the lines of a manifest that declare its sets, from the first to the last (the
     # runtime list, extras, Suggests:, dependency groups, build requirements)
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # the conda environments read for the whole tree (the fix's target for R packages)
+    conda: list[Manifest] = field(default_factory=list)
 
     def any(self) -> bool:
         return super().any() or any(scope.names.any() for scope in self.scopes)
@@ -125,6 +138,10 @@ class _Declared(_Names):
 _SUBPROJECT_MARKERS = frozenset({"setup.py", "pyproject.toml", "DESCRIPTION", "Project.toml", "renv.lock"})
 _DOCS_FOLDERS = ("docs", "doc")
 _READTHEDOCS = (".readthedocs.yaml", ".readthedocs.yml", "readthedocs.yaml", "readthedocs.yml")
+
+
+# The ecosystems whose declarations name what imports load.
+_READ_ECOSYSTEMS = frozenset({"pypi", "conda", "cran", "julia"})
 
 
 def _folder(path: str) -> str:
@@ -193,8 +210,12 @@ def _declared(tree: TreeIndex, classified: Classified) -> _Declared:
     declared = _Declared()
     manifests: list[tuple[Manifest, _Scope | None]] = [(m, None) for m in tree.manifests()]
     manifests += _scoped_manifests(tree, {m.path for m, _ in manifests})
+    manifests += [(m, None) for m in packrat_locks(tree)]
+    manifests += [(m, _Scope(None, False, file=m.path)) for m in pluto_environments(tree)]
     for manifest, scope in manifests:
-        entries = [*manifest.dependencies, *manifest.build_requires, *manifest.optional]
+        # conan, vcpkg, spack and fpm entries are native libraries: no import names them
+        entries = [d for d in (*manifest.dependencies, *manifest.build_requires, *manifest.optional)
+                   if d.ecosystem in _READ_ECOSYSTEMS]
         if not entries:
             continue
         declared.manifests.append(manifest.path)
@@ -206,6 +227,8 @@ def _declared(tree: TreeIndex, classified: Classified) -> _Declared:
         if scope is not None:
             declared.scopes.append(scope)
             names = scope.names
+        elif manifest.kind == "conda":
+            declared.conda.append(manifest)
         for dep in entries:
             names.add(dep)
     for location in tree.env_locations:
@@ -288,6 +311,8 @@ def _is_declared_python(key: str, declared: set[str]) -> bool:
 
 
 def _is_declared(use: _ImportUse, names: _Names) -> bool:
+    if use.language in _WORKFLOW_LANGUAGES:
+        return False   # an include that does not resolve: no manifest provides the file
     if use.language == "python":
         return _is_declared_python(use.key, names.python) or any(
             normalize_name(prefix) in names.python for prefix in _dotted_prefixes(use.candidates))
@@ -309,11 +334,23 @@ def _dotted_prefixes(candidates: Sequence[str]) -> set[str]:
 def _undeclared(tree: TreeIndex, uses: Iterable[_ImportUse], declared: _Declared) -> list[_ImportUse]:
     """The imports some file uses without a declaration that holds for it (the tree's
     declared set, or a sub-project's or the documentation's for their files); each is
-    reported at its first such use."""
+    reported where the deposit's own code uses it: a source file before a test or
+    documentation file, a module of the project's package (a folder with ``__init__.py``)
+    before a loose script, else the first such use in path order."""
     by_path: dict[str, _Names] = {}
+    rank: dict[str, tuple[bool, bool]] = {}
+
+    def site_rank(item: tuple[int, tuple[str, tuple[int, int | None]]]) -> tuple[bool, bool, int]:
+        index, (path, _) = item
+        if path not in rank:
+            folder = _folder(path)
+            rank[path] = (tree.role(path) != "source", not (folder and tree.is_file(f"{folder}/__init__.py")))
+        return (*rank[path], index)
+
     found = []
     for use in uses:
-        for path, (line, cell) in use.sites.items():
+        ordered = [site for _, site in sorted(enumerate(use.sites.items()), key=site_rank)]
+        for path, (line, cell) in ordered:
             names = by_path.get(path)
             if names is None:
                 names = by_path[path] = declared.for_path(tree, path)
@@ -352,7 +389,11 @@ def _suggested_distribution(use: _ImportUse) -> str:
 # packages (``r-data.table``, case-insensitive ``DESeq2``) and ``r-tidyverse`` its members;
 # a distribution named like a dotted import declares it (``ruamel.yaml``); build and
 # vendored files are out (§0.2.2); a dangling link into a git submodule is the project's code
-@detector("import_resolvability", version="2.5.0")
+# 2.6.0: Nextflow and Snakemake includes resolve by path (§0.3); pixi.toml, the
+# requirements file a setup script opens, packrat.lock and a Pluto notebook's embedded
+# Project declare (§0.2.20, §0.3); the fix names the rule's conda environment or the one
+# holding the project's R packages
+@detector("import_resolvability", version="2.6.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -377,8 +418,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
         §0.2.20: dependencies, build requirements, pyproject extras and
         ``[dependency-groups]``, Poetry's groups and dev-dependencies, setup.py/cfg
         ``extras_require``, DESCRIPTION Suggests and Enhances, Project.toml ``[extras]``
-        and ``[weakdeps]``; requirements files, Pipfile ``[packages]`` and
-        ``[dev-packages]``, conda, renv.lock) plus inline installs (notebook ``%pip``/``!pip``/
+        and ``[weakdeps]``; requirements files, the requirements file a setup.py opens
+        for ``install_requires`` or pyproject's ``[tool.setuptools.dynamic]`` names,
+        Pipfile ``[packages]`` and ``[dev-packages]``, pixi.toml ``[dependencies]``,
+        ``[pypi-dependencies]`` and ``[feature.*]`` tables, conda, renv.lock and
+        packrat.lock, in packrat/ too) plus inline installs (notebook ``%pip``/``!pip``/
         ``%conda install``, R ``install.packages``/``BiocManager::install``/
         ``install_github``/``pacman::p_load``, Julia ``Pkg.add``, a Binder ``postBuild``
         and Snakemake ``*.post-deploy.sh`` scripts). Beyond the environment locations
@@ -389,7 +433,10 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ``.Rproj``, such as Julia's ``docs/`` and ``test/`` Projects) and any other conda
         environment file (``environment*.yml``, ``*conda*.yml``) count for the files under
         their folder; ``docs/requirements*.txt`` and the files ``.readthedocs.yaml`` names
-        count for documentation files. An import is declared when every file that uses it
+        count for documentation files; the environment a Pluto notebook embeds
+        (PLUTO_PROJECT_TOML_CONTENTS, §0.3 Julia) counts for that notebook. The native
+        package managers' manifests (conan, vcpkg, spack, fpm) name no import and are not
+        read. An import is declared when every file that uses it
         has it in a set that holds for that file. Conda names map to the packages they
         provide: ``r-<pkg>`` and ``bioconductor-<pkg>`` to R packages (``r-data.table`` →
         data.table, ``bioconductor-deseq2`` → DESeq2, compared case-insensitively),
@@ -405,24 +452,36 @@ def import_resolvability(tree: TreeIndex) -> Result:
         a dotted import (``ruamel.yaml``) declares it, and so does one named like the
         import with a common affix (``py-``, ``python-``, ``-py``, ``-python``,
         ``-format``, ``-migrations``, ``-cli``: ``python-dateutil`` declares
-        ``dateutil``). Value = 100·declared / third-party; no
+        ``dateutil``). Workflows (§0.3 C2 × Nextflow/Snakemake): a Nextflow ``include
+        { X } from './modules/x'`` (the file, the file with ``.nf``, or the folder's
+        ``main.nf``; ``${projectDir}`` is the root) and a Snakemake ``include:`` resolve by
+        path from the including file's folder: a resolved include is a local module, one
+        that names no file of the tree is unresolvable and counts like an undeclared
+        import; plugins (``plugin/nf-schema``) and computed or remote paths are skipped.
+        Value = 100·declared / third-party (unresolvable includes among them); no
         third-party import → 100; third-party imports but nothing declared → 0; no
-        Python, R or Julia source → 100, not applicable.
+        Python, R, Julia, Nextflow or Snakemake source → 100, not applicable.
     Why it matters:
         An import that no manifest declares is the first error a reproducer meets, and
         guessing the right distribution (``sklearn`` is ``scikit-learn``) costs time.
     Evidence:
-        Each undeclared import with its first path, line (and cell); the manifests (the
+        Each undeclared import with its first path, line (and cell), each unresolvable
+        workflow include at its line; the manifests (the
         lines from their first declared set to their last entry: runtime list, extras,
         Suggests:, groups) and inline installs that were read; up to three optional
         imports (guarded against ImportError), not counted. Counts: third-party, declared and undeclared
         imports, manifests, inline installs, and imports excluded as stdlib, local,
-        environment-provided or optional.
+        environment-provided or optional; in a workflow, resolved and unresolved
+        includes.
     How to fix:
-        Add the missing distributions (named in the fix) to ``requirements.txt``,
-        ``pyproject.toml`` or ``environment.yml`` (R: ``DESCRIPTION``; Julia:
-        ``Project.toml``, or the ``Project.toml`` of the folder, ``docs/`` or ``test/``;
-        a workflow: the conda environment file of the step that runs the script).
+        Add the missing distributions (named in the fix) where the deposit declares its
+        packages: the conda environment file of the Snakemake rule whose ``script:`` or
+        ``notebook:`` is the file; Python: the first Python manifest (requirements.txt
+        when none); R: DESCRIPTION, else as ``r-<pkg>`` (``bioconductor-<pkg>``) in the
+        conda environment that already lists the most R packages (not an export when
+        another does), else renv.lock; Julia: ``Project.toml``, or the ``Project.toml`` of
+        the folder, ``docs/`` or ``test/``. An unresolvable include: add the file or
+        correct its path.
     Known false positives:
         Packages installed only by a Dockerfile ``RUN pip install`` or a setup shell
         script count as undeclared; so do imports of modules generated at build time,
@@ -435,10 +494,14 @@ def import_resolvability(tree: TreeIndex) -> Result:
         declarations rather than its nearest Project's.
     """
     classified = classified_imports(tree)
-    if not classified.sources:
-        return Result(100, applicable=False, reason="no Python, R or Julia source files",
+    includes = _workflow_includes(tree)
+    if not classified.sources and not includes.files:
+        return Result(100, applicable=False, reason="no Python, R, Julia, Nextflow or Snakemake source files",
                       counts={"third_party": 0, "declared": 0, "undeclared": 0})
-    third, tally, optional_uses = classified.third, classified.tally, classified.optional
+    third = dict(classified.third)
+    third.update(((use.language, use.key), use) for use in includes.missing)
+    tally, optional_uses = dict(classified.tally), classified.optional
+    tally["local"] += includes.resolved
     declared = _declared(tree, classified)
     sources = [Evidence(p, "dependency manifest read for the declared set", rule="import_resolvability.manifest",
                         line_start=declared.spans[p][0] if p in declared.spans else None,
@@ -457,6 +520,8 @@ def import_resolvability(tree: TreeIndex) -> Result:
         "environment_imports": tally["environment"],
         "optional_imports": tally["optional"],
     }
+    if includes.files:
+        counts.update(resolved_includes=includes.resolved, unresolved_includes=len(includes.missing))
     # imports guarded against their absence: named, not counted (up to three, after the rest)
     optional = [Evidence(u.path, f"optional import {u.written!r} (guarded against ImportError): not counted",
                          rule="import_resolvability.optional", line_start=u.line,
@@ -464,39 +529,188 @@ def import_resolvability(tree: TreeIndex) -> Result:
                 for u in sorted(optional_uses, key=lambda u: (u.path, u.cell or 0, u.line))[:3]]
     if not third:
         shown = sources[:MAX_EVIDENCE]
-        return Result(100, counts=counts, evidence=shown + optional[: MAX_EVIDENCE - len(shown)],
-                      reason="no third-party imports (standard library and local modules only)")
-    evidence = [
-        Evidence(u.path, f"import {u.written!r} is not declared in any manifest", rule="import_resolvability.undeclared",
-                 line_start=u.line, snippet=mask_line(tree.snippet(u.path, u.line, u.cell) or ""), cell=u.cell)
-        for u in undeclared[: MAX_EVIDENCE - min(5, len(sources))]
-    ]
+        reason = "no third-party imports (standard library and local modules only)"
+        if not classified.sources:
+            reason = f"no third-party imports; every workflow include resolves to a file ({includes.resolved})"
+        return Result(100, counts=counts, evidence=shown + optional[: MAX_EVIDENCE - len(shown)], reason=reason)
+    evidence = [_undeclared_evidence(tree, u) for u in undeclared[: MAX_EVIDENCE - min(5, len(sources))]]
     evidence += sources[: MAX_EVIDENCE - len(evidence)]
     evidence += optional[: MAX_EVIDENCE - len(evidence)]
-    missing = sorted({_suggested_distribution(u) for u in undeclared})
-    fix = None
-    if undeclared:
-        target = _manifest_target(tree, undeclared)
-        fix = f"Declare {_join(missing)} in {target}."
-    if not declared.any():
+    fix = _fix(tree, undeclared, declared) if undeclared else None
+    packages = [u for u in third.values() if u.language not in _WORKFLOW_LANGUAGES]
+    if not declared.any() and packages:
         return Result(0, counts=counts, evidence=evidence, fix=fix,
                       reason=f"{len(third)} third-party imports but no dependency manifest or inline install")
     value = 100.0 * (len(third) - len(undeclared)) / len(third)
-    reason = (f"every third-party import is declared ({len(third)})" if not undeclared else
-              f"{len(undeclared)} of {len(third)} third-party imports are not declared: "
-              f"{_join(sorted({u.written for u in undeclared}))}")
+    unresolved = sorted({u.written for u in undeclared if u.language in _WORKFLOW_LANGUAGES})
+    names = sorted({u.written for u in undeclared if u.language not in _WORKFLOW_LANGUAGES})
+    if not undeclared:
+        reason = f"every third-party import is declared ({len(third)})"
+    elif not unresolved:
+        reason = f"{len(undeclared)} of {len(third)} third-party imports are not declared: {_join(names)}"
+    else:
+        reason = (f"{len(undeclared)} of {len(third)} third-party imports and workflow includes are not declared "
+                  f"or do not resolve: {_join(names + unresolved)}")
     return Result(value, counts=counts, evidence=evidence, fix=fix, reason=reason)
 
 
+def _undeclared_evidence(tree: TreeIndex, use: _ImportUse) -> Evidence:
+    snippet = mask_line(tree.snippet(use.path, use.line, use.cell) or "")
+    if use.language in _WORKFLOW_LANGUAGES:
+        return Evidence(use.path, f"include {use.written!r} does not resolve to a file of the tree",
+                        rule="import_resolvability.unresolved_include", line_start=use.line, snippet=snippet)
+    return Evidence(use.path, f"import {use.written!r} is not declared in any manifest",
+                    rule="import_resolvability.undeclared", line_start=use.line, snippet=snippet, cell=use.cell)
 
-def _manifest_target(tree: TreeIndex, undeclared: Sequence[_ImportUse]) -> str:
-    languages = {u.language for u in undeclared}
-    targets = []
-    if "python" in languages:
-        python_manifests = [m.path for m in tree.manifests() if any(d.ecosystem in ("pypi", "conda") for d in m.dependencies)]
-        targets.append(python_manifests[0] if python_manifests else "requirements.txt")
-    if "r" in languages:
-        targets.append("DESCRIPTION")
-    if "julia" in languages:
-        targets.append("Project.toml")
-    return " / ".join(targets)
+
+# --------------------------------------------------------------------------- workflow includes (§0.3 C2)
+
+_WORKFLOW_LANGUAGES = frozenset({"nextflow", "snakemake"})
+# What a Nextflow include path names: the file, the file with `.nf`, or a module folder's main.nf.
+_NEXTFLOW_CANDIDATES = ("", ".nf", "/main.nf")
+_NEXTFLOW_ROOTS = re.compile(r"\$\{?(?:projectDir|baseDir|workflow\.projectDir)\}?/?")
+
+
+@dataclass
+class _Includes:
+    files: int = 0                      # Nextflow and Snakemake files read
+    resolved: int = 0
+    missing: list[_ImportUse] = field(default_factory=list)
+
+
+def _workflow_includes(tree: TreeIndex) -> _Includes:
+    """Nextflow ``include { X } from './modules/x'`` and Snakemake ``include: "rules/x.smk"``
+    resolved by path from the including file's folder (§0.3 C2 × workflows): a Nextflow
+    path names the file, the file with ``.nf`` or a folder's ``main.nf``; ``${projectDir}``
+    is the root. Plugins (``plugin/nf-schema``) and computed or remote paths are not
+    files. An include that names no file of the tree is unresolvable, like an import no
+    manifest declares."""
+    found = _Includes()
+    seen: set[tuple[str, str]] = set()
+    for engine in sorted(_WORKFLOW_LANGUAGES):
+        for path in tree.by_frontend(engine):
+            if tree.role(path) == "vendored":
+                continue
+            facts = tree.facts(path)
+            if facts is None:
+                continue
+            found.files += 1
+            for ref in facts.imports:
+                if ref.kind != "include":
+                    continue
+                target = _include_target(tree, path, ref.module.strip().strip("'\""), engine)
+                if target is None:
+                    continue
+                if target:
+                    found.resolved += 1
+                elif (engine, ref.module) not in seen:
+                    seen.add((engine, ref.module))
+                    found.missing.append(_ImportUse(engine, ref.module, ref.module, path, ref.line, None))
+    return found
+
+
+def _include_target(tree: TreeIndex, path: str, module: str, engine: str) -> str | None:
+    """The tree file an include names, "" when it names none, None when it is no path."""
+    if engine == "nextflow":
+        if module.startswith("plugin/"):
+            return None
+        relative = _NEXTFLOW_ROOTS.match(module)
+        base, module = ("", module[relative.end():]) if relative else (_folder(path), module)
+        candidates = _NEXTFLOW_CANDIDATES
+    else:
+        base, candidates = _folder(path), ("",)
+    if not module or any(c in module for c in "${}()") or "://" in module:
+        return None
+    if module.startswith("/"):
+        return ""   # a path of the author's machine
+    joined = posixpath.normpath(posixpath.join(base, module))
+    if joined == ".." or joined.startswith("../"):
+        return ""
+    return next((joined + suffix for suffix in candidates if tree.is_file(joined + suffix)), "")
+
+
+# --------------------------------------------------------------------------- the fix
+
+
+def _fix(tree: TreeIndex, undeclared: Sequence[_ImportUse], declared: _Declared) -> str:
+    """Where each missing declaration goes, in the deposit's own terms: the conda
+    environment of the Snakemake rule that runs the file; R packages in DESCRIPTION, or
+    (as ``r-<pkg>``) in the conda environment that declares the project's other R
+    packages, or renv.lock; Julia ``Project.toml``; Python the first Python manifest
+    (requirements.txt when none); unresolvable workflow includes their files."""
+    steps = _step_environments(tree)
+    r_target = _r_target(tree, declared)
+    python_manifests = [m.path for m in tree.manifests() if any(d.ecosystem in ("pypi", "conda") for d in m.dependencies)]
+    python_target = python_manifests[0] if python_manifests else "requirements.txt"
+    targets: dict[str, list[str]] = {}
+    includes: list[str] = []
+    for use in undeclared:
+        if use.language in _WORKFLOW_LANGUAGES:
+            includes.append(use.written)
+            continue
+        step = steps.get(use.path)
+        if use.language == "python":
+            target, name = step or python_target, _suggested_distribution(use)
+        elif use.language == "r":
+            target = step or r_target[0]
+            name = f"r-{use.key.lower()}" if step or r_target[1] else use.key
+        else:
+            target, name = "Project.toml", use.key
+        names = targets.setdefault(target, [])
+        if name not in names:
+            names.append(name)
+    parts = []
+    for target, names in targets.items():
+        names = sorted(names)
+        bioconductor = (" (bioconductor-<name> for a Bioconductor package)"
+                        if any(n.startswith("r-") for n in names) else "")
+        parts.append(f"Declare {_join(names)} in {target}{bioconductor}")
+    if includes:
+        parts.append(f"add the files the includes {_join(sorted(set(includes)))} name to the deposit, or "
+                     "correct their paths")
+    sentence = "; ".join(part[0].lower() + part[1:] for part in parts) + "."
+    return sentence[0].upper() + sentence[1:]
+
+
+def _r_target(tree: TreeIndex, declared: _Declared) -> tuple[str, bool]:
+    """Where the project declares its R packages, and whether that is a conda environment
+    (whose entries are ``r-<pkg>``): DESCRIPTION, else the conda environment
+    that already lists the most R packages (``r-``/``bioconductor-`` names; an export only
+    when no other does), else renv.lock (after ``renv::snapshot()``), else a new
+    DESCRIPTION."""
+    manifests = tree.manifests()
+    description = next((m.path for m in manifests if m.kind == "description"), None)
+    if description:
+        return description, False
+    # the environment that holds most of the project's R packages (an export records what
+    # one machine had installed: the environment it was made from is the one to edit)
+    counted = [(manifest, sum(1 for d in manifest.dependencies if conda_r_packages(d.name)))
+               for manifest in declared.conda]
+    ranked = sorted((manifest.conda_export, -count, manifest.path) for manifest, count in counted if count)
+    if ranked:
+        return ranked[0][2], True
+    lock = next((tree.find_ci("renv.lock", location) for location in tree.env_locations
+                 if tree.find_ci("renv.lock", location)), None)
+    return (f"{lock} (`renv::snapshot()`)" if lock else "DESCRIPTION"), False
+
+
+def _step_environments(tree: TreeIndex) -> dict[str, str]:
+    """The conda environment file of each Snakemake rule's ``script:`` or ``notebook:``
+    file (both paths resolved from the rule's file, as Snakemake does)."""
+    found: dict[str, str] = {}
+    for path in tree.by_frontend("snakemake"):
+        facts = tree.facts(path)
+        rules: dict[str, dict[str, str]] = {}
+        for directive in facts.directives if facts is not None else ():
+            if directive.scope and directive.kind in ("script", "notebook", "conda"):
+                rules.setdefault(directive.scope, {}).setdefault(directive.kind, directive.value)
+        for rule in rules.values():
+            script = rule.get("script") or rule.get("notebook")
+            environment = rule.get("conda")
+            if not script or not environment:
+                continue
+            script_path = posixpath.normpath(posixpath.join(_folder(path), script.strip("'\"")))
+            env_path = posixpath.normpath(posixpath.join(_folder(path), environment.strip("'\"")))
+            if tree.is_file(script_path) and tree.is_file(env_path):
+                found.setdefault(script_path, env_path)
+    return found
