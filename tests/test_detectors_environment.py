@@ -814,3 +814,26 @@ def test_container_fix_pins_the_image_in_use_and_installs_in_the_ecosystem(make_
     from_only = run("container_spec", make_tree({"Dockerfile": "FROM julia:1.10.4\n", "main.jl": "using CSV\n"}))
     assert from_only.fix == ("Add RUN steps to Dockerfile that install the dependencies "
                              "(e.g. `RUN julia --project -e 'using Pkg; Pkg.instantiate()'`).")
+
+
+def test_dep_pinning_snakemake_step_evidence_starts_at_the_directive_keyword(make_tree):
+    root = make_tree({
+        "workflow/Snakefile": ('rule get_genome:\n    output:\n        "genome.fa",\n    wrapper:\n'
+                               '        "0.74.0/bio/reference/ensembl-sequence"\n\n\nrule sort:\n    input: "a.bam"\n'
+                               '    output: "b.bam"\n    wrapper: "v3.3.0/bio/samtools/sort"\n'),
+    })
+    m = run("dep_pinning", root)
+    steps = [(e.line_start, e.line_end, e.snippet) for e in m.evidence if e.rule == "dep_pinning.exact"]
+    assert steps == [(4, 5, '"0.74.0/bio/reference/ensembl-sequence"'), (11, 11, 'wrapper: "v3.3.0/bio/samtools/sort"')]
+
+
+def test_dep_pinning_native_locks_and_manifests_need_native_sources(make_tree):
+    # a conan.lock and conanfile.txt beside Python code only: no C/C++/Fortran code to build
+    m = run("dep_pinning", make_tree({"conan.lock": '{"version": "0.5", "requires": ["zlib/1.3"]}\n',
+                                      "conanfile.txt": "[requires]\nzlib/1.3\n", "a.py": "import numpy\n"}))
+    assert (m.value, m.level, m.counts["n_manifests"]) == (0, "absent", 0)
+    assert ("conan.lock", None, "dep_pinning.lockfile_unused") in rules(m)
+    # packrat.lock without R code is ignored the same way
+    lock = "PackratFormat: 1.4\nRVersion: 4.1.0\n\nPackage: dplyr\nVersion: 1.0.0\n"
+    m = run("dep_pinning", make_tree({"packrat/packrat.lock": lock, "a.py": "import numpy\n"}))
+    assert ("packrat/packrat.lock", None, "dep_pinning.lockfile_unused") in rules(m)
