@@ -35,7 +35,13 @@ def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     # container_spec 2.2.0: a Snakemake rule container counts beside a pinning conda env or wrapper
     # env_bootstrap 2.2.0: Make prerequisites, R and MATLAB set-up scripts, CONTRIBUTING and
     # install pages, the project's own image, prose prompt lines, fixes per ecosystem
-    assert detector.version == {"container_spec": "2.2.0", "env_bootstrap": "2.2.0"}.get(metric_id, "2.1.1")
+    # dep_pinning 2.2.0: nothing to pin in Python, R and Julia deposits too (§0.3)
+    # dep_pinning 2.3.0, python_version_declared 2.2.0: native package managers, packrat.lock,
+    # pixi.toml, a setup.py's requirements file, MATLAB *.prj, Pluto's embedded environment,
+    # a stated compiler version (§0.3, §0.2.20); container_spec 2.2.1: fixes in the
+    # deposit's own ecosystem
+    assert detector.version == {"dep_pinning": "2.3.0", "container_spec": "2.2.1", "env_bootstrap": "2.2.0",
+                                "python_version_declared": "2.2.0"}.get(metric_id, "2.1.1")
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
     assert sections[""].strip()
@@ -162,9 +168,10 @@ def test_dep_pinning_other_manifests_show_where_they_declare(make_tree):
 
 
 def test_dep_pinning_empty_dependency_list_is_shown_at_its_key(make_tree):
-    root = make_tree({"pyproject.toml": '[project]\nname = "toy"\ndependencies = []\n', "toy.py": ""})
+    # the code uses numpy, which the empty list does not declare: something to pin
+    root = make_tree({"pyproject.toml": '[project]\nname = "toy"\ndependencies = []\n', "toy.py": "import numpy\n"})
     m = run("dep_pinning", root)
-    assert (m.value, m.level) == (20, "unpinned")
+    assert (m.value, m.level, m.applicable) == (20, "unpinned", True)
     assert spans(m) == [("pyproject.toml", 3, 3, "dep_pinning.manifest")]
 
 
@@ -809,3 +816,156 @@ def test_dockerfile_with_thousands_of_stages(make_tree):
     assert (e2.value, e4.value, e4.counts["n_declarations"]) == (100, 100, 30_000)
     assert len(e2.evidence) <= 20 and len(e4.evidence) == 20
     assert e4.evidence[-1].line_start == 39  # the 20th FROM
+
+
+# --------------------------------------------------------------------------- E1 nothing to pin (§0.3)
+
+
+@pytest.mark.parametrize(("files", "why"), [
+    ({"main.py": "import os\nfrom helpers import f\n", "helpers.py": "def f():\n    return 1\n"},
+     "the Python code imports only the standard library and its own modules"),
+    ({"a.R": "x <- stats::median(1:3)\nlibrary(MASS)\n"},
+     "the R code loads only R's base and recommended packages and its own code"),
+    ({"main.jl": "using LinearAlgebra\nimport Random\n"},
+     "the Julia code uses only Julia's standard library and its own modules"),
+    ({"tool.py": "import sys\n", "src/fast.c": "#include <stdio.h>\nint main(void) { return 0; }\n"},
+     "the Python code imports only the standard library and its own modules; "
+     "the native code includes only the standard library, the system and MPI/OpenMP"),
+])
+def test_dep_pinning_nothing_to_pin_names_why(make_tree, files, why):
+    m = run("dep_pinning", make_tree(files))
+    assert (m.value, m.level, m.applicable, m.fix) == (0, "absent", False, None)
+    assert m.reason == f"nothing to pin: {why}, and no manifest lists a dependency"
+
+
+@pytest.mark.parametrize("files", [
+    # an optional import is still a package the code uses
+    {"a.py": "try:\n    import numpy\nexcept ImportError:\n    numpy = None\n"},
+    # the code installs packages itself
+    {"a.R": "install.packages('data.table')\nx <- 1\n"},
+    {"nb.ipynb": '{"cells": [{"cell_type": "code", "source": ["!pip install requests\\n", "import os"], '
+                 '"metadata": {}, "outputs": [], "execution_count": 1}], "metadata": {}, "nbformat": 4, '
+                 '"nbformat_minor": 5}'},
+    # MATLAB code always has its release to state
+    {"a.py": "import os\n", "scale.m": "function y = scale(x)\ny = 2 * x;\nend\n"},
+    # a native include of a third-party library
+    {"a.py": "import os\n", "src/io.c": "#include <hdf5.h>\n"},
+    # a manifest that lists a dependency
+    {"a.py": "import os\n", "requirements.txt": "requests\n"},
+    # a manifest that does not parse may list one
+    {"a.py": "import os\n", "pyproject.toml": "[project\nname = 'x'"},
+])
+def test_dep_pinning_something_to_pin(make_tree, files):
+    m = run("dep_pinning", make_tree(files))
+    assert m.applicable is True
+
+
+# --------------------------------------------------------------------------- fixes in the deposit's own tools (§0.3)
+
+# One bare tree per ecosystem: code that needs a dependency, nothing that declares it.
+_BARE_TREES = {
+    "python": {"a.py": "import numpy\n"},
+    "r": {"a.R": "library(dplyr)\n"},
+    "julia": {"main.jl": "using DataFrames\n"},
+    "matlab": {"scale.m": "function y = scale(x)\ny = 2 * x;\nend\n"},
+    "cpp": {"src/main.cpp": "#include <boost/format.hpp>\nint main() { return 0; }\n"},
+    "c": {"src/main.c": "#include <gsl/gsl_math.h>\nint main(void) { return 0; }\n"},
+    "fortran": {"main.f90": "program p\n  use netcdf\nend program p\n"},
+    "nextflow": {"main.nf": 'process A {\n    script:\n    """\n    echo hi\n    """\n}\n\nworkflow {\n    A()\n}\n'},
+    "snakemake": {"Snakefile": "rule a:\n    output: 'x'\n    shell: 'touch {output}'\n"},
+    "objc": {"Foo.m": "#import <Foundation/Foundation.h>\n@interface Foo : NSObject\n@end\n", "a.py": "import numpy\n"},
+}
+# (E1, E2, E4) fixes of each bare tree: never Python advice for another ecosystem (an
+# Objective-C `.m` beside Python is not MATLAB)
+_ECOSYSTEM_FIXES = {
+    'python': (
+        'Declare the dependencies with exact versions in requirements.txt (`pip freeze > requirements.txt`) or commit a lockfile (`uv lock`).',
+        'Add a Dockerfile with a pinned base image (e.g. `FROM python:3.11.9-slim`) and RUN steps that install the dependencies.',
+        'Declare the Python version: add `requires-python = ">=3.x"` under [project] in pyproject.toml, or a .python-version file.',
+    ),
+    'r': (
+        'Run `renv::snapshot()` and commit renv.lock.',
+        'Add a Dockerfile with a pinned base image (e.g. `FROM rocker/r-ver:4.3.3`) and RUN steps that install the dependencies.',
+        'Record the R version: commit renv.lock (`renv::snapshot()`) or add `Depends: R (>= 4.x)` to DESCRIPTION.',
+    ),
+    'julia': (
+        "Add the packages to a Project.toml (`julia --project=. -e 'using Pkg; Pkg.add([...])'`) and commit the Manifest.toml it writes.",
+        'Add a Dockerfile with a pinned base image (e.g. `FROM julia:1.10.4`) and RUN steps that install the dependencies.',
+        'Declare the Julia version: add `julia = "1.x"` under [compat] in Project.toml, or commit Manifest.toml.',
+    ),
+    'matlab': (
+        'State the MATLAB release the code was run with and the toolboxes it needs (e.g. "Requires MATLAB R2023b with the Statistics and Machine Learning Toolbox") in the README.',
+        'Add a Dockerfile with a pinned base image (e.g. `FROM mathworks/matlab:r2024a`) and RUN steps that install the dependencies.',
+        'State the MATLAB (or Octave) release the code runs on in the README, e.g. "Requires MATLAB R2022b or newer".',
+    ),
+    'cpp': (
+        'Declare the libraries the build needs with versions: `find_package(<Lib> <version>)`, FetchContent with a commit `GIT_TAG`, or a conan/vcpkg/spack manifest with a lockfile.',
+        'Add a Dockerfile with a pinned base image (e.g. `FROM gcc:13.2.0`) and RUN steps that install the dependencies.',
+        'Declare the language standard in the build: `set(CMAKE_CXX_STANDARD 17)` in CMakeLists.txt, a `-std=c++17` flag in the Makefile, or meson\'s `cpp_std=c++17`; or state the compiler version the code was tested with in the README ("Tested with GCC 12.2").',
+    ),
+    'c': (
+        'Declare the libraries the build needs with versions: `find_package(<Lib> <version>)`, FetchContent with a commit `GIT_TAG`, or a conan/vcpkg/spack manifest with a lockfile.',
+        'Add a Dockerfile with a pinned base image (e.g. `FROM gcc:13.2.0`) and RUN steps that install the dependencies.',
+        'Declare the language standard in the build: `set(CMAKE_C_STANDARD 11)` in CMakeLists.txt, a `-std=c11` flag in the Makefile, or meson\'s `c_std=c11`; or state the compiler version the code was tested with in the README ("Tested with GCC 12.2").',
+    ),
+    'fortran': (
+        'Declare the libraries the build needs with versions: fpm.toml [dependencies] pinned to a commit (`rev = "<sha>"`), `find_package(<Lib> <version>)`, or a spack.yaml with its spack.lock.',
+        'Add a Dockerfile with a pinned base image (e.g. `FROM gcc:13.2.0`) and RUN steps that install the dependencies.',
+        'Declare the Fortran standard in the build: a `-std=f2008` flag in the Makefile or CMake\'s `target_compile_options`, or meson\'s `fortran_std=f2008`; or state the compiler version the code was tested with in the README ("Tested with gfortran 12.2").',
+    ),
+    'nextflow': (
+        'Give every process a versioned environment: a `container` image with a version tag or digest, or a `conda` environment whose packages carry versions (A have none).',
+        "Add a `container` directive with a versioned image to each process (e.g. `container 'biocontainers/samtools:1.17--h00cdaf9_0'`), or one in the process scope of nextflow.config.",
+        "Declare the Nextflow version: add `nextflowVersion = '>=23.04.0'` to the manifest scope of nextflow.config.",
+    ),
+    'snakemake': (
+        'Give every rule a versioned environment: a `container:` image with a version tag or digest, or a `conda:` environment whose packages carry versions (a have none).',
+        'Add a `container:` directive with a versioned image to each rule (e.g. `container: "docker://biocontainers/samtools:1.17--h00cdaf9_0"`), or a global `containerized:` image.',
+        'Declare the Snakemake version: call `min_version("8.0")` (from snakemake.utils) at the top of the Snakefile.',
+    ),
+    'objc': (
+        'Declare the dependencies with exact versions in requirements.txt (`pip freeze > requirements.txt`) or commit a lockfile (`uv lock`).',
+        'Add a Dockerfile with a pinned base image (e.g. `FROM python:3.11.9-slim`) and RUN steps that install the dependencies.',
+        'Declare the Python version: add `requires-python = ">=3.x"` under [project] in pyproject.toml, or a .python-version file.',
+    ),
+}
+
+
+@pytest.mark.parametrize("ecosystem", list(_BARE_TREES))
+def test_fix_texts_name_the_ecosystem_tools(make_tree, ecosystem):
+    root = make_tree(_BARE_TREES[ecosystem])
+    fixes = tuple(run(mid, root).fix for mid in ("dep_pinning", "container_spec", "python_version_declared"))
+    assert fixes == _ECOSYSTEM_FIXES[ecosystem]
+
+
+def test_container_fix_pins_the_image_in_use_and_installs_in_the_ecosystem(make_tree):
+    unpinned = run("container_spec", make_tree({"Dockerfile": "FROM rocker/tidyverse\nRUN Rscript -e 'renv::restore()'\n",
+                                                 "a.R": "library(dplyr)\n"}))
+    assert unpinned.fix == ("Pin the base image in Dockerfile line 1 to a version or digest "
+                            "(e.g. `rocker/tidyverse:<version>` or `rocker/tidyverse@sha256:…`).")
+    from_only = run("container_spec", make_tree({"Dockerfile": "FROM julia:1.10.4\n", "main.jl": "using CSV\n"}))
+    assert from_only.fix == ("Add RUN steps to Dockerfile that install the dependencies "
+                             "(e.g. `RUN julia --project -e 'using Pkg; Pkg.instantiate()'`).")
+
+
+def test_dep_pinning_snakemake_step_evidence_starts_at_the_directive_keyword(make_tree):
+    root = make_tree({
+        "workflow/Snakefile": ('rule get_genome:\n    output:\n        "genome.fa",\n    wrapper:\n'
+                               '        "0.74.0/bio/reference/ensembl-sequence"\n\n\nrule sort:\n    input: "a.bam"\n'
+                               '    output: "b.bam"\n    wrapper: "v3.3.0/bio/samtools/sort"\n'),
+    })
+    m = run("dep_pinning", root)
+    steps = [(e.line_start, e.line_end, e.snippet) for e in m.evidence if e.rule == "dep_pinning.exact"]
+    assert steps == [(4, 5, '"0.74.0/bio/reference/ensembl-sequence"'), (11, 11, 'wrapper: "v3.3.0/bio/samtools/sort"')]
+
+
+def test_dep_pinning_native_locks_and_manifests_need_native_sources(make_tree):
+    # a conan.lock and conanfile.txt beside Python code only: no C/C++/Fortran code to build
+    m = run("dep_pinning", make_tree({"conan.lock": '{"version": "0.5", "requires": ["zlib/1.3"]}\n',
+                                      "conanfile.txt": "[requires]\nzlib/1.3\n", "a.py": "import numpy\n"}))
+    assert (m.value, m.level, m.counts["n_manifests"]) == (0, "absent", 0)
+    assert ("conan.lock", None, "dep_pinning.lockfile_unused") in rules(m)
+    # packrat.lock without R code is ignored the same way
+    lock = "PackratFormat: 1.4\nRVersion: 4.1.0\n\nPackage: dplyr\nVersion: 1.0.0\n"
+    m = run("dep_pinning", make_tree({"packrat/packrat.lock": lock, "a.py": "import numpy\n"}))
+    assert ("packrat/packrat.lock", None, "dep_pinning.lockfile_unused") in rules(m)

@@ -9,18 +9,17 @@ from importlib import resources
 
 import pytest
 
-from scoring.detectors.portability._common import _files
-from scoring.detectors.portability.import_resolvability import (
+from scoring.detectors._imports import (
     _environment_provided,
-    _is_declared_python,
     _mapping,
     _package_segments,
     _Source,
-    _without_affixes,
     import_distributions,
     pipreqs_distributions,
     stdlib_modules,
 )
+from scoring.detectors.portability._common import _files
+from scoring.detectors.portability.import_resolvability import _is_declared_python, _without_affixes
 from scoring.detectors.portability.no_absolute_paths import _absolute_paths
 from scoring.detectors.portability.silent_failure_masking import _c4_hits
 from scoring.frontends import julia as julia_frontend
@@ -227,7 +226,8 @@ def test_c2_conda_spellings_and_r_packages_from_conda(make_tree):
     m = measure("import_resolvability", root)
     assert m.value == pytest.approx(80.0)
     assert located(m)[0] == ("b.R", None, 2, "import_resolvability.undeclared")
-    assert m.fix == "Declare dplyr in DESCRIPTION."
+    # no DESCRIPTION: the R packages go where the project lists its others (2.6.0)
+    assert m.fix == "Declare r-dplyr in environment.yml (bioconductor-<name> for a Bioconductor package)."
 
 
 def test_c2_renv_lock_and_build_system_requires_join_the_declared_set(make_tree):
@@ -273,7 +273,9 @@ def test_c2_version():
     # 2.4.0: the mapping pipreqs maintains under the project's own, the affix rule (§0.2.22)
     # 2.3.1: a manifest's declared lines and the optional imports shown
     # 2.5.0: fallback imports in the handler and TYPE_CHECKING imports are optional (§0.2.21)
-    assert REGISTRY["import_resolvability"].version == "2.5.0"
+    # 2.6.0: workflow includes by path, pixi.toml, a setup.py's requirements file, packrat.lock,
+    # a Pluto notebook's own environment (§0.2.20, §0.3); fixes in the deposit's terms
+    assert REGISTRY["import_resolvability"].version == "2.6.0"
 
 
 def test_c2_reads_the_maintained_pipreqs_mapping_under_the_projects_own():
@@ -722,3 +724,46 @@ def test_c2_the_packages_r_and_julia_ship_come_from_versioned_tables():
     assert {"stats", "MASS", "Matrix", "survival"} <= r_shipped_packages() and "dplyr" not in r_shipped_packages()
     assert {"Base", "LinearAlgebra", "Random", "Statistics", "Test"} <= julia_stdlib()
     assert "DataFrames" not in julia_stdlib()
+
+
+def test_c2_fix_names_the_rules_conda_environment_and_the_projects_r_environment(make_tree):
+    root = make_tree({
+        "workflow/Snakefile": 'include: "rules/stats.smk"\n',
+        "workflow/rules/stats.smk": ('rule plot_depths:\n    input: "calls.tsv"\n    output: "depths.svg"\n'
+                                     '    conda: "../envs/stats.yaml"\n    script: "../scripts/plot-depths.py"\n'),
+        "workflow/envs/stats.yaml": "channels: [conda-forge]\ndependencies:\n  - pandas =1.5\n  - matplotlib =3.6\n",
+        "workflow/envs/bedops.yaml": "channels: [bioconda]\ndependencies:\n  - bedops =2.4\n",
+        "workflow/scripts/plot-depths.py": "import matplotlib\nimport numpy\nimport pandas\n",
+        # the analysis's R packages live in a conda environment, not a DESCRIPTION
+        "environment.yaml": "dependencies:\n  - r-base=4.3\n  - r-dplyr\n  - bioconductor-deseq2=1.42.0\n",
+        "environment-frozen.yaml": ("dependencies:\n  - r-base=4.3.1=h0_0\n  - r-dplyr=1.1.4=r43_0\n  - r-tidyr=1.3.0=r43_0\n"
+                                    "  - r-readr=2.1.4=r43_0\nprefix: /home/me/miniconda3/envs/x\n"),
+        "analysis/de.R": "library(DESeq2)\nlibrary(dplyr)\nlibrary(ashr)\n",
+    })
+    m = measure("import_resolvability", root)
+    assert m.fix == ("Declare r-ashr in environment.yaml (bioconductor-<name> for a Bioconductor package); "
+                     "declare numpy in workflow/envs/stats.yaml.")
+
+
+def test_c2_fix_keeps_description_for_an_r_package(make_tree):
+    root = make_tree({"DESCRIPTION": "Package: x\nVersion: 0.1\nImports: dplyr\n",
+                      "environment.yml": "dependencies:\n  - r-dplyr\n", "R/a.R": "library(dplyr)\nlibrary(tidyr)\n"})
+    assert measure("import_resolvability", root).fix == "Declare tidyr in DESCRIPTION."
+
+
+def test_c2_workflow_includes_resolve_by_path(make_tree):
+    root = make_tree({
+        "Snakefile": 'include: "rules/common.smk"\ninclude: "rules/missing.smk"\ninclude: workflow.source_path("x.smk")\n',
+        "rules/common.smk": "SAMPLES = ['a']\n",
+    })
+    m = measure("import_resolvability", root)
+    assert (m.value, m.applicable) == (0, True)
+    assert (m.counts["resolved_includes"], m.counts["unresolved_includes"]) == (1, 1)
+    assert located(m) == [("Snakefile", None, 2, "import_resolvability.unresolved_include")]
+    assert m.fix == "Add the files the includes rules/missing.smk name to the deposit, or correct their paths."
+    resolved = measure("import_resolvability", make_tree({"main.nf": "include { A } from './modules/a'\n",
+                                                          "modules/a/main.nf": "process A {\n}\n"}))
+    assert (resolved.value, resolved.applicable, resolved.reason) == (
+        100, True, "no third-party imports; every workflow include resolves to a file (1)")
+    none = measure("import_resolvability", make_tree({"scale.m": "function y = scale(x)\ny = 2 * x;\nend\n"}))
+    assert (none.applicable, none.reason) == (False, "no Python, R, Julia, Nextflow or Snakemake source files")

@@ -20,15 +20,24 @@ from scoring.parsers.manifests import (
     is_explicit_conda_spec,
     is_runtime_manifest_name,
     normalize_name,
+    parse_conanfile_py,
+    parse_conanfile_txt,
     parse_conda_env,
     parse_description,
+    parse_fpm_toml,
     parse_install_command,
     parse_julia_project,
+    parse_matlab_project,
+    parse_packrat_lock,
     parse_pipfile,
+    parse_pixi_toml,
+    parse_pluto_environment,
     parse_pyproject,
     parse_requirements,
     parse_setup_cfg,
     parse_setup_py,
+    parse_spack_yaml,
+    parse_vcpkg_json,
     resolve_requirements,
     score_manifest,
 )
@@ -1223,3 +1232,190 @@ def test_declared_conda_list_runs_to_an_interpreter_entry():
     manifest = parse_conda_env("dependencies:\n  - numpy=1.26.4\n  - python=3.11\n", "environment.yml")
     assert manifest.declared == [(1, 3)]
     assert [(d.language, d.line) for d in manifest.interpreters] == [("python", 3)]
+
+
+# --------------------------------------------------------------------------- §0.2.20: requirements a setup script reads
+
+
+@pytest.mark.parametrize(("text", "files"), [
+    ('from setuptools import setup\nsetup(name="x", install_requires=open("reqs/base.txt").read().splitlines())\n',
+     [("pkg/reqs/base.txt", 2)]),
+    # the with-block binding, a path joined from literals
+    ('import os\nfrom setuptools import setup\nhere = os.path.dirname(__file__)\n'
+     'with open(os.path.join(here, "requirements", "base.txt")) as f:\n    requirements = f.read().splitlines()\n'
+     'setup(name="x", install_requires=requirements)\n', [("pkg/requirements/base.txt", 4)]),
+    # a helper function's default argument, a pathlib expression
+    ('from setuptools import setup\ndef read_reqs(name="requirements.txt"):\n    with open(name) as f:\n'
+     '        return [l for l in f]\nsetup(name="x", install_requires=read_reqs())\n', [("pkg/requirements.txt", 2)]),
+    ('from pathlib import Path\nfrom setuptools import setup\n'
+     'setup(name="x", install_requires=(Path(__file__).parent / "requirements.txt").read_text().split())\n',
+     [("pkg/requirements.txt", 3)]),
+    # a literal list reads no file
+    ('from setuptools import setup\nsetup(name="x", install_requires=["numpy"])\n', []),
+])
+def test_setup_py_requirement_files(text, files):
+    assert parse_setup_py(text, "pkg/setup.py").requirement_files == files
+
+
+def test_setup_py_helper_joining_a_folder_gives_every_candidate():
+    text = ('from pathlib import Path\nfrom setuptools import setup\n\ndef requirements(name):\n'
+            '    return (Path(__file__).parent / "reqs" / name).read_text().splitlines()\n\n'
+            'setup(name="x", install_requires=requirements("base.txt"))\n')
+    assert parse_setup_py(text, "setup.py").requirement_files == [("base.txt", 7), ("reqs/base.txt", 7)]
+
+
+def test_pyproject_dynamic_dependencies_file():
+    text = ('[project]\nname = "x"\ndynamic = ["dependencies", "version"]\n\n'
+            '[tool.setuptools.dynamic]\ndependencies = {file = ["requirements.txt"]}\n')
+    manifest = parse_pyproject(text, "pyproject.toml")
+    assert manifest.requirement_files == [("requirements.txt", 6)]
+    assert manifest.declares_dependencies
+
+
+# --------------------------------------------------------------------------- pixi.toml (§0.2.20)
+
+
+def test_pixi_toml_conda_and_pypi_tables():
+    text = """[workspace]
+name = "x"
+channels = ["conda-forge"]
+platforms = ["linux-64"]
+
+[dependencies]
+python = "3.11.*"
+numpy = ">=1.26,<2"
+scipy = "1.11.4"
+pandas = "*"
+xarray = { version = "2023.12.0", channel = "conda-forge" }
+
+[pypi-dependencies]
+mypkg = { path = ".", editable = true }
+rich = "==13.7.0"
+typer = "*"
+
+[target.linux-64.dependencies]
+cuda-version = "12.2"
+
+[feature.test.dependencies]
+pytest = "*"
+"""
+    manifest = parse_pixi_toml(text, "pixi.toml")
+    assert [(d.name, d.pin, d.line, d.ecosystem) for d in manifest.dependencies] == [
+        ("numpy", "bounded", 8, "conda"), ("scipy", "exact", 9, "conda"), ("pandas", "unpinned", 10, "conda"),
+        ("xarray", "exact", 11, "conda"), ("rich", "exact", 15, "pypi"), ("typer", "unpinned", 16, "pypi"),
+        ("cuda-version", "exact", 19, "conda")]   # a bare version is a space-separated conda pin
+    assert [(d.name, d.source) for d in manifest.optional] == [("pytest", "pixi.feature.test.dependencies")]
+    assert manifest.interpreters == [InterpreterDecl("python", "3.11.*", 7, "pixi")]
+    assert manifest.declared == [(6, 11), (13, 16), (18, 19)]
+
+
+# --------------------------------------------------------------------------- native package managers (§0.3)
+
+
+def test_conanfile_txt_and_py():
+    txt = parse_conanfile_txt("[requires]\nzlib/1.2.13\nboost/[>=1.80 <1.84]\nfmt/10.1.1#5a1b0d\n\n"
+                              "[tool_requires]\ncmake/3.27.7\n\n[generators]\nCMakeDeps\n", "conanfile.txt")
+    assert [(d.name, d.spec, d.pin, d.line) for d in txt.dependencies] == [
+        ("zlib", "1.2.13", "exact", 2), ("boost", "[>=1.80 <1.84]", "bounded", 3), ("fmt", "10.1.1#5a1b0d", "exact", 4)]
+    assert [(d.name, d.line) for d in txt.build_requires] == [("cmake", 7)]
+    assert txt.declared == [(1, 4)]
+    py = parse_conanfile_py('from conan import ConanFile\n\nclass App(ConanFile):\n'
+                            '    requires = "zlib/1.2.13", "eigen/3.4.0"\n\n    def requirements(self):\n'
+                            '        self.requires("hdf5/[>=1.14]")\n        self.tool_requires("cmake/3.27.7")\n',
+                            "conanfile.py")
+    assert [(d.name, d.pin, d.line) for d in py.dependencies] == [
+        ("zlib", "exact", 4), ("eigen", "exact", 4), ("hdf5", "bounded", 7)]
+    assert [d.name for d in py.build_requires] == ["cmake"]
+
+
+def test_vcpkg_json_baseline_is_a_lock():
+    text = """{
+  "name": "sim",
+  "dependencies": [
+    "fmt",
+    { "name": "eigen3", "version>=": "3.4.0" },
+    "hdf5"
+  ],
+  "overrides": [ { "name": "hdf5", "version": "1.14.2" } ],
+  "builtin-baseline": "3426db05b996481ca31e95fff3734cf23e0f51bc"
+}
+"""
+    manifest = parse_vcpkg_json(text, "vcpkg.json")
+    assert [(d.name, d.pin, d.line) for d in manifest.dependencies] == [
+        ("fmt", "unpinned", 4), ("eigen3", "bounded", 5), ("hdf5", "exact", 6)]
+    assert manifest.lock_line == 9
+    assert parse_vcpkg_json('{"dependencies": ["fmt"], "builtin-baseline": "main"}', "vcpkg.json").lock_line is None
+
+
+def test_spack_yaml_specs():
+    manifest = parse_spack_yaml("spack:\n  specs:\n  - hdf5@1.14.1 +mpi\n  - openmpi@=4.1.5\n  - fftw@3.3\n"
+                                "  - py-numpy@1.24:1.26\n  - cmake\n  view: true\n", "spack.yaml")
+    assert [(d.name, d.pin, d.line) for d in manifest.dependencies] == [
+        ("hdf5", "exact", 3), ("openmpi", "exact", 4), ("fftw", "bounded", 5), ("py-numpy", "bounded", 6),
+        ("cmake", "unpinned", 7)]
+    assert not parse_spack_yaml("spack:\n  view: true\n", "spack.yaml").declares_dependencies
+
+
+def test_fpm_toml_dependencies():
+    text = """name = "solver"
+
+[dependencies]
+stdlib = "*"
+toml-f = { git = "https://github.com/toml-f/toml-f", tag = "v0.4.1" }
+jonquil.git = "https://github.com/toml-f/jonquil"
+mctc-lib = { git = "https://github.com/grimme-lab/mctc-lib", rev = "3c9d8e8" }
+local = { path = "../local" }
+openmp = "*"
+
+[dev-dependencies]
+test-drive = { git = "https://github.com/fortran-lang/test-drive", tag = "v0.4.0" }
+"""
+    manifest = parse_fpm_toml(text, "fpm.toml")
+    assert [(d.name, d.pin, d.line) for d in manifest.dependencies] == [
+        ("stdlib", "unpinned", 4), ("toml-f", "bounded", 5), ("jonquil", "unpinned", 6), ("mctc-lib", "exact", 7)]
+    assert [d.name for d in manifest.optional] == ["test-drive"]
+    assert not parse_fpm_toml('name = "lib"\n\n[library]\nsource-dir = "src"\n', "fpm.toml").declares_dependencies
+
+
+# --------------------------------------------------------------------------- R packrat.lock, MATLAB *.prj, Pluto (§0.3)
+
+
+def test_packrat_lock():
+    text = ("PackratFormat: 1.4\nPackratVersion: 0.4.8.1\nRVersion: 3.3.2\nRepos: CRAN=https://cran.rstudio.com/\n\n"
+            "Package: BH\nSource: CRAN\nVersion: 1.62.0-1\nHash: 14df\n\nPackage: dplyr\nSource: CRAN\nVersion: 0.5.0\n")
+    manifest = parse_packrat_lock(text, "packrat/packrat.lock")
+    assert [(d.name, d.spec, d.pin, d.line, d.ecosystem) for d in manifest.dependencies] == [
+        ("BH", "== 1.62.0-1", "exact", 6, "cran"), ("dplyr", "== 0.5.0", "exact", 11, "cran")]
+    assert manifest.interpreters == [InterpreterDecl("r", "3.3.2", 3, "packrat.lock")]
+    assert manifest.lock_line == 1
+    assert parse_packrat_lock("Package: x\nVersion: 1\n", "packrat.lock").lock_line is None
+
+
+def test_matlab_project_release():
+    text = ('<?xml version="1.0" encoding="UTF-8"?>\n<deployment-project plugin="plugin.toolbox">\n'
+            '  <configuration name="x">\n    <param.release.start>r2019b</param.release.start>\n'
+            '    <param.release.end>latest</param.release.end>\n  </configuration>\n</deployment-project>\n')
+    manifest = parse_matlab_project(text, "Tool.prj")
+    assert [(d.name, d.spec, d.pin, d.line) for d in manifest.dependencies] == [("MATLAB", "R2019b or newer", "bounded", 4)]
+    assert manifest.interpreters == [InterpreterDecl("matlab", "MATLAB R2019b", 4, "matlab-project")]
+    # a deployment project packaged with a MATLAB installation names it in <matlab><root>
+    root = parse_matlab_project('<deployment-project plugin="plugin.ezdeploy">\n<matlab>\n'
+                                '<root>C:\\Program Files\\MATLAB\\R2021a</root>\n</matlab>\n</deployment-project>\n',
+                                "App.prj")
+    assert [(d.spec, d.line) for d in root.dependencies] == [("R2021a", 3)]
+    # a shapefile's projection and a MATLAB Project's metadata are not toolbox projects
+    assert parse_matlab_project('GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984"]]', "countries.prj") is None
+    assert parse_matlab_project('<MATLABProject xmlns="http://www.mathworks.com/MATLABProjectFile"/>', "p.prj") is None
+
+
+def test_pluto_environment_lines_and_pins():
+    project = '\n[deps]\nDataFrames = "a93c"\nLinearAlgebra = "37e2"\nPlots = "91a5"\n\n[compat]\nDataFrames = "~1.6.1"\n'
+    manifest_text = ('\njulia_version = "1.10.2"\nmanifest_format = "2.0"\n\n[[deps.DataFrames]]\nversion = "1.6.1"\n\n'
+                     '[[deps.LinearAlgebra]]\nuuid = "37e2"\n')
+    manifest = parse_pluto_environment(project, 20, manifest_text, 40, "nb.jl")
+    assert [(d.name, d.pin, d.line) for d in manifest.dependencies] == [
+        ("DataFrames", "exact", 22), ("LinearAlgebra", "exact", 23), ("Plots", "unpinned", 24)]
+    assert manifest.interpreters == [InterpreterDecl("julia", "1.10.2", 41, "pluto-manifest")]
+    # without an embedded Manifest, [compat] pins as in a Project.toml
+    alone = parse_pluto_environment(project, 1, None, None, "nb.jl")
+    assert [d.pin for d in alone.dependencies] == ["bounded", "unpinned", "unpinned"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from scoring.parsers.manifests import PIN_BOUNDED, PIN_EXACT, PIN_UNPINNED
 from scoring.parsers.markdown import parse_document
-from scoring.parsers.native_build import native_build_kind, parse_native_build
+from scoring.parsers.native_build import native_build_kind, parse_native_build, stated_compilers
 from scoring.parsers.releases import stated_releases
 
 
@@ -104,3 +104,14 @@ def test_project_names_of_cmake_and_meson():
     meson = parse_native_build("# top\nproject(\n  'quadsolve',\n  'fortran',\n  version: '1.2',\n)\n", "meson.build")
     assert (cmake.project, meson.project) == ("QuadSolve", "quadsolve")
     assert parse_native_build("add_subdirectory(src)\n", "CMakeLists.txt").project == ""
+
+
+def test_stated_compiler_versions():
+    document = parse_document(
+        "# sim\n\nIt has been compiled with the [Intel Fortran compiler\n13.1.0](https://x.org) (and greater) and the "
+        "GNU gfortran compiler [4.9 and greater].\n\nTested with GCC-13, clang 15 and Visual Studio 2019.\n\n"
+        "Runs on Intel 64 machines with Intel MKL 2020; see gcc.gnu.org/gcc-12. Licence: GNU GPL 3.\n\n"
+        "```\ngcc --version  # gcc 12.2\n```\n", "README.md")
+    assert [(s.compiler, s.version, s.line) for s in stated_compilers(document)] == [
+        ("Intel Fortran", "13.1.0", 4), ("gfortran", "4.9", 4), ("GCC", "13", 6), ("clang", "15", 6),
+        ("Visual Studio", "2019", 6)]

@@ -56,15 +56,24 @@ __all__ = [
     "is_explicit_conda_spec",
     "is_runtime_manifest_name",
     "normalize_name",
+    "parse_conanfile_py",
+    "parse_conanfile_txt",
     "parse_conda_env",
     "parse_description",
     "parse_install_command",
+    "parse_fpm_toml",
     "parse_julia_project",
+    "parse_matlab_project",
+    "parse_packrat_lock",
     "parse_pipfile",
+    "parse_pixi_toml",
+    "parse_pluto_environment",
     "parse_pyproject",
     "parse_requirements",
     "parse_setup_cfg",
     "parse_setup_py",
+    "parse_spack_yaml",
+    "parse_vcpkg_json",
     "resolve_requirements",
     "score_manifest",
 ]
@@ -140,6 +149,13 @@ class Manifest:
     declared: list[tuple[int, int]] = field(default_factory=list)
     # the ``prefix:`` line that makes a conda environment file an export (§0.1.16)
     export_line: int | None = None
+    # requirements files whose lines are the runtime dependencies (a setup.py that opens
+    # one for install_requires, pyproject's [tool.setuptools.dynamic]): (path relative to
+    # the repository root, line that names it); the index reads them (METRICS.md §0.2.20)
+    requirement_files: list[tuple[str, int | None]] = field(default_factory=list)
+    # the line that makes the file a lockfile of its own ecosystem (vcpkg.json's
+    # builtin-baseline, packrat.lock's first field): it fixes every version (E1 100)
+    lock_line: int | None = None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -877,6 +893,16 @@ def parse_pyproject(text: str, path: str) -> Manifest:
                              manifest=scratch, seen=set())
         manifest.optional.extend(scratch.dependencies)
 
+    dynamic = project.get("dynamic") if isinstance(project.get("dynamic"), list) else ()
+    files = _table(data, "tool", "setuptools", "dynamic", "dependencies").get("file")
+    if "dependencies" in dynamic and isinstance(files, (str, list)):
+        # [tool.setuptools.dynamic] dependencies = {file = ["requirements.txt"]}
+        dynamic_start = finder.header(r"^\s*\[\s*tool\.setuptools\.dynamic\s*\]")
+        line = finder.key_line(r"^\s*dependencies\s*=", dynamic_start) if dynamic_start else None
+        for name in [files] if isinstance(files, str) else files:
+            target = _resolve_relative(path, name) if isinstance(name, str) else None
+            if target is not None:
+                manifest.requirement_files.append((target, line))
     manifest.declares_dependencies = (
         "dependencies" in project
         or "dependencies" in poetry
@@ -1083,6 +1109,10 @@ def parse_setup_py(text: str, path: str) -> Manifest:
     install = _first_keyword(ordered, "install_requires")
     if install is not None:
         _setup_py_requirements(install, assignments, _split_lines(text), path, manifest)
+        if manifest.unknown:
+            # install_requires=open("requirements.txt").read().splitlines() and friends:
+            # the requirements file the script opens holds them (METRICS.md §0.2.20)
+            manifest.requirement_files.extend(_opened_requirement_files(install.value, tree, path))
     elif any(k.arg is None for call in ordered for k in call.keywords):
         # setup(**options): the requirements may hide in the unpacked mapping.
         manifest.unknown = True
@@ -1117,6 +1147,95 @@ def parse_setup_py(text: str, path: str) -> Manifest:
                 _problem(path, python.value.lineno, "python_requires is not a literal string")
             )
     return manifest
+
+
+# A file a setup script reads its requirements from: requirements*.txt, reqs/base.in…
+_REQUIREMENTS_FILE_RE = re.compile(r"[^\s'\"]+\.(?:txt|in|pip)", re.IGNORECASE)
+# A folder a path is built from: "reqs", "requirements/", "ci/deps".
+_FOLDER_LITERAL_RE = re.compile(r"[A-Za-z_][\w\-]*(?:/[\w\-]+)*/?")
+
+
+def _path_literal(node: ast.AST) -> str | None:
+    """The file a path expression names when its tail is literal: ``"requirements.txt"``,
+    ``os.path.join(here, "reqs", "base.txt")``, ``Path(__file__).parent / "requirements.txt"``
+    (the folder it starts from is the setup script's own)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+        if name == "join":
+            parts = []
+            for arg in reversed(node.args):
+                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                    break
+                parts.insert(0, arg.value)
+            return "/".join(parts) if parts else None
+        if name in ("Path", "PurePath") and node.args:
+            return _path_literal(node.args[-1])
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        right = _path_literal(node.right)
+        left = _path_literal(node.left) if right is not None else None
+        if right is not None and left is not None and _REQUIREMENTS_FILE_RE.fullmatch(left) is None:
+            return f"{left}/{right}"
+        return right
+    return None
+
+
+def _opened_requirement_files(value: ast.AST, module: ast.Module, path: str) -> list[tuple[str, int | None]]:
+    """The requirements files a non-literal ``install_requires`` reads: every path literal
+    naming a ``.txt``/``.in``/``.pip`` file in its expression, in the module-level
+    statements that bind the names it uses (``with open("requirements.txt") as f:``
+    ``requirements = f.read().splitlines()`` too) and in the bodies of the module's
+    functions it calls, followed three steps deep. Paths are relative to the script's
+    folder, as pip runs it."""
+    bindings: dict[str, list[ast.AST]] = {}
+    functions: dict[str, ast.AST] = {}
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.setdefault(node.name, node)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bindings.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name) and node.value:
+            bindings.setdefault(node.target.id, []).append(node.value)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    bindings.setdefault(item.optional_vars.id, []).append(item.context_expr)
+    files: dict[str, int | None] = {}
+    folders: list[str] = []
+    seen: set[int] = set()
+    pending: list[tuple[ast.AST, int]] = [(value, 0)]
+    while pending:
+        node, depth = pending.pop(0)
+        if id(node) in seen or depth > 3:
+            continue
+        seen.add(id(node))
+        consumed: set[int] = set()   # the parts of a joined path, not files of their own
+        for child in ast.walk(node):
+            named = _path_literal(child) if id(child) not in consumed else None
+            if named is not None and _REQUIREMENTS_FILE_RE.fullmatch(named.strip()):
+                consumed.update(id(part) for part in ast.walk(child) if part is not child)
+                files.setdefault(named.strip(), getattr(child, "lineno", None))
+            elif (isinstance(child, ast.Constant) and isinstance(child.value, str)
+                  and _FOLDER_LITERAL_RE.fullmatch(child.value)):
+                folders.append(child.value.strip("/"))
+            if isinstance(child, ast.Name):
+                pending += [(bound, depth + 1) for bound in bindings.get(child.id, ())]
+                if child.id in functions:
+                    pending.append((functions[child.id], depth + 1))
+    # A helper that joins a folder it names to the file name it is given
+    # (``requirements("base.txt")`` reading ``here / "reqs" / name``): every folder literal
+    # of the same code is a candidate; the index keeps the paths that exist.
+    found: dict[str, int | None] = {}
+    for name, line in files.items():
+        joined = () if "/" in name else (f"{folder}/{name}" for folder in dict.fromkeys(folders))
+        for candidate in (name, *joined):
+            target = _resolve_relative(path, candidate)
+            if target is not None:
+                found.setdefault(target, line)
+    return sorted(found.items(), key=lambda item: (item[1] or 0, item[0]))
 
 
 def _first_keyword(calls: list[ast.Call], name: str) -> ast.keyword | None:
@@ -1695,6 +1814,496 @@ def parse_julia_project(text: str, path: str) -> Manifest:
         manifest.interpreters.append(
             InterpreterDecl("julia", julia.strip(), index + 1 if index is not None else None, "julia-compat")
         )
+    return manifest
+
+
+# --------------------------------------------------------------------------- pixi.toml
+
+def _pixi_conda_pin(version: str) -> str:
+    """A pixi ``[dependencies]`` version, read as a conda match spec: ``"*"`` unpinned, a
+    bare full version exact (``numpy 1.26.4``), ``=X.Y`` and ranges bounded."""
+    version = version.strip()
+    if not version or version == "*":
+        return PIN_UNPINNED
+    spec = _parse_conda_spec(f"pkg {version}" if version[0] not in "<>=!~" else f"pkg{version}")
+    return PIN_BOUNDED if spec is None else _conda_pin(spec, export=False)
+
+
+def _pixi_entry(name: str, value: Any, pypi: bool) -> tuple[str, str] | None:
+    """``(spec, pin)`` of one pixi dependency; None for a local path (the project itself)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("path"), str):
+            return None
+        if isinstance(value.get("git"), str):
+            ref = next((value[k] for k in ("rev", "tag", "branch") if isinstance(value.get(k), str)), "")
+            return f"git {value['git']}{'@' + ref if ref else ''}", _git_ref_pin(value)
+        if isinstance(value.get("url"), str):
+            return value["url"], _classify_url(value["url"])[0]
+        version = value.get("version")
+        if not isinstance(version, str):
+            build = value.get("build")
+            return (f"build {build}", PIN_EXACT) if isinstance(build, str) and not pypi else ("", PIN_UNPINNED)
+        value = version
+    if not isinstance(value, str):
+        return "", PIN_UNPINNED
+    spec = value.strip()
+    if pypi:
+        if spec in ("", "*"):
+            return spec, PIN_UNPINNED
+        parsed = classify_pep508(f"{name}{spec}" if spec[0] in "<>=!~" else f"{name}=={spec}")
+        return spec, parsed[2] if parsed is not None else PIN_BOUNDED
+    return spec, _pixi_conda_pin(spec)
+
+
+@_guarded("pixi")
+def parse_pixi_toml(text: str, path: str) -> Manifest:
+    """A pixi workspace: ``[dependencies]`` (conda match specs), ``[pypi-dependencies]``
+    (PEP 440) and their ``[target.<platform>.…]`` forms are the runtime set; the same
+    tables of ``[feature.<name>…]`` are optional (METRICS.md §0.2.20); ``python`` is the
+    interpreter, a local ``path`` the project itself."""
+    manifest = Manifest(path=path, kind="pixi", dependencies=[])
+    data = _load_toml(text, path, manifest.problems)
+    if data is None:
+        return manifest
+    finder = _LineFinder(text)
+    tables: list[tuple[str, dict[str, Any], bool, bool]] = []   # (header, table, pypi, optional)
+
+    def add_tables(prefix: str, holder: dict[str, Any], optional: bool) -> None:
+        for key, pypi in (("dependencies", False), ("pypi-dependencies", True)):
+            if isinstance(holder.get(key), dict):
+                tables.append((f"{prefix}{key}", holder[key], pypi, optional))
+        for platform, target in _table(holder, "target").items():
+            if isinstance(target, dict):
+                add_tables(f"{prefix}target.{platform}.", target, optional)
+
+    add_tables("", data, False)
+    for feature, holder in _table(data, "feature").items():
+        if isinstance(holder, dict):
+            add_tables(f"feature.{feature}.", holder, True)
+    for header, table, pypi, optional in tables:
+        start = finder.header(rf"^\s*\[\s*{re.escape(header)}\s*\]")
+        entries: list[Dependency] = []
+        for name, value in table.items():
+            index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(str(name))}[\"']?\s*="), start)
+            line = index + 1 if index is not None else None
+            if str(name).lower() == "python" and not pypi:
+                spec = value if isinstance(value, str) else value.get("version") if isinstance(value, dict) else None
+                if isinstance(spec, str) and spec.strip() and not optional:
+                    manifest.interpreters.append(InterpreterDecl("python", spec.strip(), line, "pixi"))
+                continue
+            if str(name).lower() == "pip" and not pypi:
+                continue
+            entry = _pixi_entry(str(name), value, pypi)
+            if entry is None:
+                continue
+            spec, pin = entry
+            entries.append(Dependency(
+                name=str(name), normalized=normalize_name(str(name)), spec=spec, pin=pin, line=line,
+                ecosystem="pypi" if pypi else "conda", source=f"pixi.{header}",
+                raw=_snippet(finder.text(index) or str(name)), file=path))
+        if optional:
+            manifest.optional.extend(entries)
+        else:
+            manifest.dependencies.extend(entries)
+            _declared(manifest, finder.key_line(rf"^\s*\[\s*{re.escape(header)}\s*\]"), entries)
+    manifest.declares_dependencies = any(not optional for *_, optional in tables)
+    return manifest
+
+
+# --------------------------------------------------------------------------- native package managers
+
+# A conan reference: name/version[@user/channel][#revision]; a version range in brackets.
+_CONAN_REFERENCE_RE = re.compile(r"^(?P<name>[A-Za-z0-9_][\w.+-]*)/(?P<version>\[[^\]]*\]|[^@#\s/]+)")
+
+
+def _conan_dependency(reference: str, *, line: int | None, source: str, path: str, raw: str) -> Dependency | None:
+    """A conan requirement: a plain version or a revision is exact, a ``[range]`` bounded."""
+    match = _CONAN_REFERENCE_RE.match(reference.strip())
+    if match is None:
+        return None
+    name, version = match.group("name"), match.group("version")
+    pin = PIN_BOUNDED if version.startswith("[") or "*" in version else PIN_EXACT
+    return Dependency(name=name, normalized=normalize_name(name), spec=reference.strip()[len(name) + 1:],
+                      pin=pin, line=line, ecosystem="conan", source=source, raw=_snippet(raw), file=path)
+
+
+@_guarded("conan")
+def parse_conanfile_txt(text: str, path: str) -> Manifest:
+    """A ``conanfile.txt``: ``[requires]`` are the dependencies, ``[tool_requires]`` /
+    ``[build_requires]`` build requirements."""
+    manifest = Manifest(path=path, kind="conan", dependencies=[])
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    section, header_line = "", None
+    for number, line in enumerate(_split_lines(text), start=1):
+        stripped = line.strip()   # `#` starts a comment at a line's start only (`fmt/1.0#<revision>`)
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section, header_line = stripped[1:-1].strip().lower(), number
+            continue
+        if section not in ("requires", "tool_requires", "build_requires", "test_requires"):
+            continue
+        dependency = _conan_dependency(stripped, line=number, source=f"conanfile.{section}", path=path, raw=line)
+        if dependency is None:
+            manifest.problems.append(_problem(path, number, f"unparseable reference {_snippet(stripped)!r}"))
+        elif section == "requires":
+            manifest.dependencies.append(dependency)
+            _declared(manifest, header_line, [dependency])
+        else:
+            manifest.build_requires.append(dependency)
+    manifest.declared = _merged_spans(manifest.declared)
+    manifest.declares_dependencies = bool(manifest.dependencies) or bool(
+        re.search(r"^\s*\[\s*requires\s*\]", text, re.MULTILINE))
+    return manifest
+
+
+def _merged_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans that start at the same line joined (one per declaring table)."""
+    by_start: dict[int, int] = {}
+    for first, last in spans:
+        by_start[first] = max(last, by_start.get(first, last))
+    return sorted(by_start.items())
+
+
+_CONAN_REQUIRE_CALLS = {"requires": "dependencies", "tool_requires": "build", "build_requires": "build",
+                        "test_requires": "build"}
+
+
+@_guarded("conan")
+def parse_conanfile_py(text: str, path: str) -> Manifest:
+    """A ``conanfile.py``: the recipe class's ``requires`` attribute and
+    ``self.requires("x/1.0")`` calls are the dependencies, ``tool_requires`` /
+    ``build_requires`` build requirements."""
+    manifest = Manifest(path=path, kind="conan", dependencies=[])
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    try:
+        module = parse_source(text, path)
+    except (SyntaxError, ValueError) as exc:
+        manifest.problems.append(_problem(path, getattr(exc, "lineno", None), f"syntax error: {_snippet(str(exc))}"))
+        return manifest
+    lines = _split_lines(text)
+    found: list[tuple[str, ast.Constant]] = []
+    for node in ast.walk(module):
+        if isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                if isinstance(statement, ast.Assign):
+                    for target in statement.targets:
+                        if isinstance(target, ast.Name) and target.id in _CONAN_REQUIRE_CALLS:
+                            values = statement.value.elts if isinstance(statement.value, (ast.Tuple, ast.List)) else [statement.value]
+                            found += [(target.id, v) for v in values
+                                      if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in _CONAN_REQUIRE_CALLS and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            found.append((node.func.attr, node.args[0]))
+    for kind, constant in sorted(found, key=lambda item: item[1].lineno):
+        raw = lines[constant.lineno - 1] if constant.lineno <= len(lines) else constant.value
+        dependency = _conan_dependency(constant.value, line=constant.lineno, source=f"conanfile.{kind}", path=path, raw=raw)
+        if dependency is None:
+            continue
+        if _CONAN_REQUIRE_CALLS[kind] == "dependencies":
+            manifest.dependencies.append(dependency)
+        else:
+            manifest.build_requires.append(dependency)
+    _declared(manifest, None, manifest.dependencies)
+    manifest.declares_dependencies = bool(manifest.dependencies)
+    return manifest
+
+
+_HEX_BASELINE_RE = re.compile(r"^[0-9a-fA-F]{40}$")
+
+
+@_guarded("vcpkg")
+def parse_vcpkg_json(text: str, path: str) -> Manifest:
+    """A vcpkg manifest: ``dependencies`` (a name or ``{"name", "version>="}``) with
+    ``overrides`` (exact versions); a ``builtin-baseline`` commit fixes the version of every
+    port, so the manifest is a lockfile (``lock_line``, METRICS.md §0.3 native E1)."""
+    manifest = Manifest(path=path, kind="vcpkg", dependencies=[])
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        manifest.problems.append(_problem(path, None, f"invalid JSON: {_snippet(str(exc))}"))
+        return manifest
+    if not isinstance(data, dict):
+        manifest.problems.append(_problem(path, None, "not a JSON object"))
+        return manifest
+    finder = _LineFinder(text)
+    overrides = {}
+    for item in data.get("overrides") or ():
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            version = next((item[k] for k in ("version", "version-string", "version-semver", "version-date")
+                            if isinstance(item.get(k), str)), "")
+            overrides[item["name"]] = version
+    cursor = finder.header(r'^\s*"dependencies"\s*:')
+    for item in data.get("dependencies") or ():
+        name = item if isinstance(item, str) else item.get("name") if isinstance(item, dict) else None
+        if not isinstance(name, str):
+            continue
+        index = finder.find(re.compile(rf'"{re.escape(name)}"'), cursor)
+        if index is not None:
+            cursor = index + 1
+        minimum = item.get("version>=") if isinstance(item, dict) else None
+        if overrides.get(name):
+            spec, pin = f"== {overrides[name]} (override)", PIN_EXACT
+        elif isinstance(minimum, str) and minimum:
+            spec, pin = f">= {minimum}", PIN_BOUNDED
+        else:
+            spec, pin = "", PIN_UNPINNED
+        manifest.dependencies.append(Dependency(
+            name=name, normalized=normalize_name(name), spec=spec, pin=pin,
+            line=index + 1 if index is not None else None, ecosystem="vcpkg", source="vcpkg.dependencies",
+            raw=_snippet(finder.text(index) or name), file=path))
+    _declared(manifest, finder.key_line(r'^\s*"dependencies"\s*:'), manifest.dependencies)
+    baseline = data.get("builtin-baseline")
+    if isinstance(baseline, str) and _HEX_BASELINE_RE.match(baseline.strip()):
+        manifest.lock_line = finder.key_line(r'^\s*"builtin-baseline"\s*:')
+    manifest.declares_dependencies = "dependencies" in data
+    return manifest
+
+
+# A spack spec's version: @=1.2.3 (exact), @1.2.3, @1.2:1.4, @1.2,1.3.
+_SPACK_SPEC_RE = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]*)(?:\s*@\s*(?P<version>=?[^\s+~^%]+))?")
+
+
+def _spack_pin(version: str | None) -> str:
+    """``@=1.2.3`` or a full three-part version exact (as a conda ``=1.2.3``), a shorter
+    version or a range bounded, no version unpinned."""
+    if not version:
+        return PIN_UNPINNED
+    if version.startswith("="):
+        return PIN_EXACT
+    if any(c in version for c in ":,") or len(version.split(".")) < 3:
+        return PIN_BOUNDED
+    return PIN_EXACT
+
+
+@_guarded("spack")
+def parse_spack_yaml(text: str, path: str) -> Manifest:
+    """A Spack environment (``spack.yaml``): the ``specs`` list of the ``spack`` key,
+    each spec's package and ``@version``."""
+    manifest = Manifest(path=path, kind="spack", dependencies=[])
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        manifest.problems.append(_problem(path, None, f"invalid YAML: {_snippet(str(exc))}"))
+        return manifest
+    specs = _table(data, "spack").get("specs") if isinstance(data, dict) else None
+    if not isinstance(specs, list):
+        manifest.declares_dependencies = False
+        return manifest
+    finder = _LineFinder(text)
+    cursor = finder.header(r"^\s*specs\s*:")
+    for spec in specs:
+        if not isinstance(spec, str):
+            continue   # a matrix of specs: built from the lists it names
+        match = _SPACK_SPEC_RE.match(spec.strip())
+        if match is None:
+            continue
+        index = finder.find(spec.strip(), cursor)
+        if index is not None:
+            cursor = index + 1
+        name, version = match.group("name"), match.group("version")
+        manifest.dependencies.append(Dependency(
+            name=name, normalized=normalize_name(name), spec=f"@{version}" if version else "",
+            pin=_spack_pin(version), line=index + 1 if index is not None else None, ecosystem="spack",
+            source="spack.specs", raw=_snippet(spec), file=path))
+    _declared(manifest, finder.key_line(r"^\s*specs\s*:"), manifest.dependencies)
+    return manifest
+
+
+# fpm's metapackages of the system: nothing to pin (§0.3 native: MPI/OpenMP are the system)
+_FPM_SYSTEM_METAPACKAGES = frozenset({"openmp", "mpi"})
+
+
+def _fpm_entry(value: Any) -> tuple[str, str] | None:
+    """``(spec, pin)`` of one fpm dependency: a git ``rev`` exact, a ``tag`` bounded, a
+    branch or bare git URL unpinned, a registry version ``v`` exact, ``"*"`` unpinned;
+    None for a local ``path``."""
+    if isinstance(value, str):
+        spec = value.strip()
+        return spec, PIN_UNPINNED if spec in ("", "*") else PIN_EXACT
+    if not isinstance(value, dict):
+        return "", PIN_UNPINNED
+    if isinstance(value.get("path"), str):
+        return None
+    if isinstance(value.get("git"), str):
+        for key, pin in (("rev", PIN_EXACT), ("tag", PIN_BOUNDED), ("branch", PIN_UNPINNED)):
+            if isinstance(value.get(key), str) and value[key].strip():
+                return f"git {value['git']} {key} {value[key]}", pin
+        return f"git {value['git']}", PIN_UNPINNED
+    version = value.get("v", value.get("version"))
+    if isinstance(version, str) and version.strip() not in ("", "*"):
+        return version.strip(), PIN_EXACT
+    return "", PIN_UNPINNED
+
+
+@_guarded("fpm")
+def parse_fpm_toml(text: str, path: str) -> Manifest:
+    """A Fortran package manager manifest: ``[dependencies]`` (runtime) and
+    ``[dev-dependencies]`` (tests: optional); the system metapackages ``openmp`` and
+    ``mpi`` and local ``path`` dependencies are not entries."""
+    manifest = Manifest(path=path, kind="fpm", dependencies=[])
+    data = _load_toml(text, path, manifest.problems)
+    if data is None:
+        return manifest
+    finder = _LineFinder(text)
+    for table_name, target in (("dependencies", manifest.dependencies), ("dev-dependencies", manifest.optional)):
+        table = _table(data, table_name)
+        start = finder.header(rf"^\s*\[\s*{table_name}\s*\]")
+        for name, value in table.items():
+            if str(name).lower() in _FPM_SYSTEM_METAPACKAGES:
+                continue
+            entry = _fpm_entry(value)
+            if entry is None:
+                continue
+            index = finder.find(re.compile(rf"^\s*[\"']?{re.escape(str(name))}[\"']?\s*[.=]"), start)
+            target.append(Dependency(
+                name=str(name), normalized=normalize_name(str(name)), spec=entry[0], pin=entry[1],
+                line=index + 1 if index is not None else None, ecosystem="fpm", source=f"fpm.{table_name}",
+                raw=_snippet(finder.text(index) or str(name)), file=path))
+    _declared(manifest, finder.key_line(r"^\s*\[\s*dependencies\s*\]"), manifest.dependencies)
+    manifest.declares_dependencies = "dependencies" in data
+    return manifest
+
+
+# --------------------------------------------------------------------------- R packrat.lock
+
+
+@_guarded("packrat.lock")
+def parse_packrat_lock(text: str, path: str) -> Manifest:
+    """A packrat lockfile (DCF records): every ``Package:``/``Version:`` record is an
+    exact entry, ``RVersion:`` the interpreter; the file fixes every version (``lock_line``
+    at its first field)."""
+    manifest = Manifest(path=path, kind="packrat.lock", dependencies=[])
+    if not isinstance(text, str):
+        manifest.problems.append(_problem(path, None, "content is not text"))
+        return manifest
+    record: dict[str, tuple[int, str]] = {}
+
+    def close() -> None:
+        if "Package" in record:
+            line, name = record["Package"]
+            version = record.get("Version", (line, ""))[1]
+            manifest.dependencies.append(Dependency(
+                name=name, normalized=normalize_name(name), spec=f"== {version}" if version else "",
+                pin=PIN_EXACT if version else PIN_UNPINNED, line=line, ecosystem="cran",
+                source="packrat.lock", raw=_snippet(f"Package: {name}"), file=path))
+        record.clear()
+
+    for number, line in enumerate(_split_lines(text), start=1):
+        if not line.strip():
+            close()
+            continue
+        match = _DCF_FIELD_RE.match(line)
+        if match is None:
+            continue
+        field_name, value = match.group("field"), match.group("value").strip()
+        if manifest.lock_line is None:
+            manifest.lock_line = number
+        if field_name == "RVersion" and value and not manifest.interpreters:
+            manifest.interpreters.append(InterpreterDecl("r", value, number, "packrat.lock"))
+        record.setdefault(field_name, (number, value))
+    close()
+    if manifest.lock_line is None or not re.search(r"^Packrat(?:Format|Version)\s*:", text, re.MULTILINE):
+        manifest.lock_line = None
+        manifest.problems.append(_problem(path, None, "no PackratFormat/PackratVersion field"))
+    return manifest
+
+
+# --------------------------------------------------------------------------- MATLAB project files
+
+_MATLAB_RELEASE_RE = re.compile(r"^R(?:19|20)\d\d[ab]$", re.IGNORECASE)
+_XML_ELEMENT_RE = re.compile(r"<(?P<tag>[A-Za-z_][\w.\-]*)(?:\s[^>]*)?>(?P<text>[^<]*)</(?P=tag)>")
+
+
+def parse_matlab_project(text: str, path: str) -> Manifest | None:
+    """The MATLAB release a toolbox packaging or deployment project (``*.prj``, XML with a
+    ``<deployment-project>`` root) declares: the first element whose name says release
+    (``<param.release.start>R2019b</param.release.start>``, the oldest release the toolbox
+    supports) holding a release, else the release folder of its ``<matlab><root>``. A
+    bounded entry (MATLAB that release or newer) and the interpreter (E4). None for other
+    ``.prj`` files (a shapefile's projection, a MATLAB Project's metadata)."""
+    if not isinstance(text, str) or "<deployment-project" not in text[:4096]:
+        return None
+    found: tuple[int, str, str] | None = None
+    root_release: tuple[int, str, str] | None = None
+    for number, line in enumerate(_split_lines(text), start=1):
+        for match in _XML_ELEMENT_RE.finditer(line):
+            tag, value = match.group("tag").lower(), match.group("text").strip()
+            if "release" in tag and _MATLAB_RELEASE_RE.match(value) and found is None:
+                found = (number, value.upper()[:-1] + value[-1].lower(), line)
+            elif tag == "root" and root_release is None:
+                release = next((p for p in re.split(r"[/\\]", value) if _MATLAB_RELEASE_RE.match(p)), None)
+                if release:
+                    root_release = (number, release.upper()[:-1] + release[-1].lower(), line)
+    chosen = found or root_release
+    if chosen is None:
+        return None
+    line, release, raw = chosen
+    manifest = Manifest(path=path, kind="matlab-project", dependencies=[Dependency(
+        name="MATLAB", normalized="matlab", spec=f"{release} or newer" if found else release, pin=PIN_BOUNDED,
+        line=line, ecosystem="matlab", source="matlab-project", raw=_snippet(raw), file=path)])
+    manifest.interpreters.append(InterpreterDecl("matlab", f"MATLAB {release}", line, "matlab-project"))
+    manifest.declared.append((line, line))
+    return manifest
+
+
+# --------------------------------------------------------------------------- Julia Pluto notebooks
+
+
+def _julia_manifest_versions(data: dict[str, Any]) -> dict[str, str]:
+    """Package name → recorded version of a Julia Manifest (format 2.0 ``[[deps.X]]``, or
+    1.0 ``[[X]]``); a standard library without a version maps to ``""``."""
+    deps = data.get("deps") if isinstance(data.get("deps"), dict) else data
+    versions = {}
+    for name, entries in deps.items():
+        if isinstance(entries, list) and entries and isinstance(entries[0], dict):
+            version = entries[0].get("version")
+            versions[str(name)] = version if isinstance(version, str) else ""
+    return versions
+
+
+def parse_pluto_environment(project: str, project_line: int, manifest_text: str | None,
+                            manifest_line: int | None, path: str) -> Manifest:
+    """A Pluto notebook's embedded environment (``PLUTO_PROJECT_TOML_CONTENTS``, and
+    ``PLUTO_MANIFEST_TOML_CONTENTS`` when present), each string's first line at
+    ``project_line``/``manifest_line`` of the notebook: its ``[deps]`` are exact when the
+    embedded Manifest records them (a standard library by the recorded ``julia_version``),
+    else pinned by ``[compat]`` as in a Project.toml; the Manifest's ``julia_version`` is
+    the interpreter."""
+    embedded = parse_julia_project(project, path)
+    manifest = Manifest(path=path, kind="pluto", dependencies=[], problems=list(embedded.problems))
+
+    def shifted(line: int | None, first: int | None) -> int | None:
+        return line + first - 1 if line is not None and first is not None else None
+
+    data = _toml_or_none(manifest_text) if isinstance(manifest_text, str) else None
+    versions = _julia_manifest_versions(data) if isinstance(data, dict) else {}
+    for dep in embedded.dependencies:
+        if dep.name in versions:
+            version = versions[dep.name]
+            dep = replace(dep, pin=PIN_EXACT, spec=f"= {version} (embedded Manifest)" if version else
+                          "standard library (embedded Manifest)")
+        manifest.dependencies.append(replace(dep, line=shifted(dep.line, project_line), source="pluto"))
+    manifest.optional = [replace(d, line=shifted(d.line, project_line)) for d in embedded.optional]
+    manifest.declared = [(shifted(a, project_line), shifted(b, project_line)) for a, b in embedded.declared]
+    julia = data.get("julia_version") if isinstance(data, dict) else None
+    if isinstance(julia, str) and julia.strip():
+        finder = _LineFinder(manifest_text or "")
+        index = finder.find(re.compile(r"^\s*julia_version\s*="))
+        manifest.interpreters.append(InterpreterDecl(
+            "julia", julia.strip(), shifted(index + 1 if index is not None else None, manifest_line),
+            "pluto-manifest"))
     return manifest
 
 

@@ -16,6 +16,10 @@ environment (METRICS.md §0.3, native codes).
   project's own ``add_<kind>_test(s)`` command (mrchem's ``add_integration_test``), not
   inside a ``function``/``macro`` body (a template, not a test); meson ``test(…)``.
 
+And the compiler versions a prose document states (E4, §0.3 "a stated compiler version"):
+"Tested with GCC 11.2", "the Intel Fortran compiler 13.1.0 (and greater)", "gfortran 4.9
+and greater", "clang 15", "GCC-13", "Visual Studio 2019" (:func:`stated_compilers`).
+
 Every function is pure: it takes one file's text and returns records; nothing raises on
 bad input (an unbalanced CMake command ends at the end of the file).
 """
@@ -26,8 +30,10 @@ import re
 from dataclasses import dataclass
 
 from .manifests import PIN_BOUNDED, PIN_EXACT, PIN_UNPINNED, Dependency, normalize_name
+from .markdown import Document
 
-__all__ = ["LanguageStandard", "NativeBuildFile", "TestDeclaration", "native_build_kind", "parse_native_build"]
+__all__ = ["LanguageStandard", "NativeBuildFile", "StatedCompiler", "TestDeclaration", "native_build_kind",
+           "parse_native_build", "stated_compilers"]
 
 
 @dataclass(frozen=True)
@@ -411,3 +417,51 @@ def _submodules(text: str, path: str) -> list[Dependency]:
             found.append(_dependency(match.group(1), "commit recorded by git", PIN_EXACT, line,
                                      "git-submodule", path, f'[submodule "{match.group(1)}"]'))
     return found
+
+
+# --------------------------------------------------------------------------- stated compiler versions
+
+
+@dataclass(frozen=True)
+class StatedCompiler:
+    """A compiler and version a prose document states: the line that holds the version."""
+
+    compiler: str
+    version: str
+    line: int
+    text: str
+
+
+# The compilers of C, C++ and Fortran, by the names documents use. A driver's own name
+# (gcc, gfortran, ifort, clang…) may take a bare major version ("gfortran 12", "GCC-13");
+# a vendor or suite name (Intel, NAG, Visual Studio, LLVM…) needs a dotted version or a
+# year, so that "Intel 64" (an architecture) is not read as a compiler version.
+_DRIVERS = r"gcc|g\+\+|gfortran|clang(?:\+\+)?|ifort|ifx|icc|icpc|icx|nvfortran|nvc(?:\+\+)?|pgfortran|pgcc|nagfor|flang|xlf|xlc|aocc"
+_SUITES = (r"intel(?:\s+(?:oneapi|fortran|c\+\+|classic|parallel studio))*|gnu\s+(?:compiler collection|fortran|c\+\+|c)"
+           r"|nag(?:\s+fortran)?|nvidia\s+hpc(?:\s+sdk)?|nvhpc|pgi|llvm|msvc|visual\s+studio|visual\s+c\+\+|cray(?:\s+ce)?")
+_COMPILER_RE = re.compile(
+    rf"(?<![\w+\-./])(?:(?P<driver>{_DRIVERS})|(?P<suite>{_SUITES}))(?:\s+compilers?|\s+suite)?"
+    r"[\s,:(\[]*(?:version\s*|v\.?\s*|>=?\s*|-)?(?P<version>\d+(?:\.\d+)*)(?![\w.]*\.\d)(?![\w])",
+    re.IGNORECASE,
+)
+_YEAR_RE = re.compile(r"(?:19|20)\d\d")
+
+
+def stated_compilers(document: Document) -> tuple[StatedCompiler, ...]:
+    """Every C/C++/Fortran compiler version stated in the document's prose (code blocks
+    and inline code are not statements), in line order."""
+    found: list[StatedCompiler] = []
+    for paragraph in document.paragraphs:
+        for match in _COMPILER_RE.finditer(paragraph.text):
+            version = match.group("version")
+            if match.group("suite") and "." not in version and not _YEAR_RE.fullmatch(version):
+                continue
+            compiler = " ".join((match.group("driver") or match.group("suite")).split())
+            line, text = paragraph.line_start, paragraph.text.strip()
+            for number in range(paragraph.line_start, paragraph.line_end + 1):
+                if 0 < number <= len(document.raw_lines) and version in document.raw_lines[number - 1]:
+                    line, text = number, document.raw_lines[number - 1].strip()
+                    break
+            found.append(StatedCompiler(compiler, version, line, text[:200]))
+    found.sort(key=lambda s: s.line)
+    return tuple(found)

@@ -189,6 +189,34 @@ def _native_build_files(tree: TreeIndex) -> tuple[str, ...]:
     return _sources(tree).build_files
 
 
+def main_native_language(tree: TreeIndex, native: frozenset[str] | None = None) -> str:
+    """The native language (of ``native``, else of the tree) with the most source files;
+    C++, C, Fortran on ties."""
+    native = native if native is not None else _fact_languages(tree) & NATIVE_LANGUAGES
+    tally = {lang: 0 for lang in native}
+    for facts in _all_facts(tree).values():
+        if facts.language in tally:
+            tally[facts.language] += 1
+    return max(sorted(native, key=("cpp", "c", "fortran").index), key=lambda lang: tally[lang], default="cpp")
+
+
+def fix_ecosystem_checked(tree: TreeIndex) -> str:
+    """The ecosystem a fix is written for (:func:`scoring.detectors._shared.fix_ecosystem`),
+    where `.m` files count as MATLAB only when they parse as MATLAB/Octave (§0.3: an
+    Objective-C `.m` is not MATLAB); such a tree's fix follows its other languages."""
+    from scoring.detectors._shared import MATLAB, fix_ecosystem
+
+    ecosystem = fix_ecosystem(tree)
+    if ecosystem != MATLAB or _matlab_sources(tree):
+        return ecosystem
+    languages = _fact_languages(tree)
+    for language, fallback in (("nextflow", "nextflow"), ("snakemake", "snakemake"), ("python", "python"),
+                               ("r", "r"), ("julia", "julia")):
+        if language in languages:
+            return fallback
+    return "native" if languages & NATIVE_LANGUAGES else "python"
+
+
 # --------------------------------------------------------------------------- workflows (E1–E4)
 
 _CONTAINER_ENGINES = ("docker", "singularity", "apptainer", "podman", "charliecloud", "shifter", "sarus", "wave")

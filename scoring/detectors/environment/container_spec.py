@@ -15,12 +15,14 @@ from scoring.detectors.environment._common import (
     _name,
     _named,
     _workflows,
+    fix_ecosystem_checked,
 )
 from scoring.model import Evidence
 from scoring.parsers.dockerfile import (
     is_pinned_image,
     score_dockerfile,
     score_singularity,
+    split_image,
 )
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
@@ -46,6 +48,7 @@ class _ContainerScore:
     # (first, last) lines of the declaration when it spans more than ``line``: an ARG
     # default and the FROM that takes it, a profile's block and the setting in it
     span: tuple[int, int] | None = None
+    image: str = ""         # the final base image, for a fix that pins it
 
 
 def _score_dockerfile_file(tree: TreeIndex, path: str, lines: _Lines) -> _ContainerScore | None:
@@ -93,7 +96,8 @@ def _score_dockerfile_file(tree: TreeIndex, path: str, lines: _Lines) -> _Contai
         )
     line = final_stage.line if final_stage is not None else None
     span = (min(final_stage.arg_lines), line) if final_stage is not None and final_stage.arg_lines else None
-    return _ContainerScore(path, value, level, reason, evidence, line, span)
+    image = final_stage.image if final_stage is not None and final_stage.image else ""
+    return _ContainerScore(path, value, level, reason, evidence, line, span, image)
 
 
 def _compose_dockerfiles(tree: TreeIndex, path: str) -> list[str]:
@@ -150,6 +154,7 @@ def _score_compose_file(
                 ],
                 built.line,
                 built.span,
+                built.image,
             )
     return result
 
@@ -231,15 +236,39 @@ def _workflow_containers(tree: TreeIndex, lines: _Lines) -> list[_ContainerScore
     return scores
 
 
+# A pinned base image and the RUN step that installs the dependencies, in the deposit's
+# own ecosystem (§0.3): never a Python image for R, Julia, MATLAB, native or workflow code.
+_BASE_IMAGES = {
+    "python": "python:3.11.9-slim",
+    "r": "rocker/r-ver:4.3.3",
+    "julia": "julia:1.10.4",
+    "matlab": "mathworks/matlab:r2024a",
+    "native": "gcc:13.2.0",
+    "nextflow": "mambaorg/micromamba:1.5.8",
+    "snakemake": "mambaorg/micromamba:1.5.8",
+}
+_INSTALL_STEPS = {
+    "python": "`RUN pip install -r requirements.txt`",
+    "r": "`RUN Rscript -e 'renv::restore()'`",
+    "julia": "`RUN julia --project -e 'using Pkg; Pkg.instantiate()'`",
+    "matlab": "`RUN mpm install --release=R2024a --products <toolboxes>`",
+    "native": "`RUN cmake -S . -B build && cmake --build build`, or `RUN make`",
+    "nextflow": "`RUN micromamba install -y -n base -f environment.yml`",
+    "snakemake": "`RUN micromamba install -y -n base -f environment.yml`",
+}
+_WORKFLOW_CONTAINER = {
+    "nextflow": "a `container` directive with a versioned image to each process (e.g. `container "
+                "'biocontainers/samtools:1.17--h00cdaf9_0'`), or one in the process scope of nextflow.config",
+    "snakemake": "a `container:` directive with a versioned image to each rule (e.g. `container: "
+                 "\"docker://biocontainers/samtools:1.17--h00cdaf9_0\"`), or a global `containerized:` image",
+}
+
+
 def _base_image_example(tree: TreeIndex) -> str:
-    if "python" in tree.languages or not tree.languages & {"r", "julia"}:
-        return "python:3.11.9-slim"
-    if "r" in tree.languages:
-        return "rocker/r-ver:4.3.3"
-    return "julia:1.10.4"
+    return _BASE_IMAGES[fix_ecosystem_checked(tree)]
 
 
-@detector("container_spec", version="2.2.0")
+@detector("container_spec", version="2.2.1")
 def container_spec(tree: TreeIndex) -> Result:
     """A container definition rebuilds the environment from a pinned base image.
 
@@ -278,8 +307,15 @@ def container_spec(tree: TreeIndex) -> Result:
         file's first before a second of any file when more than fit. Counts: n_files,
         n_dockerfiles, n_compose, n_singularity, n_workflow_containers.
     How to fix:
-        Add a Dockerfile whose FROM pins a version (`python:3.11.9-slim`) or a digest
-        (`@sha256:…`) and whose RUN steps install the declared dependencies.
+        Add a Dockerfile whose FROM pins a version or a digest (`@sha256:…`) and whose
+        RUN steps install the declared dependencies, in the deposit's own ecosystem
+        (§0.3): `python:3.11.9-slim` and `pip install -r requirements.txt`,
+        `rocker/r-ver:4.3.3` and `renv::restore()`, `julia:1.10.4` and
+        `Pkg.instantiate()`, `mathworks/matlab:r2024a` and `mpm install` of the
+        toolboxes, `gcc:13.2.0` (with gfortran) and a cmake or make build; a workflow
+        gives each Nextflow process a `container` directive (or the process scope of
+        nextflow.config) and each Snakemake rule a `container:` (or a global
+        `containerized:`) with a versioned image.
     Known false positives:
         Vendored Dockerfiles of third-party code deep in the tree count like the
         project's own. A pinned base with a RUN that installs unpinned packages still
@@ -318,12 +354,11 @@ def container_spec(tree: TreeIndex) -> Result:
         counts["n_workflow_containers"] = len(workflow)
         scores += workflow
     if not scores:
-        engines = _workflows(tree).engines
+        ecosystem = fix_ecosystem_checked(tree)
         fix = (
-            "Add a `container` directive with a versioned image to each Nextflow process or Snakemake rule "
-            "(e.g. `container 'biocontainers/samtools:1.17--h00cdaf9_0'`), or a global `container:`."
-            if engines
-            else f"Add a Dockerfile with a pinned base image (e.g. `FROM {_base_image_example(tree)}`) "
+            f"Add {_WORKFLOW_CONTAINER[ecosystem]}."
+            if ecosystem in _WORKFLOW_CONTAINER
+            else f"Add a Dockerfile with a pinned base image (e.g. `FROM {_BASE_IMAGES[ecosystem]}`) "
             "and RUN steps that install the dependencies."
         )
         return Result(
@@ -377,8 +412,13 @@ def _container_fix(tree: TreeIndex, best: _ContainerScore) -> str | None:
     if best.level == "malformed":
         return f"Start {best.path} with a FROM of a pinned base image (e.g. `FROM {example}`) and add RUN install steps."
     if best.level == "from_only":
-        return f"Add RUN steps to {best.path} that install the dependencies (e.g. `RUN pip install -r requirements.txt`)."
+        return (f"Add RUN steps to {best.path} that install the dependencies "
+                f"(e.g. {_INSTALL_STEPS[fix_ecosystem_checked(tree)]}).")
     if best.level == "run_unpinned":
+        repository = split_image(best.image)[0] if best.image else ""
+        if repository:
+            return (f"Pin the base image in {where} to a version or digest (e.g. `{repository}:<version>` or "
+                    f"`{repository}@sha256:…`).")
         return f"Pin the base image in {where} to a version or digest (e.g. `{example}` or `@sha256:…`)."
     if _SINGULARITY_RE.fullmatch(_name(best.path)) and not _COMPOSE_RE.fullmatch(_name(best.path)):
         return f"Pin the From: image in {where} to a version or digest and install the dependencies in %post."

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cache
 
+from scoring.detectors._imports import classified_imports
 from scoring.detectors.environment._common import (
     MAX_EVIDENCE,
     NATIVE_LANGUAGES,
@@ -22,7 +23,10 @@ from scoring.detectors.environment._common import (
     _name,
     _native_build_files,
     _workflows,
+    fix_ecosystem_checked,
+    main_native_language,
 )
+from scoring.manifests_index import matlab_projects, packrat_locks, pluto_environments
 from scoring.model import Evidence
 from scoring.parsers.manifests import (
     PIN_BOUNDED,
@@ -50,6 +54,8 @@ _LOCKFILES = {
     "renv.lock": "r",
     "manifest.toml": "julia",
     "juliamanifest.toml": "julia",
+    "conan.lock": "native",
+    "spack.lock": "native",
     "package-lock.json": "js",
     "npm-shrinkwrap.json": "js",
     "yarn.lock": "js",
@@ -64,7 +70,8 @@ class _Lockfile:
     path: str
     ecosystem: str
     relevant: bool
-    line: int | None = None     # the `@EXPLICIT` line of a conda explicit spec
+    line: int | None = None     # the line that makes the file a lockfile (`@EXPLICIT`, builtin-baseline)
+    what: str = ""              # why it is one, when its name does not say
 
 
 def _lockfile_ecosystem(tree: TreeIndex, path: str) -> str | None:
@@ -81,7 +88,16 @@ def _lockfile_ecosystem(tree: TreeIndex, path: str) -> str | None:
     return None
 
 
-def _lockfiles(tree: TreeIndex) -> list[_Lockfile]:
+def _relevant(tree: TreeIndex, ecosystem: str, languages: frozenset[str]) -> bool:
+    """Whether a lockfile belongs to an ecosystem the repository's sources use (§0.1.10)."""
+    if ecosystem == "js":
+        return tree.has_js_lockfile_relevance()
+    if ecosystem == "native":
+        return bool(languages & NATIVE_LANGUAGES)
+    return ecosystem in tree.languages
+
+
+def _lockfiles(tree: TreeIndex, languages: frozenset[str], manifests: list[Manifest]) -> list[_Lockfile]:
     found = []
     for path in _env_files(tree):
         ecosystem = _lockfile_ecosystem(tree, path)
@@ -91,11 +107,18 @@ def _lockfiles(tree: TreeIndex) -> list[_Lockfile]:
         # An empty lockfile pins nothing (a placeholder or a failed `lock` run).
         if info is None or info.size == 0:
             continue
-        if ecosystem == "js":
-            relevant = tree.has_js_lockfile_relevance()
-        else:
-            relevant = ecosystem in tree.languages
-        found.append(_Lockfile(path, ecosystem, relevant, _explicit_line(tree, path)))
+        line = _explicit_line(tree, path)
+        found.append(_Lockfile(path, ecosystem, _relevant(tree, ecosystem, languages), line,
+                               "a conda explicit spec" if line else ""))
+    # Manifests that fix every version: vcpkg.json with a builtin-baseline (§0.3 native).
+    for m in manifests:
+        if m.lock_line is not None and m.kind == "vcpkg":
+            found.append(_Lockfile(m.path, "native", _relevant(tree, "native", languages), m.lock_line,
+                                   "its builtin-baseline fixes the version of every port"))
+    # R packrat.lock, where packrat writes it (packrat/) or in an environment location.
+    for m in packrat_locks(tree):
+        if m.lock_line is not None:
+            found.append(_Lockfile(m.path, "r", _relevant(tree, "r", languages), None, "packrat"))
     return found
 
 
@@ -109,6 +132,10 @@ def _explicit_line(tree: TreeIndex, path: str) -> int | None:
             return number
     return None
 
+
+# Manifests of the native package managers (conan, vcpkg, spack, fpm: §0.3 native codes).
+_NATIVE_MANAGER_KINDS = frozenset({"conan", "vcpkg", "spack", "fpm"})
+_ECOSYSTEM_NAMES = {"native": "C/C++/Fortran"}
 
 # Native dependency sources (scoring.parsers.native_build) grouped into one manifest each.
 _NATIVE_MANIFESTS = {
@@ -147,8 +174,9 @@ def _native_manifests(tree: TreeIndex) -> list[Manifest]:
 
 
 def _matlab_manifest(tree: TreeIndex) -> Manifest | None:
-    """MATLAB/Octave code declares its release in prose only: a README statement of the
-    release is the bounded tier, none the unpinned one (§0.3 MATLAB E1)."""
+    """MATLAB/Octave code declares its release in prose or in a toolbox project file: a
+    README statement of the release, or the release a `*.prj` packaging project names, is
+    the bounded tier, none the unpinned one (§0.3 MATLAB E1)."""
     sources = _matlab_sources(tree)
     if not sources:
         return None
@@ -159,10 +187,13 @@ def _matlab_manifest(tree: TreeIndex) -> Manifest | None:
         if stated is not None:
             dependencies.append(Dependency(product, product.lower(), stated.release, PIN_BOUNDED, stated.line,
                                            "matlab", "readme-release", stated.text, file=tree.readme))
+    if not any(d.name == "MATLAB" for d in dependencies):
+        dependencies += [d for project in matlab_projects(tree)[:1] for d in project.dependencies]
     if not dependencies:
         dependencies.append(Dependency("MATLAB", "matlab", "", PIN_UNPINNED, None, "matlab", "readme-release",
                                        "no MATLAB release stated", file=tree.readme or sources[0]))
-    return Manifest(path=tree.readme or sources[0], kind="matlab-release", dependencies=dependencies)
+    path = dependencies[0].file or tree.readme or sources[0]
+    return Manifest(path=path, kind="matlab-release", dependencies=dependencies)
 
 
 def _workflow_manifest(tree: TreeIndex) -> Manifest | None:
@@ -244,12 +275,37 @@ def _third_party_includes(tree: TreeIndex) -> list[tuple[str, int, str]]:
     return found
 
 
-def _nothing_to_pin(tree: TreeIndex, languages: frozenset[str]) -> bool:
-    """A native-only deposit whose code includes nothing but the standard library, the
-    system and MPI/OpenMP has nothing to pin (§0.3: E1 not applicable, never 0)."""
-    if not languages & NATIVE_LANGUAGES or languages - NATIVE_LANGUAGES - {"shell"}:
-        return False
-    return not _third_party_includes(tree)
+# Languages whose packages E1 pins: a deposit in them that uses no third-party package has
+# nothing to pin. MATLAB always has its release to state, a workflow its steps' software.
+_PACKAGE_LANGUAGES = frozenset({"python", "r", "julia"})
+_ALWAYS_SOMETHING_TO_PIN = frozenset({"matlab", "nextflow", "snakemake"})
+_SHIPPED_ONLY = {
+    "python": "the Python code imports only the standard library and its own modules",
+    "r": "the R code loads only R's base and recommended packages and its own code",
+    "julia": "the Julia code uses only Julia's standard library and its own modules",
+}
+
+
+def _nothing_to_pin(tree: TreeIndex, languages: frozenset[str]) -> str | None:
+    """Why the deposit has nothing to pin (§0.3: E1 not applicable, never 0), or None:
+    its Python, R and Julia code imports only the standard library (base and recommended
+    R packages, Julia's standard library), the environment and its own modules, none
+    guarded as optional, and installs nothing (C2's classification); its native code
+    includes only the standard library, the system and MPI/OpenMP."""
+    pinned_languages = languages & (_PACKAGE_LANGUAGES | NATIVE_LANGUAGES)
+    if not pinned_languages or languages & _ALWAYS_SOMETHING_TO_PIN:
+        return None
+    what = []
+    if languages & _PACKAGE_LANGUAGES:
+        classified = classified_imports(tree)
+        if classified.third or classified.optional or classified.installs_packages:
+            return None
+        what += [_SHIPPED_ONLY[lang] for lang in sorted(languages & _PACKAGE_LANGUAGES)]
+    if languages & NATIVE_LANGUAGES:
+        if _third_party_includes(tree):
+            return None
+        what.append("the native code includes only the standard library, the system and MPI/OpenMP")
+    return "; ".join(what)
 
 
 @dataclass(frozen=True)
@@ -358,8 +414,11 @@ def _workflow_entry_evidence(tree: TreeIndex, lines: _Lines, room: int) -> list[
         pin = PIN_EXACT if pinned else PIN_UNPINNED
         first = min(span, default=None)
         last = max(span, default=None)
+        # a Snakemake directive whose value sits on the next line (`wrapper:` / "0.74.0/…")
+        # starts at its keyword
+        start = _keyword_line(lines, path, first) if steps[0].engine == "snakemake" else first
         items.append(Evidence(path, f"{label}: {what}: {_pin_label(pin)}", rule=f"dep_pinning.{pin}",
-                              line_start=first, line_end=last if last != first else None,
+                              line_start=start, line_end=last if last != start else None,
                               snippet=lines.get(path, first)))
         shown.add((path, first))
         for d in declarations:
@@ -378,25 +437,76 @@ def _workflow_entry_evidence(tree: TreeIndex, lines: _Lines, room: int) -> list[
     return _each_file_first(items, room)
 
 
+_DIRECTIVE_KEYWORD_RE = re.compile(r"\s*[a-z_]+:\s*(?:#.*)?")
+
+
+def _keyword_line(lines: _Lines, path: str, line: int | None) -> int | None:
+    """The line of the directive keyword written alone above ``line`` (Snakemake's
+    ``conda:``/``wrapper:``/``container:`` followed by its value), else ``line``."""
+    if not line or line < 2:
+        return line
+    above = lines.get(path, line - 1)
+    return line - 1 if above is not None and _DIRECTIVE_KEYWORD_RE.fullmatch(above) else line
+
+
+# What to do when no manifest declares anything, in the deposit's own tools (§0.3).
+_NO_MANIFEST_FIX = {
+    "python": "Declare the dependencies with exact versions in requirements.txt "
+              "(`pip freeze > requirements.txt`) or commit a lockfile (`uv lock`).",
+    "r": "Run `renv::snapshot()` and commit renv.lock.",
+    "julia": "Add the packages to a Project.toml (`julia --project=. -e 'using Pkg; Pkg.add([...])'`) "
+             "and commit the Manifest.toml it writes.",
+    "matlab": "State the MATLAB release and the toolboxes the code needs in the README "
+              "(e.g. \"Requires MATLAB R2023b with the Statistics and Machine Learning Toolbox\").",
+    "native": "Declare the libraries the build needs with versions: `find_package(<Lib> <version>)`, "
+              "FetchContent with a commit `GIT_TAG`, or a conan/vcpkg/spack manifest with a lockfile.",
+    "fortran": "Declare the libraries the build needs with versions: fpm.toml [dependencies] pinned to a "
+               "commit (`rev = \"<sha>\"`), `find_package(<Lib> <version>)`, or a spack.yaml with its spack.lock.",
+    "nextflow": "Give every process a `container` image with a version tag or digest, or a `conda` "
+                "environment file whose packages carry versions.",
+    "snakemake": "Give every rule a `conda:` environment file whose packages carry versions, or a "
+                 "`container:` image with a version tag or digest.",
+}
+_WORKFLOW_STEP = {"nextflow": "process", "snakemake": "rule"}
+
+
 def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
-    """One sentence naming the packages to pin and the tool that writes the pins."""
-    kind = m.kind if m is not None else ""
-    loose = [d.name for d in m.dependencies if d.pin != PIN_EXACT] if m is not None else []
-    if kind == "description" or (m is None and tree.languages == frozenset({"r"})):
-        why = f" ({m.path} bounds {_join_names(loose)} only loosely)" if loose and m else ""
+    """One sentence naming the packages to pin and the tool that writes the pins, in the
+    ecosystem of the manifest that decided (with none, the deposit's: §0.3)."""
+    if m is None:
+        ecosystem = fix_ecosystem_checked(tree)
+        if ecosystem == "native" and main_native_language(tree) == "fortran":
+            ecosystem = "fortran"
+        return _NO_MANIFEST_FIX[ecosystem]
+    kind = m.kind
+    loose = [d.name for d in m.dependencies if d.pin != PIN_EXACT]
+    why = f" ({m.path} bounds {_join_names(loose)} only loosely)" if loose else ""
+    if kind == "description":
         return f"Run `renv::snapshot()` and commit renv.lock{why}."
-    if kind == "julia-project" or (m is None and tree.languages == frozenset({"julia"})):
-        why = f" ({m.path} bounds {_join_names(loose)} only loosely)" if loose and m else ""
+    if kind == "julia-project":
         return f"Commit the Manifest.toml that `Pkg.instantiate()` writes{why}."
-    if kind == "matlab-release":
+    if kind == "pluto":
         if loose:
+            return (f"Open {m.path} in Pluto with its package manager on, so that it embeds the exact versions "
+                    f"(PLUTO_MANIFEST_TOML_CONTENTS) of {_join_names(loose)}.")
+        return (f"Commit the environment {m.path} embeds as a Project.toml and Manifest.toml beside it too "
+                "(`Pluto.activate_notebook_environment`), a lockfile any Julia session can instantiate.")
+    if kind == "matlab-release":
+        if m.path.lower().endswith(".prj"):
+            return (f"State the exact MATLAB release the code was run with and its toolbox versions (`ver` prints "
+                    f"them) in the README; {m.path} names only the oldest release it supports.")
+        if loose:
+            where = f"a Requirements section of {m.path}" if m.path == tree.readme else "the README"
             return (f"State the MATLAB release the code was run with and the toolboxes it needs "
                     f"(e.g. \"Requires MATLAB R2023b with the Statistics and Machine Learning Toolbox\") "
-                    f"in a Requirements section of {m.path}.")
+                    f"in {where}.")
         return "State the exact MATLAB release and toolbox versions used (`ver` prints them) in the README."
     if kind == "workflow":
-        return (f"Give every process or rule a versioned environment: a `container` image with a version tag "
-                f"or digest, or a `conda` environment whose packages carry versions ({_join_names(loose)} "
+        engine = fix_ecosystem_checked(tree)
+        step = _WORKFLOW_STEP.get(engine, "process or rule")
+        container, conda = ("`container:`", "`conda:`") if engine == "snakemake" else ("`container`", "`conda`")
+        return (f"Give every {step} a versioned environment: a {container} image with a version tag "
+                f"or digest, or a {conda} environment whose packages carry versions ({_join_names(loose)} "
                 "have none).") if loose else (
                 "Pin the container images by digest (`@sha256:…`) or commit the conda environments' exact "
                 "builds (`conda env export`) to also fix transitive dependencies.")
@@ -405,18 +515,26 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
             return (f"Pin {_join_names(loose)} in {m.path} to a release commit (FetchContent `GIT_TAG <40-hex "
                     "commit>` or a `URL` with `URL_HASH`; a wrap `revision` commit), or record them in a "
                     "conan.lock / vcpkg.json with a builtin-baseline.")
-        return "Record the fetched dependencies' hashes too (`URL_HASH`, wrap `source_hash`) so every build fetches the same code."
-    if m is None and tree.languages == frozenset() and (_fact_languages(tree) & NATIVE_LANGUAGES):
-        return ("Declare the libraries the build needs with versions: `find_package(<Lib> <version>)`, "
-                "FetchContent with a commit `GIT_TAG`, or a conan/vcpkg/spack manifest with a lockfile.")
-    if m is None:
-        return (
-            "Declare the dependencies with exact versions in requirements.txt "
-            "(`pip freeze > requirements.txt`) or commit a lockfile (`uv lock`)."
-        )
+        return ("Record the libraries in a lockfile too (a conan.lock, a vcpkg.json with a builtin-baseline or a "
+                "spack.lock), so that the ones the build takes from the system are fixed as well.")
+    if kind == "conan":
+        return (f"Pin {_join_names(loose)} in {m.path} to exact references (`name/1.2.3`) and commit the "
+                "conan.lock that `conan lock create` writes." if loose else
+                "Commit the conan.lock that `conan lock create` writes, to fix the transitive dependencies too.")
+    if kind == "vcpkg":
+        return (f"Add a `builtin-baseline` commit to {m.path} (`vcpkg x-update-baseline --add-initial-baseline`), "
+                f"which fixes the version of every port{why}.")
+    if kind == "spack":
+        return (f"Pin {_join_names(loose)} in {m.path} with `@=<version>`, and commit the spack.lock that "
+                "`spack concretize` writes." if loose else
+                "Commit the spack.lock that `spack concretize` writes, to fix the transitive dependencies too.")
+    if kind == "fpm":
+        return (f"Pin {_join_names(loose)} in {m.path} to a commit (`rev = \"<sha>\"`) or a release tag."
+                if loose else "Pin the remaining tagged dependencies to a commit (`rev = \"<sha>\"`).")
     tool = {
         "conda": "`conda env export --no-builds` or `conda-lock`",
         "pyproject": "`uv lock` / `poetry lock`",
+        "pixi": "`pixi install` writes pixi.lock",
     }.get(kind, "`pip freeze > requirements.txt` / `uv lock`")
     if loose:
         return f"Pin {_join_names(loose)} in {m.path} to exact versions (e.g. {tool}), or commit a lockfile."
@@ -430,7 +548,7 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     return f"Commit a lockfile to also fix transitive dependencies (e.g. {tool})."
 
 
-@detector("dep_pinning", version="2.1.1")
+@detector("dep_pinning", version="2.3.0")
 def dep_pinning(tree: TreeIndex) -> Result:
     """Dependencies are locked or pinned to exact versions.
 
@@ -439,12 +557,17 @@ def dep_pinning(tree: TreeIndex) -> Result:
         requirements/, env/, Dockerfile folders) holds a non-empty lockfile of an
         ecosystem the repository uses: uv.lock, poetry.lock, Pipfile.lock, pdm.lock,
         pixi.lock, conda-lock.yml / *.conda-lock.yml or an `@EXPLICIT` conda spec when
-        Python sources exist; renv.lock with R sources; Manifest.toml with Julia sources;
-        package-lock.json, yarn.lock, pnpm-lock.yaml only when the analysis code is
-        JavaScript (no Python, R or Julia sources). Otherwise every manifest in those
-        locations is parsed (requirements files following -r/-c, pyproject.toml
-        [project] and Poetry main group, setup.cfg, literal setup.py, Pipfile
-        [packages], environment.yml with its pip list, DESCRIPTION, Project.toml) and
+        Python sources exist; renv.lock, and packrat.lock (in packrat/ or an environment
+        location), with R sources; Manifest.toml with Julia sources; conan.lock,
+        spack.lock and a vcpkg.json whose builtin-baseline commit fixes every port's
+        version with C/C++/Fortran sources; package-lock.json, yarn.lock,
+        pnpm-lock.yaml only when the analysis code is JavaScript (no Python, R or Julia
+        sources). Otherwise every manifest in those locations is parsed (requirements
+        files following -r/-c, pyproject.toml [project] and Poetry main group, setup.cfg,
+        literal setup.py, the requirements file a setup.py opens for install_requires or
+        pyproject's [tool.setuptools.dynamic] names, Pipfile [packages], pixi.toml
+        [dependencies] as conda specs and [pypi-dependencies], environment.yml with its
+        pip list, DESCRIPTION, Project.toml) and
         each entry classed exact (one ==/=== clause without a wildcard, a commit pin, a
         conda export pin), bounded (any other constraint) or unpinned. A manifest scores
         80 (all_exact) when every entry is exact, round(50 + 20·f) half-even (partial)
@@ -456,24 +579,40 @@ def dep_pinning(tree: TreeIndex) -> Result:
         not a manifest. Each ecosystem adds its own manifests (§0.3):
         R: DESCRIPTION Depends/Imports/LinkingTo without R's base packages (methods,
         stats, utils, …: they ship with R and have no version of their own);
-        Julia: Project.toml [compat], Manifest.toml (also Manifest-v1.10.toml) lockfile;
+        Julia: Project.toml [compat], Manifest.toml (also Manifest-v1.10.toml) lockfile,
+        and the environment a Pluto notebook embeds, wherever the notebook is (a [deps]
+        entry the embedded Manifest records exact, else pinned by the embedded [compat]);
         MATLAB/Octave: the README's statement of the release (`MATLAB R2019b or newer`,
-        `Octave 5.2.0`) is one bounded entry per product, no statement one unpinned
-        entry, whenever MATLAB code exists;
+        `Octave 5.2.0`), or else the release a toolbox packaging project (`*.prj`,
+        `<param.release.start>R2019b</…>`) supports from, is one bounded entry per
+        product, no statement one unpinned entry, whenever MATLAB code exists (`.m`
+        files that parse as MATLAB/Octave, not Objective-C);
         C/C++/Fortran: CMake FetchContent_Declare/ExternalProject_Add (a 40-hex GIT_TAG,
         a URL_HASH or a versioned release tarball exact, another tag bounded, a branch
         unpinned), find_package (a version bounded, EXACT exact), meson
         subprojects/*.wrap (a commit or source_hash exact, a tag bounded) and git
         submodules in a dependency folder (libs/, external/, third_party/…: exact, git
         records the commit), one manifest per kind, outside vendored and test folders;
+        and the package managers' manifests: conanfile.txt/conanfile.py [requires]
+        (`name/1.2.3` or a revision exact, a `[range]` bounded), vcpkg.json
+        dependencies (an override version exact, `version>=` bounded), spack.yaml specs
+        (`@=1.2.3` or a three-part version exact, a shorter version or range bounded)
+        and fpm.toml [dependencies] (a git `rev` exact, a `tag` bounded, a branch
+        unpinned; the openmp/mpi metapackages and local paths are not entries);
         Nextflow/Snakemake: one entry per process or rule that runs software (not an
         `exec:` process, not a rule without shell/script/wrapper), exact when its
         container has a versioned tag, digest or commit tag, its conda spec or
         environment file versions every package, or its wrapper names a release, with
         config selectors (withLabel/withName) and ${params.…} resolved; every step
-        pinned gives the exact tier. No manifest: 0 (absent), except a native-only
-        deposit whose code includes only the standard library, system headers and
-        MPI/OpenMP, which has nothing to pin (not applicable, fill value 0).
+        pinned gives the exact tier. No manifest: 0 (absent). Nothing to pin (§0.3):
+        when no manifest lists a dependency (none, or only empty ones that parse) and
+        the deposit's Python, R, Julia and C/C++/Fortran code uses no third-party
+        package, E1 is not applicable (fill value 0): C2's classification finds only
+        the standard library, R's base and recommended packages, Julia's standard
+        library, environment-provided and the project's own modules, with no optional
+        (ImportError-guarded) import and no inline install, and native code includes
+        only the standard library, system headers and MPI/OpenMP. MATLAB code (its
+        release) and workflow steps always have something to pin.
     Why it matters:
         Unpinned dependencies resolve to whatever is newest on the day of the rerun;
         APIs and numerical defaults change between releases, so the same code can
@@ -488,9 +627,11 @@ def dep_pinning(tree: TreeIndex) -> Result:
         item per entry (line, name, specifier, class), entries needing a fix first and
         each file's first entry before a second of any file when more than fit; for
         workflows one item per process or rule (steps declared alike as one), spanning
-        its container, conda and wrapper directives, then the conda environment files
+        its container, conda and wrapper directives (from a Snakemake directive's keyword
+        when its value stands on the next line), then the conda environment files
         and the `params` settings (a container tag) they name; ignored lockfiles of
-        unused ecosystems; with no manifest file at all, README commands that install
+        unused ecosystems; a vcpkg.json lockfile at its builtin-baseline line; with no
+        manifest file at all, README commands that install
         packages by name (`install.packages(…)`, `pip install x`, `Pkg.add(…)`).
         Counts: n_entries, n_exact, n_bounded, n_unpinned of the best manifest,
         n_manifests, n_lockfiles.
@@ -499,28 +640,36 @@ def dep_pinning(tree: TreeIndex) -> Result:
         `renv::snapshot()`, Julia's Manifest.toml), or pin every dependency exactly
         (`pip freeze > requirements.txt`, `conda env export --no-builds`); MATLAB: state
         the release and toolboxes in the README; native: FetchContent with a commit
-        GIT_TAG or URL_HASH, a conan/vcpkg lockfile; workflows: a versioned container or
-        conda spec for every process or rule.
+        GIT_TAG or URL_HASH, a conan.lock, spack.lock or vcpkg builtin-baseline;
+        workflows: a versioned container or conda spec for every process or rule. The
+        fix names the tool of the manifest that decided, or with none the deposit's
+        ecosystem (§0.3).
     Known false positives:
         A lockfile is credited on existence: a stale lockfile that no longer matches the
         manifest still scores 100. Conda lock formats count for Python only. A
         `==` pin does not fix transitive dependencies, yet scores 80. Manifests of an
         ecosystem the code does not use (a stray DESCRIPTION in a Python project) are
-        scored like the others. A MATLAB release statement is read from README prose
-        only (not from *.prj files). A submodule outside the dependency folders is not
-        counted, even when the build uses it.
+        scored like the others (the native package managers' manifests count only
+        beside C/C++/Fortran sources). A MATLAB release is read from the README and
+        toolbox packaging projects only. A submodule outside the dependency folders is
+        not counted, even when the build uses it. Nix files (flake.lock) are not read:
+        METRICS.md names no Nix form.
     """
-    lockfiles = _lockfiles(tree)
+    languages = _fact_languages(tree)
+    found = tree.manifests()
+    lockfiles = _lockfiles(tree, languages, found)
     used_locks = [lock for lock in lockfiles if lock.relevant]
     unused_locks = [lock for lock in lockfiles if not lock.relevant]
-    languages = _fact_languages(tree)
 
-    found = tree.manifests()
-    # A pyproject.toml or setup.cfg holding only tool settings declares nothing: not a manifest.
+    native = bool(languages & NATIVE_LANGUAGES)
+    # A pyproject.toml or setup.cfg holding only tool settings declares nothing: not a
+    # manifest; a native package manager's manifest describes native code only.
     not_manifests = [m for m in found if not m.declares_dependencies]
-    manifests = [_without_base_r(m) for m in found if m.declares_dependencies]
-    if languages & NATIVE_LANGUAGES:
+    manifests = [_without_base_r(m) for m in found
+                 if m.declares_dependencies and (native or m.kind not in _NATIVE_MANAGER_KINDS)]
+    if native:
         manifests += _native_manifests(tree)
+    manifests += pluto_environments(tree)
     manifests += [m for m in (_matlab_manifest(tree), _workflow_manifest(tree)) if m is not None]
     scored = [_Scored(m, *score_manifest(m)) for m in manifests]
     runtime = [s for s in scored if s.manifest.runtime and _declares_something(s.manifest)]
@@ -549,21 +698,23 @@ def dep_pinning(tree: TreeIndex) -> Result:
             n_unpinned=pins.count(PIN_UNPINNED),
         )
 
+    lines = _Lines(tree)
     evidence: list[Evidence] = [
         Evidence(
             lock.path,
-            f"lockfile of the {_language_name(lock.ecosystem)} ecosystem"
-            + (" (a conda explicit spec)" if lock.line else ""),
+            f"lockfile of the {_ECOSYSTEM_NAMES.get(lock.ecosystem, _language_name(lock.ecosystem))} ecosystem"
+            + (f" ({lock.what})" if lock.what else ""),
             rule="dep_pinning.lockfile",
             line_start=lock.line,
-            snippet="@EXPLICIT" if lock.line else None,
+            snippet=lines.get(lock.path, lock.line) if lock.line else None,
         )
         for lock in used_locks
     ]
     evidence += [
         Evidence(
             lock.path,
-            f"lockfile ignored: the repository has no {_language_name(lock.ecosystem)} analysis code",
+            f"lockfile ignored: the repository has no "
+            f"{_ECOSYSTEM_NAMES.get(lock.ecosystem, _language_name(lock.ecosystem))} analysis code",
             rule="dep_pinning.lockfile_unused",
         )
         for lock in unused_locks
@@ -571,12 +722,12 @@ def dep_pinning(tree: TreeIndex) -> Result:
     considered_ids = {id(s) for s in considered}
     # The deciding manifest first, so the summary cap never hides it.
     ordered = sorted(scored, key=lambda s: s is not best)
-    lines = _Lines(tree)
     evidence += [
         item for s in ordered[: MAX_EVIDENCE // 4] for item in _manifest_summary(s, id(s) in considered_ids, lines)
     ]
     evidence += [
-        Evidence(m.path, f"{m.kind} file declares no dependencies (only tool settings): not a manifest",
+        Evidence(m.path, f"{m.kind} file declares no dependencies"
+                 f"{' (only tool settings)' if m.kind in ('pyproject', 'setup.cfg') else ''}: not a manifest",
                  rule="dep_pinning.not_a_manifest")
         for m in not_manifests
     ]
@@ -600,14 +751,16 @@ def dep_pinning(tree: TreeIndex) -> Result:
         if unused_locks
         else ""
     )
-    if best is None and _nothing_to_pin(tree, languages):
+    # a manifest that lists a dependency, or that could not be read whole, may have one to pin
+    listed = any(_declares_something(s.manifest) or s.manifest.problems for s in scored)
+    nothing = _nothing_to_pin(tree, languages) if not listed else None
+    if nothing is not None:
         return Result(
             0,
             applicable=False,
             level="absent",
             evidence=evidence,
-            reason="nothing to pin: the native code includes only the standard library, the system and "
-            "MPI/OpenMP, and no manifest lists a dependency",
+            reason=f"nothing to pin: {nothing}, and no manifest lists a dependency",
             counts=counts,
         )
     if best is None:

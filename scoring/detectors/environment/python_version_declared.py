@@ -18,10 +18,14 @@ from scoring.detectors.environment._common import (
     _name,
     _native_build_files,
     _workflows,
+    fix_ecosystem_checked,
+    main_native_language,
 )
+from scoring.manifests_index import matlab_projects, packrat_locks, pluto_environments
 from scoring.model import Evidence
 from scoring.parsers.dockerfile import split_image, versioned_tag
 from scoring.parsers.manifests import InterpreterDecl, Manifest
+from scoring.parsers.native_build import stated_compilers
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -139,6 +143,12 @@ def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
     for manifest in tree.manifests():
         for decl in manifest.interpreters:
             add(manifest.path, decl, manifest)
+    # packrat.lock RVersion, a Pluto notebook's embedded julia_version, a MATLAB toolbox
+    # project's release (§0.3)
+    projects = matlab_projects(tree) if "matlab" in _fact_languages(tree) else []
+    for manifest in (*packrat_locks(tree), *pluto_environments(tree), *projects):
+        for decl in manifest.interpreters:
+            add(manifest.path, decl)
     for path in _env_files(tree):
         if _VERSION_FILE_RE.fullmatch(_name(path)):
             for decl in tree.version_file(path):
@@ -151,11 +161,12 @@ def _interpreter_declarations(tree: TreeIndex) -> list[_Declaration]:
 
 
 def _native_declarations(tree: TreeIndex) -> list[_Declaration]:
-    """Language standards a compiled code's build declares (§0.3 native E4)."""
+    """Language standards a compiled code's build declares, and compiler versions its
+    README states (§0.3 native E4)."""
     native = _fact_languages(tree) & NATIVE_LANGUAGES
     if not native:
         return []
-    language = sorted(native)[0]
+    language = main_native_language(tree, native)
     found = []
     for path in _native_build_files(tree):
         build = tree.native_build(path)
@@ -172,7 +183,24 @@ def _native_declarations(tree: TreeIndex) -> list[_Declaration]:
                     found.append(_Declaration(path, language, flag.group(0), string.line_start,
                                               "build-script-standard", tree.snippet(path, string.line_start)))
                     break
+    document = tree.readme_document()
+    for stated in stated_compilers(document) if document is not None else ():
+        found.append(_Declaration(tree.readme, _compiler_language(stated.compiler, native, language),
+                                  f"{stated.compiler} {stated.version}", stated.line, "readme-compiler",
+                                  stated.text))
     return found
+
+
+# Compilers of one language; the others (gcc, clang, Intel…) compile what the deposit holds.
+_FORTRAN_COMPILERS = re.compile(r"gfortran|ifort|ifx|nvfortran|pgfortran|nagfor|flang|xlf|.*fortran|nag", re.IGNORECASE)
+
+
+def _compiler_language(compiler: str, native: frozenset[str], main: str) -> str:
+    """The language a stated compiler version is for: Fortran for a Fortran compiler, else
+    the deposit's main native language (a Fortran compiler in a C tree still declares)."""
+    if _FORTRAN_COMPILERS.fullmatch(compiler) and "fortran" in native:
+        return "fortran"
+    return main
 
 
 def _standard_language(text: str, native: frozenset[str]) -> str:
@@ -220,37 +248,52 @@ def _workflow_declarations(tree: TreeIndex, lines: _Lines) -> list[_Declaration]
     return found
 
 
-# Whose fix to suggest in a mixed tree: the workflow engine or the less common ecosystem
-# first (a MATLAB toolbox with Python tooling is a MATLAB deposit).
+# Whose fix to suggest when the deposit's own ecosystem declares nothing it uses: the
+# workflow engine or the less common ecosystem first.
 _FIX_ORDER = ("nextflow", "snakemake", "matlab", "r", "julia", "python", "cpp", "c", "fortran")
+_FIXES = {
+    "nextflow": "Declare the Nextflow version: add `nextflowVersion = '>=23.04.0'` to the manifest scope of "
+                "nextflow.config.",
+    "snakemake": 'Declare the Snakemake version: call `min_version("8.0")` (from snakemake.utils) at the top of '
+                 "the Snakefile.",
+    "matlab": "State the MATLAB (or Octave) release the code runs on in the README, e.g. \"Requires MATLAB R2022b "
+              "or newer\".",
+    "cpp": "Declare the language standard in the build: `set(CMAKE_CXX_STANDARD 17)` in CMakeLists.txt, a "
+           "`-std=c++17` flag in the Makefile, or meson's `cpp_std=c++17`; or state the compiler version the code "
+           "was tested with in the README (\"Tested with GCC 12.2\").",
+    "c": "Declare the language standard in the build: `set(CMAKE_C_STANDARD 11)` in CMakeLists.txt, a `-std=c11` "
+         "flag in the Makefile, or meson's `c_std=c11`; or state the compiler version the code was tested with in "
+         "the README (\"Tested with GCC 12.2\").",
+    "fortran": "Declare the Fortran standard in the build: a `-std=f2008` flag in the Makefile or CMake's "
+               "`target_compile_options`, or meson's `fortran_std=f2008`; or state the compiler version the code "
+               "was tested with in the README (\"Tested with gfortran 12.2\").",
+    "r": "Record the R version: commit renv.lock (`renv::snapshot()`) or add `Depends: R (>= 4.x)` to DESCRIPTION.",
+    "julia": 'Declare the Julia version: add `julia = "1.x"` under [compat] in Project.toml, or commit '
+             "Manifest.toml.",
+    "python": 'Declare the Python version: add `requires-python = ">=3.x"` under [project] in pyproject.toml, '
+              "or a .python-version file.",
+}
 
 
-def _version_fix(used: Sequence[str]) -> str:
-    language = next((lang for lang in _FIX_ORDER if lang in used), "python")
-    if language == "nextflow":
-        return "Declare the Nextflow version: add `nextflowVersion = '>=23.04.0'` to the manifest scope of nextflow.config."
-    if language == "snakemake":
-        return 'Declare the Snakemake version: call `min_version("8.0")` (from snakemake.utils) at the top of the Snakefile.'
-    if language == "matlab":
-        return "State the MATLAB (or Octave) release the code runs on in the README, e.g. \"Requires MATLAB R2022b or newer\"."
-    if language in ("c", "cpp", "fortran"):
-        return ("Declare the language standard in the build: `set(CMAKE_CXX_STANDARD 17)` in CMakeLists.txt, "
-                "a `-std=` flag in the Makefile, or meson's `cpp_std=`/`c_std=` option.")
-    if language == "r":
-        return "Record the R version: commit renv.lock (`renv::snapshot()`) or add `Depends: R (>= 4.x)` to DESCRIPTION."
-    if language == "julia":
-        return 'Declare the Julia version: add `julia = "1.x"` under [compat] in Project.toml, or commit Manifest.toml.'
-    return (
-        'Declare the Python version: add `requires-python = ">=3.x"` under [project] in pyproject.toml, '
-        "or a .python-version file."
-    )
+def _version_fix(tree: TreeIndex, used: Sequence[str]) -> str:
+    """The declaration to add, in the deposit's own ecosystem (§0.3) when it uses that
+    language, else for the first undeclared language by :data:`_FIX_ORDER`."""
+    ecosystem = fix_ecosystem_checked(tree)
+    if ecosystem == "native":
+        native = frozenset(used) & NATIVE_LANGUAGES
+        language = main_native_language(tree, native) if native else None
+    else:
+        language = ecosystem if ecosystem in used else None
+    if language is None:
+        language = next((lang for lang in _FIX_ORDER if lang in used), "python")
+    return _FIXES[language]
 
 
 def _rule_suffix(source: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", source.lower()).strip("_")
 
 
-@detector("python_version_declared", version="2.1.1")
+@detector("python_version_declared", version="2.2.0")
 def python_version_declared(tree: TreeIndex) -> Result:
     """The language or runtime version the code needs is declared (Python, R, Julia, MATLAB, C/C++/Fortran, workflows).
 
@@ -260,17 +303,23 @@ def python_version_declared(tree: TreeIndex) -> Result:
         or runtime.txt with version-like content; requires-python; Poetry `python`;
         setup.py/setup.cfg python_requires; Pipfile python_version/python_full_version;
         a conda `python` or `r-base` spec with an operator; uv.lock requires-python;
-        .tool-versions or mise.toml; renv.lock R version; DESCRIPTION `R (>= …)`;
-        Project.toml [compat] julia; Manifest.toml julia_version; or a Dockerfile FROM
+        .tool-versions or mise.toml; a pixi.toml `python` dependency; renv.lock R version,
+        packrat.lock `RVersion:` (packrat/ or an environment location); DESCRIPTION `R (>=
+        …)`; Project.toml [compat] julia; Manifest.toml julia_version, also the one a Pluto
+        notebook embeds (PLUTO_MANIFEST_TOML_CONTENTS); or a Dockerfile FROM
         of a language image with a \\d+.\\d+ tag (python, r-base, rocker/*, julia,
         jupyter/* with a python-X.Y tag, conda images only together with an explicit
         python spec in a RUN). Per ecosystem (§0.3): Julia also a versioned
         Manifest-v1.10.toml's julia_version; MATLAB/Octave the release the README states
-        (`MATLAB R2019b or newer`, `tested in version r2016a`, `Octave 5.2.0`);
+        (`MATLAB R2019b or newer`, `tested in version r2016a`, `Octave 5.2.0`) or a
+        toolbox packaging project (`*.prj`, `<param.release.start>R2019b</…>`) names;
         C/C++/Fortran the language standard the build declares (CMake
         `set(CMAKE_<LANG>_STANDARD N)`, a `<LANG>_STANDARD` property,
         `target_compile_features(… cxx_std_N)`, a `-std=` flag in CMake, Make, meson or
-        a configure*.py build script, meson `c_std=`/`cpp_std=`/`fortran_std=`);
+        a configure*.py build script, meson `c_std=`/`cpp_std=`/`fortran_std=`), or a
+        compiler version the README's prose states ("Tested with GCC 11.2", "the Intel
+        Fortran compiler 13.1.0 and greater", "gfortran 4.9", "GCC-13"; a vendor name
+        such as Intel or NAG needs a dotted version or a year, so "Intel 64" is none);
         Nextflow `manifest.nextflowVersion`; Snakemake `min_version(…)` (also in a
         Python module of the workflow); the interpreter pinned in a conda environment
         file a workflow step runs in, wherever it is. A declaration must contain a
@@ -291,12 +340,15 @@ def python_version_declared(tree: TreeIndex) -> Result:
         R: renv.lock or `Depends: R (>= 4.x)`; Julia: `[compat] julia = "1.x"`; MATLAB:
         state the release in the README; C/C++/Fortran: `set(CMAKE_CXX_STANDARD 17)` or
         a `-std=` flag; Nextflow: `nextflowVersion` in the manifest; Snakemake:
-        `min_version("8.0")`.
+        `min_version("8.0")`. The fix names the deposit's own ecosystem first (§0.3):
+        Fortran gets `-std=f2008`, C `CMAKE_C_STANDARD`, C++ `CMAKE_CXX_STANDARD`, or a
+        stated compiler version.
     Known false positives:
         A loose lower bound (`>=3`) counts as much as an exact version. A declaration
         for one language satisfies the metric in a mixed Python and R repository. A
         Dockerfile image tag is taken at face value, also for a stage that is not the
-        one that runs the code.
+        one that runs the code. A compiler version in README prose counts whatever the
+        sentence says about it; one written only as inline code is not read.
     """
     languages = _fact_languages(tree)
     used = [lang for lang in _DECLARABLE_LANGUAGES if lang in languages]
@@ -348,5 +400,5 @@ def python_version_declared(tree: TreeIndex) -> Result:
         names = " or ".join(_language_name(lang) for lang in used)
         reason = f"no {names} version declared"
     return Result(
-        0, level=None, evidence=evidence, reason=reason, fix=_version_fix(used), counts=counts
+        0, level=None, evidence=evidence, reason=reason, fix=_version_fix(tree, used), counts=counts
     )

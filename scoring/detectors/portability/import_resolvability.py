@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
-import bisect
+import posixpath
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
 
+from scoring.detectors._imports import (
+    Classified,
+    _ImportUse,
+    _mapping,
+    _name,
+    _package_segments,
+    _wildcards,
+    classified_imports,
+)
+from scoring.detectors._imports import (  # the execution tier's E′ probe asks C2 for them
+    third_party_python_imports as third_party_python_imports,
+)
 from scoring.detectors.environment._common import workflow_environment_files
 from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join
-from scoring.facts import FileFacts, ImportFact
-from scoring.manifests_index import collect_manifests_in, is_conda_environment_name, manifest_at
+from scoring.manifests_index import (
+    collect_manifests_in,
+    is_conda_environment_name,
+    manifest_at,
+    packrat_locks,
+    pluto_environments,
+)
 from scoring.model import Evidence
 from scoring.parsers.manifests import (
     Dependency,
@@ -21,57 +37,8 @@ from scoring.parsers.manifests import (
     parse_install_command,
 )
 from scoring.parsers.secrets import mask_line
-from scoring.reference_data import julia_stdlib, r_shipped_packages, table_json, table_text
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
-
-
-@cache
-def stdlib_modules() -> frozenset[str]:
-    """The frozen standard-library list (``scoring/data/stdlib_modules.txt``)."""
-    text = table_text("stdlib_modules.txt")
-    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
-
-
-@cache
-def _distribution_data() -> dict:
-    return table_json("import_distributions.json")
-
-
-def import_distributions() -> dict[str, tuple[str, ...]]:
-    """The project's own import name → distribution names
-    (``scoring/data/import_distributions.json``)."""
-    return {k: tuple(v) for k, v in _distribution_data()["mapping"].items()}
-
-
-def pipreqs_distributions() -> dict[str, tuple[str, ...]]:
-    """The import name → distribution names that pipreqs maintains
-    (``scoring/data/pipreqs/mapping``, pipreqs 0.5.0, Apache-2.0; SOURCE.md there)."""
-    found: dict[str, list[str]] = {}
-    for line in table_text("pipreqs/mapping").splitlines():
-        name, sep, distribution = line.strip().partition(":")
-        if sep and name and distribution and distribution not in found.get(name, ()):
-            found.setdefault(name, []).append(distribution)
-    return {name: tuple(distributions) for name, distributions in found.items()}
-
-
-@cache
-def _mapping() -> dict[str, tuple[str, ...]]:
-    """The maintained table (pipreqs) under the project's own: the project's names come
-    first (they name the distribution a fix suggests), then pipreqs's. A top-level name
-    the project's table uses as a namespace (``google`` of ``google.cloud``) keeps the
-    project's entries alone, so that one distribution pipreqs maps it to does not
-    declare every module of the namespace."""
-    own = import_distributions()
-    namespaces = {key.split(".", 1)[0] for key in own if "." in key}
-    merged = {key: tuple(names) for key, names in own.items()}
-    for name, distributions in pipreqs_distributions().items():
-        if name in namespaces:
-            continue
-        known = merged.get(name, ())
-        merged[name] = known + tuple(d for d in distributions if d not in known)
-    return merged
-
 
 # METRICS.md §0.2.22: a declared distribution also declares the import named like it
 # without a common affix (``python-dateutil`` → ``dateutil``, ``py-spy`` → ``spy``)
@@ -90,42 +57,6 @@ def _without_affixes(declared: Iterable[str]) -> set[str]:
             if name.endswith(suffix) and len(name) > len(suffix):
                 found.add(name[: -len(suffix)])
     return found
-
-
-@cache
-def _environment_provided() -> frozenset[str]:
-    return frozenset(_distribution_data()["environment_provided"])
-
-
-def _name(path: str) -> str:
-    return path.rsplit("/", 1)[-1]
-
-
-# METRICS.md §0.2.21: an import in the body or the handler of a try that catches import
-# errors, or under ``if TYPE_CHECKING:``, is optional (the frontend's ImportFact.guard; an
-# import in a function called from such a try body is ``import_try``)
-_OPTIONAL_GUARDS = frozenset({"try", "except", "type_checking"})
-
-# Build tools a ``setup.py`` may import: pip provides them while it runs the file.
-_SETUP_PY_PROVIDED = frozenset({"setuptools", "pkg_resources", "distutils", "pip", "wheel"})
-_PYTHON_MODULE_SUFFIXES = (".py", ".pyw", ".pyx", ".pxd", ".pyi")
-_PYTHON_EXTENSION_SUFFIXES = (".so", ".pyd")
-
-@dataclass
-class _ImportUse:
-    language: str          # python | r | julia
-    key: str               # table key (longest dotted prefix) or top-level name
-    written: str           # the module as written
-    path: str
-    line: int
-    cell: int | None
-    candidates: tuple[str, ...] = ()   # Python: the dotted candidates of the first use
-    # The first use in every file (path → line, cell), in file order: a sub-project's
-    # declared set holds for its own files only.
-    sites: dict[str, tuple[int, int | None]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.sites.setdefault(self.path, (self.line, self.cell))
 
 
 @dataclass
@@ -163,8 +94,11 @@ class _Scope:
     folder: str | None
     docs: bool
     names: _Names = field(default_factory=_Names)
+    file: str | None = None     # the one file it holds for (a Pluto notebook's embedded environment)
 
     def covers(self, tree: TreeIndex, path: str) -> bool:
+        if self.file is not None:
+            return path == self.file
         if self.docs:
             return tree.role(path) == "docs"
         return self.folder is not None and path.startswith(self.folder + "/")
@@ -181,6 +115,8 @@ class _Declared(_Names):
     # the lines of a manifest that declare its sets, from the first to the last (the
     # runtime list, extras, Suggests:, dependency groups, build requirements)
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # the conda environments read for the whole tree (the fix's target for R packages)
+    conda: list[Manifest] = field(default_factory=list)
 
     def any(self) -> bool:
         return super().any() or any(scope.names.any() for scope in self.scopes)
@@ -198,223 +134,14 @@ class _Declared(_Names):
         return names
 
 
-_C2_KINDS = ("python", "notebook", "r", "rmd", "julia")
-
-# R: how packages are used and installed (the names as C2 reads them: no version, no path)
-_R_USES = frozenset({"library", "require", "requireNamespace", "pkg::", "p_load"})
-_R_GITHUB_INSTALLERS = frozenset({"install_github", "install_gitlab", "install_bitbucket", "install_git"})
-_R_PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$")
-_JULIA_PACKAGE_RE = re.compile(r"^[A-Za-z_]\w*(?:\.jl)?$")
-
-
-@dataclass
-class _Source:
-    """A Python, notebook, R, R Markdown or Julia file a frontend read."""
-
-    path: str
-    kind: str          # python, notebook, r, rmd, julia
-    facts: FileFacts
-
-    def cell_languages(self) -> dict[int, str]:
-        """A notebook's code cells by index, with their language."""
-        return {c.index: c.language for c in self.facts.cells if c.kind == "code"}
-
-
-def _sources(tree: TreeIndex) -> list[_Source]:
-    """The files C2 reads, in (path, kind) order; those not read (binary, too large,
-    unreadable), vendored files and build files (setup scripts, Sphinx ``conf.py``:
-    their imports are build requirements, METRICS.md §0.2.2) are left out."""
-    found = []
-    paths = sorted((path, kind) for kind in _C2_KINDS for path in tree.by_type(kind))
-    for path, kind in paths:
-        if tree.role(path) in ("vendored", "build"):
-            continue
-        facts = tree.facts(path)
-        if facts is not None:
-            found.append(_Source(path, kind, facts))
-    return found
-
-
-@dataclass
-class _PackageSegment:
-    """The R or Julia packages of one script, R Markdown chunk or notebook cell."""
-
-    language: str                                       # r | julia
-    cell: int | None                                    # a notebook's cell (evidence numbering)
-    used: list[tuple[str, int]] = field(default_factory=list)
-    installed: list[tuple[str, int]] = field(default_factory=list)
-
-
-def _package_segments(source: _Source) -> list[_PackageSegment]:
-    """R and Julia ``(used packages, installed packages)`` with their lines, per script,
-    R Markdown chunk or notebook cell, in document order: R ``library``/``require``/
-    ``requireNamespace``/``pkg::``/``p_load`` and installs, Julia ``using``/``import`` (the
-    top module; relative ``.Mod`` skipped) and ``Pkg.add``."""
-    facts = source.facts
-    if source.kind == "python" or not (facts.imports or facts.installs):
-        return []
-    languages: dict[int, str] = {}
-    chunk_starts: list[int] = []
-    if source.kind == "notebook":
-        languages = source.cell_languages()
-    elif source.kind == "rmd":
-        chunk_starts = sorted(c.line_offset for c in facts.cells if c.kind == "code")
-    default = "julia" if source.kind == "julia" else "r"
-    segments: dict[object, _PackageSegment] = {}
-
-    def segment_of(line: int, cell: int | None) -> _PackageSegment | None:
-        if source.kind == "notebook":
-            language = languages.get(cell) if cell is not None else None
-            if language not in ("r", "julia"):
-                return None
-            key: object = cell
-        else:
-            language = default
-            key = bisect.bisect_left(chunk_starts, line) if chunk_starts else 0
-        segment = segments.get(key)
-        if segment is None:
-            segment = segments[key] = _PackageSegment(language, cell)
-        return segment
-
-    for ref in facts.imports:
-        segment = segment_of(ref.line, ref.cell)
-        if segment is None:
-            continue
-        if segment.language == "r":
-            if ref.kind in _R_USES and _R_PACKAGE_RE.match(ref.module):
-                segment.used.append((ref.module, ref.line))
-        elif ref.kind in ("using", "import") and not ref.module.startswith("."):
-            segment.used.append((ref.module.split(".", 1)[0], ref.line))
-    for install in facts.installs:
-        segment = segment_of(install.line, install.cell)
-        if segment is None:
-            continue
-        package = install.package
-        if segment.language == "r":
-            if install.call in _R_GITHUB_INSTALLERS:
-                package = package.split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-            if _R_PACKAGE_RE.match(package):
-                segment.installed.append((package, install.line))
-        elif _JULIA_PACKAGE_RE.match(package):
-            segment.installed.append((package.removesuffix(".jl"), install.line))
-    return [segments[key] for key in sorted(segments)]
-
-
-def _python_imports(facts: FileFacts, python_cells: frozenset[int] | None) -> Iterator[tuple[tuple[str, ...], ImportFact]]:
-    """``(dotted candidates, import)`` of the absolute Python imports of a file's facts, in
-    source order (``python_cells``: a notebook's Python cells; None for a script). A
-    ``from x import a, b`` gives ``x.a``, ``x.b`` and ``x``, except where the line scan of
-    code that does not parse read it (``x`` only)."""
-    for ref in facts.imports:
-        kind = ref.kind
-        if kind not in ("import", "from") or not ref.module or ref.module.startswith("."):
-            continue
-        if python_cells is not None and ref.cell not in python_cells:
-            continue   # an ``import`` of a Julia cell
-        if kind == "import" or ref.line_scan:
-            yield (ref.module,), ref
-        else:
-            yield (*(f"{ref.module}.{name}" for name in ref.names if name != "*"), ref.module), ref
-
-
-def _wildcards(key: str) -> tuple[str, ...]:
-    """Distribution prefixes of a namespace key (``google.cloud`` → ``google-cloud-``)."""
-    return tuple(name[:-1] for name in _mapping().get(key, ()) if name.endswith("*"))
-
-
-def _table_key(candidates: Sequence[str]) -> str:
-    """The longest dotted prefix of any candidate found in the mapping or the
-    environment-provided list, else the top-level name (§0.1.28). Below a namespace
-    whose distributions are a family (``google.cloud`` → ``google-cloud-*``), the next
-    component is kept, so ``google.cloud.spanner`` and ``google.cloud.storage`` are
-    different imports."""
-    table, provided = _mapping(), _environment_provided()
-    best = ""
-    for candidate in candidates:
-        parts = candidate.split(".")
-        for size in range(len(parts), 0, -1):
-            prefix = ".".join(parts[:size])
-            if prefix in table or prefix in provided:
-                if prefix.count(".") > best.count(".") or not best:
-                    best = prefix
-                break
-    if best and _wildcards(best):
-        depth = best.count(".") + 1
-        for candidate in candidates:
-            parts = candidate.split(".")
-            if len(parts) > depth and candidate.startswith(best + "."):
-                return ".".join(parts[: depth + 1])
-    return best or candidates[-1].split(".")[0]
-
-
-@dataclass
-class _LocalModules:
-    tops: set[str] = field(default_factory=set)      # importable top-level names of the repository
-    dotted: set[str] = field(default_factory=set)    # dotted module paths (≥ 2 parts) present in the tree
-    own: set[str] = field(default_factory=set)       # the project's own distribution names, normalised
-    julia: set[str] = field(default_factory=set)     # Julia modules defined in the tree
-
-
-def _local_modules(tree: TreeIndex, sources: Sequence[_Source]) -> _LocalModules:
-    """Modules the repository provides itself: ``<name>.py`` anywhere, packages with an
-    ``__init__.py``, dotted paths that exist as files or folders, ``src/<name>``, and the
-    project's own distribution name."""
-    local = _LocalModules()
-    for path in tree.files:
-        name = _name(path)
-        lower = name.lower()
-        if lower.endswith(_PYTHON_MODULE_SUFFIXES):
-            stem = name[: name.rfind(".")]
-        elif lower.endswith(_PYTHON_EXTENSION_SUFFIXES):
-            stem = name.split(".", 1)[0]   # mod.cpython-311-x86_64-linux-gnu.so
-        else:
-            continue
-        folders = path.split("/")[:-1]
-        if stem == "__init__":
-            if folders:
-                local.tops.add(folders[-1])
-            module = folders
-        else:
-            local.tops.add(stem)
-            module = [*folders, stem]
-        for start in range(len(module) - 1):
-            local.dotted.add(".".join(module[start:]))
-        for start in range(len(folders) - 1):
-            local.dotted.add(".".join(folders[start:]))
-        if len(folders) >= 2 and folders[0] == "src":
-            local.tops.add(folders[1])
-    for manifest in tree.manifests():
-        own = _project_name(tree, manifest.path, manifest.kind)
-        if own:
-            local.own.add(normalize_name(own))
-    for source in sources:
-        if source.kind == "julia":
-            local.julia.update(d.name for d in source.facts.definitions if d.kind == "module")
-    if tree.is_file(".gitmodules"):
-        # A link into a git submodule that was not checked out (bin/massql →
-        # MassQueryLanguage/massql/): the project's own code, not a third-party package.
-        for path in tree.dangling_links:
-            name = _name(path)
-            local.tops.add(name[: name.rfind(".")] if name.lower().endswith(_PYTHON_MODULE_SUFFIXES) else name)
-    return local
-
-
-def _project_name(tree: TreeIndex, path: str, kind: str) -> str | None:
-    if kind == "pyproject":
-        data = tree.toml(path) or {}
-        project = data.get("project") if isinstance(data.get("project"), dict) else {}
-        poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
-        name = project.get("name") or (poetry.get("name") if isinstance(poetry, dict) else None)
-        return name if isinstance(name, str) else None
-    if kind in ("setup.py", "setup.cfg"):
-        return tree.setup_project_name(path, kind)
-    return None
-
-
 # A folder holding one of these is a sub-project: its manifests hold for the files under it.
 _SUBPROJECT_MARKERS = frozenset({"setup.py", "pyproject.toml", "DESCRIPTION", "Project.toml", "renv.lock"})
 _DOCS_FOLDERS = ("docs", "doc")
 _READTHEDOCS = (".readthedocs.yaml", ".readthedocs.yml", "readthedocs.yaml", "readthedocs.yml")
+
+
+# The ecosystems whose declarations name what imports load.
+_READ_ECOSYSTEMS = frozenset({"pypi", "conda", "cran", "julia"})
 
 
 def _folder(path: str) -> str:
@@ -479,12 +206,16 @@ def _scoped_manifests(tree: TreeIndex, seen: set[str]) -> list[tuple[Manifest, _
     return found
 
 
-def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
+def _declared(tree: TreeIndex, classified: Classified) -> _Declared:
     declared = _Declared()
     manifests: list[tuple[Manifest, _Scope | None]] = [(m, None) for m in tree.manifests()]
     manifests += _scoped_manifests(tree, {m.path for m, _ in manifests})
+    manifests += [(m, None) for m in packrat_locks(tree)]
+    manifests += [(m, _Scope(None, False, file=m.path)) for m in pluto_environments(tree)]
     for manifest, scope in manifests:
-        entries = [*manifest.dependencies, *manifest.build_requires, *manifest.optional]
+        # conan, vcpkg, spack and fpm entries are native libraries: no import names them
+        entries = [d for d in (*manifest.dependencies, *manifest.build_requires, *manifest.optional)
+                   if d.ecosystem in _READ_ECOSYSTEMS]
         if not entries:
             continue
         declared.manifests.append(manifest.path)
@@ -496,6 +227,8 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
         if scope is not None:
             declared.scopes.append(scope)
             names = scope.names
+        elif manifest.kind == "conda":
+            declared.conda.append(manifest)
         for dep in entries:
             names.add(dep)
     for location in tree.env_locations:
@@ -514,25 +247,14 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
                 declared.scopes.append(scope)
     # Notebook and R Markdown shell commands (``!pip install``, ``%conda install``, a
     # ``%%bash`` cell, a shell chunk), in the index's file order.
-    for path in tree.files:
-        info = tree.info(path)
-        if info is None or info.alias_of is not None or info.type not in ("notebook", "rmd"):
-            continue
-        facts = tree.facts(path)
-        for cell in facts.cells if facts is not None else ():
-            for line, command in cell.commands:
-                if "install" not in command:
-                    continue
-                deps = parse_install_command(command, path, line)
-                for dep in deps:
-                    declared.add_python(dep.normalized, dep.ecosystem, dep.name)
-                if deps:
-                    cell_no = cell.index if info.type == "notebook" else None
-                    declared.inline.append(_Hit(
-                        path, line, "import_resolvability.inline_install",
-                        f"inline install of {_join([d.name for d in deps])}",
-                        mask_line(tree.snippet(path, line, cell_no) or ""), cell_no,
-                    ))
+    for install in classified.notebook_installs:
+        for dep in install.dependencies:
+            declared.add_python(dep.normalized, dep.ecosystem, dep.name)
+        declared.inline.append(_Hit(
+            install.path, install.line, "import_resolvability.inline_install",
+            f"inline install of {_join([d.name for d in install.dependencies])}",
+            mask_line(tree.snippet(install.path, install.line, install.cell) or ""), install.cell,
+        ))
     # Set-up scripts an environment builder runs: a Binder ``postBuild`` (in an
     # environment location) and Snakemake ``*.post-deploy.sh`` scripts (§0.3 workflows).
     for path in tree.files:
@@ -556,7 +278,7 @@ def _declared(tree: TreeIndex, sources: Sequence[_Source]) -> _Declared:
                 f"inline install of {_join(sorted({d.name for d in deps_here}))}",
                 mask_line(tree.snippet(path, first_line) or ""), None,
             ))
-    for source in sources:
+    for source in classified.sources:
         for segment in _package_segments(source):
             installed = segment.installed
             (declared.r if segment.language == "r" else declared.julia).update(p.lower() for p, _ in installed)
@@ -589,6 +311,8 @@ def _is_declared_python(key: str, declared: set[str]) -> bool:
 
 
 def _is_declared(use: _ImportUse, names: _Names) -> bool:
+    if use.language in _WORKFLOW_LANGUAGES:
+        return False   # an include that does not resolve: no manifest provides the file
     if use.language == "python":
         return _is_declared_python(use.key, names.python) or any(
             normalize_name(prefix) in names.python for prefix in _dotted_prefixes(use.candidates))
@@ -610,11 +334,23 @@ def _dotted_prefixes(candidates: Sequence[str]) -> set[str]:
 def _undeclared(tree: TreeIndex, uses: Iterable[_ImportUse], declared: _Declared) -> list[_ImportUse]:
     """The imports some file uses without a declaration that holds for it (the tree's
     declared set, or a sub-project's or the documentation's for their files); each is
-    reported at its first such use."""
+    reported where the deposit's own code uses it: a source file before a test or
+    documentation file, a module of the project's package (a folder with ``__init__.py``)
+    before a loose script, else the first such use in path order."""
     by_path: dict[str, _Names] = {}
+    rank: dict[str, tuple[bool, bool]] = {}
+
+    def site_rank(item: tuple[int, tuple[str, tuple[int, int | None]]]) -> tuple[bool, bool, int]:
+        index, (path, _) = item
+        if path not in rank:
+            folder = _folder(path)
+            rank[path] = (tree.role(path) != "source", not (folder and tree.is_file(f"{folder}/__init__.py")))
+        return (*rank[path], index)
+
     found = []
     for use in uses:
-        for path, (line, cell) in use.sites.items():
+        ordered = [site for _, site in sorted(enumerate(use.sites.items()), key=site_rank)]
+        for path, (line, cell) in ordered:
             names = by_path.get(path)
             if names is None:
                 names = by_path[path] = declared.for_path(tree, path)
@@ -639,83 +375,6 @@ def _suggested_distribution(use: _ImportUse) -> str:
     return normalize_name(family[0] + child) if family else normalize_name(use.key)
 
 
-def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules
-             ) -> tuple[dict[tuple[str, str], _ImportUse], dict[str, int], list[_ImportUse]]:
-    """Third-party imports by (language, key), first use kept; tallies of what was
-    excluded and why; and the optional imports of modules no plain import needs."""
-    stdlib = stdlib_modules()
-    provided = _environment_provided()
-    third: dict[tuple[str, str], _ImportUse] = {}
-    optional: dict[tuple[str, str], _ImportUse] = {}
-    tally = {"stdlib": 0, "local": 0, "environment": 0}
-    for source in sources:
-        path = source.path
-        is_setup = _name(path) == "setup.py"
-        if source.kind in ("python", "notebook"):
-            python_cells = None
-            if source.kind == "notebook" and source.facts.cells:
-                python_cells = frozenset(i for i, language in source.cell_languages().items() if language == "python")
-            for candidates, ref in _python_imports(source.facts, python_cells):
-                top = candidates[-1].split(".")[0]
-                if top in stdlib:
-                    tally["stdlib"] += 1
-                    continue
-                key = _table_key(candidates)
-                if key in provided or top in provided or (is_setup and top in _SETUP_PY_PROVIDED):
-                    tally["environment"] += 1
-                elif (top in local.tops or normalize_name(top) in local.own
-                      or any(_dotted_prefix_in(c, local.dotted) for c in candidates)):
-                    tally["local"] += 1
-                else:
-                    uses = optional if ref.import_try or ref.guard in _OPTIONAL_GUARDS else third
-                    existing = uses.get(("python", key))
-                    if existing is not None:
-                        existing.sites.setdefault(path, (ref.line, ref.cell))
-                        continue  # the first use is kept: skip building this one
-                    written = key if len(key) > len(candidates[-1]) else candidates[-1]
-                    uses["python", key] = _ImportUse("python", key, written, path, ref.line, ref.cell,
-                                                     tuple(candidates))
-        for segment in _package_segments(source):
-            if segment.language == "r":
-                builtin, own = r_shipped_packages(), local.own
-            else:
-                builtin, own = julia_stdlib(), local.julia | local.own
-            for package, line in segment.used:
-                if package in builtin:
-                    tally["stdlib"] += 1
-                elif package in own or normalize_name(package) in own:
-                    tally["local"] += 1
-                else:
-                    existing = third.get((segment.language, package))
-                    if existing is not None:
-                        existing.sites.setdefault(path, (line, segment.cell))
-                    else:
-                        third[segment.language, package] = _ImportUse(segment.language, package, package, path,
-                                                                      line, segment.cell)
-    tally["optional"] = sum(1 for k in optional if k not in third)
-    return third, tally, [use for k, use in optional.items() if k not in third]
-
-
-def _dotted_prefix_in(candidate: str, dotted: set[str]) -> bool:
-    parts = candidate.split(".")
-    return any(".".join(parts[:size]) in dotted for size in range(len(parts), 1, -1))
-
-
-def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
-    names: set[str] = set()
-    for location in tree.env_locations:
-        description = tree.find_ci("DESCRIPTION", location)
-        if description:
-            package = (tree.description_fields(description) or {}).get("Package", "").split()
-            if package:
-                names.add(package[0])
-        project = tree.find_ci("Project.toml", location)
-        data = tree.toml(project) if project else None
-        if isinstance(data, dict) and isinstance(data.get("name"), str):
-            names.add(data["name"])
-    return names
-
-
 # 2.1.0: read from facts (ImportFact, InstallFact, notebook cell commands): R Markdown
 # chunks with eval = FALSE are not code (METRICS §0.3, as the R frontend reads them for
 # every detector); R loaders as the R frontend reads them (``package =``, ``character.only
@@ -730,7 +389,11 @@ def _own_r_and_julia_names(tree: TreeIndex) -> set[str]:
 # packages (``r-data.table``, case-insensitive ``DESeq2``) and ``r-tidyverse`` its members;
 # a distribution named like a dotted import declares it (``ruamel.yaml``); build and
 # vendored files are out (§0.2.2); a dangling link into a git submodule is the project's code
-@detector("import_resolvability", version="2.5.0")
+# 2.6.0: Nextflow and Snakemake includes resolve by path (§0.3); pixi.toml, the
+# requirements file a setup script opens, packrat.lock and a Pluto notebook's embedded
+# Project declare (§0.2.20, §0.3); the fix names the rule's conda environment or the one
+# holding the project's R packages
+@detector("import_resolvability", version="2.6.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -755,8 +418,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
         §0.2.20: dependencies, build requirements, pyproject extras and
         ``[dependency-groups]``, Poetry's groups and dev-dependencies, setup.py/cfg
         ``extras_require``, DESCRIPTION Suggests and Enhances, Project.toml ``[extras]``
-        and ``[weakdeps]``; requirements files, Pipfile ``[packages]`` and
-        ``[dev-packages]``, conda, renv.lock) plus inline installs (notebook ``%pip``/``!pip``/
+        and ``[weakdeps]``; requirements files, the requirements file a setup.py opens
+        for ``install_requires`` or pyproject's ``[tool.setuptools.dynamic]`` names,
+        Pipfile ``[packages]`` and ``[dev-packages]``, pixi.toml ``[dependencies]``,
+        ``[pypi-dependencies]`` and ``[feature.*]`` tables, conda, renv.lock and
+        packrat.lock, in packrat/ too) plus inline installs (notebook ``%pip``/``!pip``/
         ``%conda install``, R ``install.packages``/``BiocManager::install``/
         ``install_github``/``pacman::p_load``, Julia ``Pkg.add``, a Binder ``postBuild``
         and Snakemake ``*.post-deploy.sh`` scripts). Beyond the environment locations
@@ -767,7 +433,10 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ``.Rproj``, such as Julia's ``docs/`` and ``test/`` Projects) and any other conda
         environment file (``environment*.yml``, ``*conda*.yml``) count for the files under
         their folder; ``docs/requirements*.txt`` and the files ``.readthedocs.yaml`` names
-        count for documentation files. An import is declared when every file that uses it
+        count for documentation files; the environment a Pluto notebook embeds
+        (PLUTO_PROJECT_TOML_CONTENTS, §0.3 Julia) counts for that notebook. The native
+        package managers' manifests (conan, vcpkg, spack, fpm) name no import and are not
+        read. An import is declared when every file that uses it
         has it in a set that holds for that file. Conda names map to the packages they
         provide: ``r-<pkg>`` and ``bioconductor-<pkg>`` to R packages (``r-data.table`` →
         data.table, ``bioconductor-deseq2`` → DESeq2, compared case-insensitively),
@@ -783,24 +452,36 @@ def import_resolvability(tree: TreeIndex) -> Result:
         a dotted import (``ruamel.yaml``) declares it, and so does one named like the
         import with a common affix (``py-``, ``python-``, ``-py``, ``-python``,
         ``-format``, ``-migrations``, ``-cli``: ``python-dateutil`` declares
-        ``dateutil``). Value = 100·declared / third-party; no
+        ``dateutil``). Workflows (§0.3 C2 × Nextflow/Snakemake): a Nextflow ``include
+        { X } from './modules/x'`` (the file, the file with ``.nf``, or the folder's
+        ``main.nf``; ``${projectDir}`` is the root) and a Snakemake ``include:`` resolve by
+        path from the including file's folder: a resolved include is a local module, one
+        that names no file of the tree is unresolvable and counts like an undeclared
+        import; plugins (``plugin/nf-schema``) and computed or remote paths are skipped.
+        Value = 100·declared / third-party (unresolvable includes among them); no
         third-party import → 100; third-party imports but nothing declared → 0; no
-        Python, R or Julia source → 100, not applicable.
+        Python, R, Julia, Nextflow or Snakemake source → 100, not applicable.
     Why it matters:
         An import that no manifest declares is the first error a reproducer meets, and
         guessing the right distribution (``sklearn`` is ``scikit-learn``) costs time.
     Evidence:
-        Each undeclared import with its first path, line (and cell); the manifests (the
+        Each undeclared import with its first path, line (and cell), each unresolvable
+        workflow include at its line; the manifests (the
         lines from their first declared set to their last entry: runtime list, extras,
         Suggests:, groups) and inline installs that were read; up to three optional
         imports (guarded against ImportError), not counted. Counts: third-party, declared and undeclared
         imports, manifests, inline installs, and imports excluded as stdlib, local,
-        environment-provided or optional.
+        environment-provided or optional; in a workflow, resolved and unresolved
+        includes.
     How to fix:
-        Add the missing distributions (named in the fix) to ``requirements.txt``,
-        ``pyproject.toml`` or ``environment.yml`` (R: ``DESCRIPTION``; Julia:
-        ``Project.toml``, or the ``Project.toml`` of the folder, ``docs/`` or ``test/``;
-        a workflow: the conda environment file of the step that runs the script).
+        Add the missing distributions (named in the fix) where the deposit declares its
+        packages: the conda environment file of the Snakemake rule whose ``script:`` or
+        ``notebook:`` is the file; Python: the first Python manifest (requirements.txt
+        when none); R: DESCRIPTION, else as ``r-<pkg>`` (``bioconductor-<pkg>``) in the
+        conda environment that already lists the most R packages (not an export when
+        another does), else renv.lock; Julia: ``Project.toml``, or the ``Project.toml`` of
+        the folder, ``docs/`` or ``test/``. An unresolvable include: add the file or
+        correct its path.
     Known false positives:
         Packages installed only by a Dockerfile ``RUN pip install`` or a setup shell
         script count as undeclared; so do imports of modules generated at build time,
@@ -812,16 +493,16 @@ def import_resolvability(tree: TreeIndex) -> Result:
         whole folder on top of the root's, so a docs file may lean on the root's
         declarations rather than its nearest Project's.
     """
-    sources = _sources(tree)
-    if not sources:
-        return Result(100, applicable=False, reason="no Python, R or Julia source files",
+    classified = classified_imports(tree)
+    includes = _workflow_includes(tree)
+    if not classified.sources and not includes.files:
+        return Result(100, applicable=False, reason="no Python, R, Julia, Nextflow or Snakemake source files",
                       counts={"third_party": 0, "declared": 0, "undeclared": 0})
-    local = _local_modules(tree, sources)
-    own_names = _own_r_and_julia_names(tree)
-    local.own.update(normalize_name(n) for n in own_names)
-    local.julia.update(own_names)
-    third, tally, optional_uses = _imports(tree, sources, local)
-    declared = _declared(tree, sources)
+    third = dict(classified.third)
+    third.update(((use.language, use.key), use) for use in includes.missing)
+    tally, optional_uses = dict(classified.tally), classified.optional
+    tally["local"] += includes.resolved
+    declared = _declared(tree, classified)
     sources = [Evidence(p, "dependency manifest read for the declared set", rule="import_resolvability.manifest",
                         line_start=declared.spans[p][0] if p in declared.spans else None,
                         line_end=declared.spans[p][1] if p in declared.spans else None)
@@ -839,6 +520,8 @@ def import_resolvability(tree: TreeIndex) -> Result:
         "environment_imports": tally["environment"],
         "optional_imports": tally["optional"],
     }
+    if includes.files:
+        counts.update(resolved_includes=includes.resolved, unresolved_includes=len(includes.missing))
     # imports guarded against their absence: named, not counted (up to three, after the rest)
     optional = [Evidence(u.path, f"optional import {u.written!r} (guarded against ImportError): not counted",
                          rule="import_resolvability.optional", line_start=u.line,
@@ -846,48 +529,188 @@ def import_resolvability(tree: TreeIndex) -> Result:
                 for u in sorted(optional_uses, key=lambda u: (u.path, u.cell or 0, u.line))[:3]]
     if not third:
         shown = sources[:MAX_EVIDENCE]
-        return Result(100, counts=counts, evidence=shown + optional[: MAX_EVIDENCE - len(shown)],
-                      reason="no third-party imports (standard library and local modules only)")
-    evidence = [
-        Evidence(u.path, f"import {u.written!r} is not declared in any manifest", rule="import_resolvability.undeclared",
-                 line_start=u.line, snippet=mask_line(tree.snippet(u.path, u.line, u.cell) or ""), cell=u.cell)
-        for u in undeclared[: MAX_EVIDENCE - min(5, len(sources))]
-    ]
+        reason = "no third-party imports (standard library and local modules only)"
+        if not classified.sources:
+            reason = f"no third-party imports; every workflow include resolves to a file ({includes.resolved})"
+        return Result(100, counts=counts, evidence=shown + optional[: MAX_EVIDENCE - len(shown)], reason=reason)
+    evidence = [_undeclared_evidence(tree, u) for u in undeclared[: MAX_EVIDENCE - min(5, len(sources))]]
     evidence += sources[: MAX_EVIDENCE - len(evidence)]
     evidence += optional[: MAX_EVIDENCE - len(evidence)]
-    missing = sorted({_suggested_distribution(u) for u in undeclared})
-    fix = None
-    if undeclared:
-        target = _manifest_target(tree, undeclared)
-        fix = f"Declare {_join(missing)} in {target}."
-    if not declared.any():
+    fix = _fix(tree, undeclared, declared) if undeclared else None
+    packages = [u for u in third.values() if u.language not in _WORKFLOW_LANGUAGES]
+    if not declared.any() and packages:
         return Result(0, counts=counts, evidence=evidence, fix=fix,
                       reason=f"{len(third)} third-party imports but no dependency manifest or inline install")
     value = 100.0 * (len(third) - len(undeclared)) / len(third)
-    reason = (f"every third-party import is declared ({len(third)})" if not undeclared else
-              f"{len(undeclared)} of {len(third)} third-party imports are not declared: "
-              f"{_join(sorted({u.written for u in undeclared}))}")
+    unresolved = sorted({u.written for u in undeclared if u.language in _WORKFLOW_LANGUAGES})
+    names = sorted({u.written for u in undeclared if u.language not in _WORKFLOW_LANGUAGES})
+    if not undeclared:
+        reason = f"every third-party import is declared ({len(third)})"
+    elif not unresolved:
+        reason = f"{len(undeclared)} of {len(third)} third-party imports are not declared: {_join(names)}"
+    else:
+        reason = (f"{len(undeclared)} of {len(third)} third-party imports and workflow includes are not declared "
+                  f"or do not resolve: {_join(names + unresolved)}")
     return Result(value, counts=counts, evidence=evidence, fix=fix, reason=reason)
 
 
-def third_party_python_imports(tree: TreeIndex) -> list[str]:
-    """The modules of the tree's third-party Python imports as written (``sklearn``,
-    ``matplotlib.pyplot``), sorted: the set C2 counts (standard library, local,
-    environment-provided and ImportError-guarded imports excluded). The execution
-    tier's E′ probe tries to import each of them in the installed environment."""
-    sources = _sources(tree)
-    third, _tally, _optional = _imports(tree, sources, _local_modules(tree, sources))
-    return sorted({use.written for use in third.values() if use.language == "python"})
+def _undeclared_evidence(tree: TreeIndex, use: _ImportUse) -> Evidence:
+    snippet = mask_line(tree.snippet(use.path, use.line, use.cell) or "")
+    if use.language in _WORKFLOW_LANGUAGES:
+        return Evidence(use.path, f"include {use.written!r} does not resolve to a file of the tree",
+                        rule="import_resolvability.unresolved_include", line_start=use.line, snippet=snippet)
+    return Evidence(use.path, f"import {use.written!r} is not declared in any manifest",
+                    rule="import_resolvability.undeclared", line_start=use.line, snippet=snippet, cell=use.cell)
 
 
-def _manifest_target(tree: TreeIndex, undeclared: Sequence[_ImportUse]) -> str:
-    languages = {u.language for u in undeclared}
-    targets = []
-    if "python" in languages:
-        python_manifests = [m.path for m in tree.manifests() if any(d.ecosystem in ("pypi", "conda") for d in m.dependencies)]
-        targets.append(python_manifests[0] if python_manifests else "requirements.txt")
-    if "r" in languages:
-        targets.append("DESCRIPTION")
-    if "julia" in languages:
-        targets.append("Project.toml")
-    return " / ".join(targets)
+# --------------------------------------------------------------------------- workflow includes (§0.3 C2)
+
+_WORKFLOW_LANGUAGES = frozenset({"nextflow", "snakemake"})
+# What a Nextflow include path names: the file, the file with `.nf`, or a module folder's main.nf.
+_NEXTFLOW_CANDIDATES = ("", ".nf", "/main.nf")
+_NEXTFLOW_ROOTS = re.compile(r"\$\{?(?:projectDir|baseDir|workflow\.projectDir)\}?/?")
+
+
+@dataclass
+class _Includes:
+    files: int = 0                      # Nextflow and Snakemake files read
+    resolved: int = 0
+    missing: list[_ImportUse] = field(default_factory=list)
+
+
+def _workflow_includes(tree: TreeIndex) -> _Includes:
+    """Nextflow ``include { X } from './modules/x'`` and Snakemake ``include: "rules/x.smk"``
+    resolved by path from the including file's folder (§0.3 C2 × workflows): a Nextflow
+    path names the file, the file with ``.nf`` or a folder's ``main.nf``; ``${projectDir}``
+    is the root. Plugins (``plugin/nf-schema``) and computed or remote paths are not
+    files. An include that names no file of the tree is unresolvable, like an import no
+    manifest declares."""
+    found = _Includes()
+    seen: set[tuple[str, str]] = set()
+    for engine in sorted(_WORKFLOW_LANGUAGES):
+        for path in tree.by_frontend(engine):
+            if tree.role(path) == "vendored":
+                continue
+            facts = tree.facts(path)
+            if facts is None:
+                continue
+            found.files += 1
+            for ref in facts.imports:
+                if ref.kind != "include":
+                    continue
+                target = _include_target(tree, path, ref.module.strip().strip("'\""), engine)
+                if target is None:
+                    continue
+                if target:
+                    found.resolved += 1
+                elif (engine, ref.module) not in seen:
+                    seen.add((engine, ref.module))
+                    found.missing.append(_ImportUse(engine, ref.module, ref.module, path, ref.line, None))
+    return found
+
+
+def _include_target(tree: TreeIndex, path: str, module: str, engine: str) -> str | None:
+    """The tree file an include names, "" when it names none, None when it is no path."""
+    if engine == "nextflow":
+        if module.startswith("plugin/"):
+            return None
+        relative = _NEXTFLOW_ROOTS.match(module)
+        base, module = ("", module[relative.end():]) if relative else (_folder(path), module)
+        candidates = _NEXTFLOW_CANDIDATES
+    else:
+        base, candidates = _folder(path), ("",)
+    if not module or any(c in module for c in "${}()") or "://" in module:
+        return None
+    if module.startswith("/"):
+        return ""   # a path of the author's machine
+    joined = posixpath.normpath(posixpath.join(base, module))
+    if joined == ".." or joined.startswith("../"):
+        return ""
+    return next((joined + suffix for suffix in candidates if tree.is_file(joined + suffix)), "")
+
+
+# --------------------------------------------------------------------------- the fix
+
+
+def _fix(tree: TreeIndex, undeclared: Sequence[_ImportUse], declared: _Declared) -> str:
+    """Where each missing declaration goes, in the deposit's own terms: the conda
+    environment of the Snakemake rule that runs the file; R packages in DESCRIPTION, or
+    (as ``r-<pkg>``) in the conda environment that declares the project's other R
+    packages, or renv.lock; Julia ``Project.toml``; Python the first Python manifest
+    (requirements.txt when none); unresolvable workflow includes their files."""
+    steps = _step_environments(tree)
+    r_target = _r_target(tree, declared)
+    python_manifests = [m.path for m in tree.manifests() if any(d.ecosystem in ("pypi", "conda") for d in m.dependencies)]
+    python_target = python_manifests[0] if python_manifests else "requirements.txt"
+    targets: dict[str, list[str]] = {}
+    includes: list[str] = []
+    for use in undeclared:
+        if use.language in _WORKFLOW_LANGUAGES:
+            includes.append(use.written)
+            continue
+        step = steps.get(use.path)
+        if use.language == "python":
+            target, name = step or python_target, _suggested_distribution(use)
+        elif use.language == "r":
+            target = step or r_target[0]
+            name = f"r-{use.key.lower()}" if step or r_target[1] else use.key
+        else:
+            target, name = "Project.toml", use.key
+        names = targets.setdefault(target, [])
+        if name not in names:
+            names.append(name)
+    parts = []
+    for target, names in targets.items():
+        names = sorted(names)
+        bioconductor = (" (bioconductor-<name> for a Bioconductor package)"
+                        if any(n.startswith("r-") for n in names) else "")
+        parts.append(f"Declare {_join(names)} in {target}{bioconductor}")
+    if includes:
+        parts.append(f"add the files the includes {_join(sorted(set(includes)))} name to the deposit, or "
+                     "correct their paths")
+    sentence = "; ".join(part[0].lower() + part[1:] for part in parts) + "."
+    return sentence[0].upper() + sentence[1:]
+
+
+def _r_target(tree: TreeIndex, declared: _Declared) -> tuple[str, bool]:
+    """Where the project declares its R packages, and whether that is a conda environment
+    (whose entries are ``r-<pkg>``): DESCRIPTION, else the conda environment
+    that already lists the most R packages (``r-``/``bioconductor-`` names; an export only
+    when no other does), else renv.lock (after ``renv::snapshot()``), else a new
+    DESCRIPTION."""
+    manifests = tree.manifests()
+    description = next((m.path for m in manifests if m.kind == "description"), None)
+    if description:
+        return description, False
+    # the environment that holds most of the project's R packages (an export records what
+    # one machine had installed: the environment it was made from is the one to edit)
+    counted = [(manifest, sum(1 for d in manifest.dependencies if conda_r_packages(d.name)))
+               for manifest in declared.conda]
+    ranked = sorted((manifest.conda_export, -count, manifest.path) for manifest, count in counted if count)
+    if ranked:
+        return ranked[0][2], True
+    lock = next((tree.find_ci("renv.lock", location) for location in tree.env_locations
+                 if tree.find_ci("renv.lock", location)), None)
+    return (f"{lock} (`renv::snapshot()`)" if lock else "DESCRIPTION"), False
+
+
+def _step_environments(tree: TreeIndex) -> dict[str, str]:
+    """The conda environment file of each Snakemake rule's ``script:`` or ``notebook:``
+    file (both paths resolved from the rule's file, as Snakemake does)."""
+    found: dict[str, str] = {}
+    for path in tree.by_frontend("snakemake"):
+        facts = tree.facts(path)
+        rules: dict[str, dict[str, str]] = {}
+        for directive in facts.directives if facts is not None else ():
+            if directive.scope and directive.kind in ("script", "notebook", "conda"):
+                rules.setdefault(directive.scope, {}).setdefault(directive.kind, directive.value)
+        for rule in rules.values():
+            script = rule.get("script") or rule.get("notebook")
+            environment = rule.get("conda")
+            if not script or not environment:
+                continue
+            script_path = posixpath.normpath(posixpath.join(_folder(path), script.strip("'\"")))
+            env_path = posixpath.normpath(posixpath.join(_folder(path), environment.strip("'\"")))
+            if tree.is_file(script_path) and tree.is_file(env_path):
+                found.setdefault(script_path, env_path)
+    return found
