@@ -379,3 +379,14 @@ def test_a_notebook_over_the_notebook_limit_is_not_read(make_tree):
     tree = TreeIndex.from_path(root, Limits(max_file_bytes=1000, max_notebook_bytes=1500))
     assert tree.skip_reason("n.ipynb").startswith("larger than the notebook limit (")
     assert tree.facts("n.ipynb") is None
+
+
+def test_a_plain_text_readme_marks_its_sections_by_lines_in_capitals():
+    from scoring.parsers.markdown import parse_document
+
+    text = ("Tools for the survey.\n\nINSTALLATION:\nRun make.\n\nDATA FORMAT\nOne CSV per site.\n"
+            "IMPORTANT: read the licence.\n\nNOTE\n\nA B\nsee below\n")
+    assert [(h.text, h.line, h.level) for h in parse_document(text, "README.txt").headings] == [
+        ("INSTALLATION", 3, 2), ("DATA FORMAT", 6, 2), ("NOTE", 10, 2)]
+    # the same lines in a Markdown file are prose
+    assert parse_document(text, "README.md").headings == []

@@ -169,9 +169,42 @@ def count_words(text: str) -> int:
 
 def parse_document(text: str, path: str) -> Document:
     lower = path.lower()
-    doc = parse_rst(text, path) if lower.endswith((".rst", ".rest")) else parse_markdown(text, path)
+    if lower.endswith((".rst", ".rest")):
+        doc = parse_rst(text, path)
+    else:
+        doc = parse_markdown(_plain_text_headings(text) if _is_plain_text(lower) else text, path)
     doc.prompt_lines = _prompt_lines(doc)
     return doc
+
+
+def _is_plain_text(lower_path: str) -> bool:
+    """A plain-text document: ``.txt`` or no suffix (``README``, ``INSTALL``)."""
+    name = lower_path.rsplit("/", 1)[-1]
+    return name.endswith(".txt") or "." not in name
+
+
+# A plain-text document marks its sections by a line in capitals ("DATA FORMATTING
+# STANDARDS", "INSTALLATION:") standing on its own after a blank line: a short noun
+# phrase of at least one word of two letters, no sentence punctuation inside.
+_CAPITALS_HEADING = re.compile(r"[A-Z][A-Z0-9 &/()'\-]*[A-Z0-9)]:?")
+
+
+def _plain_text_headings(text: str) -> str:
+    """``text`` with the capital-letter heading lines of a plain-text document written as
+    Markdown headings (``## DATA FORMATTING STANDARDS``), so its sections are sections;
+    line numbers are unchanged."""
+    lines = text.split("\n")
+    changed = False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or (index and lines[index - 1].strip()):
+            continue
+        words = stripped.rstrip(":").split()
+        if 1 <= len(words) <= 8 and _CAPITALS_HEADING.fullmatch(stripped) \
+                and any(sum(c.isalpha() for c in word) >= 2 for word in words):
+            lines[index] = "## " + stripped.rstrip(":")
+            changed = True
+    return "\n".join(lines) if changed else text
 
 
 # list item and blockquote markers in front of a line's text: `- `, `* `, `+ `, `1. `,

@@ -46,7 +46,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_word(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.5.1")
+@detector("data_description", version="2.6.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -58,7 +58,8 @@ def data_description(tree: TreeIndex) -> Result:
         dataset's README one level below (``data/<set>/README*``, §0.3 headings; 2.5.0).
         Words of its rendered prose: >= 100 -> 100, 30-99 -> 70, 1-29 -> 40.
         (b) A README data section: a real heading (outside code fences; ATX, setext, RST
-        or HTML) containing the word ``data`` or ``dataset(s)`` (so "Input data",
+        or HTML; in a plain-text README, a short line in capitals after a blank line,
+        ``DATA FORMAT``; 2.6.0) containing the word ``data`` or ``dataset(s)`` (so "Input data",
         "Data availability", "Data access"), or "Input files" (§0.3 workflow data; 2.5.0),
         but none of the compounds that are not about the deposit's data: ``database``,
         ``data structure(s)``, "big data", "data science", "data-intensive",

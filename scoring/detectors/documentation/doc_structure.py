@@ -16,14 +16,15 @@ from scoring.tree import TreeIndex
 _HEADINGS_SHOWN = 5
 
 
-@detector("doc_structure", version="2.3.0")
+@detector("doc_structure", version="2.4.0")
 def doc_structure(tree: TreeIndex) -> Result:
     """The README has sections on installation, usage, expected output and requirements.
 
     What it checks:
         The headings of the root README (chosen by the §0.1.13 priority, any case):
-        Markdown ATX and setext headings outside code fences, RST section titles and
-        HTML <h1>–<h6>. Four families are looked for, each as a whole word or phrase in
+        Markdown ATX and setext headings outside code fences, RST section titles,
+        HTML <h1>–<h6>, and in a plain-text README (``README``, ``README.txt``) a short
+        line in capitals after a blank line (``INSTALLATION``, ``DATA FORMAT:``). Four families are looked for, each as a whole word or phrase in
         a heading, case-insensitively: install (install/installation/installing, setup,
         set up, getting started, environment), run (usage, run/running, execute/
         execution/executing, how to run/use, quick start, reproduce/reproducing,

@@ -133,7 +133,7 @@ def _fix(tree: TreeIndex, documented: bool) -> str:
             f"function); an analysis built on the package gets a top-level {script} that runs it end to end.")
 
 
-@detector("execution_entry_point", version="2.4.0")
+@detector("execution_entry_point", version="2.5.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 

@@ -495,7 +495,7 @@ def _one_command(command: str) -> str:
     return f"Give the one command that creates the environment, `{command}`, in a README code block."
 
 
-@detector("install_instructions", version="2.3.0")
+@detector("install_instructions", version="2.4.0")
 def install_instructions(tree: TreeIndex) -> Result:
     """Install instructions: one command that creates the whole environment.
 
