@@ -30,8 +30,9 @@ _MISSING = object()
 @dataclass
 class _CallSite:
     """A call as the seed rules see it: callee as written, line (within its cell in a
-    notebook), literal argument values (``_DYNAMIC`` otherwise) and whether
-    ``*args``/``**kwargs`` are passed."""
+    notebook), literal argument values (``_DYNAMIC`` otherwise), whether ``*args`` or a
+    ``**kwargs`` whose keywords cannot be seen are passed (``star``), and the keywords the
+    ``**`` arguments that can be seen pass (``spread``)."""
 
     written: str
     line: int
@@ -41,14 +42,19 @@ class _CallSite:
     # the source text of each ``_DYNAMIC`` argument: by position, and by keyword
     arg_texts: tuple[str | None, ...] = ()
     keyword_texts: dict[str, str] = field(default_factory=dict)
+    spread: frozenset[str] = frozenset()
 
 
 def _has_seed(site: _CallSite, position: int | None, keywords: Iterable[str]) -> bool:
     """True when the call passes a non-None seed (or generator) where the API takes one.
-    ``**kwargs`` may carry it, so they are given the benefit of the doubt."""
+    ``**kwargs`` whose keywords cannot be seen may carry it, so they are given the benefit
+    of the doubt; a ``**kwargs`` bound to dicts written out carries it only when one of
+    them has the keyword."""
     for keyword in keywords:
         if keyword in site.keywords:
             return site.keywords[keyword] is not None
+        if keyword in site.spread:
+            return True
     if position is not None and len(site.args) > position:
         return site.args[position] is not None
     return site.star
@@ -179,7 +185,8 @@ def _rules() -> _CallRules:
 def _site(call: CallFact) -> _CallSite:
     """The call as the seed rules see it, from its fact: a non-literal argument is
     ``_DYNAMIC``; ``*args`` (``Expr("*…")``) and ``**kwargs`` (the keyword ``**``) are
-    left out of the arguments and set ``star``."""
+    left out of the arguments, and set ``star`` unless the frontend saw the keywords the
+    ``**`` arguments pass (``spread``: a dict written out in the same scope)."""
     args: list[Any] = []
     arg_texts: list[str | None] = []
     star = False
@@ -196,12 +203,13 @@ def _site(call: CallFact) -> _CallSite:
     keyword_texts: dict[str, str] = {}
     for keyword, value in call.kwargs:
         if keyword == "**":
-            star = True
+            star = star or not call.spread_known
         elif type(value) is Expr:
             keywords[keyword], keyword_texts[keyword] = _DYNAMIC, value.text
         else:
             keywords[keyword] = value
-    return _CallSite(call.written, call.line, tuple(args), keywords, star, tuple(arg_texts), keyword_texts)
+    return _CallSite(call.written, call.line, tuple(args), keywords, star, tuple(arg_texts), keyword_texts,
+                     frozenset(call.spread_keys) if call.spread_known else frozenset())
 
 
 def _aliases_of(imports: Iterable[ImportFact]) -> dict[str, str]:
@@ -511,12 +519,16 @@ class _Parameters:
     @staticmethod
     def _argument(function: DefinitionFact, parameter: str, call: CallFact) -> tuple[bool, Any]:
         """Whether the call passes ``parameter`` and its value (literal, None or an Expr);
-        ``*args``/``**kwargs`` may carry it (passed, value unknown)."""
+        ``*args``/``**kwargs`` may carry it (passed, value unknown), a ``**kwargs`` of dicts
+        written out only when one has the keyword."""
         star = False
         for keyword, value in call.kwargs:
             if keyword == parameter:
                 return True, value
-            star = star or keyword == "**"
+            if keyword == "**" and call.spread_known:
+                star = star or parameter in call.spread_keys
+            else:
+                star = star or keyword == "**"
         positional = []
         for name in function.parameters:
             if name.startswith("*"):
@@ -1354,7 +1366,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.8.0")
+@detector("seed_management", version="2.9.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1395,7 +1407,11 @@ def seed_management(tree: TreeIndex) -> Result:
         parameter passed on is followed a few calls deep; one that falls back to a local
         *seed* helper counts as passed; a constructor is called by its class's name); a
         method named like the random module on a parameter (``random.choice`` in ``def
-        propose(self, random)``) draws from the generator passed in.
+        propose(self, random)``) draws from the generator passed in. A ``**kwargs``
+        passed to a random call carries a seed only when its keywords cannot be seen (a
+        parameter, a call's result) or one of them is the seed's: bound in its scope (or,
+        unbound there, in the enclosing function or module) only to dicts written out
+        (``kwargs = {'num_workers': 1} if cuda else {}``), it passes their keys only.
         R (files, evaluated R Markdown chunks, notebook R cells): sample(), the r*
         distributions, resampling and permutation tests (boot, coin's approximate(),
         adonis2, any call with permutations =), learners that take their own seed
@@ -1428,7 +1444,8 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.8.0: packages seeded from inside only where the repository distributes them.
+        (2.9.0: a ``**kwargs`` of dicts written out carries no seed they do not hold.
+        2.8.0: packages seeded from inside only where the repository distributes them.
         2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance
         through variables and into called functions. 2.6.0: MATLAB/Octave randomness
         and its global stream across callers. 2.5.0: Julia seeds match their generator.
@@ -1462,7 +1479,8 @@ def seed_management(tree: TreeIndex) -> Result:
         Fortran call random_seed(put=seed) before random_number.
     Known false positives:
         A local variable that shadows an imported module (random = …) is read as the
-        module. `**kwargs` passed to a randomised estimator are assumed to carry a seed.
+        module. A `**kwargs` whose keywords cannot be seen (a parameter, a call's
+        result, a dict changed through another name) is assumed to carry a seed.
         A global seed call counts for every Python library (torch.manual_seed "seeds"
         numpy calls in the same file), and a seed call anywhere in the file counts, even
         after the random call. Modules are matched to imports by name suffix, so a seed
