@@ -278,6 +278,8 @@ class _SeedFile:
     python: FileFacts | None = None      # a Python file's or notebook's facts, R Markdown's Python chunks'
     imports: list[ImportFact] = field(default_factory=list)      # its Python imports
     sourced: list[str] = field(default_factory=list)             # R source() / Julia include() targets
+    # R/Julia: the line ranges of function definitions, which source()/include() does not run
+    function_ranges: list[tuple[int, int]] = field(default_factory=list)
     unparseable: bool = False
     generator_seed: _Hit | None = None   # C/C++/Fortran/Julia: the seed of the generators its draws use
     pending: list[_Pending] = field(default_factory=list)
@@ -563,10 +565,17 @@ def _r_function(name: str) -> str:
     return name.rsplit("::", 1)[-1].lstrip(":")
 
 
+# R and Julia definitions whose bodies run only when called (a Julia module's body runs
+# where it stands)
+_DEFERRED_KINDS = frozenset({"function", "method", "generic", "class", "macro"})
+
+
 def _scan_facts(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     """Random calls, seed calls and sourced files of an R or Julia file, of the R chunks
     (or the embedded Julia chunks) of an R Markdown document, or of a notebook's R or
     Julia cells, from its call facts: strings and comments hold none."""
+    record.function_ranges.extend((d.line, d.end_line) for d in facts.definitions
+                                  if d.end_line and d.cell is None and d.kind in _DEFERRED_KINDS)
     if facts.language == "r":
         _scan_r(record, facts, tree)
     else:
@@ -1076,11 +1085,12 @@ class _Proof:
 
 def _import_time_seed(record: _SeedFile) -> _Hit | None:
     """The first seed call that runs when the file is imported (Python module) or run by
-    ``source()``/``include()`` (R, Julia: function bodies are not told apart)."""
+    ``source()``/``include()`` (R, Julia): one outside every function body."""
     if not record.seeds:
         return None
     if record.path.lower().endswith((".r", ".jl")):
-        return record.seeds[0]
+        return next((hit for hit in record.seeds
+                     if not any(start <= hit.line <= end for start, end in record.function_ranges)), None)
     if not record.is_python_module or record.python is None:
         return None
     ranges = record.deferred_ranges()
@@ -1313,7 +1323,9 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
     # package: a seed in an importer outside the package (an example, a benchmark, a
     # documentation notebook) seeds that importer's run only, not the package's draws.
     package_roots = {path: _package_root(tree, path) for path in files} if _distributes_python(tree) else {}
-    seeders = [p for p, r in files.items() if r.seeds] + sorted(helper_proofs) + sorted(seeded_on_import)
+    spliced = _spliced_seeds(files, edges)
+    seeders = ([p for p, r in files.items() if r.seeds] + sorted(helper_proofs) + sorted(seeded_on_import)
+               + sorted(spliced))
     origin: dict[str, str] = {}
     queue = deque()
     for seeder in seeders:
@@ -1329,12 +1341,38 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
                 queue.append(target)
     for path, seeder in origin.items():
         if path != seeder and path not in proofs:
-            proofs[path] = _Proof(
-                "seed_management.seeded_importer",
-                f"is imported by {seeder}, which sets a seed",
-                proofs[seeder].hit,
-            )
+            if seeder in proofs:
+                proofs[path] = _Proof("seed_management.seeded_importer", f"is imported by {seeder}, which sets a seed",
+                                      proofs[seeder].hit)
+            else:
+                hit = spliced[seeder]
+                proofs[path] = _Proof("seed_management.seeded_importer",
+                                      f"is included by {seeder}, which includes the seed of {hit.path}", hit)
     return proofs
+
+
+def _spliced_seeds(files: dict[str, _SeedFile], edges: dict[str, set[str]]) -> dict[str, _Hit]:
+    """R and Julia files that source()/include() (transitively) a file performing a seed
+    call anywhere, with that seed: sourcing splices the file's code, its seeding
+    functions too, into the includer, which so performs the seed call for the files it
+    includes (a Julia package module including its CLI's ``Random.seed!(1)``), though
+    not for its own draws unless the seed runs at the top level."""
+    found: dict[str, _Hit] = {}
+    for path, record in files.items():
+        if not record.sourced or record.seeds:
+            continue
+        seen, queue = {path}, deque(sorted(t for t in edges.get(path, ()) if t.lower().endswith((".r", ".jl"))
+                                           and t in files))
+        while queue:
+            current = queue.popleft()
+            if current in seen:
+                continue
+            seen.add(current)
+            if files[current].seeds:
+                found[path] = files[current].seeds[0]
+                break
+            queue.extend(sorted(t for t in edges.get(current, ()) if t in files and t.lower().endswith((".r", ".jl"))))
+    return found
 
 
 # how to seed, in each ecosystem's own terms (§0.3: never Python advice for a MATLAB or C tree)
@@ -1366,7 +1404,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.9.0")
+@detector("seed_management", version="2.10.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1416,14 +1454,22 @@ def seed_management(tree: TreeIndex) -> Result:
         distributions, resampling and permutation tests (boot, coin's approximate(),
         adonis2, any call with permutations =), learners that take their own seed
         (ranger, mikropml's run_ml: seeded by seed =, not by NA), seeded by set.seed/
-        with_seed (never from Sys.time()) or through source() as in Python.
+        with_seed (never from Sys.time()) or through source() as in Python; a
+        sourced file seeds the draws of the file sourcing it only with a set.seed
+        outside every function body (a seed inside a function, or its lapply closure,
+        runs only when the function is called, not when the file is sourced), while
+        sourcing splices the code, so a file that sources a seeding file performs its
+        seed call for the files it sources in turn.
         Julia: rand/randn/shuffle… carry their generator: draws from the global one
         (also through Random.default_rng() or a keyword default bound to it) are seeded
         by Random.seed!(x); a draw from an engine of the file (rng =
         MersenneTwister(1234), rand(Xoshiro(1), 3)) by that engine's seed only, so a
         seeded engine handed to one sampler seeds none of the file's global draws; a
         draw from a generator passed in (rng, rngs[j]) is explicit; include() acts as
-        an import.
+        an import and splices code as source() does: an included file seeds the
+        includer's draws only with a Random.seed! outside every function body (a
+        module's body runs where it stands), and a package module that includes its
+        CLI's seeding function seeds the files it includes.
         MATLAB/Octave: rand, randn, randi, randperm, datasample, normrnd … from the
         global stream are seeded by rng(seed), rng('default'), rng(seed, 'twister'),
         rand('seed', x) or setGlobalStream of a seeded stream, never by rng('shuffle')
@@ -1444,7 +1490,8 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.9.0: a ``**kwargs`` of dicts written out carries no seed they do not hold.
+        (2.10.0: R/Julia seeds on source()/include() only from outside function bodies.
+        2.9.0: a ``**kwargs`` of dicts written out carries no seed they do not hold.
         2.8.0: packages seeded from inside only where the repository distributes them.
         2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance
         through variables and into called functions. 2.6.0: MATLAB/Octave randomness
@@ -1488,8 +1535,10 @@ def seed_management(tree: TreeIndex) -> Result:
         sites of a function with a seed parameter, MATLAB callees and native callees are
         matched by name, so a same-named function elsewhere lends its calls; a name
         passed as a seed that is no parameter counts as a value. A Julia argument named
-        like a generator (rng) is taken for one; R/Julia seeds in functions are not told
-        apart from top-level ones. Native seed variables are matched by name (a member's
+        like a generator (rng) is taken for one; an R function defined below the top
+        level (inside local() or an if) is read as top-level code, and a sourced file
+        that calls its own seeding function at the top level seeds nothing on
+        source(). Native seed variables are matched by name (a member's
         last name across files), so a same-named variable given the clock elsewhere
         unseeds a seed; a typedef'd engine (typedef std::mt19937 Rng) is not known as
         one, and a seed passed down as a function argument is not followed to its
