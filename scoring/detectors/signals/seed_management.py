@@ -82,6 +82,8 @@ class _Verdict:
     explicit: bool
     seed_text: str | None = None
     generator: bool = False
+    # a seed call: the generator families it seeds (METRICS.md §0.2.23)
+    families: frozenset[str] = frozenset()
 
 
 def _gate_open(site: _CallSite, spec: dict[str, Any]) -> bool:
@@ -108,8 +110,9 @@ class _CallRules:
 
     def __init__(self, table: dict[str, Any]):
         python = table["python"]
-        self.seed_calls = frozenset(python["seed_calls"])
-        self.seed_methods = frozenset(python["seed_methods"])
+        self.seed_calls: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in python["seed_calls"].items()}
+        self.seed_methods: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in python["seed_methods"].items()}
+        self.families: dict[str, str] = python["families"]
         self.generators: dict[str, dict[str, Any]] = python["generators"]
         self.functions: dict[str, dict[str, Any]] = python["functions"]
         self.modules: dict[str, dict[str, Any]] = python["modules"]
@@ -130,10 +133,13 @@ class _CallRules:
         """A global seed call (explicit: always), a random call (``explicit`` telling
         whether it passes its own seed), or None."""
         last = name.rsplit(".", 1)[-1]
-        if name in self.seed_calls or (last in self.seed_methods and "." in site.written):
+        families = self.seed_calls.get(name)
+        if families is None and last in self.seed_methods and "." in site.written and "(" not in name:
+            families = self.seed_methods[last]
+        if families is not None:
             if not self._seed_argument(site):
                 return None
-            return _Verdict(self.SEED, True, _seed_text(site, 0, ("seed", "a")))
+            return _Verdict(self.SEED, True, _seed_text(site, 0, ("seed", "a")), families=families)
         spec = self.generators.get(name)
         if spec is not None:
             position, keywords = spec.get("position"), spec.get("keywords", ())
@@ -167,6 +173,12 @@ class _CallRules:
                 keywords = package.get("keywords", ())
                 return _Verdict(self.RANDOM, _has_seed(site, None, keywords), _seed_text(site, None, keywords))
         return None
+
+    def family(self, name: str) -> str:
+        """The generator family a random call draws from when it is given no seed of its
+        own: its top module's (sklearn, scipy and DataFrame.sample draw from numpy's)."""
+        top = name.split(".", 1)[0]
+        return self.families.get(top, top)
 
     def classify_method(self, site: _CallSite) -> _Verdict | None:
         """``frame.sample(…)``: DataFrame/Series sampling and model sampling methods.
@@ -253,6 +265,11 @@ class _Hit:
     # a draw from a generator of its own (built in the call, passed in): global seeds do
     # not reach it, so only its own seed counts
     pinned: bool = False
+    # a draw: the family of the global generator it draws from; a seed: the families it
+    # seeds (METRICS.md §0.2.23: random.seed the random module only, np.random.seed
+    # numpy's global state, set.seed R's…)
+    family: str = ""
+    families: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -400,6 +417,8 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sampl
     path = record.path
     # where the frontend read a seed's source: (cell, line, callee) -> seed source
     sources = {(f.cell, f.line, f.call): f.seed_source for f in facts.randoms if f.kind in ("seed", "engine")}
+    # seeds of a generator object (g = torch.Generator(); g.manual_seed(0)): no global seed
+    engine_seeds = {(f.cell, f.line) for f in facts.randoms if f.kind == "seed" and f.call not in rules.seed_calls}
     for call in facts.calls:
         site = _site(call)
         head, _, rest = site.written.partition(".")
@@ -415,9 +434,13 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sampl
             if verdict is not None:
                 name = candidate
                 break
+        family = rules.family(name) if verdict is not None else ""
         if verdict is None and not own_sample:
             verdict = rules.classify_method(site)
-            name = site.written
+            name, family = site.written, rules.sample_method["family"]
+        if verdict is not None and verdict.kind == _CallRules.SEED and name not in rules.seed_calls \
+                and (call.cell, call.line) in engine_seeds:
+            continue
         if verdict is None:
             last = site.written.rsplit(".", 1)[-1]
             if "seed" in last.lower():
@@ -433,19 +456,19 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sampl
             # ``random.choice(…)`` in ``def step(self, random)``: the generator passed in, not the module
             if seed:
                 continue
-            hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), True, pinned=True)
+            hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), True, pinned=True,
+                       family=family)
             record.random.append(hit)
             record.pending.append(_Pending(hit, False, function, receiver))
             continue
         hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), explicit=verdict.explicit,
-                   pinned=verdict.generator)
+                   pinned=verdict.generator, family="" if seed else family, families=verdict.families)
         source = sources.get((call.cell, call.line, name), "")
         if verdict.explicit and source in _UNREPRODUCIBLE_PYTHON:
             record.unreproducible.append((hit, _UNREPRODUCIBLE_PYTHON[source]))
             if seed:
                 continue
-            hit = _Hit(hit.path, hit.line, hit.cell, hit.name, hit.snippet, False,
-                       pinned=verdict.generator and source != "discarded")
+            hit = replace(hit, explicit=False, pinned=verdict.generator and source != "discarded")
         parameter = _named_parameter(function, verdict.seed_text) if verdict.explicit else None
         if parameter is None and not verdict.explicit and function is not None and not seed:
             # ``if rng is None: rng = np.random.default_rng()``: the fallback of a seed or
@@ -565,6 +588,10 @@ def _r_function(name: str) -> str:
     return name.rsplit("::", 1)[-1].lstrip(":")
 
 
+# the generator families the seeds of R, Julia and MATLAB reach (§0.2.23): their global
+# generators; a native draw ("native") is seeded by its own generator's seed only
+_R, _JULIA, _MATLAB = frozenset({"R"}), frozenset({"julia"}), frozenset({"matlab"})
+
 # R and Julia definitions whose bodies run only when called (a Julia module's body runs
 # where it stands)
 _DEFERRED_KINDS = frozenset({"function", "method", "generic", "class", "macro"})
@@ -598,7 +625,8 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     for fact in facts.randoms:
         reproducible = fact.seeded and fact.seed_source in ("literal", "argument")
         if fact.kind == "seed" and fact.generator == "Random.GLOBAL":
-            hit = _Hit(path, fact.line, fact.cell, fact.call.rsplit(".", 1)[-1], tree.snippet(path, fact.line, fact.cell))
+            hit = _Hit(path, fact.line, fact.cell, fact.call.rsplit(".", 1)[-1], tree.snippet(path, fact.line, fact.cell),
+                       families=_JULIA)
             if reproducible:
                 record.seeds.append(hit)
             elif fact.seed_source == "time":
@@ -630,7 +658,7 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             if fact.generator in seeds:
                 used.append(seeds[fact.generator])
         record.random.append(_Hit(path, fact.line, fact.cell, function, tree.snippet(path, fact.line, fact.cell),
-                                  explicit=explicit, pinned=pinned))
+                                  explicit=explicit, pinned=pinned, family="julia"))
     if used:
         first = min(used, key=lambda f: (f.cell or 0, f.line))
         record.generator_seed = _Hit(path, first.line, first.cell, first.call.rsplit(".", 1)[-1],
@@ -657,7 +685,7 @@ def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
         if fact.generator == "R":
             if fact.seeded and fact.seed_source in ("literal", "argument"):
                 record.seeds.append(_Hit(path, fact.line, fact.cell, _r_function(fact.call),
-                                         tree.snippet(path, fact.line, fact.cell)))
+                                         tree.snippet(path, fact.line, fact.cell), families=_R))
         else:
             own_seeds.setdefault(fact.generator, deque()).append(fact)
     for call in facts.calls:
@@ -676,11 +704,12 @@ def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             if seed_fact is not None and seed_fact.seeded:
                 # cited at its seed argument, the line that makes it reproducible
                 record.random.append(_Hit(path, seed_fact.line, call.cell, function,
-                                          tree.snippet(path, seed_fact.line, call.cell), explicit=True))
+                                          tree.snippet(path, seed_fact.line, call.cell), explicit=True, family="R"))
                 continue
         elif function not in names["r_random"] and not any(k in names["r_random_keywords"] for k, _ in call.kwargs):
             continue
-        record.random.append(_Hit(path, call.line, call.cell, function, tree.snippet(path, call.line, call.cell)))
+        record.random.append(_Hit(path, call.line, call.cell, function, tree.snippet(path, call.line, call.cell),
+                                  family="R"))
 
 
 _MATLAB_RUNNERS = {"feval", "run", "evalin", "builtin"}
@@ -699,10 +728,10 @@ def _scan_matlab(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     streams: dict[str, _Hit] = {}
     for fact in facts.randoms:
         reproducible = fact.seeded and fact.seed_source in ("literal", "argument", "default")
-        hit = _Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell))
+        hit = _Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell), family="matlab")
         if fact.kind == "seed":
             if reproducible:
-                record.seeds.append(hit)
+                record.seeds.append(replace(hit, family="", families=_MATLAB))
             elif fact.seed_source == "time":
                 record.unreproducible.append((hit, "this seed comes from the clock: it differs on every run"))
         elif fact.kind == "engine":
@@ -782,7 +811,7 @@ class _Native:
         self.facts[path] = facts
 
     def hit(self, path: str, line: int, cell: int | None, name: str) -> _Hit:
-        return _Hit(path, line, cell, name, self.tree.snippet(path, line, cell))
+        return _Hit(path, line, cell, name, self.tree.snippet(path, line, cell), family="native")
 
     # --- seed values
     def _seed_values(self) -> tuple[dict[tuple[str, str], list[tuple[str, RandomFact]]],
@@ -1083,34 +1112,32 @@ class _Proof:
 # --- cross-file seeding (METRICS.md §0.1.30) ------------------------------------------------
 
 
-def _import_time_seed(record: _SeedFile) -> _Hit | None:
-    """The first seed call that runs when the file is imported (Python module) or run by
-    ``source()``/``include()`` (R, Julia): one outside every function body."""
+def _import_time_seeds(record: _SeedFile) -> list[_Hit]:
+    """The seed calls that run when the file is imported (Python module) or run by
+    ``source()``/``include()`` (R, Julia): those outside every function body."""
     if not record.seeds:
-        return None
+        return []
     if record.path.lower().endswith((".r", ".jl")):
-        return next((hit for hit in record.seeds
-                     if not any(start <= hit.line <= end for start, end in record.function_ranges)), None)
+        return [hit for hit in record.seeds
+                if not any(start <= hit.line <= end for start, end in record.function_ranges)]
     if not record.is_python_module or record.python is None:
-        return None
+        return []
     ranges = record.deferred_ranges()
-    for hit in record.seeds:
-        if not any(start <= hit.line <= end for start, end, _ in ranges):
-            return hit
-    return None
+    return [hit for hit in record.seeds if not any(start <= hit.line <= end for start, end, _ in ranges)]
 
 
-def _seed_helpers(record: _SeedFile) -> dict[str, _Hit]:
-    """Functions of a Python module whose name contains ``seed`` and that perform a seed
-    call (the first function of a name; not read in a module that does not parse)."""
-    helpers: dict[str, _Hit] = {}
+def _seed_helpers(record: _SeedFile) -> dict[str, list[_Hit]]:
+    """Functions of a Python module whose name contains ``seed`` and that perform seed
+    calls, with those calls (the first function of a name; not read in a module that
+    does not parse)."""
+    helpers: dict[str, list[_Hit]] = {}
     if not record.is_python_module or not record.seeds or record.python is None or record.unparseable:
         return helpers
     for start, end, name in record.deferred_ranges():
         if "seed" in name.lower() and name not in helpers:
-            hit = next((h for h in record.seeds if start <= h.line <= end), None)
-            if hit is not None:
-                helpers[name] = hit
+            hits = [h for h in record.seeds if start <= h.line <= end]
+            if hits:
+                helpers[name] = hits
     return helpers
 
 
@@ -1195,13 +1222,53 @@ def _import_edges(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, set
     return edges
 
 
-def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Proof]:
-    """Every file that counts as seeded, with the seed it relies on (METRICS.md S1 V2).
+def _families_of(hits: Iterable[_Hit]) -> frozenset[str]:
+    return frozenset(family for hit in hits for family in hit.families)
+
+
+def _needed(record: _SeedFile) -> list[str]:
+    """The generator families the file's draws without a seed of their own need seeded,
+    in the order of the file's first draw from each."""
+    return list(dict.fromkeys(h.family for h in record.random if not h.explicit))
+
+
+class _Cover:
+    """What seeds reach each file, family by family (§0.2.23): the first proof offered
+    for a family is kept, so offers are made in the rules' order of precedence."""
+
+    def __init__(self) -> None:
+        self.by_path: dict[str, dict[str, _Proof]] = {}
+
+    def offer(self, path: str, families: Iterable[str], proof: _Proof) -> None:
+        cover = self.by_path.setdefault(path, {})
+        for family in families:
+            cover.setdefault(family, proof)
+
+    def get(self, path: str) -> dict[str, _Proof]:
+        return self.by_path.get(path, {})
+
+    def seeds_all(self, path: str, needed: list[str]) -> bool:
+        cover = self.by_path.get(path, {})
+        return all(family in cover for family in needed)
+
+
+@dataclass
+class _Seeding:
+    """Which random files are seeded, with the seeds each relies on (one per generator
+    family its unseeded draws use, in the order of its draws), and what reaches each."""
+
+    proofs: dict[str, list[_Proof]]
+    cover: _Cover
+
+
+def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> _Seeding:
+    """Every file that counts as seeded, with the seeds it relies on (METRICS.md S1 V2).
     A file that draws from a generator of its own left unseeded (built from the clock,
     passed None) is never seeded: no global seed reaches that generator (§0.2.23)."""
     blocked = {path for path, record in files.items() if any(h.pinned and not h.explicit for h in record.random)}
-    proofs = _seed_proofs_unblocked(tree, files)
-    return {path: proof for path, proof in proofs.items() if path not in blocked}
+    seeding = _seed_proofs_unblocked(tree, files)
+    seeding.proofs = {path: proofs for path, proofs in seeding.proofs.items() if path not in blocked}
+    return seeding
 
 
 def _package_root(tree: TreeIndex, path: str) -> str | None:
@@ -1232,27 +1299,43 @@ def _distributes_python(tree: TreeIndex) -> bool:
     return False
 
 
-def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Proof]:
-    proofs: dict[str, _Proof] = {}
+def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> _Seeding:
+    cover = _Cover()
+    proofs: dict[str, list[_Proof]] = {}
+    own: dict[str, _Proof] = {}        # a file seeded on its own, whatever its draws' families
     for path, record in files.items():
-        if record.seeds:
+        for hit in record.seeds:
+            cover.offer(path, hit.families, _Proof("seed_management.seed_call", f"sets a seed with {hit.name}", hit))
+        if record.seeds and not _needed(record):
             first = record.seeds[0]
-            proofs[path] = _Proof("seed_management.seed_call", f"sets a seed with {first.name}", first)
+            own[path] = _Proof("seed_management.seed_call", f"sets a seed with {first.name}", first)
         elif record.random and all(h.explicit for h in record.random) and record.caller_seed is not None:
-            proofs[path] = _Proof("seed_management.seeded_caller",
-                                  f"draws only in functions called from {record.caller_seed.path}, which seeds "
-                                  f"{record.caller_seed.name}", record.caller_seed)
+            own[path] = _Proof("seed_management.seeded_caller",
+                               f"draws only in functions called from {record.caller_seed.path}, which seeds "
+                               f"{record.caller_seed.name}", record.caller_seed)
         elif record.random and all(h.explicit for h in record.random) and record.generator_seed is not None:
-            proofs[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.generator_seed.name}",
-                                  record.generator_seed)
+            own[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.generator_seed.name}",
+                               record.generator_seed)
         elif record.random and all(h.explicit for h in record.random):
-            first = record.random[0]
-            proofs[path] = _Proof(
-                "seed_management.explicit_seed", "passes an explicit seed or generator to every random call", first
-            )
-    unseeded = [p for p, r in files.items() if r.random and p not in proofs]
-    if not unseeded or not any(r.seeds for r in files.values()):
-        return proofs  # the cross-file rules all need a seed call somewhere
+            own[path] = _Proof("seed_management.explicit_seed",
+                               "passes an explicit seed or generator to every random call", record.random[0])
+
+    def settle() -> list[str]:
+        """Record the files seeded so far; the random files still unseeded."""
+        for path, record in files.items():
+            if path in proofs:
+                continue
+            if path in own:
+                proofs[path] = [own[path]]
+                continue
+            needed = _needed(record)
+            if needed and cover.seeds_all(path, needed):
+                reached = cover.get(path)
+                proofs[path] = list(dict.fromkeys(reached[family] for family in needed))
+        return [p for p, r in files.items() if r.random and p not in proofs]
+
+    if not settle() or not any(r.seeds for r in files.values()):
+        return _Seeding(proofs, cover)  # the cross-file rules all need a seed call somewhere
 
     # MATLAB's global stream: a function, script or class called (transitively) by a file
     # that seeds the global stream draws after that seed (§0.1.30's importer rule, §0.3)
@@ -1271,10 +1354,10 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
                     reached[target] = reached[current]
                     queue.append(target)
         for path, seeder in sorted(reached.items()):
-            if path != seeder and files[path].random and path not in proofs:
-                proofs[path] = _Proof("seed_management.seeded_caller",
-                                      f"is called by {seeder}, which seeds the global random stream",
-                                      files[seeder].seeds[0])
+            if path != seeder and files[path].random:
+                cover.offer(path, _MATLAB, _Proof("seed_management.seeded_caller",
+                                                  f"is called by {seeder}, which seeds the global random stream",
+                                                  files[seeder].seeds[0]))
 
     edges = _import_edges(tree, files)
     reverse: dict[str, set[str]] = {}
@@ -1282,41 +1365,43 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
         for target in targets:
             reverse.setdefault(target, set()).add(source)
 
-    # A module that seeds while being imported seeds every file that (transitively) imports it.
-    import_time: dict[str, _Hit] = {}
-    for path, record in files.items():
-        hit = _import_time_seed(record)
-        if hit is not None:
-            import_time[path] = hit
-    seeded_on_import: dict[str, tuple[str, _Hit]] = {path: (path, hit) for path, hit in import_time.items()}
-    queue = deque(sorted(import_time))
-    while queue:
-        current = queue.popleft()
-        for importer in sorted(reverse.get(current, ())):
-            if importer not in seeded_on_import:
-                seeded_on_import[importer] = seeded_on_import[current]
-                queue.append(importer)
-
-    # A call of a local ``*seed*`` function that performs a seed call.
+    # A call of a local ``*seed*`` function that performs seed calls.
     helpers = {path: _seed_helpers(record) for path, record in files.items() if record.seeds}
-    helper_proofs: dict[str, _Proof] = {}
+    helper_seeders: dict[str, list[_Hit]] = {}
     for path, record in files.items():
         for call in record.seed_named_calls:
             for target in sorted(edges.get(path, ())):
-                hit = helpers.get(target, {}).get(call.name)
-                if hit is not None:
-                    helper_proofs.setdefault(
-                        path,
-                        _Proof("seed_management.seed_helper", f"calls {call.name}() from {target}, which sets a seed", hit),
-                    )
+                hits = helpers.get(target, {}).get(call.name)
+                if hits:
+                    helper_seeders.setdefault(path, []).extend(hits)
+                    for hit in hits:
+                        cover.offer(path, hit.families, _Proof(
+                            "seed_management.seed_helper", f"calls {call.name}() from {target}, which sets a seed",
+                            hits[0]))
 
-    for path, proof in helper_proofs.items():
-        proofs.setdefault(path, proof)
-    for path, (seeder, hit) in seeded_on_import.items():
-        if path != seeder:
-            proofs.setdefault(
-                path, _Proof("seed_management.seeding_import", f"imports {seeder}, which sets a seed when imported", hit)
-            )
+    # A module that seeds while being imported seeds every file that (transitively)
+    # imports it, for the families it seeds.
+    import_time = {path: hits for path, record in files.items() if (hits := _import_time_seeds(record))}
+    on_import: dict[str, dict[str, _Hit]] = {}   # importer -> family -> the import-time seed
+    for family in sorted(_families_of(h for hits in import_time.values() for h in hits)):
+        seeded: dict[str, tuple[str, _Hit]] = {}
+        queue = deque()
+        for path in sorted(import_time):
+            hit = next((h for h in import_time[path] if family in h.families), None)
+            if hit is not None:
+                seeded[path] = (path, hit)
+                queue.append(path)
+        while queue:
+            current = queue.popleft()
+            for importer in sorted(reverse.get(current, ())):
+                if importer not in seeded:
+                    seeded[importer] = seeded[current]
+                    queue.append(importer)
+        for path, (seeder, hit) in seeded.items():
+            if path != seeder:
+                on_import.setdefault(path, {})[family] = hit
+                cover.offer(path, (family,), _Proof("seed_management.seeding_import",
+                                                    f"imports {seeder}, which sets a seed when imported", hit))
 
     # A file imported (transitively) by a local module that seeds runs after that seed. A
     # module of a package the repository distributes is imported by whoever uses the
@@ -1324,31 +1409,44 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
     # documentation notebook) seeds that importer's run only, not the package's draws.
     package_roots = {path: _package_root(tree, path) for path in files} if _distributes_python(tree) else {}
     spliced = _spliced_seeds(files, edges)
-    seeders = ([p for p, r in files.items() if r.seeds] + sorted(helper_proofs) + sorted(seeded_on_import)
-               + sorted(spliced))
-    origin: dict[str, str] = {}
-    queue = deque()
-    for seeder in seeders:
-        if seeder not in origin:
-            origin[seeder] = seeder
-            queue.append(seeder)
-    while queue:
-        current = queue.popleft()
-        for target in sorted(edges.get(current, ())):
-            root = package_roots.get(target)
-            if target not in origin and (root is None or current.startswith(root + "/")):
-                origin[target] = origin[current]
-                queue.append(target)
-    for path, seeder in origin.items():
-        if path != seeder and path not in proofs:
-            if seeder in proofs:
-                proofs[path] = _Proof("seed_management.seeded_importer", f"is imported by {seeder}, which sets a seed",
-                                      proofs[seeder].hit)
+    seeders: dict[str, frozenset[str]] = {}
+    for path, record in files.items():
+        if record.seeds:
+            seeders[path] = _families_of(record.seeds)
+    for path in sorted(helper_seeders):
+        seeders.setdefault(path, _families_of(helper_seeders[path]))
+    for path in sorted(on_import):
+        seeders.setdefault(path, frozenset(on_import[path]))
+    for path in sorted(spliced):
+        seeders.setdefault(path, spliced[path].families)
+    for family in sorted({f for families in seeders.values() for f in families}):
+        origin: dict[str, str] = {}
+        queue = deque()
+        for seeder, families in seeders.items():
+            if family in families and seeder not in origin:
+                origin[seeder] = seeder
+                queue.append(seeder)
+        while queue:
+            current = queue.popleft()
+            for target in sorted(edges.get(current, ())):
+                root = package_roots.get(target)
+                if target not in origin and (root is None or current.startswith(root + "/")):
+                    origin[target] = origin[current]
+                    queue.append(target)
+        for path, seeder in origin.items():
+            if path == seeder or not files[path].random:
+                continue
+            reaching = cover.get(seeder).get(family)
+            if reaching is not None:
+                cover.offer(path, (family,), _Proof("seed_management.seeded_importer",
+                                                    f"is imported by {seeder}, which sets a seed", reaching.hit))
             else:
                 hit = spliced[seeder]
-                proofs[path] = _Proof("seed_management.seeded_importer",
-                                      f"is included by {seeder}, which includes the seed of {hit.path}", hit)
-    return proofs
+                cover.offer(path, (family,), _Proof("seed_management.seeded_importer",
+                                                    f"is included by {seeder}, which includes the seed of {hit.path}",
+                                                    hit))
+    settle()
+    return _Seeding(proofs, cover)
 
 
 def _spliced_seeds(files: dict[str, _SeedFile], edges: dict[str, set[str]]) -> dict[str, _Hit]:
@@ -1400,11 +1498,29 @@ def _fix(paths: list[str]) -> str:
     return f"Set a seed in {names} before the first random call: {'; '.join(advice)}."
 
 
+# what each generator family is, in a reason (§0.2.23)
+_FAMILY_NAMES = {
+    "random": "the random module", "numpy": "numpy's global generator (np.random)", "torch": "torch's generator",
+    "torch.cuda": "torch's CUDA generators", "tensorflow": "TensorFlow's global generator", "R": "R's generator",
+    "julia": "Julia's global generator", "matlab": "MATLAB's global stream",
+}
+
+
+def _family_name(family: str) -> str:
+    return _FAMILY_NAMES.get(family, f"{family}'s generator")
+
+
+def _mismatch(seed: _Hit, draw: _Hit) -> str:
+    """Why a seed of the file does not seed its draw: another generator family."""
+    seeded = ", ".join(_family_name(f) for f in sorted(seed.families)) or "no generator this file draws from"
+    return f"{seed.name} seeds {seeded} only, not {_family_name(draw.family)}, which {draw.name} draws from"
+
+
 def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.10.0")
+@detector("seed_management", version="2.11.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1418,16 +1534,25 @@ def seed_management(tree: TreeIndex) -> Result:
         (``random.choices(string.ascii_letters, k=10)``) names a file or a token and is
         not stochastic (§0.1.30). Throughout, the seed must reach the generator that
         draws (§0.2.23), and a seed from the clock, the OS or an entropy device seeds
-        nothing.
+        nothing: each draw without a seed of its own draws from a generator family (the
+        random module, numpy's global state, torch, TensorFlow, R's, Julia's or MATLAB's
+        global generator), each seed seeds families, and a file is seeded when seeds
+        reach every family its draws use, its own or, family by family, across files.
         Python (files, notebook cells of one notebook together, R Markdown chunks):
         numpy.random and stdlib random sampling, torch.rand*/randperm/normal/bernoulli,
         tf.random.*, jax.random.*, generator constructions (default_rng, RandomState,
         PRNGKey …), randomised sklearn/umap/scipy estimators and functions (ensembles,
         KMeans, TSNE, train_test_split, CV splitters with shuffle=True, poisson(mu).rvs()
         …) and DataFrame .sample() (unless the repository defines its own sample()),
-        resolved through imports. A file is seeded when it calls a global seed
-        (np.random.seed, torch.manual_seed, tf.random.set_seed, seed_everything …) with
-        an argument; when every random call passes its own non-None seed
+        resolved through imports. A file is seeded when it calls, with an argument, the
+        global seeds of the families it draws from: random.seed seeds the random module
+        only; np.random.seed numpy's global state, which sklearn, umap, scipy and
+        DataFrame.sample draw from without a random_state; torch.manual_seed torch
+        (torch.cuda.manual_seed_all its CUDA generators only); tf.random.set_seed
+        TensorFlow; keras' set_random_seed the random module, numpy and TensorFlow;
+        seed_everything, transformers' and accelerate's set_seed the random module,
+        numpy and torch (and TensorFlow); manual_seed on a generator object seeds that
+        generator, no family. Or when every random call passes its own non-None seed
         (default_rng(42), random_state=0, generator=g); when it calls a local *seed*
         function that seeds; when it imports a local module that seeds on import; or
         when a local module that seeds imports it (transitively); in a repository that
@@ -1490,7 +1615,9 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.10.0: R/Julia seeds on source()/include() only from outside function bodies.
+        (2.11.0: a seed seeds its generator family only, across files too; an unseeded
+        file is shown at its first unseeded draw, with its seeds of other families.
+        2.10.0: R/Julia seeds on source()/include() only from outside function bodies.
         2.9.0: a ``**kwargs`` of dicts written out carries no seed they do not hold.
         2.8.0: packages seeded from inside only where the repository distributes them.
         2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance
@@ -1505,11 +1632,13 @@ def seed_management(tree: TreeIndex) -> Result:
         Unseeded random numbers make every rerun produce different numbers, so nobody
         can tell a reproduction failure from noise.
     Evidence:
-        Each random file at its first random call (unseeded files first), with up to two
-        seeds that do not reach it (ineffective_seed: a clock seed, a thrown-away
-        generator, a seed parameter left None, an engine seeding another generator, the
-        clock default of a seed option, a seeding routine without a fixed seed); for
-        seeded files the seed they rely on (seed_call, explicit_seed, seed_helper,
+        Each unseeded file at its first unseeded draw, with up to two seeds that do not
+        reach it (ineffective_seed: a clock seed, a thrown-away generator, a seed
+        parameter left None, an engine seeding another generator, the clock default of
+        a seed option, a seeding routine without a fixed seed, a seed of another
+        generator family: random.seed before a numpy draw); each seeded file at its
+        first random call with the seeds it relies on, one per generator family its
+        draws use (seed_call, explicit_seed, seed_helper,
         seeding_import, seeded_importer, seeded_caller; file, line, cell for notebooks),
         the function header that gives a parameter seed (seed_parameter) and the
         definition of a project's own generator (own_generator, once). Counts: random
@@ -1528,9 +1657,9 @@ def seed_management(tree: TreeIndex) -> Result:
         A local variable that shadows an imported module (random = …) is read as the
         module. A `**kwargs` whose keywords cannot be seen (a parameter, a call's
         result, a dict changed through another name) is assumed to carry a seed.
-        A global seed call counts for every Python library (torch.manual_seed "seeds"
-        numpy calls in the same file), and a seed call anywhere in the file counts, even
-        after the random call. Modules are matched to imports by name suffix, so a seed
+        A seed call anywhere in the file counts for its family, even after the random
+        call; a torch draw is taken for a CPU draw whatever its device, so
+        torch.cuda.manual_seed_all alone does not seed it. Modules are matched to imports by name suffix, so a seed
         in one of several same-named local modules seeds all their importers. Call
         sites of a function with a seed parameter, MATLAB callees and native callees are
         matched by name, so a same-named function elsewhere lends its calls; a name
@@ -1564,7 +1693,8 @@ def seed_management(tree: TreeIndex) -> Result:
             counts=counts,
             reason=f"no random calls found in {len(files)} source files; nothing to seed",
         )
-    proofs = _seed_proofs(tree, files)
+    seeding = _seed_proofs(tree, files)
+    proofs = seeding.proofs
     seeded = [r for r in random_files if r.path in proofs]
     unseeded = [r for r in random_files if r.path not in proofs]
     counts["seeded_files"] = len(seeded)
@@ -1572,32 +1702,44 @@ def seed_management(tree: TreeIndex) -> Result:
 
     evidence: list[Evidence] = []
     for record in unseeded:
-        first = record.random[0]
+        reached = seeding.cover.get(record.path)
+        first = next((h for h in record.random if not h.explicit and (h.pinned or h.family not in reached)),
+                     record.random[0])
         evidence.append(_hit_evidence(first, f"random call {first.name} with no seed set for this file", "seed_management.unseeded"))
         shown: set[tuple[str, int]] = set()
-        for hit, why in record.unreproducible:
+        mismatched = [(hit, _mismatch(hit, first)) for hit in record.seeds if first.family not in hit.families
+                      and not first.pinned]
+        for hit, why in record.unreproducible + mismatched:
             if (hit.path, hit.line) not in shown and len(shown) < 2:
                 shown.add((hit.path, hit.line))
                 evidence.append(_hit_evidence(hit, why, "seed_management.ineffective_seed"))
     generators_shown: set[_Hit] = set()
     for record in seeded:
         first = record.random[0]
-        proof = proofs[record.path]
-        evidence.append(_hit_evidence(first, f"random call {first.name}; the file {proof.reason}", "seed_management.seeded"))
-        evidence.append(_hit_evidence(proof.hit, f"seed relied on by {record.path}", proof.rule))
+        relied = proofs[record.path]
+        own = [p.hit.name for p in relied if p.rule == "seed_management.seed_call" and p.hit in record.seeds]
+        parts = [f"sets a seed with {' and '.join(dict.fromkeys(own))}"] if own else []
+        parts += [p.reason for p in relied if not (p.rule == "seed_management.seed_call" and p.hit in record.seeds)]
+        reasons = " and ".join(dict.fromkeys(parts))
+        evidence.append(_hit_evidence(first, f"random call {first.name}; the file {reasons}", "seed_management.seeded"))
+        for proof in relied:
+            evidence.append(_hit_evidence(proof.hit, f"seed relied on by {record.path}", proof.rule))
         if record.own_generator is not None and record.own_generator not in generators_shown:
             generator = record.own_generator
             generators_shown.add(generator)
             evidence.append(_hit_evidence(generator, f"{generator.name}() is the project's own generator: its draws "
                                           "follow the seed state passed to it", "seed_management.own_generator"))
-        source = files[proof.hit.path].parameter_seeds.get(proof.hit) if proof.hit.path in files else None
-        if source is not None:
-            function, parameter = source
-            given = ("is never None at its calls" if parameter not in function.none_defaults
-                     else "every call passes")
-            evidence.append(Evidence(proof.hit.path, f"the seed is the parameter {parameter} of {function.name}(), which {given}",
-                                     rule="seed_management.seed_parameter", line_start=function.line,
-                                     snippet=tree.snippet(proof.hit.path, function.line, function.cell), cell=function.cell))
+        for proof in relied:
+            source = files[proof.hit.path].parameter_seeds.get(proof.hit) if proof.hit.path in files else None
+            if source is not None:
+                function, parameter = source
+                given = ("is never None at its calls" if parameter not in function.none_defaults
+                         else "every call passes")
+                evidence.append(Evidence(proof.hit.path,
+                                         f"the seed is the parameter {parameter} of {function.name}(), which {given}",
+                                         rule="seed_management.seed_parameter", line_start=function.line,
+                                         snippet=tree.snippet(proof.hit.path, function.line, function.cell),
+                                         cell=function.cell))
     value = 100 * len(seeded) / len(random_files)
     fix = None
     if unseeded:
