@@ -314,6 +314,10 @@ class _SeedFile:
     caller_seed: _Hit | None = None
     # C/C++: where the project's own generator its draws call is defined (ran2, randum)
     own_generator: _Hit | None = None
+    # Julia: draws from a generator passed in, with the function they are in, and the
+    # calls that pass a function the global generator (f(Random.default_rng(), x)), by name
+    passed_in: list[tuple[_Hit, str]] = field(default_factory=list)
+    global_passes: dict[str, _Hit] = field(default_factory=dict)
 
     @property
     def is_python_module(self) -> bool:
@@ -580,7 +584,8 @@ def _fact_names() -> dict[str, frozenset[str]]:
     return {"r_random": frozenset(r["stochastic"]), "r_seed": frozenset(r["seed"]),
             "r_random_keywords": frozenset(r["stochastic_keywords"]),
             "r_seeded_by_argument": r["seeded_by_argument"],
-            "julia_random": frozenset(julia["stochastic"])}
+            "julia_random": frozenset(julia["stochastic"]),
+            "julia_global": frozenset(julia["global_generators"])}
 
 
 def _r_function(name: str) -> str:
@@ -638,6 +643,11 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             built[fact.generator] = built.get(fact.generator, True) and reproducible
             if reproducible:
                 seeds.setdefault(fact.generator, fact)
+            elif fact.seed_source in ("entropy", "time", "none"):
+                record.unreproducible.append(
+                    (_Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell)),
+                     f"{fact.generator} is built without a seed ({fact.call.rsplit('.', 1)[-1]}()): "
+                     "its draws differ on every run"))
             if reproducible and not record.seeds:
                 # shown with a file whose global draws stay unseeded: this seed is not theirs
                 whose = "the engine it builds" if fact.generator == fact.call.rsplit(".", 1)[-1] else fact.generator
@@ -657,8 +667,13 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             explicit, pinned = built.get(fact.generator, True) or fact.generator in reseeded, True
             if fact.generator in seeds:
                 used.append(seeds[fact.generator])
-        record.random.append(_Hit(path, fact.line, fact.cell, function, tree.snippet(path, fact.line, fact.cell),
-                                  explicit=explicit, pinned=pinned, family="julia"))
+        hit = _Hit(path, fact.line, fact.cell, function, tree.snippet(path, fact.line, fact.cell),
+                   explicit=explicit, pinned=pinned, family="julia")
+        record.random.append(hit)
+        if fact.generator != "Random.GLOBAL" and fact.generator not in built:
+            holder = _enclosing_definition(facts, fact.line, fact.cell)
+            if holder is not None:
+                record.passed_in.append((hit, holder.name.rsplit(".", 1)[-1]))
     if used:
         first = min(used, key=lambda f: (f.cell or 0, f.line))
         record.generator_seed = _Hit(path, first.line, first.cell, first.call.rsplit(".", 1)[-1],
@@ -666,6 +681,48 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     for call in facts.calls:
         if call.written == "include" and call.args and isinstance(call.args[0], str) and call.args[0]:
             record.sourced.append(call.args[0])
+        passed = next((v.text for v in call.args if type(v) is Expr and v.text.strip() in names["julia_global"]), None)
+        if passed is not None:
+            record.global_passes.setdefault(call.name.rsplit(".", 1)[-1], _Hit(
+                path, call.line, call.cell, passed, tree.snippet(path, call.line, call.cell)))
+
+
+def _enclosing_definition(facts: FileFacts, line: int, cell: int | None) -> DefinitionFact | None:
+    """The innermost function (with its end line known) whose body holds ``line``."""
+    found = None
+    for definition in facts.definitions:
+        if definition.kind == "function" and definition.cell == cell and definition.end_line \
+                and definition.line <= line <= definition.end_line and (found is None or definition.line >= found.line):
+            found = definition
+    return found
+
+
+def _decide_passed_generators(files: dict[str, _SeedFile], vendored: set[str]) -> None:
+    """Julia (§0.2.25): a draw from a generator passed into a function is explicit unless
+    a call in the repository (a convenience method ``f(x) = f(Random.default_rng(), x)``,
+    a test) passes that function the global generator: the draw then uses the global
+    generator, which only ``Random.seed!`` seeds."""
+    passes: dict[str, _Hit] = {}
+    for path, record in files.items():
+        if path not in vendored:
+            for name, hit in record.global_passes.items():
+                passes.setdefault(name, hit)
+    if not passes:
+        return
+    for record in files.values():
+        fallen = {id(hit): name for hit, name in record.passed_in if name in passes}
+        if not fallen:
+            continue
+        for index, hit in enumerate(record.random):
+            name = fallen.get(id(hit))
+            if name is None:
+                continue
+            record.random[index] = replace(hit, explicit=False, pinned=False)
+            call = passes[name]
+            where = f"line {hit.line}" if call.path == hit.path else f"{hit.path}:{hit.line}"
+            record.unreproducible.append((call, f"passes {call.name}, the global generator, to {name}(), whose draw at "
+                                          f"{where} then uses it: a generator argument seeds only where every call "
+                                          "passes a seeded one"))
 
 
 def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
@@ -1069,6 +1126,7 @@ def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
         for part in facts.embedded:
             if part.language in ("r", "julia"):
                 _scan_facts(record, part, tree)
+    _decide_passed_generators(files, {p for p in files if tree.role(p) == "vendored"})
     for record in files.values():
         record.random.sort(key=lambda h: (h.cell or 0, h.line))
         record.seeds.sort(key=lambda h: (h.cell or 0, h.line))
@@ -1520,7 +1578,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.11.0")
+@detector("seed_management", version="2.12.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1589,8 +1647,12 @@ def seed_management(tree: TreeIndex) -> Result:
         (also through Random.default_rng() or a keyword default bound to it) are seeded
         by Random.seed!(x); a draw from an engine of the file (rng =
         MersenneTwister(1234), rand(Xoshiro(1), 3)) by that engine's seed only, so a
-        seeded engine handed to one sampler seeds none of the file's global draws; a
-        draw from a generator passed in (rng, rngs[j]) is explicit; include() acts as
+        seeded engine handed to one sampler seeds none of the file's global draws, and an
+        engine built without a seed (rng = Xoshiro()) is shown as what unseeds its
+        draws; a draw from a generator passed in (rng, rngs[j]) is explicit unless a
+        call in the repository passes its function the global generator (a convenience
+        method f(x) = f(Random.default_rng(), x), a test; §0.2.25: the draw then falls
+        back to the global generator, cited at that call); include() acts as
         an import and splices code as source() does: an included file seeds the
         includer's draws only with a Random.seed! outside every function body (a
         module's body runs where it stands), and a package module that includes its
@@ -1615,7 +1677,9 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.11.0: a seed seeds its generator family only, across files too; an unseeded
+        (2.12.0: Julia generator arguments fall back to the global generator where a
+        call passes it; unseeded Julia engines shown.
+        2.11.0: a seed seeds its generator family only, across files too; an unseeded
         file is shown at its first unseeded draw, with its seeds of other families.
         2.10.0: R/Julia seeds on source()/include() only from outside function bodies.
         2.9.0: a ``**kwargs`` of dicts written out carries no seed they do not hold.
