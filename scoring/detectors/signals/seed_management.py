@@ -336,20 +336,23 @@ class _SeedFile:
 
 
 def _python_facts(tree: TreeIndex) -> Iterable[tuple[str, FileFacts]]:
-    """``(path, Python facts)`` of every Python file, every notebook with Python code
-    cells (or cells with magics) and every R Markdown / Quarto document with evaluated
-    Python chunks, in path order."""
+    """``(path, Python facts)`` of every Python file, IPython file (``.ipy``: Python with
+    magics, §0.2.19), every notebook with Python code cells (or cells with magics) and
+    every R Markdown / Quarto document with evaluated Python chunks, in path order."""
     for path in tree.files:
         info = tree.info(path)
-        if info is None or info.alias_of is not None or info.type not in ("python", "notebook", "rmd"):
+        if info is None or info.alias_of is not None:
+            continue
+        kind = "python" if info.type is None and path.lower().endswith(".ipy") else info.type
+        if kind not in ("python", "notebook", "rmd"):
             continue
         facts = tree.facts(path)
         if facts is None:
             continue
-        if info.type == "python":
+        if kind == "python":
             if facts.language == "python":
                 yield path, facts
-        elif info.type == "notebook":
+        elif kind == "notebook":
             # an invalid notebook has no cells: nothing of it is read
             if any(c.kind == "code" and (c.language == "python" or c.magics) for c in facts.cells):
                 yield path, facts
@@ -1578,7 +1581,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.12.0")
+@detector("seed_management", version="2.13.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1596,7 +1599,8 @@ def seed_management(tree: TreeIndex) -> Result:
         random module, numpy's global state, torch, TensorFlow, R's, Julia's or MATLAB's
         global generator), each seed seeds families, and a file is seeded when seeds
         reach every family its draws use, its own or, family by family, across files.
-        Python (files, notebook cells of one notebook together, R Markdown chunks):
+        Python (files, IPython .ipy files with their magics masked (§0.2.19), notebook
+        cells of one notebook together, R Markdown chunks):
         numpy.random and stdlib random sampling, torch.rand*/randperm/normal/bernoulli,
         tf.random.*, jax.random.*, generator constructions (default_rng, RandomState,
         PRNGKey …), randomised sklearn/umap/scipy estimators and functions (ensembles,
@@ -1677,7 +1681,8 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.12.0: Julia generator arguments fall back to the global generator where a
+        (2.13.0: .ipy files read.
+        2.12.0: Julia generator arguments fall back to the global generator where a
         call passes it; unseeded Julia engines shown.
         2.11.0: a seed seeds its generator family only, across files too; an unseeded
         file is shown at its first unseeded draw, with its seeds of other families.
