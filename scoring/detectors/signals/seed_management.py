@@ -1082,13 +1082,21 @@ def _draws_an_identifier(call: CallFact) -> bool:
     return type(first) is Expr and bool(_IDENTIFIER_ALPHABET.search(first.text))
 
 
-def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
+def _seed_files(tree: TreeIndex) -> tuple[dict[str, _SeedFile], int]:
+    """What S1 knows of each source file, test and vendored files left out, and how many
+    test files draw random numbers (§0.2.3: out of the stochastic set, reported apart)."""
     files: dict[str, _SeedFile] = {}
     native = _Native(tree)
+    native_tests = 0
     for frontend in ("c_cpp", "fortran"):
         for path in tree.by_frontend(frontend):
             facts = tree.facts(path)
-            if facts is None or not (facts.randoms or facts.calls) or tree.role(path) in ("test", "vendored"):
+            if facts is None or not (facts.randoms or facts.calls):
+                continue
+            role = tree.role(path)
+            if role == "test":
+                native_tests += any(f.kind == "draw" for f in facts.randoms)
+            if role in ("test", "vendored"):
                 continue
             files.setdefault(path, _SeedFile(path))
             native.add(path, facts)
@@ -1134,7 +1142,8 @@ def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
         record.random.sort(key=lambda h: (h.cell or 0, h.line))
         record.seeds.sort(key=lambda h: (h.cell or 0, h.line))
     # test and vendored files are out of the stochastic set, and their seeds seed nothing (§0.2.3, §0.2.2)
-    return dict(sorted((p, r) for p, r in files.items() if tree.role(p) not in ("test", "vendored")))
+    tests = native_tests + sum(1 for p, r in files.items() if r.random and tree.role(p) == "test")
+    return dict(sorted((p, r) for p, r in files.items() if tree.role(p) not in ("test", "vendored"))), tests
 
 
 def _decide_parameter_seeds(files: dict[str, _SeedFile], parameters: _Parameters) -> None:
@@ -1581,7 +1590,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.13.0")
+@detector("seed_management", version="2.13.1")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1681,7 +1690,8 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.13.0: .ipy files read.
+        (2.13.1: counts report the test files with random calls left out. 2.13.0: .ipy
+        files read.
         2.12.0: Julia generator arguments fall back to the global generator where a
         call passes it; unseeded Julia engines shown.
         2.11.0: a seed seeds its generator family only, across files too; an unseeded
@@ -1712,7 +1722,9 @@ def seed_management(tree: TreeIndex) -> Result:
         the function header that gives a parameter seed (seed_parameter) and the
         definition of a project's own generator (own_generator, once). Counts: random
         and seeded files, files scanned, files that do not parse (their calls, imports
-        and function bodies read by the Python frontend's line scan).
+        and function bodies read by the Python frontend's line scan), and the test files
+        with random calls left out of the stochastic set (test_stochastic_files_excluded,
+        §0.2.3).
     How to fix:
         Set a seed at the top of each listed file or in its entry point, in the file's
         own ecosystem (the fix names it): np.random.seed(0), random.seed(0),
@@ -1743,12 +1755,13 @@ def seed_management(tree: TreeIndex) -> Result:
         callers. Randomness hidden in other libraries (MCMC samplers such as brms::brm,
         neural network initialisation, dropout) is not detected.
     """
-    files = _seed_files(tree)
+    files, test_stochastic = _seed_files(tree)
     random_files = [r for r in files.values() if r.random]
     counts: dict[str, Any] = {
         "files_scanned": len(files),
         "unparseable_files": sum(1 for r in files.values() if r.unparseable),
         "stochastic_files": len(random_files),
+        "test_stochastic_files_excluded": test_stochastic,
     }
     if not random_files:
         counts["seeded_files"] = 0
