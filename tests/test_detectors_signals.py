@@ -327,10 +327,16 @@ def test_notebook_r_cells_and_rmarkdown_julia_and_python_chunks_are_read_from_th
         "c.qmd": "```{python}\nimport random\n```\n\n```{python}\nprint 'py2'\nrandom.seed(2)\n```\n"
                  "```{python}\nrandom.random()\n```\n",
     })
-    assert (m.counts["stochastic_files"], m.counts["seeded_files"], m.counts["unparseable_files"]) == (3, 2, 1)
-    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [("b.Rmd", 5)]
+    assert (m.counts["stochastic_files"], m.counts["seeded_files"], m.counts["unparseable_files"]) == (3, 1, 1)
+    # the R cell's set.seed seeds R's generator, not numpy's (§0.2.23): the notebook's numpy draw is unseeded
+    assert [(e["path"], e.get("cell"), e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [
+        ("a.ipynb", 3, 1), ("b.Rmd", None, 5)]
+    assert [(e["path"], e.get("cell"), e["line_start"], e["reason"])
+            for e in evidence_of(m, "seed_management.ineffective_seed")] == [
+        ("a.ipynb", 2, 2, "set.seed seeds R's generator only, not numpy's global generator (np.random), which "
+                          "numpy.random.rand draws from")]
     assert [(e["path"], e.get("cell"), e["line_start"]) for e in evidence_of(m, "seed_management.seed_call")] == [
-        ("a.ipynb", 2, 2), ("c.qmd", None, 7)]
+        ("c.qmd", None, 7)]
 
 
 def test_what_a_python_module_runs_when_imported(measure_s):
