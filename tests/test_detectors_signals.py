@@ -68,7 +68,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs;
     # hardware_requirements 2.0.1: a statement before a badge line, the environment's declarations shown;
     # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them
-    assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.13.1",
+    assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.13.2",
                                 "test_file_presence": "2.1.1", "expected_outputs": "2.1.1",
                                 "ci_presence": "2.0.1", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()
@@ -304,8 +304,25 @@ def test_matlab_class_methods_are_called_through_their_class(measure_s):
     ({"sim.m": "x = rand(3);\n"}, "Set a seed in sim.m before the first random call: rng(42) in the script that "
                                   "calls the rest."),
     ({"a.py": "import random\nrandom.random()\n"},
-     "Set a seed in a.py (e.g. np.random.seed(0), torch.manual_seed(0) or set.seed(1) before the first random "
-     "call), or pass random_state=/seed= to every random call."),
+     "Set a seed in a.py before the first random call: random.seed(0), or pass random_state=/seed=/generator= to "
+     "every random call."),
+    # each generator family its unseeded draws use, and only those (§0.2.23)
+    ({"a.py": "import torch\nimport numpy as np\ntorch.manual_seed(0)\nt = torch.rand(2)\nx = np.random.rand(2)\n",
+      "b.py": "import numpy as np\nimport tensorflow as tf\nx = tf.random.normal([2])\ng = np.random.default_rng()\n"},
+     "Set a seed in a.py, b.py before the first random call: np.random.seed(0); tf.random.set_seed(0); a seed to "
+     "each generator the file builds (np.random.default_rng(0)), or pass random_state=/seed=/generator= to every "
+     "random call."),
+    ({"a.R": "x <- rnorm(3)\n", "b.ipynb": notebook(("import random\nrandom.random()", 1))},
+     "Set a seed in a.R, b.ipynb before the first random call: set.seed(1); random.seed(0), or pass "
+     "random_state=/seed=/generator= to every random call."),
+    ({"sim.jl": "x = rand(3)\n"},
+     "Set a seed in sim.jl before the first random call: Random.seed!(1), or a seeded Xoshiro(1) passed to every "
+     "rand."),
+    ({"sim.c": "#include <stdlib.h>\nint main(void) { return rand(); }\n",
+      "mc.f90": "program mc\n  real :: x\n  call random_number(x)\nend program mc\n"},
+     "Set a seed in mc.f90, sim.c before the first random call: call random_seed(put=seed) before random_number; "
+     "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
+     "constant default."),
 ])
 def test_the_fix_names_the_ecosystems_own_seeding(measure_s, files, fix):
     assert measure_s("seed_management", files).fix == fix

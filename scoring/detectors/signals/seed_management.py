@@ -1544,28 +1544,46 @@ def _spliced_seeds(files: dict[str, _SeedFile], edges: dict[str, set[str]]) -> d
 
 
 # how to seed, in each ecosystem's own terms (§0.3: never Python advice for a MATLAB or C tree)
-_SEEDING_ADVICE = (
-    ((".r", ".rmd", ".qmd"), "set.seed(1)"),
-    ((".jl",), "Random.seed!(1), or a seeded Xoshiro(1) passed to every rand"),
-    ((".m",), "rng(42) in the script that calls the rest"),
-    ((".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu"),
-     "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
-     "constant default"),
-    ((".f", ".for", ".f90", ".f95", ".f03", ".f08"), "call random_seed(put=seed) before random_number"),
+# how to seed each generator family, in its ecosystem's own terms (§0.3: never Python
+# advice for an R, Julia, MATLAB or C tree, nor R advice for a Python one)
+_FAMILY_ADVICE = {
+    "random": "random.seed(0)",
+    "numpy": "np.random.seed(0)",
+    "torch": "torch.manual_seed(0)",
+    "torch.cuda": "torch.manual_seed(0)",
+    "tensorflow": "tf.random.set_seed(0)",
+    "R": "set.seed(1)",
+    "julia": "Random.seed!(1), or a seeded Xoshiro(1) passed to every rand",
+    "matlab": "rng(42) in the script that calls the rest",
+}
+_NATIVE_ADVICE = (
+    ((".f", ".for", ".f90", ".f95", ".f03", ".f08", ".f77", ".ftn"),
+     "call random_seed(put=seed) before random_number"),
+    ((), "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
+         "constant default"),
 )
+_PYTHON_FAMILIES = frozenset({"random", "numpy", "torch", "torch.cuda", "tensorflow"})
 
 
-def _fix(paths: list[str]) -> str:
-    names = _join_names(paths)
-    advice = [text for suffixes, text in _SEEDING_ADVICE if any(p.lower().endswith(suffixes) for p in paths)]
-    known = tuple(suffix for suffixes, _ in _SEEDING_ADVICE for suffix in suffixes)
-    python = any(not p.lower().endswith(known) for p in paths)   # .py, notebooks
-    if not advice or (python and advice == ["set.seed(1)"]):   # Python, with or without R
-        return (f"Set a seed in {names} (e.g. np.random.seed(0), torch.manual_seed(0) or set.seed(1) before the "
-                "first random call), or pass random_state=/seed= to every random call.")
-    if python:
-        advice.insert(0, "np.random.seed(0), or random_state=0 to each estimator")
-    return f"Set a seed in {names} before the first random call: {'; '.join(advice)}."
+def _fix(unseeded: list[tuple[str, list[_Hit]]]) -> str:
+    """One sentence naming the files and, for the generators their unseeded draws use,
+    each one's own seeding (``(path, unseeded draws)`` of each unseeded file)."""
+    names = _join_names([path for path, _ in unseeded])
+    advice: list[str] = []
+    for path, hits in unseeded:
+        for hit in hits:
+            if hit.family == "native":
+                text = next(t for suffixes, t in _NATIVE_ADVICE if not suffixes or path.lower().endswith(suffixes))
+            elif hit.pinned:
+                text = "a seed to each generator the file builds (np.random.default_rng(0))"
+            else:
+                text = _FAMILY_ADVICE.get(hit.family, f"a seed for {hit.family}")
+            if text not in advice:
+                advice.append(text)
+    python = any(h.family in _PYTHON_FAMILIES or (h.pinned and h.family != "native") for _, hits in unseeded
+                 for h in hits)
+    tail = ", or pass random_state=/seed=/generator= to every random call" if python else ""
+    return f"Set a seed in {names} before the first random call: {'; '.join(advice)}{tail}."
 
 
 # what each generator family is, in a reason (§0.2.23)
@@ -1590,7 +1608,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.13.1")
+@detector("seed_management", version="2.13.2")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1690,7 +1708,8 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.13.1: counts report the test files with random calls left out. 2.13.0: .ipy
+        (2.13.2: the fix names the seed of each generator the unseeded draws use.
+        2.13.1: counts report the test files with random calls left out. 2.13.0: .ipy
         files read.
         2.12.0: Julia generator arguments fall back to the global generator where a
         call passes it; unseeded Julia engines shown.
@@ -1726,10 +1745,11 @@ def seed_management(tree: TreeIndex) -> Result:
         with random calls left out of the stochastic set (test_stochastic_files_excluded,
         §0.2.3).
     How to fix:
-        Set a seed at the top of each listed file or in its entry point, in the file's
-        own ecosystem (the fix names it): np.random.seed(0), random.seed(0),
-        torch.manual_seed(0) or random_state=/seed=/a seeded generator passed to every
-        random call in Python; set.seed(1) in R; Random.seed!(1) or a seeded Xoshiro
+        Set a seed at the top of each listed file or in its entry point, for each
+        generator its unseeded draws use, in that generator's own terms (the fix names
+        them): random.seed(0) for the random module, np.random.seed(0) for numpy (and
+        the estimators drawing from it), torch.manual_seed(0), tf.random.set_seed(0), or
+        random_state=/seed=/a seeded generator passed to every random call in Python; set.seed(1) in R; Random.seed!(1) or a seeded Xoshiro
         passed to every draw in Julia; rng(42) in the MATLAB script that calls the rest;
         in C/C++ seed the generator you draw from (srand48(11) for drand48, std::mt19937
         gen(seed) from a --seed option with a constant default, not time(NULL)); in
@@ -1825,7 +1845,9 @@ def seed_management(tree: TreeIndex) -> Result:
     value = 100 * len(seeded) / len(random_files)
     fix = None
     if unseeded:
-        fix = _fix([r.path for r in unseeded])
+        fix = _fix([(r.path, [h for h in r.random if not h.explicit and (h.pinned or h.family not in
+                                                                            seeding.cover.get(r.path))])
+                    for r in unseeded])
     return Result(
         value,
         evidence=evidence[:MAX_EVIDENCE],
