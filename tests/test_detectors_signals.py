@@ -315,6 +315,8 @@ def test_matlab_class_methods_are_called_through_their_class(measure_s):
     ({"a.R": "x <- rnorm(3)\n", "b.ipynb": notebook(("import random\nrandom.random()", 1))},
      "Set a seed in a.R, b.ipynb before the first random call: set.seed(1); random.seed(0), or pass "
      "random_state=/seed=/generator= to every random call."),
+    ({"engine.jl": "using Random\nrng = Xoshiro()\nx = rand(rng, 3)\n"},
+     "Set a seed in engine.jl before the first random call: a seed to each generator the file builds (Xoshiro(1))."),
     ({"sim.jl": "x = rand(3)\n"},
      "Set a seed in sim.jl before the first random call: Random.seed!(1), or a seeded Xoshiro(1) passed to every "
      "rand."),

@@ -1562,7 +1562,16 @@ _NATIVE_ADVICE = (
     ((), "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
          "constant default"),
 )
-_PYTHON_FAMILIES = frozenset({"random", "numpy", "torch", "torch.cuda", "tensorflow"})
+_PYTHON_FAMILIES = frozenset({"random", "numpy", "torch", "torch.cuda", "tensorflow", "jax"})
+# a generator the file builds without a seed, by family
+_BUILT_ADVICE = {
+    "numpy": "a seed to each generator the file builds (np.random.default_rng(0))",
+    "random": "a seed to each generator the file builds (random.Random(0))",
+    "jax": "a key from a fixed seed (jax.random.PRNGKey(0))",
+    "tensorflow": "a seeded generator (tf.random.Generator.from_seed(0))",
+    "julia": "a seed to each generator the file builds (Xoshiro(1))",
+    "matlab": "a seed to each stream the file builds (RandStream('mt19937ar', 'Seed', 1))",
+}
 
 
 def _fix(unseeded: list[tuple[str, list[_Hit]]]) -> str:
@@ -1575,13 +1584,12 @@ def _fix(unseeded: list[tuple[str, list[_Hit]]]) -> str:
             if hit.family == "native":
                 text = next(t for suffixes, t in _NATIVE_ADVICE if not suffixes or path.lower().endswith(suffixes))
             elif hit.pinned:
-                text = "a seed to each generator the file builds (np.random.default_rng(0))"
+                text = _BUILT_ADVICE.get(hit.family, "a seed to each generator the file builds")
             else:
                 text = _FAMILY_ADVICE.get(hit.family, f"a seed for {hit.family}")
             if text not in advice:
                 advice.append(text)
-    python = any(h.family in _PYTHON_FAMILIES or (h.pinned and h.family != "native") for _, hits in unseeded
-                 for h in hits)
+    python = any(h.family in _PYTHON_FAMILIES for _, hits in unseeded for h in hits)
     tail = ", or pass random_state=/seed=/generator= to every random call" if python else ""
     return f"Set a seed in {names} before the first random call: {'; '.join(advice)}{tail}."
 
