@@ -337,20 +337,27 @@ class _SeedFile:
 
 def _python_facts(tree: TreeIndex) -> Iterable[tuple[str, FileFacts]]:
     """``(path, Python facts)`` of every Python file, IPython file (``.ipy``: Python with
-    magics, §0.2.19), every notebook with Python code cells (or cells with magics) and
-    every R Markdown / Quarto document with evaluated Python chunks, in path order."""
+    magics, §0.2.19), every Snakefile (its Python: run: blocks, functions, top-level
+    code; §0.3 workflow code is source), every notebook with Python code cells (or cells
+    with magics), every R Markdown / Quarto document with evaluated Python chunks and
+    every Nextflow file with Python process scripts, in path order."""
+    snakefiles = set(tree.by_frontend("snakemake"))
+    nextflow = set(tree.by_frontend("nextflow"))
     for path in tree.files:
         info = tree.info(path)
         if info is None or info.alias_of is not None:
             continue
-        kind = "python" if info.type is None and path.lower().endswith(".ipy") else info.type
+        kind = info.type
+        if kind is None:
+            kind = "python" if path.lower().endswith(".ipy") or path in snakefiles else \
+                "rmd" if path in nextflow else None
         if kind not in ("python", "notebook", "rmd"):
             continue
         facts = tree.facts(path)
         if facts is None:
             continue
         if kind == "python":
-            if facts.language == "python":
+            if facts.language in ("python", "snakemake"):
                 yield path, facts
         elif kind == "notebook":
             # an invalid notebook has no cells: nothing of it is read
@@ -413,6 +420,8 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sampl
     it is defined."""
     record.python = facts
     record.unparseable = facts.parse_error is not None
+    # a Snakefile's include: splices the rules of another Snakefile into its namespace
+    record.sourced.extend(ref.module for ref in facts.imports if ref.kind == "include" and facts.language == "snakemake")
     # a notebook's imports include those of its R and Julia cells
     foreign = {c.index for c in facts.cells if c.language in ("r", "julia")}
     record.imports = [ref for ref in facts.imports if ref.cell not in foreign] if foreign else list(facts.imports)
@@ -1129,6 +1138,12 @@ def _seed_files(tree: TreeIndex) -> tuple[dict[str, _SeedFile], int]:
         _scan_facts(record, facts, tree)
         for part in julia:
             _scan_facts(record, part, tree)
+    for path in tree.by_frontend("nextflow"):
+        # R process scripts (§0.3: workflow code is source)
+        facts = tree.facts(path)
+        for part in facts.embedded if facts is not None else ():
+            if part.language == "r":
+                _scan_facts(files.setdefault(path, _SeedFile(path)), part, tree)
     for path in tree.by_type("notebook"):
         facts = tree.facts(path)
         if facts is None or not any(c.kind == "code" and c.language in ("r", "julia") for c in facts.cells):
@@ -1519,9 +1534,16 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> _See
     return _Seeding(proofs, cover)
 
 
+def _splices(path: str) -> bool:
+    """Whether running ``path`` from another file splices its code into that file's
+    namespace: R ``source()``, Julia ``include()``, Snakemake ``include:``."""
+    lowered = path.lower()
+    return lowered.endswith((".r", ".jl", ".smk")) or posixpath.basename(lowered) == "snakefile"
+
+
 def _spliced_seeds(files: dict[str, _SeedFile], edges: dict[str, set[str]]) -> dict[str, _Hit]:
-    """R and Julia files that source()/include() (transitively) a file performing a seed
-    call anywhere, with that seed: sourcing splices the file's code, its seeding
+    """R, Julia and Snakemake files that source()/include() (transitively) a file
+    performing a seed call anywhere, with that seed: sourcing splices the file's code, its seeding
     functions too, into the includer, which so performs the seed call for the files it
     includes (a Julia package module including its CLI's ``Random.seed!(1)``), though
     not for its own draws unless the seed runs at the top level."""
@@ -1529,8 +1551,7 @@ def _spliced_seeds(files: dict[str, _SeedFile], edges: dict[str, set[str]]) -> d
     for path, record in files.items():
         if not record.sourced or record.seeds:
             continue
-        seen, queue = {path}, deque(sorted(t for t in edges.get(path, ()) if t.lower().endswith((".r", ".jl"))
-                                           and t in files))
+        seen, queue = {path}, deque(sorted(t for t in edges.get(path, ()) if _splices(t) and t in files))
         while queue:
             current = queue.popleft()
             if current in seen:
@@ -1539,7 +1560,7 @@ def _spliced_seeds(files: dict[str, _SeedFile], edges: dict[str, set[str]]) -> d
             if files[current].seeds:
                 found[path] = files[current].seeds[0]
                 break
-            queue.extend(sorted(t for t in edges.get(current, ()) if t in files and t.lower().endswith((".r", ".jl"))))
+            queue.extend(sorted(t for t in edges.get(current, ()) if t in files and _splices(t)))
     return found
 
 
@@ -1616,7 +1637,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.13.2")
+@detector("seed_management", version="2.14.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1634,6 +1655,12 @@ def seed_management(tree: TreeIndex) -> Result:
         random module, numpy's global state, torch, TensorFlow, R's, Julia's or MATLAB's
         global generator), each seed seeds families, and a file is seeded when seeds
         reach every family its draws use, its own or, family by family, across files.
+        Workflow code is source (§0.3): the Python of a Snakefile or .smk file (run:
+        blocks, functions, top-level code) is read as a Python file, an include: acting
+        as R's source() (the including file's seed reaches the included rules); the
+        process scripts of a Nextflow file whose shebang names Rscript or python are
+        read as R or Python in that file (set.seed(${params.seed}) seeds from an
+        argument).
         Python (files, IPython .ipy files with their magics masked (§0.2.19), notebook
         cells of one notebook together, R Markdown chunks):
         numpy.random and stdlib random sampling, torch.rand*/randperm/normal/bernoulli,
@@ -1716,7 +1743,8 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.13.2: the fix names the seed of each generator the unseeded draws use.
+        (2.14.0: Snakemake Python and Nextflow R/Python process scripts read.
+        2.13.2: the fix names the seed of each generator the unseeded draws use.
         2.13.1: counts report the test files with random calls left out. 2.13.0: .ipy
         files read.
         2.12.0: Julia generator arguments fall back to the global generator where a
