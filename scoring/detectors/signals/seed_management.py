@@ -342,7 +342,7 @@ def _python_facts(tree: TreeIndex) -> Iterable[tuple[str, FileFacts]]:
     with magics), every R Markdown / Quarto document with evaluated Python chunks and
     every Nextflow file with Python process scripts, in path order."""
     snakefiles = set(tree.by_frontend("snakemake"))
-    nextflow = set(tree.by_frontend("nextflow"))
+    nextflow = set(_nextflow_scripts(tree))
     for path in tree.files:
         info = tree.info(path)
         if info is None or info.alias_of is not None:
@@ -367,6 +367,12 @@ def _python_facts(tree: TreeIndex) -> Iterable[tuple[str, FileFacts]]:
             python = next((part for part in facts.embedded if part.language == "python"), None)
             if python is not None:
                 yield path, python
+
+
+def _nextflow_scripts(tree: TreeIndex) -> list[str]:
+    """The Nextflow files whose process scripts the frontend reads (configurations run
+    none)."""
+    return [path for path in tree.by_frontend("nextflow") if not path.lower().endswith(".config")]
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -1138,7 +1144,7 @@ def _seed_files(tree: TreeIndex) -> tuple[dict[str, _SeedFile], int]:
         _scan_facts(record, facts, tree)
         for part in julia:
             _scan_facts(record, part, tree)
-    for path in tree.by_frontend("nextflow"):
+    for path in _nextflow_scripts(tree):
         # R process scripts (§0.3: workflow code is source)
         facts = tree.facts(path)
         for part in facts.embedded if facts is not None else ():
