@@ -1582,6 +1582,7 @@ _FAMILY_ADVICE = {
     "R": "set.seed(1)",
     "julia": "Random.seed!(1), or a seeded Xoshiro(1) passed to every rand",
     "matlab": "rng(42) in the script that calls the rest",
+    "pymc": "random_seed=0 to each pm.sample",
 }
 _NATIVE_ADVICE = (
     ((".f", ".for", ".f90", ".f95", ".f03", ".f08", ".f77", ".ftn"),
@@ -1589,7 +1590,7 @@ _NATIVE_ADVICE = (
     ((), "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
          "constant default"),
 )
-_PYTHON_FAMILIES = frozenset({"random", "numpy", "torch", "torch.cuda", "tensorflow", "jax"})
+_PYTHON_FAMILIES = frozenset({"random", "numpy", "torch", "torch.cuda", "tensorflow", "jax", "pymc"})
 # a generator the file builds without a seed, by family
 _BUILT_ADVICE = {
     "numpy": "a seed to each generator the file builds (np.random.default_rng(0))",
@@ -1626,6 +1627,7 @@ _FAMILY_NAMES = {
     "random": "the random module", "numpy": "numpy's global generator (np.random)", "torch": "torch's generator",
     "torch.cuda": "torch's CUDA generators", "tensorflow": "TensorFlow's global generator", "R": "R's generator",
     "julia": "Julia's global generator", "matlab": "MATLAB's global stream",
+    "pymc": "PyMC's own seeding (random_seed=; from the OS without it)",
 }
 
 
@@ -1643,7 +1645,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.14.0")
+@detector("seed_management", version="2.15.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1673,7 +1675,10 @@ def seed_management(tree: TreeIndex) -> Result:
         tf.random.*, jax.random.*, generator constructions (default_rng, RandomState,
         PRNGKey …), randomised sklearn/umap/scipy estimators and functions (ensembles,
         KMeans, TSNE, train_test_split, CV splitters with shuffle=True, poisson(mu).rvs()
-        …) and DataFrame .sample() (unless the repository defines its own sample()),
+        …), MCMC samplers (PyMC's sample, seeded by random_seed= only from PyMC 4 on and
+        by numpy's global state in PyMC3; emcee's EnsembleSampler, which copies numpy's
+        global state when built) and DataFrame .sample() or a model's .sample(seed=/
+        random_seed=) (unless the repository defines its own sample()),
         resolved through imports. A file is seeded when it calls, with an argument, the
         global seeds of the families it draws from: random.seed seeds the random module
         only; np.random.seed numpy's global state, which sklearn, umap, scipy and
@@ -1707,8 +1712,10 @@ def seed_management(tree: TreeIndex) -> Result:
         (``kwargs = {'num_workers': 1} if cuda else {}``), it passes their keys only.
         R (files, evaluated R Markdown chunks, notebook R cells): sample(), the r*
         distributions, resampling and permutation tests (boot, coin's approximate(),
-        adonis2, any call with permutations =), learners that take their own seed
-        (ranger, mikropml's run_ml: seeded by seed =, not by NA), seeded by set.seed/
+        adonis2, any call with permutations =), learners and MCMC samplers that take
+        their own seed (ranger, mikropml's run_ml, brms' brm, rstan's stan and sampling,
+        rstanarm's stan_glm and kin, rethinking's ulam: seeded by seed =, not by NA, and
+        otherwise drawing their seed from R's generator), seeded by set.seed/
         with_seed (never from Sys.time()) or through source() as in Python; a
         sourced file seeds the draws of the file sourcing it only with a set.seed
         outside every function body (a seed inside a function, or its lapply closure,
@@ -1749,7 +1756,8 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.14.0: Snakemake Python and Nextflow R/Python process scripts read.
+        (2.15.0: MCMC samplers are randomised estimators.
+        2.14.0: Snakemake Python and Nextflow R/Python process scripts read.
         2.13.2: the fix names the seed of each generator the unseeded draws use.
         2.13.1: counts report the test files with random calls left out. 2.13.0: .ipy
         files read.
@@ -1814,8 +1822,9 @@ def seed_management(tree: TreeIndex) -> Result:
         last name across files), so a same-named variable given the clock elsewhere
         unseeds a seed; a typedef'd engine (typedef std::mt19937 Rng) is not known as
         one, and a seed passed down as a function argument is not followed to its
-        callers. Randomness hidden in other libraries (MCMC samplers such as brms::brm,
-        neural network initialisation, dropout) is not detected.
+        callers. Randomness hidden in other libraries (neural network initialisation,
+        dropout, samplers outside the frozen list such as JAGS or cmdstanr's
+        model$sample()) is not detected.
     """
     files, test_stochastic = _seed_files(tree)
     random_files = [r for r in files.values() if r.random]
