@@ -68,7 +68,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # ci_presence 2.0.1: every test-running line (meson test, --lint, test steps), not installs;
     # hardware_requirements 2.0.1: a statement before a badge line, the environment's declarations shown;
     # expected_outputs 2.1.1: the folders holding several figures, figures in turn from them
-    assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.15.0",
+    assert detector.version == {"config_externalised": "2.1.1", "seed_management": "2.16.0",
                                 "test_file_presence": "2.1.1", "expected_outputs": "2.1.1",
                                 "ci_presence": "2.0.1", "hardware_requirements": "2.0.1"}.get(metric, "2.0.0")
     sections = detector.sections()

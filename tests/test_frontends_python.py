@@ -575,7 +575,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.2.6+py{PYTHON}"
+    assert facts.frontend_version == f"1.2.7+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -1071,6 +1071,16 @@ def test_r_and_julia_cells_of_a_notebook_are_embedded_with_their_cells():
         ("julia", [("Random.seed!", 2, 1), ("rand", 3, 1)])]
     assert extract(_notebook_json(["x = 1\n"]), "p.ipynb").embedded == ()
     assert "embedded" not in extract(_notebook_json(["x = 1\n"]), "p.ipynb").to_dict()
+
+
+def test_r_line_magics_of_python_cells_are_embedded_as_r():
+    result = extract(_notebook_json(["%load_ext rpy2.ipython\nimport numpy as np\n%R set.seed(1)\n",
+                                     "%R -i df -o out x <- sample(df$id, 3)\ny = 2\n", "%%R\nz <- rnorm(2)\n"]),
+                     "nb.ipynb")
+    (r_parts,) = result.embedded
+    assert [(c.name, c.line, c.cell) for c in r_parts.calls] == [("set.seed", 3, 1), ("sample", 1, 2), ("rnorm", 2, 3)]
+    # the R of a line magic is read by S1 only: not among the notebook's own imports
+    assert [i.module for i in result.imports] == ["numpy"]
 
 
 def test_the_embedded_facts_of_r_cells_are_redacted():

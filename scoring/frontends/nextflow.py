@@ -48,9 +48,9 @@ from scoring.frontends import python as python_frontend
 from scoring.frontends import r as r_frontend
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;
+VERSION = "1.0.6"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;
 # 1.0.3: DirectiveFact("exec") where a process's exec: section starts; 1.0.4: FileFacts.blank_lines (D4);
-# 1.0.5 (S1): the facts of R and Python process scripts (a shebang) in FileFacts.embedded, with r 1.1.5 and python 1.2.6
+# 1.0.5 (S1): the facts of R and Python process scripts (a shebang) in FileFacts.embedded, with r 1.1.5 and python 1.2.6; 1.0.6: with r 1.1.6 and python 1.2.7
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",

@@ -190,7 +190,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment, strip_unquoted_comment
 
 LANGUAGE = "python"
-VERSION = "1.2.6"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5 (S1): CallFact.spread_keys and spread_known, the keywords a ``**name`` argument can be seen to pass (a name bound in its scope only to dicts written out); 1.2.6: with r 1.1.5 and julia 1.0.7 (end lines of the definitions of R and Julia cells)
+VERSION = "1.2.7"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5 (S1): CallFact.spread_keys and spread_known, the keywords a ``**name`` argument can be seen to pass (a name bound in its scope only to dicts written out); 1.2.6: with r 1.1.5 and julia 1.0.7 (end lines of the definitions of R and Julia cells); 1.2.7 (S1): the R of %R line magics in Python cells embedded with the R cells (§0.2.24)
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -2241,6 +2241,10 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
         if cell.language == "python" and cell.python_source.strip():
             walker.unit(cell.python_source, cell.index, frozenset(m.line for m in cell.magics))
+        if cell.language == "python" and cell.magics:
+            r_lines = _r_line_magics(cell)
+            if r_lines is not None:
+                foreign.setdefault("r", []).append((cell.index, r_lines))
         elif cell.language in FOREIGN_CELLS:
             facts = _foreign_cell(cell)
             walker.imports.extend(facts.imports)     # C2 reads them among the notebook's imports
@@ -2269,6 +2273,28 @@ def _foreign_cell(cell: Cell) -> FileFacts:
         body = "\n".join(["", *lines[1:]])
     frontend, name = (r_frontend, "cell.R") if cell.language == "r" else (julia_frontend, "cell.jl")
     return _in_cell(frontend.extract(body.encode("utf-8", "surrogatepass"), name), cell.index)
+
+
+# ``%R [-i x] [-o y] [-w 5] code``: rpy2's R line magic, its options before the code
+_R_LINE_MAGIC = re.compile(r"^\s*%R(?:\s+-{1,2}[A-Za-z][\w-]*(?:[ =](?!-)\S+)?)*\s+(?P<code>\S.*)$")
+
+
+def _r_line_magics(cell: Cell) -> FileFacts | None:
+    """The R of a Python cell's ``%R`` line magics (METRICS §0.2.24: their bodies are R, as
+    ``%%R`` cells are), each at its line within the cell; None when there is none. Only
+    ``FileFacts.embedded`` carries them (S1), not the notebook's own imports."""
+    from scoring.frontends import r as r_frontend
+
+    lines = [""] * (cell.source.count("\n") + 1)
+    found = False
+    for magic in cell.magics:
+        match = _R_LINE_MAGIC.match(magic.text)
+        if match is not None and 0 < magic.line <= len(lines):
+            lines[magic.line - 1] = match.group("code")
+            found = True
+    if not found:
+        return None
+    return _in_cell(r_frontend.extract("\n".join(lines).encode("utf-8", "surrogatepass"), "cell.R"), cell.index)
 
 
 def _in_cell(facts: FileFacts, index: int) -> FileFacts:

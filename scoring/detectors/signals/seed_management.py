@@ -1152,7 +1152,8 @@ def _seed_files(tree: TreeIndex) -> tuple[dict[str, _SeedFile], int]:
                 _scan_facts(files.setdefault(path, _SeedFile(path)), part, tree)
     for path in tree.by_type("notebook"):
         facts = tree.facts(path)
-        if facts is None or not any(c.kind == "code" and c.language in ("r", "julia") for c in facts.cells):
+        # R and Julia cells, and the %R line magics of Python cells
+        if facts is None or not any(part.language in ("r", "julia") for part in facts.embedded):
             continue
         record = files.setdefault(path, _SeedFile(path))
         for part in facts.embedded:
@@ -1645,7 +1646,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.15.0")
+@detector("seed_management", version="2.16.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1710,7 +1711,8 @@ def seed_management(tree: TreeIndex) -> Result:
         parameter, a call's result) or one of them is the seed's: bound in its scope (or,
         unbound there, in the enclosing function or module) only to dicts written out
         (``kwargs = {'num_workers': 1} if cuda else {}``), it passes their keys only.
-        R (files, evaluated R Markdown chunks, notebook R cells): sample(), the r*
+        R (files, evaluated R Markdown chunks, notebook R cells and the %R line magics
+        of Python cells, §0.2.24): sample(), the r*
         distributions, resampling and permutation tests (boot, coin's approximate(),
         adonis2, any call with permutations =), learners and MCMC samplers that take
         their own seed (ranger, mikropml's run_ml, brms' brm, rstan's stan and sampling,
@@ -1756,7 +1758,8 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.15.0: MCMC samplers are randomised estimators.
+        (2.16.0: %R line magics read as R.
+        2.15.0: MCMC samplers are randomised estimators.
         2.14.0: Snakemake Python and Nextflow R/Python process scripts read.
         2.13.2: the fix names the seed of each generator the unseeded draws use.
         2.13.1: counts report the test files with random calls left out. 2.13.0: .ipy
