@@ -1671,16 +1671,16 @@ def seed_management(tree: TreeIndex) -> Result:
         read as R or Python in that file (set.seed(${params.seed}) seeds from an
         argument).
         Python (files, IPython .ipy files with their magics masked (§0.2.19), notebook
-        cells of one notebook together, R Markdown chunks):
-        numpy.random and stdlib random sampling, torch.rand*/randperm/normal/bernoulli,
-        tf.random.*, jax.random.*, generator constructions (default_rng, RandomState,
-        PRNGKey …), randomised sklearn/umap/scipy estimators and functions (ensembles,
-        KMeans, TSNE, train_test_split, CV splitters with shuffle=True, poisson(mu).rvs()
-        …), MCMC samplers (PyMC's sample, seeded by random_seed= only from PyMC 4 on and
-        by numpy's global state in PyMC3; emcee's EnsembleSampler, which copies numpy's
+        cells of one notebook together, R Markdown chunks): numpy.random and stdlib
+        random sampling, torch.rand*/randperm/normal/bernoulli, tf.random.*,
+        jax.random.*, generator constructions (default_rng, RandomState, PRNGKey …),
+        randomised sklearn/umap/scipy estimators and functions (ensembles, KMeans, TSNE,
+        train_test_split, CV splitters with shuffle=True, poisson(mu).rvs() …), MCMC
+        samplers (PyMC's sample, seeded by random_seed= only from PyMC 4 on and by
+        numpy's global state in PyMC3; emcee's EnsembleSampler, which copies numpy's
         global state when built) and DataFrame .sample() or a model's .sample(seed=/
-        random_seed=) (unless the repository defines its own sample()),
-        resolved through imports. A file is seeded when it calls, with an argument, the
+        random_seed=) (unless the repository defines its own sample()), resolved
+        through imports. A file is seeded when it calls, with an argument, the
         global seeds of the families it draws from: random.seed seeds the random module
         only; np.random.seed numpy's global state, which sklearn, umap, scipy and
         DataFrame.sample draw from without a random_state; torch.manual_seed torch
@@ -1696,8 +1696,8 @@ def seed_management(tree: TreeIndex) -> Result:
         module of a package is seeded so only from inside the package (a package serves
         every importer: an example, benchmark or docs notebook that seeds before
         importing it seeds its own run only), while an analysis's helper package is
-        seeded by the driver that imports it. A generator built as a statement and thrown away
-        (np.random.default_rng(0) alone on a line) seeds nothing, and a file drawing
+        seeded by the driver that imports it. A generator built as a statement and
+        thrown away (np.random.default_rng(0) alone on a line) seeds nothing, and a file drawing
         from a generator of its own built unseeded is unseeded whatever global seed it
         sets. A seed or generator that is a parameter of the enclosing function
         (§0.2.25) seeds when no call passes None and, for a parameter defaulting to None
@@ -1712,9 +1712,9 @@ def seed_management(tree: TreeIndex) -> Result:
         unbound there, in the enclosing function or module) only to dicts written out
         (``kwargs = {'num_workers': 1} if cuda else {}``), it passes their keys only.
         R (files, evaluated R Markdown chunks, notebook R cells and the %R line magics
-        of Python cells, §0.2.24): sample(), the r*
-        distributions, resampling and permutation tests (boot, coin's approximate(),
-        adonis2, any call with permutations =), learners and MCMC samplers that take
+        of Python cells, §0.2.24): sample(), the r* distributions, resampling and
+        permutation tests (boot, coin's approximate(), adonis2, any call with
+        permutations =), learners and MCMC samplers that take
         their own seed (ranger, mikropml's run_ml, brms' brm, rstan's stan and sampling,
         rstanarm's stan_glm and kin, rethinking's ulam: seeded by seed =, not by NA, and
         otherwise drawing their seed from R's generator), seeded by set.seed/
@@ -1789,8 +1789,8 @@ def seed_management(tree: TreeIndex) -> Result:
         a seed option, a seeding routine without a fixed seed, a seed of another
         generator family: random.seed before a numpy draw); each seeded file at its
         first random call with the seeds it relies on, one per generator family its
-        draws use (seed_call, explicit_seed, seed_helper,
-        seeding_import, seeded_importer, seeded_caller; file, line, cell for notebooks),
+        draws use (seed_call, explicit_seed, seed_helper, seeding_import,
+        seeded_importer, seeded_caller; file, line, cell for notebooks),
         the function header that gives a parameter seed (seed_parameter) and the
         definition of a project's own generator (own_generator, once). Counts: random
         and seeded files, files scanned, files that do not parse (their calls, imports
