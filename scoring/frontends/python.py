@@ -606,6 +606,7 @@ class _Walker:
         self.spread_scopes: list[tuple[dict[str, frozenset[str] | None], bool]] = []
         self.spread_class = False   # the current scope is a class body
         self.spread_pending: dict[int, frozenset[str] | None] = {}
+        self.track_spreads = False   # on for a text with a ``**`` call argument (track_spreads_in)
         self.aliases: dict[str, str] = {}       # local name -> qualified name
         self.engines: set[str] = set()          # variables bound to a generator object
         self.argv_names: set[str] = set()       # local names bound to sys.argv
@@ -719,6 +720,13 @@ class _Walker:
         self.frame = frames[-1]
         return True
 
+    def track_spreads_in(self, texts) -> None:
+        """Follow what names are bound to (``CallFact.spread_keys``) only in a file, a
+        notebook or chunks whose text holds a ``**``: without one there is no ``**``
+        call argument to read."""
+        self.track_spreads = any("**" in text for text in texts)
+        self.dispatch[ast.Name] = self.name_tracking_spreads if self.track_spreads else self.name
+
     def scope(self, marker: _Scope) -> bool:
         if marker.opening:
             self.spread_scopes.append((self.spreads, self.spread_class))
@@ -751,12 +759,16 @@ class _Walker:
 
     # ------------------------------------------------------------ leaves
     def name(self, node) -> bool:
-        ctx = type(node.ctx)
-        if ctx is ast.Store:
-            self.bind_spread(node.id, self.spread_pending.pop(id(node), None) if self.spread_pending else None)
-        elif node.id in self.argv_names and ctx is ast.Load:
+        if node.id in self.argv_names and type(node.ctx) is ast.Load:
             self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell, id(node) in self.subscripted))
         return True
+
+    def name_tracking_spreads(self, node) -> bool:
+        """``name`` where a ``**`` call argument may need what a name is bound to."""
+        if type(node.ctx) is ast.Store:
+            self.bind_spread(node.id, self.spread_pending.pop(id(node), None) if self.spread_pending else None)
+            return True
+        return self.name(node)
 
     def attribute(self, node) -> bool:
         if node.attr == "argv" and type(node.ctx) is ast.Load and self.resolve(_dotted(node)) == "sys.argv":
@@ -898,9 +910,12 @@ class _Walker:
         inner = _Frame("none", "function", _NO_KINDS, ())
         # pushed last first: decorators, arguments, returns, then the body in its own scope
         stack = self.stack
-        stack.append(_SCOPE_CLOSE)
-        self.body(self.docstring(body), inner)
-        stack.append(_Scope(True, tuple(p.lstrip("*") for p in self.definitions[-1].parameters if p != "*")))
+        if self.track_spreads:
+            stack.append(_SCOPE_CLOSE)
+            self.body(self.docstring(body), inner)
+            stack.append(_Scope(True, tuple(p.lstrip("*") for p in self.definitions[-1].parameters if p != "*")))
+        else:
+            self.body(self.docstring(body), inner)
         if node.returns is not None:
             stack.append(node.returns)
         stack.append(node.args)
@@ -940,6 +955,8 @@ class _Walker:
     def lambda_(self, node) -> bool:
         self.blocks.append(BlockFact("lambda", node.lineno, node.end_lineno or node.lineno, self.cell))
         self.parameter_defaults(node.args)
+        if not self.track_spreads:
+            return False
         stack = self.stack
         stack.append(_SCOPE_CLOSE)
         stack.append(node.body)
@@ -962,9 +979,12 @@ class _Walker:
         # a class body runs where it stands: the try or if around it still holds
         inner = frame.but(scope="class", public_kinds=_METHOD_KINDS if public else _NO_KINDS)
         stack = self.stack
-        stack.append(_SCOPE_CLOSE)
-        self.body(self.docstring(body), inner)
-        stack.append(_Scope(True, is_class=True))
+        if self.track_spreads:
+            stack.append(_SCOPE_CLOSE)
+            self.body(self.docstring(body), inner)
+            stack.append(_Scope(True, is_class=True))
+        else:
+            self.body(self.docstring(body), inner)
         stack.extend(reversed(node.keywords))
         stack.extend(reversed(node.bases))
         stack.extend(reversed(node.decorator_list))
@@ -981,7 +1001,7 @@ class _Walker:
         kind = type(value)
         if (kind is ast.Attribute and value.attr == "argv") or (kind is ast.Name and value.id in self.argv_names):
             self.subscripted.add(id(value))
-        if kind is ast.Name and type(node.ctx) is ast.Store:
+        if self.track_spreads and kind is ast.Name and type(node.ctx) is ast.Store:
             # ``kwargs["seed"] = 1``: a keyword added to a dict written out
             keys = self.spreads.get(value.id)
             if keys is not None:
@@ -1197,7 +1217,7 @@ class _Walker:
         targets = node.targets
         if len(targets) == 1 and type(targets[0]) is ast.Name:
             self.url_names.setdefault(targets[0].id, value)
-        if kind in _SPREAD_KINDS:
+        if kind in _SPREAD_KINDS and self.track_spreads:
             keys = self.spread_of(value)
             if keys is not None:
                 for target in targets:
@@ -1229,7 +1249,7 @@ class _Walker:
         value = node.value
         if value is not None and type(node.target) is ast.Name:
             self.url_names.setdefault(node.target.id, value)
-            if type(value) in _SPREAD_KINDS:
+            if type(value) in _SPREAD_KINDS and self.track_spreads:
                 keys = self.spread_of(value)
                 if keys is not None:
                     self.spread_pending[id(node.target)] = keys
@@ -1419,8 +1439,8 @@ class _Walker:
         else:
             self.calls.append(CallFact(name, written, line, literal_args, literal_kwargs, cell,
                                        spread_keys=tuple(sorted(spread)), spread_known=True))
-        if type(func) is ast.Attribute and func.attr in _SPREAD_METHODS and type(func.value) is ast.Name \
-                and self.spreads.get(func.value.id) is not None:
+        if self.track_spreads and type(func) is ast.Attribute and func.attr in _SPREAD_METHODS \
+                and type(func.value) is ast.Name and self.spreads.get(func.value.id) is not None:
             self.spread_method(func.value.id, func.attr, node)
         if name in SHELL_CALLS:
             self.url_pending.append((len(self.calls) - 1, _COMMAND, args[0] if args else next(
@@ -2194,6 +2214,7 @@ def _extract(data: bytes, path: str) -> FileFacts:
         return _notebook(data, path)
     text = decode(data)
     walker = _Walker()
+    walker.track_spreads_in((text,))
     if lowered.endswith(".ipy"):
         cell = Cell(index=1, cell_type="code", source=text)
         split_magics(cell)
@@ -2212,6 +2233,7 @@ def extract_chunks(chunks: list[tuple[int, str]]) -> FileFacts:
     gc.disable()
     try:
         walker = _Walker()
+        walker.track_spreads_in(code for _, code in chunks)
         for offset, code in chunks:
             walker.unit("\n" * offset + code)
         return walker.finish(sum(count_lines(code.encode("utf-8", "surrogatepass")) for _, code in chunks))
@@ -2231,6 +2253,8 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         return walker.finish(0)
     cells, lines = [], 0
     foreign: dict[str, list[tuple[int, FileFacts]]] = {}
+    walker.track_spreads_in(cell.python_source for cell in notebook.cells
+                            if cell.cell_type == "code" and cell.language == "python")
     for cell in notebook.cells:
         cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
                                       tuple(m.text.strip() for m in cell.magics),
