@@ -238,6 +238,14 @@ class CallFact(_Record):
     # the command line a subprocess/os.system call runs (Python): its string, f-string
     # (``ARG`` for each field) or list of words (shell-quoted; ``ARG`` for a computed one)
     command: str = field(default="", metadata=OMITTED_WHEN_DEFAULT)
+    # Python ``**name`` arguments whose keywords can be seen (``spread_known``): every such
+    # argument is a dict written in the call or a name bound before the call, in the same
+    # scope, only to dicts written out (``{…}``, ``dict(k=…)``, conditional expressions of
+    # them; keys added by ``name[k] = …``, ``name.update(k=…)``, ``name.setdefault(k, …)``);
+    # ``spread_keys`` the keywords they can pass, sorted. False for a call without ``**`` or
+    # with one the frontend cannot see into (a parameter, a call's result, a global)
+    spread_keys: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    spread_known: bool = field(default=False, metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # defaults and a MATLAB driver's arguments are the 80 tier, fixes in the tree's ecosystem;
     # hardware_requirements 2.1.0: MATLAB gpuArray, CUDA sources and builds, batch GPU requests and
     # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare
-    assert detector.version == {"config_externalised": "2.2.0", "seed_management": "2.8.0",
+    assert detector.version == {"config_externalised": "2.2.0", "seed_management": "2.16.0",
                                 "test_file_presence": "2.2.0", "expected_outputs": "2.2.0",
                                 "ci_presence": "2.0.2", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
@@ -325,8 +325,27 @@ def test_matlab_class_methods_are_called_through_their_class(measure_s):
     ({"sim.m": "x = rand(3);\n"}, "Set a seed in sim.m before the first random call: rng(42) in the script that "
                                   "calls the rest."),
     ({"a.py": "import random\nrandom.random()\n"},
-     "Set a seed in a.py (e.g. np.random.seed(0), torch.manual_seed(0) or set.seed(1) before the first random "
-     "call), or pass random_state=/seed= to every random call."),
+     "Set a seed in a.py before the first random call: random.seed(0), or pass random_state=/seed=/generator= to "
+     "every random call."),
+    # each generator family its unseeded draws use, and only those (§0.2.23)
+    ({"a.py": "import torch\nimport numpy as np\ntorch.manual_seed(0)\nt = torch.rand(2)\nx = np.random.rand(2)\n",
+      "b.py": "import numpy as np\nimport tensorflow as tf\nx = tf.random.normal([2])\ng = np.random.default_rng()\n"},
+     "Set a seed in a.py, b.py before the first random call: np.random.seed(0); tf.random.set_seed(0); a seed to "
+     "each generator the file builds (np.random.default_rng(0)), or pass random_state=/seed=/generator= to every "
+     "random call."),
+    ({"a.R": "x <- rnorm(3)\n", "b.ipynb": notebook(("import random\nrandom.random()", 1))},
+     "Set a seed in a.R, b.ipynb before the first random call: set.seed(1); random.seed(0), or pass "
+     "random_state=/seed=/generator= to every random call."),
+    ({"engine.jl": "using Random\nrng = Xoshiro()\nx = rand(rng, 3)\n"},
+     "Set a seed in engine.jl before the first random call: a seed to each generator the file builds (Xoshiro(1))."),
+    ({"sim.jl": "x = rand(3)\n"},
+     "Set a seed in sim.jl before the first random call: Random.seed!(1), or a seeded Xoshiro(1) passed to every "
+     "rand."),
+    ({"sim.c": "#include <stdlib.h>\nint main(void) { return rand(); }\n",
+      "mc.f90": "program mc\n  real :: x\n  call random_number(x)\nend program mc\n"},
+     "Set a seed in mc.f90, sim.c before the first random call: call random_seed(put=seed) before random_number; "
+     "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
+     "constant default."),
 ])
 def test_the_fix_names_the_ecosystems_own_seeding(measure_s, files, fix):
     assert measure_s("seed_management", files).fix == fix
@@ -348,10 +367,16 @@ def test_notebook_r_cells_and_rmarkdown_julia_and_python_chunks_are_read_from_th
         "c.qmd": "```{python}\nimport random\n```\n\n```{python}\nprint 'py2'\nrandom.seed(2)\n```\n"
                  "```{python}\nrandom.random()\n```\n",
     })
-    assert (m.counts["stochastic_files"], m.counts["seeded_files"], m.counts["unparseable_files"]) == (3, 2, 1)
-    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [("b.Rmd", 5)]
+    assert (m.counts["stochastic_files"], m.counts["seeded_files"], m.counts["unparseable_files"]) == (3, 1, 1)
+    # the R cell's set.seed seeds R's generator, not numpy's (§0.2.23): the notebook's numpy draw is unseeded
+    assert [(e["path"], e.get("cell"), e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [
+        ("a.ipynb", 3, 1), ("b.Rmd", None, 5)]
+    assert [(e["path"], e.get("cell"), e["line_start"], e["reason"])
+            for e in evidence_of(m, "seed_management.ineffective_seed")] == [
+        ("a.ipynb", 2, 2, "set.seed seeds R's generator only, not numpy's global generator (np.random), which "
+                          "numpy.random.rand draws from")]
     assert [(e["path"], e.get("cell"), e["line_start"]) for e in evidence_of(m, "seed_management.seed_call")] == [
-        ("a.ipynb", 2, 2), ("c.qmd", None, 7)]
+        ("c.qmd", None, 7)]
 
 
 def test_what_a_python_module_runs_when_imported(measure_s):

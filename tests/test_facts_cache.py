@@ -211,8 +211,9 @@ def test_facts_naming_another_version_are_used_but_never_cached(make_tree, monke
 
 
 # The detectors that read the facts of R scripts: what a failing R frontend may change
-# (all four of category A: the shared §0.3 data-use fact reads R loading calls).
-READS_R_FACTS = {"data_description", "silent_failure_masking", "inline_explanation_density", "seed_management", "config_externalised",
+# (all four of category A: the shared §0.3 data-use fact reads R loading calls; E1: a
+# deposit whose code imports nothing third-party has nothing to pin).
+READS_R_FACTS = {"dep_pinning", "data_description", "silent_failure_masking", "inline_explanation_density", "seed_management", "config_externalised",
                  "hardware_requirements", "test_file_presence", "data_pointer", "data_acquisition_script",
                  "workflow_orchestration", "import_resolvability", "docstring_coverage",
                  "no_absolute_paths", "no_hardcoded_credentials"}

@@ -109,9 +109,9 @@ def test_seed_engine_and_draws_and_rand_inside_the_docstring_is_no_draw():
 def test_docstring_documents_the_function_and_export_decides_public():
     result = facts()
     assert result.definitions == (
-        DefinitionFact("Sim", "module", 1, True, False),
-        DefinitionFact("simulate", "function", 12, True, True),
-        DefinitionFact("helper", "function", 18, False, False),
+        DefinitionFact("Sim", "module", 1, True, False, end_line=31),
+        DefinitionFact("simulate", "function", 12, True, True, end_line=16),
+        DefinitionFact("helper", "function", 18, False, False, end_line=18),
     )
     docstring = [s for s in result.strings if s.docstring]
     assert [(s.line_start, s.line_end) for s in docstring] == [(7, 11)]
@@ -164,7 +164,7 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.0.7+")
+    assert result.frontend_version.startswith("1.0.8+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
 
 

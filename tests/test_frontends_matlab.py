@@ -135,3 +135,15 @@ def test_an_identifier_below_catch_is_a_statement_not_the_caught_error():
     assert matlab.extract(stops, "s.m").handlers == (HandlerFact(3, "", "other"),)
     named = b"try\n    x = f();\ncatch ME\n    % nothing to do\nend\n"
     assert matlab.extract(named, "s.m").handlers == (HandlerFact(3, "ME", "pass"),)
+
+
+def test_crlf_line_ends_are_read_as_lf():
+    # tree-sitter-matlab reads "rand(" after a CRLF "..." continuation as "and(", and a
+    # blank CRLF line after the function line as ending the help block
+    source = (b"function x = draw(n)\n\n% DRAW  n uniform draws\nrng(1);\nx = zeros(1, ...\n    n) + ...\n"
+              b"rand(1, n);\nend\n")
+    lf = matlab.extract(source, "draw.m")
+    crlf = matlab.extract(source.replace(b"\n", b"\r\n"), "draw.m")
+    assert [(r.line, r.call, r.kind) for r in crlf.randoms] == [(4, "rng", "seed"), (7, "rand", "draw")]
+    assert [(d.name, d.documented) for d in crlf.definitions] == [("draw", True)]
+    assert crlf == lf

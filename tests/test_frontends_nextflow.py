@@ -7,6 +7,7 @@ from scoring.facts import (
     CliArgFact,
     DefinitionFact,
     DirectiveFact,
+    Expr,
     FileIOFact,
     HandlerFact,
     ImportFact,
@@ -94,7 +95,7 @@ def test_config_settings_are_directives_scoped_by_their_blocks():
 
 def test_blocks_of_a_script_the_entry_workflow_not_processes_or_includes():
     assert facts().blocks == (BlockFact("workflow", 21),)
-    assert facts().frontend_version.startswith("1.0.4+")
+    assert facts().frontend_version.startswith("1.0.7+")
 
 
 def test_parse_error_is_a_fact_and_the_rest_is_still_read():
@@ -114,3 +115,46 @@ def test_exec_section_is_a_directive_of_its_process():
     facts = nextflow.extract(source, "main.nf")
     assert DirectiveFact("exec", "", 4, "SHEET") in facts.directives
     assert not [d for d in facts.directives if d.kind == "exec" and d.scope != "SHEET"]
+
+
+PROCESS_SCRIPTS = b'''\
+process SPLIT {
+    script:
+    """
+    #!/usr/bin/env Rscript
+    set.seed(${params.seed})
+    rows <- read.csv("${table}")
+    picked <- sample(rows\\$id, 3)
+    """
+}
+process TRAIN {
+    shell:
+    \'\'\'
+    #!/usr/bin/python3
+    import random
+    random.seed(!{params.seed})
+    print(random.random(), "$HOME")
+    \'\'\'
+}
+process SHELL {
+    script:
+    """
+    echo "#!/usr/bin/env Rscript is not this script's shebang"
+    """
+}
+'''
+
+
+def test_r_and_python_process_scripts_are_embedded_with_the_files_lines():
+    result = nextflow.extract(PROCESS_SCRIPTS, "main.nf")
+    r, python = result.embedded
+    assert (r.language, python.language) == ("r", "python")
+    # interpolations read as the identifier NF_VAR, Groovy's \\$ as $
+    assert [(c.line, c.name, c.args) for c in r.calls] == [
+        (5, "set.seed", (Expr("NF_VAR"),)), (6, "read.csv", ("NF_VAR",)), (7, "sample", (Expr("rows$id"), 3))]
+    assert [(f.line, f.kind, f.seed_source) for f in r.randoms] == [(5, "seed", "argument"), (7, "draw", "")]
+    # the script's indentation stripped, as Nextflow runs it
+    assert python.parse_error is None
+    assert [(c.line, c.name) for c in python.calls if c.name.startswith("random.")] == [
+        (15, "random.seed"), (16, "random.random")]
+    assert nextflow.extract(b'process A {\n  script:\n  """\n  echo hi\n  """\n}\n', "main.nf").embedded == ()

@@ -317,6 +317,52 @@ def test_parameters_in_call_order_and_those_defaulting_to_none():
     ]
 
 
+SPREADS = b'''\
+options = {"num_workers": 1} if cuda else {}
+load(data, **options)
+def f(**kwargs):
+    load(data, **kwargs)
+    load(data, **options)
+def g(opts):
+    kw = dict(batch_size=2, **options)
+    kw["generator"] = opts.g
+    load(data, **kw, **{"x": 1})
+    kw.update(seed=1)
+    load(data, **kw)
+    kw.setdefault(opts.key, 1)
+    load(data, **kw)
+    load(data, **cfg())
+    options = make()
+    load(data, **options)
+class C:
+    options = {"seed": 1}
+    def m(self):
+        load(data, **options)
+lam = lambda options: load(**options)
+for options in []:
+    pass
+load(data, **options)
+'''
+
+
+def test_the_keywords_a_double_star_argument_can_be_seen_to_pass():
+    calls = [c for c in extract(SPREADS).calls if c.written == "load"]
+    assert [(c.line, c.spread_known, c.spread_keys) for c in calls] == [
+        (2, True, ("num_workers",)),
+        (4, False, ()),                      # a parameter
+        (5, True, ("num_workers",)),         # the module's dict, read in a function
+        (9, True, ("batch_size", "generator", "num_workers", "x")),
+        (11, True, ("batch_size", "generator", "num_workers", "seed")),
+        (13, False, ()),                     # a computed key
+        (14, False, ()),                     # a call's result
+        (16, False, ()),                     # rebound to a call's result
+        (20, True, ("num_workers",)),        # a class body encloses no method
+        (21, False, ()),                     # the lambda's parameter
+        (24, False, ()),                     # rebound by a loop
+    ]
+    assert "spread_known" not in calls[1].to_dict() and calls[0].to_dict()["spread_keys"] == ["num_workers"]
+
+
 def test_a_generator_built_as_a_statement_is_thrown_away_with_its_seed():
     source = b"import numpy as np\nnp.random.default_rng(seed=0)\nrng = np.random.default_rng(1)\nnp.random.seed(2)\n"
     assert [(r.line, r.kind, r.seeded, r.seed_source) for r in extract(source).randoms] == [
@@ -529,7 +575,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.2.5+py{PYTHON}"
+    assert facts.frontend_version == f"1.2.8+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -1025,6 +1071,16 @@ def test_r_and_julia_cells_of_a_notebook_are_embedded_with_their_cells():
         ("julia", [("Random.seed!", 2, 1), ("rand", 3, 1)])]
     assert extract(_notebook_json(["x = 1\n"]), "p.ipynb").embedded == ()
     assert "embedded" not in extract(_notebook_json(["x = 1\n"]), "p.ipynb").to_dict()
+
+
+def test_r_line_magics_of_python_cells_are_embedded_as_r():
+    result = extract(_notebook_json(["%load_ext rpy2.ipython\nimport numpy as np\n%R set.seed(1)\n",
+                                     "%R -i df -o out x <- sample(df$id, 3)\ny = 2\n", "%%R\nz <- rnorm(2)\n"]),
+                     "nb.ipynb")
+    (r_parts,) = result.embedded
+    assert [(c.name, c.line, c.cell) for c in r_parts.calls] == [("set.seed", 3, 1), ("sample", 1, 2), ("rnorm", 2, 3)]
+    # the R of a line magic is read by S1 only: not among the notebook's own imports
+    assert [i.module for i in result.imports] == ["numpy"]
 
 
 def test_the_embedded_facts_of_r_cells_are_redacted():

@@ -87,8 +87,8 @@ def test_a_seed_argument_seeds_its_own_call_at_the_arguments_line():
 def test_roxygen_block_documents_the_function_below_it():
     result = facts()
     assert result.definitions == (
-        DefinitionFact("add", "function", 8, True, True),
-        DefinitionFact(".hidden", "function", 11, False, False),
+        DefinitionFact("add", "function", 8, True, True, end_line=10),
+        DefinitionFact(".hidden", "function", 11, False, False, end_line=11),
     )
     assert result.comments == (
         CommentFact(6, 7, "#' Add two numbers\n#' @export", True),
@@ -217,7 +217,7 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.1.4+")
+    assert result.frontend_version.startswith("1.1.7+")
 
 
 def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():

@@ -34,7 +34,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.0.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7: FileFacts.credentials (C3)
+VERSION = "1.0.8"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -205,7 +205,7 @@ class _Walker:
             # a module that exports says what is public; otherwise the _ prefix does
             exported = {export.name for export in self.exports}
             definitions = [d.__class__(d.name, d.kind, d.line, d.name in exported or d.kind == "module",
-                                       d.documented, d.decorators) for d in definitions]
+                                       d.documented, d.decorators, end_line=d.end_line) for d in definitions]
         facts = self.facts.finish(LANGUAGE, "julia", VERSION, self.data, definitions=definitions)
         if self.macros or self.exports:
             facts = replace(facts, macros=tuple(self.macros), exports=tuple(self.exports))
@@ -338,12 +338,12 @@ class _Walker:
         if name_node.type == "type_head" and name_node.named_children:
             name_node = name_node.named_children[0]
         name = dotted(name_node).split("{")[0].split("<:")[0]
-        self.add_definition(name, kind, ts.first_line(node))
+        self.add_definition(name, kind, ts.first_line(node), ts.last_line(node))
 
-    def add_definition(self, name: str, kind: str, line: int) -> None:
+    def add_definition(self, name: str, kind: str, line: int, end_line: int) -> None:
         documented = (line - 1) in self.docstring_lines
         public = not name.split(".")[-1].startswith("_")
-        self.facts.definitions.append(DefinitionFact(name, kind, line, public, documented))
+        self.facts.definitions.append(DefinitionFact(name, kind, line, public, documented, end_line=end_line))
 
     def assignment(self, node) -> None:
         children = node.named_children
@@ -352,7 +352,7 @@ class _Walker:
         target, value = children[0], children[-1]
         line = ts.first_line(node)
         if target.type == "call_expression" and node.id in self.top_level and target.named_children:
-            self.add_definition(dotted(target.named_children[0]), "function", line)
+            self.add_definition(dotted(target.named_children[0]), "function", line, ts.last_line(node))
             return
         if target.type != "identifier":
             return

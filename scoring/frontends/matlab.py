@@ -33,7 +33,7 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 
 LANGUAGE = "matlab"
-VERSION = "1.0.6"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time
+VERSION = "1.0.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files)
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -58,6 +58,12 @@ NUMBER_IS_FLOAT = re.compile(r"[.eE]")
 
 
 def extract(data: bytes, path: str) -> FileFacts:
+    # tree-sitter-matlab misreads CRLF files: a ``...`` continuation swallows the next
+    # line's first character (``rand(`` becomes ``and(``), a blank ``\r`` line ends no
+    # help block, and parse errors appear that the LF text has not. Line numbers are
+    # the same either way.
+    if b"\r\n" in data:
+        data = data.replace(b"\r\n", b"\n")
     return ts.with_blank_lines(_Walker(data).run(), data)
 
 

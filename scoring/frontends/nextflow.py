@@ -12,11 +12,22 @@ Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Pytho
 the nodes facts come from (comments, strings, blocks, statements, calls), in document
 order, plus marks for the context a fact depends on; identifiers, operators and
 punctuation stay in C (``scoring.frontends._common.selected``).
+
+Process scripts in another language (METRICS.md §0.3: workflow code is source): a
+triple-quoted string whose first line is an ``Rscript`` or ``python`` shebang is read by
+the R or Python frontend into ``FileFacts.embedded`` (one ``FileFacts`` per language, the
+file's own lines, the script's common indentation stripped as Nextflow does), so a ``sample()`` or ``set.seed()`` in a process script is seen. The
+strings are found in the bytes, not in the Groovy tree, whose strings end at the first
+inner quote. Groovy's escapes ``\\\\`` and ``\\$`` are undone and each interpolation
+(``${…}``, ``$name.attr``; ``!{…}`` in a ``'''`` shell string) becomes the identifier
+``NF_VAR``, so ``set.seed(${params.seed})`` reads as a seed from an argument. This
+frontend embeds those frontends' facts: bump it with theirs.
 """
 
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import replace
 
 from scoring.facts import (
@@ -33,10 +44,13 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
+from scoring.frontends import python as python_frontend
+from scoring.frontends import r as r_frontend
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;
-# 1.0.3: DirectiveFact("exec") where a process's exec: section starts; 1.0.4: FileFacts.blank_lines (D4)
+VERSION = "1.0.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;; 1.0.7: with python 1.2.8 and r 1.1.7 (their credential facts in the embedded process scripts)
+# 1.0.3: DirectiveFact("exec") where a process's exec: section starts; 1.0.4: FileFacts.blank_lines (D4);
+# 1.0.5 (S1): the facts of R and Python process scripts (a shebang) in FileFacts.embedded, with r 1.1.5 and python 1.2.6; 1.0.6: with r 1.1.6 and python 1.2.7
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
@@ -54,7 +68,102 @@ DEFINING_PREFIXES = {"process": "process", "workflow": "workflow", "def": "funct
 
 
 def extract(data: bytes, path: str) -> FileFacts:
-    return ts.with_blank_lines(_Walker(data, is_config=path.rsplit("/", 1)[-1].endswith(".config")).run(), data)
+    is_config = path.rsplit("/", 1)[-1].endswith(".config")
+    facts = ts.with_blank_lines(_Walker(data, is_config=is_config).run(), data)
+    embedded = () if is_config else _embedded_scripts(data)
+    return replace(facts, embedded=embedded) if embedded else facts
+
+
+# a script's shebang line: the interpreter that runs it
+_SHEBANG = re.compile(r"#!\s*\S*?(?:/env\s+)?(?:\S*/)?(?P<interpreter>Rscript|R|python[0-9.]*)\b")
+_TRIPLE_QUOTES = re.compile(rb"\"\"\"|'''")
+# Groovy interpolation in a GString: ${…} is read by _groovy_code, $name.attr here
+_DOLLAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+INTERPOLATED = "NF_VAR"
+
+
+def _process_scripts(data: bytes) -> list[tuple[str, int, str]]:
+    """``(language, first line, code)`` of every triple-quoted string whose first line
+    is an R or Python shebang, its Groovy escapes undone and interpolations replaced."""
+    found = []
+    position = 0
+    while True:
+        opening = _TRIPLE_QUOTES.search(data, position)
+        if opening is None:
+            return found
+        quote = opening.group(0)
+        closing = data.find(quote, opening.end())
+        if closing < 0:
+            return found
+        body = data[opening.end():closing].decode("utf-8", "replace")
+        position = closing + 3
+        first = body.lstrip("\n\r\t ").split("\n", 1)[0]
+        shebang = _SHEBANG.match(first)
+        if shebang is None:
+            continue
+        language = "r" if shebang.group("interpreter").startswith("R") else "python"
+        line = data.count(b"\n", 0, opening.end()) + 1
+        # Nextflow strips a script's common indentation before it runs it
+        found.append((language, line, textwrap.dedent(_groovy_code(body, gstring=quote == b'"""'))))
+
+
+def _groovy_code(body: str, gstring: bool) -> str:
+    """The code a process script runs: ``\\\\`` and ``\\$`` unescaped, each interpolation
+    (``${…}``, ``$name.attr`` in a GString; ``!{…}`` in a shell string) ``NF_VAR``, the
+    newlines inside one kept so lines stay the file's."""
+    out: list[str] = []
+    index, size = 0, len(body)
+    while index < size:
+        char = body[index]
+        if char == "\\" and index + 1 < size and body[index + 1] in "\\$\"'":
+            out.append(body[index + 1])
+            index += 2
+            continue
+        opener = "$" if gstring else "!"
+        if char == opener and index + 1 < size and body[index + 1] == "{":
+            depth, end = 0, index + 1
+            while end < size:
+                if body[end] == "{":
+                    depth += 1
+                elif body[end] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                end += 1
+            out.append(INTERPOLATED + "\n" * body.count("\n", index, end))
+            index = end + 1
+            continue
+        if gstring and char == "$":
+            name = _DOLLAR_NAME.match(body, index + 1)
+            if name is not None:
+                out.append(INTERPOLATED)
+                index = name.end()
+                continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _embedded_scripts(data: bytes) -> tuple[FileFacts, ...]:
+    """The R and Python process scripts' facts, one ``FileFacts`` per language with the
+    file's lines (R: the scripts placed at their lines of an otherwise blank text; Python:
+    each script parsed on its own)."""
+    if b"#!" not in data:
+        return ()
+    scripts = _process_scripts(data)
+    embedded = []
+    r_scripts = [(line, code) for language, line, code in scripts if language == "r"]
+    if r_scripts:
+        parts, lines = [], 1
+        for line, code in r_scripts:
+            parts.append("\n" * (line - lines))
+            parts.append(code)
+            lines = line + code.count("\n")
+        embedded.append(r_frontend.extract("".join(parts).encode("utf-8"), "process.R"))
+    python_scripts = [(line - 1, code) for language, line, code in scripts if language == "python"]
+    if python_scripts:
+        embedded.append(python_frontend.extract_chunks(python_scripts))
+    return tuple(embedded)
 
 
 def string_value(node) -> str:

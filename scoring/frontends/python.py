@@ -44,6 +44,15 @@ as the Julia frontend does, so comment spans cover every explanatory line.
   apart from the guard: anywhere in the body of a try that catches import errors, a
   function, class, handler or TYPE_CHECKING block in between included (markers pushed
   around the try's body count the bodies open, whatever frames open inside).
+* ``**name`` arguments (S1): a name bound before the call, in the same scope (a function,
+  lambda or class body; the module, whose bindings carry from cell to cell in a
+  notebook; a name the scope does not bind is read in the enclosing function or module
+  as bound so far), only to dicts written out (``{"a": 1}``, ``dict(a=1)``, ``{**d}`` of such a
+  name, conditional expressions of them) passes their keys, plus those added by
+  ``name[k] = …``, ``name.update(…)``, ``name.setdefault(k, …)``; bound twice (the
+  branches of an ``if``) it may pass either's. A parameter, or a name bound to anything
+  else (a call's result, a loop target) at any point, passes what cannot be seen:
+  ``spread_known`` is then False.
 * Calls: every call whose callee is a dotted name (``a.b.c``, or a chain through calls,
   ``np.random.default_rng(0).normal``) is a ``CallFact``; ``name`` resolves the head
   through the import aliases met so far (``np.random.seed`` -> ``numpy.random.seed``,
@@ -182,7 +191,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment, strip_unquoted_comment
 
 LANGUAGE = "python"
-VERSION = "1.2.5"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5: FileFacts.credentials (C3), with r 1.1.4 and julia 1.0.7
+VERSION = "1.2.8"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5 (S1): CallFact.spread_keys and spread_known, the keywords a ``**name`` argument can be seen to pass (a name bound in its scope only to dicts written out); 1.2.6: with r 1.1.5 and julia 1.0.7 (end lines of the definitions of R and Julia cells); 1.2.7 (S1): the R of %R line magics in Python cells embedded with the R cells (§0.2.24); 1.2.8: with main's credential facts (FileFacts.credentials, read as the file is walked)
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -323,6 +332,11 @@ _SPECIAL_NAMES = frozenset(DYNAMIC_IMPORTS | SEEDS.keys() | ENGINES.keys() | CLI
                            | FILE_CALLS.keys())
 _SPECIAL_METHODS = frozenset(SETENV_METHODS | CLI_METHODS.keys() | WRITE_METHODS.keys() | PATH_METHODS.keys())
 _SPECIAL_PREFIXES = ("sys.argv.", "random.", "numpy.random.", "torch.", "tensorflow.random.", *READ_PREFIXES)
+
+# S1: the values whose keywords a ``**name`` argument can be seen to pass, and the dict
+# methods that add keywords
+_SPREAD_KINDS = frozenset({ast.Dict, ast.IfExp, ast.Name, ast.Call})
+_SPREAD_METHODS = frozenset({"update", "setdefault"})
 
 # --------------------------------------------------------------------------- text scans
 
@@ -521,6 +535,24 @@ class _ImportTry:
 
 
 _IMPORT_TRY_OPEN, _IMPORT_TRY_CLOSE = _ImportTry(1), _ImportTry(-1)
+
+
+class _Scope:
+    """The markers around the body of a function, lambda or class: the names bound to
+    dicts written out (what a ``**name`` argument can pass, ``CallFact.spread_keys``) are
+    the body's own, its parameters bound to what the frontend cannot see."""
+
+    __slots__ = ("opening", "parameters", "is_class")
+
+    def __init__(self, opening: bool, parameters: tuple[str, ...] = (), is_class: bool = False) -> None:
+        self.opening = opening
+        self.parameters = parameters
+        self.is_class = is_class
+
+
+_SCOPE_CLOSE = _Scope(False)
+# a conditional expression or dict nested deeper than this is not followed
+_SPREAD_DEPTH = 8
 _NO_KINDS: frozenset = frozenset()
 _MODULE_KINDS = frozenset({"function", "class"})
 _METHOD_KINDS = frozenset({"method"})
@@ -568,6 +600,14 @@ class _Walker:
         self.blocks: list[BlockFact] = []       # S1: __main__ blocks and lambdas, what import does not run
         self.main_blocks: set[int] = set()      # ids of the unit's module-level __main__ ifs
         self.subscripted: set[int] = set()      # S6: ids of argv names read by a subscript
+        # S1: name -> the keywords of the dicts written out it is bound to in the current
+        # scope (None: bound to anything else too), the enclosing scopes' saved, and the
+        # keywords an assignment target is about to be bound to (by id of its Name)
+        self.spreads: dict[str, frozenset[str] | None] = {}
+        self.spread_scopes: list[tuple[dict[str, frozenset[str] | None], bool]] = []
+        self.spread_class = False   # the current scope is a class body
+        self.spread_pending: dict[int, frozenset[str] | None] = {}
+        self.track_spreads = False   # on for a text with a ``**`` call argument (track_spreads_in)
         self.aliases: dict[str, str] = {}       # local name -> qualified name
         self.engines: set[str] = set()          # variables bound to a generator object
         self.argv_names: set[str] = set()       # local names bound to sys.argv
@@ -655,6 +695,7 @@ class _Walker:
         children itself (or there are none to visit)."""
         return {
             _Frame: self.enter, _Exit: self.leave, type(None): _no_children, _ImportTry: self.import_try,
+            _Scope: self.scope,
             ast.Name: self.name, ast.Constant: self.constant, ast.Call: self.call,
             ast.Attribute: self.attribute, ast.Assign: self.assign, ast.AnnAssign: self.ann_assign,
             ast.Dict: self.dict_, ast.JoinedStr: self.joined_str, ast.Import: self.import_,
@@ -683,6 +724,33 @@ class _Walker:
         self.frame = frames[-1]
         return True
 
+    def track_spreads_in(self, texts) -> None:
+        """Follow what names are bound to (``CallFact.spread_keys``) only in a file, a
+        notebook or chunks whose text holds a ``**``: without one there is no ``**``
+        call argument to read."""
+        self.track_spreads = any("**" in text for text in texts)
+        self.dispatch[ast.Name] = self.name_tracking_spreads if self.track_spreads else self.name
+
+    def scope(self, marker: _Scope) -> bool:
+        if marker.opening:
+            self.spread_scopes.append((self.spreads, self.spread_class))
+            self.spreads = dict.fromkeys(marker.parameters)
+            self.spread_class = marker.is_class
+        else:
+            self.spreads, self.spread_class = self.spread_scopes.pop()
+        return True
+
+    def spread_binding(self, name: str) -> frozenset[str] | None:
+        """What ``name`` is bound to as the current scope reads it: its own binding, else
+        the nearest enclosing function's or the module's (a class body encloses nothing)."""
+        spreads = self.spreads
+        if name in spreads:
+            return spreads[name]
+        for outer, is_class in reversed(self.spread_scopes):
+            if not is_class and name in outer:
+                return outer[name]
+        return None
+
     def body(self, nodes: list, frame: _Frame | None) -> None:
         """Push a statement body to be walked under ``frame`` (None: the current one)."""
         stack = self.stack
@@ -698,6 +766,13 @@ class _Walker:
         if node.id in self.argv_names and type(node.ctx) is ast.Load:
             self.cli_args.append(CliArgFact(node.lineno, "sys.argv", "", self.cell, id(node) in self.subscripted))
         return True
+
+    def name_tracking_spreads(self, node) -> bool:
+        """``name`` where a ``**`` call argument may need what a name is bound to."""
+        if type(node.ctx) is ast.Store:
+            self.bind_spread(node.id, self.spread_pending.pop(id(node), None) if self.spread_pending else None)
+            return True
+        return self.name(node)
 
     def attribute(self, node) -> bool:
         if node.attr == "argv" and type(node.ctx) is ast.Load and self.resolve(_dotted(node)) == "sys.argv":
@@ -837,9 +912,14 @@ class _Walker:
                                                none_defaults=_none_defaults(node.args)))
         self.parameter_defaults(node.args)
         inner = _Frame("none", "function", _NO_KINDS, ())
-        # pushed last first: decorators, arguments, returns, then the body
-        self.body(self.docstring(body), inner)
+        # pushed last first: decorators, arguments, returns, then the body in its own scope
         stack = self.stack
+        if self.track_spreads:
+            stack.append(_SCOPE_CLOSE)
+            self.body(self.docstring(body), inner)
+            stack.append(_Scope(True, tuple(p.lstrip("*") for p in self.definitions[-1].parameters if p != "*")))
+        else:
+            self.body(self.docstring(body), inner)
         if node.returns is not None:
             stack.append(node.returns)
         stack.append(node.args)
@@ -879,7 +959,14 @@ class _Walker:
     def lambda_(self, node) -> bool:
         self.blocks.append(BlockFact("lambda", node.lineno, node.end_lineno or node.lineno, self.cell))
         self.parameter_defaults(node.args)
-        return False
+        if not self.track_spreads:
+            return False
+        stack = self.stack
+        stack.append(_SCOPE_CLOSE)
+        stack.append(node.body)
+        stack.append(_Scope(True, tuple(p.lstrip("*") for p in _parameter_names(node.args) if p != "*")))
+        stack.append(node.args)
+        return True
 
     def class_(self, node) -> bool:
         frame = self.frame
@@ -895,8 +982,13 @@ class _Walker:
                                                _bases(node), node.end_lineno or node.lineno))
         # a class body runs where it stands: the try or if around it still holds
         inner = frame.but(scope="class", public_kinds=_METHOD_KINDS if public else _NO_KINDS)
-        self.body(self.docstring(body), inner)
         stack = self.stack
+        if self.track_spreads:
+            stack.append(_SCOPE_CLOSE)
+            self.body(self.docstring(body), inner)
+            stack.append(_Scope(True, is_class=True))
+        else:
+            self.body(self.docstring(body), inner)
         stack.extend(reversed(node.keywords))
         stack.extend(reversed(node.bases))
         stack.extend(reversed(node.decorator_list))
@@ -913,6 +1005,13 @@ class _Walker:
         kind = type(value)
         if (kind is ast.Attribute and value.attr == "argv") or (kind is ast.Name and value.id in self.argv_names):
             self.subscripted.add(id(value))
+        if self.track_spreads and kind is ast.Name and type(node.ctx) is ast.Store:
+            # ``kwargs["seed"] = 1``: a keyword added to a dict written out
+            keys = self.spreads.get(value.id)
+            if keys is not None:
+                key = node.slice
+                self.spreads[value.id] = keys | {key.value} if type(key) is ast.Constant and type(
+                    key.value) is str else None
         return False
 
     def assert_(self, node) -> bool:
@@ -1122,6 +1221,12 @@ class _Walker:
         targets = node.targets
         if len(targets) == 1 and type(targets[0]) is ast.Name:
             self.url_names.setdefault(targets[0].id, value)
+        if kind in _SPREAD_KINDS and self.track_spreads:
+            keys = self.spread_of(value)
+            if keys is not None:
+                for target in targets:
+                    if type(target) is ast.Name:
+                        self.spread_pending[id(target)] = keys
         for target in node.targets:
             if type(target) in (ast.Tuple, ast.List) and kind in (ast.Tuple, ast.List) \
                     and len(target.elts) == len(value.elts):
@@ -1148,6 +1253,10 @@ class _Walker:
         value = node.value
         if value is not None and type(node.target) is ast.Name:
             self.url_names.setdefault(node.target.id, value)
+            if type(value) in _SPREAD_KINDS and self.track_spreads:
+                keys = self.spread_of(value)
+                if keys is not None:
+                    self.spread_pending[id(node.target)] = keys
         if value is not None:
             name = _target(node.target)
             if name:
@@ -1163,6 +1272,91 @@ class _Walker:
         else:
             self.bind(node.target.id, node.value, node.lineno)
         return False
+
+    def bind_spread(self, name: str, keys: frozenset[str] | None) -> None:
+        """``name`` is bound to a dict with ``keys`` (None: to anything else): a name bound
+        twice in a scope may hold either (a branch of an ``if``), so the keywords add up,
+        and once bound to something unseen it stays unseen."""
+        spreads = self.spreads
+        if name in spreads:
+            before = spreads[name]
+            spreads[name] = None if before is None or keys is None else before | keys
+        else:
+            spreads[name] = keys
+
+    def spread_of(self, node, depth: int = 0) -> frozenset[str] | None:
+        """The keywords a dict written out passes (``{"a": 1}``, ``dict(a=1)``, ``{**d}``
+        of a seen name, a conditional expression of them, a name bound only to such),
+        None for any other value."""
+        kind = type(node)
+        if depth > _SPREAD_DEPTH:
+            return None
+        if kind is ast.Dict:
+            keys: set[str] = set()
+            for key, value in zip(node.keys, node.values, strict=True):
+                if key is None:
+                    inner = self.spread_of(value, depth + 1)
+                    if inner is None:
+                        return None
+                    keys |= inner
+                elif type(key) is ast.Constant and type(key.value) is str:
+                    keys.add(key.value)
+                else:
+                    return None
+            return frozenset(keys)
+        if kind is ast.IfExp:
+            body = self.spread_of(node.body, depth + 1)
+            orelse = self.spread_of(node.orelse, depth + 1) if body is not None else None
+            return None if orelse is None else body | orelse
+        if kind is ast.Name:
+            return self.spread_binding(node.id)
+        if kind is ast.Call and type(node.func) is ast.Name and node.func.id == "dict" and "dict" not in self.aliases:
+            if len(node.args) > 1:
+                return None
+            keys = set()
+            if node.args:
+                inner = self.spread_of(node.args[0], depth + 1)
+                if inner is None:
+                    return None
+                keys |= inner
+            for keyword in node.keywords:
+                if keyword.arg is not None:
+                    keys.add(keyword.arg)
+                    continue
+                inner = self.spread_of(keyword.value, depth + 1)
+                if inner is None:
+                    return None
+                keys |= inner
+            return frozenset(keys)
+        return None
+
+    def spread_method(self, name: str, method: str, node) -> None:
+        """``d.update(…)``, ``d.setdefault(k, …)`` on a name bound to a dict written out
+        add keywords to it."""
+        keys = self.spreads.get(name)
+        if keys is None:
+            return
+        added: set[str] | None = set()
+        if method == "setdefault":
+            first = node.args[0] if node.args else None
+            if first is not None and type(first) is ast.Constant and type(first.value) is str:
+                added.add(first.value)
+            else:
+                added = None
+        else:
+            for argument in node.args:
+                inner = self.spread_of(argument)
+                if inner is None:
+                    added = None
+                    break
+                added |= inner
+            for keyword in node.keywords if added is not None else ():
+                inner = frozenset((keyword.arg,)) if keyword.arg is not None else self.spread_of(keyword.value)
+                if inner is None:
+                    added = None
+                    break
+                added |= inner
+        self.spreads[name] = None if added is None else keys | added
 
     def note_engine(self, name: str, call) -> None:
         written = _dotted(call.func)
@@ -1222,13 +1416,19 @@ class _Walker:
             literal_args = tuple(literal)
         else:
             literal_args = ()
+        spread: frozenset[str] | None = None   # what the ``**`` arguments pass, when it can be seen
         if keywords:
             pairs = []
+            starred = False
             for keyword in keywords:
                 arg, argument = keyword.arg, keyword.value
                 kind = type(argument)
                 if arg and (kind is ast.Constant or kind is ast.JoinedStr):
                     self.bind(arg, argument, argument.lineno)
+                if arg is None:
+                    keys = self.spread_of(argument) if not starred or spread is not None else None
+                    spread = None if keys is None else keys if not starred else spread | keys
+                    starred = True
                 pairs.append((arg or "**", value(argument)))
             literal_kwargs = tuple(pairs)
         else:
@@ -1238,7 +1438,14 @@ class _Walker:
             name = self.resolved[written] = self.resolve(written)
         cell = self.cell
         self.note_url_arguments(args, keywords)
-        self.calls.append(CallFact(name, written, line, literal_args, literal_kwargs, cell))
+        if spread is None:
+            self.calls.append(CallFact(name, written, line, literal_args, literal_kwargs, cell))
+        else:
+            self.calls.append(CallFact(name, written, line, literal_args, literal_kwargs, cell,
+                                       spread_keys=tuple(sorted(spread)), spread_known=True))
+        if self.track_spreads and type(func) is ast.Attribute and func.attr in _SPREAD_METHODS \
+                and type(func.value) is ast.Name and self.spreads.get(func.value.id) is not None:
+            self.spread_method(func.value.id, func.attr, node)
         if name in SHELL_CALLS:
             self.url_pending.append((len(self.calls) - 1, _COMMAND, args[0] if args else next(
                 (k.value for k in keywords if k.arg == "args"), None)))
@@ -2011,6 +2218,7 @@ def _extract(data: bytes, path: str) -> FileFacts:
         return _notebook(data, path)
     text = decode(data)
     walker = _Walker()
+    walker.track_spreads_in((text,))
     credentials: tuple = ()
     if lowered.endswith(".ipy"):
         cell = Cell(index=1, cell_type="code", source=text)
@@ -2043,6 +2251,7 @@ def extract_chunks(chunks: list[tuple[int, str]]) -> FileFacts:
     gc.disable()
     try:
         walker = _Walker()
+        walker.track_spreads_in(code for _, code in chunks)
         for offset, code in chunks:
             walker.unit("\n" * offset + code)
         return walker.finish(sum(count_lines(code.encode("utf-8", "surrogatepass")) for _, code in chunks))
@@ -2065,6 +2274,8 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         return walker.finish(0, credentials=credentials.facts())
     cells, lines = [], 0
     foreign: dict[str, list[tuple[int, FileFacts]]] = {}
+    walker.track_spreads_in(cell.python_source for cell in notebook.cells
+                            if cell.cell_type == "code" and cell.language == "python")
     for cell in notebook.cells:
         cells.append(NotebookCellFact(cell.index, cell.cell_type, cell.execution_count, cell.output_kinds,
                                       tuple(m.text.strip() for m in cell.magics),
@@ -2080,6 +2291,9 @@ def _notebook(data: bytes, path: str) -> FileFacts:
             else:
                 credentials.python(cell.python_source, None, cell.index, cell.line_offset)
             credentials.magics(cell, cell.index, cell.line_offset)
+            r_lines = _r_line_magics(cell) if cell.magics else None
+            if r_lines is not None:
+                foreign.setdefault("r", []).append((cell.index, r_lines))
             continue
         credentials.other_cell(cell, cell.index)
         if cell.language in FOREIGN_CELLS:
@@ -2111,6 +2325,28 @@ def _foreign_cell(cell: Cell) -> FileFacts:
     frontend, name = (r_frontend, "cell.R") if cell.language == "r" else (julia_frontend, "cell.jl")
     # the notebook's credentials are read across all its cells (``Credentials.other_cell``)
     return _in_cell(frontend.extract(body.encode("utf-8", "surrogatepass"), name, credentials=False), cell.index)
+
+
+# ``%R [-i x] [-o y] [-w 5] code``: rpy2's R line magic, its options before the code
+_R_LINE_MAGIC = re.compile(r"^\s*%R(?:\s+-{1,2}[A-Za-z][\w-]*(?:[ =](?!-)\S+)?)*\s+(?P<code>\S.*)$")
+
+
+def _r_line_magics(cell: Cell) -> FileFacts | None:
+    """The R of a Python cell's ``%R`` line magics (METRICS §0.2.24: their bodies are R, as
+    ``%%R`` cells are), each at its line within the cell; None when there is none. Only
+    ``FileFacts.embedded`` carries them (S1), not the notebook's own imports."""
+    from scoring.frontends import r as r_frontend
+
+    lines = [""] * (cell.source.count("\n") + 1)
+    found = False
+    for magic in cell.magics:
+        match = _R_LINE_MAGIC.match(magic.text)
+        if match is not None and 0 < magic.line <= len(lines):
+            lines[magic.line - 1] = match.group("code")
+            found = True
+    if not found:
+        return None
+    return _in_cell(r_frontend.extract("\n".join(lines).encode("utf-8", "surrogatepass"), "cell.R"), cell.index)
 
 
 def _in_cell(facts: FileFacts, index: int) -> FileFacts:

@@ -34,7 +34,7 @@ from scoring.frontends._credentials import rmarkdown_credentials, script_credent
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: FileFacts.credentials (C3), with julia 1.0.7
+VERSION = "1.1.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -518,11 +518,11 @@ class _Walker:
         elif rhs_kind == "function_definition" and lhs.type in ("identifier", "string") \
                 and node.id in self.top_level_statements:
             name = ts.text(lhs).strip("`'\"")
-            self.define(name, "function", line, node.start_byte)
+            self.define(name, "function", line, node.start_byte, ts.last_line(node))
 
-    def define(self, name: str, kind: str, line: int, start: int) -> None:
+    def define(self, name: str, kind: str, line: int, start: int, end_line: int) -> None:
         self.facts.definitions.append(DefinitionFact(name, kind, line, not name.startswith("."),
-                                                     self.roxygen_above(start)))
+                                                     self.roxygen_above(start), end_line=end_line))
 
     def roxygen_above(self, start: int) -> bool:
         """Whether the last roxygen block documents the object starting at byte ``start``:
@@ -617,7 +617,7 @@ class _Walker:
                                             self.path_argument(positional, keywords), name))
         if bare in CLASS_DEFINERS and first is not None and first.type == "string" and self.top_level(node):
             kind = {"setGeneric": "generic", "setMethod": "method"}.get(bare, "class")
-            self.define(string_value(first), kind, line, node.start_byte)
+            self.define(string_value(first), kind, line, node.start_byte, ts.last_line(node))
 
     # --- handlers that swallow the error (C4), decided here from the call's tree
     def swallow(self, probe, how: str, line: int, end: int, start: int = 0) -> None:

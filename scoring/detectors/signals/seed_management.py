@@ -30,8 +30,9 @@ _MISSING = object()
 @dataclass
 class _CallSite:
     """A call as the seed rules see it: callee as written, line (within its cell in a
-    notebook), literal argument values (``_DYNAMIC`` otherwise) and whether
-    ``*args``/``**kwargs`` are passed."""
+    notebook), literal argument values (``_DYNAMIC`` otherwise), whether ``*args`` or a
+    ``**kwargs`` whose keywords cannot be seen are passed (``star``), and the keywords the
+    ``**`` arguments that can be seen pass (``spread``)."""
 
     written: str
     line: int
@@ -41,14 +42,19 @@ class _CallSite:
     # the source text of each ``_DYNAMIC`` argument: by position, and by keyword
     arg_texts: tuple[str | None, ...] = ()
     keyword_texts: dict[str, str] = field(default_factory=dict)
+    spread: frozenset[str] = frozenset()
 
 
 def _has_seed(site: _CallSite, position: int | None, keywords: Iterable[str]) -> bool:
     """True when the call passes a non-None seed (or generator) where the API takes one.
-    ``**kwargs`` may carry it, so they are given the benefit of the doubt."""
+    ``**kwargs`` whose keywords cannot be seen may carry it, so they are given the benefit
+    of the doubt; a ``**kwargs`` bound to dicts written out carries it only when one of
+    them has the keyword."""
     for keyword in keywords:
         if keyword in site.keywords:
             return site.keywords[keyword] is not None
+        if keyword in site.spread:
+            return True
     if position is not None and len(site.args) > position:
         return site.args[position] is not None
     return site.star
@@ -76,6 +82,8 @@ class _Verdict:
     explicit: bool
     seed_text: str | None = None
     generator: bool = False
+    # a seed call: the generator families it seeds (METRICS.md §0.2.23)
+    families: frozenset[str] = frozenset()
 
 
 def _gate_open(site: _CallSite, spec: dict[str, Any]) -> bool:
@@ -102,8 +110,9 @@ class _CallRules:
 
     def __init__(self, table: dict[str, Any]):
         python = table["python"]
-        self.seed_calls = frozenset(python["seed_calls"])
-        self.seed_methods = frozenset(python["seed_methods"])
+        self.seed_calls: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in python["seed_calls"].items()}
+        self.seed_methods: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in python["seed_methods"].items()}
+        self.families: dict[str, str] = python["families"]
         self.generators: dict[str, dict[str, Any]] = python["generators"]
         self.functions: dict[str, dict[str, Any]] = python["functions"]
         self.modules: dict[str, dict[str, Any]] = python["modules"]
@@ -124,10 +133,13 @@ class _CallRules:
         """A global seed call (explicit: always), a random call (``explicit`` telling
         whether it passes its own seed), or None."""
         last = name.rsplit(".", 1)[-1]
-        if name in self.seed_calls or (last in self.seed_methods and "." in site.written):
+        families = self.seed_calls.get(name)
+        if families is None and last in self.seed_methods and "." in site.written and "(" not in name:
+            families = self.seed_methods[last]
+        if families is not None:
             if not self._seed_argument(site):
                 return None
-            return _Verdict(self.SEED, True, _seed_text(site, 0, ("seed", "a")))
+            return _Verdict(self.SEED, True, _seed_text(site, 0, ("seed", "a")), families=families)
         spec = self.generators.get(name)
         if spec is not None:
             position, keywords = spec.get("position"), spec.get("keywords", ())
@@ -162,6 +174,12 @@ class _CallRules:
                 return _Verdict(self.RANDOM, _has_seed(site, None, keywords), _seed_text(site, None, keywords))
         return None
 
+    def family(self, name: str) -> str:
+        """The generator family a random call draws from when it is given no seed of its
+        own: its top module's (sklearn, scipy and DataFrame.sample draw from numpy's)."""
+        top = name.split(".", 1)[0]
+        return self.families.get(top, top)
+
     def classify_method(self, site: _CallSite) -> _Verdict | None:
         """``frame.sample(…)``: DataFrame/Series sampling and model sampling methods.
         ``.resample(…)`` (time series, signals) is a different name and never matches."""
@@ -179,7 +197,8 @@ def _rules() -> _CallRules:
 def _site(call: CallFact) -> _CallSite:
     """The call as the seed rules see it, from its fact: a non-literal argument is
     ``_DYNAMIC``; ``*args`` (``Expr("*…")``) and ``**kwargs`` (the keyword ``**``) are
-    left out of the arguments and set ``star``."""
+    left out of the arguments, and set ``star`` unless the frontend saw the keywords the
+    ``**`` arguments pass (``spread``: a dict written out in the same scope)."""
     args: list[Any] = []
     arg_texts: list[str | None] = []
     star = False
@@ -196,12 +215,13 @@ def _site(call: CallFact) -> _CallSite:
     keyword_texts: dict[str, str] = {}
     for keyword, value in call.kwargs:
         if keyword == "**":
-            star = True
+            star = star or not call.spread_known
         elif type(value) is Expr:
             keywords[keyword], keyword_texts[keyword] = _DYNAMIC, value.text
         else:
             keywords[keyword] = value
-    return _CallSite(call.written, call.line, tuple(args), keywords, star, tuple(arg_texts), keyword_texts)
+    return _CallSite(call.written, call.line, tuple(args), keywords, star, tuple(arg_texts), keyword_texts,
+                     frozenset(call.spread_keys) if call.spread_known else frozenset())
 
 
 def _aliases_of(imports: Iterable[ImportFact]) -> dict[str, str]:
@@ -245,6 +265,11 @@ class _Hit:
     # a draw from a generator of its own (built in the call, passed in): global seeds do
     # not reach it, so only its own seed counts
     pinned: bool = False
+    # a draw: the family of the global generator it draws from; a seed: the families it
+    # seeds (METRICS.md §0.2.23: random.seed the random module only, np.random.seed
+    # numpy's global state, set.seed R's…)
+    family: str = ""
+    families: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -270,6 +295,8 @@ class _SeedFile:
     python: FileFacts | None = None      # a Python file's or notebook's facts, R Markdown's Python chunks'
     imports: list[ImportFact] = field(default_factory=list)      # its Python imports
     sourced: list[str] = field(default_factory=list)             # R source() / Julia include() targets
+    # R/Julia: the line ranges of function definitions, which source()/include() does not run
+    function_ranges: list[tuple[int, int]] = field(default_factory=list)
     unparseable: bool = False
     generator_seed: _Hit | None = None   # C/C++/Fortran/Julia: the seed of the generators its draws use
     pending: list[_Pending] = field(default_factory=list)
@@ -287,6 +314,10 @@ class _SeedFile:
     caller_seed: _Hit | None = None
     # C/C++: where the project's own generator its draws call is defined (ran2, randum)
     own_generator: _Hit | None = None
+    # Julia: draws from a generator passed in, with the function they are in, and the
+    # calls that pass a function the global generator (f(Random.default_rng(), x)), by name
+    passed_in: list[tuple[_Hit, str]] = field(default_factory=list)
+    global_passes: dict[str, _Hit] = field(default_factory=dict)
 
     @property
     def is_python_module(self) -> bool:
@@ -305,20 +336,30 @@ class _SeedFile:
 
 
 def _python_facts(tree: TreeIndex) -> Iterable[tuple[str, FileFacts]]:
-    """``(path, Python facts)`` of every Python file, every notebook with Python code
-    cells (or cells with magics) and every R Markdown / Quarto document with evaluated
-    Python chunks, in path order."""
+    """``(path, Python facts)`` of every Python file, IPython file (``.ipy``: Python with
+    magics, §0.2.19), every Snakefile (its Python: run: blocks, functions, top-level
+    code; §0.3 workflow code is source), every notebook with Python code cells (or cells
+    with magics), every R Markdown / Quarto document with evaluated Python chunks and
+    every Nextflow file with Python process scripts, in path order."""
+    snakefiles = set(tree.by_frontend("snakemake"))
+    nextflow = set(_nextflow_scripts(tree))
     for path in tree.files:
         info = tree.info(path)
-        if info is None or info.alias_of is not None or info.type not in ("python", "notebook", "rmd"):
+        if info is None or info.alias_of is not None:
+            continue
+        kind = info.type
+        if kind is None:
+            kind = "python" if path.lower().endswith(".ipy") or path in snakefiles else \
+                "rmd" if path in nextflow else None
+        if kind not in ("python", "notebook", "rmd"):
             continue
         facts = tree.facts(path)
         if facts is None:
             continue
-        if info.type == "python":
-            if facts.language == "python":
+        if kind == "python":
+            if facts.language in ("python", "snakemake"):
                 yield path, facts
-        elif info.type == "notebook":
+        elif kind == "notebook":
             # an invalid notebook has no cells: nothing of it is read
             if any(c.kind == "code" and (c.language == "python" or c.magics) for c in facts.cells):
                 yield path, facts
@@ -326,6 +367,12 @@ def _python_facts(tree: TreeIndex) -> Iterable[tuple[str, FileFacts]]:
             python = next((part for part in facts.embedded if part.language == "python"), None)
             if python is not None:
                 yield path, python
+
+
+def _nextflow_scripts(tree: TreeIndex) -> list[str]:
+    """The Nextflow files whose process scripts the frontend reads (configurations run
+    none)."""
+    return [path for path in tree.by_frontend("nextflow") if not path.lower().endswith(".config")]
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -379,6 +426,8 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sampl
     it is defined."""
     record.python = facts
     record.unparseable = facts.parse_error is not None
+    # a Snakefile's include: splices the rules of another Snakefile into its namespace
+    record.sourced.extend(ref.module for ref in facts.imports if ref.kind == "include" and facts.language == "snakemake")
     # a notebook's imports include those of its R and Julia cells
     foreign = {c.index for c in facts.cells if c.language in ("r", "julia")}
     record.imports = [ref for ref in facts.imports if ref.cell not in foreign] if foreign else list(facts.imports)
@@ -390,6 +439,8 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sampl
     path = record.path
     # where the frontend read a seed's source: (cell, line, callee) -> seed source
     sources = {(f.cell, f.line, f.call): f.seed_source for f in facts.randoms if f.kind in ("seed", "engine")}
+    # seeds of a generator object (g = torch.Generator(); g.manual_seed(0)): no global seed
+    engine_seeds = {(f.cell, f.line) for f in facts.randoms if f.kind == "seed" and f.call not in rules.seed_calls}
     for call in facts.calls:
         site = _site(call)
         head, _, rest = site.written.partition(".")
@@ -405,9 +456,13 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sampl
             if verdict is not None:
                 name = candidate
                 break
+        family = rules.family(name) if verdict is not None else ""
         if verdict is None and not own_sample:
             verdict = rules.classify_method(site)
-            name = site.written
+            name, family = site.written, rules.sample_method["family"]
+        if verdict is not None and verdict.kind == _CallRules.SEED and name not in rules.seed_calls \
+                and (call.cell, call.line) in engine_seeds:
+            continue
         if verdict is None:
             last = site.written.rsplit(".", 1)[-1]
             if "seed" in last.lower():
@@ -423,19 +478,19 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sampl
             # ``random.choice(…)`` in ``def step(self, random)``: the generator passed in, not the module
             if seed:
                 continue
-            hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), True, pinned=True)
+            hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), True, pinned=True,
+                       family=family)
             record.random.append(hit)
             record.pending.append(_Pending(hit, False, function, receiver))
             continue
         hit = _Hit(path, call.line, call.cell, name, tree.snippet(path, call.line, call.cell), explicit=verdict.explicit,
-                   pinned=verdict.generator)
+                   pinned=verdict.generator, family="" if seed else family, families=verdict.families)
         source = sources.get((call.cell, call.line, name), "")
         if verdict.explicit and source in _UNREPRODUCIBLE_PYTHON:
             record.unreproducible.append((hit, _UNREPRODUCIBLE_PYTHON[source]))
             if seed:
                 continue
-            hit = _Hit(hit.path, hit.line, hit.cell, hit.name, hit.snippet, False,
-                       pinned=verdict.generator and source != "discarded")
+            hit = replace(hit, explicit=False, pinned=verdict.generator and source != "discarded")
         parameter = _named_parameter(function, verdict.seed_text) if verdict.explicit else None
         if parameter is None and not verdict.explicit and function is not None and not seed:
             # ``if rng is None: rng = np.random.default_rng()``: the fallback of a seed or
@@ -511,12 +566,16 @@ class _Parameters:
     @staticmethod
     def _argument(function: DefinitionFact, parameter: str, call: CallFact) -> tuple[bool, Any]:
         """Whether the call passes ``parameter`` and its value (literal, None or an Expr);
-        ``*args``/``**kwargs`` may carry it (passed, value unknown)."""
+        ``*args``/``**kwargs`` may carry it (passed, value unknown), a ``**kwargs`` of dicts
+        written out only when one has the keyword."""
         star = False
         for keyword, value in call.kwargs:
             if keyword == parameter:
                 return True, value
-            star = star or keyword == "**"
+            if keyword == "**" and call.spread_known:
+                star = star or parameter in call.spread_keys
+            else:
+                star = star or keyword == "**"
         positional = []
         for name in function.parameters:
             if name.startswith("*"):
@@ -543,7 +602,8 @@ def _fact_names() -> dict[str, frozenset[str]]:
     return {"r_random": frozenset(r["stochastic"]), "r_seed": frozenset(r["seed"]),
             "r_random_keywords": frozenset(r["stochastic_keywords"]),
             "r_seeded_by_argument": r["seeded_by_argument"],
-            "julia_random": frozenset(julia["stochastic"])}
+            "julia_random": frozenset(julia["stochastic"]),
+            "julia_global": frozenset(julia["global_generators"])}
 
 
 def _r_function(name: str) -> str:
@@ -551,10 +611,21 @@ def _r_function(name: str) -> str:
     return name.rsplit("::", 1)[-1].lstrip(":")
 
 
+# the generator families the seeds of R, Julia and MATLAB reach (§0.2.23): their global
+# generators; a native draw ("native") is seeded by its own generator's seed only
+_R, _JULIA, _MATLAB = frozenset({"R"}), frozenset({"julia"}), frozenset({"matlab"})
+
+# R and Julia definitions whose bodies run only when called (a Julia module's body runs
+# where it stands)
+_DEFERRED_KINDS = frozenset({"function", "method", "generic", "class", "macro"})
+
+
 def _scan_facts(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     """Random calls, seed calls and sourced files of an R or Julia file, of the R chunks
     (or the embedded Julia chunks) of an R Markdown document, or of a notebook's R or
     Julia cells, from its call facts: strings and comments hold none."""
+    record.function_ranges.extend((d.line, d.end_line) for d in facts.definitions
+                                  if d.end_line and d.cell is None and d.kind in _DEFERRED_KINDS)
     if facts.language == "r":
         _scan_r(record, facts, tree)
     else:
@@ -577,7 +648,8 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     for fact in facts.randoms:
         reproducible = fact.seeded and fact.seed_source in ("literal", "argument")
         if fact.kind == "seed" and fact.generator == "Random.GLOBAL":
-            hit = _Hit(path, fact.line, fact.cell, fact.call.rsplit(".", 1)[-1], tree.snippet(path, fact.line, fact.cell))
+            hit = _Hit(path, fact.line, fact.cell, fact.call.rsplit(".", 1)[-1], tree.snippet(path, fact.line, fact.cell),
+                       families=_JULIA)
             if reproducible:
                 record.seeds.append(hit)
             elif fact.seed_source == "time":
@@ -589,6 +661,11 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             built[fact.generator] = built.get(fact.generator, True) and reproducible
             if reproducible:
                 seeds.setdefault(fact.generator, fact)
+            elif fact.seed_source in ("entropy", "time", "none"):
+                record.unreproducible.append(
+                    (_Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell)),
+                     f"{fact.generator} is built without a seed ({fact.call.rsplit('.', 1)[-1]}()): "
+                     "its draws differ on every run"))
             if reproducible and not record.seeds:
                 # shown with a file whose global draws stay unseeded: this seed is not theirs
                 whose = "the engine it builds" if fact.generator == fact.call.rsplit(".", 1)[-1] else fact.generator
@@ -608,8 +685,13 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             explicit, pinned = built.get(fact.generator, True) or fact.generator in reseeded, True
             if fact.generator in seeds:
                 used.append(seeds[fact.generator])
-        record.random.append(_Hit(path, fact.line, fact.cell, function, tree.snippet(path, fact.line, fact.cell),
-                                  explicit=explicit, pinned=pinned))
+        hit = _Hit(path, fact.line, fact.cell, function, tree.snippet(path, fact.line, fact.cell),
+                   explicit=explicit, pinned=pinned, family="julia")
+        record.random.append(hit)
+        if fact.generator != "Random.GLOBAL" and fact.generator not in built:
+            holder = _enclosing_definition(facts, fact.line, fact.cell)
+            if holder is not None:
+                record.passed_in.append((hit, holder.name.rsplit(".", 1)[-1]))
     if used:
         first = min(used, key=lambda f: (f.cell or 0, f.line))
         record.generator_seed = _Hit(path, first.line, first.cell, first.call.rsplit(".", 1)[-1],
@@ -617,6 +699,48 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     for call in facts.calls:
         if call.written == "include" and call.args and isinstance(call.args[0], str) and call.args[0]:
             record.sourced.append(call.args[0])
+        passed = next((v.text for v in call.args if type(v) is Expr and v.text.strip() in names["julia_global"]), None)
+        if passed is not None:
+            record.global_passes.setdefault(call.name.rsplit(".", 1)[-1], _Hit(
+                path, call.line, call.cell, passed, tree.snippet(path, call.line, call.cell)))
+
+
+def _enclosing_definition(facts: FileFacts, line: int, cell: int | None) -> DefinitionFact | None:
+    """The innermost function (with its end line known) whose body holds ``line``."""
+    found = None
+    for definition in facts.definitions:
+        if definition.kind == "function" and definition.cell == cell and definition.end_line \
+                and definition.line <= line <= definition.end_line and (found is None or definition.line >= found.line):
+            found = definition
+    return found
+
+
+def _decide_passed_generators(files: dict[str, _SeedFile], vendored: set[str]) -> None:
+    """Julia (§0.2.25): a draw from a generator passed into a function is explicit unless
+    a call in the repository (a convenience method ``f(x) = f(Random.default_rng(), x)``,
+    a test) passes that function the global generator: the draw then uses the global
+    generator, which only ``Random.seed!`` seeds."""
+    passes: dict[str, _Hit] = {}
+    for path, record in files.items():
+        if path not in vendored:
+            for name, hit in record.global_passes.items():
+                passes.setdefault(name, hit)
+    if not passes:
+        return
+    for record in files.values():
+        fallen = {id(hit): name for hit, name in record.passed_in if name in passes}
+        if not fallen:
+            continue
+        for index, hit in enumerate(record.random):
+            name = fallen.get(id(hit))
+            if name is None:
+                continue
+            record.random[index] = replace(hit, explicit=False, pinned=False)
+            call = passes[name]
+            where = f"line {hit.line}" if call.path == hit.path else f"{hit.path}:{hit.line}"
+            record.unreproducible.append((call, f"passes {call.name}, the global generator, to {name}(), whose draw at "
+                                          f"{where} then uses it: a generator argument seeds only where every call "
+                                          "passes a seeded one"))
 
 
 def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
@@ -636,7 +760,7 @@ def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
         if fact.generator == "R":
             if fact.seeded and fact.seed_source in ("literal", "argument"):
                 record.seeds.append(_Hit(path, fact.line, fact.cell, _r_function(fact.call),
-                                         tree.snippet(path, fact.line, fact.cell)))
+                                         tree.snippet(path, fact.line, fact.cell), families=_R))
         else:
             own_seeds.setdefault(fact.generator, deque()).append(fact)
     for call in facts.calls:
@@ -655,11 +779,12 @@ def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             if seed_fact is not None and seed_fact.seeded:
                 # cited at its seed argument, the line that makes it reproducible
                 record.random.append(_Hit(path, seed_fact.line, call.cell, function,
-                                          tree.snippet(path, seed_fact.line, call.cell), explicit=True))
+                                          tree.snippet(path, seed_fact.line, call.cell), explicit=True, family="R"))
                 continue
         elif function not in names["r_random"] and not any(k in names["r_random_keywords"] for k, _ in call.kwargs):
             continue
-        record.random.append(_Hit(path, call.line, call.cell, function, tree.snippet(path, call.line, call.cell)))
+        record.random.append(_Hit(path, call.line, call.cell, function, tree.snippet(path, call.line, call.cell),
+                                  family="R"))
 
 
 _MATLAB_RUNNERS = {"feval", "run", "evalin", "builtin"}
@@ -678,10 +803,10 @@ def _scan_matlab(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     streams: dict[str, _Hit] = {}
     for fact in facts.randoms:
         reproducible = fact.seeded and fact.seed_source in ("literal", "argument", "default")
-        hit = _Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell))
+        hit = _Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell), family="matlab")
         if fact.kind == "seed":
             if reproducible:
-                record.seeds.append(hit)
+                record.seeds.append(replace(hit, family="", families=_MATLAB))
             elif fact.seed_source == "time":
                 record.unreproducible.append((hit, "this seed comes from the clock: it differs on every run"))
         elif fact.kind == "engine":
@@ -761,7 +886,7 @@ class _Native:
         self.facts[path] = facts
 
     def hit(self, path: str, line: int, cell: int | None, name: str) -> _Hit:
-        return _Hit(path, line, cell, name, self.tree.snippet(path, line, cell))
+        return _Hit(path, line, cell, name, self.tree.snippet(path, line, cell), family="native")
 
     # --- seed values
     def _seed_values(self) -> tuple[dict[tuple[str, str], list[tuple[str, RandomFact]]],
@@ -972,13 +1097,21 @@ def _draws_an_identifier(call: CallFact) -> bool:
     return type(first) is Expr and bool(_IDENTIFIER_ALPHABET.search(first.text))
 
 
-def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
+def _seed_files(tree: TreeIndex) -> tuple[dict[str, _SeedFile], int]:
+    """What S1 knows of each source file, test and vendored files left out, and how many
+    test files draw random numbers (§0.2.3: out of the stochastic set, reported apart)."""
     files: dict[str, _SeedFile] = {}
     native = _Native(tree)
+    native_tests = 0
     for frontend in ("c_cpp", "fortran"):
         for path in tree.by_frontend(frontend):
             facts = tree.facts(path)
-            if facts is None or not (facts.randoms or facts.calls) or tree.role(path) in ("test", "vendored"):
+            if facts is None or not (facts.randoms or facts.calls):
+                continue
+            role = tree.role(path)
+            if role == "test":
+                native_tests += any(f.kind == "draw" for f in facts.randoms)
+            if role in ("test", "vendored"):
                 continue
             files.setdefault(path, _SeedFile(path))
             native.add(path, facts)
@@ -1011,19 +1144,28 @@ def _seed_files(tree: TreeIndex) -> dict[str, _SeedFile]:
         _scan_facts(record, facts, tree)
         for part in julia:
             _scan_facts(record, part, tree)
+    for path in _nextflow_scripts(tree):
+        # R process scripts (§0.3: workflow code is source)
+        facts = tree.facts(path)
+        for part in facts.embedded if facts is not None else ():
+            if part.language == "r":
+                _scan_facts(files.setdefault(path, _SeedFile(path)), part, tree)
     for path in tree.by_type("notebook"):
         facts = tree.facts(path)
-        if facts is None or not any(c.kind == "code" and c.language in ("r", "julia") for c in facts.cells):
+        # R and Julia cells, and the %R line magics of Python cells
+        if facts is None or not any(part.language in ("r", "julia") for part in facts.embedded):
             continue
         record = files.setdefault(path, _SeedFile(path))
         for part in facts.embedded:
             if part.language in ("r", "julia"):
                 _scan_facts(record, part, tree)
+    _decide_passed_generators(files, {p for p in files if tree.role(p) == "vendored"})
     for record in files.values():
         record.random.sort(key=lambda h: (h.cell or 0, h.line))
         record.seeds.sort(key=lambda h: (h.cell or 0, h.line))
     # test and vendored files are out of the stochastic set, and their seeds seed nothing (§0.2.3, §0.2.2)
-    return dict(sorted((p, r) for p, r in files.items() if tree.role(p) not in ("test", "vendored")))
+    tests = native_tests + sum(1 for p, r in files.items() if r.random and tree.role(p) == "test")
+    return dict(sorted((p, r) for p, r in files.items() if tree.role(p) not in ("test", "vendored"))), tests
 
 
 def _decide_parameter_seeds(files: dict[str, _SeedFile], parameters: _Parameters) -> None:
@@ -1062,33 +1204,32 @@ class _Proof:
 # --- cross-file seeding (METRICS.md §0.1.30) ------------------------------------------------
 
 
-def _import_time_seed(record: _SeedFile) -> _Hit | None:
-    """The first seed call that runs when the file is imported (Python module) or run by
-    ``source()``/``include()`` (R, Julia: function bodies are not told apart)."""
+def _import_time_seeds(record: _SeedFile) -> list[_Hit]:
+    """The seed calls that run when the file is imported (Python module) or run by
+    ``source()``/``include()`` (R, Julia): those outside every function body."""
     if not record.seeds:
-        return None
+        return []
     if record.path.lower().endswith((".r", ".jl")):
-        return record.seeds[0]
+        return [hit for hit in record.seeds
+                if not any(start <= hit.line <= end for start, end in record.function_ranges)]
     if not record.is_python_module or record.python is None:
-        return None
+        return []
     ranges = record.deferred_ranges()
-    for hit in record.seeds:
-        if not any(start <= hit.line <= end for start, end, _ in ranges):
-            return hit
-    return None
+    return [hit for hit in record.seeds if not any(start <= hit.line <= end for start, end, _ in ranges)]
 
 
-def _seed_helpers(record: _SeedFile) -> dict[str, _Hit]:
-    """Functions of a Python module whose name contains ``seed`` and that perform a seed
-    call (the first function of a name; not read in a module that does not parse)."""
-    helpers: dict[str, _Hit] = {}
+def _seed_helpers(record: _SeedFile) -> dict[str, list[_Hit]]:
+    """Functions of a Python module whose name contains ``seed`` and that perform seed
+    calls, with those calls (the first function of a name; not read in a module that
+    does not parse)."""
+    helpers: dict[str, list[_Hit]] = {}
     if not record.is_python_module or not record.seeds or record.python is None or record.unparseable:
         return helpers
     for start, end, name in record.deferred_ranges():
         if "seed" in name.lower() and name not in helpers:
-            hit = next((h for h in record.seeds if start <= h.line <= end), None)
-            if hit is not None:
-                helpers[name] = hit
+            hits = [h for h in record.seeds if start <= h.line <= end]
+            if hits:
+                helpers[name] = hits
     return helpers
 
 
@@ -1173,13 +1314,53 @@ def _import_edges(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, set
     return edges
 
 
-def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Proof]:
-    """Every file that counts as seeded, with the seed it relies on (METRICS.md S1 V2).
+def _families_of(hits: Iterable[_Hit]) -> frozenset[str]:
+    return frozenset(family for hit in hits for family in hit.families)
+
+
+def _needed(record: _SeedFile) -> list[str]:
+    """The generator families the file's draws without a seed of their own need seeded,
+    in the order of the file's first draw from each."""
+    return list(dict.fromkeys(h.family for h in record.random if not h.explicit))
+
+
+class _Cover:
+    """What seeds reach each file, family by family (§0.2.23): the first proof offered
+    for a family is kept, so offers are made in the rules' order of precedence."""
+
+    def __init__(self) -> None:
+        self.by_path: dict[str, dict[str, _Proof]] = {}
+
+    def offer(self, path: str, families: Iterable[str], proof: _Proof) -> None:
+        cover = self.by_path.setdefault(path, {})
+        for family in families:
+            cover.setdefault(family, proof)
+
+    def get(self, path: str) -> dict[str, _Proof]:
+        return self.by_path.get(path, {})
+
+    def seeds_all(self, path: str, needed: list[str]) -> bool:
+        cover = self.by_path.get(path, {})
+        return all(family in cover for family in needed)
+
+
+@dataclass
+class _Seeding:
+    """Which random files are seeded, with the seeds each relies on (one per generator
+    family its unseeded draws use, in the order of its draws), and what reaches each."""
+
+    proofs: dict[str, list[_Proof]]
+    cover: _Cover
+
+
+def _seed_proofs(tree: TreeIndex, files: dict[str, _SeedFile]) -> _Seeding:
+    """Every file that counts as seeded, with the seeds it relies on (METRICS.md S1 V2).
     A file that draws from a generator of its own left unseeded (built from the clock,
     passed None) is never seeded: no global seed reaches that generator (§0.2.23)."""
     blocked = {path for path, record in files.items() if any(h.pinned and not h.explicit for h in record.random)}
-    proofs = _seed_proofs_unblocked(tree, files)
-    return {path: proof for path, proof in proofs.items() if path not in blocked}
+    seeding = _seed_proofs_unblocked(tree, files)
+    seeding.proofs = {path: proofs for path, proofs in seeding.proofs.items() if path not in blocked}
+    return seeding
 
 
 def _package_root(tree: TreeIndex, path: str) -> str | None:
@@ -1210,27 +1391,43 @@ def _distributes_python(tree: TreeIndex) -> bool:
     return False
 
 
-def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict[str, _Proof]:
-    proofs: dict[str, _Proof] = {}
+def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> _Seeding:
+    cover = _Cover()
+    proofs: dict[str, list[_Proof]] = {}
+    own: dict[str, _Proof] = {}        # a file seeded on its own, whatever its draws' families
     for path, record in files.items():
-        if record.seeds:
+        for hit in record.seeds:
+            cover.offer(path, hit.families, _Proof("seed_management.seed_call", f"sets a seed with {hit.name}", hit))
+        if record.seeds and not _needed(record):
             first = record.seeds[0]
-            proofs[path] = _Proof("seed_management.seed_call", f"sets a seed with {first.name}", first)
+            own[path] = _Proof("seed_management.seed_call", f"sets a seed with {first.name}", first)
         elif record.random and all(h.explicit for h in record.random) and record.caller_seed is not None:
-            proofs[path] = _Proof("seed_management.seeded_caller",
-                                  f"draws only in functions called from {record.caller_seed.path}, which seeds "
-                                  f"{record.caller_seed.name}", record.caller_seed)
+            own[path] = _Proof("seed_management.seeded_caller",
+                               f"draws only in functions called from {record.caller_seed.path}, which seeds "
+                               f"{record.caller_seed.name}", record.caller_seed)
         elif record.random and all(h.explicit for h in record.random) and record.generator_seed is not None:
-            proofs[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.generator_seed.name}",
-                                  record.generator_seed)
+            own[path] = _Proof("seed_management.seed_call", f"seeds its generator with {record.generator_seed.name}",
+                               record.generator_seed)
         elif record.random and all(h.explicit for h in record.random):
-            first = record.random[0]
-            proofs[path] = _Proof(
-                "seed_management.explicit_seed", "passes an explicit seed or generator to every random call", first
-            )
-    unseeded = [p for p, r in files.items() if r.random and p not in proofs]
-    if not unseeded or not any(r.seeds for r in files.values()):
-        return proofs  # the cross-file rules all need a seed call somewhere
+            own[path] = _Proof("seed_management.explicit_seed",
+                               "passes an explicit seed or generator to every random call", record.random[0])
+
+    def settle() -> list[str]:
+        """Record the files seeded so far; the random files still unseeded."""
+        for path, record in files.items():
+            if path in proofs:
+                continue
+            if path in own:
+                proofs[path] = [own[path]]
+                continue
+            needed = _needed(record)
+            if needed and cover.seeds_all(path, needed):
+                reached = cover.get(path)
+                proofs[path] = list(dict.fromkeys(reached[family] for family in needed))
+        return [p for p, r in files.items() if r.random and p not in proofs]
+
+    if not settle() or not any(r.seeds for r in files.values()):
+        return _Seeding(proofs, cover)  # the cross-file rules all need a seed call somewhere
 
     # MATLAB's global stream: a function, script or class called (transitively) by a file
     # that seeds the global stream draws after that seed (§0.1.30's importer rule, §0.3)
@@ -1249,10 +1446,10 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
                     reached[target] = reached[current]
                     queue.append(target)
         for path, seeder in sorted(reached.items()):
-            if path != seeder and files[path].random and path not in proofs:
-                proofs[path] = _Proof("seed_management.seeded_caller",
-                                      f"is called by {seeder}, which seeds the global random stream",
-                                      files[seeder].seeds[0])
+            if path != seeder and files[path].random:
+                cover.offer(path, _MATLAB, _Proof("seed_management.seeded_caller",
+                                                  f"is called by {seeder}, which seeds the global random stream",
+                                                  files[seeder].seeds[0]))
 
     edges = _import_edges(tree, files)
     reverse: dict[str, set[str]] = {}
@@ -1260,101 +1457,196 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> dict
         for target in targets:
             reverse.setdefault(target, set()).add(source)
 
-    # A module that seeds while being imported seeds every file that (transitively) imports it.
-    import_time: dict[str, _Hit] = {}
-    for path, record in files.items():
-        hit = _import_time_seed(record)
-        if hit is not None:
-            import_time[path] = hit
-    seeded_on_import: dict[str, tuple[str, _Hit]] = {path: (path, hit) for path, hit in import_time.items()}
-    queue = deque(sorted(import_time))
-    while queue:
-        current = queue.popleft()
-        for importer in sorted(reverse.get(current, ())):
-            if importer not in seeded_on_import:
-                seeded_on_import[importer] = seeded_on_import[current]
-                queue.append(importer)
-
-    # A call of a local ``*seed*`` function that performs a seed call.
+    # A call of a local ``*seed*`` function that performs seed calls.
     helpers = {path: _seed_helpers(record) for path, record in files.items() if record.seeds}
-    helper_proofs: dict[str, _Proof] = {}
+    helper_seeders: dict[str, list[_Hit]] = {}
     for path, record in files.items():
         for call in record.seed_named_calls:
             for target in sorted(edges.get(path, ())):
-                hit = helpers.get(target, {}).get(call.name)
-                if hit is not None:
-                    helper_proofs.setdefault(
-                        path,
-                        _Proof("seed_management.seed_helper", f"calls {call.name}() from {target}, which sets a seed", hit),
-                    )
+                hits = helpers.get(target, {}).get(call.name)
+                if hits:
+                    helper_seeders.setdefault(path, []).extend(hits)
+                    for hit in hits:
+                        cover.offer(path, hit.families, _Proof(
+                            "seed_management.seed_helper", f"calls {call.name}() from {target}, which sets a seed",
+                            hits[0]))
 
-    for path, proof in helper_proofs.items():
-        proofs.setdefault(path, proof)
-    for path, (seeder, hit) in seeded_on_import.items():
-        if path != seeder:
-            proofs.setdefault(
-                path, _Proof("seed_management.seeding_import", f"imports {seeder}, which sets a seed when imported", hit)
-            )
+    # A module that seeds while being imported seeds every file that (transitively)
+    # imports it, for the families it seeds.
+    import_time = {path: hits for path, record in files.items() if (hits := _import_time_seeds(record))}
+    on_import: dict[str, dict[str, _Hit]] = {}   # importer -> family -> the import-time seed
+    for family in sorted(_families_of(h for hits in import_time.values() for h in hits)):
+        seeded: dict[str, tuple[str, _Hit]] = {}
+        queue = deque()
+        for path in sorted(import_time):
+            hit = next((h for h in import_time[path] if family in h.families), None)
+            if hit is not None:
+                seeded[path] = (path, hit)
+                queue.append(path)
+        while queue:
+            current = queue.popleft()
+            for importer in sorted(reverse.get(current, ())):
+                if importer not in seeded:
+                    seeded[importer] = seeded[current]
+                    queue.append(importer)
+        for path, (seeder, hit) in seeded.items():
+            if path != seeder:
+                on_import.setdefault(path, {})[family] = hit
+                cover.offer(path, (family,), _Proof("seed_management.seeding_import",
+                                                    f"imports {seeder}, which sets a seed when imported", hit))
 
     # A file imported (transitively) by a local module that seeds runs after that seed. A
     # module of a package the repository distributes is imported by whoever uses the
     # package: a seed in an importer outside the package (an example, a benchmark, a
     # documentation notebook) seeds that importer's run only, not the package's draws.
     package_roots = {path: _package_root(tree, path) for path in files} if _distributes_python(tree) else {}
-    seeders = [p for p, r in files.items() if r.seeds] + sorted(helper_proofs) + sorted(seeded_on_import)
-    origin: dict[str, str] = {}
-    queue = deque()
-    for seeder in seeders:
-        if seeder not in origin:
-            origin[seeder] = seeder
-            queue.append(seeder)
-    while queue:
-        current = queue.popleft()
-        for target in sorted(edges.get(current, ())):
-            root = package_roots.get(target)
-            if target not in origin and (root is None or current.startswith(root + "/")):
-                origin[target] = origin[current]
-                queue.append(target)
-    for path, seeder in origin.items():
-        if path != seeder and path not in proofs:
-            proofs[path] = _Proof(
-                "seed_management.seeded_importer",
-                f"is imported by {seeder}, which sets a seed",
-                proofs[seeder].hit,
-            )
-    return proofs
+    spliced = _spliced_seeds(files, edges)
+    seeders: dict[str, frozenset[str]] = {}
+    for path, record in files.items():
+        if record.seeds:
+            seeders[path] = _families_of(record.seeds)
+    for path in sorted(helper_seeders):
+        seeders.setdefault(path, _families_of(helper_seeders[path]))
+    for path in sorted(on_import):
+        seeders.setdefault(path, frozenset(on_import[path]))
+    for path in sorted(spliced):
+        seeders.setdefault(path, spliced[path].families)
+    for family in sorted({f for families in seeders.values() for f in families}):
+        origin: dict[str, str] = {}
+        queue = deque()
+        for seeder, families in seeders.items():
+            if family in families and seeder not in origin:
+                origin[seeder] = seeder
+                queue.append(seeder)
+        while queue:
+            current = queue.popleft()
+            for target in sorted(edges.get(current, ())):
+                root = package_roots.get(target)
+                if target not in origin and (root is None or current.startswith(root + "/")):
+                    origin[target] = origin[current]
+                    queue.append(target)
+        for path, seeder in origin.items():
+            if path == seeder or not files[path].random:
+                continue
+            reaching = cover.get(seeder).get(family)
+            if reaching is not None:
+                cover.offer(path, (family,), _Proof("seed_management.seeded_importer",
+                                                    f"is imported by {seeder}, which sets a seed", reaching.hit))
+            else:
+                hit = spliced[seeder]
+                cover.offer(path, (family,), _Proof("seed_management.seeded_importer",
+                                                    f"is included by {seeder}, which includes the seed of {hit.path}",
+                                                    hit))
+    settle()
+    return _Seeding(proofs, cover)
+
+
+def _splices(path: str) -> bool:
+    """Whether running ``path`` from another file splices its code into that file's
+    namespace: R ``source()``, Julia ``include()``, Snakemake ``include:``."""
+    lowered = path.lower()
+    return lowered.endswith((".r", ".jl", ".smk")) or posixpath.basename(lowered) == "snakefile"
+
+
+def _spliced_seeds(files: dict[str, _SeedFile], edges: dict[str, set[str]]) -> dict[str, _Hit]:
+    """R, Julia and Snakemake files that source()/include() (transitively) a file
+    performing a seed call anywhere, with that seed: sourcing splices the file's code, its seeding
+    functions too, into the includer, which so performs the seed call for the files it
+    includes (a Julia package module including its CLI's ``Random.seed!(1)``), though
+    not for its own draws unless the seed runs at the top level."""
+    found: dict[str, _Hit] = {}
+    for path, record in files.items():
+        if not record.sourced or record.seeds:
+            continue
+        seen, queue = {path}, deque(sorted(t for t in edges.get(path, ()) if _splices(t) and t in files))
+        while queue:
+            current = queue.popleft()
+            if current in seen:
+                continue
+            seen.add(current)
+            if files[current].seeds:
+                found[path] = files[current].seeds[0]
+                break
+            queue.extend(sorted(t for t in edges.get(current, ()) if t in files and _splices(t)))
+    return found
 
 
 # how to seed, in each ecosystem's own terms (§0.3: never Python advice for a MATLAB or C tree)
-_SEEDING_ADVICE = (
-    ((".r", ".rmd", ".qmd"), "set.seed(1)"),
-    ((".jl",), "Random.seed!(1), or a seeded Xoshiro(1) passed to every rand"),
-    ((".m",), "rng(42) in the script that calls the rest"),
-    ((".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu"),
-     "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
-     "constant default"),
-    ((".f", ".for", ".f90", ".f95", ".f03", ".f08"), "call random_seed(put=seed) before random_number"),
+# how to seed each generator family, in its ecosystem's own terms (§0.3: never Python
+# advice for an R, Julia, MATLAB or C tree, nor R advice for a Python one)
+_FAMILY_ADVICE = {
+    "random": "random.seed(0)",
+    "numpy": "np.random.seed(0)",
+    "torch": "torch.manual_seed(0)",
+    "torch.cuda": "torch.manual_seed(0)",
+    "tensorflow": "tf.random.set_seed(0)",
+    "R": "set.seed(1)",
+    "julia": "Random.seed!(1), or a seeded Xoshiro(1) passed to every rand",
+    "matlab": "rng(42) in the script that calls the rest",
+    "pymc": "random_seed=0 to each pm.sample",
+}
+_NATIVE_ADVICE = (
+    ((".f", ".for", ".f90", ".f95", ".f03", ".f08", ".f77", ".ftn"),
+     "call random_seed(put=seed) before random_number"),
+    ((), "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
+         "constant default"),
 )
+_PYTHON_FAMILIES = frozenset({"random", "numpy", "torch", "torch.cuda", "tensorflow", "jax", "pymc"})
+# a generator the file builds without a seed, by family
+_BUILT_ADVICE = {
+    "numpy": "a seed to each generator the file builds (np.random.default_rng(0))",
+    "random": "a seed to each generator the file builds (random.Random(0))",
+    "jax": "a key from a fixed seed (jax.random.PRNGKey(0))",
+    "tensorflow": "a seeded generator (tf.random.Generator.from_seed(0))",
+    "julia": "a seed to each generator the file builds (Xoshiro(1))",
+    "matlab": "a seed to each stream the file builds (RandStream('mt19937ar', 'Seed', 1))",
+}
 
 
-def _fix(paths: list[str]) -> str:
-    names = _join_names(paths)
-    advice = [text for suffixes, text in _SEEDING_ADVICE if any(p.lower().endswith(suffixes) for p in paths)]
-    known = tuple(suffix for suffixes, _ in _SEEDING_ADVICE for suffix in suffixes)
-    python = any(not p.lower().endswith(known) for p in paths)   # .py, notebooks
-    if not advice or (python and advice == ["set.seed(1)"]):   # Python, with or without R
-        return (f"Set a seed in {names} (e.g. np.random.seed(0), torch.manual_seed(0) or set.seed(1) before the "
-                "first random call), or pass random_state=/seed= to every random call.")
-    if python:
-        advice.insert(0, "np.random.seed(0), or random_state=0 to each estimator")
-    return f"Set a seed in {names} before the first random call: {'; '.join(advice)}."
+def _fix(unseeded: list[tuple[str, list[_Hit]]]) -> str:
+    """One sentence naming the files and, for the generators their unseeded draws use,
+    each one's own seeding (``(path, unseeded draws)`` of each unseeded file)."""
+    names = _join_names([path for path, _ in unseeded])
+    advice: list[str] = []
+    for path, hits in unseeded:
+        for hit in hits:
+            if hit.family == "native":
+                text = next(t for suffixes, t in _NATIVE_ADVICE if not suffixes or path.lower().endswith(suffixes))
+            elif hit.pinned:
+                text = _BUILT_ADVICE.get(hit.family, "a seed to each generator the file builds")
+            else:
+                text = _FAMILY_ADVICE.get(hit.family, f"a seed for {hit.family}")
+            if text not in advice:
+                advice.append(text)
+    python = any(h.family in _PYTHON_FAMILIES for _, hits in unseeded for h in hits)
+    tail = ", or pass random_state=/seed=/generator= to every random call" if python else ""
+    return f"Set a seed in {names} before the first random call: {'; '.join(advice)}{tail}."
+
+
+# what each generator family is, in a reason (§0.2.23)
+_FAMILY_NAMES = {
+    "random": "the random module", "numpy": "numpy's global generator (np.random)", "torch": "torch's generator",
+    "torch.cuda": "torch's CUDA generators", "tensorflow": "TensorFlow's global generator", "R": "R's generator",
+    "julia": "Julia's global generator", "matlab": "MATLAB's global stream",
+    "pymc": "PyMC's own seeding (random_seed=; from the OS without it)",
+}
+
+
+def _family_name(family: str) -> str:
+    return _FAMILY_NAMES.get(family, f"{family}'s generator")
+
+
+def _mismatch(seed: _Hit, draw: _Hit) -> str:
+    """Why a seed of the file does not seed its draw: another generator family."""
+    seeded = ", ".join(_family_name(f) for f in sorted(seed.families)) or "no generator this file draws from"
+    return f"{seed.name} seeds {seeded} only, not {_family_name(draw.family)}, which {draw.name} draws from"
 
 
 def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.8.0")
+@detector("seed_management", version="2.16.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1368,16 +1660,35 @@ def seed_management(tree: TreeIndex) -> Result:
         (``random.choices(string.ascii_letters, k=10)``) names a file or a token and is
         not stochastic (§0.1.30). Throughout, the seed must reach the generator that
         draws (§0.2.23), and a seed from the clock, the OS or an entropy device seeds
-        nothing.
-        Python (files, notebook cells of one notebook together, R Markdown chunks):
-        numpy.random and stdlib random sampling, torch.rand*/randperm/normal/bernoulli,
-        tf.random.*, jax.random.*, generator constructions (default_rng, RandomState,
-        PRNGKey …), randomised sklearn/umap/scipy estimators and functions (ensembles,
-        KMeans, TSNE, train_test_split, CV splitters with shuffle=True, poisson(mu).rvs()
-        …) and DataFrame .sample() (unless the repository defines its own sample()),
-        resolved through imports. A file is seeded when it calls a global seed
-        (np.random.seed, torch.manual_seed, tf.random.set_seed, seed_everything …) with
-        an argument; when every random call passes its own non-None seed
+        nothing: each draw without a seed of its own draws from a generator family (the
+        random module, numpy's global state, torch, TensorFlow, R's, Julia's or MATLAB's
+        global generator), each seed seeds families, and a file is seeded when seeds
+        reach every family its draws use, its own or, family by family, across files.
+        Workflow code is source (§0.3): the Python of a Snakefile or .smk file (run:
+        blocks, functions, top-level code) is read as a Python file, an include: acting
+        as R's source() (the including file's seed reaches the included rules); the
+        process scripts of a Nextflow file whose shebang names Rscript or python are
+        read as R or Python in that file (set.seed(${params.seed}) seeds from an
+        argument).
+        Python (files, IPython .ipy files with their magics masked (§0.2.19), notebook
+        cells of one notebook together, R Markdown chunks): numpy.random and stdlib
+        random sampling, torch.rand*/randperm/normal/bernoulli, tf.random.*,
+        jax.random.*, generator constructions (default_rng, RandomState, PRNGKey …),
+        randomised sklearn/umap/scipy estimators and functions (ensembles, KMeans, TSNE,
+        train_test_split, CV splitters with shuffle=True, poisson(mu).rvs() …), MCMC
+        samplers (PyMC's sample, seeded by random_seed= only from PyMC 4 on and by
+        numpy's global state in PyMC3; emcee's EnsembleSampler, which copies numpy's
+        global state when built) and DataFrame .sample() or a model's .sample(seed=/
+        random_seed=) (unless the repository defines its own sample()), resolved
+        through imports. A file is seeded when it calls, with an argument, the
+        global seeds of the families it draws from: random.seed seeds the random module
+        only; np.random.seed numpy's global state, which sklearn, umap, scipy and
+        DataFrame.sample draw from without a random_state; torch.manual_seed torch
+        (torch.cuda.manual_seed_all its CUDA generators only); tf.random.set_seed
+        TensorFlow; keras' set_random_seed the random module, numpy and TensorFlow;
+        seed_everything, transformers' and accelerate's set_seed the random module,
+        numpy and torch (and TensorFlow); manual_seed on a generator object seeds that
+        generator, no family. Or when every random call passes its own non-None seed
         (default_rng(42), random_state=0, generator=g); when it calls a local *seed*
         function that seeds; when it imports a local module that seeds on import; or
         when a local module that seeds imports it (transitively); in a repository that
@@ -1385,8 +1696,8 @@ def seed_management(tree: TreeIndex) -> Result:
         module of a package is seeded so only from inside the package (a package serves
         every importer: an example, benchmark or docs notebook that seeds before
         importing it seeds its own run only), while an analysis's helper package is
-        seeded by the driver that imports it. A generator built as a statement and thrown away
-        (np.random.default_rng(0) alone on a line) seeds nothing, and a file drawing
+        seeded by the driver that imports it. A generator built as a statement and
+        thrown away (np.random.default_rng(0) alone on a line) seeds nothing, and a file drawing
         from a generator of its own built unseeded is unseeded whatever global seed it
         sets. A seed or generator that is a parameter of the enclosing function
         (§0.2.25) seeds when no call passes None and, for a parameter defaulting to None
@@ -1395,19 +1706,38 @@ def seed_management(tree: TreeIndex) -> Result:
         parameter passed on is followed a few calls deep; one that falls back to a local
         *seed* helper counts as passed; a constructor is called by its class's name); a
         method named like the random module on a parameter (``random.choice`` in ``def
-        propose(self, random)``) draws from the generator passed in.
-        R (files, evaluated R Markdown chunks, notebook R cells): sample(), the r*
-        distributions, resampling and permutation tests (boot, coin's approximate(),
-        adonis2, any call with permutations =), learners that take their own seed
-        (ranger, mikropml's run_ml: seeded by seed =, not by NA), seeded by set.seed/
-        with_seed (never from Sys.time()) or through source() as in Python.
+        propose(self, random)``) draws from the generator passed in. A ``**kwargs``
+        passed to a random call carries a seed only when its keywords cannot be seen (a
+        parameter, a call's result) or one of them is the seed's: bound in its scope (or,
+        unbound there, in the enclosing function or module) only to dicts written out
+        (``kwargs = {'num_workers': 1} if cuda else {}``), it passes their keys only.
+        R (files, evaluated R Markdown chunks, notebook R cells and the %R line magics
+        of Python cells, §0.2.24): sample(), the r* distributions, resampling and
+        permutation tests (boot, coin's approximate(), adonis2, any call with
+        permutations =), learners and MCMC samplers that take
+        their own seed (ranger, mikropml's run_ml, brms' brm, rstan's stan and sampling,
+        rstanarm's stan_glm and kin, rethinking's ulam: seeded by seed =, not by NA, and
+        otherwise drawing their seed from R's generator), seeded by set.seed/
+        with_seed (never from Sys.time()) or through source() as in Python; a
+        sourced file seeds the draws of the file sourcing it only with a set.seed
+        outside every function body (a seed inside a function, or its lapply closure,
+        runs only when the function is called, not when the file is sourced), while
+        sourcing splices the code, so a file that sources a seeding file performs its
+        seed call for the files it sources in turn.
         Julia: rand/randn/shuffle… carry their generator: draws from the global one
         (also through Random.default_rng() or a keyword default bound to it) are seeded
         by Random.seed!(x); a draw from an engine of the file (rng =
         MersenneTwister(1234), rand(Xoshiro(1), 3)) by that engine's seed only, so a
-        seeded engine handed to one sampler seeds none of the file's global draws; a
-        draw from a generator passed in (rng, rngs[j]) is explicit; include() acts as
-        an import.
+        seeded engine handed to one sampler seeds none of the file's global draws, and an
+        engine built without a seed (rng = Xoshiro()) is shown as what unseeds its
+        draws; a draw from a generator passed in (rng, rngs[j]) is explicit unless a
+        call in the repository passes its function the global generator (a convenience
+        method f(x) = f(Random.default_rng(), x), a test; §0.2.25: the draw then falls
+        back to the global generator, cited at that call); include() acts as
+        an import and splices code as source() does: an included file seeds the
+        includer's draws only with a Random.seed! outside every function body (a
+        module's body runs where it stands), and a package module that includes its
+        CLI's seeding function seeds the files it includes.
         MATLAB/Octave: rand, randn, randi, randperm, datasample, normrnd … from the
         global stream are seeded by rng(seed), rng('default'), rng(seed, 'twister'),
         rand('seed', x) or setGlobalStream of a seeded stream, never by rng('shuffle')
@@ -1428,7 +1758,19 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.8.0: packages seeded from inside only where the repository distributes them.
+        (2.16.0: %R line magics read as R.
+        2.15.0: MCMC samplers are randomised estimators.
+        2.14.0: Snakemake Python and Nextflow R/Python process scripts read.
+        2.13.2: the fix names the seed of each generator the unseeded draws use.
+        2.13.1: counts report the test files with random calls left out. 2.13.0: .ipy
+        files read.
+        2.12.0: Julia generator arguments fall back to the global generator where a
+        call passes it; unseeded Julia engines shown.
+        2.11.0: a seed seeds its generator family only, across files too; an unseeded
+        file is shown at its first unseeded draw, with its seeds of other families.
+        2.10.0: R/Julia seeds on source()/include() only from outside function bodies.
+        2.9.0: a ``**kwargs`` of dicts written out carries no seed they do not hold.
+        2.8.0: packages seeded from inside only where the repository distributes them.
         2.7.1: the fix names each ecosystem's seeding. 2.7.0: native seed provenance
         through variables and into called functions. 2.6.0: MATLAB/Octave randomness
         and its global stream across callers. 2.5.0: Julia seeds match their generator.
@@ -1441,49 +1783,59 @@ def seed_management(tree: TreeIndex) -> Result:
         Unseeded random numbers make every rerun produce different numbers, so nobody
         can tell a reproduction failure from noise.
     Evidence:
-        Each random file at its first random call (unseeded files first), with up to two
-        seeds that do not reach it (ineffective_seed: a clock seed, a thrown-away
-        generator, a seed parameter left None, an engine seeding another generator, the
-        clock default of a seed option, a seeding routine without a fixed seed); for
-        seeded files the seed they rely on (seed_call, explicit_seed, seed_helper,
-        seeding_import, seeded_importer, seeded_caller; file, line, cell for notebooks),
+        Each unseeded file at its first unseeded draw, with up to two seeds that do not
+        reach it (ineffective_seed: a clock seed, a thrown-away generator, a seed
+        parameter left None, an engine seeding another generator, the clock default of
+        a seed option, a seeding routine without a fixed seed, a seed of another
+        generator family: random.seed before a numpy draw); each seeded file at its
+        first random call with the seeds it relies on, one per generator family its
+        draws use (seed_call, explicit_seed, seed_helper, seeding_import,
+        seeded_importer, seeded_caller; file, line, cell for notebooks),
         the function header that gives a parameter seed (seed_parameter) and the
         definition of a project's own generator (own_generator, once). Counts: random
         and seeded files, files scanned, files that do not parse (their calls, imports
-        and function bodies read by the Python frontend's line scan).
+        and function bodies read by the Python frontend's line scan), and the test files
+        with random calls left out of the stochastic set (test_stochastic_files_excluded,
+        §0.2.3).
     How to fix:
-        Set a seed at the top of each listed file or in its entry point, in the file's
-        own ecosystem (the fix names it): np.random.seed(0), random.seed(0),
-        torch.manual_seed(0) or random_state=/seed=/a seeded generator passed to every
-        random call in Python; set.seed(1) in R; Random.seed!(1) or a seeded Xoshiro
+        Set a seed at the top of each listed file or in its entry point, for each
+        generator its unseeded draws use, in that generator's own terms (the fix names
+        them): random.seed(0) for the random module, np.random.seed(0) for numpy (and
+        the estimators drawing from it), torch.manual_seed(0), tf.random.set_seed(0), or
+        random_state=/seed=/a seeded generator passed to every random call in Python; set.seed(1) in R; Random.seed!(1) or a seeded Xoshiro
         passed to every draw in Julia; rng(42) in the MATLAB script that calls the rest;
         in C/C++ seed the generator you draw from (srand48(11) for drand48, std::mt19937
         gen(seed) from a --seed option with a constant default, not time(NULL)); in
         Fortran call random_seed(put=seed) before random_number.
     Known false positives:
         A local variable that shadows an imported module (random = …) is read as the
-        module. `**kwargs` passed to a randomised estimator are assumed to carry a seed.
-        A global seed call counts for every Python library (torch.manual_seed "seeds"
-        numpy calls in the same file), and a seed call anywhere in the file counts, even
-        after the random call. Modules are matched to imports by name suffix, so a seed
+        module. A `**kwargs` whose keywords cannot be seen (a parameter, a call's
+        result, a dict changed through another name) is assumed to carry a seed.
+        A seed call anywhere in the file counts for its family, even after the random
+        call; a torch draw is taken for a CPU draw whatever its device, so
+        torch.cuda.manual_seed_all alone does not seed it. Modules are matched to imports by name suffix, so a seed
         in one of several same-named local modules seeds all their importers. Call
         sites of a function with a seed parameter, MATLAB callees and native callees are
         matched by name, so a same-named function elsewhere lends its calls; a name
         passed as a seed that is no parameter counts as a value. A Julia argument named
-        like a generator (rng) is taken for one; R/Julia seeds in functions are not told
-        apart from top-level ones. Native seed variables are matched by name (a member's
+        like a generator (rng) is taken for one; an R function defined below the top
+        level (inside local() or an if) is read as top-level code, and a sourced file
+        that calls its own seeding function at the top level seeds nothing on
+        source(). Native seed variables are matched by name (a member's
         last name across files), so a same-named variable given the clock elsewhere
         unseeds a seed; a typedef'd engine (typedef std::mt19937 Rng) is not known as
         one, and a seed passed down as a function argument is not followed to its
-        callers. Randomness hidden in other libraries (MCMC samplers such as brms::brm,
-        neural network initialisation, dropout) is not detected.
+        callers. Randomness hidden in other libraries (neural network initialisation,
+        dropout, samplers outside the frozen list such as JAGS or cmdstanr's
+        model$sample()) is not detected.
     """
-    files = _seed_files(tree)
+    files, test_stochastic = _seed_files(tree)
     random_files = [r for r in files.values() if r.random]
     counts: dict[str, Any] = {
         "files_scanned": len(files),
         "unparseable_files": sum(1 for r in files.values() if r.unparseable),
         "stochastic_files": len(random_files),
+        "test_stochastic_files_excluded": test_stochastic,
     }
     if not random_files:
         counts["seeded_files"] = 0
@@ -1497,7 +1849,8 @@ def seed_management(tree: TreeIndex) -> Result:
             counts=counts,
             reason=f"no random calls found in {len(files)} source files; nothing to seed",
         )
-    proofs = _seed_proofs(tree, files)
+    seeding = _seed_proofs(tree, files)
+    proofs = seeding.proofs
     seeded = [r for r in random_files if r.path in proofs]
     unseeded = [r for r in random_files if r.path not in proofs]
     counts["seeded_files"] = len(seeded)
@@ -1505,36 +1858,50 @@ def seed_management(tree: TreeIndex) -> Result:
 
     evidence: list[Evidence] = []
     for record in unseeded:
-        first = record.random[0]
+        reached = seeding.cover.get(record.path)
+        first = next((h for h in record.random if not h.explicit and (h.pinned or h.family not in reached)),
+                     record.random[0])
         evidence.append(_hit_evidence(first, f"random call {first.name} with no seed set for this file", "seed_management.unseeded"))
         shown: set[tuple[str, int]] = set()
-        for hit, why in record.unreproducible:
+        mismatched = [(hit, _mismatch(hit, first)) for hit in record.seeds if first.family not in hit.families
+                      and not first.pinned]
+        for hit, why in record.unreproducible + mismatched:
             if (hit.path, hit.line) not in shown and len(shown) < 2:
                 shown.add((hit.path, hit.line))
                 evidence.append(_hit_evidence(hit, why, "seed_management.ineffective_seed"))
     generators_shown: set[_Hit] = set()
     for record in seeded:
         first = record.random[0]
-        proof = proofs[record.path]
-        evidence.append(_hit_evidence(first, f"random call {first.name}; the file {proof.reason}", "seed_management.seeded"))
-        evidence.append(_hit_evidence(proof.hit, f"seed relied on by {record.path}", proof.rule))
+        relied = proofs[record.path]
+        own = [p.hit.name for p in relied if p.rule == "seed_management.seed_call" and p.hit in record.seeds]
+        parts = [f"sets a seed with {' and '.join(dict.fromkeys(own))}"] if own else []
+        parts += [p.reason for p in relied if not (p.rule == "seed_management.seed_call" and p.hit in record.seeds)]
+        reasons = " and ".join(dict.fromkeys(parts))
+        evidence.append(_hit_evidence(first, f"random call {first.name}; the file {reasons}", "seed_management.seeded"))
+        for proof in relied:
+            evidence.append(_hit_evidence(proof.hit, f"seed relied on by {record.path}", proof.rule))
         if record.own_generator is not None and record.own_generator not in generators_shown:
             generator = record.own_generator
             generators_shown.add(generator)
             evidence.append(_hit_evidence(generator, f"{generator.name}() is the project's own generator: its draws "
                                           "follow the seed state passed to it", "seed_management.own_generator"))
-        source = files[proof.hit.path].parameter_seeds.get(proof.hit) if proof.hit.path in files else None
-        if source is not None:
-            function, parameter = source
-            given = ("is never None at its calls" if parameter not in function.none_defaults
-                     else "every call passes")
-            evidence.append(Evidence(proof.hit.path, f"the seed is the parameter {parameter} of {function.name}(), which {given}",
-                                     rule="seed_management.seed_parameter", line_start=function.line,
-                                     snippet=tree.snippet(proof.hit.path, function.line, function.cell), cell=function.cell))
+        for proof in relied:
+            source = files[proof.hit.path].parameter_seeds.get(proof.hit) if proof.hit.path in files else None
+            if source is not None:
+                function, parameter = source
+                given = ("is never None at its calls" if parameter not in function.none_defaults
+                         else "every call passes")
+                evidence.append(Evidence(proof.hit.path,
+                                         f"the seed is the parameter {parameter} of {function.name}(), which {given}",
+                                         rule="seed_management.seed_parameter", line_start=function.line,
+                                         snippet=tree.snippet(proof.hit.path, function.line, function.cell),
+                                         cell=function.cell))
     value = 100 * len(seeded) / len(random_files)
     fix = None
     if unseeded:
-        fix = _fix([r.path for r in unseeded])
+        fix = _fix([(r.path, [h for h in r.random if not h.explicit and (h.pinned or h.family not in
+                                                                            seeding.cover.get(r.path))])
+                    for r in unseeded])
     return Result(
         value,
         evidence=evidence[:MAX_EVIDENCE],
