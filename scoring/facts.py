@@ -464,7 +464,7 @@ class ExportFact(_Record):
 class CredentialFact(_Record):
     """A hard-coded credential (C3), decided where the text is read, before redaction
     (:class:`scoring.parsers.secrets.FileCredentials`): the secret itself is never kept.
-    The Python, R and Julia frontends give those of code files (``FileFacts.credentials``),
+    Every frontend gives those of its code files (``FileFacts.credentials``),
     ``TreeIndex.line_file`` those of shell, parameter and ``.env`` files."""
 
     line: int

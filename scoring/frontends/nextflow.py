@@ -33,10 +33,12 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
+from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;
-# 1.0.3: DirectiveFact("exec") where a process's exec: section starts; 1.0.4: FileFacts.blank_lines (D4)
+VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;
+# 1.0.3: DirectiveFact("exec") where a process's exec: section starts; 1.0.4: FileFacts.blank_lines (D4);
+# 1.0.5: FileFacts.credentials (C3)
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
@@ -54,7 +56,8 @@ DEFINING_PREFIXES = {"process": "process", "workflow": "workflow", "def": "funct
 
 
 def extract(data: bytes, path: str) -> FileFacts:
-    return ts.with_blank_lines(_Walker(data, is_config=path.rsplit("/", 1)[-1].endswith(".config")).run(), data)
+    facts = ts.with_blank_lines(_Walker(data, is_config=path.rsplit("/", 1)[-1].endswith(".config")).run(), data)
+    return with_script_credentials(facts, data.decode("utf-8", "replace"), LANGUAGE)
 
 
 def string_value(node) -> str:

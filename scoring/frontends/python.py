@@ -168,7 +168,7 @@ from scoring.frontends._common import (
     redact_facts,
     redact_text,
 )
-from scoring.frontends._credentials import Credentials
+from scoring.frontends._credentials import Credentials, mask_secrets
 from scoring.parsers.notebook import (
     Cell,
     NotebookError,
@@ -182,7 +182,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment, strip_unquoted_comment
 
 LANGUAGE = "python"
-VERSION = "1.2.5"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5: FileFacts.credentials (C3), with r 1.1.4 and julia 1.0.7
+VERSION = "1.2.6"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5: FileFacts.credentials (C3), with r 1.1.4 and julia 1.0.7; 1.2.6: a secret C3 finds is masked in every other fact of the file, with r 1.1.5 and julia 1.0.8
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -2011,7 +2011,7 @@ def _extract(data: bytes, path: str) -> FileFacts:
         return _notebook(data, path)
     text = decode(data)
     walker = _Walker()
-    credentials: tuple = ()
+    credentials = None
     if lowered.endswith(".ipy"):
         cell = Cell(index=1, cell_type="code", source=text)
         split_magics(cell)
@@ -2019,10 +2019,20 @@ def _extract(data: bytes, path: str) -> FileFacts:
     else:
         walker.unit(text)
         credentials = _script_credentials(data, text, walker.tree)
-    return walker.finish(count_lines(data), blank_lines=blank_line_numbers(text), credentials=credentials)
+    return _finished(walker, credentials, count_lines(data), blank_lines=blank_line_numbers(text))
 
 
-def _script_credentials(data: bytes, text: str, tree: ast.Module | None) -> tuple:
+def _finished(walker: _Walker, credentials: Credentials | None, lines: int, *args, **kwargs) -> FileFacts:
+    """The walk's facts with the file's credentials, each secret they found masked in
+    every other fact (``_credentials.mask_secrets``: a binding the snippet redaction
+    does not see, ``os.environ.setdefault("TOKEN", "…")``, leaves the secret in a call's
+    arguments)."""
+    found = credentials.facts() if credentials is not None else ()
+    facts = walker.finish(lines, *args, credentials=found, **kwargs)
+    return mask_secrets(facts, credentials.secrets()) if found else facts
+
+
+def _script_credentials(data: bytes, text: str, tree: ast.Module | None) -> Credentials:
     """The credentials of a script, read in its text as UTF-8 (bad bytes replaced; line
     ends as written), the text every line-based reader of the scorer reads: the walk's
     parse serves unless the coding cookie or line ends made ``decode`` give another text."""
@@ -2031,7 +2041,7 @@ def _script_credentials(data: bytes, text: str, tree: ast.Module | None) -> tupl
         found.python(text, tree)
     else:
         found.python_source(as_read)
-    return found.facts()
+    return found
 
 
 def extract_chunks(chunks: list[tuple[int, str]]) -> FileFacts:
@@ -2062,7 +2072,7 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         source = notebook_fallback_source(data.decode("utf-8", "replace"))
         walker.unit(source)
         credentials.python(source, walker.tree)
-        return walker.finish(0, credentials=credentials.facts())
+        return _finished(walker, credentials, 0)
     cells, lines = [], 0
     foreign: dict[str, list[tuple[int, FileFacts]]] = {}
     for cell in notebook.cells:
@@ -2090,7 +2100,7 @@ def _notebook(data: bytes, path: str) -> FileFacts:
                 _r_cell_handlers(walker, cell.index, facts)
             foreign.setdefault(cell.language, []).append((cell.index, facts))
     embedded = tuple(_joined(foreign[language]) for language in FOREIGN_CELLS if language in foreign)
-    return walker.finish(lines, tuple(cells), embedded=embedded, credentials=credentials.facts())
+    return _finished(walker, credentials, lines, tuple(cells), embedded=embedded)
 
 
 # the languages of notebook cells another frontend reads (FileFacts.embedded)

@@ -30,11 +30,15 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
-from scoring.frontends._credentials import rmarkdown_credentials, script_credentials
+from scoring.frontends._credentials import (
+    rmarkdown_credentials,
+    with_credentials,
+    with_script_credentials,
+)
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: FileFacts.credentials (C3), with julia 1.0.7
+VERSION = "1.1.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: FileFacts.credentials (C3), with julia 1.0.7; 1.1.5: a secret C3 finds is masked in every other fact of the file, with julia 1.0.8
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -103,12 +107,12 @@ def extract(data: bytes, path: str, *, credentials: bool = True) -> FileFacts:
     if path.lower().endswith((".rmd", ".qmd")):
         notebook = parse_rmarkdown(text, path)
         facts = with_embedded(with_cells(_Walker(r_chunks(data)).run(), notebook), data)
-        found = ts.redact_records("credentials", rmarkdown_credentials(notebook)) if credentials else ()
-        return replace(facts, credentials=found) if found else facts
+        return with_credentials(facts, rmarkdown_credentials(notebook)) if credentials else facts
     facts = _Walker(data).run()
     blank = ts.blank_line_numbers(text)
-    found = ts.redact_records("credentials", script_credentials(text, LANGUAGE)) if credentials else ()
-    return replace(facts, blank_lines=blank, credentials=found) if blank or found else facts
+    if blank:
+        facts = replace(facts, blank_lines=blank)
+    return with_script_credentials(facts, text, LANGUAGE) if credentials else facts
 
 
 def with_embedded(facts: FileFacts, data: bytes) -> FileFacts:

@@ -340,6 +340,11 @@ class FileCredentials:
         self._seen.add(key)
         self._found.append((cell, line + line_offset, secret, kind, name, snippet))
 
+    def secrets(self) -> list[str]:
+        """The secrets found, as written: what a frontend masks in every other fact of the
+        file (:func:`scoring.frontends._credentials.mask_secrets`)."""
+        return [found[2] for found in self._found]
+
     def facts(self) -> tuple[CredentialFact, ...]:
         """One fact per finding, ordered by cell and line. No excerpt carries a secret:
         every secret of the file is masked on its line, and a line whose secret is not
