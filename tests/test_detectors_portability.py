@@ -539,6 +539,54 @@ def test_c3_r_and_julia_bindings():
     ]
 
 
+_C3_SECRET = "Zq83LmZx81KvPq"
+
+
+@pytest.mark.parametrize(("path", "text", "how"), [
+    ("run.py", f'API_KEY = "{_C3_SECRET}"\n', 'os.environ["NAME"]'),
+    ("Snakefile", f'rule a:\n    params: api_key="{_C3_SECRET}"\n', 'os.environ["NAME"]'),
+    ("run.R", f'api_key <- "{_C3_SECRET}"\n', 'Sys.getenv("NAME")'),
+    ("run.jl", f'ENV["API_KEY"] = "{_C3_SECRET}"\n', 'ENV["NAME"]'),
+    ("run.m", f"db.password = '{_C3_SECRET}';\n", "getenv('NAME')"),
+    ("run.c", f'#define API_KEY "{_C3_SECRET}"\n', 'getenv("NAME")'),
+    ("run.f90", f"character(len=*), parameter :: password = '{_C3_SECRET}'\n",
+     'get_environment_variable("NAME", value)'),
+    ("main.nf", f'params.api_key = "{_C3_SECRET}"\n',
+     "a Nextflow secret (nextflow secrets set NAME …, secret 'NAME' in the process)"),
+    ("run.sh", f"export API_KEY={_C3_SECRET}\n", '"$NAME" set outside the script'),
+    (".env", f"API_KEY={_C3_SECRET}\n", "keep secrets out of committed configuration files (an uncommitted .env, "
+                                         "with a committed .env.example of placeholders)"),
+])
+def test_c3_fix_reads_the_secret_in_the_files_own_language(make_tree, path, text, how):
+    m = measure("no_hardcoded_credentials", make_tree({path: text}))
+    assert (m.value, m.counts["files_scanned"]) == (0, 1)
+    assert m.fix == f"Revoke the exposed credentials in {path} and read them at run time instead: {how}."
+
+
+def test_c3_fix_names_each_language_of_the_bad_files_once(make_tree):
+    root = make_tree({"a.R": f'api_key <- "{_C3_SECRET}"\n', "b.R": f'password <- "{_C3_SECRET}"\n',
+                      "config/app.yaml": f"password: {_C3_SECRET}\n", "clean.py": "x = 1\n"})
+    m = measure("no_hardcoded_credentials", root)
+    assert (m.value, m.counts["files_scanned"]) == (25, 4)
+    assert m.fix == ("Revoke the exposed credentials in a.R, b.R, config/app.yaml and read them at run time instead: "
+                     'Sys.getenv("NAME"); keep secrets out of committed configuration files (an uncommitted .env, '
+                     "with a committed .env.example of placeholders).")
+
+
+def test_c1_and_c3_scan_the_same_files_in_every_language(make_tree):
+    root = make_tree({"a.py": "x = 1\n", "b.m": "y = 2;\n", "c.c": "int z;\n", "d.f90": "end\n",
+                      "main.nf": "workflow {}\n", "Snakefile": "rule a:\n    output: 'x'\n", "e.jl": "f = 1\n",
+                      "third_party/lib.m": "w = 3;\n", "config/p.yaml": "a: 1\n"})
+    tree = TreeIndex.from_path(root)
+    c1 = REGISTRY["no_absolute_paths"].run(tree)
+    c3 = REGISTRY["no_hardcoded_credentials"].run(tree)
+    assert c1.counts["files_scanned"] == c3.counts["files_scanned"] == 8
+    code, _ = _files(tree)
+    assert [(f.path, f.kind) for f in code] == [
+        ("a.py", "python"), ("e.jl", "julia"), ("Snakefile", "snakemake"), ("b.m", "matlab"), ("c.c", "c_cpp"),
+        ("d.f90", "fortran"), ("main.nf", "nextflow")]
+
+
 # --------------------------------------------------------------------------- C4 silent_failure_masking
 
 

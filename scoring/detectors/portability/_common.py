@@ -1,8 +1,8 @@
 """What the category C detectors share: the files C1 and C3 scan (code files with their
 frontend's facts, :meth:`~scoring.tree.TreeIndex.code_facts`; shell, parameter and
 ``.env`` files read line by line by :meth:`~scoring.tree.TreeIndex.line_file`), located
-hits and their evidence. C1 reads the string literals of the facts (and the literal
-texts of line files), C3 their credentials (``FileFacts.credentials``,
+hits and their evidence. C1 and C3 scan the same files: C1 reads the string literals of
+the facts (and the literal texts of line files), C3 their credentials (``FileFacts.credentials``,
 ``LineFile.credentials``: decided and masked where the file is read, so no secret ever
 reaches a detector). C2 reads ImportFacts and InstallFacts, C4 HandlerFacts.
 """
@@ -55,11 +55,18 @@ class _File:
 
 _FILES: weakref.WeakKeyDictionary[TreeIndex, tuple[list[_File], list[_File]]] = weakref.WeakKeyDictionary()
 
+# The languages read through their frontend's facts besides those of _CODE_KINDS
+# (METRICS §0.3: workflow code is source for C1 and C3; MATLAB and native sources are
+# where machine paths and database passwords are written); ``kind`` is the frontend's name.
+_FRONTEND_KINDS = ("matlab", "c_cpp", "fortran", "nextflow", "snakemake")
+
 
 def _files(tree: TreeIndex) -> tuple[list[_File], list[_File]]:
-    """The scanned code files (sorted by path and kind) and parameter files (in path
-    order) of the tree, once per tree. A file that is not read (binary, too large,
-    unreadable) is not scanned."""
+    """The files C1 and C3 scan, once per tree: the code files (Python, notebooks, R, R
+    Markdown, Julia and shell files sorted by path and kind, then the MATLAB, C/C++,
+    Fortran, Nextflow and Snakemake files by path) and the parameter files (in path
+    order). Vendored files and files that are not read (binary, too large, unreadable)
+    are not scanned."""
     cached = _FILES.get(tree)
     if cached is not None:
         return cached
@@ -73,6 +80,14 @@ def _files(tree: TreeIndex) -> tuple[list[_File], list[_File]]:
                 code.append(_File(path, kind, lines=lines))
         elif (facts := tree.code_facts(path)) is not None:
             code.append(_File(path, kind, facts=facts))
+    seen = {f.path for f in code}
+    for path, frontend in sorted((p, name) for name in _FRONTEND_KINDS for p in tree.by_frontend(name)):
+        if path in seen or tree.role(path) == "vendored":
+            continue
+        facts = tree.facts(path)
+        if facts is not None:
+            seen.add(path)
+            code.append(_File(path, frontend, facts=facts))
     parameters: list[_File] = []
     for path in tree.files:
         info = tree.info(path)
@@ -83,27 +98,6 @@ def _files(tree: TreeIndex) -> tuple[list[_File], list[_File]]:
             parameters.append(_File(path, fmt, lines=lines))
     found = _FILES[tree] = code, parameters
     return found
-
-
-# C1 also reads the languages whose frontends give string literals but no credential
-# rule (METRICS §0.3: workflow code is source for C1; MATLAB and native sources are
-# where their machine paths are written)
-_C1_FRONTENDS = ("matlab", "c_cpp", "fortran", "nextflow", "snakemake")
-
-
-def _c1_frontend_files(tree: TreeIndex) -> list[_File]:
-    """The MATLAB, C/C++, Fortran, Nextflow and Snakemake files C1 scans besides
-    :func:`_files`'s, by path; ``kind`` is the frontend's name."""
-    seen = {f.path for f in _files(tree)[0]}
-    out = []
-    for path, frontend in sorted((p, name) for name in _C1_FRONTENDS for p in tree.by_frontend(name)):
-        if path in seen or tree.role(path) == "vendored":
-            continue
-        facts = tree.facts(path)
-        if facts is not None:
-            seen.add(path)
-            out.append(_File(path, frontend, facts=facts))
-    return out
 
 
 # --------------------------------------------------------------------------- located hits

@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterable, Iterator
 
 from scoring.detectors.portability._common import (
-    _c1_frontend_files,
     _evidence,
     _files,
     _Hit,
@@ -184,7 +183,7 @@ def no_absolute_paths(tree: TreeIndex) -> Result:
         token fallback that may include docstrings or stored outputs.
     """
     code, parameters = _files(tree)
-    files = code + _c1_frontend_files(tree) + parameters
+    files = code + parameters
     if not files:
         return Result(100, applicable=False, reason="no source or parameter files to scan",
                       counts={"files_scanned": 0, "files_with_absolute_paths": 0})

@@ -18,29 +18,62 @@ def _hit(path: str, fact: CredentialFact) -> _Hit:
     return _Hit(path, fact.line, f"no_hardcoded_credentials.{rule}", reason, fact.excerpt, fact.cell)
 
 
-@detector("no_hardcoded_credentials", version="2.1.0")
+# how each language reads a secret at run time, for the fix text
+_RUNTIME_SECRET = {
+    "python": 'os.environ["NAME"]', "notebook": 'os.environ["NAME"]', "snakemake": 'os.environ["NAME"]',
+    "r": 'Sys.getenv("NAME")', "rmd": 'Sys.getenv("NAME")', "julia": 'ENV["NAME"]',
+    "matlab": "getenv('NAME')", "c_cpp": 'getenv("NAME")', "fortran": 'get_environment_variable("NAME", value)',
+    "nextflow": "a Nextflow secret (nextflow secrets set NAME …, secret 'NAME' in the process)",
+    "shell": '"$NAME" set outside the script',
+}
+
+
+def _fix(hits_by_file: dict[str, list[_Hit]], kinds: dict[str, str]) -> str:
+    bad = sorted(hits_by_file)
+    idioms = dict.fromkeys(_RUNTIME_SECRET[kinds[path]] for path in bad if kinds[path] in _RUNTIME_SECRET)
+    committed = [path for path in bad if kinds[path] not in _RUNTIME_SECRET]
+    ways = ", ".join(idioms)
+    if committed:
+        # parameter and .env files: the value goes, the key stays with a placeholder
+        ways = (ways + "; " if ways else "") + (
+            "keep secrets out of committed configuration files (an uncommitted .env, "
+            "with a committed .env.example of placeholders)")
+    return f"Revoke the exposed credentials in {_join(bad)} and read them at run time instead: {ways}."
+
+
+@detector("no_hardcoded_credentials", version="2.2.0")
 def no_hardcoded_credentials(tree: TreeIndex) -> Result:
     """Source and parameter files contain no hard-coded credentials.
 
     What it checks:
-        The files of C1 (sources, notebook code cells and magics, shell, parameter and
-        ``.env*`` files except ``.env.example``/``.env.sample``). A file is bad when it
-        holds a provider token (AWS ``AKIA``/``ASIA``, GitHub ``gh[pousr]_``/
-        ``github_pat_``, GitLab ``glpat-``, OpenAI ``sk-``/``sk-proj-``, Stripe
-        ``sk_live_``, Slack ``xox?-``, Google ``AIza``, Hugging Face ``hf_``, JWTs, PEM
-        private keys with key material) or binds a literal to a credential-named key:
-        the name's last component is ``password``, ``passwd``, ``api_key``, ``secret_key``,
-        ``access_token``, ``client_secret``, ``private_key``, ``credentials``, … (``=``,
-        ``:``, ``<-``, ``=>``, keyword arguments, dict keys, parameter defaults, shell
-        and ``.env`` assignments, ``--password=…`` options), or, in R and Julia, passes
-        a literal to a key-setting call (``fredr::fredr_set_key("…")``,
-        ``tidycensus::census_api_key("…")``, ``set_api_key``, ``set_token``). The value must have at
-        least 8 characters, no whitespace, and not be a URL, path, regular expression,
-        template or environment lookup, or a placeholder (``YOUR_``, ``EXAMPLE``,
-        ``XXXX``, ``<…>``, ``CHANGEME``, …). For the generic words ``token``,
-        ``secret``, ``pwd`` and ``auth`` it also needs ≥ 3.0 bits of entropy per
-        character. Value = 100·(1 − bad files / scanned files); nothing scanned → 100,
-        not applicable.
+        Exactly the files of C1: Python files, notebook code cells and magics, R, R
+        Markdown/Quarto, Julia and shell files, the MATLAB/Octave, C/C++, Fortran,
+        Nextflow (``.nf``, ``nextflow.config``, ``conf/*.config``) and Snakemake files
+        (METRICS.md §0.1.9, §0.3: workflow code is source), vendored files excepted, and
+        parameter files (YAML/JSON/TOML/INI named like configuration or below a config
+        directory) and ``.env*`` files except ``.env.example``/``.env.sample``. A file is
+        bad when it holds a provider token (AWS ``AKIA``/``ASIA``, GitHub
+        ``gh[pousr]_``/``github_pat_``, GitLab ``glpat-``, OpenAI ``sk-``/``sk-proj-``,
+        Stripe ``sk_live_``, Slack ``xox?-``, Google ``AIza``, Hugging Face ``hf_``,
+        JWTs, PEM private keys with key material) anywhere in its text, or binds a
+        literal to a credential-named key: the name's last component is ``password``,
+        ``passwd``, ``api_key``, ``secret_key``, ``access_token``, ``client_secret``,
+        ``private_key``, ``credentials``, … Bindings are read in each language's own
+        syntax, outside comments and docstrings: ``=``, ``:``, ``<-``, ``=>``, keyword
+        arguments, dict keys and parameter defaults (Python, and Snakemake rules:
+        ``params: password="…"``), R/Julia keys (``ENV["API_KEY"] = …``) and key-setting
+        calls (``fredr::fredr_set_key("…")``, ``census_api_key``, ``set_api_key``,
+        ``set_token``), MATLAB struct fields and variables (``db.password = '…'``) and
+        name-value arguments (``'Password', '…'``), C/C++ initialisers and
+        ``#define NAME "…"``, Fortran assignments and keyword arguments, Nextflow
+        ``params.api_key = '…'``, config settings, map entries and named arguments,
+        the lines of process scripts read as shell, shell and ``.env`` assignments and
+        ``--password=…`` options. The value must have at least 8 characters, no
+        whitespace, and not be a URL, path, regular expression, template or
+        environment lookup, or a placeholder (``YOUR_``, ``EXAMPLE``, ``XXXX``,
+        ``<…>``, ``CHANGEME``, …). For the generic words ``token``, ``secret``, ``pwd``
+        and ``auth`` it also needs ≥ 3.0 bits of entropy per character. Value =
+        100·(1 − bad files / scanned files); nothing scanned → 100, not applicable.
     Why it matters:
         A committed secret is public the moment the deposit is: it must be revoked, and
         code that depends on it cannot run for anyone else anyway.
@@ -48,15 +81,21 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
         Path, line (and cell), the rule (token provider or assignment) and the key name;
         the secret itself is never reported, only its first four characters and length.
     How to fix:
-        Revoke the exposed credential, then read it at run time from an environment
-        variable (``os.environ``, ``Sys.getenv``) or an uncommitted ``.env`` file, and
-        commit a ``.env.example`` with placeholders.
+        Revoke the exposed credential, then read it at run time in the file's own
+        language: ``os.environ["NAME"]`` (Python, Snakemake), ``Sys.getenv("NAME")``
+        (R), ``ENV["NAME"]`` (Julia), ``getenv('NAME')`` (MATLAB, C/C++),
+        ``get_environment_variable`` (Fortran), a Nextflow secret (``nextflow secrets
+        set NAME …`` and ``secret 'NAME'`` in the process), or an uncommitted ``.env``
+        file; commit a ``.env.example`` with placeholders.
     Known false positives:
         Long literal test fixtures or demo passwords bound to credential-named keys
         (``password = "hunter2hunter2"`` in a unit test) count; so do public,
-        intentionally shared read-only tokens. Secrets assembled at run time, stored in
-        files outside the scanned set (``.pem``, ``.key``, ``docker-compose.yml``) or
-        embedded in URLs (``postgres://user:pass@host``) are not seen.
+        intentionally shared read-only tokens, and provider-format tokens written in a
+        comment, docstring or roxygen block (a live token is exposed wherever it is
+        written; METRICS.md §0.2.4 makes documentation text no binding, not a safe place
+        for a token). Secrets assembled at run time, stored in files outside the scanned
+        set (``.pem``, ``.key``, ``docker-compose.yml``) or embedded in URLs
+        (``postgres://user:pass@host``) are not seen.
     """
     code, parameters = _files(tree)
     files = code + parameters
@@ -85,6 +124,5 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
         evidence=_evidence(hits_by_file),
         counts=counts,
         reason=f"{bad} of {len(files)} scanned files contain hard-coded credentials",
-        fix=f"Revoke the exposed credentials in {_join(sorted(hits_by_file))} and read them from environment "
-            "variables (os.environ, Sys.getenv) or an uncommitted .env file instead.",
+        fix=_fix(hits_by_file, {f.path: f.kind for f in files}),
     )
