@@ -21,7 +21,7 @@ from scoring.detectors.portability.import_resolvability import (
     pipreqs_distributions,
     stdlib_modules,
 )
-from scoring.detectors.portability.no_absolute_paths import _absolute_paths
+from scoring.detectors.portability.no_absolute_paths import _absolute_paths, _dataset_name, _sed_patterns
 from scoring.detectors.portability.silent_failure_masking import _c4_hits
 from scoring.frontends import julia as julia_frontend
 from scoring.frontends import r as r_frontend
@@ -127,10 +127,71 @@ def test_environment_provided_modules_include_jupyter_and_colab():
         ("/homework/a/", []),
         ("%H:%M", []),
         ("12:30/x", []),
+        ("%s:\\n", []),                          # a raw printf format (MATLAB) is no drive
+        ("/data/jsmith/run1/x.csv", [("data_root", "/data/jsmith/run1/x.csv", 0)]),
+        ("/data/continuity", []),                # an HDF5 dataset path: no folder below /data/<name>
     ],
 )
 def test_absolute_path_patterns(value, expected):
     assert list(_absolute_paths(value)) == expected
+
+
+@pytest.mark.parametrize(("value", "patterns"), [
+    ('sed -i "s|/home/a/p|$(pwd)|g" f', ["/home/a/p"]),
+    ("sed -e 's#/x#/y#' -e 's/a\\/b/c/g' f", ["/x", "a\\/b"]),
+    ("s|/home/a/p|.|g", ["/home/a/p"]),          # a whole expression, as a list argument
+    ("cp /home/a/s|x|y| z", []),                   # no sed: a path that holds bars
+    ("perl -pe 's|/home/a|b|'", []),
+])
+def test_sed_substitution_patterns(value, patterns):
+    assert [value[start:stop] for start, stop in _sed_patterns(value)] == patterns
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("jsmith", ""), ("ab123", ""), ("alice.b", ""),
+    ("GSE12345", "is no login name"), ("0", "is no login name"), ("MyData", "is no login name"),
+    ("raw", "names a kind of data"), ("datasets", "names a kind of data"), ("reference", "names a kind of data"),
+    ("cells", "is a folder of this deposit"),
+])
+def test_a_data_root_names_a_user_unless_it_names_a_dataset(name, why):
+    assert _dataset_name(name, frozenset({"cells", "analysis"})) == why
+
+
+@pytest.mark.parametrize(("path", "text", "idiom"), [
+    ("run.py", 'X = "/home/a/x"\n', "pathlib.Path(__file__).parent"),
+    ("nb.ipynb", None, "pathlib.Path(__file__).parent"),
+    ("run.R", 'x <- "/home/a/x"\n', "here::here()"),
+    ("doc.Rmd", '```{r}\nx <- "/home/a/x"\n```\n', "here::here()"),
+    ("run.jl", 'x = "/home/a/x"\n', "@__DIR__"),
+    ("run.m", "x = '/home/a/x';\n", "fileparts(mfilename('fullpath'))"),
+    ("run.c", 'const char *x = "/home/a/x";\n', "paths given on the command line"),
+    ("run.f90", "character(len=*), parameter :: x = '/home/a/x'\n", "paths given on the command line"),
+    ("main.nf", 'params.x = "/home/a/x"\n', "projectDir or params"),
+    ("Snakefile", 'rule a:\n    input: "/home/a/x"\n', "workflow.basedir or config entries"),
+    ("run.sh", "cp /home/a/x .\n", '"$(dirname "$0")"'),
+    ("config/p.yaml", "root: /home/a/x\n", "paths relative to the file that reads them"),
+])
+def test_c1_fix_builds_paths_in_the_files_own_language(make_tree, path, text, idiom):
+    text = notebook('x = "/home/a/x"\n') if text is None else text
+    m = measure("no_absolute_paths", make_tree({path: text}))
+    assert (m.value, m.counts["files_scanned"]) == (0, 1)
+    assert m.fix == (f"Replace the absolute paths in {path} with paths relative to the repository ({idiom}) or read "
+                     "them from a config file, a command-line argument or an environment variable.")
+
+
+def test_c1_evidence_shows_parameter_files_each_rule_and_each_folder_before_more_of_one_folder(make_tree):
+    files = {f"analysis/a{i:02}.R": f'x <- "/project2/lab/a{i}.rds"\ny <- "/project2/lab/b{i}.rds"\n'
+             for i in range(25)}
+    files.update({"code/z.R": 'x <- "/project2/lab/z.rds"\n', "code/w.R": 'w <- "/home/alice/w"\n',
+                  "config.yaml": "dir_external: /project2/lab/fucci/\n"})
+    m = measure("no_absolute_paths", make_tree(files))
+    assert m.counts["files_with_absolute_paths"] == 28
+    shown = [(e.path, e.line_start) for e in m.evidence]
+    assert len(shown) == 20
+    assert shown[0] == ("config.yaml", 1)
+    assert ("code/w.R", 1) in shown and ("code/z.R", 1) in shown
+    assert shown[1:] == sorted(shown[1:])
+    assert sum(path.startswith("analysis/") for path, _ in shown) == 17
 
 
 def test_c1_scans_magics_env_files_json_configs_and_skips_comments(make_tree):
@@ -143,7 +204,7 @@ def test_c1_scans_magics_env_files_json_configs_and_skips_comments(make_tree):
     m = measure("no_absolute_paths", root)
     assert m.value == pytest.approx(25.0)
     assert m.counts == {"files_scanned": 4, "files_with_absolute_paths": 3, "absolute_path_hits": 3,
-                        "parameter_files": 2, "unparseable_files": 0}
+                        "paths_not_counted": 0, "parameter_files": 2, "unparseable_files": 0}
     assert located(m) == [
         (".env", None, 2, "no_absolute_paths.home"),
         ("configs/run.json", None, 3, "no_absolute_paths.windows_drive"),

@@ -10,7 +10,7 @@ reaches a detector). C2 reads ImportFacts and InstallFacts, C4 HandlerFacts.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from scoring.facts import FileFacts
@@ -117,17 +117,54 @@ class _Hit:
                         line_end=self.line_end or self.line, snippet=self.snippet, cell=self.cell)
 
 
-def _evidence(hits_by_file: dict[str, list[_Hit]], snippet_of: Callable[[_Hit], str] | None = None) -> list[Evidence]:
-    """At most ``_HITS_PER_FILE`` hits per file, files in sorted order, ``MAX_EVIDENCE`` in all.
-    ``snippet_of`` gives the snippet of a reported hit (fetched for these hits only)."""
+def _evidence(hits_by_file: dict[str, list[_Hit]], snippet_of: Callable[[_Hit], str] | None = None,
+              first: Collection[str] = ()) -> list[Evidence]:
+    """At most ``MAX_EVIDENCE`` hits, at most ``_HITS_PER_FILE`` per file, chosen so that
+    many bad files in one folder do not hide the others (twenty R Markdown analyses
+    before the configuration file a re-user edits): the first hit of each file of
+    ``first`` (parameter files), the first hit of each rule, then the first hit of one
+    file per folder, of a second file per folder and so on, then each file's next hits,
+    all in path order. Shown
+    ``first``'s hits first, then the others in path and line order. ``snippet_of``
+    gives the snippet of a reported hit (fetched for these hits only)."""
+    paths = sorted(hits_by_file)
+    chosen: dict[tuple[str, int], None] = {}
+
+    def choose(path: str, index: int) -> bool:
+        if len(chosen) >= MAX_EVIDENCE:
+            return False
+        chosen.setdefault((path, index))
+        return True
+
+    by_folder: dict[str, list[str]] = {}
+    for path in paths:
+        by_folder.setdefault(path.rpartition("/")[0], []).append(path)
+    # each folder's first file, then each folder's second file...
+    round_robin = [files[i] for i in range(max(map(len, by_folder.values()), default=0))
+                   for files in by_folder.values() if i < len(files)]
+    for path in [p for p in paths if p in first]:
+        choose(path, 0)
+    # the first hit of each rule (a /home path among many HPC roots)
+    rules: set[str] = set()
+    for path in paths:
+        for index, hit in enumerate(hits_by_file[path][:_HITS_PER_FILE]):
+            if hit.rule not in rules:
+                rules.add(hit.rule)
+                choose(path, index)
+    for path in round_robin:
+        if not choose(path, 0):
+            break
+    for index in range(1, _HITS_PER_FILE):
+        for path in paths:
+            if index < len(hits_by_file[path]) and not choose(path, index):
+                break
+    ordered = sorted(chosen, key=lambda key: (key[0] not in first, key[0], key[1]))
     out: list[Evidence] = []
-    for path in sorted(hits_by_file):
-        for hit in hits_by_file[path][:_HITS_PER_FILE]:
-            if len(out) >= MAX_EVIDENCE:
-                return out
-            if snippet_of is not None:
-                hit = replace(hit, snippet=snippet_of(hit))
-            out.append(hit.evidence())
+    for path, index in ordered:
+        hit = hits_by_file[path][index]
+        if snippet_of is not None:
+            hit = replace(hit, snippet=snippet_of(hit))
+        out.append(hit.evidence())
     return out
 
 
