@@ -38,7 +38,7 @@ from scoring.frontends._credentials import (
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: FileFacts.credentials (C3), with julia 1.0.7; 1.1.5: a secret C3 finds is masked in every other fact of the file, with julia 1.0.8
+VERSION = "1.1.6"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: FileFacts.credentials (C3), with julia 1.0.7; 1.1.5: a secret C3 finds is masked in every other fact of the file, with julia 1.0.8; 1.1.6: every handler's end line (a try call's last line, a tryCatch handler function's), not only a swallowing one's (C4 evidence)
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -594,7 +594,7 @@ class _Walker:
             quiet = silent is not None and literal(silent) is True
             body = positional[0] if positional else node
             probe = ts.HandlerProbe(line, "error", body.start_byte, body.end_byte,
-                                    fixed_action="pass" if quiet else "log")
+                                    fixed_action="pass" if quiet else "log", end_line=ts.last_line(node))
             if name == "try" and _silent_try(node) and _discarded(node):
                 self.swallow(probe, "silent", line, ts.last_line(node))
             facts.open_handler(probe)
@@ -668,12 +668,13 @@ class _Walker:
                 continue
             if value.type != "function_definition":
                 self.facts.open_handler(ts.HandlerProbe(line, condition, value.start_byte, value.end_byte,
-                                                        fixed_action="other"))
+                                                        fixed_action="other", end_line=ts.last_line(value)))
                 continue
             body = value.child_by_field_name("body")
             if body is None:
                 continue
-            probe = ts.HandlerProbe(ts.first_line(value), condition, body.start_byte, body.end_byte)
+            probe = ts.HandlerProbe(ts.first_line(value), condition, body.start_byte, body.end_byte,
+                                    end_line=ts.last_line(value))
             # a one-expression body is the single statement; the parameters lie
             # before the body's span and so are not counted
             statements = body if body.type == "braced_expression" else value

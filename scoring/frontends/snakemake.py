@@ -54,7 +54,7 @@ from scoring.frontends._common import (
 from scoring.frontends._credentials import Credentials, with_credentials
 
 LANGUAGE = "snakemake"
-VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3: FileFacts.credentials (C3); a rule's keyword value named like a credential is masked in its DirectiveFact
+VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3: FileFacts.credentials (C3); a rule's keyword value named like a credential is masked in its DirectiveFact; 1.0.4: handlers as the Python frontend writes them (C4): "..." caught by a bare except, the end line, "empty" swallows and the excerpt of a handler whose body does nothing
 
 RULE_KEYWORDS = {"rule", "checkpoint"}
 HANDLER_BLOCKS = {"onstart", "onsuccess", "onerror"}
@@ -394,9 +394,19 @@ class _Facts:
         self.strings.append(StringFact(node.value, node.lineno, end, binding, docstring))
 
     def handler(self, node: ast.ExceptHandler) -> None:
-        caught = "" if node.type is None else ast.unparse(node.type)
+        # as the Python frontend writes them: "..." for a bare except (C4 reads both alike)
+        caught = "..." if node.type is None else ast.unparse(node.type)
         action = "other"
         statements = node.body
+        end = getattr(statements[-1], "end_lineno", None) or statements[-1].lineno
+        if all(isinstance(s, (ast.Pass, ast.Continue)) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+               for s in statements):
+            # the body does nothing (only pass, ..., strings, continue): it swallows the error
+            lines = self.rewritten.lines
+            excerpt = " ".join(line.strip() for line in lines[node.lineno - 1: min(end, node.lineno + 2)])
+            swallowing = (end, "empty", excerpt)
+        else:
+            swallowing = (0, "", "")
         if all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
                for s in statements):
             action = "pass"
@@ -410,7 +420,7 @@ class _Facts:
             action = "return"
         elif isinstance(statements[-1], ast.Continue):
             action = "continue"
-        self.handlers.append(HandlerFact(node.lineno, caught, action))
+        self.handlers.append(HandlerFact(node.lineno, caught, action, None, *swallowing))
 
     def call(self, node: ast.Call, ancestors) -> None:
         written = _dotted(node.func)
