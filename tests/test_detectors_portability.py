@@ -21,8 +21,12 @@ from scoring.detectors.portability.import_resolvability import (
     pipreqs_distributions,
     stdlib_modules,
 )
-from scoring.detectors.portability.no_absolute_paths import _absolute_paths, _dataset_name, _sed_patterns
-from scoring.detectors.portability.silent_failure_masking import _c4_hits
+from scoring.detectors.portability.no_absolute_paths import (
+    _absolute_paths,
+    _dataset_name,
+    _sed_patterns,
+)
+from scoring.detectors.portability.silent_failure_masking import _c4_hits, _Processes
 from scoring.frontends import julia as julia_frontend
 from scoring.frontends import r as r_frontend
 from scoring.frontends._credentials import lex, token_bindings
@@ -661,6 +665,44 @@ def test_c4_shows_catch_all_handlers_that_act(make_tree):
     assert (m.value, m.counts["files_with_masking"]) == (100, 0)
     assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
         ("R/fit.R", 2, "silent_failure_masking.not_masking"), ("src/run.py", 4, "silent_failure_masking.not_masking")]
+
+
+@pytest.mark.parametrize(("path", "text", "advice"), [
+    ("run.py", "try:\n    f()\nexcept Exception:\n    pass\n",
+     "catch the specific exceptions you expect and log or re-raise them"),
+    ("Snakefile", "try:\n    f()\nexcept:\n    pass\n",
+     "catch the specific exceptions you expect and log or re-raise them"),
+    ("run.R", "try(f(), silent = TRUE)\n",
+     "check try() results with inherits(x, 'try-error') or give tryCatch a handler that reports the condition"),
+    ("run.jl", "try\n    f()\ncatch\nend\n", "log the caught error (@warn) or rethrow() it"),
+    ("run.m", "try\n    f();\ncatch\nend\n", "report the caught error (warning(ME.message)) or rethrow(ME)"),
+    ("run.cpp", "void g() {\n  try { f(); } catch (...) {}\n}\n",
+     "catch the exception types you expect and report them instead of catch (...) {}"),
+    ("main.nf", "process A {\n    errorStrategy 'ignore'\n    script:\n    'true'\n}\n",
+     "use errorStrategy 'retry' or 'terminate' instead of 'ignore'"),
+])
+def test_c4_fix_handles_errors_in_the_files_own_language(make_tree, path, text, advice):
+    m = measure("silent_failure_masking", make_tree({path: text}))
+    assert (m.value, m.counts["files_scanned"]) == (0, 1)
+    assert m.fix == f"In {path}, {advice}."
+
+
+@pytest.mark.parametrize(("scope", "unused"), [
+    ("process.withLabel:error_ignore", "withLabel:error_ignore"),
+    ("process.withLabel:process_low", None),
+    ("process.withLabel:'process_(low|high)'", None),
+    ("process.withLabel:'!process_low'", None),              # a negation selects the others
+    ("process.withName:'.*:TRIM_READS'", None),              # fully qualified: the process's own name
+    ("process.withName:TRIM_RAW", None),                     # an alias a workflow calls
+    ("process.withName:'FASTQC|MULTIQC'", "withName:FASTQC|MULTIQC"),
+    ("profiles.test.process.withName:'[unclosed'", None),    # no valid pattern: not resolved
+    ("process", None),
+])
+def test_c4_resolves_nextflow_selectors_against_the_processes(scope, unused):
+    processes = _Processes(frozenset({"process_low"}), frozenset({"TRIM_READS", "TRIM_RAW"}), True)
+    assert processes.selects_nothing(scope) == unused
+    assert _Processes(frozenset(), frozenset(), True).selects_nothing("process.withLabel:x") is None
+    assert _Processes(frozenset({"a"}), frozenset({"P"}), False).selects_nothing("process.withLabel:x") is None
 
 
 @pytest.mark.parametrize(

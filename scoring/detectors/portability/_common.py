@@ -122,9 +122,8 @@ def _evidence(hits_by_file: dict[str, list[_Hit]], snippet_of: Callable[[_Hit], 
     """At most ``MAX_EVIDENCE`` hits, at most ``_HITS_PER_FILE`` per file, chosen so that
     many bad files in one folder do not hide the others (twenty R Markdown analyses
     before the configuration file a re-user edits): the first hit of each file of
-    ``first`` (parameter files), the first hit of each rule, then the first hit of one
-    file per folder, of a second file per folder and so on, then each file's next hits,
-    all in path order. Shown
+    ``first`` (parameter files), the first hit of each rule, then the first hit of each
+    file in turns by folder (:func:`_spread`), then each file's next hits. Shown
     ``first``'s hits first, then the others in path and line order. ``snippet_of``
     gives the snippet of a reported hit (fetched for these hits only)."""
     paths = sorted(hits_by_file)
@@ -136,12 +135,6 @@ def _evidence(hits_by_file: dict[str, list[_Hit]], snippet_of: Callable[[_Hit], 
         chosen.setdefault((path, index))
         return True
 
-    by_folder: dict[str, list[str]] = {}
-    for path in paths:
-        by_folder.setdefault(path.rpartition("/")[0], []).append(path)
-    # each folder's first file, then each folder's second file...
-    round_robin = [files[i] for i in range(max(map(len, by_folder.values()), default=0))
-                   for files in by_folder.values() if i < len(files)]
     for path in [p for p in paths if p in first]:
         choose(path, 0)
     # the first hit of each rule (a /home path among many HPC roots)
@@ -151,7 +144,7 @@ def _evidence(hits_by_file: dict[str, list[_Hit]], snippet_of: Callable[[_Hit], 
             if hit.rule not in rules:
                 rules.add(hit.rule)
                 choose(path, index)
-    for path in round_robin:
+    for path in _spread(paths):
         if not choose(path, 0):
             break
     for index in range(1, _HITS_PER_FILE):
@@ -166,6 +159,22 @@ def _evidence(hits_by_file: dict[str, list[_Hit]], snippet_of: Callable[[_Hit], 
             hit = replace(hit, snippet=snippet_of(hit))
         out.append(hit.evidence())
     return out
+
+
+def _spread(paths: list[str], depth: int = 0) -> list[str]:
+    """``paths`` (sorted) in turns by folder: the first file of each top-level folder (the
+    files beside them one more group), then the second of each..., each folder's own files
+    taken in turns by its sub-folders the same way. A folder with hundreds of
+    sub-folders (a bundled toolbox) gets one turn per round like a folder of ten files."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        parts = path.split("/")
+        groups.setdefault(parts[depth] if depth < len(parts) - 1 else "", []).append(path)
+    if len(groups) == 1:
+        (key, members), = groups.items()
+        return members if not key else _spread(members, depth + 1)
+    turns = [members if not key else _spread(members, depth + 1) for key, members in groups.items()]
+    return [members[i] for i in range(max(map(len, turns))) for members in turns if i < len(members)]
 
 
 def _ratio_value(bad: int, scanned: int) -> float:
