@@ -468,7 +468,8 @@ class CredentialFact(_Record):
     ``TreeIndex.line_file`` those of shell, parameter and ``.env`` files."""
 
     line: int
-    kind: str                  # token (a provider's token format), private_key (PEM), assignment
+    kind: str                  # token (a provider's token format), private_key (PEM), assignment,
+                               # public_token (a publishable key: shown, never counted)
     name: str                  # token: the provider (aws, github…); assignment: the bound name
     masked: str                # the secret's first four characters and length (``abcd…(40 chars)``)
     excerpt: str               # the line, every secret of the file masked (the evidence snippet)

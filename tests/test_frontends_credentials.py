@@ -226,3 +226,18 @@ def test_a_secret_c3_finds_is_masked_in_every_fact_of_the_file(path, text):
     facts = extract(path, text)
     assert facts.credentials
     assert SECRET not in facts.to_json()
+
+
+def test_publishable_keys_are_found_apart_from_secrets_and_masked_too():
+    public = "pk.eyJ1IjoibGFiIiwiYSI6ImNseDdrOSJ9.Qm3Zt8Lx2Vb7Np4Kr9Wd1A"
+    secret = "sk.eyJ1IjoibGFiIiwiYSI6ImNseDdrOSJ9.Zr8Tq2Lm7Vx3Kb9Wd4Np6H"
+    stripe = "pk_live_51Hq8ZrT2mLx7Vp4Nc"
+    source = (f"html = \"<script>L.mapbox.accessToken = '{public}'</script>\"\n"
+              f'UPLOAD = "{secret}"\napi_key = "{stripe}"\n')
+    facts = extract("map.py", source)
+    assert [(c.line, c.kind, c.name) for c in facts.credentials] == [
+        (1, "public_token", "mapbox"), (2, "token", "mapbox"),
+        (3, "public_token", "stripe"),   # found as a publishable key before the binding
+    ]
+    text = facts.to_json()
+    assert public not in text and secret not in text and stripe not in text

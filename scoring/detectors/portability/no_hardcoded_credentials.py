@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from scoring.detectors.portability._common import _evidence, _files, _Hit, _join, _ratio_value
+from scoring.detectors.portability._common import (
+    MAX_EVIDENCE,
+    _evidence,
+    _files,
+    _Hit,
+    _join,
+    _ratio_value,
+)
 from scoring.facts import CredentialFact
+from scoring.model import Evidence
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -16,6 +24,15 @@ def _hit(path: str, fact: CredentialFact) -> _Hit:
     else:
         rule, reason = "assignment", f"credential-named {fact.name!r} bound to a literal value {fact.masked}"
     return _Hit(path, fact.line, f"no_hardcoded_credentials.{rule}", reason, fact.excerpt, fact.cell)
+
+
+_PUBLIC_SHOWN = 5
+
+
+def _public(path: str, fact: CredentialFact) -> Evidence:
+    return Evidence(path, f"publishable {fact.name} key {fact.masked}: made to ship in client code, not counted",
+                    rule="no_hardcoded_credentials.public_token", line_start=fact.line, line_end=fact.line,
+                    snippet=fact.excerpt, cell=fact.cell)
 
 
 # how each language reads a secret at run time, for the fix text
@@ -55,7 +72,8 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
         bad when it holds a provider token (AWS ``AKIA``/``ASIA``, GitHub
         ``gh[pousr]_``/``github_pat_``, GitLab ``glpat-``, OpenAI ``sk-``/``sk-proj-``,
         Stripe ``sk_live_``, Slack ``xox?-``, Google ``AIza``, Hugging Face ``hf_``,
-        JWTs, PEM private keys with key material) anywhere in its text, or binds a
+        JWTs, Mapbox ``sk.``, PEM private keys with key material) anywhere in its text,
+        or binds a
         literal to a credential-named key: the name's last component is ``password``,
         ``passwd``, ``api_key``, ``secret_key``, ``access_token``, ``client_secret``,
         ``private_key``, ``credentials``, … Bindings are read in each language's own
@@ -80,6 +98,8 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
     Evidence:
         Path, line (and cell), the rule (token provider or assignment) and the key name;
         the secret itself is never reported, only its first four characters and length.
+        Then up to five publishable keys (Mapbox ``pk.``, Stripe ``pk_live_``), made to
+        ship in a web page's code: shown, never counted.
     How to fix:
         Revoke the exposed credential, then read it at run time in the file's own
         language: ``os.environ["NAME"]`` (Python, Snakemake), ``Sys.getenv("NAME")``
@@ -103,25 +123,31 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
         return Result(100, applicable=False, reason="no source or parameter files to scan",
                       counts={"files_scanned": 0, "files_with_credentials": 0})
     hits_by_file = {}
+    public: list[Evidence] = []
     for scanned in files:
         # decided where the file was read (its frontend, or the line reader), masked
         credentials = scanned.lines.credentials if scanned.lines is not None else scanned.facts.credentials
-        if credentials:
-            hits_by_file[scanned.path] = [_hit(scanned.path, fact) for fact in credentials]
+        hits = [_hit(scanned.path, fact) for fact in credentials if fact.kind != "public_token"]
+        if hits:
+            hits_by_file[scanned.path] = hits
+        public.extend(_public(scanned.path, fact) for fact in credentials if fact.kind == "public_token")
     bad = len(hits_by_file)
     counts = {
         "files_scanned": len(files),
         "files_with_credentials": bad,
         "credential_hits": sum(len(h) for h in hits_by_file.values()),
+        "public_tokens": len(public),
         "parameter_files": len(parameters),
         "env_files": sum(1 for f in parameters if f.kind == "env"),
     }
     value = _ratio_value(bad, len(files))
     if not bad:
-        return Result(value, counts=counts, reason=f"no hard-coded credential in {len(files)} scanned files")
+        return Result(value, counts=counts, evidence=public[:_PUBLIC_SHOWN],
+                      reason=f"no hard-coded credential in {len(files)} scanned files")
+    evidence = _evidence(hits_by_file)
     return Result(
         value,
-        evidence=_evidence(hits_by_file),
+        evidence=evidence + public[:min(_PUBLIC_SHOWN, MAX_EVIDENCE - len(evidence))],
         counts=counts,
         reason=f"{bad} of {len(files)} scanned files contain hard-coded credentials",
         fix=_fix(hits_by_file, {f.path: f.kind for f in files}),
