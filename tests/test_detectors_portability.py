@@ -619,8 +619,8 @@ _C3_SECRET = "Zq83LmZx81KvPq"
     ("main.nf", f'params.api_key = "{_C3_SECRET}"\n',
      "a Nextflow secret (nextflow secrets set NAME …, secret 'NAME' in the process)"),
     ("run.sh", f"export API_KEY={_C3_SECRET}\n", '"$NAME" set outside the script'),
-    (".env", f"API_KEY={_C3_SECRET}\n", "keep secrets out of committed configuration files (an uncommitted .env, "
-                                         "with a committed .env.example of placeholders)"),
+    (".env", f"API_KEY={_C3_SECRET}\n", "keep secrets out of committed configuration files (an uncommitted .env "
+                                         "file, with a committed .env.example of placeholders)"),
 ])
 def test_c3_fix_reads_the_secret_in_the_files_own_language(make_tree, path, text, how):
     m = measure("no_hardcoded_credentials", make_tree({path: text}))
@@ -634,8 +634,24 @@ def test_c3_fix_names_each_language_of_the_bad_files_once(make_tree):
     m = measure("no_hardcoded_credentials", root)
     assert (m.value, m.counts["files_scanned"]) == (25, 4)
     assert m.fix == ("Revoke the exposed credentials in a.R, b.R, config/app.yaml and read them at run time instead: "
-                     'Sys.getenv("NAME"); keep secrets out of committed configuration files (an uncommitted .env, '
-                     "with a committed .env.example of placeholders).")
+                     'Sys.getenv("NAME"); keep secrets out of committed configuration files (an uncommitted '
+                     ".Renviron read with Sys.getenv(), with a committed example of placeholders).")
+
+
+@pytest.mark.parametrize(("code", "store"), [
+    ({"run.py": "x = 1\n"}, "an uncommitted .env file, with a committed .env.example of placeholders"),
+    ({"run.R": "x <- 1\n"}, "an uncommitted .Renviron read with Sys.getenv(), with a committed example of placeholders"),
+    ({"run.jl": "x = 1\n"}, 'environment variables read with ENV["NAME"], set outside the repository'),
+    ({"run.m": "x = 1;\n"}, "environment variables read with getenv('NAME'), set outside the repository"),
+    ({"run.c": "int x;\n"}, 'environment variables read with getenv("NAME"), set outside the repository'),
+    ({"main.nf": "workflow {}\n"}, "Nextflow secrets (nextflow secrets set NAME …, secrets.NAME in the configuration)"),
+    ({"Snakefile": "rule a:\n    output: 'x'\n"},
+     'environment variables the workflow declares with envvars: and reads with os.environ["NAME"]'),
+])
+def test_c3_fix_keeps_configuration_secrets_where_the_deposits_ecosystem_keeps_them(make_tree, code, store):
+    m = measure("no_hardcoded_credentials", make_tree({**code, "config/db.yaml": f"password: {_C3_SECRET}\n"}))
+    assert m.fix == ("Revoke the exposed credentials in config/db.yaml and read them at run time instead: keep secrets "
+                     f"out of committed configuration files ({store}).")
 
 
 def test_c1_and_c3_scan_the_same_files_in_every_language(make_tree):

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.portability._common import (
     MAX_EVIDENCE,
     _evidence,
@@ -45,16 +55,27 @@ _RUNTIME_SECRET = {
 }
 
 
-def _fix(hits_by_file: dict[str, list[_Hit]], kinds: dict[str, str]) -> str:
+# where a deposit keeps the secrets its configuration files must not hold, by the
+# ecosystem of the tree (scoring.detectors._shared.fix_ecosystem)
+_SECRET_STORE = {
+    PYTHON: "an uncommitted .env file, with a committed .env.example of placeholders",
+    R: "an uncommitted .Renviron read with Sys.getenv(), with a committed example of placeholders",
+    JULIA: 'environment variables read with ENV["NAME"], set outside the repository',
+    MATLAB: "environment variables read with getenv('NAME'), set outside the repository",
+    NATIVE: 'environment variables read with getenv("NAME"), set outside the repository',
+    NEXTFLOW: "Nextflow secrets (nextflow secrets set NAME …, secrets.NAME in the configuration)",
+    SNAKEMAKE: 'environment variables the workflow declares with envvars: and reads with os.environ["NAME"]',
+}
+
+
+def _fix(hits_by_file: dict[str, list[_Hit]], kinds: dict[str, str], ecosystem: str) -> str:
     bad = sorted(hits_by_file)
     idioms = dict.fromkeys(_RUNTIME_SECRET[kinds[path]] for path in bad if kinds[path] in _RUNTIME_SECRET)
     committed = [path for path in bad if kinds[path] not in _RUNTIME_SECRET]
     ways = ", ".join(idioms)
     if committed:
         # parameter and .env files: the value goes, the key stays with a placeholder
-        ways = (ways + "; " if ways else "") + (
-            "keep secrets out of committed configuration files (an uncommitted .env, "
-            "with a committed .env.example of placeholders)")
+        ways = (ways + "; " if ways else "") + f"keep secrets out of committed configuration files ({_SECRET_STORE[ecosystem]})"
     return f"Revoke the exposed credentials in {_join(bad)} and read them at run time instead: {ways}."
 
 
@@ -105,8 +126,11 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
         language: ``os.environ["NAME"]`` (Python, Snakemake), ``Sys.getenv("NAME")``
         (R), ``ENV["NAME"]`` (Julia), ``getenv('NAME')`` (MATLAB, C/C++),
         ``get_environment_variable`` (Fortran), a Nextflow secret (``nextflow secrets
-        set NAME …`` and ``secret 'NAME'`` in the process), or an uncommitted ``.env``
-        file; commit a ``.env.example`` with placeholders.
+        set NAME …`` and ``secret 'NAME'`` in the process). A secret in a configuration
+        file goes where the deposit's ecosystem keeps secrets: an uncommitted ``.env``
+        (Python; commit a ``.env.example`` with placeholders), ``.Renviron`` (R),
+        Nextflow secrets, environment variables a Snakemake workflow declares with
+        ``envvars:``, or the environment (Julia, MATLAB, C/C++/Fortran).
     Known false positives:
         Long literal test fixtures or demo passwords bound to credential-named keys
         (``password = "hunter2hunter2"`` in a unit test) count; so do public,
@@ -150,5 +174,5 @@ def no_hardcoded_credentials(tree: TreeIndex) -> Result:
         evidence=evidence + public[:min(_PUBLIC_SHOWN, MAX_EVIDENCE - len(evidence))],
         counts=counts,
         reason=f"{bad} of {len(files)} scanned files contain hard-coded credentials",
-        fix=_fix(hits_by_file, {f.path: f.kind for f in files}),
+        fix=_fix(hits_by_file, {f.path: f.kind for f in files}, fix_ecosystem(tree)),
     )
