@@ -241,3 +241,24 @@ def test_publishable_keys_are_found_apart_from_secrets_and_masked_too():
     ]
     text = facts.to_json()
     assert public not in text and secret not in text and stripe not in text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('#define API_KEY "x"\n', True),
+    ("opts = struct('Password', 'x');\n", True),
+    ("int key = hash(k);\nputs(\"done\");\n", False),      # the quote is on another line
+    ("keys = ['a'];\n", False),                            # keys is no credential name
+    ("token", False),
+])
+def test_matlab_c_and_fortran_are_tokenized_only_with_a_quote_after_a_credential_name(text, expected):
+    assert _credentials.may_bind_on_its_line(text) is expected
+
+
+def test_c_text_that_binds_nothing_on_a_line_is_not_tokenized(monkeypatch):
+    def refuse(text, language):
+        raise AssertionError("tokenized")
+
+    monkeypatch.setattr(_credentials, "lex", refuse)
+    assert extract("hash.c", "static int key;\nint lookup(int key) { return table[key]; }\n").credentials == ()
+    with pytest.raises(AssertionError, match="tokenized"):
+        extract("db.c", f'#define DB_PASSWORD "{SECRET}"\n')

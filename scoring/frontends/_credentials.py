@@ -25,7 +25,9 @@ shell), per R, Julia or shell cell; an R Markdown document one per chunk.
 * MATLAB, C/C++, Fortran and Nextflow: the same kind of tokenizer, each language's
   comments and string syntax (a MATLAB transpose is no string; Fortran and MATLAB
   double their quotes; Nextflow's triple-quoted process scripts are read as shell lines),
-  and each language's bindings (:func:`token_bindings`).
+  and each language's bindings (:func:`token_bindings`). MATLAB, C/C++ and Fortran text
+  is tokenized only when a credential name has a quote after it on its line
+  (:func:`may_bind_on_its_line`): a binding whose value starts on a later line is not read.
 * Snakemake: the Python bindings of the frontend's rewritten module (a rule's
   ``params: password="…"`` is a keyword argument there).
 * Shell cells and magics: :func:`scoring.parsers.secrets.line_bindings`.
@@ -95,7 +97,8 @@ class Credentials:
 
     def tokens(self, text: str, language: str, cell: int | None = None, line_offset: int = 0) -> None:
         """An R, Julia, MATLAB, C/C++, Fortran or Nextflow segment."""
-        bindings = token_bindings(lex(text, language), language) if may_name_credential(text) else ()
+        gate = may_bind_on_its_line if language in _BOUND_ON_ITS_LINE else may_name_credential
+        bindings = token_bindings(lex(text, language), language) if gate(text) else ()
         self.found.segment(text, _Lines(text), bindings, cell=cell, line_offset=line_offset)
 
     def lines(self, text: str, language: str, cell: int | None = None, line_offset: int = 0) -> None:
@@ -379,6 +382,32 @@ def _lex_other(text: str, regex: re.Pattern[str]) -> list[Token]:
             continue
         pos = match.end()
     return tokens
+
+
+# Languages whose bindings this module reads only with the name and the quoted value on
+# one line (``db.password = '…'``, ``#define API_KEY "…"``): a C file names ``key`` on
+# many lines and binds a credential on none, and most such files need no tokenizing.
+_BOUND_ON_ITS_LINE = frozenset({"matlab", "c_cpp", "fortran"})
+
+
+def may_bind_on_its_line(text: str) -> bool:
+    """Whether a possible credential name (:func:`may_name_credential`) has a quote after
+    it on its line."""
+    lowered = text.lower()
+    end_of_text = len(text)
+    for word in _CREDENTIAL_NAME_WORDS:
+        at = lowered.find(word)
+        while at >= 0:
+            after = at + len(word)
+            if after == end_of_text:
+                break
+            if text[after] not in _ASCII_ALNUM:
+                line_end = text.find("\n", after)
+                rest = text[after: end_of_text if line_end < 0 else line_end]
+                if '"' in rest or "'" in rest:
+                    return True
+            at = lowered.find(word, after)
+    return False
 
 
 def lex(text: str, language: str) -> list[Token]:
