@@ -152,7 +152,8 @@ def test_sed_substitution_patterns(value, patterns):
 
 
 @pytest.mark.parametrize(("name", "why"), [
-    ("jsmith", ""), ("ab123", ""), ("alice.b", ""),
+    ("jsmith", ""), ("ab123", ""), ("alice.b", ""), ("$USER", ""), ("${USER}", ""), ("users", ""),
+    ("{wildcards.sample}", "is no login name"),
     ("GSE12345", "is no login name"), ("0", "is no login name"), ("MyData", "is no login name"),
     ("raw", "names a kind of data"), ("datasets", "names a kind of data"), ("reference", "names a kind of data"),
     ("cells", "is a folder of this deposit"),

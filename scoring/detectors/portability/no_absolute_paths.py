@@ -173,8 +173,10 @@ class _Judge:
 
 # A Unix login (useradd's default NAME_REGEX): lower case, a letter or underscore first.
 _LOGIN_RE = re.compile(r"[a-z_][a-z0-9_.\-]{0,31}")
-# Folder names that say what data a /data/<name>/ folder holds, never whose it is; and
-# the folders that hold users' folders (/data/users/<user>/), which are user roots.
+# The user running the code, as a shell or a batch script names them (/data/$USER/).
+_CURRENT_USER_RE = re.compile(r"\$\{?(?:USER|LOGNAME|USERNAME)\}?|%USERNAME%")
+# Folder names that say what data a /data/<name>/ folder holds, never whose it is
+# (/data/users/<user>/ holds users' folders: a user root, it counts).
 _DATA_WORDS = frozenset({
     "annotation", "annotations", "cache", "common", "data", "database", "databases", "dataset", "datasets", "db",
     "demo", "derived", "example", "examples", "external", "figures", "genome", "genomes", "images", "input",
@@ -189,6 +191,8 @@ def _dataset_name(name: str, folder_names: frozenset[str]) -> str:
     may be a user's): it is no login (capitals, digits only), a word for a kind of data,
     or the name of a folder of the tree (the deposit's own data, mounted or copied there)."""
     lowered = name.lower()
+    if _CURRENT_USER_RE.fullmatch(name):
+        return ""
     if not _LOGIN_RE.fullmatch(name) or name.isdigit():
         return "is no login name"
     if lowered in _DATA_WORDS:
@@ -302,8 +306,9 @@ def no_absolute_paths(tree: TreeIndex) -> Result:
         path under a place a Dockerfile of the tree builds (its ``WORKDIR`` and
         ``COPY``/``ADD`` destinations: ``/home/jovyan/work``, ``/work/app``), and
         ``/data/<name>/`` when ``<name>`` is a dataset's, not a user's: no login (capitals,
-        only digits), a word for a kind of data (``raw``, ``processed``, ``datasets``,
-        ``reference``…) or the name of a folder of the tree. Value = 100·(1 − bad files /
+        only digits, a workflow wildcard), a word for a kind of data (``raw``,
+        ``processed``, ``datasets``, ``reference``…) or the name of a folder of the tree
+        (``/data/$USER/`` is a user's). Value = 100·(1 − bad files /
         scanned files); no scanned file → 100, not applicable.
     Why it matters:
         A path that only exists on the author's machine makes the code fail on every
