@@ -473,11 +473,12 @@ class ExportFact(_Record):
 class CredentialFact(_Record):
     """A hard-coded credential (C3), decided where the text is read, before redaction
     (:class:`scoring.parsers.secrets.FileCredentials`): the secret itself is never kept.
-    The Python, R and Julia frontends give those of code files (``FileFacts.credentials``),
+    Every frontend gives those of its code files (``FileFacts.credentials``),
     ``TreeIndex.line_file`` those of shell, parameter and ``.env`` files."""
 
     line: int
-    kind: str                  # token (a provider's token format), private_key (PEM), assignment
+    kind: str                  # token (a provider's token format), private_key (PEM), assignment,
+                               # public_token (a publishable key: shown, never counted)
     name: str                  # token: the provider (aws, github…); assignment: the bound name
     masked: str                # the secret's first four characters and length (``abcd…(40 chars)``)
     excerpt: str               # the line, every secret of the file masked (the evidence snippet)

@@ -20,8 +20,12 @@ from scoring.detectors._imports import (
 )
 from scoring.detectors.portability._common import _files
 from scoring.detectors.portability.import_resolvability import _is_declared_python, _without_affixes
-from scoring.detectors.portability.no_absolute_paths import _absolute_paths
-from scoring.detectors.portability.silent_failure_masking import _c4_hits
+from scoring.detectors.portability.no_absolute_paths import (
+    _absolute_paths,
+    _dataset_name,
+    _sed_patterns,
+)
+from scoring.detectors.portability.silent_failure_masking import _c4_hits, _Processes
 from scoring.frontends import julia as julia_frontend
 from scoring.frontends import r as r_frontend
 from scoring.frontends._credentials import lex, token_bindings
@@ -126,10 +130,72 @@ def test_environment_provided_modules_include_jupyter_and_colab():
         ("/homework/a/", []),
         ("%H:%M", []),
         ("12:30/x", []),
+        ("%s:\\n", []),                          # a raw printf format (MATLAB) is no drive
+        ("/data/jsmith/run1/x.csv", [("data_root", "/data/jsmith/run1/x.csv", 0)]),
+        ("/data/continuity", []),                # an HDF5 dataset path: no folder below /data/<name>
     ],
 )
 def test_absolute_path_patterns(value, expected):
     assert list(_absolute_paths(value)) == expected
+
+
+@pytest.mark.parametrize(("value", "patterns"), [
+    ('sed -i "s|/home/a/p|$(pwd)|g" f', ["/home/a/p"]),
+    ("sed -e 's#/x#/y#' -e 's/a\\/b/c/g' f", ["/x", "a\\/b"]),
+    ("s|/home/a/p|.|g", ["/home/a/p"]),          # a whole expression, as a list argument
+    ("cp /home/a/s|x|y| z", []),                   # no sed: a path that holds bars
+    ("perl -pe 's|/home/a|b|'", []),
+])
+def test_sed_substitution_patterns(value, patterns):
+    assert [value[start:stop] for start, stop in _sed_patterns(value)] == patterns
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("jsmith", ""), ("ab123", ""), ("alice.b", ""), ("$USER", ""), ("${USER}", ""), ("users", ""),
+    ("{wildcards.sample}", "is no login name"),
+    ("GSE12345", "is no login name"), ("0", "is no login name"), ("MyData", "is no login name"),
+    ("raw", "names a kind of data"), ("datasets", "names a kind of data"), ("reference", "names a kind of data"),
+    ("cells", "is a folder of this deposit"),
+])
+def test_a_data_root_names_a_user_unless_it_names_a_dataset(name, why):
+    assert _dataset_name(name, frozenset({"cells", "analysis"})) == why
+
+
+@pytest.mark.parametrize(("path", "text", "idiom"), [
+    ("run.py", 'X = "/home/a/x"\n', "pathlib.Path(__file__).parent"),
+    ("nb.ipynb", None, "pathlib.Path(__file__).parent"),
+    ("run.R", 'x <- "/home/a/x"\n', "here::here()"),
+    ("doc.Rmd", '```{r}\nx <- "/home/a/x"\n```\n', "here::here()"),
+    ("run.jl", 'x = "/home/a/x"\n', "@__DIR__"),
+    ("run.m", "x = '/home/a/x';\n", "fileparts(mfilename('fullpath'))"),
+    ("run.c", 'const char *x = "/home/a/x";\n', "paths given on the command line"),
+    ("run.f90", "character(len=*), parameter :: x = '/home/a/x'\n", "paths given on the command line"),
+    ("main.nf", 'params.x = "/home/a/x"\n', "projectDir or params"),
+    ("Snakefile", 'rule a:\n    input: "/home/a/x"\n', "workflow.basedir or config entries"),
+    ("run.sh", "cp /home/a/x .\n", '"$(dirname "$0")"'),
+    ("config/p.yaml", "root: /home/a/x\n", "paths relative to the file that reads them"),
+])
+def test_c1_fix_builds_paths_in_the_files_own_language(make_tree, path, text, idiom):
+    text = notebook('x = "/home/a/x"\n') if text is None else text
+    m = measure("no_absolute_paths", make_tree({path: text}))
+    assert (m.value, m.counts["files_scanned"]) == (0, 1)
+    assert m.fix == (f"Replace the absolute paths in {path} with paths relative to the repository ({idiom}) or read "
+                     "them from a config file, a command-line argument or an environment variable.")
+
+
+def test_c1_evidence_shows_parameter_files_each_rule_and_each_folder_before_more_of_one_folder(make_tree):
+    files = {f"analysis/a{i:02}.R": f'x <- "/project2/lab/a{i}.rds"\ny <- "/project2/lab/b{i}.rds"\n'
+             for i in range(25)}
+    files.update({"code/z.R": 'x <- "/project2/lab/z.rds"\n', "code/w.R": 'w <- "/home/alice/w"\n',
+                  "config.yaml": "dir_external: /project2/lab/fucci/\n"})
+    m = measure("no_absolute_paths", make_tree(files))
+    assert m.counts["files_with_absolute_paths"] == 28
+    shown = [(e.path, e.line_start) for e in m.evidence]
+    assert len(shown) == 20
+    assert shown[0] == ("config.yaml", 1)
+    assert ("code/w.R", 1) in shown and ("code/z.R", 1) in shown
+    assert shown[1:] == sorted(shown[1:])
+    assert sum(path.startswith("analysis/") for path, _ in shown) == 17
 
 
 def test_c1_scans_magics_env_files_json_configs_and_skips_comments(make_tree):
@@ -142,7 +208,7 @@ def test_c1_scans_magics_env_files_json_configs_and_skips_comments(make_tree):
     m = measure("no_absolute_paths", root)
     assert m.value == pytest.approx(25.0)
     assert m.counts == {"files_scanned": 4, "files_with_absolute_paths": 3, "absolute_path_hits": 3,
-                        "parameter_files": 2, "unparseable_files": 0}
+                        "paths_not_counted": 0, "parameter_files": 2, "unparseable_files": 0}
     assert located(m) == [
         (".env", None, 2, "no_absolute_paths.home"),
         ("configs/run.json", None, 3, "no_absolute_paths.windows_drive"),
@@ -541,6 +607,70 @@ def test_c3_r_and_julia_bindings():
     ]
 
 
+_C3_SECRET = "Zq83LmZx81KvPq"
+
+
+@pytest.mark.parametrize(("path", "text", "how"), [
+    ("run.py", f'API_KEY = "{_C3_SECRET}"\n', 'os.environ["NAME"]'),
+    ("Snakefile", f'rule a:\n    params: api_key="{_C3_SECRET}"\n', 'os.environ["NAME"]'),
+    ("run.R", f'api_key <- "{_C3_SECRET}"\n', 'Sys.getenv("NAME")'),
+    ("run.jl", f'ENV["API_KEY"] = "{_C3_SECRET}"\n', 'ENV["NAME"]'),
+    ("run.m", f"db.password = '{_C3_SECRET}';\n", "getenv('NAME')"),
+    ("run.c", f'#define API_KEY "{_C3_SECRET}"\n', 'getenv("NAME")'),
+    ("run.f90", f"character(len=*), parameter :: password = '{_C3_SECRET}'\n",
+     'get_environment_variable("NAME", value)'),
+    ("main.nf", f'params.api_key = "{_C3_SECRET}"\n',
+     "a Nextflow secret (nextflow secrets set NAME …, secret 'NAME' in the process)"),
+    ("run.sh", f"export API_KEY={_C3_SECRET}\n", '"$NAME" set outside the script'),
+    (".env", f"API_KEY={_C3_SECRET}\n", "keep secrets out of committed configuration files (an uncommitted .env "
+                                         "file, with a committed .env.example of placeholders)"),
+])
+def test_c3_fix_reads_the_secret_in_the_files_own_language(make_tree, path, text, how):
+    m = measure("no_hardcoded_credentials", make_tree({path: text}))
+    assert (m.value, m.counts["files_scanned"]) == (0, 1)
+    assert m.fix == f"Revoke the exposed credentials in {path} and read them at run time instead: {how}."
+
+
+def test_c3_fix_names_each_language_of_the_bad_files_once(make_tree):
+    root = make_tree({"a.R": f'api_key <- "{_C3_SECRET}"\n', "b.R": f'password <- "{_C3_SECRET}"\n',
+                      "config/app.yaml": f"password: {_C3_SECRET}\n", "clean.py": "x = 1\n"})
+    m = measure("no_hardcoded_credentials", root)
+    assert (m.value, m.counts["files_scanned"]) == (25, 4)
+    assert m.fix == ("Revoke the exposed credentials in a.R, b.R, config/app.yaml and read them at run time instead: "
+                     'Sys.getenv("NAME"); keep secrets out of committed configuration files (an uncommitted '
+                     ".Renviron read with Sys.getenv(), with a committed example of placeholders).")
+
+
+@pytest.mark.parametrize(("code", "store"), [
+    ({"run.py": "x = 1\n"}, "an uncommitted .env file, with a committed .env.example of placeholders"),
+    ({"run.R": "x <- 1\n"}, "an uncommitted .Renviron read with Sys.getenv(), with a committed example of placeholders"),
+    ({"run.jl": "x = 1\n"}, 'environment variables read with ENV["NAME"], set outside the repository'),
+    ({"run.m": "x = 1;\n"}, "environment variables read with getenv('NAME'), set outside the repository"),
+    ({"run.c": "int x;\n"}, 'environment variables read with getenv("NAME"), set outside the repository'),
+    ({"main.nf": "workflow {}\n"}, "Nextflow secrets (nextflow secrets set NAME …, secrets.NAME in the configuration)"),
+    ({"Snakefile": "rule a:\n    output: 'x'\n"},
+     'environment variables the workflow declares with envvars: and reads with os.environ["NAME"]'),
+])
+def test_c3_fix_keeps_configuration_secrets_where_the_deposits_ecosystem_keeps_them(make_tree, code, store):
+    m = measure("no_hardcoded_credentials", make_tree({**code, "config/db.yaml": f"password: {_C3_SECRET}\n"}))
+    assert m.fix == ("Revoke the exposed credentials in config/db.yaml and read them at run time instead: keep secrets "
+                     f"out of committed configuration files ({store}).")
+
+
+def test_c1_and_c3_scan_the_same_files_in_every_language(make_tree):
+    root = make_tree({"a.py": "x = 1\n", "b.m": "y = 2;\n", "c.c": "int z;\n", "d.f90": "end\n",
+                      "main.nf": "workflow {}\n", "Snakefile": "rule a:\n    output: 'x'\n", "e.jl": "f = 1\n",
+                      "third_party/lib.m": "w = 3;\n", "config/p.yaml": "a: 1\n"})
+    tree = TreeIndex.from_path(root)
+    c1 = REGISTRY["no_absolute_paths"].run(tree)
+    c3 = REGISTRY["no_hardcoded_credentials"].run(tree)
+    assert c1.counts["files_scanned"] == c3.counts["files_scanned"] == 8
+    code, _ = _files(tree)
+    assert [(f.path, f.kind) for f in code] == [
+        ("a.py", "python"), ("e.jl", "julia"), ("Snakefile", "snakemake"), ("b.m", "matlab"), ("c.c", "c_cpp"),
+        ("d.f90", "fortran"), ("main.nf", "nextflow")]
+
+
 # --------------------------------------------------------------------------- C4 silent_failure_masking
 
 
@@ -554,6 +684,44 @@ def test_c4_shows_catch_all_handlers_that_act(make_tree):
     assert (m.value, m.counts["files_with_masking"]) == (100, 0)
     assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
         ("R/fit.R", 2, "silent_failure_masking.not_masking"), ("src/run.py", 4, "silent_failure_masking.not_masking")]
+
+
+@pytest.mark.parametrize(("path", "text", "advice"), [
+    ("run.py", "try:\n    f()\nexcept Exception:\n    pass\n",
+     "catch the specific exceptions you expect and log or re-raise them"),
+    ("Snakefile", "try:\n    f()\nexcept:\n    pass\n",
+     "catch the specific exceptions you expect and log or re-raise them"),
+    ("run.R", "try(f(), silent = TRUE)\n",
+     "check try() results with inherits(x, 'try-error') or give tryCatch a handler that reports the condition"),
+    ("run.jl", "try\n    f()\ncatch\nend\n", "log the caught error (@warn) or rethrow() it"),
+    ("run.m", "try\n    f();\ncatch\nend\n", "report the caught error (warning(ME.message)) or rethrow(ME)"),
+    ("run.cpp", "void g() {\n  try { f(); } catch (...) {}\n}\n",
+     "catch the exception types you expect and report them instead of catch (...) {}"),
+    ("main.nf", "process A {\n    errorStrategy 'ignore'\n    script:\n    'true'\n}\n",
+     "use errorStrategy 'retry' or 'terminate' instead of 'ignore'"),
+])
+def test_c4_fix_handles_errors_in_the_files_own_language(make_tree, path, text, advice):
+    m = measure("silent_failure_masking", make_tree({path: text}))
+    assert (m.value, m.counts["files_scanned"]) == (0, 1)
+    assert m.fix == f"In {path}, {advice}."
+
+
+@pytest.mark.parametrize(("scope", "unused"), [
+    ("process.withLabel:error_ignore", "withLabel:error_ignore"),
+    ("process.withLabel:process_low", None),
+    ("process.withLabel:'process_(low|high)'", None),
+    ("process.withLabel:'!process_low'", None),              # a negation selects the others
+    ("process.withName:'.*:TRIM_READS'", None),              # fully qualified: the process's own name
+    ("process.withName:TRIM_RAW", None),                     # an alias a workflow calls
+    ("process.withName:'FASTQC|MULTIQC'", "withName:FASTQC|MULTIQC"),
+    ("profiles.test.process.withName:'[unclosed'", None),    # no valid pattern: not resolved
+    ("process", None),
+])
+def test_c4_resolves_nextflow_selectors_against_the_processes(scope, unused):
+    processes = _Processes(frozenset({"process_low"}), frozenset({"TRIM_READS", "TRIM_RAW"}), True)
+    assert processes.selects_nothing(scope) == unused
+    assert _Processes(frozenset(), frozenset(), True).selects_nothing("process.withLabel:x") is None
+    assert _Processes(frozenset({"a"}), frozenset({"P"}), False).selects_nothing("process.withLabel:x") is None
 
 
 @pytest.mark.parametrize(

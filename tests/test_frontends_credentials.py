@@ -104,8 +104,63 @@ def test_r_and_julia_scripts_bind_by_every_operator_they_have():
     assert found(julia) == [(None, 1, "assignment", "GITHUB_TOKEN", MASK), (None, 2, "assignment", "api_key", MASK)]
 
 
-def test_other_frontends_give_no_credentials():
-    assert extract("a.m", f"password = '{SECRET}';\n").credentials == ()
+def test_matlab_binds_struct_fields_variables_and_name_value_arguments_outside_comments():
+    facts = extract("db.m", (
+        "function c = db()\n% HELP: db.password = 'Kq8Zr2LmT7vXp4nC' in the help text\n"
+        f"cfg.password = '{SECRET}';\nx = a';  y = [b' 'c'];\n"
+        f"c = database('lab', 'reader', 'pw', 'Password', '{SECRET}');\n"
+        "%{\napi_key = 'Kq8Zr2LmT7vXp4nC';\n%}\n"
+        f'token = "{SECRET}";\nend\n'))
+    assert found(facts) == [(None, 3, "assignment", "password", MASK), (None, 5, "assignment", "Password", MASK),
+                            (None, 9, "assignment", "token", MASK)]
+    assert facts.credentials[0].excerpt == f"cfg.password = {MASK};"
+
+
+def test_the_matlab_tokenizer_tells_a_transpose_from_a_char_array():
+    assert lex("x = a'; y = [a' 'b'];disp 'it''s'\n", "matlab") == [
+        ("name", "x", 1), ("op", "=", 1), ("name", "a", 1), ("op", "'", 1), ("op", ";", 1),
+        ("name", "y", 1), ("op", "=", 1), ("op", "[", 1), ("name", "a", 1), ("op", "'", 1), ("str", "b", 1),
+        ("op", "]", 1), ("op", ";", 1), ("name", "disp", 1), ("str", "it's", 1), ("nl", "\n", 1),
+    ]
+
+
+def test_c_and_cpp_bind_initialisers_defines_and_arrays_not_calls_or_comments():
+    facts = extract("client.cpp", (
+        f'// const char *password = "{SECRET}";\n#define DB_PASSWORD "{SECRET}"\n'
+        f'static char password[64] = "{SECRET}";\nstd::string api_key{{"{SECRET}"}};\n'
+        f'check_password("{SECRET}");\ncfg.token = R"x({SECRET})x";\n'))
+    assert found(facts) == [(None, 2, "assignment", "DB_PASSWORD", MASK), (None, 3, "assignment", "password", MASK),
+                            (None, 4, "assignment", "api_key", MASK), (None, 6, "assignment", "token", MASK)]
+
+
+def test_fortran_binds_assignments_and_keyword_arguments_in_free_and_fixed_form():
+    free = extract("io.f90", (f"! password = '{SECRET}'\ncharacter(len=*), parameter :: password = '{SECRET}'\n"
+                              f'call open_db(user="reader", pwd="{SECRET}")\ncfg%token = "short"\n'))
+    assert found(free) == [(None, 2, "assignment", "password", MASK), (None, 3, "assignment", "pwd", MASK)]
+    fixed = extract("old.f", f"C     password = '{SECRET}'\n      passwd = '{SECRET}'\n")
+    assert found(fixed) == [(None, 2, "assignment", "passwd", MASK)]
+
+
+def test_nextflow_binds_params_config_settings_map_entries_and_process_script_lines():
+    script = extract("main.nf", (
+        f'params.api_key = "{SECRET}"\n// params.token = "{SECRET}"\nprocess X {{\n    script:\n    """\n'
+        f'    mysql --password={SECRET} -h db < q.sql\n    echo "a//b"\n    """\n}}\n'
+        f"def opts = [secret_key: '{SECRET}', name: 'x']\n"))
+    assert found(script) == [(None, 1, "assignment", "api_key", MASK), (None, 6, "assignment", "password", MASK),
+                             (None, 10, "assignment", "secret_key", MASK)]
+    config = extract("nextflow.config", f"params {{\n    db_password = '{SECRET}'\n    token = System.getenv('T')\n}}\n")
+    assert found(config) == [(None, 2, "assignment", "db_password", MASK)]
+
+
+def test_snakemake_binds_rule_keyword_arguments_and_python_assignments():
+    facts = extract("Snakefile", (
+        f'API_KEY = "{SECRET}"\n\nrule get:\n    output: "x"\n    params:\n        password="{SECRET}"\n'
+        '    shell: "curl {params.password}"\n'))
+    assert found(facts) == [(None, 1, "assignment", "API_KEY", MASK), (None, 6, "assignment", "password", MASK)]
+    broken = extract("rules/a.smk", f'rule a:\n    params: token="{SECRET}"\n  bad indent(\n')
+    assert broken.parse_error is not None
+    assert found(broken) == [(None, 2, "assignment", "token", MASK)]
+    assert SECRET not in facts.to_json() and SECRET not in broken.to_json()
 
 
 @pytest.mark.parametrize("name", [
@@ -152,3 +207,58 @@ def test_the_tokenizer_decodes_strings_and_skips_comments():
         ("str", "raw\\n", 3), ("nl", "\n", 3),
     ]
     assert list(token_bindings(tokens)) == [("x", "a\tb", 2)]
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    # bindings the snippet redaction cannot see in the facts that keep them
+    ("a.py", f'os.environ.setdefault("TOKEN", "{SECRET}")\nd = {{"api_key": "{SECRET}"}}\n'),
+    ("a.ipynb", notebook(f'os.environ.setdefault("TOKEN", "{SECRET}")\n', f'%%R\nset_api_key("{SECRET}")\n')),
+    ("a.R", f'set_api_key("{SECRET}")\n"{SECRET}" -> db_pwd\n'),
+    ("a.Rmd", f'```{{r}}\nset_api_key("{SECRET}")\n```\n'),
+    ("a.jl", f'conf = Dict("api_key" => "{SECRET}")\n'),
+    ("db.m", f"c = database('lab', 'reader', 'pw', 'Password', '{SECRET}');\n"),
+    ("client.cpp", f'std::string api_key{{"{SECRET}"}};\n'),
+    ("io.f90", f"call open_db(pwd='{SECRET}')\n"),
+    ("main.nf", f"def opts = [secret_key: '{SECRET}']\n"),
+    ("Snakefile", f'rule a:\n    params: token="{SECRET}"\n'),
+])
+def test_a_secret_c3_finds_is_masked_in_every_fact_of_the_file(path, text):
+    facts = extract(path, text)
+    assert facts.credentials
+    assert SECRET not in facts.to_json()
+
+
+def test_publishable_keys_are_found_apart_from_secrets_and_masked_too():
+    public = "pk.eyJ1IjoibGFiIiwiYSI6ImNseDdrOSJ9.Qm3Zt8Lx2Vb7Np4Kr9Wd1A"
+    secret = "sk.eyJ1IjoibGFiIiwiYSI6ImNseDdrOSJ9.Zr8Tq2Lm7Vx3Kb9Wd4Np6H"
+    stripe = "pk_live_51Hq8ZrT2mLx7Vp4Nc"
+    source = (f"html = \"<script>L.mapbox.accessToken = '{public}'</script>\"\n"
+              f'UPLOAD = "{secret}"\napi_key = "{stripe}"\n')
+    facts = extract("map.py", source)
+    assert [(c.line, c.kind, c.name) for c in facts.credentials] == [
+        (1, "public_token", "mapbox"), (2, "token", "mapbox"),
+        (3, "public_token", "stripe"),   # found as a publishable key before the binding
+    ]
+    text = facts.to_json()
+    assert public not in text and secret not in text and stripe not in text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('#define API_KEY "x"\n', True),
+    ("opts = struct('Password', 'x');\n", True),
+    ("int key = hash(k);\nputs(\"done\");\n", False),      # the quote is on another line
+    ("keys = ['a'];\n", False),                            # keys is no credential name
+    ("token", False),
+])
+def test_matlab_c_and_fortran_are_tokenized_only_with_a_quote_after_a_credential_name(text, expected):
+    assert _credentials.may_bind_on_its_line(text) is expected
+
+
+def test_c_text_that_binds_nothing_on_a_line_is_not_tokenized(monkeypatch):
+    def refuse(text, language):
+        raise AssertionError("tokenized")
+
+    monkeypatch.setattr(_credentials, "lex", refuse)
+    assert extract("hash.c", "static int key;\nint lookup(int key) { return table[key]; }\n").credentials == ()
+    with pytest.raises(AssertionError, match="tokenized"):
+        extract("db.c", f'#define DB_PASSWORD "{SECRET}"\n')

@@ -164,7 +164,7 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.0.8+")
+    assert result.frontend_version.startswith("1.0.9+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
 
 

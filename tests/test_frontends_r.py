@@ -114,14 +114,15 @@ def test_silent_handlers_and_what_the_others_do():
         HandlerFact(15, "error", "pass", None, 15, "null_handler",
                     'table <- tryCatch(read.csv("data/in.csv"), error = function(e) NULL)'),
         # assigned: its value can be inspected, so it does not swallow the error
-        HandlerFact(16, "error", "pass"),
-        HandlerFact(17, "warning", "log"),
-        HandlerFact(17, "error", "reraise"),
+        HandlerFact(16, "error", "pass", None, 16),
+        # every handler's last line: the try call's, each tryCatch handler function's
+        HandlerFact(17, "warning", "log", None, 17),
+        HandlerFact(17, "error", "reraise", None, 17),
     )
 
 
 def test_try_without_silent_prints_the_error():
-    assert r.extract(b"try(f())\n", "a.R").handlers == (HandlerFact(1, "error", "log"),)
+    assert r.extract(b"try(f())\n", "a.R").handlers == (HandlerFact(1, "error", "log", None, 1),)
 
 
 def test_strings_assignments_io_cli_and_urls():
@@ -217,7 +218,7 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.1.7+")
+    assert result.frontend_version.startswith("1.1.8+")
 
 
 def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():

@@ -354,3 +354,23 @@ def test_stage_records_the_arg_lines_its_image_takes():
         ("docker.io/library/python:3.12.3-slim", 4, (1, 3)),
         ("debian:12.5", 5, ()),
     ]
+
+
+def test_container_paths_are_the_workdirs_and_copy_destinations_the_build_makes():
+    df = parse_dockerfile(
+        "ARG APP=/opt/app\n"
+        "FROM python:3.11 AS build\n"
+        "WORKDIR /work/app\n"
+        "COPY requirements.txt .\n"                 # the WORKDIR itself
+        "COPY --chown=me:me src/ ./src/\n"
+        'ADD ["data.tar", "/data/raw/"]\n'
+        "WORKDIR sub\n"                             # relative to the WORKDIR before it
+        "COPY <<EOF /etc/app.conf\nkey = 1\nEOF\n"
+        "FROM rocker/r-ver:4.3\n"
+        "COPY . $APP\n"                             # an ARG default
+        "WORKDIR $HOME/x\n"                         # a variable nothing sets: unknown
+        "COPY . /\n"                                # the root is no place of its own
+        "COPY only-one-word\n"
+    )
+    assert df.container_paths() == ("/work/app", "/work/app/src", "/data/raw", "/work/app/sub", "/etc/app.conf",
+                                    "/opt/app")

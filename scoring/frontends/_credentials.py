@@ -1,10 +1,13 @@
 """Hard-coded credentials (C3) read where a code file is parsed, before its facts are
-redacted: ``FileFacts.credentials`` of Python files, notebooks, R, R Markdown / Quarto
-and Julia files. The verdicts (provider tokens, PEM keys, credential-named bindings
-whose value is no placeholder) and the masking are :mod:`scoring.parsers.secrets`'s; this
-module finds the bindings in each language and feeds a file's pieces to one
+redacted: ``FileFacts.credentials`` of Python files, notebooks, R, R Markdown / Quarto,
+Julia, MATLAB/Octave, C/C++, Fortran, Nextflow and Snakemake files. The verdicts
+(provider tokens, PEM keys, credential-named bindings whose value is no placeholder) and
+the masking are :mod:`scoring.parsers.secrets`'s; this module finds the bindings in each
+language and feeds a file's pieces to one
 :class:`~scoring.parsers.secrets.FileCredentials`, so that what comes out is masked
-facts, never a secret.
+facts, never a secret: each secret found is also masked in every other fact of the file
+(:func:`mask_secrets`), since the snippet redaction knows a secret only by a binding
+that a fact may not keep.
 
 A file is read as *segments*, text of one language with the lines its evidence counts
 in: a script is one segment; a notebook has one per Python cell, per magic line (read as
@@ -19,17 +22,29 @@ shell), per R, Julia or shell cell; an R Markdown document one per chunk.
   (``ENV["KEY"] = …``, ``cfg[["password"]] <- …``) or passed to a key-setting call
   (``fredr::fredr_set_key("…")``). It runs only on text where a credential name can
   occur (:data:`_CREDENTIAL_NAME`): most files hold none.
+* MATLAB, C/C++, Fortran and Nextflow: the same kind of tokenizer, each language's
+  comments and string syntax (a MATLAB transpose is no string; Fortran and MATLAB
+  double their quotes; Nextflow's triple-quoted process scripts are read as shell lines),
+  and each language's bindings (:func:`token_bindings`). MATLAB, C/C++ and Fortran text
+  is tokenized only when a credential name has a quote after it on its line
+  (:func:`may_bind_on_its_line`): a binding whose value starts on a later line is not read.
+* Snakemake: the Python bindings of the frontend's rewritten module (a rule's
+  ``params: password="…"`` is a keyword argument there).
 * Shell cells and magics: :func:`scoring.parsers.secrets.line_bindings`.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import cached_property
 
-from scoring.facts import CredentialFact
+from scoring.facts import CredentialFact, FileFacts
+from scoring.frontends._common import redact_records
+from scoring.model import mask_secret
 from scoring.parsers.notebook import Cell, Notebook
 from scoring.parsers.python import parse_source
 from scoring.parsers.secrets import FileCredentials, line_bindings, unescape
@@ -81,8 +96,9 @@ class Credentials:
         self.python(source, tree, cell, line_offset)
 
     def tokens(self, text: str, language: str, cell: int | None = None, line_offset: int = 0) -> None:
-        """An R or Julia segment."""
-        bindings = token_bindings(lex(text, language)) if may_name_credential(text) else ()
+        """An R, Julia, MATLAB, C/C++, Fortran or Nextflow segment."""
+        gate = may_bind_on_its_line if language in _BOUND_ON_ITS_LINE else may_name_credential
+        bindings = token_bindings(lex(text, language), language) if gate(text) else ()
         self.found.segment(text, _Lines(text), bindings, cell=cell, line_offset=line_offset)
 
     def lines(self, text: str, language: str, cell: int | None = None, line_offset: int = 0) -> None:
@@ -115,15 +131,57 @@ class Credentials:
         their excerpts through the redaction of every other fact)."""
         return self.found.facts()
 
+    def secrets(self) -> list[str]:
+        return self.found.secrets()
 
-def script_credentials(text: str, language: str) -> tuple[CredentialFact, ...]:
-    """The credentials of an R or Julia script."""
+
+def with_script_credentials(facts: FileFacts, text: str, language: str) -> FileFacts:
+    """``facts`` of a MATLAB, C/C++, Fortran or Nextflow script with its credentials,
+    redacted as every other fact (their secrets are already masked), and every secret
+    they found masked wherever another fact holds it."""
     found = Credentials()
     found.tokens(text, language)
-    return found.facts()
+    return with_credentials(facts, found)
 
 
-def rmarkdown_credentials(notebook: Notebook) -> tuple[CredentialFact, ...]:
+def with_credentials(facts: FileFacts, found: Credentials) -> FileFacts:
+    """``facts`` with the credentials ``found`` in the file: the snippet redaction
+    recognises a secret by its binding, which a fact may not keep (a MATLAB name-value
+    argument, a C++ brace initialiser, a Groovy map entry), so each secret C3 found is
+    also masked in every text of the other facts."""
+    credentials = found.facts()
+    if not credentials:
+        return facts
+    return replace(mask_secrets(facts, found.secrets()), credentials=redact_records("credentials", credentials))
+
+
+def mask_secrets(facts: FileFacts, secrets: Sequence[str]) -> FileFacts:
+    """``facts`` with every occurrence of ``secrets`` in their string values masked
+    (``abcd…(16 chars)``), longest first; ``facts`` itself when none occurs."""
+    ordered = sorted({s for s in secrets if s}, key=len, reverse=True)
+    changed = False
+
+    def masked(value):
+        nonlocal changed
+        if isinstance(value, str):
+            for secret in ordered:
+                if secret in value:
+                    value = value.replace(secret, mask_secret(secret))
+                    changed = True
+            return value
+        if isinstance(value, list):
+            return [masked(item) for item in value]
+        if isinstance(value, dict):
+            return {key: masked(item) for key, item in value.items()}
+        return value
+
+    data = masked(json.loads(facts.to_json()))
+    if not changed:
+        return facts
+    return FileFacts.from_dict(data)
+
+
+def rmarkdown_credentials(notebook: Notebook) -> Credentials:
     """The credentials of an R Markdown / Quarto document's chunks (every chunk, evaluated
     or not: a secret written down is exposed either way), with the document's lines."""
     found = Credentials()
@@ -133,7 +191,7 @@ def rmarkdown_credentials(notebook: Notebook) -> tuple[CredentialFact, ...]:
             found.magics(cell, None, cell.line_offset)
         else:
             found.other_cell(cell, None)
-    return found.facts()
+    return found
 
 
 # --------------------------------------------------------------------------- R / Julia tokens
@@ -206,11 +264,160 @@ def may_name_credential(text: str) -> bool:
     return False
 
 
+# MATLAB: ``%`` and ``%{ … %}`` comments, ``...`` continuations (the rest of the line is
+# a comment); char arrays ``'…'`` and strings ``"…"`` double their quote and have no
+# escapes. A ``'`` right after a name, a number, a closing bracket or another quote is
+# the transpose operator (``lex`` decides, from the token before it).
+_MATLAB_TOKEN_RE = re.compile(
+    r"""(?P<ws>[ \t\r\f\v]*)(?:
+      (?P<nl>\n)
+    | (?P<comment>%\{[ \t\r]*(?=\n).*?\n[ \t]*%\}[^\n]*|%[^\n]*|\.\.\.[^\n]*)
+    | (?P<sq>'(?:[^'\n]|'')*')
+    | (?P<dq>"(?:[^"\n]|"")*")
+    | (?P<name>[A-Za-z]\w*)
+    | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[ij]?)
+    | (?P<op>==|~=|<=|>=|&&|\|\||\.\*|\./|\.\^|\.'|\S)
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+
+# C and C++: comments, ``#`` a token of its own (``# define NAME "…"``), string literals
+# with their encoding prefixes and backslash escapes, raw strings ``R"d(…)d"``, character
+# literals (read as numbers: they bind nothing).
+_C_TOKEN_RE = re.compile(
+    r"""[ \t\r\f\v]*(?:
+      (?P<nl>\n)
+    | (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
+    | (?P<craw>(?:u8|[uUL])?R"(?P<delim>[^()\\\s"]{0,16})\()
+    | (?P<esc>(?:u8|[uUL])?"(?:[^"\\\n]|\\.)*")
+    | (?P<chr>(?:u8|[uUL])?'(?:\\.|[^'\\\n])+')
+    | (?P<name>[A-Za-z_]\w*)
+    | (?P<num>\.?\d(?:[\w.]|'(?=\w)|[eEpP][+-])*)
+    | (?P<op>->|::|==|!=|<=|>=|&&|\|\||<<|>>|\S)
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+
+# Fortran (free form; fixed form is read as the frontend rewrites it): ``!`` comments,
+# strings that double their quote, ``%`` a component selector (``cfg%password``).
+_FORTRAN_TOKEN_RE = re.compile(
+    r"""[ \t\r\f\v]*(?:
+      (?P<nl>\n)
+    | (?P<comment>![^\n]*)
+    | (?P<sq>'(?:[^'\n]|'')*')
+    | (?P<dq>"(?:[^"\n]|"")*")
+    | (?P<name>[A-Za-z]\w*)
+    | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eEdD][+-]?\d+)?(?:_\w+)?)
+    | (?P<op>::|=>|==|/=|<=|>=|\*\*|//|\S)
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+
+# Nextflow (Groovy): comments, triple-quoted strings (process scripts, read as shell
+# lines by ``token_bindings``: kind ``text``), quoted strings with backslash escapes.
+_GROOVY_TOKEN_RE = re.compile(
+    r"""[ \t\r\f\v]*(?:
+      (?P<nl>\n)
+    | (?P<text>'{3}.*?(?:'{3}|\Z)|"{3}.*?(?:"{3}|\Z))
+    | (?P<esc>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+    | (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
+    | (?P<name>[A-Za-z_$][\w$]*)
+    | (?P<num>\d[\w.]*)
+    | (?P<op>==|!=|<=|>=|&&|\|\||->|\?:|\?\.|\*\.|\.\.|::|=~|\S)
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+
+_OTHER_TOKEN_RES = {"matlab": _MATLAB_TOKEN_RE, "c_cpp": _C_TOKEN_RE, "fortran": _FORTRAN_TOKEN_RE,
+                    "nextflow": _GROOVY_TOKEN_RE}
+# after these a MATLAB quote with no space before it transposes
+_TRANSPOSED = frozenset({")", "]", "}", "'", ".'"})
+
+
+def _lex_other(text: str, regex: re.Pattern[str]) -> list[Token]:
+    """Tokens of MATLAB, C/C++, Fortran or Nextflow code, as :func:`lex` gives them."""
+    tokens: list[Token] = []
+    append = tokens.append
+    match_at = regex.match
+    pos, line, end = 0, 1, len(text)
+    matlab = regex is _MATLAB_TOKEN_RE
+    while pos < end:
+        match = match_at(text, pos)
+        if match is None:
+            break
+        kind = match.lastgroup
+        if kind == "name" or kind == "op" or kind == "num":
+            append((kind, match.group(kind), line))
+        elif kind == "nl":
+            append(("nl", "\n", line))
+            line += 1
+        elif kind == "sq" or kind == "dq":
+            group = match.group(kind)
+            if matlab and kind == "sq" and not match.group("ws") and tokens and (
+                    tokens[-1][KIND] in ("name", "num") or tokens[-1][TEXT] in _TRANSPOSED):
+                append(("op", "'", line))   # a transpose: the quote alone, the rest lexed again
+                pos = match.start(kind) + 1
+                continue
+            quote = group[0]
+            append(("str", group[1:-1].replace(quote + quote, quote), line))
+        elif kind == "esc":
+            group = match.group("esc")
+            append(("str", unescape(group[group.index(group[-1]) + 1:-1]), line))
+        elif kind == "chr":
+            append(("num", match.group("chr"), line))
+        elif kind == "comment":
+            line += match.group("comment").count("\n")
+        elif kind == "text":
+            group = match.group("text")
+            closed = len(group) >= 6 and group.endswith(group[:3])
+            append(("text", group[3:-3] if closed else group[3:], line))
+            line += group.count("\n")
+        elif kind == "craw":
+            closing = ")" + match.group("delim") + '"'
+            close_at = text.find(closing, match.end())
+            stop = end if close_at < 0 else close_at + len(closing)
+            append(("str", text[match.end(): close_at if close_at >= 0 else end], line))
+            line += text.count("\n", match.start(), stop)
+            pos = stop
+            continue
+        pos = match.end()
+    return tokens
+
+
+# Languages whose bindings this module reads only with the name and the quoted value on
+# one line (``db.password = '…'``, ``#define API_KEY "…"``): a C file names ``key`` on
+# many lines and binds a credential on none, and most such files need no tokenizing.
+_BOUND_ON_ITS_LINE = frozenset({"matlab", "c_cpp", "fortran"})
+
+
+def may_bind_on_its_line(text: str) -> bool:
+    """Whether a possible credential name (:func:`may_name_credential`) has a quote after
+    it on its line."""
+    lowered = text.lower()
+    end_of_text = len(text)
+    for word in _CREDENTIAL_NAME_WORDS:
+        at = lowered.find(word)
+        while at >= 0:
+            after = at + len(word)
+            if after == end_of_text:
+                break
+            if text[after] not in _ASCII_ALNUM:
+                line_end = text.find("\n", after)
+                rest = text[after: end_of_text if line_end < 0 else line_end]
+                if '"' in rest or "'" in rest:
+                    return True
+            at = lowered.find(word, after)
+    return False
+
+
 def lex(text: str, language: str) -> list[Token]:
-    """Tokens of R or Julia code: names, decoded strings, numbers, operators and
-    newlines; comments dropped. Unterminated constructs degrade to single-character
-    operators, so any text tokenizes (up to a space character the patterns do not
-    read, such as U+00A0, where tokenizing stops)."""
+    """Tokens of R, Julia, MATLAB, C/C++, Fortran or Nextflow code: names, decoded
+    strings, numbers, operators and newlines (Nextflow's triple-quoted strings as kind
+    ``text``, undecoded); comments dropped. Unterminated constructs degrade to
+    single-character operators, so any text tokenizes (up to a space character the
+    patterns do not read, such as U+00A0, where tokenizing stops)."""
+    if language in _OTHER_TOKEN_RES:
+        return _lex_other(text, _OTHER_TOKEN_RES[language])
     regex = _R_TOKEN_RE if language == "r" else _JULIA_TOKEN_RE
     tokens: list[Token] = []
     append = tokens.append
@@ -277,8 +484,30 @@ _KEY_SETTER = re.compile(r"(?:^|[._])(?:(?:set|register)_?(?:api_?)?(?:key|token
                          re.IGNORECASE)
 
 
-def token_bindings(tokens: Sequence[Token]) -> Iterator[tuple[str, str, int]]:
-    """``(name, value, line)`` of R/Julia string literals bound to a name, key or argument."""
+# The operators that bind a string to the name before them, by language (R and Julia
+# share theirs: the tokens a binding is read from were always the same).
+_BINDING_OPS_OF = {
+    "matlab": frozenset({"="}), "c_cpp": frozenset({"="}), "fortran": frozenset({"="}),
+    "nextflow": frozenset({"=", ":"}),   # params.x = '…', a map entry or named argument [token: '…']
+}
+# A MATLAB name-value argument (``'Password', '…'``, ``setenv('API_KEY', '…')``) names its
+# value with a string of this form.
+_ARGUMENT_NAME = re.compile(r"[A-Za-z]\w*")
+
+
+def token_bindings(tokens: Sequence[Token], language: str = "r") -> Iterator[tuple[str, str, int]]:
+    """``(name, value, line)`` of string literals bound to a name, key or argument.
+
+    R and Julia: ``<-``, ``=``, ``:``, ``=>``, ``:=``, ``->``, keys, key-setting calls.
+    MATLAB: ``=`` (``db.password = '…'``) and name-value arguments. C/C++: ``=`` (an
+    array's ``[…]`` skipped), ``#define NAME "…"``, a declaration's brace or parenthesis
+    initialiser (``std::string api_key{"…"}``). Fortran: ``=`` (also a keyword argument,
+    ``cfg%password = '…'``). Nextflow: ``=`` and ``:`` (``params.api_key = '…'``, map
+    entries, named arguments), and the shell lines of triple-quoted strings (process
+    scripts)."""
+    if language in _BINDING_OPS_OF:
+        yield from _other_bindings(tokens, language)
+        return
     for index, tok in enumerate(tokens):
         if tok[KIND] != "str":
             continue
@@ -301,6 +530,62 @@ def token_bindings(tokens: Sequence[Token]) -> Iterator[tuple[str, str, int]]:
             key -= 1  # ENV["KEY"] = …, cfg[["password"]] <- …
         if key >= 0 and tokens[key][KIND] in ("name", "str"):
             yield tokens[key][TEXT], tok[TEXT], tok[LINE]
+
+
+def _other_bindings(tokens: Sequence[Token], language: str) -> Iterator[tuple[str, str, int]]:
+    ops = _BINDING_OPS_OF[language]
+    for index, tok in enumerate(tokens):
+        kind = tok[KIND]
+        if kind == "text":
+            # a process script: its lines as shell (``--password xyz``, ``export TOKEN=…``)
+            for name, value, line in line_bindings(tok[TEXT].split("\n"), "shell"):
+                yield name, value, tok[LINE] + line - 1
+            continue
+        if kind != "str":
+            continue
+        before = _prev_index(tokens, index)
+        if before < 0:
+            continue
+        prev_kind, prev_text = tokens[before][KIND], tokens[before][TEXT]
+        if prev_kind == "op" and prev_text in ops:
+            key = _prev_index(tokens, before)
+            if language == "c_cpp" and key >= 0 and tokens[key][TEXT] == "]" and tokens[key][KIND] == "op":
+                key = _before_bracket(tokens, key)   # char password[64] = "…"
+            if key >= 0 and tokens[key][KIND] in ("name", "str"):
+                yield tokens[key][TEXT], tok[TEXT], tok[LINE]
+        elif language == "c_cpp" and prev_kind == "name":
+            # #define NAME "…"
+            hash_at = _prev_index(tokens, _prev_index(tokens, before))
+            if hash_at >= 0 and tokens[hash_at][TEXT] == "#" and tokens[hash_at + 1][TEXT] == "define":
+                yield prev_text, tok[TEXT], tok[LINE]
+        elif language == "c_cpp" and prev_kind == "op" and prev_text in ("{", "("):
+            # a declaration's initialiser: a type (or a template's >) stands before the name
+            name_at = _prev_index(tokens, before)
+            type_at = _prev_index(tokens, name_at)
+            if name_at >= 0 and tokens[name_at][KIND] == "name" and type_at >= 0 and (
+                    tokens[type_at][KIND] == "name" or tokens[type_at][TEXT] == ">"):
+                yield tokens[name_at][TEXT], tok[TEXT], tok[LINE]
+        elif language == "matlab" and prev_kind == "op" and prev_text == ",":
+            # a name-value argument: 'Password', '…'
+            key = _prev_index(tokens, before)
+            if key >= 0 and tokens[key][KIND] == "str" and _ARGUMENT_NAME.fullmatch(tokens[key][TEXT]):
+                yield tokens[key][TEXT], tok[TEXT], tok[LINE]
+
+
+def _before_bracket(tokens: Sequence[Token], close: int) -> int:
+    """Index of the token before the ``[`` that opens the ``]`` at ``close``, or -1."""
+    depth = 0
+    index = close
+    while index >= 0:
+        text = tokens[index][TEXT]
+        if tokens[index][KIND] == "op" and text == "]":
+            depth += 1
+        elif tokens[index][KIND] == "op" and text == "[":
+            depth -= 1
+            if depth == 0:
+                return _prev_index(tokens, index)
+        index -= 1
+    return -1
 
 
 # --------------------------------------------------------------------------- Python bindings

@@ -28,9 +28,10 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
+from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "c_cpp"
-VERSION = "1.0.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4), the `//` comment after a #define value; 1.0.3 (S1): seed_value facts (a value given to a variable named like a seed, or the clock given to any variable; sscanf into a seed), RandomFact.seed_text of a seed or engine given an expression, the end line of a function definition
+VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4), the `//` comment after a #define value; 1.0.3 (S1): seed_value facts (a value given to a variable named like a seed, or the clock given to any variable; sscanf into a seed), RandomFact.seed_text of a seed or engine given an expression, the end line of a function definition; 1.0.4: FileFacts.credentials (C3)
 C_SUFFIXES = (".c",)
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh")
 
@@ -73,7 +74,8 @@ LOGGING = re.compile(r"^(std::)?(cerr|clog|cout)$|^(f?printf|perror|puts|fputs|s
 
 def extract(data: bytes, path: str) -> FileFacts:
     grammar = "c" if path.lower().endswith(C_SUFFIXES) else "cpp"
-    return ts.with_blank_lines(_Walker(data, grammar, path.lower().endswith(HEADER_SUFFIXES)).run(), data)
+    facts = ts.with_blank_lines(_Walker(data, grammar, path.lower().endswith(HEADER_SUFFIXES)).run(), data)
+    return with_script_credentials(facts, data.decode("utf-8", "replace"), LANGUAGE)
 
 
 def string_value(node) -> str:

@@ -32,9 +32,10 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
+from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "fortran"
-VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3 (S1): the end line of a subroutine or function; 1.0.4 (S3): failing stop statements as AssertFacts
+VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3 (S1): the end line of a subroutine or function; 1.0.4 (S3): failing stop statements as AssertFacts; 1.0.5: credential facts (C3 2.2.0) with 1.0.4's stop/error stop asserts
 FIXED_FORM_SUFFIXES = (".f", ".for", ".f77", ".ftn")
 
 DEFINITIONS = {"subroutine": "subroutine", "function": "function", "module": "module",
@@ -53,7 +54,8 @@ TIME_SOURCES = re.compile(r"system_clock|date_and_time|\btime\s*\(|cpu_time", re
 def extract(data: bytes, path: str) -> FileFacts:
     if path.lower().endswith(FIXED_FORM_SUFFIXES):
         data = fixed_to_free(data)   # line for line: the blank lines stay where they were
-    return ts.with_blank_lines(_Walker(data).run(), data)
+    facts = ts.with_blank_lines(_Walker(data).run(), data)
+    return with_script_credentials(facts, data.decode("utf-8", "replace"), LANGUAGE)
 
 
 def fixed_to_free(data: bytes) -> bytes:

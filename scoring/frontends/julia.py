@@ -31,10 +31,10 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
-from scoring.frontends._credentials import script_credentials
+from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.0.8"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged)
+VERSION = "1.0.9"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -71,8 +71,9 @@ def extract(data: bytes, path: str, *, credentials: bool = True) -> FileFacts:
     facts = _Walker(data).run()
     text = data.decode("utf-8", "replace")
     blank = ts.blank_line_numbers(text)
-    found = ts.redact_records("credentials", script_credentials(text, LANGUAGE)) if credentials else ()
-    return replace(facts, blank_lines=blank, credentials=found) if blank or found else facts
+    if blank:
+        facts = replace(facts, blank_lines=blank)
+    return with_script_credentials(facts, text, LANGUAGE) if credentials else facts
 
 
 def string_value(node) -> str:

@@ -31,9 +31,10 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
+from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "matlab"
-VERSION = "1.0.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files)
+VERSION = "1.0.8"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files); 1.0.8: credential facts (C3 2.2.0) with 1.0.7's CRLF normalisation
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -64,7 +65,8 @@ def extract(data: bytes, path: str) -> FileFacts:
     # the same either way.
     if b"\r\n" in data:
         data = data.replace(b"\r\n", b"\n")
-    return ts.with_blank_lines(_Walker(data).run(), data)
+    facts = ts.with_blank_lines(_Walker(data).run(), data)
+    return with_script_credentials(facts, data.decode("utf-8", "replace"), LANGUAGE)
 
 
 string_value = ts.quote_doubled_string

@@ -46,11 +46,12 @@ from scoring.facts import (
 from scoring.frontends import _common as ts
 from scoring.frontends import python as python_frontend
 from scoring.frontends import r as r_frontend
+from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;; 1.0.7: with python 1.2.8 and r 1.1.7 (their credential facts in the embedded process scripts)
+VERSION = "1.0.8"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;; 1.0.7: with python 1.2.8 and r 1.1.7 (their credential facts in the embedded process scripts)
 # 1.0.3: DirectiveFact("exec") where a process's exec: section starts; 1.0.4: FileFacts.blank_lines (D4);
-# 1.0.5 (S1): the facts of R and Python process scripts (a shebang) in FileFacts.embedded, with r 1.1.5 and python 1.2.6; 1.0.6: with r 1.1.6 and python 1.2.7
+# 1.0.5 (S1): the facts of R and Python process scripts (a shebang) in FileFacts.embedded, with r 1.1.5 and python 1.2.6; 1.0.6: with r 1.1.6 and python 1.2.7; 1.0.8: FileFacts.credentials (C3 2.2.0) with the embedded process scripts
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
@@ -70,6 +71,7 @@ DEFINING_PREFIXES = {"process": "process", "workflow": "workflow", "def": "funct
 def extract(data: bytes, path: str) -> FileFacts:
     is_config = path.rsplit("/", 1)[-1].endswith(".config")
     facts = ts.with_blank_lines(_Walker(data, is_config=is_config).run(), data)
+    facts = with_script_credentials(facts, data.decode("utf-8", "replace"), LANGUAGE)
     embedded = () if is_config else _embedded_scripts(data)
     return replace(facts, embedded=embedded) if embedded else facts
 

@@ -177,7 +177,7 @@ from scoring.frontends._common import (
     redact_facts,
     redact_text,
 )
-from scoring.frontends._credentials import Credentials
+from scoring.frontends._credentials import Credentials, mask_secrets
 from scoring.parsers.notebook import (
     Cell,
     NotebookError,
@@ -191,7 +191,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment, strip_unquoted_comment
 
 LANGUAGE = "python"
-VERSION = "1.2.8"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5 (S1): CallFact.spread_keys and spread_known, the keywords a ``**name`` argument can be seen to pass (a name bound in its scope only to dicts written out); 1.2.6: with r 1.1.5 and julia 1.0.7 (end lines of the definitions of R and Julia cells); 1.2.7 (S1): the R of %R line magics in Python cells embedded with the R cells (§0.2.24); 1.2.8: with main's credential facts (FileFacts.credentials, read as the file is walked)
+VERSION = "1.2.9"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5 (S1): CallFact.spread_keys and spread_known, the keywords a ``**name`` argument can be seen to pass (a name bound in its scope only to dicts written out); 1.2.6: with r 1.1.5 and julia 1.0.7 (end lines of the definitions of R and Julia cells); 1.2.7 (S1): the R of %R line magics in Python cells embedded with the R cells (§0.2.24); 1.2.8: with main's credential facts (FileFacts.credentials, read as the file is walked); 1.2.9: with the credential facts of every language and each found secret masked in all of a file's facts (C3 2.2.0)
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -2219,7 +2219,7 @@ def _extract(data: bytes, path: str) -> FileFacts:
     text = decode(data)
     walker = _Walker()
     walker.track_spreads_in((text,))
-    credentials: tuple = ()
+    credentials = None
     if lowered.endswith(".ipy"):
         cell = Cell(index=1, cell_type="code", source=text)
         split_magics(cell)
@@ -2227,10 +2227,20 @@ def _extract(data: bytes, path: str) -> FileFacts:
     else:
         walker.unit(text)
         credentials = _script_credentials(data, text, walker.tree)
-    return walker.finish(count_lines(data), blank_lines=blank_line_numbers(text), credentials=credentials)
+    return _finished(walker, credentials, count_lines(data), blank_lines=blank_line_numbers(text))
 
 
-def _script_credentials(data: bytes, text: str, tree: ast.Module | None) -> tuple:
+def _finished(walker: _Walker, credentials: Credentials | None, lines: int, *args, **kwargs) -> FileFacts:
+    """The walk's facts with the file's credentials, each secret they found masked in
+    every other fact (``_credentials.mask_secrets``: a binding the snippet redaction
+    does not see, ``os.environ.setdefault("TOKEN", "…")``, leaves the secret in a call's
+    arguments)."""
+    found = credentials.facts() if credentials is not None else ()
+    facts = walker.finish(lines, *args, credentials=found, **kwargs)
+    return mask_secrets(facts, credentials.secrets()) if found else facts
+
+
+def _script_credentials(data: bytes, text: str, tree: ast.Module | None) -> Credentials:
     """The credentials of a script, read in its text as UTF-8 (bad bytes replaced; line
     ends as written), the text every line-based reader of the scorer reads: the walk's
     parse serves unless the coding cookie or line ends made ``decode`` give another text."""
@@ -2239,7 +2249,7 @@ def _script_credentials(data: bytes, text: str, tree: ast.Module | None) -> tupl
         found.python(text, tree)
     else:
         found.python_source(as_read)
-    return found.facts()
+    return found
 
 
 def extract_chunks(chunks: list[tuple[int, str]]) -> FileFacts:
@@ -2271,7 +2281,7 @@ def _notebook(data: bytes, path: str) -> FileFacts:
         source = notebook_fallback_source(data.decode("utf-8", "replace"))
         walker.unit(source)
         credentials.python(source, walker.tree)
-        return walker.finish(0, credentials=credentials.facts())
+        return _finished(walker, credentials, 0)
     cells, lines = [], 0
     foreign: dict[str, list[tuple[int, FileFacts]]] = {}
     walker.track_spreads_in(cell.python_source for cell in notebook.cells
@@ -2304,7 +2314,7 @@ def _notebook(data: bytes, path: str) -> FileFacts:
                 _r_cell_handlers(walker, cell.index, facts)
             foreign.setdefault(cell.language, []).append((cell.index, facts))
     embedded = tuple(_joined(foreign[language]) for language in FOREIGN_CELLS if language in foreign)
-    return walker.finish(lines, tuple(cells), embedded=embedded, credentials=credentials.facts())
+    return _finished(walker, credentials, lines, tuple(cells), embedded=embedded)
 
 
 # the languages of notebook cells another frontend reads (FileFacts.embedded)

@@ -30,11 +30,15 @@ from scoring.facts import (
     literal_or_expr,
 )
 from scoring.frontends import _common as ts
-from scoring.frontends._credentials import rmarkdown_credentials, script_credentials
+from scoring.frontends._credentials import (
+    rmarkdown_credentials,
+    with_credentials,
+    with_script_credentials,
+)
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8
+VERSION = "1.1.8"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -103,12 +107,12 @@ def extract(data: bytes, path: str, *, credentials: bool = True) -> FileFacts:
     if path.lower().endswith((".rmd", ".qmd")):
         notebook = parse_rmarkdown(text, path)
         facts = with_embedded(with_cells(_Walker(r_chunks(data)).run(), notebook), data)
-        found = ts.redact_records("credentials", rmarkdown_credentials(notebook)) if credentials else ()
-        return replace(facts, credentials=found) if found else facts
+        return with_credentials(facts, rmarkdown_credentials(notebook)) if credentials else facts
     facts = _Walker(data).run()
     blank = ts.blank_line_numbers(text)
-    found = ts.redact_records("credentials", script_credentials(text, LANGUAGE)) if credentials else ()
-    return replace(facts, blank_lines=blank, credentials=found) if blank or found else facts
+    if blank:
+        facts = replace(facts, blank_lines=blank)
+    return with_script_credentials(facts, text, LANGUAGE) if credentials else facts
 
 
 def with_embedded(facts: FileFacts, data: bytes) -> FileFacts:
@@ -590,7 +594,7 @@ class _Walker:
             quiet = silent is not None and literal(silent) is True
             body = positional[0] if positional else node
             probe = ts.HandlerProbe(line, "error", body.start_byte, body.end_byte,
-                                    fixed_action="pass" if quiet else "log")
+                                    fixed_action="pass" if quiet else "log", end_line=ts.last_line(node))
             if name == "try" and _silent_try(node) and _discarded(node):
                 self.swallow(probe, "silent", line, ts.last_line(node))
             facts.open_handler(probe)
@@ -664,12 +668,13 @@ class _Walker:
                 continue
             if value.type != "function_definition":
                 self.facts.open_handler(ts.HandlerProbe(line, condition, value.start_byte, value.end_byte,
-                                                        fixed_action="other"))
+                                                        fixed_action="other", end_line=ts.last_line(value)))
                 continue
             body = value.child_by_field_name("body")
             if body is None:
                 continue
-            probe = ts.HandlerProbe(ts.first_line(value), condition, body.start_byte, body.end_byte)
+            probe = ts.HandlerProbe(ts.first_line(value), condition, body.start_byte, body.end_byte,
+                                    end_line=ts.last_line(value))
             # a one-expression body is the single statement; the parameters lie
             # before the body's span and so are not counted
             statements = body if body.type == "braced_expression" else value

@@ -47,12 +47,14 @@ from scoring.frontends._common import (
     blank_line_numbers,
     count_lines,
     frontend_version,
+    redact_bound,
     redact_facts,
     syntax_error_at,
 )
+from scoring.frontends._credentials import Credentials, with_credentials
 
 LANGUAGE = "snakemake"
-VERSION = "1.0.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4)
+VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3: FileFacts.credentials (C3); a rule's keyword value named like a credential is masked in its DirectiveFact; 1.0.4: handlers as the Python frontend writes them (C4): "..." caught by a bare except, the end line, "empty" swallows and the excerpt of a handler whose body does nothing
 
 RULE_KEYWORDS = {"rule", "checkpoint"}
 HANDLER_BLOCKS = {"onstart", "onsuccess", "onerror"}
@@ -87,6 +89,7 @@ def extract(data: bytes, path: str) -> FileFacts:
     rewritten = _Rewriter(text)
     rewritten.run()
     facts = _Facts(rewritten)
+    module: ast.Module | None = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -98,7 +101,11 @@ def extract(data: bytes, path: str) -> FileFacts:
         facts.walk(module)
     if rewritten.error_line is not None and facts.parse_error is None:
         facts.parse_error = syntax_error_at(rewritten.error_line)
-    return facts.finish(data, text)
+    # the rewritten module keeps every line where it was: its bindings (a rule's
+    # ``params: password="…"`` is a keyword argument there) are the Snakefile's
+    credentials = Credentials()
+    credentials.python(text, module if facts.parse_error is None else None)
+    return with_credentials(facts.finish(data, text), credentials)
 
 
 class _Rewriter:
@@ -387,9 +394,19 @@ class _Facts:
         self.strings.append(StringFact(node.value, node.lineno, end, binding, docstring))
 
     def handler(self, node: ast.ExceptHandler) -> None:
-        caught = "" if node.type is None else ast.unparse(node.type)
+        # as the Python frontend writes them: "..." for a bare except (C4 reads both alike)
+        caught = "..." if node.type is None else ast.unparse(node.type)
         action = "other"
         statements = node.body
+        end = getattr(statements[-1], "end_lineno", None) or statements[-1].lineno
+        if all(isinstance(s, (ast.Pass, ast.Continue)) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+               for s in statements):
+            # the body does nothing (only pass, ..., strings, continue): it swallows the error
+            lines = self.rewritten.lines
+            excerpt = " ".join(line.strip() for line in lines[node.lineno - 1: min(end, node.lineno + 2)])
+            swallowing = (end, "empty", excerpt)
+        else:
+            swallowing = (0, "", "")
         if all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
                for s in statements):
             action = "pass"
@@ -403,7 +420,7 @@ class _Facts:
             action = "return"
         elif isinstance(statements[-1], ast.Continue):
             action = "continue"
-        self.handlers.append(HandlerFact(node.lineno, caught, action))
+        self.handlers.append(HandlerFact(node.lineno, caught, action, None, *swallowing))
 
     def call(self, node: ast.Call, ancestors) -> None:
         written = _dotted(node.func)
@@ -456,18 +473,20 @@ class _Facts:
                     match = re.search(r"\bas\s+(\S+)", test.args[0].value)
                     scope = match.group(1) if match else ""
                 break
-        values = list(node.args[1:]) + [k.value for k in node.keywords]
-        literals = [v for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        values = [("", v) for v in node.args[1:]] + [(k.arg or "", k.value) for k in node.keywords]
+        literals = [(name, v) for name, v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
         if literals:
-            for value in literals:
-                self.directives.append(DirectiveFact(kind, value.value, value.lineno, scope))
+            for name, value in literals:
+                # a value named like a credential (params: password="…") is masked as bound to that name
+                text = redact_bound(name, value.value) if name else value.value
+                self.directives.append(DirectiveFact(kind, text, value.lineno, scope))
         else:
             text = ", ".join(ast.unparse(v) for v in node.args[1:]) if node.args[1:] else ""
             text = ", ".join(filter(None, [text] + [f"{k.arg}={ast.unparse(k.value)}" if k.arg else
                                                     f"**{ast.unparse(k.value)}" for k in node.keywords]))
             self.directives.append(DirectiveFact(kind, text, node.lineno, scope))
         if kind == "include":
-            for value in literals:
+            for _, value in literals:
                 self.imports.append(ImportFact(value.value, value.lineno, "none", "include"))
 
     def fallback_directives(self) -> None:

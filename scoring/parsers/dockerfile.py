@@ -12,6 +12,8 @@ continuation, the escape character joining lines, heredocs (``RUN <<EOF``), and
 
 from __future__ import annotations
 
+import json
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -113,6 +115,53 @@ class Dockerfile:
     def runs(self) -> list[Instruction]:
         """Every ``RUN`` instruction, in file order."""
         return [i for i in self.instructions if i.keyword == "RUN"]
+
+    def container_paths(self) -> tuple[str, ...]:
+        """The absolute places a build makes in its image (C1: a path under one is a
+        container path, not a machine path): each ``WORKDIR`` (a relative one resolved
+        against the one before it in its stage) and each ``COPY``/``ADD`` destination (a
+        relative one resolved against the ``WORKDIR``), ``ARG`` defaults substituted,
+        normalised, in file order, once each. The root ``/`` and paths that still hold a
+        variable (``$HOME/app``) are left out."""
+        found: list[str] = []
+        workdir = "/"
+        for instruction in self.instructions:
+            if instruction.keyword == "FROM":
+                workdir = "/"
+                continue
+            if instruction.keyword not in ("WORKDIR", "COPY", "ADD"):
+                continue
+            args = instruction.args.split("\n", 1)[0].strip()   # heredoc bodies follow the first line
+            target = args if instruction.keyword == "WORKDIR" else _destination(args)
+            if not target:
+                continue
+            missing: list[str] = []
+            target = _substitute(target.strip("\"'"), self.args, missing)
+            if missing or "$" in target:
+                continue
+            path = posixpath.normpath(posixpath.join(workdir, target))
+            if instruction.keyword == "WORKDIR":
+                workdir = path
+            if path != "/" and path not in found:
+                found.append(path)
+        return tuple(found)
+
+
+def _destination(args: str) -> str | None:
+    """The destination of ``COPY``/``ADD`` arguments: the last of the JSON array form or
+    of the words after the ``--`` options; None when there is none."""
+    if args.startswith("["):
+        try:
+            words = json.loads(args)
+        except ValueError:
+            return None
+        return words[-1] if isinstance(words, list) and len(words) >= 2 and isinstance(words[-1], str) else None
+    try:
+        words = shlex.split(args, posix=True)
+    except ValueError:
+        words = args.split()
+    words = [w for w in words if not w.startswith("--")]
+    return words[-1] if len(words) >= 2 else None
 
 
 def _split_lines(text: str) -> list[str]:

@@ -69,14 +69,25 @@ _PROVIDER_TOKENS = (
     ("google", ("AIza",), r"(?<![A-Za-z0-9_])AIza[0-9A-Za-z_\-]{35}"),
     ("huggingface", ("hf_",), r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}"),
     ("jwt", ("eyJ",), r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
+    ("mapbox", ("sk.eyJ",), r"(?<![A-Za-z0-9_.\-])sk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}"),
 )
 _PROVIDER_TOKEN_RES = tuple((name, prefixes, re.compile(rx)) for name, prefixes, rx in _PROVIDER_TOKENS)
 
+# Publishable keys: made to ship in client code (a web page's map, a checkout form), so
+# publishing them exposes nothing their provider does not expect; C3 shows them, never
+# counts them.
+_PUBLIC_TOKENS = (
+    ("mapbox", ("pk.eyJ",), r"(?<![A-Za-z0-9_.\-])pk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}"),
+    ("stripe", ("pk_live_",), r"(?<![A-Za-z0-9_])pk_live_[A-Za-z0-9]{16,}"),
+)
+_PUBLIC_TOKEN_RES = tuple((name, prefixes, re.compile(rx)) for name, prefixes, rx in _PUBLIC_TOKENS)
 
-def provider_tokens(text: str) -> Iterator[tuple[str, re.Match[str]]]:
-    """``(provider, match)`` of provider token formats; substring tests first keep the
-    regular expressions off the (usual) text that holds no candidate at all."""
-    for name, prefixes, regex in _PROVIDER_TOKEN_RES:
+
+def provider_tokens(text: str, formats=_PROVIDER_TOKEN_RES) -> Iterator[tuple[str, re.Match[str]]]:
+    """``(provider, match)`` of provider token formats (``formats``: the secret ones, or
+    ``_PUBLIC_TOKEN_RES``); substring tests first keep the regular expressions off the
+    (usual) text that holds no candidate at all."""
+    for name, prefixes, regex in formats:
         if any(prefix in text for prefix in prefixes):
             for match in regex.finditer(text):
                 yield name, match
@@ -314,13 +325,14 @@ class FileCredentials:
                 cell: int | None = None, line_offset: int = 0) -> None:
         """Add one segment's provider tokens, PEM keys and credential bindings, given its
         ``text``, its ``lines`` (snippets) and its ``(name, value, line)`` bindings."""
-        for provider, match in provider_tokens(text):
-            token = match.group(0)
-            upper = token.upper()
-            if any(marker in upper for marker in PLACEHOLDER_MARKERS) or not any(ch.isdigit() for ch in token):
-                continue
-            line = text.count("\n", 0, match.start()) + 1
-            self._add(cell, line, line_offset, token, "token", provider, _line_at(lines, line))
+        for formats, kind in ((_PROVIDER_TOKEN_RES, "token"), (_PUBLIC_TOKEN_RES, "public_token")):
+            for provider, match in provider_tokens(text, formats):
+                token = match.group(0)
+                upper = token.upper()
+                if any(marker in upper for marker in PLACEHOLDER_MARKERS) or not any(ch.isdigit() for ch in token):
+                    continue
+                line = text.count("\n", 0, match.start()) + 1
+                self._add(cell, line, line_offset, token, kind, provider, _line_at(lines, line))
         if "PRIVATE KEY" in text:
             for match in PEM_RE.finditer(text):
                 line = text.count("\n", 0, match.start()) + 1
@@ -339,6 +351,11 @@ class FileCredentials:
             return
         self._seen.add(key)
         self._found.append((cell, line + line_offset, secret, kind, name, snippet))
+
+    def secrets(self) -> list[str]:
+        """The secrets found, as written: what a frontend masks in every other fact of the
+        file (:func:`scoring.frontends._credentials.mask_secrets`)."""
+        return [found[2] for found in self._found]
 
     def facts(self) -> tuple[CredentialFact, ...]:
         """One fact per finding, ordered by cell and line. No excerpt carries a secret:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from scoring.detectors.portability._common import (
     MAX_EVIDENCE,
     _evidence,
@@ -68,7 +71,8 @@ def _not_masking(files: list[tuple[str, str, FileFacts]], masked: dict[str, list
             if line in masking or not _catches_all(handler, kind) or _masks(handler, kind) is not None:
                 continue
             item = Evidence(path, "handler takes every error but acts on it (not masking)",
-                            rule="silent_failure_masking.not_masking", line_start=line, cell=handler.cell)
+                            rule="silent_failure_masking.not_masking", line_start=line,
+                            line_end=max(line, handler.end_line), cell=handler.cell)
             (rest if seen else first).append(item)
             seen = True
     return (first + rest)[:_NOT_MASKING_SHOWN]
@@ -82,12 +86,80 @@ def _moxunit_shim(handler: HandlerFact, facts: FileFacts) -> bool:
     return "initTestSuite" in names and 0 < handler.line - names.get("localfunctions", -10) <= 3
 
 
-def _c4_hits(path: str, frontend: str, facts: FileFacts) -> list[_Hit]:
+# A Nextflow configuration selector, as the frontend writes the setting's scope
+# (``process.withLabel:error_ignore``, ``process.withName:'FASTQC|MULTIQC'``).
+_SELECTOR_RE = re.compile(r"""(?:^|\.)(withLabel|withName)\s*:\s*(?:'([^']*)'|"([^"]*)"|([^\s'"]+))""")
+_PLAIN_LABEL_RE = re.compile(r"[\w-]+")
+
+
+@dataclass(frozen=True)
+class _Processes:
+    """The processes a Nextflow tree defines, what a configuration selector matches."""
+
+    labels: frozenset[str]      # every label a process carries
+    names: frozenset[str]       # process names and the names workflows call (include aliases)
+    labels_known: bool          # False when a label is computed (its value is no plain name)
+
+    def selects_nothing(self, scope: str) -> str | None:
+        """The selector of ``scope`` (``withLabel:error_ignore``) when it matches no
+        process, else None (no selector, a negated or invalid one, or a match)."""
+        if not self.names:
+            return None   # no process read: nothing to resolve against
+        for match in _SELECTOR_RE.finditer(scope):
+            kind = match.group(1)
+            pattern = next(g for g in match.groups()[1:] if g is not None)
+            if pattern.startswith("!"):
+                return None
+            if kind == "withName":
+                pattern = pattern.rsplit(":", 1)[-1]   # a fully qualified name ends with the process's
+            try:
+                regex = re.compile(pattern)
+            except re.error:
+                return None
+            candidates = self.labels if kind == "withLabel" else self.names
+            if (kind == "withLabel" and not self.labels_known) or any(regex.fullmatch(c) for c in candidates):
+                return None
+            return f"{kind}:{pattern}"
+        return None
+
+
+def _processes(tree: TreeIndex) -> _Processes:
+    """Every process of the tree's Nextflow scripts (vendored modules too: they run)."""
+    labels: set[str] = set()
+    names: set[str] = set()
+    known = True
+    for path in tree.by_frontend("nextflow"):
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        names.update(d.name for d in facts.definitions if d.kind == "process")
+        names.update(c.name for c in facts.calls if "." not in c.name)
+        for directive in facts.directives:
+            if directive.kind == "label" and directive.scope:
+                if _PLAIN_LABEL_RE.fullmatch(directive.value):
+                    labels.add(directive.value)
+                else:
+                    known = False
+    return _Processes(frozenset(labels), frozenset(names), known)
+
+
+def _c4_hits(path: str, frontend: str, facts: FileFacts, processes: _Processes | None = None,
+             unused: list[Evidence] | None = None) -> list[_Hit]:
+    """The masking handlers of one file. A Nextflow ``errorStrategy 'ignore'`` under a
+    selector no process matches masks nothing: it goes to ``unused`` as evidence."""
     hits: list[_Hit] = []
     for handler in facts.handlers:
         rule = _masks(handler, frontend)
         if rule is None or (frontend == "matlab" and _moxunit_shim(handler, facts)):
             continue
+        if rule == "silent_failure_masking.nextflow_ignore" and processes is not None:
+            selector = processes.selects_nothing(handler.caught)
+            if selector is not None:
+                if unused is not None:
+                    unused.append(Evidence(
+                        path, f"errorStrategy 'ignore' for {selector}, which no process carries: masks nothing",
+                        rule="silent_failure_masking.unused_selector", line_start=handler.line, cell=handler.cell))
+                continue
         reason = ("R error suppressed and the result never inspected" if rule.startswith("silent_failure_masking.r_")
                   else "errorStrategy 'ignore': a failing task is dropped and the run goes on"
                   if rule == "silent_failure_masking.nextflow_ignore"
@@ -171,35 +243,47 @@ def _fix(hits_by_file: dict[str, list[_Hit]], kinds: dict[str, str]) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
-@detector("silent_failure_masking", version="2.1.1")
+@detector("silent_failure_masking", version="2.2.0")
 def silent_failure_masking(tree: TreeIndex) -> Result:
     """No exception handler silently swallows every error.
 
     What it checks:
-        Python files, notebook code cells, R, R Markdown and Quarto files. In Python
-        (AST; a line-based fallback for code that does not parse) a handler masks when
-        it catches everything (bare ``except:``, ``Exception`` or ``BaseException``,
-        alone or in a tuple) and its body is only ``pass``, ``...``, ``continue`` and/or
+        Python files, notebook code cells, R, R Markdown and Quarto files, and the
+        Julia, MATLAB/Octave, C++, Nextflow and Snakemake files. In Python (AST; a
+        line-based fallback for code that does not parse) a handler masks when it
+        catches everything (bare ``except:``, ``Exception`` or ``BaseException``, alone
+        or in a tuple) and its body is only ``pass``, ``...``, ``continue`` and/or
         string constants; handlers of specific exceptions never mask. In R a
         ``try(…, silent = TRUE)`` whose result is discarded (a statement of its own, not
         assigned or tested) masks, and so does ``tryCatch(…, error = function(e) NULL)``
-        (also ``invisible(NULL)`` or an empty ``{}`` body). In Julia and MATLAB a
-        ``try … catch … end`` whose catch does nothing (empty, only comments or
-        ``nothing``) masks, since their ``catch`` takes every error; in C/C++ a
-        ``catch (...) {}`` with an empty body (C++ files only: a pure-C tree, with no
-        exceptions, is not applicable); in Nextflow ``errorStrategy 'ignore'``
-        (a failed task is dropped and the pipeline reports success). Snakefiles follow
-        the Python rule; Fortran has no handlers. Vendored files are not scanned.
-        Value = 100·(1 − bad files / scanned files); no such file → 100, not applicable.
+        (also ``invisible(NULL)`` or an empty ``{}`` body): the forms METRICS.md §3 C4
+        and the §0.3 R cell name, a handler whose result vanishes from the value it
+        stands for. A handler returning ``NA`` (``error = function(e) NA``) does not:
+        by the letter of §3 C4 it is no such form, and an ``NA`` stays in the result as a
+        visible missing value where a ``NULL`` disappears from ``c()``, ``rbind()`` or
+        ``unlist()``. In Julia and MATLAB a ``try … catch … end`` whose catch does
+        nothing (empty, only comments or ``nothing``) masks, since their ``catch`` takes
+        every error; in C/C++ a ``catch (...) {}`` with an empty body (C++ files only: a
+        pure-C tree, with no exceptions, is not applicable); in Nextflow
+        ``errorStrategy 'ignore'`` (a failed task is dropped and the pipeline reports
+        success), unless it is set under a configuration selector no process matches
+        (``withLabel:error_ignore`` of the nf-core template when no process carries that
+        label; ``withName:`` patterns against the process names and the names workflows
+        call): such a setting masks nothing. Snakefiles follow the Python rule; Fortran
+        has no handlers. Vendored files are not scanned. Value = 100·(1 − bad files /
+        scanned files); no such file → 100, not applicable.
     Why it matters:
         A swallowed error lets a run finish with missing or wrong results and no trace,
         so a failed reproduction looks like a successful one.
     Evidence:
         Path, line range (and notebook cell) of each masking handler with its code as
-        snippet; at most three per file. Then up to five handlers that take every error
-        but act on it (a ``catch (...)`` that aborts, a ``try(…, silent = TRUE)`` whose
-        result is inspected): what was checked and found not masking. Counts: scanned and
-        bad files, handlers found.
+        snippet; at most three per file and twenty in all, in turns by folder so that a
+        bundled toolbox does not hide the project's own files. Then up to five Nextflow
+        settings under selectors no process matches, and up to five handlers that take
+        every error but act on it (a ``catch (...)`` that aborts, a ``try(…, silent =
+        TRUE)`` whose result is inspected, a ``tryCatch`` returning ``NA``) with their
+        line range: what was checked and found not masking. Counts: scanned and bad
+        files, handlers found, unused selectors.
     How to fix:
         Catch the specific exception you expect (``except FileNotFoundError:``) and log,
         re-raise or handle it; in R inspect the ``try`` result with ``inherits(res,
@@ -214,28 +298,36 @@ def silent_failure_masking(tree: TreeIndex) -> Result:
         assigned to a variable that is never read does not count. A Julia or MATLAB
         probe (``try isfile(x) catch end`` to test for a feature) counts although it is
         deliberate; MOxUnit's own boilerplate (``try test_functions = localfunctions();
-        catch end`` before ``initTestSuite``) does not. Shell files are not scanned (no masking rule is defined for them).
+        catch end`` before ``initTestSuite``) does not. A Nextflow selector that only
+        matches a process of a file the frontend cannot read, or an included process
+        that no workflow calls under its alias, is taken as unused. Shell files are not
+        scanned (no masking rule is defined for them).
     """
     files = _scanned(tree)
     if not files:
         return Result(100, applicable=False, reason="no Python, notebook, R, Julia, MATLAB, C/C++ or workflow files to scan",
                       counts={"files_scanned": 0, "files_with_masking": 0})
-    hits_by_file = {path: hits for path, kind, facts in files if (hits := _c4_hits(path, kind, facts))}
+    processes = _processes(tree)
+    unused: list[Evidence] = []
+    hits_by_file = {path: hits for path, kind, facts in files
+                    if (hits := _c4_hits(path, kind, facts, processes, unused))}
+    checked = unused[:_NOT_MASKING_SHOWN] + _not_masking(files, hits_by_file)
     bad = len(hits_by_file)
     counts = {
         "files_scanned": len(files),
         "files_with_masking": bad,
         "masking_handlers": sum(len(h) for h in hits_by_file.values()),
         "unparseable_files": sum(1 for _, kind, facts in files if _unparseable(kind, facts)),
+        "unused_selectors": len(unused),
     }
     value = _ratio_value(bad, len(files))
     if not bad:
-        return Result(value, counts=counts, evidence=_not_masking(files, hits_by_file),
+        return Result(value, counts=counts, evidence=checked,
                       reason=f"no silently masked failure in {len(files)} scanned files")
     evidence = _evidence(hits_by_file)
     return Result(
         value,
-        evidence=evidence + _not_masking(files, hits_by_file)[: max(0, MAX_EVIDENCE - len(evidence))],
+        evidence=evidence + checked[: max(0, MAX_EVIDENCE - len(evidence))],
         counts=counts,
         reason=f"{bad} of {len(files)} scanned files swallow errors silently",
         fix=_fix(hits_by_file, {path: kind for path, kind, _ in files}),
