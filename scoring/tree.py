@@ -50,7 +50,6 @@ from .roles import (
     SPHINX_OPTIONS,
     VERSIONEER_MARK,
     RoleClassifier,
-    licensed_dirs,
 )
 from .trees.sources import (
     KIND_DIR,
@@ -435,12 +434,12 @@ class TreeIndex:
 
     @cached_property
     def _roles(self) -> dict[str, str]:
-        """Every file's role, decided once: from the path, and for Python files from
-        their facts (a ``setup()`` call, a versioneer ``_version.py``, a Sphinx
-        ``conf.py``)."""
-        classifier = RoleClassifier(licensed_dirs(self._files))
+        """Every file's role, decided once: from the path, for Python files from their
+        facts (a ``setup()`` call, a versioneer ``_version.py``, a Sphinx ``conf.py``),
+        and from the content of licence files (another project's licence)."""
         roles = {}
         with self._index_bookkeeping():
+            classifier = RoleClassifier.of_tree(self._files, self.blob_id)
             for path, info in self._files.items():
                 flags = {}
                 if info.type == "python":

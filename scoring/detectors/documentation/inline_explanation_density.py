@@ -46,21 +46,6 @@ _EXPLANATION = {
     "shell": "`#` comments",
 }
 
-# Vendored files are in no code metric's denominator (METRICS §0.2.1-2; §0.3: renv/ and
-# packrat/ are vendored). A local path rule until the tree index gives file roles:
-# folders named for other projects' code anywhere (third_party/, "3rd party toolboxes/",
-# vendor/, extern/), external/-like folders at the root only (a nested src/external/
-# usually holds the project's own interfaces), and versioneer's files.
-_VENDORED_DIR = re.compile(r"(?:third|3rd)[ _-]?part(?:y|ies)(?:[ _-].*)?|vendor(?:ed)?|extern|renv|packrat",
-                           re.IGNORECASE)
-_VENDORED_ROOT_DIR = re.compile(r"external(?:[ _-](?:packages|libs?|deps|toolbox(?:es)?))?", re.IGNORECASE)
-# a folder of other people's toolboxes: each subfolder holding its own licence file is
-# another project's sources (dependencies/export_fig/LICENSE). Not lib/ or packages/,
-# where a monorepo keeps its own licensed parts.
-_DEPENDENCY_DIR = re.compile(r"dependencies|deps|toolbox(?:es)?", re.IGNORECASE)
-_LICENCE_FILE = re.compile(r"(?:licen[cs]e|copying)(?:\.\w+)?", re.IGNORECASE)
-
-
 @dataclass
 class _ScriptDensity:
     path: str
@@ -183,33 +168,7 @@ def _notebook_density(path: str, facts: FileFacts) -> _NotebookDensity | None:
     return _NotebookDensity(path, markdown, code, best)
 
 
-def _has_licence(tree: TreeIndex, folder: str, seen: dict[str, bool]) -> bool:
-    if folder not in seen:
-        seen[folder] = any(_LICENCE_FILE.fullmatch(name.rsplit("/", 1)[-1]) for name in tree.files_in(folder))
-    return seen[folder]
-
-
-def _vendored(tree: TreeIndex, path: str, facts: FileFacts | None, licensed: dict[str, bool]) -> bool:
-    """A vendored file by the local path rule (see ``_VENDORED_DIR``); ``licensed``
-    remembers which library folders hold a licence file."""
-    parts = path.split("/")
-    folders = parts[:-1]
-    if any(_VENDORED_DIR.fullmatch(folder) for folder in folders):
-        return True
-    if folders and _VENDORED_ROOT_DIR.fullmatch(folders[0]):
-        return True
-    for depth in range(len(folders) - 1):
-        if _DEPENDENCY_DIR.fullmatch(folders[depth]) and _has_licence(tree, "/".join(parts[:depth + 2]), licensed):
-            return True
-    name = parts[-1]
-    if name == "versioneer.py":
-        return True
-    # versioneer's generated _version.py says so in its header comment
-    return name == "_version.py" and facts is not None and any(
-        "versioneer" in comment.text.lower() for comment in facts.comments[:3])
-
-
-@detector("inline_explanation_density", version="3.0.1")
+@detector("inline_explanation_density", version="3.1.0")
 def inline_explanation_density(tree: TreeIndex) -> Result:
     """Code is explained: markdown cells in notebooks, comments and docstrings in scripts.
 
@@ -230,10 +189,10 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         function docstrings; shell (.sh/.bash) `#` comments. A trailing comment makes
         its line a comment line; shebangs, encoding cookies and cell markers (`# %%`,
         `# In[ ]:`, a bare MATLAB `%%`, Pluto's `# ╔═╡`) are not comments. Vendored files
-        are left out (METRICS §0.2.2): third_party/, thirdparty/, "3rd party …/",
-        vendor/, extern/, renv/ (renv/activate.R), packrat/, a root external/, a library
-        with its own licence file inside dependencies/, deps/ or toolboxes/,
-        and versioneer's files. Both parts → round(0.6·nb + 0.4·sc, 1); one part → that
+        (the file role, METRICS §0.2.1-2) are left out: third-party, vendor, renv/ and
+        packrat/ folders, the projects copied into an extern*/deps/dependencies
+        container, a folder holding another project's licence, single-file libraries
+        (versioneer.py, sse2neon.h) and the folders named after one. Both parts → round(0.6·nb + 0.4·sc, 1); one part → that
         part rounded to 1 decimal; neither (no such files, or only notebooks without code
         cells and blank scripts) → 50, not applicable.
     Why it matters:
@@ -259,12 +218,9 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
     """
     scripts: list[_ScriptDensity] = []
     notebooks: list[_NotebookDensity] = []
-    vendored = 0
     vendored_paths: list[str] = []
-    licensed: dict[str, bool] = {}
     for path, facts in tree.all_facts().items():
-        if _vendored(tree, path, facts, licensed):
-            vendored += 1
+        if tree.role(path) == "vendored":
             vendored_paths.append(path)
         elif path.lower().endswith(_NOTEBOOK_SUFFIXES):
             notebook = _notebook_density(path, facts)
@@ -273,13 +229,12 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         elif (script := _fact_script_density(path, facts)) is not None:
             scripts.append(script)
     for path in tree.by_type("shell"):
-        if _vendored(tree, path, None, licensed):
-            vendored += 1
+        if tree.role(path) == "vendored":
             vendored_paths.append(path)
         elif (script := _shell_density(tree, path)) is not None:
             scripts.append(script)
     unread_notebooks = sorted(path for path in tree.by_type("notebook") + tree.by_type("rmd")
-                              if tree.skip_reason(path) is not None and not _vendored(tree, path, None, licensed))
+                              if tree.skip_reason(path) is not None and tree.role(path) != "vendored")
     md_cells = sum(n.markdown for n in notebooks)
     code_cells = sum(n.code for n in notebooks)
     comment_lines = sum(s.comments for s in scripts)
@@ -295,7 +250,7 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         "notebook_part": None if nb_part is None else round(nb_part, 2),
         "script_part": None if sc_part is None else round(sc_part, 2),
         "scripts_by_language": dict(sorted(by_language.items())),
-        "vendored_files": vendored, "notebooks_not_read": len(unread_notebooks),
+        "vendored_files": len(vendored_paths), "notebooks_not_read": len(unread_notebooks),
     }
     if nb_part is None and sc_part is None:
         return Result(50, applicable=False, counts=counts,
