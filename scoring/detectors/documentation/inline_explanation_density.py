@@ -184,7 +184,8 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         docstrings (a Pluto notebook's embedded Project and Manifest are not code); MATLAB/
         Octave (.m) `%`/`#` comments, `%{ %}` blocks and help blocks; C/C++ (.c .h .cc
         .cpp .cxx .hpp .hh .cu) and Fortran (.f .f90 … .F90) `//`, `/* */` and `!`
-        comments, Doxygen and FORD included; Nextflow (.nf, nextflow.config, conf/*.config)
+        comments, Doxygen and FORD included; Nextflow (.nf, nextflow.config and the other
+        nextflow*.config files, conf/*.config)
         `//` and `/* */` comments; Snakemake (Snakefile, .smk) `#` comments and rule and
         function docstrings; shell (.sh/.bash) `#` comments. A trailing comment makes
         its line a comment line; shebangs, encoding cookies and cell markers (`# %%`,
