@@ -32,7 +32,8 @@ _ABSOLUTE_PATH_RULES = (
     ("cluster", rf"{_START}/n/{_SEG}/"),
     ("colab_drive", rf"{_START}/content/drive/"),
     ("user_home", r"(?<![\w~$])~[A-Za-z_][\w.\-]*/"),
-    ("windows_drive", r"(?<![A-Za-z0-9])[A-Za-z]:[\\/](?![\\/])"),
+    # not a format directive (MATLAB's fprintf('%s:\n'), read raw)
+    ("windows_drive", r"(?<![A-Za-z0-9%])[A-Za-z]:[\\/](?![\\/])"),
 )
 _ABSOLUTE_PATH_RE = re.compile("|".join(f"(?P<{rule}_{i}>{rx})" for i, (rule, rx) in enumerate(_ABSOLUTE_PATH_RULES)))
 _EMBEDDED_URL_RE = re.compile(r"\w+://\S+")
@@ -60,6 +61,9 @@ def _absolute_paths(value: str) -> Iterator[tuple[str, str, int]]:
         yield rule, path[:120], match.start()
 
 
+# Languages whose string literals have no escape sequences: a backslash is a backslash.
+_RAW_LITERALS = frozenset({"matlab", "fortran"})
+
 # An f-string's value shows each field as this (StringFact): its literal parts are
 # matched one by one, each from the literal's first line, as ``ast`` placed them.
 _FIELD = "{…}"
@@ -71,7 +75,8 @@ def _code_values(kind: str, facts: FileFacts) -> Iterator[tuple[int | None, int,
 
     Python: docstrings left out, a line-scanned value's escapes decoded, the values of a
     cell in the order of their line, then their value. R and Julia (docstrings too): in
-    document order, escapes decoded (their frontends keep a literal as written)."""
+    document order, escapes decoded (their frontends keep a literal as written); MATLAB
+    and Fortran literals have no escapes (``'C:\\temp'`` is a path) and are read raw."""
     # Every path needs a slash or a backslash, and decoding escapes makes neither: values
     # without one are left out before anything else is done with them.
     if facts.language == "python":
@@ -87,10 +92,11 @@ def _code_values(kind: str, facts: FileFacts) -> Iterator[tuple[int | None, int,
         values.sort(key=lambda value: (value[0] or 0, value[1], value[2]))
         yield from values
     else:
+        raw = facts.language in _RAW_LITERALS
         for string in facts.strings:
             value = string.value
             if "/" in value or "\\" in value:
-                yield string.cell, string.line_start, unescape(value)
+                yield string.cell, string.line_start, value if raw else unescape(value)
     if kind == "matlab":
         # command syntax (``cd /Users/me/data``): its words are call arguments, not
         # string literals; a quoted argument is a string already
@@ -145,7 +151,7 @@ def _relative_idioms(kinds: dict[str, str], bad_paths: list[str]) -> str:
     return ", ".join(idioms) or "paths relative to the file that reads them"
 
 
-@detector("no_absolute_paths", version="2.1.0")
+@detector("no_absolute_paths", version="2.2.0")
 def no_absolute_paths(tree: TreeIndex) -> Result:
     """Source and parameter files contain no machine-specific absolute paths.
 
@@ -162,7 +168,10 @@ def no_absolute_paths(tree: TreeIndex) -> Result:
         ``/mnt/<x>…/``, ``/Volumes/<x>/``, HPC roots (``/scratch/``, ``/gpfs/``,
         ``/lustre/``, ``/nfs/``, ``/project/``, ``/project2/``, ``/projects/``,
         ``/global/``, ``/work/``, ``/work2/``, ``/cluster/``, ``/storage/``), ``/n/<x>/``, ``/content/drive/``, ``~<user>/`` or any drive letter
-        (``C:\\``, ``d:/``). Embedded URLs are removed before matching. Value =
+        (``C:\\``, ``d:/``; not a format directive such as ``%s:\\n``). Escapes are
+        decoded where the language has them (Python, R, Julia, C/C++, Nextflow); MATLAB
+        and Fortran literals have none and are read raw, so ``'C:\\temp'`` is a path and
+        ``'D:\\data\\new'`` is not cut at a newline. Embedded URLs are removed before matching. Value =
         100·(1 − bad files / scanned files); no scanned file → 100, not applicable.
     Why it matters:
         A path that only exists on the author's machine makes the code fail on every
