@@ -135,3 +135,17 @@ def test_an_identifier_below_catch_is_a_statement_not_the_caught_error():
     assert matlab.extract(stops, "s.m").handlers == (HandlerFact(3, "", "other"),)
     named = b"try\n    x = f();\ncatch ME\n    % nothing to do\nend\n"
     assert matlab.extract(named, "s.m").handlers == (HandlerFact(3, "ME", "pass"),)
+
+
+def test_an_objective_c_file_is_not_read_as_matlab():
+    source = b'#import <Foundation/Foundation.h>\n@interface Foo : NSObject\n@end\n@implementation Foo\n' \
+             b'- (void)bar { NSLog(@"hi %d", rand()); }\n@end\n'
+    facts = matlab.extract(source, "Foo.m")
+    assert (facts.language, facts.lines, facts.definitions, facts.comments, facts.randoms, facts.parse_error) == (
+        "objective-c", 6, (), (), (), None)
+
+
+def test_function_handles_and_octave_comments_are_matlab():
+    # a cell array of handles continued on lines that start with "@end…"
+    source = b"# import the recordings\nf = @(x) x + 1;\ncallbacks = { ...\n    @end_of_trial, ...\n    @start_of_trial};\n"
+    assert matlab.extract(source, "load_all.m").language == "matlab"

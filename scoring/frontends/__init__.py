@@ -34,6 +34,9 @@ BY_NAME = {"nextflow.config": "nextflow", "snakefile": "snakemake"}
 NEXTFLOW_CONFIG = re.compile(r"nextflow[._-].*\.config")
 NAME_PATTERNS = (("*.config", "nextflow"),)
 FRONTENDS = ("python", "r", "julia", "matlab", "c_cpp", "fortran", "nextflow", "snakemake")
+# The language of the facts of a ``.m`` file the MATLAB frontend finds to be Objective-C:
+# the tree index leaves such files out of the MATLAB files (METRICS.md §0.3).
+NOT_MATLAB = "objective-c"
 
 
 def frontend_name(path: str) -> str | None:
