@@ -34,7 +34,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.0.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7: FileFacts.credentials (C3)
+VERSION = "1.1.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7: FileFacts.credentials (C3); 1.1.0: short-form methods with a return type or where clause (f(x)::T = …, f(x::T) where T = …) are definitions
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -351,9 +351,15 @@ class _Walker:
             return
         target, value = children[0], children[-1]
         line = ts.first_line(node)
-        if target.type == "call_expression" and node.id in self.top_level and target.named_children:
-            self.add_definition(dotted(target.named_children[0]), "function", line)
-            return
+        if node.id in self.top_level:
+            # a short-form method: f(x) = …, also with a return type or where clause
+            # (f(x)::T = …, f(x::T) where T<:Real = …, f(x::T)::T where {T} = …)
+            call = target
+            while call.type in ("where_expression", "typed_expression") and call.named_children:
+                call = call.named_children[0]
+            if call.type == "call_expression" and call.named_children:
+                self.add_definition(dotted(call.named_children[0]), "function", line)
+                return
         if target.type != "identifier":
             return
         if value.type == "string_literal":
