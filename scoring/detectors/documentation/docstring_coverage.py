@@ -79,6 +79,24 @@ def _comment_ending_at(comments: tuple[CommentFact, ...], line: int) -> CommentF
     return comments[index] if index < len(comments) and comments[index].line_end == line else None
 
 
+def _ford_block_above(facts: FileFacts, line: int) -> CommentFact | None:
+    """The comment block above a Fortran procedure's ``line``: the one ending right
+    above, or a FORD block (a !> block and the plain ! lines continuing it) with nothing
+    but blank lines between, which FORD attaches to the procedure below."""
+    index = bisect_left(facts.comments, line, key=_line_end) - 1
+    if index < 0:
+        return None
+    block = facts.comments[index]
+    if block.line_end == line - 1:
+        return block
+    blank = set(facts.blank_lines)
+    if any(number not in blank for number in range(block.line_end + 1, line)):
+        return None
+    if not block.doc and index > 0 and facts.comments[index - 1].line_end == block.line_start - 1:
+        block = facts.comments[index - 1]
+    return block if block.doc and block.text.startswith("!>") else None
+
+
 def _comment_starts_at(comments: tuple[CommentFact, ...], line: int) -> bool:
     index = bisect_left(comments, line, key=_line_start)
     return index < len(comments) and comments[index].line_start == line
@@ -197,8 +215,10 @@ def _c_cpp(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
 
 def _fortran(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
     """Public subroutines and functions (module procedures by the module's
-    public/private statements); documented by a FORD comment, or a comment block right
-    above the procedure or right below its first line."""
+    public/private statements and the bindings of its public derived types, as the
+    Fortran frontend reads them); documented by a FORD comment (also a !> block
+    separated by blank lines), or a comment block right above the procedure or right
+    below its first line."""
     for path in paths:
         facts = tree.facts(path)
         if facts is None:
@@ -276,7 +296,8 @@ def _documented_evidence(tree: TreeIndex, documented: list[_Definition], room: i
     evidence = []
     for d in shown:
         facts = tree.facts(d.path)
-        block = _comment_ending_at(facts.comments, d.line - 1) if facts is not None else None
+        block = None if facts is None else _ford_block_above(facts, d.line) if d.language == "fortran" \
+            else _comment_ending_at(facts.comments, d.line - 1)
         unit, _units, doc, _advice = _LANGUAGE_TERMS[d.language]
         evidence.append(Evidence(d.path, f"{unit} '{d.name}' is documented",
                                  rule="docstring_coverage.documented",
@@ -301,7 +322,7 @@ def _fix(missing: list[_Definition]) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-@detector("docstring_coverage", version="3.1.0")
+@detector("docstring_coverage", version="3.2.0")
 def docstring_coverage(tree: TreeIndex) -> Result:
     """Public definitions are documented, pooled over every language of the tree.
 
@@ -327,8 +348,11 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         a Doxygen comment (///, //!, /** */, a trailing ///<) or a comment block ending
         directly above.
         Fortran: public subroutines and functions (module public/private statements
-        applied), documented by a FORD comment (!>, !!) or a comment block directly
-        above the procedure or directly below its first line.
+        applied; a procedure bound to a public derived type by a public binding, or a
+        specific of a public generic binding, is public: object-oriented libraries
+        expose their API so), documented by a FORD comment (!>, !!; a !> block and the
+        plain ! lines continuing it also across blank lines, as FORD attaches it) or a
+        comment block directly above the procedure or directly below its first line.
         Nextflow: named processes and workflows, documented by a meta.yml beside the
         module (nf-core) or a Groovydoc /** */ comment above.
         Test files and vendored files (file roles, METRICS §0.2.1-3) are out of the
