@@ -6,6 +6,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.facts import FileFacts
 from scoring.model import Evidence
 from scoring.registry import Result, detector
@@ -33,6 +43,12 @@ _CODING_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
 _PLUTO_EMBEDDED = frozenset({"PLUTO_PROJECT_TOML_CONTENTS", "PLUTO_MANIFEST_TOML_CONTENTS"})
 _NOTEBOOK_SUFFIXES = (".ipynb", ".rmd", ".qmd")
 
+# The frontends whose files are each fix ecosystem's own code: the fix asks for their
+# explanation first.
+_ECOSYSTEM_LANGUAGES = {
+    PYTHON: ("python",), R: ("r",), JULIA: ("julia",), MATLAB: ("matlab",), NATIVE: ("c_cpp", "fortran"),
+    NEXTFLOW: ("nextflow",), SNAKEMAKE: ("snakemake",),
+}
 # What explains a script in each language, by the frontend that reads it: the fix names it.
 _EXPLANATION = {
     "python": "comments and docstrings",
@@ -168,7 +184,7 @@ def _notebook_density(path: str, facts: FileFacts) -> _NotebookDensity | None:
     return _NotebookDensity(path, markdown, code, best)
 
 
-@detector("inline_explanation_density", version="3.1.0")
+@detector("inline_explanation_density", version="3.1.1")
 def inline_explanation_density(tree: TreeIndex) -> Result:
     """Code is explained: markdown cells in notebooks, comments and docstrings in scripts.
 
@@ -210,7 +226,9 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         Aim for at least one explanatory markdown cell per two code cells and about one
         comment or documentation line per five lines of code, in the language's own
         form (roxygen for R, docstrings for Julia, help blocks for MATLAB, Doxygen for
-        C/C++, `//` comments in Nextflow), starting with the files listed.
+        C/C++, FORD for Fortran, `//` comments in Nextflow, rule docstrings in
+        Snakemake), starting with the files listed; the fix names the deposit's own
+        language first (the workflow files of a workflow whose steps run Python helpers).
     Known false positives:
         Commented-out code, licence headers and separator lines (`# -----`) count as
         comments; a markdown cell of ten characters (a heading) counts as explanation.
@@ -282,7 +300,7 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
                                  rule="inline_explanation_density.unknown"))
     evidence += [Evidence(path, "vendored: another project's code, not counted", rule="inline_explanation_density.vendored")
                  for path in sorted(vendored_paths)[:3]]
-    fix = _fix(worst_notebooks, worst_scripts) if value < 100 else None
+    fix = _fix(fix_ecosystem(tree), worst_notebooks, worst_scripts) if value < 100 else None
     parts = []
     if nb_part is not None:
         parts.append(f"notebooks {md_cells} md / {code_cells} code cells → {nb_part:.1f}")
@@ -291,9 +309,11 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
     return Result(value, evidence=evidence, fix=fix, counts=counts, reason="; ".join(parts))
 
 
-def _fix(worst_notebooks: list[_NotebookDensity], worst_scripts: list[_ScriptDensity]) -> str:
+def _fix(ecosystem: str, worst_notebooks: list[_NotebookDensity], worst_scripts: list[_ScriptDensity]) -> str:
     """The fix in the deposit's own forms of explanation: markdown cells (text between
-    chunks in R Markdown) and each listed script language's comments and documentation."""
+    chunks in R Markdown) and, for the listed scripts of each language, its comments and
+    documentation, the deposit's own language first (``fix_ecosystem``: the workflow
+    files of a workflow, the C/C++ and Fortran of a native code)."""
     asks = []
     if worst_notebooks:
         rmd = all(n.path.lower().endswith((".rmd", ".qmd")) for n in worst_notebooks)
@@ -301,10 +321,12 @@ def _fix(worst_notebooks: list[_NotebookDensity], worst_scripts: list[_ScriptDen
         asks.append(f"{cells} (one per two code {'chunks' if rmd else 'cells'}) to "
                     f"{_join([n.path for n in worst_notebooks], 3)}")
     # a part below 100 has a file below its target, so the lists are never both empty
-    languages: dict[str, int] = {}
-    for s in worst_scripts:
-        languages[s.language] = languages.get(s.language, 0) + s.nonblank
-    if languages:
-        forms = [_EXPLANATION[language] for language in sorted(languages, key=lambda k: (-languages[k], k))]
-        asks.append(f"{'; '.join(forms)} (about one line in five) to {_join([s.path for s in worst_scripts], 3)}")
-    return "Add " + ", and ".join(asks) + "."
+    groups: dict[str, list[_ScriptDensity]] = {}
+    for script in worst_scripts:
+        groups.setdefault(script.language, []).append(script)
+    own = _ECOSYSTEM_LANGUAGES[ecosystem]
+    ordered = sorted(groups, key=lambda k: (k not in own, -sum(s.nonblank for s in groups[k]), k))
+    scripts = [f"{_EXPLANATION[language]} to {_join([s.path for s in groups[language]], 3)}" for language in ordered]
+    if scripts:
+        scripts[-1] += " (about one comment or documentation line in five lines of code)"
+    return "Add " + ", and ".join(asks + scripts) + "."
