@@ -65,12 +65,13 @@ COMMENT_MARKERS = re.compile(rb"[%{}\s]+")
 NUMBER_IS_FLOAT = re.compile(r"[.eE]")
 
 
-# lines no MATLAB/Octave file can hold and every Objective-C file does
+# lines no MATLAB/Octave file can hold and every Objective-C file does (a class section
+# ends with @end; a file without one imports headers)
 OBJECTIVE_C = re.compile(rb"^[ \t]*(?:@(?:interface|implementation|protocol|end)\b|#import[ \t]*[<\"])", re.MULTILINE)
 
 
 def extract(data: bytes, path: str) -> FileFacts:
-    if OBJECTIVE_C.search(data):
+    if (b"@end" in data or b"#import" in data) and OBJECTIVE_C.search(data):
         return ts.Collector().finish(NOT_MATLAB, "matlab", VERSION, data)
     return ts.with_blank_lines(_Walker(data).run(), data)
 
