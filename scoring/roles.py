@@ -74,8 +74,9 @@ VENDORED_FILES = frozenset({"versioneer.py", "sse2neon.h", "catch.hpp", "catch_a
                             "catch_amalgamated.cpp", "doctest.h", "cxxopts.hpp", "cli11.hpp", "miniz.c", "miniz.h",
                             "sqlite3.c", "sqlite3.h", "docopt.py", "picojson.h", "tinyxml2.cpp", "tinyxml2.h"})
 _VENDORED_FILE_NAME = re.compile(r"stb_\w+\.h|.*\.min\.js", re.IGNORECASE)
-LIBRARY_DIRS = frozenset({name.rsplit(".", 1)[0].replace("_amalgamated", "") for name in VENDORED_FILES}
-                         | {"catch2", "nlohmann", "googletest", "pybind11"})
+# (not catch/ or doctest/: a fisheries analysis keeps its catch data in catch/)
+LIBRARY_DIRS = frozenset({"versioneer", "sse2neon", "catch2", "cxxopts", "cli11", "miniz", "sqlite3", "docopt",
+                          "picojson", "tinyxml2", "nlohmann", "googletest", "pybind11"})
 
 _BUILD_NAMES = frozenset({"noxfile.py", "tasks.py"})
 _SHELL_SUFFIXES = (".sh", ".bash")
@@ -150,9 +151,9 @@ _ROOT = _Folder()
 
 def _vendor_name(name: str) -> bool:
     """A folder name that only other projects' code goes under (third_party/, vendor/,
-    "3rd party toolboxes/", renv/, a single-file library's folder)."""
+    "3rd party toolboxes/", renv/)."""
     flat = normalised(name)
-    return flat.startswith(_VENDOR_PREFIXES) or flat in VENDORED_DIRS or flat in LIBRARY_DIRS
+    return flat.startswith(_VENDOR_PREFIXES) or flat in VENDORED_DIRS
 
 
 def _container_name(name: str) -> bool:
@@ -194,7 +195,9 @@ class RoleClassifier:
             lowered = name.lower()
             found = _Folder(
                 vendored=above.vendored or _vendor_name(name)
-                # a project inside a container, or a copied project's own licence
+                # a single-file library's folder, a project inside a container, or a
+                # copied project's own licence
+                or (normalised(name) in LIBRARY_DIRS and self._has_code(folder))
                 or (above.container and self._has_code(folder))
                 or (in_container and folder in self.licensed)
                 or (folder in self.foreign and self._has_code(folder)),

@@ -67,7 +67,7 @@ def test_folder_names_are_compared_without_case_spaces_and_separators(name, flat
     "ThirdPartyLibs/zlib/inflate.c", "Third-Party/json.hpp", "vendors/yaml/reader.py", "_vendor/six.py",
     "externalPackages/chronux/spectrum.m", "External-Libs/zlib/inflate.c", "externals/gramm/gramm.m",
     "src/deps/lua/lapi.c", "dependencies/export_fig/export_fig.m", "externalPackages/fma/General/private/x.m",
-    "sse2neon/emmintrin.h", "lib/CLI11/App.hpp", "src/doctest/parts.h",
+    "sse2neon/emmintrin.h", "lib/CLI11/App.hpp", "third_party/catch2/catch.hpp", "include/nlohmann/json_fwd.hpp",
 ])
 def test_other_projects_by_folder_name(path):
     assert file_role(path, code=code_dirs([path])) == "vendored"
@@ -80,6 +80,7 @@ def test_other_projects_by_folder_name(path):
     "data/external/raw/counts.csv",            # a data folder: no code below it
     "external/upstream/fetch_eigen3.cmake",    # the recipes that fetch a dependency
     "src/external_api.py", "external_api/v1/client.py", "extensions/ext/a.py", "toolbox/+pkg/run.m",
+    "catch/model.R", "data/catch/landings.csv", "sse2neon/README.md",
 ])
 def test_what_sits_in_or_is_named_like_a_container_without_being_copied_in(path):
     assert file_role(path, code=code_dirs([path])) == "source"
