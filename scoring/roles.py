@@ -110,15 +110,22 @@ def licensed_dirs(paths: Iterable[str]) -> frozenset[str]:
 
 def code_dirs(paths: Iterable[str]) -> frozenset[str]:
     """The folders (not the root) with a code file somewhere below them."""
-    found: set[str] = set()
+    return frozenset(folder for folder in code_counts(paths) if folder)
+
+
+def code_counts(paths: Iterable[str]) -> dict[str, int]:
+    """The number of code files below each folder (not the root) that has any, and
+    under the key "" the tree's."""
+    counts: dict[str, int] = {}
     for path in paths:
         if not is_code_file(path):
             continue
         folder = path.rpartition("/")[0]
-        while folder and folder not in found:
-            found.add(folder)
+        while folder:
+            counts[folder] = counts.get(folder, 0) + 1
             folder = folder.rpartition("/")[0]
-    return frozenset(found)
+        counts[""] = counts.get("", 0) + 1
+    return counts
 
 
 def foreign_licence_dirs(paths: Iterable[str], content_id: Callable[[str], str | None]) -> frozenset[str]:
@@ -178,9 +185,14 @@ class RoleClassifier:
 
     @classmethod
     def of_tree(cls, paths: Iterable[str], content_id: Callable[[str], str | None]) -> RoleClassifier:
-        """The classifier of a tree's files (every path of the tree, links included)."""
+        """The classifier of a tree's files (every path of the tree, links included). A
+        folder holding another project's licence and most of the tree's code is the
+        project itself (a package folder with a licence of its own), not a copy."""
         paths = list(paths)
-        return cls(licensed_dirs(paths), foreign_licence_dirs(paths, content_id), code_dirs(paths))
+        counts = code_counts(paths)
+        half = counts.get("", 0) / 2
+        foreign = frozenset(f for f in foreign_licence_dirs(paths, content_id) if counts.get(f, 0) <= half)
+        return cls(licensed_dirs(paths), foreign, frozenset(folder for folder in counts if folder))
 
     def _has_code(self, folder: str) -> bool:
         return self.code is None or folder in self.code
@@ -247,5 +259,5 @@ VERSIONEER_MARK = "versioneer"
 
 
 __all__ = ["DOCS_DIRS", "LIBRARY_DIRS", "PRECEDENCE", "ROLES", "RoleClassifier",
-           "SETUP_CALLS", "SPHINX_OPTIONS", "TEST_DIRS", "VENDORED_DIRS", "VENDORED_FILES", "VERSIONEER_MARK", "code_dirs",
+           "SETUP_CALLS", "SPHINX_OPTIONS", "TEST_DIRS", "VENDORED_DIRS", "VENDORED_FILES", "VERSIONEER_MARK", "code_counts", "code_dirs",
            "file_role", "foreign_licence_dirs", "is_code_file", "is_licence_file", "licensed_dirs", "normalised"]

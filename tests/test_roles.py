@@ -107,6 +107,13 @@ def test_a_folder_holding_a_licence_other_than_the_projects_is_another_project(m
         "src/fft/LICENSE": "vendored", "src/fft/fft_3d.cpp": "vendored", "src/fft/impl/pack.cpp": "vendored"}
 
 
+def test_a_licensed_folder_with_most_of_the_code_is_the_project_itself(make_tree):
+    root = make_tree({"LICENSE": "MIT License\n\nCopyright (c) 2023 A\n", "pkg/LICENSE": "MIT License\n\nCopyright (c) 2024 A\n",
+                      "pkg/core.py": "x = 1\n", "pkg/io.py": "y = 2\n", "scripts/run.py": "z = 3\n"})
+    tree = TreeIndex.from_path(root)
+    assert [tree.role(p) for p in ("pkg/core.py", "pkg/io.py", "scripts/run.py")] == ["source"] * 3
+
+
 def test_without_a_licence_at_the_root_no_folder_licence_is_told_foreign(make_tree):
     root = make_tree({"pkg/LICENSE": "MIT License\n", "pkg/core.py": "x = 1\n"})
     tree = TreeIndex.from_path(root)
