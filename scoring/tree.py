@@ -38,7 +38,7 @@ from .catalog import CATEGORY_KEYS
 from .ecosystems import Ecosystem, find_ecosystems
 from .facts import FileFacts
 from .facts_cache import FactsCache, FactsKey, frontend_version, path_class
-from .frontends import frontend_for, frontend_name
+from .frontends import NOT_MATLAB, frontend_for, frontend_name
 from .model import Inventory
 from .parsers.markdown import Document, parse_document
 from .parsers.notebook import Notebook, NotebookError, parse_notebook, parse_rmarkdown
@@ -50,7 +50,6 @@ from .roles import (
     SPHINX_OPTIONS,
     VERSIONEER_MARK,
     RoleClassifier,
-    licensed_dirs,
 )
 from .trees.sources import (
     KIND_DIR,
@@ -391,8 +390,24 @@ class TreeIndex:
 
     def by_frontend(self, name: str) -> list[str]:
         """Files a language frontend reads (``scoring.frontends.frontend_name``: python,
-        r, julia, matlab, c_cpp, fortran, nextflow, snakemake), aliases excluded."""
-        return list(self._paths_by_frontend.get(name, ()))
+        r, julia, matlab, c_cpp, fortran, nextflow, snakemake), aliases excluded; for
+        matlab, not the ``.m`` files that are Objective-C (:attr:`not_matlab`)."""
+        paths = self._paths_by_frontend.get(name, ())
+        if name == "matlab" and paths and self.not_matlab:
+            return [p for p in paths if p not in self.not_matlab]
+        return list(paths)
+
+    @cached_property
+    def not_matlab(self) -> frozenset[str]:
+        """The ``.m`` files the MATLAB frontend finds to be Objective-C (METRICS.md §0.3:
+        a ``.m`` file is MATLAB/Octave after a syntax check): no consumer of MATLAB files
+        sees them."""
+        paths = self._paths_by_frontend.get("matlab", ())
+        if not paths:
+            return frozenset()
+        with self._index_bookkeeping():
+            self._load_facts([p for p in paths if p not in self._facts])
+        return frozenset(p for p in paths if (f := self._facts.get(p)) is not None and f.language == NOT_MATLAB)
 
     @cached_property
     def _paths_by_frontend(self) -> dict[str, list[str]]:
@@ -435,12 +450,12 @@ class TreeIndex:
 
     @cached_property
     def _roles(self) -> dict[str, str]:
-        """Every file's role, decided once: from the path, and for Python files from
-        their facts (a ``setup()`` call, a versioneer ``_version.py``, a Sphinx
-        ``conf.py``)."""
-        classifier = RoleClassifier(licensed_dirs(self._files))
+        """Every file's role, decided once: from the path, for Python files from their
+        facts (a ``setup()`` call, a versioneer ``_version.py``, a Sphinx ``conf.py``),
+        and from the content of licence files (another project's licence)."""
         roles = {}
         with self._index_bookkeeping():
+            classifier = RoleClassifier.of_tree(self._files, self.blob_id)
             for path, info in self._files.items():
                 flags = {}
                 if info.type == "python":
@@ -593,7 +608,7 @@ class TreeIndex:
         found = {}
         for path in paths:
             facts = self._facts[path]
-            if facts is not None:
+            if facts is not None and facts.language != NOT_MATLAB:
                 found[path] = facts
         if self._reading_category is not None or self._view_reads:
             for path in found:
@@ -1154,6 +1169,7 @@ class TreeIndex:
         self._by_content.clear()
         self.__dict__.pop("_python_units", None)
         self.__dict__.pop("_roles", None)
+        self.__dict__.pop("not_matlab", None)
 
     # --- who read what -------------------------------------------------------------
 
@@ -1216,8 +1232,11 @@ class TreeIndex:
 
     @cached_property
     def ecosystems(self) -> tuple[Ecosystem, ...]:
-        """The ecosystems the tree's files belong to (:mod:`scoring.ecosystems`)."""
-        return find_ecosystems(path for path, info in self._files.items() if info.alias_of is None)
+        """The ecosystems the tree's files belong to (:mod:`scoring.ecosystems`);
+        Objective-C ``.m`` files are no MATLAB sources."""
+        not_matlab = self.not_matlab
+        return find_ecosystems(path for path, info in self._files.items()
+                               if info.alias_of is None and path not in not_matlab)
 
     # --- inventory ----------------------------------------------------------------
 

@@ -897,3 +897,71 @@ def test_native_programs_of_cmake_make_and_fpm(make_tree):
     }))
     assert native_programs(tree) == {"simulate": ("CMakeLists.txt", 2), "kmer": ("Makefile", 1),
                                      "solver": ("fpm.toml", 3), "driver": ("app/driver.f90", None)}
+
+
+_ECOSYSTEM_TREES = {
+    "python": {"analysis.py": "def run(x):\n    return x\n"},
+    "r": {"R/fit.R": "fit <- function(x) {\n  x\n}\n", "R/zzz.R": ".onLoad <- function(lib, pkg) {\n  invisible()\n}\n",
+          "scripts/plot.py": "def plot(x):\n    return x\n"},
+    "julia": {"src/Fit.jl": "module Fit\nexport fit\nfit(x) = x\nend\n"},
+    "matlab": {"fit_model.m": "function y = fit_model(x)\ny = x;\nend\n"},
+    "native": {"include/fit.h": "int fit(int x);\n", "src/fit.c": "int fit(int x) {\n  return x;\n}\n",
+               "src/solve.f90": "subroutine solve(x)\n  real :: x\nend subroutine solve\n"},
+    "nextflow": {"main.nf": 'process ALIGN {\n    script:\n    """\n    bwa mem ref.fa reads.fq\n    """\n}\n',
+                 "bin/parse_counts.py": "def parse(path):\n    with open(path) as f:\n        lines = f.read().split()\n"
+                                        "    counts = [int(x) for x in lines]\n    total = sum(counts)\n    return total\n"},
+    "snakemake": {"Snakefile": "def samples():\n    return ['a']\n\nrule all:\n    input: samples()\n",
+                  "scripts/plot.R": "plot_all <- function(x) {\n  x\n}\n"},
+}
+
+
+_LINE = " (about one comment or documentation line in five lines of code)."
+
+
+@pytest.mark.parametrize(("ecosystem", "d4_fix", "d6_fix"), [
+    ("python", "Add comments and docstrings to analysis.py" + _LINE,
+     "Add a docstring to each public function, class and method (1 undocumented public definition, starting with "
+     "'run' in analysis.py:1)."),
+    ("r", "Add `#` comments and roxygen `#'` blocks to R/fit.R, R/zzz.R, and comments and docstrings to "
+          "scripts/plot.py" + _LINE,
+     "Add a roxygen #' block (title, @param, @return) above each R function (1 undocumented R function, starting "
+     "with 'fit' in R/fit.R:1); add a docstring to each public function, class and method (1 undocumented public "
+     "definition, starting with 'plot' in scripts/plot.py:1)."),
+    ("julia", "Add `#` comments and docstrings to src/Fit.jl" + _LINE,
+     'Add a docstring ("""…""") directly above each exported function or type (1 undocumented exported name, '
+     "starting with 'fit' in src/Fit.jl:3)."),
+    ("matlab", "Add `%` comments and help blocks to fit_model.m" + _LINE,
+     "Add a help comment block (% lines right below the function or classdef line) (1 undocumented MATLAB "
+     "function, starting with 'fit_model' in fit_model.m:1)."),
+    ("native", "Add `//` and `/* */` comments (Doxygen on declarations) to include/fit.h, src/fit.c, and `!` "
+               "comments (FORD `!>` on declarations) to src/solve.f90" + _LINE,
+     "Add a Doxygen comment (/// or /** */) above each declaration in the headers (1 undocumented header "
+     "declaration, starting with 'fit' in include/fit.h:1); add a FORD !> comment block above each public "
+     "procedure (1 undocumented Fortran procedure, starting with 'solve' in src/solve.f90:1)."),
+    ("nextflow", "Add `//` comments to main.nf, and comments and docstrings to bin/parse_counts.py" + _LINE,
+     "Describe each module in a meta.yml beside its main.nf, as nf-core modules do (1 undocumented Nextflow "
+     "process or workflow, starting with 'ALIGN' in main.nf:1); add a docstring to each public function, class "
+     "and method (1 undocumented public definition, starting with 'parse' in bin/parse_counts.py:1)."),
+    ("snakemake", "Add `#` comments and rule docstrings to Snakefile, and `#` comments and roxygen `#'` blocks to "
+                  "scripts/plot.R" + _LINE,
+     "Add a docstring to each public function, class and method (1 undocumented public definition, starting with "
+     "'samples' in Snakefile:1); add a roxygen #' block (title, @param, @return) above each R function (1 "
+     "undocumented R function, starting with 'plot_all' in scripts/plot.R:1)."),
+])
+def test_d4_and_d6_fixes_name_the_deposits_own_language_first(make_tree, ecosystem, d4_fix, d6_fix):
+    from scoring.detectors._shared import fix_ecosystem
+    root = make_tree(_ECOSYSTEM_TREES[ecosystem])
+    assert fix_ecosystem(TreeIndex.from_path(root)) == ecosystem
+    assert measure("inline_explanation_density", root).fix == d4_fix
+    assert measure("docstring_coverage", root).fix == d6_fix
+
+
+def test_d6_lists_the_projects_own_definitions_before_build_and_documentation_files(make_tree):
+    root = make_tree({
+        "docs/conf.py": "project = 'x'\nhtml_theme = 'alabaster'\n\ndef linkcode_resolve(domain, info):\n    return None\n",
+        "pkg/core.py": "def moran(y, w):\n    return y\n",
+    })
+    m = measure("docstring_coverage", root)
+    assert (m.value, m.counts["public_defs"]) == (0, 2)   # build files stay in D6's denominator (§0.2.2)
+    assert [(e.path, e.line_start) for e in m.evidence] == [("pkg/core.py", 1), ("docs/conf.py", 4)]
+    assert "starting with 'moran' in pkg/core.py:1" in m.fix

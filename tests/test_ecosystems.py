@@ -101,3 +101,22 @@ def test_fixes_are_written_for_the_trees_own_ecosystem(make_tree, files, expecte
     from scoring.tree import TreeIndex
 
     assert fix_ecosystem(TreeIndex.from_path(make_tree(files))) == expected
+
+
+def test_an_objective_c_m_file_is_no_matlab_source_for_any_consumer(make_tree):
+    from scoring.tree import TreeIndex
+    root = make_tree({
+        "Foo.m": "#import <Foundation/Foundation.h>\n@implementation Foo\n- (void)bar { }\n@end\n",
+        "analysis/run_all.m": "% run every step\nload_data();\n",
+        "main.c": "int main(void) { return 0; }\n",
+    })
+    tree = TreeIndex.from_path(root)
+    assert tree.by_frontend("matlab") == ["analysis/run_all.m"]
+    assert sorted(tree.all_facts()) == ["analysis/run_all.m", "main.c"]
+    assert [e.to_dict() for e in tree.ecosystems] == [
+        {"name": "MATLAB/Octave", "files": 1, "markers": []},
+        {"name": "C/C++", "files": 1, "markers": []},
+    ]
+    from scoring.registry import load_detectors
+    d4 = load_detectors()["inline_explanation_density"].run(tree)
+    assert d4.counts["scripts_by_language"] == {"c_cpp": 1, "matlab": 1}

@@ -113,3 +113,70 @@ def test_parse_error_is_a_fact_and_the_rest_is_still_read():
     result = fortran.extract(b"program p\n  use m\n  x = = 1\nend program p\n", "broken.f90")
     assert result.parse_error == "syntax error at line 3"
     assert result.imports == (ImportFact("m", 2, "none", "use"),)
+
+
+TYPE_BOUND = b"""module json_m
+  implicit none
+  private
+  type, public :: core
+    private
+    integer :: n = 0
+  contains
+    private
+    generic, public :: add => add_int, MAYBEWRAP(add_real)
+    procedure :: add_int
+    procedure :: MAYBEWRAP(add_real)
+    procedure, public :: load => core_load
+    procedure, public :: &
+        size => core_size
+    procedure(loader), deferred, public :: reload
+    procedure :: hidden
+  end type core
+  type :: helper
+  contains
+    procedure :: run => helper_run
+  end type helper
+contains
+!> Add an integer.
+
+  subroutine add_int(me)
+    class(core), intent(inout) :: me
+  end subroutine add_int
+  subroutine add_real(me)
+    class(core), intent(inout) :: me
+  end subroutine add_real
+!> author: A. Writer
+!  date: 2024
+!
+!  Load a document.
+
+  subroutine core_load(me)
+    class(core), intent(inout) :: me
+  end subroutine core_load
+  ! the number of members
+
+  integer function core_size(me)
+    class(core), intent(in) :: me
+    core_size = me%n
+  end function core_size
+  subroutine hidden(me)
+    class(core), intent(inout) :: me
+  end subroutine hidden
+  subroutine helper_run(me)
+    class(helper), intent(inout) :: me
+  end subroutine helper_run
+end module json_m
+"""
+
+
+def test_procedures_bound_to_a_public_type_are_public_and_ford_blocks_reach_across_blank_lines():
+    result = fortran.extract(TYPE_BOUND, "src/json_m.F90")
+    assert [(d.name, d.line, d.public, d.documented) for d in result.definitions if d.kind != "module"] == [
+        ("add_int", 25, True, True),        # a specific of the public generic add, FORD block over a blank line
+        ("add_real", 28, True, False),      # named through a macro, MAYBEWRAP(add_real)
+        ("core_load", 36, True, True),      # !> block continued by plain ! lines, then a blank line
+        ("core_size", 41, True, False),     # a plain comment over a blank line documents nothing
+        ("hidden", 45, False, False),       # bound privately (the contains section is private)
+        ("helper_run", 48, False, False),   # bound to a private type
+    ]
+    assert result.frontend_version.startswith("1.1.1+")

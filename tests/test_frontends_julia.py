@@ -164,10 +164,20 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.0.9+")
+    assert result.frontend_version.startswith("1.1.1+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
 
 
 def test_args_read_in_an_interpolation_but_not_in_a_docstring():
     result = julia.extract(b'"""\nUse `$(ARGS[1])`\n"""\nf(x) = x\n@info "Read $(ARGS[1])"\nn = length(ARGS)\n', "run.jl")
     assert result.cli_args == (CliArgFact(5, "ARGS"), CliArgFact(6, "ARGS"))
+
+
+def test_short_form_methods_with_a_return_type_or_where_clause_are_definitions():
+    source = (b'"""Plain."""\nB(x) = x\n"""Typed."""\nD(x)::Int = 1\n"""Parametric."""\n'
+              b'KSample(xs::AbstractVector{T}...; k=1) where T<:Real = KSample(xs)\n'
+              b'E(x::T)::T where {T} = x\nBase.show(io::IO, x::E) where T = print(io, x)\nn::Int = 3\n')
+    result = julia.extract(source, "src/tests.jl")
+    assert [(d.name, d.kind, d.line, d.documented) for d in result.definitions] == [
+        ("B", "function", 2, True), ("D", "function", 4, True), ("KSample", "function", 6, True),
+        ("E", "function", 7, False), ("Base.show", "function", 8, False)]

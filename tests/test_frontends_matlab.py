@@ -147,3 +147,17 @@ def test_crlf_line_ends_are_read_as_lf():
     assert [(r.line, r.call, r.kind) for r in crlf.randoms] == [(4, "rng", "seed"), (7, "rand", "draw")]
     assert [(d.name, d.documented) for d in crlf.definitions] == [("draw", True)]
     assert crlf == lf
+
+
+def test_an_objective_c_file_is_not_read_as_matlab():
+    source = b'#import <Foundation/Foundation.h>\n@interface Foo : NSObject\n@end\n@implementation Foo\n' \
+             b'- (void)bar { NSLog(@"hi %d", rand()); }\n@end\n'
+    facts = matlab.extract(source, "Foo.m")
+    assert (facts.language, facts.lines, facts.definitions, facts.comments, facts.randoms, facts.parse_error) == (
+        "objective-c", 6, (), (), (), None)
+
+
+def test_function_handles_and_octave_comments_are_matlab():
+    # a cell array of handles continued on lines that start with "@end…"
+    source = b"# import the recordings\nf = @(x) x + 1;\ncallbacks = { ...\n    @end_of_trial, ...\n    @start_of_trial};\n"
+    assert matlab.extract(source, "load_all.m").language == "matlab"

@@ -95,7 +95,7 @@ def test_config_settings_are_directives_scoped_by_their_blocks():
 
 def test_blocks_of_a_script_the_entry_workflow_not_processes_or_includes():
     assert facts().blocks == (BlockFact("workflow", 21),)
-    assert facts().frontend_version.startswith("1.0.8+")
+    assert facts().frontend_version.startswith("1.1.1+")
 
 
 def test_parse_error_is_a_fact_and_the_rest_is_still_read():
@@ -158,3 +158,87 @@ def test_r_and_python_process_scripts_are_embedded_with_the_files_lines():
     assert [(c.line, c.name) for c in python.calls if c.name.startswith("random.")] == [
         (15, "random.seed"), (16, "random.random")]
     assert nextflow.extract(b'process A {\n  script:\n  """\n  echo hi\n  """\n}\n', "main.nf").embedded == ()
+
+
+SCRIPT_WITH_SLASHES = b'''process MULTIQC {
+    label 'process_single'
+    container 'quay.io/biocontainers/multiqc:1.27--pyhdfd78af_0'
+
+    script:
+    def args = task.ext.args ?: ''
+    """
+    wget "https://example.org/ref.fa"
+    multiqc --force ${params.title} $params.extra .
+    multiqc --version | sed -e "s/multiqc, version //g" > versions.txt
+    """
+}
+'''
+
+
+def test_a_triple_quoted_script_is_read_whole_and_hides_nothing_after_it():
+    result = nextflow.extract(SCRIPT_WITH_SLASHES, "main.nf")
+    assert result.definitions == (DefinitionFact("MULTIQC", "process", 1, True, False),)
+    body = ('\n    wget "https://example.org/ref.fa"\n    multiqc --force ${params.title} $params.extra .\n'
+            '    multiqc --version | sed -e "s/multiqc, version //g" > versions.txt\n    ')
+    assert [d for d in result.directives if d.kind in ("label", "container", "script")] == [
+        DirectiveFact("label", "process_single", 2, "MULTIQC"),
+        DirectiveFact("container", "quay.io/biocontainers/multiqc:1.27--pyhdfd78af_0", 3, "MULTIQC"),
+        DirectiveFact("script", body, 7, "MULTIQC"),
+    ]
+    assert [(s.value, s.line_start, s.line_end) for s in result.strings if s.line_start == 7] == [(body, 7, 11)]
+    # the params the script interpolates, at their lines; its "//" are no comments
+    assert result.cli_args == (CliArgFact(9, "params", "title"), CliArgFact(9, "params", "extra"))
+    assert [c.line_start for c in result.comments] == []
+    assert [(u.url, u.line) for u in result.urls] == [("https://example.org/ref.fa", 8)]
+
+
+def test_literal_spans_skip_comments_strings_and_interpolations():
+    source = b'''// a """ in a comment
+x = "a ${ y ? "b" : 'c' } \\" d"
+s = \'\'\'one
+two\'\'\'
+'''
+    spans = nextflow.literal_spans(source)
+    assert [(kind, source[start:end]) for kind, start, end in spans] == [
+        ("comment", b'// a """ in a comment'),
+        ("string", b'"a ${ y ? "b" : \'c\' } \\" d"'),
+        ("triple", b"\'\'\'one\ntwo\'\'\'"),
+    ]
+
+
+def test_a_file_the_grammar_cannot_parse_is_read_line_by_line_too():
+    # a ternary inside a one-line string loses both processes in the walk
+    source = b'''process A {
+    container "${ workflow.containerEngine == 'singularity' ? 'https://x/a.sif' : 'quay.io/a:1' }"
+    errorStrategy 'ignore'
+    input:
+    path reads
+    """
+    trim $reads
+    """
+}
+// aligns
+process B {
+    memory '2 GB'
+}
+'''
+    result = nextflow.extract(source, "main.nf")
+    assert result.parse_error == "syntax error at line 1"
+    assert result.definitions == (DefinitionFact("A", "process", 1, True, False),
+                                  DefinitionFact("B", "process", 11, True, True))
+    assert result.directives == (
+        DirectiveFact("container", "${ workflow.containerEngine == 'singularity' ? 'https://x/a.sif' : 'quay.io/a:1' }",
+                      2, "A"),
+        DirectiveFact("errorStrategy", "ignore", 3, "A"),
+        DirectiveFact("input", "path reads", 5, "A"),
+        DirectiveFact("script", "\n    trim $reads\n    ", 6, "A"),
+        DirectiveFact("memory", "2 GB", 12, "B"),
+    )
+    assert result.handlers == (HandlerFact(3, "A", "pass"),)
+
+
+def test_nextflow_configurations_beside_nextflow_config_are_read_as_nextflow():
+    from scoring.frontends import frontend_name
+    assert [frontend_name(p) for p in ("nextflow_test.config", "conf/nextflow.hpc.config", "nf-test.config",
+                                       "web.config", "conf/base.config")] == [
+        "nextflow", "nextflow", None, None, "nextflow"]

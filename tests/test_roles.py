@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.roles import file_role, licensed_dirs
+from scoring.roles import code_dirs, file_role, licensed_dirs, normalised
 from scoring.tree import TreeIndex
 
 
@@ -53,6 +53,71 @@ def test_extern_folders_are_vendored_only_where_another_project_is_copied_in():
     # the project's own interface to an external program, its own helper beside a toolbox
     assert file_role("src/extern/driver.f90", licensed=licensed) == "source"
     assert file_role("dependencies/removeallnandims.m", licensed=licensed) == "source"
+
+
+@pytest.mark.parametrize(("name", "flat"), [
+    ("externalPackages", "externalpackages"), ("3rd party toolboxes", "3rdpartytoolboxes"),
+    ("Third-Party", "thirdparty"), ("_vendor", "vendor"), ("external.libs", "externallibs"),
+])
+def test_folder_names_are_compared_without_case_spaces_and_separators(name, flat):
+    assert normalised(name) == flat
+
+
+@pytest.mark.parametrize("path", [
+    "ThirdPartyLibs/zlib/inflate.c", "Third-Party/json.hpp", "vendors/yaml/reader.py", "_vendor/six.py",
+    "externalPackages/chronux/spectrum.m", "External-Libs/zlib/inflate.c", "externals/gramm/gramm.m",
+    "src/deps/lua/lapi.c", "dependencies/export_fig/export_fig.m", "externalPackages/fma/General/private/x.m",
+    "sse2neon/emmintrin.h", "lib/CLI11/App.hpp", "third_party/catch2/catch.hpp", "include/nlohmann/json_fwd.hpp",
+])
+def test_other_projects_by_folder_name(path):
+    assert file_role(path, code=code_dirs([path])) == "vendored"
+
+
+@pytest.mark.parametrize("path", [
+    "externalPackages/readAll.m",              # loose in the container: the project's own helper
+    "src/extern/orca.f90",                     # the project's interface to an external program
+    "deps/build.jl",                           # Julia's package build script
+    "data/external/raw/counts.csv",            # a data folder: no code below it
+    "external/upstream/fetch_eigen3.cmake",    # the recipes that fetch a dependency
+    "src/external_api.py", "external_api/v1/client.py", "extensions/ext/a.py", "toolbox/+pkg/run.m",
+    "catch/model.R", "data/catch/landings.csv", "sse2neon/README.md",
+])
+def test_what_sits_in_or_is_named_like_a_container_without_being_copied_in(path):
+    assert file_role(path, code=code_dirs([path])) == "source"
+
+
+def test_a_container_sub_folder_is_another_project_only_when_it_holds_code():
+    paths = ["external/upstream/fetch_eigen3.cmake", "external/zlib/inflate.c", "data/external/raw/a.csv"]
+    code = code_dirs(paths)
+    assert code == frozenset({"external", "external/zlib"})
+    assert [file_role(p, code=code) for p in paths] == ["source", "vendored", "source"]
+
+
+def test_a_folder_holding_a_licence_other_than_the_projects_is_another_project(make_tree):
+    root = make_tree({
+        "LICENSE": "BSD 3-Clause License\n", "src/main.cpp": "int main() {}\n",
+        "src/fft/LICENSE": "GNU GENERAL PUBLIC LICENSE\n", "src/fft/fft_3d.cpp": "void fft() {}\n",
+        "src/fft/impl/pack.cpp": "void pack() {}\n",
+        "python/LICENSE": "BSD 3-Clause License\n", "python/binding.py": "x = 1\n",     # the project's licence again
+        "pages/LICENSE.md": "title: License\n", "pages/index.md": "# Docs\n",           # no code: a documentation page
+        "analysis/license.Rmd": "---\ntitle: License\n---\n", "analysis/fit.R": "x <- 1\n",   # a page, no licence text
+    })
+    tree = TreeIndex.from_path(root)
+    assert {p: tree.role(p) for p in tree.files if tree.role(p) != "source"} == {
+        "src/fft/LICENSE": "vendored", "src/fft/fft_3d.cpp": "vendored", "src/fft/impl/pack.cpp": "vendored"}
+
+
+def test_a_licensed_folder_with_most_of_the_code_is_the_project_itself(make_tree):
+    root = make_tree({"LICENSE": "MIT License\n\nCopyright (c) 2023 A\n", "pkg/LICENSE": "MIT License\n\nCopyright (c) 2024 A\n",
+                      "pkg/core.py": "x = 1\n", "pkg/io.py": "y = 2\n", "scripts/run.py": "z = 3\n"})
+    tree = TreeIndex.from_path(root)
+    assert [tree.role(p) for p in ("pkg/core.py", "pkg/io.py", "scripts/run.py")] == ["source"] * 3
+
+
+def test_without_a_licence_at_the_root_no_folder_licence_is_told_foreign(make_tree):
+    root = make_tree({"pkg/LICENSE": "MIT License\n", "pkg/core.py": "x = 1\n"})
+    tree = TreeIndex.from_path(root)
+    assert tree.role("pkg/core.py") == "source"
 
 
 def test_build_files():

@@ -9,6 +9,7 @@ it returns are everything detectors read from that file (``scoring.facts``).
 from __future__ import annotations
 
 import fnmatch
+import re
 from importlib import import_module
 from types import ModuleType
 
@@ -27,8 +28,15 @@ BY_SUFFIX = {
     ".smk": "snakemake",
 }
 BY_NAME = {"nextflow.config": "nextflow", "snakefile": "snakemake"}
-NAME_PATTERNS = (("*.config", "nextflow"),)   # conf/base.config and other includeConfig files
+# Nextflow configurations besides nextflow.config: a profile's or site's own file anywhere
+# (nextflow_test.config, nextflow_hpcc.config, passed with -c), and conf/base.config and the
+# other includeConfig files of conf/
+NEXTFLOW_CONFIG = re.compile(r"nextflow[._-].*\.config")
+NAME_PATTERNS = (("*.config", "nextflow"),)
 FRONTENDS = ("python", "r", "julia", "matlab", "c_cpp", "fortran", "nextflow", "snakemake")
+# The language of the facts of a ``.m`` file the MATLAB frontend finds to be Objective-C:
+# the tree index leaves such files out of the MATLAB files (METRICS.md §0.3).
+NOT_MATLAB = "objective-c"
 
 
 def frontend_name(path: str) -> str | None:
@@ -36,6 +44,8 @@ def frontend_name(path: str) -> str | None:
     lowered = name.lower()
     if lowered in BY_NAME:
         return BY_NAME[lowered]
+    if NEXTFLOW_CONFIG.fullmatch(lowered):
+        return "nextflow"
     dot = lowered.rfind(".")
     if dot > 0 and lowered[dot:] in BY_SUFFIX:
         return BY_SUFFIX[lowered[dot:]]

@@ -6,6 +6,18 @@ column-6 continuations become ``&`` continuations, text past column 72 is droppe
 every fact keeps its line. Fortran names are case-insensitive: names are lower-cased.
 Fortran has no exceptions, so no ``HandlerFact`` is emitted.
 
+Public procedures (D6): a module's public/private statements decide, and a procedure
+bound to a public derived type (``type, public :: json_core … contains … procedure ::
+load => json_load``, ``generic, public :: add => add_int, add_real``) is public too, as
+object-oriented Fortran libraries expose their API through type-bound procedures. The
+bindings are read from the module's text (the grammar cannot parse ``procedure ::
+MACRO(name)`` bindings, which preprocessor macros expand): a binding is public when it
+says so or its type's ``contains`` section is not ``private``, and every specific
+binding of a public generic is public. A procedure is documented by a FORD comment
+block: a ``!>``/``!!`` block ending right above it, or a ``!>`` block (with the plain
+``!`` lines that continue it) followed by blank lines only, which FORD attaches to the
+next procedure.
+
 Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
 the nodes facts come from (comments, strings, program units, use/include, visibility
 statements, assignments, calls, open, stop), in document order, plus marks for the context a
@@ -35,7 +47,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "fortran"
-VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3 (S1): the end line of a subroutine or function; 1.0.4 (S3): failing stop statements as AssertFacts; 1.0.5: credential facts (C3 2.2.0) with 1.0.4's stop/error stop asserts
+VERSION = "1.1.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3 (S1): the end line of a subroutine or function; 1.0.4 (S3): failing stop statements as AssertFacts; 1.0.5: credential facts (C3 2.2.0) with 1.0.4's stop/error stop asserts; 1.1.1: with 1.1.0's type-bound API and FORD blocks (D6)
 FIXED_FORM_SUFFIXES = (".f", ".for", ".f77", ".ftn")
 
 DEFINITIONS = {"subroutine": "subroutine", "function": "function", "module": "module",
@@ -56,6 +68,48 @@ def extract(data: bytes, path: str) -> FileFacts:
         data = fixed_to_free(data)   # line for line: the blank lines stay where they were
     facts = ts.with_blank_lines(_Walker(data).run(), data)
     return with_script_credentials(facts, data.decode("utf-8", "replace"), LANGUAGE)
+
+
+_TYPE_START = re.compile(r"type\s*(?:,\s*(?P<attributes>[^:]*?)\s*)?::\s*(?P<name>\w+)|type\s+(?P<bare>\w+)$")
+_TYPE_END = re.compile(r"end\s*type\b")
+_BINDING = re.compile(r"(?P<kind>procedure|generic)\s*(?P<interface>\(\s*\w*\s*\))?\s*"
+                      r"(?:,\s*(?P<attributes>[^:]*?)\s*)?::\s*(?P<names>.+)")
+_NAME = re.compile(r"[a-z_]\w*")
+
+
+def _names(text: str) -> list[str]:
+    """The procedure names of a binding list: ``a, b``, a macro's argument
+    (``maybewrap(json_add)`` names json_add)."""
+    names = []
+    for item in text.split(","):
+        item = item.strip()
+        if "(" in item:
+            item = item[item.index("(") + 1:].rstrip(") ")
+        if _NAME.fullmatch(item):
+            names.append(item)
+    return names
+
+
+def _statements(text: bytes):
+    """The statements of Fortran source, lower-cased: comments and preprocessor lines
+    dropped, ``&`` continuations joined."""
+    pending = ""
+    for raw in text.decode("utf-8", "replace").lower().split("\n"):
+        line = raw.strip()
+        if line.startswith("#"):
+            continue
+        bang = line.find("!")
+        if bang >= 0 and "'" not in line[:bang] and '"' not in line[:bang]:
+            line = line[:bang].rstrip()
+        if line.startswith("&"):
+            line = line[1:].lstrip()
+        if line.endswith("&"):
+            pending += line[:-1] + " "
+            continue
+        statement = (pending + line).strip()
+        pending = ""
+        if statement:
+            yield statement
 
 
 def fixed_to_free(data: bytes) -> bytes:
@@ -132,6 +186,8 @@ class _Walker:
         # module name -> (private by default, names made public, names made private)
         self.visibility: dict[str, tuple[bool, set[str], set[str]]] = {}
         self.owner_of: dict[int, str] = {}     # definition index -> enclosing module
+        self.module_spans: list[tuple[str, int, int]] = []   # (module, start byte, end byte)
+        self._blank: set[int] | None = None
         self.root = None
         self.bindable: set[int] = set()        # ids of strings an assignment, declarator or keyword binds
         self.failing_stops: list[AssertFact] = []   # S3: `error stop`, `stop <non-zero>`
@@ -148,6 +204,8 @@ class _Walker:
 
     def resolved_definitions(self) -> list[DefinitionFact]:
         trailing_docs = {c.line_start for c in self.facts.comments if c.doc and c.text.startswith("!!")}
+        bound = {module: self.type_bound_public(module, start, end) for module, start, end in self.module_spans
+                 if b"contains" in self.data[start:end].lower()}
         resolved = []
         for index, definition in enumerate(self.facts.definitions):
             public = definition.public
@@ -155,6 +213,8 @@ class _Walker:
             if module is not None and module in self.visibility:
                 private_default, made_public, made_private = self.visibility[module]
                 public = definition.name in made_public or (not private_default and definition.name not in made_private)
+            if module is not None and not public and definition.name in bound.get(module, ()):
+                public = True
             documented = definition.documented or (definition.line + 1) in trailing_docs
             resolved.append(DefinitionFact(definition.name, definition.kind, definition.line, public, documented,
                                            end_line=definition.end_line))
@@ -233,14 +293,89 @@ class _Walker:
         if name is None:
             return
         line = ts.first_line(node)
-        documented = self.facts.doc_block_ending_at(line) is not None
+        documented = self.facts.doc_block_ending_at(line) is not None or self.ford_block_above(line)
         module = next((self.module_name(a) for a in reversed(ancestors) if a.type == "module"), None)
+        if node.type == "module":
+            self.module_spans.append((ts.text(name).lower(), node.start_byte, node.end_byte))
         in_program = any(a.type == "program" for a in ancestors)
         self.facts.definitions.append(DefinitionFact(ts.text(name).lower(), DEFINITIONS[node.type], line,
                                                      not in_program, documented,
                                                      end_line=ts.last_line(node) if node.type in ROUTINES else 0))
         if module is not None:
             self.owner_of[len(self.facts.definitions) - 1] = module
+
+    def ford_block_above(self, line: int) -> bool:
+        """A FORD ``!>`` block (with the plain ``!`` lines that continue it) followed by
+        blank lines only: FORD attaches it to the procedure below."""
+        comments = self.facts.comments
+        index = len(comments) - 1
+        while index >= 0 and comments[index].line_end >= line:
+            index -= 1
+        if index < 0:
+            return False
+        block = comments[index]
+        if self._blank is None:
+            self._blank = set(ts.blank_line_numbers(self.data.decode("utf-8", "replace")))
+        if any(number not in self._blank for number in range(block.line_end + 1, line)):
+            return False
+        if not block.doc and index > 0 and comments[index - 1].line_end == block.line_start - 1:
+            block = comments[index - 1]   # the plain lines continue the block above them
+        return block.doc and block.text.startswith("!>")
+
+    def type_bound_public(self, module: str, start: int, end: int) -> set[str]:
+        """The procedures of ``module`` bound to a public derived type by a public binding
+        (module docstring), read from the module's text."""
+        private_default, made_public, made_private = self.visibility.get(module, (False, set(), set()))
+        found: set[str] = set()
+        type_name, type_public, in_bindings, bindings_private = "", False, False, False
+        targets: dict[str, list[str]] = {}     # binding name -> the procedures it names
+        public_bindings: set[str] = set()
+        for statement in _statements(self.data[start:end]):
+            head = _TYPE_START.match(statement)
+            if head is not None and not type_name:
+                type_name = head.group("name") or head.group("bare")
+                attributes = head.group("attributes") or ""
+                if "private" in attributes:
+                    type_public = False
+                elif "public" in attributes:
+                    type_public = True
+                else:
+                    type_public = type_name in made_public or (not private_default and type_name not in made_private)
+                in_bindings, bindings_private, targets, public_bindings = False, False, {}, set()
+                continue
+            if not type_name:
+                continue
+            if _TYPE_END.match(statement):
+                if type_public:
+                    for binding in public_bindings:
+                        for target in targets.get(binding, [binding]):
+                            found.update(targets.get(target, [target]))
+                type_name = ""
+                continue
+            if statement == "contains":
+                in_bindings = True
+            elif in_bindings and statement in ("private", "public"):
+                bindings_private = statement == "private"
+            elif in_bindings and (binding := _BINDING.match(statement)) is not None:
+                attributes = binding.group("attributes") or ""
+                public = "public" in attributes or ("private" not in attributes and not bindings_private)
+                names = _names(binding.group("names"))
+                if binding.group("kind") == "generic":
+                    generic, _, specifics = binding.group("names").partition("=>")
+                    names = [generic.strip()]
+                    targets.setdefault(generic.strip(), []).extend(_names(specifics))
+                elif binding.group("interface") is None:
+                    for item in binding.group("names").split(","):
+                        name, _, target = item.partition("=>")
+                        for bound_name in _names(name):
+                            targets.setdefault(bound_name, []).extend(_names(target) if target else [bound_name])
+                else:
+                    continue   # a deferred binding names an interface, not a procedure
+                if public:
+                    public_bindings.update(names if binding.group("kind") == "generic" else
+                                           [n for item in binding.group("names").split(",")
+                                            for n in _names(item.partition("=>")[0])])
+        return found
 
     @staticmethod
     def module_name(node) -> str:

@@ -34,7 +34,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.0.9"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0)
+VERSION = "1.1.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -352,9 +352,15 @@ class _Walker:
             return
         target, value = children[0], children[-1]
         line = ts.first_line(node)
-        if target.type == "call_expression" and node.id in self.top_level and target.named_children:
-            self.add_definition(dotted(target.named_children[0]), "function", line, ts.last_line(node))
-            return
+        if node.id in self.top_level:
+            # a short-form method: f(x) = …, also with a return type or where clause
+            # (f(x)::T = …, f(x::T) where T<:Real = …, f(x::T)::T where {T} = …)
+            call = target
+            while call.type in ("where_expression", "typed_expression") and call.named_children:
+                call = call.named_children[0]
+            if call.type == "call_expression" and call.named_children:
+                self.add_definition(dotted(call.named_children[0]), "function", line, ts.last_line(node))
+                return
         if target.type != "identifier":
             return
         if value.type == "string_literal":

@@ -7,6 +7,13 @@ come out as ERROR nodes, recorded as ``parse_error`` while the rest is still rea
 A function's help block is the comment block right after its ``function`` line (or,
 for a script, the file's first comment block): it is documentation, never code.
 
+``.m`` is also Objective-C's suffix (METRICS.md §0.3: a ``.m`` file is MATLAB/Octave
+after a syntax check). A file with a line that opens an Objective-C class section
+(``@interface``, ``@implementation``, ``@protocol``, ``@end``) or an ``#import`` of a
+header, none of which MATLAB or Octave can read, is not parsed: its facts say
+``language="objective-c"`` and hold nothing else, and the tree index leaves it out of
+the MATLAB files (``TreeIndex.by_frontend``, ``all_facts``, the ecosystems).
+
 Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
 the nodes facts come from (comments, strings, definitions, methods blocks, assignments,
 calls and commands), in document order, plus marks for the context a fact depends on;
@@ -30,11 +37,12 @@ from scoring.facts import (
     RandomFact,
     literal_or_expr,
 )
+from scoring.frontends import NOT_MATLAB
 from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "matlab"
-VERSION = "1.0.8"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files); 1.0.8: credential facts (C3 2.2.0) with 1.0.7's CRLF normalisation
+VERSION = "1.1.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files); 1.0.8: credential facts (C3 2.2.0) with 1.0.7's CRLF normalisation; 1.1.1: with 1.1.0's Objective-C files left out
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -58,7 +66,14 @@ COMMENT_MARKERS = re.compile(rb"[%{}\s]+")
 NUMBER_IS_FLOAT = re.compile(r"[.eE]")
 
 
+# lines no MATLAB/Octave file can hold and every Objective-C file does (a class section
+# ends with @end; a file without one imports headers)
+OBJECTIVE_C = re.compile(rb"^[ \t]*(?:@(?:interface|implementation|protocol|end)\b|#import[ \t]*[<\"])", re.MULTILINE)
+
+
 def extract(data: bytes, path: str) -> FileFacts:
+    if (b"@end" in data or b"#import" in data) and OBJECTIVE_C.search(data):
+        return ts.Collector().finish(NOT_MATLAB, "matlab", VERSION, data)
     # tree-sitter-matlab misreads CRLF files: a ``...`` continuation swallows the next
     # line's first character (``rand(`` becomes ``and(``), a blank ``\r`` line ends no
     # help block, and parse errors appear that the LF text has not. Line numbers are

@@ -13,6 +13,22 @@ the nodes facts come from (comments, strings, blocks, statements, calls), in doc
 order, plus marks for the context a fact depends on; identifiers, operators and
 punctuation stay in C (``scoring.frontends._common.selected``).
 
+The grammar knows no triple-quoted strings: it reads three double quotes as an empty
+string and an opening quote, so a process script is cut into pieces, and a ``//`` inside a quoted
+word of the script (``sed -e "s/version //g"``, ``wget "https://…"``) starts a comment
+that swallows the closing quotes and, from there, the whole file. Before the parse,
+every triple-quoted literal (double or single quotes) outside comments and other strings is
+masked (:func:`literal_spans`): a one-quote literal of the same bytes and lines whose
+inside is blank. Its value is read from the file's own bytes, and the ``params.x`` a
+double-quoted script interpolates (``${params.x}``, ``$params.x``) are reported as the walk
+reports them elsewhere.
+
+A file that still does not parse (the grammar knows no ternaries or multiple
+assignment) is also read line by line (§0.1.9: an unparseable file is scanned with a
+fallback, never silently empty): the ``process``/``workflow`` definitions, process
+directives (``container``, ``conda``, ``label``, ``errorStrategy``…), ``input:``/
+``output:`` lines and script bodies the walk missed are added, each at its line.
+
 Process scripts in another language (METRICS.md §0.3: workflow code is source): a
 triple-quoted string whose first line is an ``Rscript`` or ``python`` shebang is read by
 the R or Python frontend into ``FileFacts.embedded`` (one ``FileFacts`` per language, the
@@ -28,7 +44,8 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import replace
+from bisect import bisect_right
+from dataclasses import dataclass, replace
 
 from scoring.facts import (
     AssignmentFact,
@@ -49,9 +66,11 @@ from scoring.frontends import r as r_frontend
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "nextflow"
-VERSION = "1.0.8"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;; 1.0.7: with python 1.2.8 and r 1.1.7 (their credential facts in the embedded process scripts)
+VERSION = "1.1.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;; 1.0.7: with python 1.2.8 and r 1.1.7 (their credential facts in the embedded process scripts)
 # 1.0.3: DirectiveFact("exec") where a process's exec: section starts; 1.0.4: FileFacts.blank_lines (D4);
 # 1.0.5 (S1): the facts of R and Python process scripts (a shebang) in FileFacts.embedded, with r 1.1.5 and python 1.2.6; 1.0.6: with r 1.1.6 and python 1.2.7; 1.0.8: FileFacts.credentials (C3 2.2.0) with the embedded process scripts
+# 1.1.0: triple-quoted literals masked before the parse and read whole; a line scan adds the definitions,
+# directives and scripts a parse error lost; 1.1.1: both lines (embedded process scripts, credentials; masked literals, line scan)
 
 PROCESS_DIRECTIVES = {
     "accelerator", "afterScript", "arch", "array", "beforeScript", "cache", "clusterOptions", "conda",
@@ -168,12 +187,136 @@ def _embedded_scripts(data: bytes) -> tuple[FileFacts, ...]:
     return tuple(embedded)
 
 
-def string_value(node) -> str:
-    raw = ts.text(node)
+def unquoted(raw: str) -> str:
     for quote in ('"""', "'''", '"', "'", "/"):
         if len(raw) >= 2 * len(quote) and raw.startswith(quote) and raw.endswith(quote):
             return raw[len(quote):-len(quote)]
     return raw
+
+
+def string_value(node) -> str:
+    return unquoted(ts.text(node))
+
+
+# --------------------------------------------------------------------------- literals
+
+_DQ, _SQ, _BACKSLASH, _DOLLAR, _LBRACE, _RBRACE, _SLASH, _STAR, _NEWLINE = b'"\'\\${}/*\n'
+TRIPLE, STRING, COMMENT = "triple", "string", "comment"
+
+
+def literal_spans(data: bytes) -> list[tuple[str, int, int]]:
+    """``(kind, start, end)`` byte spans of the comments (``//``, ``/* */``), string
+    literals (``'…'``, ``"…"`` with its ``${…}`` interpolations) and triple-quoted
+    literals of Groovy source, in order; an unterminated one runs to the end of its
+    line (a one-quote string) or of the file. Slashy strings (``/…/``) are read as
+    code."""
+    spans: list[tuple[str, int, int]] = []
+    n = len(data)
+    i = 0
+    # open ${…} interpolations of double-quoted strings: (start of the string, brace depth)
+    open_strings: list[list[int]] = []
+    string_start = -1        # inside "…" (not in an interpolation) since this offset
+    while i < n:
+        c = data[i]
+        if string_start >= 0:
+            if c == _BACKSLASH:
+                i += 2
+                continue
+            if c == _DQ or c == _NEWLINE:
+                if c == _DQ:
+                    i += 1
+                if not open_strings:
+                    spans.append((STRING, string_start, i))
+                string_start = -1
+                if open_strings:
+                    string_start = -1   # back in the interpolation's code
+                continue
+            if c == _DOLLAR and i + 1 < n and data[i + 1] == _LBRACE:
+                open_strings.append([string_start, 1])
+                string_start = -1
+                i += 2
+                continue
+            i += 1
+            continue
+        if c == _SLASH and i + 1 < n and data[i + 1] in (_SLASH, _STAR):
+            if data[i + 1] == _SLASH:
+                end = data.find(b"\n", i)
+                end = n if end < 0 else end
+            else:
+                end = data.find(b"*/", i + 2)
+                end = n if end < 0 else end + 2
+            if not open_strings:
+                spans.append((COMMENT, i, end))
+            i = end
+            continue
+        if c == _DQ or c == _SQ:
+            quote = data[i:i + 3]
+            if quote in (b'"""', b"'''"):
+                end = _triple_end(data, i, quote)
+                if not open_strings:
+                    spans.append((TRIPLE, i, end))
+                i = end
+                continue
+            if c == _DQ:
+                string_start = i
+                i += 1
+                continue
+            j = i + 1
+            while j < n and data[j] != _SQ and data[j] != _NEWLINE:
+                j += 2 if data[j] == _BACKSLASH else 1
+            end = min(j + 1, n) if j < n and data[j] == _SQ else j
+            if not open_strings:
+                spans.append((STRING, i, end))
+            i = end
+            continue
+        if open_strings:
+            if c == _LBRACE:
+                open_strings[-1][1] += 1
+            elif c == _RBRACE:
+                open_strings[-1][1] -= 1
+                if open_strings[-1][1] == 0:
+                    string_start = open_strings.pop()[0]   # the string goes on after its ${…}
+        i += 1
+    if string_start >= 0 and not open_strings:
+        spans.append((STRING, string_start, n))
+    return spans
+
+
+def _triple_end(data: bytes, start: int, quote: bytes) -> int:
+    """Where the triple-quoted literal opening at ``start`` ends (after its closing
+    quotes; a backslash escapes a quote), or the end of the file."""
+    j = start + 3
+    while True:
+        end = data.find(quote, j)
+        if end < 0:
+            return len(data)
+        backslashes = 0
+        while end - backslashes > start + 3 and data[end - backslashes - 1] == _BACKSLASH:
+            backslashes += 1
+        if backslashes % 2 == 0:
+            while end + 3 < len(data) and data[end + 3] == quote[0]:
+                end += 1   # '""""': the literal ends at the last three quotes
+            return end + 3
+        j = end + 1
+
+
+def blanked(data: bytes, spans, kinds: tuple[str, ...]) -> bytes:
+    """``data`` with the spans of ``kinds`` blank but for their newlines, a literal's
+    first and last byte kept (so that it stays a one-quote literal of the same lines)."""
+    out = bytearray(data)
+    for kind, start, end in spans:
+        if kind not in kinds:
+            continue
+        inside = out[start:end]
+        out[start:end] = inside.translate(_BLANK)
+        if kind != COMMENT and end - start >= 2:
+            out[start] = data[start]
+            out[end - 1] = data[start]
+    return bytes(out)
+
+
+_BLANK = bytes(b if b == _NEWLINE else 0x20 for b in range(256))
+_INTERPOLATED_PARAM = re.compile(r"\$\{[^}]*?\bparams\.([A-Za-z_]\w*)|\$params\.([A-Za-z_]\w*)")
 
 
 def head_text(node) -> str:
@@ -189,9 +332,10 @@ def head_text(node) -> str:
     return ".".join(parts)
 
 
-def literal(node):
+def literal(node, value=string_value):
+    """A call argument's value; ``value`` reads a string literal's."""
     if node.type == "string":
-        return string_value(node)
+        return value(node)
     text = ts.text(node)
     if node.type == "number":
         try:
@@ -225,7 +369,11 @@ class _Walker:
     looked up with ``Node.parent``."""
 
     def __init__(self, data: bytes, is_config: bool) -> None:
-        self.data = data
+        self.original = data
+        self.spans = literal_spans(data) if b'"""' in data or b"'''" in data else []
+        # triple-quoted literal start -> end; the parse reads them masked (module docstring)
+        self.triples = {start: end for kind, start, end in self.spans if kind == TRIPLE}
+        self.data = blanked(data, self.spans, (TRIPLE,)) if self.triples else data
         self.is_config = is_config
         self.facts = ts.Collector()
         self.sections: dict[int, str] = {}       # process block id -> section being read
@@ -244,9 +392,29 @@ class _Walker:
         self.bindable = marks.get("bindable", set())
         for node in nodes:
             self.visit(node)
+        if facts.error_line is not None and not self.is_config:
+            _LineScan(self).run()
         self.mark_assigned()
-        result = facts.finish(LANGUAGE, "nextflow", VERSION, self.data)
+        result = facts.finish(LANGUAGE, "nextflow", VERSION, self.original)
         return replace(result, blocks=tuple(self.blocks)) if self.blocks else result
+
+    def value(self, node) -> str:
+        """A string literal's value; a masked triple-quoted one's from the file's bytes."""
+        end = self.triples.get(node.start_byte)
+        if end is None or node.end_byte != end:
+            return string_value(node)
+        return self.original[node.start_byte + 3:end - 3].decode("utf-8", "replace")
+
+    def interpolated_params(self, node) -> None:
+        """The ``params.x`` a masked double-quoted triple literal interpolates."""
+        start = node.start_byte
+        if self.original[start] != _DQ or b"params" not in self.original[start:node.end_byte]:
+            return
+        body = self.value(node)
+        first = ts.first_line(node)
+        for match in _INTERPOLATED_PARAM.finditer(body):
+            line = first + body.count("\n", 0, match.start())
+            self.facts.cli_args.append(CliArgFact(line, "params", match.group(1) or match.group(2)))
 
     def mark_assigned(self) -> None:
         """A script's ``params.x = …`` statements assign a default: their params facts get
@@ -263,10 +431,12 @@ class _Walker:
         if kind in ("line_comment", "block_comment"):   # the grammar has no "comment" kind
             facts.comment(node, self.data, doc=ts.text(node).startswith("/**"))
         elif kind == "string":
-            value = string_value(node)
+            value = self.value(node)
             if value:
                 binding = self.binding(node, node.parent) if node.id in self.bindable else ""
                 facts.string(value, node, binding=binding)
+            if node.start_byte in self.triples:
+                self.interpolated_params(node)
         elif kind == "block":
             self.block(node, node.parent)
         elif kind in ("command", "end_command"):
@@ -322,7 +492,7 @@ class _Walker:
         source = next((c for c in command.children if c.type == "string"), None)
         if source is None:
             return
-        module = string_value(source)
+        module = self.value(source)
         self.facts.imports.append(ImportFact(module, line, "none", "include"))
         for statement in block.named_children[1:]:
             if statement.type in ("command", "end_command") and statement.named_children:
@@ -355,7 +525,7 @@ class _Walker:
 
         def value() -> str:   # the setting's or directive's value, read when one is reported
             if strings:
-                return string_value(strings[0])
+                return self.value(strings[0])
             value_nodes = [c for c in children[1:] if c.type not in ("operators", "arg_spliter", "\n") and c.is_named]
             return " ".join(ts.text(c) for c in value_nodes)
 
@@ -392,7 +562,7 @@ class _Walker:
             return
         section = self.sections.get(process_block.id, "")
         if section in SCRIPT_SECTIONS and children[0].type == "string":
-            body = "".join(string_value(s) for s in strings)
+            body = "".join(self.value(s) for s in strings)
             self.facts.directives.append(DirectiveFact(section, body, line, process))
         elif section in ("input", "output") and key:
             self.facts.directives.append(DirectiveFact(section, ts.text(node).strip(), line, process))
@@ -414,7 +584,7 @@ class _Walker:
         name = ".".join(qualifier + [ts.text(name_node)])
         arguments = next((c for c in node.children if c.type == "arg_block"), None)
         values = () if arguments is None else tuple(
-            literal(c) for c in arguments.named_children if c.type not in ("arg_spliter",))
+            literal(c, self.value) for c in arguments.named_children if c.type not in ("arg_spliter",))
         line = ts.first_line(node)
         self.facts.calls.append(CallFact(name, name, line, values, ()))
         if name in READERS:
@@ -424,3 +594,174 @@ class _Walker:
 
 # ``params.name`` as the target of an assignment in a script: a parameter's default
 _PARAMS_DEFAULT = re.compile(r"params\.[A-Za-z_]\w*")
+
+
+# --------------------------------------------------------------------------- line scan
+
+_UNIT_LINE = re.compile(rb"[ \t]*(process|workflow)[ \t]+([A-Za-z_]\w*)[ \t]*\{")
+_SECTION_LINE = re.compile(rb"[ \t]*(input|output|script|shell|exec|when|stub)[ \t]*:")
+_KEY_LINE = re.compile(rb"[ \t]*([A-Za-z_]\w*)\b[ \t]*")
+
+
+def _line(fact) -> int:
+    return fact.line
+
+
+@dataclass(frozen=True)
+class _Span:
+    """A comment the line scan found, shaped as the node ``Collector.comment`` reads."""
+
+    start_byte: int
+    end_byte: int
+    start_point: tuple[int, int]
+    end_point: tuple[int, int]
+    text: bytes
+
+
+class _LineScan:
+    """The fallback for a script the grammar cannot parse whole (module docstring): the
+    named processes and workflows, each process's directives, ``input:``/``output:``
+    lines and script bodies, found line by line on the code outside comments and string
+    literals (braces counted there), and added where the walk has none at that line."""
+
+    def __init__(self, walker: _Walker) -> None:
+        self.walker = walker
+        self.facts = walker.facts
+        data = walker.original
+        self.spans = walker.spans or literal_spans(data)
+        self.starts = [start for _kind, start, _end in self.spans]
+        self.code = blanked(data, self.spans, (TRIPLE, STRING, COMMENT))
+
+    def run(self) -> None:
+        facts = self.facts
+        self.recover_comments()
+        defined = {(d.name, d.line) for d in facts.definitions}
+        directed = {(d.kind, d.line, d.scope) for d in facts.directives}
+        walked_directives = len(facts.directives)
+        added_definitions = False
+        depth = 0
+        process, process_depth, section = "", -1, ""
+        offset = 0
+        for number, line in enumerate(self.code.split(b"\n"), 1):
+            start = offset
+            offset += len(line) + 1
+            if process and depth == process_depth + 1:
+                section = self.process_line(number, line, start, process, section, directed)
+            unit = _UNIT_LINE.match(line) if depth == 0 else None
+            if unit is not None:
+                kind, name = unit.group(1).decode(), unit.group(2).decode()
+                if (name, number) not in defined:
+                    documented = any(c.line_end == number - 1 for c in facts.comments)
+                    facts.definitions.append(DefinitionFact(name, kind, number, True, documented))
+                    added_definitions = True
+                if kind == "process":
+                    process, process_depth, section = name, depth, ""
+            depth += line.count(b"{") - line.count(b"}")
+            if process and depth <= process_depth:
+                process, process_depth = "", -1
+        if added_definitions:
+            facts.definitions.sort(key=_line)
+        if len(facts.directives) > walked_directives:
+            facts.directives.sort(key=_line)
+
+    def recover_comments(self) -> None:
+        """The comments, read from the literal spans: inside an error the walk loses
+        some and takes a ``//`` in a string for one (D4 counts them, a definition's
+        documentation is the block above it)."""
+        data = self.walker.original
+        spans = [(start, end) for kind, start, end in self.spans if kind == COMMENT]
+        line_starts = [0] + [m.end() for m in re.finditer(b"\n", data)]
+        collector = ts.Collector()
+        for start, end in spans:
+            first = bisect_right(line_starts, start) - 1
+            last = bisect_right(line_starts, max(start, end - 1)) - 1
+            collector.comment(_Span(start, end, (first, start - line_starts[first]),
+                                    (last, end - line_starts[last]), data[start:end]), data,
+                              doc=data.startswith(b"/**", start))
+        self.facts.comments = collector.comments
+        self.facts._comment_lines = collector._comment_lines
+        ends = {c.line_end for c in collector.comments}
+        self.facts.definitions = [replace(d, documented=d.line - 1 in ends) for d in self.facts.definitions]
+
+    def process_line(self, number: int, line: bytes, start: int, process: str, section: str,
+                     directed: set) -> str:
+        """Read one line directly in a process's body; returns the section it leaves open."""
+        code = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if not code or not code.strip(b"{}") or self.inside_literal(start + indent):
+            return section   # a line inside a literal or comment, or a brace
+        if line[indent:indent + 1] in (b'"', b"'") and (start + indent) in self.walker.triples:
+            # a triple-quoted literal statement is the process's script (``script:`` may be left out)
+            self.add(DirectiveFact(section if section in SCRIPT_SECTIONS else "script",
+                                   self.literal_at(start + indent, start + indent + 1) or "", number, process),
+                     directed)
+            return section
+        heading = _SECTION_LINE.match(line)
+        if heading is not None:
+            section = heading.group(1).decode()
+            if section == "exec":
+                self.add(DirectiveFact("exec", "", number, process), directed)
+            rest = line[heading.end():]
+            if not rest.strip():
+                return section
+            # ``script: """…"""`` on the section's own line
+            line, start = rest, start + heading.end()
+        if section in SCRIPT_SECTIONS:
+            # the script itself: a literal opening the line (not a ``def x = "…"`` before it)
+            indent = len(line) - len(line.lstrip())
+            literal = self.literal_at(start + indent, start + indent + 1)
+            if literal is not None:
+                self.add(DirectiveFact(section, literal, number, process), directed)
+            return section
+        if section in ("input", "output"):
+            text = self.original_line(start, start + len(line)).strip()
+            if text:
+                self.add(DirectiveFact(section, text, number, process), directed)
+            return section
+        key = _KEY_LINE.match(line)
+        if key is None:
+            return section
+        name = key.group(1).decode()
+        if name in PROCESS_DIRECTIVES and not line[key.end():key.end() + 1] == b"=":
+            value_start = start + key.end()
+            value = self.literal_at(value_start, value_start + 1)
+            if value is None:
+                value = self.original_line(value_start, start + len(line)).strip()
+            if self.add(DirectiveFact(name, value, number, process), directed) \
+                    and name == "errorStrategy" and value in ERROR_STRATEGY_ACTIONS:
+                self.walker.error_strategy(number, process, value)
+        return section
+
+    def add(self, directive: DirectiveFact, directed: set) -> bool:
+        """Add ``directive`` unless the walk read it; whether it was added."""
+        key = (directive.kind, directive.line, directive.scope)
+        if key in directed:
+            return False
+        directed.add(key)
+        self.facts.directives.append(directive)
+        return True
+
+    def inside_literal(self, offset: int) -> bool:
+        """Whether ``offset`` lies inside a literal or comment that starts before it."""
+        index = bisect_right(self.starts, offset) - 1
+        return index >= 0 and self.spans[index][1] < offset < self.spans[index][2]
+
+    def literal_at(self, start: int, end: int) -> str | None:
+        """The value of the first string literal starting in ``[start, end)``, if any."""
+        for kind, span_start, span_end in self.spans:
+            if span_start >= end:
+                return None
+            if span_start >= start and kind != COMMENT:
+                raw = self.walker.original[span_start:span_end].decode("utf-8", "replace")
+                return unquoted(raw)
+        return None
+
+    def original_line(self, start: int, end: int) -> str:
+        """The file's text in ``[start, end)``, a trailing comment cut off."""
+        for kind, span_start, _span_end in self.spans:
+            if span_start >= end:
+                break
+            if kind == COMMENT and span_start >= start:
+                end = span_start
+                break
+        return self.walker.original[start:end].decode("utf-8", "replace")

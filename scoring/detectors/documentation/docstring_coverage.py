@@ -7,6 +7,16 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.detectors.documentation._common import MAX_EVIDENCE
 from scoring.facts import CommentFact, FileFacts
 from scoring.model import Evidence
@@ -45,6 +55,12 @@ _LANGUAGE_TERMS = {
                  "describe each module in a meta.yml beside its main.nf, as nf-core modules do"),
 }
 _LANGUAGE_ORDER = tuple(_LANGUAGE_TERMS)
+# The languages of each fix ecosystem's own definitions (a Snakefile's functions are
+# Python): the fix asks for them first.
+_ECOSYSTEM_LANGUAGES = {
+    PYTHON: ("python",), R: ("r",), JULIA: ("julia",), MATLAB: ("matlab",), NATIVE: ("c_cpp", "fortran"),
+    NEXTFLOW: ("nextflow",), SNAKEMAKE: ("python",),
+}
 
 # @overload stubs and property setters/deleters share the main definition's docs; the
 # decorators are the frontend's dotted names, import aliases resolved
@@ -77,6 +93,24 @@ def _comment_ending_at(comments: tuple[CommentFact, ...], line: int) -> CommentF
     order, so a binary search finds it without a pass over a file's comments."""
     index = bisect_left(comments, line, key=_line_end)
     return comments[index] if index < len(comments) and comments[index].line_end == line else None
+
+
+def _ford_block_above(facts: FileFacts, line: int) -> CommentFact | None:
+    """The comment block above a Fortran procedure's ``line``: the one ending right
+    above, or a FORD block (a !> block and the plain ! lines continuing it) with nothing
+    but blank lines between, which FORD attaches to the procedure below."""
+    index = bisect_left(facts.comments, line, key=_line_end) - 1
+    if index < 0:
+        return None
+    block = facts.comments[index]
+    if block.line_end == line - 1:
+        return block
+    blank = set(facts.blank_lines)
+    if any(number not in blank for number in range(block.line_end + 1, line)):
+        return None
+    if not block.doc and index > 0 and facts.comments[index - 1].line_end == block.line_start - 1:
+        block = facts.comments[index - 1]
+    return block if block.doc and block.text.startswith("!>") else None
 
 
 def _comment_starts_at(comments: tuple[CommentFact, ...], line: int) -> bool:
@@ -197,8 +231,10 @@ def _c_cpp(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
 
 def _fortran(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
     """Public subroutines and functions (module procedures by the module's
-    public/private statements); documented by a FORD comment, or a comment block right
-    above the procedure or right below its first line."""
+    public/private statements and the bindings of its public derived types, as the
+    Fortran frontend reads them); documented by a FORD comment (also a !> block
+    separated by blank lines), or a comment block right above the procedure or right
+    below its first line."""
     for path in paths:
         facts = tree.facts(path)
         if facts is None:
@@ -276,7 +312,8 @@ def _documented_evidence(tree: TreeIndex, documented: list[_Definition], room: i
     evidence = []
     for d in shown:
         facts = tree.facts(d.path)
-        block = _comment_ending_at(facts.comments, d.line - 1) if facts is not None else None
+        block = None if facts is None else _ford_block_above(facts, d.line) if d.language == "fortran" \
+            else _comment_ending_at(facts.comments, d.line - 1)
         unit, _units, doc, _advice = _LANGUAGE_TERMS[d.language]
         evidence.append(Evidence(d.path, f"{unit} '{d.name}' is documented",
                                  rule="docstring_coverage.documented",
@@ -285,12 +322,14 @@ def _documented_evidence(tree: TreeIndex, documented: list[_Definition], room: i
     return evidence
 
 
-def _fix(missing: list[_Definition]) -> str | None:
-    """One clause per language with undocumented definitions, in its ecosystem's terms."""
+def _fix(ecosystem: str, missing: list[_Definition]) -> str | None:
+    """One clause per language with undocumented definitions, in its ecosystem's terms,
+    the deposit's own languages first (``fix_ecosystem``)."""
     if not missing:
         return None
     clauses = []
-    for language in _LANGUAGE_ORDER:
+    own = _ECOSYSTEM_LANGUAGES[ecosystem]
+    for language in sorted(_LANGUAGE_ORDER, key=lambda k: k not in own):
         mine = [d for d in missing if d.language == language]
         if mine:
             unit, units, _doc, advice = _LANGUAGE_TERMS[language]
@@ -301,7 +340,7 @@ def _fix(missing: list[_Definition]) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-@detector("docstring_coverage", version="3.1.0")
+@detector("docstring_coverage", version="3.2.1")
 def docstring_coverage(tree: TreeIndex) -> Result:
     """Public definitions are documented, pooled over every language of the tree.
 
@@ -327,8 +366,11 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         a Doxygen comment (///, //!, /** */, a trailing ///<) or a comment block ending
         directly above.
         Fortran: public subroutines and functions (module public/private statements
-        applied), documented by a FORD comment (!>, !!) or a comment block directly
-        above the procedure or directly below its first line.
+        applied; a procedure bound to a public derived type by a public binding, or a
+        specific of a public generic binding, is public: object-oriented libraries
+        expose their API so), documented by a FORD comment (!>, !!; a !> block and the
+        plain ! lines continuing it also across blank lines, as FORD attaches it) or a
+        comment block directly above the procedure or directly below its first line.
         Nextflow: named processes and workflows, documented by a meta.yml beside the
         module (nf-core) or a Groovydoc /** */ comment above.
         Test files and vendored files (file roles, METRICS §0.2.1-3) are out of the
@@ -340,7 +382,8 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         documentation.
     Evidence:
         The first undocumented public definitions (path, line, signature line), up to
-        20; in the room left, documented ones, each file's first before a second, from the
+        20, the project's own source files before documentation and build files; in the
+        room left, documented ones, each file's first before a second, from the
         comment block ending right above one (a roxygen, Doxygen or FORD block) to its
         line. ``counts`` has public_defs and documented_defs (pooled), <language>_public_defs
         and <language>_documented_defs for each language counted, files and
@@ -350,12 +393,19 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         Document each listed definition the way its language does: a docstring for
         Python and Julia, a roxygen #' block for R, a help comment block for MATLAB, a
         Doxygen /// or /** */ comment for C/C++, a FORD !> comment for Fortran, a
-        meta.yml for a Nextflow module.
+        meta.yml for a Nextflow module; the fix names the deposit's own languages first
+        (the processes of a Nextflow workflow before its Python helpers).
     Known false positives:
         A one-word docstring counts as documented, and in native headers any comment
         directly above a declaration counts. Functions that are public only by naming
         (helpers in an R or Python script) are expected to be documented too. In Python
-        files that do not parse, definitions inside if/try blocks are missed.
+        files that do not parse, definitions inside if/try blocks are missed. Build files
+        (setup scripts, a Sphinx conf.py and its hooks such as linkcode_resolve,
+        noxfile.py) are counted: METRICS §0.2.2 takes build files out of C2 and S6 only,
+        and §3 D6 counts every public definition of a .py file; their definitions are
+        listed after the project's own. An R function documented only by a hand-written
+        man/<name>.Rd page counts as undocumented: §0.3 names roxygen blocks as R's
+        documentation for D6.
     """
     counted: list[_Definition] = []
     excluded = {"test": 0, "vendored": 0}
@@ -375,8 +425,10 @@ def docstring_coverage(tree: TreeIndex) -> Result:
                 excluded[role] += 1
             else:
                 counted.append(definition)
-    # evidence in path order, each file's definitions in the order its facts give them
-    counted.sort(key=lambda d: d.path)
+    # evidence in path order, each file's definitions in the order its facts give them;
+    # the project's own code before its documentation and build files (a Sphinx conf.py
+    # hook is not what a re-user calls first)
+    counted.sort(key=lambda d: (tree.role(d.path) != "source", d.path))
     missing = [d for d in counted if not d.documented]
     public, documented = len(counted), len(counted) - len(missing)
     counts = {"public_defs": public, "documented_defs": documented, "files": files, "files_unparsed": unparsed}
@@ -397,5 +449,5 @@ def docstring_coverage(tree: TreeIndex) -> Result:
                                  rule="docstring_coverage.undocumented", line_start=d.line,
                                  snippet=d.header or tree.snippet(d.path, d.line)))
     evidence += _documented_evidence(tree, [d for d in counted if d.documented], MAX_EVIDENCE - len(evidence))
-    return Result(100 * documented / public, evidence=evidence, fix=_fix(missing), counts=counts,
+    return Result(100 * documented / public, evidence=evidence, fix=_fix(fix_ecosystem(tree), missing), counts=counts,
                   reason=f"{documented} of {public} public definitions documented")

@@ -6,6 +6,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.detectors._shared import (
+    JULIA,
+    MATLAB,
+    NATIVE,
+    NEXTFLOW,
+    PYTHON,
+    SNAKEMAKE,
+    R,
+    fix_ecosystem,
+)
 from scoring.facts import FileFacts
 from scoring.model import Evidence
 from scoring.registry import Result, detector
@@ -33,6 +43,12 @@ _CODING_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
 _PLUTO_EMBEDDED = frozenset({"PLUTO_PROJECT_TOML_CONTENTS", "PLUTO_MANIFEST_TOML_CONTENTS"})
 _NOTEBOOK_SUFFIXES = (".ipynb", ".rmd", ".qmd")
 
+# The frontends whose files are each fix ecosystem's own code: the fix asks for their
+# explanation first.
+_ECOSYSTEM_LANGUAGES = {
+    PYTHON: ("python",), R: ("r",), JULIA: ("julia",), MATLAB: ("matlab",), NATIVE: ("c_cpp", "fortran"),
+    NEXTFLOW: ("nextflow",), SNAKEMAKE: ("snakemake",),
+}
 # What explains a script in each language, by the frontend that reads it: the fix names it.
 _EXPLANATION = {
     "python": "comments and docstrings",
@@ -45,21 +61,6 @@ _EXPLANATION = {
     "snakemake": "`#` comments and rule docstrings",
     "shell": "`#` comments",
 }
-
-# Vendored files are in no code metric's denominator (METRICS §0.2.1-2; §0.3: renv/ and
-# packrat/ are vendored). A local path rule until the tree index gives file roles:
-# folders named for other projects' code anywhere (third_party/, "3rd party toolboxes/",
-# vendor/, extern/), external/-like folders at the root only (a nested src/external/
-# usually holds the project's own interfaces), and versioneer's files.
-_VENDORED_DIR = re.compile(r"(?:third|3rd)[ _-]?part(?:y|ies)(?:[ _-].*)?|vendor(?:ed)?|extern|renv|packrat",
-                           re.IGNORECASE)
-_VENDORED_ROOT_DIR = re.compile(r"external(?:[ _-](?:packages|libs?|deps|toolbox(?:es)?))?", re.IGNORECASE)
-# a folder of other people's toolboxes: each subfolder holding its own licence file is
-# another project's sources (dependencies/export_fig/LICENSE). Not lib/ or packages/,
-# where a monorepo keeps its own licensed parts.
-_DEPENDENCY_DIR = re.compile(r"dependencies|deps|toolbox(?:es)?", re.IGNORECASE)
-_LICENCE_FILE = re.compile(r"(?:licen[cs]e|copying)(?:\.\w+)?", re.IGNORECASE)
-
 
 @dataclass
 class _ScriptDensity:
@@ -183,33 +184,7 @@ def _notebook_density(path: str, facts: FileFacts) -> _NotebookDensity | None:
     return _NotebookDensity(path, markdown, code, best)
 
 
-def _has_licence(tree: TreeIndex, folder: str, seen: dict[str, bool]) -> bool:
-    if folder not in seen:
-        seen[folder] = any(_LICENCE_FILE.fullmatch(name.rsplit("/", 1)[-1]) for name in tree.files_in(folder))
-    return seen[folder]
-
-
-def _vendored(tree: TreeIndex, path: str, facts: FileFacts | None, licensed: dict[str, bool]) -> bool:
-    """A vendored file by the local path rule (see ``_VENDORED_DIR``); ``licensed``
-    remembers which library folders hold a licence file."""
-    parts = path.split("/")
-    folders = parts[:-1]
-    if any(_VENDORED_DIR.fullmatch(folder) for folder in folders):
-        return True
-    if folders and _VENDORED_ROOT_DIR.fullmatch(folders[0]):
-        return True
-    for depth in range(len(folders) - 1):
-        if _DEPENDENCY_DIR.fullmatch(folders[depth]) and _has_licence(tree, "/".join(parts[:depth + 2]), licensed):
-            return True
-    name = parts[-1]
-    if name == "versioneer.py":
-        return True
-    # versioneer's generated _version.py says so in its header comment
-    return name == "_version.py" and facts is not None and any(
-        "versioneer" in comment.text.lower() for comment in facts.comments[:3])
-
-
-@detector("inline_explanation_density", version="3.0.1")
+@detector("inline_explanation_density", version="3.1.1")
 def inline_explanation_density(tree: TreeIndex) -> Result:
     """Code is explained: markdown cells in notebooks, comments and docstrings in scripts.
 
@@ -225,15 +200,16 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         docstrings (a Pluto notebook's embedded Project and Manifest are not code); MATLAB/
         Octave (.m) `%`/`#` comments, `%{ %}` blocks and help blocks; C/C++ (.c .h .cc
         .cpp .cxx .hpp .hh .cu) and Fortran (.f .f90 … .F90) `//`, `/* */` and `!`
-        comments, Doxygen and FORD included; Nextflow (.nf, nextflow.config, conf/*.config)
+        comments, Doxygen and FORD included; Nextflow (.nf, nextflow.config and the other
+        nextflow*.config files, conf/*.config)
         `//` and `/* */` comments; Snakemake (Snakefile, .smk) `#` comments and rule and
         function docstrings; shell (.sh/.bash) `#` comments. A trailing comment makes
         its line a comment line; shebangs, encoding cookies and cell markers (`# %%`,
         `# In[ ]:`, a bare MATLAB `%%`, Pluto's `# ╔═╡`) are not comments. Vendored files
-        are left out (METRICS §0.2.2): third_party/, thirdparty/, "3rd party …/",
-        vendor/, extern/, renv/ (renv/activate.R), packrat/, a root external/, a library
-        with its own licence file inside dependencies/, deps/ or toolboxes/,
-        and versioneer's files. Both parts → round(0.6·nb + 0.4·sc, 1); one part → that
+        (the file role, METRICS §0.2.1-2) are left out: third-party, vendor, renv/ and
+        packrat/ folders, the projects copied into an extern*/deps/dependencies
+        container, a folder holding another project's licence, single-file libraries
+        (versioneer.py, sse2neon.h) and the folders named after one. Both parts → round(0.6·nb + 0.4·sc, 1); one part → that
         part rounded to 1 decimal; neither (no such files, or only notebooks without code
         cells and blank scripts) → 50, not applicable.
     Why it matters:
@@ -250,7 +226,9 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         Aim for at least one explanatory markdown cell per two code cells and about one
         comment or documentation line per five lines of code, in the language's own
         form (roxygen for R, docstrings for Julia, help blocks for MATLAB, Doxygen for
-        C/C++, `//` comments in Nextflow), starting with the files listed.
+        C/C++, FORD for Fortran, `//` comments in Nextflow, rule docstrings in
+        Snakemake), starting with the files listed; the fix names the deposit's own
+        language first (the workflow files of a workflow whose steps run Python helpers).
     Known false positives:
         Commented-out code, licence headers and separator lines (`# -----`) count as
         comments; a markdown cell of ten characters (a heading) counts as explanation.
@@ -259,12 +237,9 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
     """
     scripts: list[_ScriptDensity] = []
     notebooks: list[_NotebookDensity] = []
-    vendored = 0
     vendored_paths: list[str] = []
-    licensed: dict[str, bool] = {}
     for path, facts in tree.all_facts().items():
-        if _vendored(tree, path, facts, licensed):
-            vendored += 1
+        if tree.role(path) == "vendored":
             vendored_paths.append(path)
         elif path.lower().endswith(_NOTEBOOK_SUFFIXES):
             notebook = _notebook_density(path, facts)
@@ -273,13 +248,12 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         elif (script := _fact_script_density(path, facts)) is not None:
             scripts.append(script)
     for path in tree.by_type("shell"):
-        if _vendored(tree, path, None, licensed):
-            vendored += 1
+        if tree.role(path) == "vendored":
             vendored_paths.append(path)
         elif (script := _shell_density(tree, path)) is not None:
             scripts.append(script)
     unread_notebooks = sorted(path for path in tree.by_type("notebook") + tree.by_type("rmd")
-                              if tree.skip_reason(path) is not None and not _vendored(tree, path, None, licensed))
+                              if tree.skip_reason(path) is not None and tree.role(path) != "vendored")
     md_cells = sum(n.markdown for n in notebooks)
     code_cells = sum(n.code for n in notebooks)
     comment_lines = sum(s.comments for s in scripts)
@@ -295,7 +269,7 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         "notebook_part": None if nb_part is None else round(nb_part, 2),
         "script_part": None if sc_part is None else round(sc_part, 2),
         "scripts_by_language": dict(sorted(by_language.items())),
-        "vendored_files": vendored, "notebooks_not_read": len(unread_notebooks),
+        "vendored_files": len(vendored_paths), "notebooks_not_read": len(unread_notebooks),
     }
     if nb_part is None and sc_part is None:
         return Result(50, applicable=False, counts=counts,
@@ -326,7 +300,7 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
                                  rule="inline_explanation_density.unknown"))
     evidence += [Evidence(path, "vendored: another project's code, not counted", rule="inline_explanation_density.vendored")
                  for path in sorted(vendored_paths)[:3]]
-    fix = _fix(worst_notebooks, worst_scripts) if value < 100 else None
+    fix = _fix(fix_ecosystem(tree), worst_notebooks, worst_scripts) if value < 100 else None
     parts = []
     if nb_part is not None:
         parts.append(f"notebooks {md_cells} md / {code_cells} code cells → {nb_part:.1f}")
@@ -335,9 +309,11 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
     return Result(value, evidence=evidence, fix=fix, counts=counts, reason="; ".join(parts))
 
 
-def _fix(worst_notebooks: list[_NotebookDensity], worst_scripts: list[_ScriptDensity]) -> str:
+def _fix(ecosystem: str, worst_notebooks: list[_NotebookDensity], worst_scripts: list[_ScriptDensity]) -> str:
     """The fix in the deposit's own forms of explanation: markdown cells (text between
-    chunks in R Markdown) and each listed script language's comments and documentation."""
+    chunks in R Markdown) and, for the listed scripts of each language, its comments and
+    documentation, the deposit's own language first (``fix_ecosystem``: the workflow
+    files of a workflow, the C/C++ and Fortran of a native code)."""
     asks = []
     if worst_notebooks:
         rmd = all(n.path.lower().endswith((".rmd", ".qmd")) for n in worst_notebooks)
@@ -345,10 +321,12 @@ def _fix(worst_notebooks: list[_NotebookDensity], worst_scripts: list[_ScriptDen
         asks.append(f"{cells} (one per two code {'chunks' if rmd else 'cells'}) to "
                     f"{_join([n.path for n in worst_notebooks], 3)}")
     # a part below 100 has a file below its target, so the lists are never both empty
-    languages: dict[str, int] = {}
-    for s in worst_scripts:
-        languages[s.language] = languages.get(s.language, 0) + s.nonblank
-    if languages:
-        forms = [_EXPLANATION[language] for language in sorted(languages, key=lambda k: (-languages[k], k))]
-        asks.append(f"{'; '.join(forms)} (about one line in five) to {_join([s.path for s in worst_scripts], 3)}")
-    return "Add " + ", and ".join(asks) + "."
+    groups: dict[str, list[_ScriptDensity]] = {}
+    for script in worst_scripts:
+        groups.setdefault(script.language, []).append(script)
+    own = _ECOSYSTEM_LANGUAGES[ecosystem]
+    ordered = sorted(groups, key=lambda k: (k not in own, -sum(s.nonblank for s in groups[k]), k))
+    scripts = [f"{_EXPLANATION[language]} to {_join([s.path for s in groups[language]], 3)}" for language in ordered]
+    if scripts:
+        scripts[-1] += " (about one comment or documentation line in five lines of code)"
+    return "Add " + ", and ".join(asks + scripts) + "."
