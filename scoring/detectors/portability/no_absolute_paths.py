@@ -67,9 +67,6 @@ def _absolute_paths(value: str) -> Iterator[tuple[str, str, int]]:
         yield rule, path[:120], match.start()
 
 
-# Languages whose string literals have no escape sequences: a backslash is a backslash.
-_RAW_LITERALS = frozenset({"matlab", "fortran"})
-
 # An f-string's value shows each field as this (StringFact): its literal parts are
 # matched one by one, each from the literal's first line, as ``ast`` placed them.
 _FIELD = "{…}"
