@@ -26,7 +26,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from scoring import load_rubric, measure, score  # noqa: E402
-from scoring.catalog import METRICS  # noqa: E402
+from scoring.catalog import METRICS, METRICS_BY_ID  # noqa: E402
+from scoring.model import Inventory, Measurement, Measurements  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 CONTINUOUS = {
@@ -37,6 +38,12 @@ CONTINUOUS = {
 # inside the range: the curator's interval is the tolerance).
 CONTINUOUS_SLACK = 5.0
 TARGET_ALL, TARGET_KIND = 0.97, 0.94
+# METRICS.md §3.0: the value a not-applicable metric takes in the arithmetic
+NOT_APPLICABLE_FILL = {
+    "inline_explanation_density": 50.0, "docstring_coverage": 50.0, "no_absolute_paths": 100.0,
+    "import_resolvability": 100.0, "no_hardcoded_credentials": 100.0, "silent_failure_masking": 100.0,
+    "seed_management": 100.0, "notebook_exec_order": 100.0, "hardware_requirements": 100.0,
+}
 
 
 @dataclass
@@ -104,6 +111,27 @@ def evidence_missing(data: dict, measured) -> list[str]:
     return missing
 
 
+def expected_rrs(data: dict, rubric) -> float:
+    """The RRS of a repository computed from the curator's expected values (a range's
+    midpoint; a not-applicable metric at its fill value, METRICS.md §3.0), under
+    ``rubric``: whether a ranking the scorer misses is one the rubric can give at all."""
+    values, applicable = {}, {}
+    for spec in METRICS:
+        expected = data["expected"][spec.metric_id]
+        applicable[spec.metric_id] = not expected.get("not_applicable")
+        if expected.get("not_applicable"):
+            values[spec.metric_id] = NOT_APPLICABLE_FILL.get(spec.metric_id, 0.0)
+        elif "range" in expected:
+            values[spec.metric_id] = sum(float(x) for x in expected["range"]) / 2
+        else:
+            values[spec.metric_id] = float(expected["level"])
+    measured = Measurements(
+        measurements={mid: Measurement(mid, METRICS_BY_ID[mid].category, value, applicable[mid], None)
+                      for mid, value in values.items()},
+        inventory=Inventory())
+    return score(measured, rubric).rrs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("trees", type=Path, help="folder holding <kind>/<repo>/ checkouts")
@@ -164,6 +192,14 @@ def main(argv: list[str] | None = None) -> int:
         worst_ok = order[-1] in by_rrs and by_rrs.index(order[-1]) >= len(by_rrs) - half
         print(f"  {kind}: best {order[0]} {'ok' if best_ok else 'NOT in the top half'}; "
               f"least prepared {order[-1]} {'ok' if worst_ok else 'NOT in the bottom half'}")
+        if not (best_ok and worst_ok):
+            # Is it the scorer, or the rubric? The RRS the curator's own values give.
+            own = {repo: expected_rrs(expectations[kind][repo], rubric) for repo in rrs[kind]}
+            by_own = sorted(own, key=lambda repo: -own[repo])
+            print(f"    by the curator's own values under rubric {rubric.name}: "
+                  + ", ".join(f"{repo} {own[repo]:.2f}" for repo in by_own)
+                  + f" ({order[0]} {by_own.index(order[0]) + 1} of {len(by_own)},"
+                  f" {order[-1]} {by_own.index(order[-1]) + 1} of {len(by_own)})")
         status |= not (best_ok and worst_ok)
     wrong = [c for c in checks if not c.ok or args.show_agreeing]
     if wrong:
