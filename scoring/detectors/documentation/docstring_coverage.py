@@ -215,18 +215,33 @@ def _matlab(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
 
 
 def _c_cpp(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
-    """Public declarations of headers (functions, classes, structs, methods); documented
-    by a Doxygen comment, or a comment block ending right above the declaration (the
-    way most native codes document a header)."""
+    """Public declarations of headers (functions, classes, structs, methods, function-like
+    macros; no name with a leading underscore, as the C/C++ frontend reads public);
+    documented by a Doxygen comment, or a comment block ending right above the
+    declaration (the way most native codes document a header). A macro defined again in
+    the same header (another preprocessor branch) is one declaration, documented (and
+    shown) where one of its definitions is."""
     for path in paths:
         facts = tree.facts(path)
         if facts is None:
             continue
         comments = facts.comments
+        found: list[_Definition] = []
+        macros: dict[str, int] = {}     # macro name -> its index in found
         for definition in facts.definitions:
-            if definition.public:
-                yield _Definition("c_cpp", path, definition.name, definition.line, definition.documented
-                                  or _comment_ending_at(comments, definition.line - 1) is not None)
+            if not definition.public:
+                continue
+            documented = definition.documented or _comment_ending_at(comments, definition.line - 1) is not None
+            if definition.kind == "macro" and definition.name in macros:
+                index = macros[definition.name]
+                if documented and not found[index].documented:
+                    # shown where it is documented
+                    found[index] = _Definition("c_cpp", path, definition.name, definition.line, True)
+                continue
+            if definition.kind == "macro":
+                macros[definition.name] = len(found)
+            found.append(_Definition("c_cpp", path, definition.name, definition.line, documented))
+        yield from found
 
 
 def _fortran(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
@@ -340,7 +355,7 @@ def _fix(ecosystem: str, missing: list[_Definition]) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-@detector("docstring_coverage", version="3.2.1")
+@detector("docstring_coverage", version="3.3.0")
 def docstring_coverage(tree: TreeIndex) -> Result:
     """Public definitions are documented, pooled over every language of the tree.
 
@@ -362,9 +377,18 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         MATLAB/Octave: each file's main function and each classdef, outside private/
         folders and +internal packages, documented by a help comment block (below the
         function line, or above it).
-        C/C++: public declarations in headers (.h, .hpp, .hh, .hxx, .cuh), documented by
-        a Doxygen comment (///, //!, /** */, a trailing ///<) or a comment block ending
-        directly above.
+        C/C++: public declarations in headers (.h, .hpp, .hh, .hxx, .cuh): function
+        prototypes and definitions, classes and structs with a body, public methods, and
+        function-like macros (#define f(x) …), which are what macro-generic C libraries
+        (khash's kh_put, kseq's KSEQ_INIT) give their users to call and which Doxygen
+        documents as it does functions; a macro defined again in another preprocessor
+        branch of the same header counts once. Object-like macros (constants, include
+        guards) are not definitions, as module constants are none in Python. A name with
+        a leading underscore is never public: C and C++ reserve such names for the
+        implementation (__x and _X everywhere, every _x at file scope), so a library that
+        uses one marks an internal (struct __kstring_t, __ac_isempty). Documented by a
+        Doxygen comment (///, //!, /** */, /*! */, a trailing ///<) or a comment block
+        ending directly above.
         Fortran: public subroutines and functions (module public/private statements
         applied; a procedure bound to a public derived type by a public binding, or a
         specific of a public generic binding, is public: object-oriented libraries
@@ -405,7 +429,9 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         and §3 D6 counts every public definition of a .py file; their definitions are
         listed after the project's own. An R function documented only by a hand-written
         man/<name>.Rd page counts as undocumented: §0.3 names roxygen blocks as R's
-        documentation for D6.
+        documentation for D6. In C/C++ headers, helper macros a header defines for its
+        own use (MAX(a, b), a logging shorthand) are counted as API like the rest, and a
+        type named only by a typedef (typedef struct {…} name_t;) is not counted.
     """
     counted: list[_Definition] = []
     excluded = {"test": 0, "vendored": 0}
