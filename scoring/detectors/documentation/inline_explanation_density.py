@@ -184,7 +184,7 @@ def _notebook_density(path: str, facts: FileFacts) -> _NotebookDensity | None:
     return _NotebookDensity(path, markdown, code, best)
 
 
-@detector("inline_explanation_density", version="3.1.1")
+@detector("inline_explanation_density", version="3.2.0")
 def inline_explanation_density(tree: TreeIndex) -> Result:
     """Code is explained: markdown cells in notebooks, comments and docstrings in scripts.
 
@@ -197,7 +197,8 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         lines / 0.20, 1) · 100, where a comment line holds a comment or a line of
         documentation: Python (.py/.pyw/.ipy) `#` comments and docstrings; R (.R/.r) `#`
         comments and roxygen `#'` blocks; Julia (.jl) `#` and `#= =#` comments and
-        docstrings (a Pluto notebook's embedded Project and Manifest are not code); MATLAB/
+        docstrings, @doc strings included (a Pluto notebook's embedded Project and
+        Manifest are not code); MATLAB/
         Octave (.m) `%`/`#` comments, `%{ %}` blocks and help blocks; C/C++ (.c .h .cc
         .cpp .cxx .hpp .hh .cu) and Fortran (.f .f90 … .F90) `//`, `/* */` and `!`
         comments, Doxygen and FORD included; Nextflow (.nf, nextflow.config and the other
