@@ -684,6 +684,24 @@ def test_inline_density_names_the_vendored_files_left_out(make_tree):
     assert [(e.path, e.rule) for e in m.evidence] == [("renv/activate.R", "inline_explanation_density.vendored")]
 
 
+def test_inline_density_shows_the_files_lacking_most_explanation_first(make_tree):
+    code = "".join(f"x{i} = {i}\n" for i in range(40))
+    root = make_tree({
+        "a.sh": "#!/bin/sh\npython run.py\n",                            # no comment, 0.4 lines short
+        "run.py": "# why\n" + code,                                       # 41 lines, 7.2 short
+        "model.py": code[:160],                                           # 20 lines, no comment: 4 short
+        "one.ipynb": notebook(*[("code", f"x = {i}") for i in range(4)]),  # no markdown: 2 cells short
+        "two.ipynb": notebook(("code", "x = 1"), ("code", "y = 2")),      # 1 cell short
+    })
+    m = measure("inline_explanation_density", root)
+    assert [(e.path, e.line_start, e.cell) for e in m.evidence] == [
+        ("one.ipynb", None, 1), ("two.ipynb", None, 1), ("run.py", 2, None), ("model.py", 1, None),
+        ("a.sh", 1, None)]
+    assert m.fix == ("Add explanatory markdown cells (one per two code cells) to one.ipynb, two.ipynb, and comments "
+                     "and docstrings to run.py, model.py, and `#` comments to a.sh (about one comment or documentation "
+                     "line in five lines of code).")
+
+
 # --------------------------------------------------------------------------- D7
 
 
@@ -933,7 +951,7 @@ _LINE = " (about one comment or documentation line in five lines of code)."
     ("matlab", "Add `%` comments and help blocks to fit_model.m" + _LINE,
      "Add a help comment block (% lines right below the function or classdef line) (1 undocumented MATLAB "
      "function, starting with 'fit_model' in fit_model.m:1)."),
-    ("native", "Add `//` and `/* */` comments (Doxygen on declarations) to include/fit.h, src/fit.c, and `!` "
+    ("native", "Add `//` and `/* */` comments (Doxygen on declarations) to src/fit.c, include/fit.h, and `!` "
                "comments (FORD `!>` on declarations) to src/solve.f90" + _LINE,
      "Add a Doxygen comment (/// or /** */) above each declaration in the headers (1 undocumented header "
      "declaration, starting with 'fit' in include/fit.h:1); add a FORD !> comment block above each public "

@@ -138,3 +138,25 @@ def test_parse_error_is_a_fact_and_the_rest_is_still_read():
     result = c_cpp.extract(b"#include <random>\nint main( { return 0; }\n", "broken.c")
     assert result.parse_error == "syntax error at line 2"
     assert result.imports == (ImportFact("random", 1, "none", "include"),)
+
+
+def test_function_like_macros_of_headers_are_definitions_and_underscore_names_are_not_public():
+    header = (b"#ifndef KV_H\n#define KV_H\n#define KV_MAX 8\n/*! @function\n  @abstract Init. */\n"
+              b"#define kv_init(v) ((v).n = 0)\n#define kv_a(v, i) ((v).a[(i)])\n"
+              b"#define kv_size(v) ((v).n) ///< its length\n\n#define __kv_grow(v) (v)\n"
+              b"typedef struct __kv_t { int n; } kv_t;\nint _kv_check(int i);\nclass Vec { public: int _raw(); int at(int i); };\n#endif\n")
+    result = c_cpp.extract(header, "kv.h")
+    assert [(d.name, d.kind, d.line, d.public, d.documented) for d in result.definitions] == [
+        ("kv_init", "macro", 6, True, True),
+        ("kv_a", "macro", 7, True, False),
+        ("kv_size", "macro", 8, True, True),
+        ("__kv_grow", "macro", 10, False, False),
+        ("__kv_t", "struct", 11, False, False),
+        ("_kv_check", "declaration", 12, False, False),
+        ("Vec", "class", 13, True, False),
+        ("_raw", "declaration", 13, False, False),
+        ("at", "declaration", 13, True, False),
+    ]
+    # a source file's macros are its own shorthand, no API
+    assert c_cpp.extract(b"#define SQ(x) ((x) * (x))\nint f(int x) { return SQ(x); }\n", "kv.c").definitions == (
+        DefinitionFact("f", "function", 2, True, False, end_line=2),)

@@ -164,7 +164,7 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.1.1+")
+    assert result.frontend_version.startswith("1.2.0+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
 
 
@@ -181,3 +181,21 @@ def test_short_form_methods_with_a_return_type_or_where_clause_are_definitions()
     assert [(d.name, d.kind, d.line, d.documented) for d in result.definitions] == [
         ("B", "function", 2, True), ("D", "function", 4, True), ("KSample", "function", 6, True),
         ("E", "function", 7, False), ("Base.show", "function", 8, False)]
+
+
+def test_doc_macro_strings_are_docstrings_and_document_their_target():
+    source = (b'@doc """\nSolve it.\n""" solve(x::Int)\n'
+              b'@doc raw"""\nThe ``x^2`` map.\n""" sq(x) = x^2\n'
+              b'@doc "Scale by k." function scale(x, k)\n    x * k\nend\n'
+              b'@doc """\nNext line.\n"""\nfunction nextline(x)\n    x\nend\n'
+              b'alias(x) = sq(x)\n@doc (@doc sq) alias\nBase.@doc "Q." Base.show\n'
+              b'table = raw"""\na,b\n"""\n@doc "Look-up only."\n\nlater(x) = x\n')
+    result = julia.extract(source, "src/M.jl")
+    assert [(d.name, d.kind, d.line, d.documented) for d in result.definitions] == [
+        ("solve", "signature", 3, True), ("sq", "function", 6, True), ("scale", "function", 7, True),
+        ("nextline", "function", 13, True), ("alias", "function", 16, False), ("alias", "signature", 17, True),
+        ("Base.show", "signature", 18, True), ("later", "function", 24, False)]
+    assert [(c.line_start, c.line_end, c.doc) for c in result.comments] == [
+        (1, 3, True), (4, 6, True), (7, 7, True), (10, 12, True), (18, 18, True)]
+    assert [(s.line_start, s.docstring) for s in result.strings] == [
+        (1, True), (4, True), (7, True), (10, True), (18, True), (22, False)]

@@ -31,7 +31,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "c_cpp"
-VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4), the `//` comment after a #define value; 1.0.3 (S1): seed_value facts (a value given to a variable named like a seed, or the clock given to any variable; sscanf into a seed), RandomFact.seed_text of a seed or engine given an expression, the end line of a function definition; 1.0.4: FileFacts.credentials (C3)
+VERSION = "1.1.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4), the `//` comment after a #define value; 1.0.3 (S1): seed_value facts (a value given to a variable named like a seed, or the clock given to any variable; sscanf into a seed), RandomFact.seed_text of a seed or engine given an expression, the end line of a function definition; 1.0.4: FileFacts.credentials (C3); 1.1.0 (D6): function-like macros of headers are definitions (kind "macro"), names with a leading underscore are never public
 C_SUFFIXES = (".c",)
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh")
 
@@ -142,6 +142,12 @@ def declarator_name(node):
     return None
 
 
+def reserved_name(name: str) -> bool:
+    """A name whose last component starts with an underscore (``__kstring_t``,
+    ``_err_fatal_simple``, ``ns::_Impl``)."""
+    return name.rsplit("::", 1)[-1].startswith("_")
+
+
 def function_declarator(node):
     while node is not None and node.type != "function_declarator":
         node = node.child_by_field_name("declarator")
@@ -155,7 +161,7 @@ STRING_KINDS = ("string_literal", "raw_string_literal", "concatenated_string")
 SELECTED_KINDS = (
     "comment", *STRING_KINDS, "preproc_include", "namespace_alias_definition", "using_declaration",
     "access_specifier", "function_definition", "declaration", "field_declaration", "class_specifier",
-    "struct_specifier", "call_expression",
+    "struct_specifier", "call_expression", "preproc_function_def",
 )
 SELECTED_PATTERNS = """
 (assignment_expression right: [(string_literal) (concatenated_string)]) @node
@@ -245,6 +251,7 @@ class _Walker:
             "call_expression": self.call, "assignment_expression": self.assignment,
             "catch_clause": self.catch_clause, "identifier": self.log_stream,
             "qualified_identifier": self.log_stream, "preproc_arg": self.macro_comment,
+            "preproc_function_def": self.function_macro,
         }
         handlers = b"catch" in self.data
         log_streams = b"cerr" in self.data or b"clog" in self.data
@@ -404,6 +411,8 @@ class _Walker:
         return ""
 
     def public(self, node, ancestors) -> bool:
+        """Whether a header's user may call or name the definition: not ``static`` at
+        file scope, not in an anonymous namespace, not a private or protected member."""
         if any(c.type == "storage_class_specifier" and ts.text(c) == "static" for c in node.children) \
                 and not any(a.type == "field_declaration_list" for a in ancestors):
             return False
@@ -416,17 +425,39 @@ class _Walker:
             return self.access.get(ancestors[-1].id, default) == "public"
         return True
 
-    def add_definition(self, name: str, kind: str, node, ancestors: list | None, end_line: int = 0) -> None:
+    def add_definition(self, name: str, kind: str, node, ancestors: list | None, end_line: int = 0,
+                       documented: bool = False) -> None:
         line = ts.first_line(node)
         if ancestors is None:
             ancestors = self.ancestors(node)
-        documented = self.facts.doc_block_ending_at(line) is not None
+        documented = documented or self.facts.doc_block_ending_at(line) is not None
         if not documented and self.facts.comments:
             # a trailing ///< on the declaration's own line documents it too
             last = self.facts.comments[-1]
             documented = last.doc and last.line_start == line and last.text.startswith(("///<", "//!<", "/**<"))
-        self.facts.definitions.append(DefinitionFact(name, kind, line, self.public(node, ancestors), documented,
-                                                     end_line=end_line))
+        # C and C++ reserve names with a leading underscore for the implementation (at
+        # file scope all of them, everywhere __x and _X): a library that uses one anyway
+        # marks an internal (khash's __ac_isempty, kseq's struct __kstring_t)
+        public = not reserved_name(name) and self.public(node, ancestors)
+        self.facts.definitions.append(DefinitionFact(name, kind, line, public, documented, end_line=end_line))
+
+    def function_macro(self, node) -> None:
+        """A function-like ``#define`` of a header is part of its API: macro-generic C
+        libraries (khash's ``kh_put``, kseq's ``KSEQ_INIT``) have no other declaration of
+        what their users call, and Doxygen documents macros as it does functions.
+        Object-like macros (constants, include guards) are no definitions, as module
+        constants are none in the other languages."""
+        if not self.header:
+            return
+        name = node.child_by_field_name("name")
+        if name is None:
+            return
+        value = node.child_by_field_name("value")
+        trailing = False
+        if value is not None and b"//" in value.text:
+            match = next((m for m in MACRO_LITERAL_OR_COMMENT.finditer(ts.text(value)) if m.group(1)), None)
+            trailing = match is not None and match.group(1).startswith(("///<", "//!<"))
+        self.add_definition(ts.text(name), "macro", node, [], documented=trailing)
 
     def definition(self, node) -> None:
         kind = "function"

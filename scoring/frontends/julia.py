@@ -2,8 +2,12 @@
 
 A string literal standing right before a definition is its docstring (Julia's own
 rule): it is documentation text, never code, so a ``rand(3)`` written inside one is no
-random call (METRICS §0.2.4). Docstrings are reported both as ``StringFact(docstring=
-True)`` and as ``CommentFact(doc=True)``.
+random call (METRICS §0.2.4). The ``@doc`` macro attaches documentation the same way
+(``@doc "…" f``, ``@doc raw"…" f(x) = …``, ``@doc (@doc g) f``, and its text on the
+line above the documented expression): its string, raw or not, is a docstring, and
+what it documents is documented (a bare name or signature ``@doc "…" f(x::Int)`` is a
+``DefinitionFact`` of kind ``signature``). Docstrings are reported both as
+``StringFact(docstring=True)`` and as ``CommentFact(doc=True)``.
 
 Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
 the nodes facts come from (comments, string literals, imports, exports, definitions,
@@ -34,7 +38,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.1.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6)
+VERSION = "1.2.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6); 1.2.0 (D4, D6): @doc docstrings (raw ones too) and what they document, a documented signature a DefinitionFact of kind "signature"
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -78,6 +82,18 @@ def extract(data: bytes, path: str, *, credentials: bool = True) -> FileFacts:
 
 def string_value(node) -> str:
     raw = ts.text(node)
+    for quote in ('"""', '"'):
+        if raw.startswith(quote) and raw.endswith(quote) and len(raw) >= 2 * len(quote):
+            return raw[len(quote):-len(quote)]
+    return raw
+
+
+def prefixed_string_value(node) -> str:
+    """The text of a prefixed string (``raw\"\"\"…\"\"\"``, ``md"…"``) between its quotes."""
+    raw = ts.text(node)
+    prefix = node.named_children[0] if node.named_children else None
+    if prefix is not None and prefix.type == "identifier" and raw.startswith(ts.text(prefix)):
+        raw = raw[len(ts.text(prefix)):]
     for quote in ('"""', '"'):
         if raw.startswith(quote) and raw.endswith(quote) and len(raw) >= 2 * len(quote):
             return raw[len(quote):-len(quote)]
@@ -150,6 +166,13 @@ HANDLER_PATTERNS = "[(catch_clause) (macrocall_expression) (return_statement) (c
 ARGS_PATTERN = '((identifier) @node (#eq? @node "ARGS"))\n'
 # the name of every macro call (``@testset``, ``Test.@test``), only in files holding an "@"
 MACRO_PATTERN = "(macro_identifier) @node\n"
+# the arguments of a @doc call (also Base.@doc, Core.@doc), only in files holding "@doc"
+DOC_PATTERNS = """
+(macrocall_expression (macro_identifier (identifier) @doc_macro (#eq? @doc_macro "doc")) (macro_argument_list) @node)
+(macrocall_expression (field_expression (macro_identifier (identifier) @doc_macro (#eq? @doc_macro "doc"))) (macro_argument_list) @node)
+"""
+# what a @doc call can document without defining it: a name or a method signature
+SIGNATURE_WRAPPERS = ("where_expression", "typed_expression")
 FEATURES = {"return_statement": "return", "continue_statement": "continue"}
 
 
@@ -182,6 +205,8 @@ class _Walker:
         self.macros: list[MacroFact] = []        # macro calls, by name
         self.docstring_end = 0                   # end of the last docstring met
         self.pkg_add_end = 0                     # end of the last ``Pkg.add(…)`` call met: its strings are installs
+        self.doc_texts: set[int] = set()         # ids of the string literals @doc calls attach
+        self.doc_targets: set[int] = set()       # ids of the definitions @doc calls document
 
     def run(self) -> FileFacts:
         tree = self.facts.parse(self.data, LANGUAGE)
@@ -193,6 +218,8 @@ class _Walker:
             selection += ARGS_PATTERN
         if b"@" in self.data:
             selection += MACRO_PATTERN
+        if b"@doc" in self.data:
+            selection += DOC_PATTERNS
         # the lines of SELECTED that can match in this grammar release (it never puts a
         # string or an assignment directly in a module_definition)
         nodes, marks = ts.selected(tree, ts.possible_query(LANGUAGE, selection))
@@ -235,12 +262,8 @@ class _Walker:
         elif kind == "string_literal":
             if not in_string:
                 self.string_end = node.end_byte
-            if node.id in self.statements and is_docstring(node, node.parent):
-                facts.string(string_value(node), node, docstring=True)
-                facts.comments.append(ts.CommentFact(ts.first_line(node), ts.last_line(node),
-                                                     string_value(node), True))
-                self.docstring_lines.add(ts.last_line(node))
-                self.docstring_end = max(self.docstring_end, node.end_byte)
+            if node.id in self.doc_texts or (node.id in self.statements and is_docstring(node, node.parent)):
+                self.docstring(node, string_value(node))
             else:
                 binding = self.binding(node, node.parent) if node.id in self.bindable else ""
                 facts.string(string_value(node), node, binding=binding)
@@ -272,6 +295,10 @@ class _Walker:
             if body is not None:
                 ts.count_statements(probe, body, is_nothing)
             facts.open_handler(probe)
+        elif kind == "macro_argument_list":
+            # selected only as the arguments of a @doc call
+            if not in_string:
+                self.doc_call(node)
         elif kind == "macro_identifier":
             if not in_string:   # a macro in a docstring's interpolation is documentation
                 self.macros.append(MacroFact(ts.text(node), ts.first_line(node)))
@@ -280,6 +307,51 @@ class _Walker:
             # one in a docstring is documentation
             if node.start_byte >= self.docstring_end:
                 facts.cli_args.append(CliArgFact(ts.first_line(node), "ARGS"))
+
+    def docstring(self, node, value: str) -> None:
+        facts = self.facts
+        facts.string(value, node, docstring=True)
+        facts.comments.append(ts.CommentFact(ts.first_line(node), ts.last_line(node), value, True))
+        self.docstring_lines.add(ts.last_line(node))
+        self.docstring_end = max(self.docstring_end, node.end_byte)
+
+    def doc_call(self, arguments) -> None:
+        """``@doc text target``: the text (a string, a raw string, ``(@doc g)``, a
+        variable) documents the target, an expression written after it on the same line
+        or, Julia's parser allows it for @doc alone, on the next line. A string text is a
+        docstring; the target is documented: a definition, a short-form method, or a
+        name or signature that defines nothing (kind ``signature``)."""
+        written = [child for child in arguments.named_children if "comment" not in child.type]
+        if not written:
+            return
+        text = written[0]
+        if len(written) >= 2:
+            target = written[1]
+        else:
+            call = arguments.parent
+            target = None if call is None else call.next_named_sibling
+            if target is None or ts.first_line(target) != ts.last_line(text) + 1:
+                return   # @doc f, @doc "…" alone: a look-up, nothing documented
+        if text.type == "string_literal":
+            self.doc_texts.add(text.id)
+        elif text.type == "prefixed_string_literal":
+            # raw"""…""": its bytes as written (no string_literal node is selected inside)
+            self.docstring(text, prefixed_string_value(text))
+        if target.type in DEFINITIONS:
+            self.doc_targets.add(target.id)
+        elif target.type == "assignment":
+            # @doc "…" f(x) = …: a short-form method, where @doc puts it
+            self.top_level.add(target.id)
+            self.doc_targets.add(target.id)
+        else:
+            name = target
+            while name.type in SIGNATURE_WRAPPERS and name.named_children:
+                name = name.named_children[0]
+            if name.type == "call_expression" and name.named_children:
+                name = name.named_children[0]
+            if name.type in ("identifier", "field_expression", "parametrized_type_expression"):
+                self.add_definition(dotted(name).split("{")[0], "signature", ts.first_line(target), 0,
+                                    documented=True)
 
     def binding(self, node, parent) -> str:
         if parent is not None and parent.type in ("assignment", "named_argument", "pair_expression") \
@@ -339,10 +411,10 @@ class _Walker:
         if name_node.type == "type_head" and name_node.named_children:
             name_node = name_node.named_children[0]
         name = dotted(name_node).split("{")[0].split("<:")[0]
-        self.add_definition(name, kind, ts.first_line(node), ts.last_line(node))
+        self.add_definition(name, kind, ts.first_line(node), ts.last_line(node), node.id in self.doc_targets)
 
-    def add_definition(self, name: str, kind: str, line: int, end_line: int) -> None:
-        documented = (line - 1) in self.docstring_lines
+    def add_definition(self, name: str, kind: str, line: int, end_line: int, documented: bool = False) -> None:
+        documented = documented or (line - 1) in self.docstring_lines
         public = not name.split(".")[-1].startswith("_")
         self.facts.definitions.append(DefinitionFact(name, kind, line, public, documented, end_line=end_line))
 
@@ -359,7 +431,8 @@ class _Walker:
             while call.type in ("where_expression", "typed_expression") and call.named_children:
                 call = call.named_children[0]
             if call.type == "call_expression" and call.named_children:
-                self.add_definition(dotted(call.named_children[0]), "function", line, ts.last_line(node))
+                self.add_definition(dotted(call.named_children[0]), "function", line, ts.last_line(node),
+                                    node.id in self.doc_targets)
                 return
         if target.type != "identifier":
             return

@@ -95,6 +95,13 @@ def _comment_ending_at(comments: tuple[CommentFact, ...], line: int) -> CommentF
     return comments[index] if index < len(comments) and comments[index].line_end == line else None
 
 
+def _doc_ending_at(comments: tuple[CommentFact, ...], line: int) -> CommentFact | None:
+    """A documentation block closing on the definition's own line (a Julia @doc string
+    whose closing quotes precede the method it documents)."""
+    block = _comment_ending_at(comments, line)
+    return block if block is not None and block.doc else None
+
+
 def _ford_block_above(facts: FileFacts, line: int) -> CommentFact | None:
     """The comment block above a Fortran procedure's ``line``: the one ending right
     above, or a FORD block (a !> block and the plain ! lines continuing it) with nothing
@@ -176,11 +183,12 @@ def _r(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
 def _julia(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
     """The names ``export`` statements list, over the whole tree (a package exports in
     its module file what its included files define); a name is documented when a
-    docstring stands above one of its definitions, undocumented when none does (a
-    re-exported or undefined name included)."""
+    docstring stands above one of its definitions or a ``@doc`` call documents it,
+    undocumented when neither (a re-exported or undefined name included)."""
     exported: dict[str, tuple[str, int]] = {}
     documented: set[str] = set()
     defined_at: dict[str, tuple[str, int]] = {}
+    documented_at: dict[str, tuple[str, int]] = {}   # a @doc of a name or signature defining nothing
     for path in paths:
         facts = tree.facts(path)
         if facts is None:
@@ -191,11 +199,11 @@ def _julia(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
             continue   # a test's docstring documents nothing a user calls
         for definition in facts.definitions:
             name = definition.name.rsplit(".", 1)[-1]
-            defined_at.setdefault(name, (path, definition.line))
+            (documented_at if definition.kind == "signature" else defined_at).setdefault(name, (path, definition.line))
             if definition.documented:
                 documented.add(name)
     for name, (export_path, export_line) in exported.items():
-        path, line = defined_at.get(name, (export_path, export_line))
+        path, line = defined_at.get(name) or documented_at.get(name, (export_path, export_line))
         if tree.role(export_path) in ("test", "vendored"):
             path, line = export_path, export_line   # excluded with the file that exports it
         yield _Definition("julia", path, name, line, name in documented)
@@ -215,18 +223,33 @@ def _matlab(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
 
 
 def _c_cpp(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
-    """Public declarations of headers (functions, classes, structs, methods); documented
-    by a Doxygen comment, or a comment block ending right above the declaration (the
-    way most native codes document a header)."""
+    """Public declarations of headers (functions, classes, structs, methods, function-like
+    macros; no name with a leading underscore, as the C/C++ frontend reads public);
+    documented by a Doxygen comment, or a comment block ending right above the
+    declaration (the way most native codes document a header). A macro defined again in
+    the same header (another preprocessor branch) is one declaration, documented (and
+    shown) where one of its definitions is."""
     for path in paths:
         facts = tree.facts(path)
         if facts is None:
             continue
         comments = facts.comments
+        found: list[_Definition] = []
+        macros: dict[str, int] = {}     # macro name -> its index in found
         for definition in facts.definitions:
-            if definition.public:
-                yield _Definition("c_cpp", path, definition.name, definition.line, definition.documented
-                                  or _comment_ending_at(comments, definition.line - 1) is not None)
+            if not definition.public:
+                continue
+            documented = definition.documented or _comment_ending_at(comments, definition.line - 1) is not None
+            if definition.kind == "macro" and definition.name in macros:
+                index = macros[definition.name]
+                if documented and not found[index].documented:
+                    # shown where it is documented
+                    found[index] = _Definition("c_cpp", path, definition.name, definition.line, True)
+                continue
+            if definition.kind == "macro":
+                macros[definition.name] = len(found)
+            found.append(_Definition("c_cpp", path, definition.name, definition.line, documented))
+        yield from found
 
 
 def _fortran(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
@@ -299,8 +322,8 @@ _COLLECTORS = (
 
 def _documented_evidence(tree: TreeIndex, documented: list[_Definition], room: int) -> list[Evidence]:
     """Documented definitions, each file's first before a second of any file, from the
-    comment block ending right above one (roxygen, Doxygen, FORD, a Julia docstring) to
-    its line."""
+    comment block ending right above one (roxygen, Doxygen, FORD, a Julia docstring), or
+    the documentation closing on its line (a Julia @doc string), to its line."""
     if room <= 0:
         return []
     seen: set[str] = set()
@@ -313,7 +336,7 @@ def _documented_evidence(tree: TreeIndex, documented: list[_Definition], room: i
     for d in shown:
         facts = tree.facts(d.path)
         block = None if facts is None else _ford_block_above(facts, d.line) if d.language == "fortran" \
-            else _comment_ending_at(facts.comments, d.line - 1)
+            else _comment_ending_at(facts.comments, d.line - 1) or _doc_ending_at(facts.comments, d.line)
         unit, _units, doc, _advice = _LANGUAGE_TERMS[d.language]
         evidence.append(Evidence(d.path, f"{unit} '{d.name}' is documented",
                                  rule="docstring_coverage.documented",
@@ -340,7 +363,7 @@ def _fix(ecosystem: str, missing: list[_Definition]) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-@detector("docstring_coverage", version="3.2.1")
+@detector("docstring_coverage", version="3.4.0")
 def docstring_coverage(tree: TreeIndex) -> Result:
     """Public definitions are documented, pooled over every language of the tree.
 
@@ -358,13 +381,24 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         NAMESPACE file only the names it exports (export(), exportPattern(), whose POSIX
         bracket classes such as ``[[:alpha:]]`` are read as R reads them) count.
         Julia: the names export statements list, pooled over the tree; a name is
-        documented when a docstring stands above one of its definitions.
+        documented when a docstring stands above one of its definitions or a @doc call
+        documents it (@doc "…" f, @doc raw"…" f(x) = …, @doc (@doc g) f: Julia attaches
+        the text to the name or method signature it is written before).
         MATLAB/Octave: each file's main function and each classdef, outside private/
         folders and +internal packages, documented by a help comment block (below the
         function line, or above it).
-        C/C++: public declarations in headers (.h, .hpp, .hh, .hxx, .cuh), documented by
-        a Doxygen comment (///, //!, /** */, a trailing ///<) or a comment block ending
-        directly above.
+        C/C++: public declarations in headers (.h, .hpp, .hh, .hxx, .cuh): function
+        prototypes and definitions, classes and structs with a body, public methods, and
+        function-like macros (#define f(x) …), which are what macro-generic C libraries
+        (khash's kh_put, kseq's KSEQ_INIT) give their users to call and which Doxygen
+        documents as it does functions; a macro defined again in another preprocessor
+        branch of the same header counts once. Object-like macros (constants, include
+        guards) are not definitions, as module constants are none in Python. A name with
+        a leading underscore is never public: C and C++ reserve such names for the
+        implementation (__x and _X everywhere, every _x at file scope), so a library that
+        uses one marks an internal (struct __kstring_t, __ac_isempty). Documented by a
+        Doxygen comment (///, //!, /** */, /*! */, a trailing ///<) or a comment block
+        ending directly above.
         Fortran: public subroutines and functions (module public/private statements
         applied; a procedure bound to a public derived type by a public binding, or a
         specific of a public generic binding, is public: object-oriented libraries
@@ -405,7 +439,9 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         and §3 D6 counts every public definition of a .py file; their definitions are
         listed after the project's own. An R function documented only by a hand-written
         man/<name>.Rd page counts as undocumented: §0.3 names roxygen blocks as R's
-        documentation for D6.
+        documentation for D6. In C/C++ headers, helper macros a header defines for its
+        own use (MAX(a, b), a logging shorthand) are counted as API like the rest, and a
+        type named only by a typedef (typedef struct {…} name_t;) is not counted.
     """
     counted: list[_Definition] = []
     excluded = {"test": 0, "vendored": 0}

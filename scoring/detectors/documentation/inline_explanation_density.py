@@ -74,6 +74,11 @@ class _ScriptDensity:
     def ratio(self) -> float:
         return self.comments / self.nonblank if self.nonblank else 0.0
 
+    @property
+    def missing(self) -> float:
+        """The comment lines it lacks to reach the target."""
+        return _SCRIPT_TARGET * self.nonblank - self.comments
+
 
 @dataclass
 class _NotebookDensity:
@@ -85,6 +90,11 @@ class _NotebookDensity:
     @property
     def ratio(self) -> float:
         return self.markdown / self.code if self.code else 0.0
+
+    @property
+    def missing(self) -> float:
+        """The explanatory markdown cells it lacks to reach the target."""
+        return _NB_TARGET * self.code - self.markdown
 
 
 def _is_marker_comment(line_no: int, text: str) -> bool:
@@ -184,7 +194,7 @@ def _notebook_density(path: str, facts: FileFacts) -> _NotebookDensity | None:
     return _NotebookDensity(path, markdown, code, best)
 
 
-@detector("inline_explanation_density", version="3.1.1")
+@detector("inline_explanation_density", version="3.2.1")
 def inline_explanation_density(tree: TreeIndex) -> Result:
     """Code is explained: markdown cells in notebooks, comments and docstrings in scripts.
 
@@ -197,7 +207,8 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         lines / 0.20, 1) · 100, where a comment line holds a comment or a line of
         documentation: Python (.py/.pyw/.ipy) `#` comments and docstrings; R (.R/.r) `#`
         comments and roxygen `#'` blocks; Julia (.jl) `#` and `#= =#` comments and
-        docstrings (a Pluto notebook's embedded Project and Manifest are not code); MATLAB/
+        docstrings, @doc strings included (a Pluto notebook's embedded Project and
+        Manifest are not code); MATLAB/
         Octave (.m) `%`/`#` comments, `%{ %}` blocks and help blocks; C/C++ (.c .h .cc
         .cpp .cxx .hpp .hh .cu) and Fortran (.f .f90 … .F90) `//`, `/* */` and `!`
         comments, Doxygen and FORD included; Nextflow (.nf, nextflow.config and the other
@@ -216,9 +227,11 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
         Readers reuse code they can follow; a notebook of bare code cells or an
         uncommented script hides the intent of each analysis step.
     Evidence:
-        The three least explained scripts (with the longest stretch of lines without a
-        comment) and notebooks (with the longest run of code cells without an
-        explanatory markdown cell), and up to three vendored files left out
+        The three scripts (with the longest stretch of lines without a comment) and
+        notebooks (with the longest run of code cells without an explanatory markdown
+        cell) furthest below the target, by the comment lines or markdown cells they
+        lack to reach it (an uncommented 100-line module before an uncommented 3-line
+        helper script), and up to three vendored files left out
         (renv/activate.R). ``counts`` has md_cells, code_cells, comment_lines,
         nonblank_lines, the file counts, both parts, the scripts per language, the
         vendored files left out and the notebooks not read (too large: unknown, §0.2.5).
@@ -279,7 +292,10 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
     else:
         value = round(nb_part if nb_part is not None else sc_part, 1)
     evidence: list[Evidence] = []
-    worst_notebooks = sorted((n for n in notebooks if n.ratio < _NB_TARGET), key=lambda n: (n.ratio, n.path))[:3]
+    # the files furthest below the target first: an uncommented 100-line module before
+    # a 3-line helper script, though neither has a comment
+    worst_notebooks = sorted((n for n in notebooks if n.ratio < _NB_TARGET),
+                             key=lambda n: (-n.missing, n.ratio, n.path))[:3]
     for n in worst_notebooks:
         first, last = n.gap or (None, None)
         evidence.append(Evidence(
@@ -287,7 +303,8 @@ def inline_explanation_density(tree: TreeIndex) -> Result:
             + (f"; cells {first}–{last} are code without explanation" if first else ""),
             rule="inline_explanation_density.notebook", cell=first,
         ))
-    worst_scripts = sorted((s for s in scripts if s.ratio < _SCRIPT_TARGET), key=lambda s: (s.ratio, s.path))[:3]
+    worst_scripts = sorted((s for s in scripts if s.ratio < _SCRIPT_TARGET),
+                           key=lambda s: (-s.missing, s.ratio, s.path))[:3]
     for s in worst_scripts:
         start, end = s.gap or (None, None)
         evidence.append(Evidence(
