@@ -40,7 +40,9 @@ HANDLER_ACTIONS = ("pass", "continue", "return", "log", "reraise", "other")
 # or a draw from a generator
 # "seed_value": a value given to a variable that holds a seed (C/C++: a variable named
 # like one, ``opts.random_seed = time(NULL)``, ``iseed = -1 - gid``, or one given the clock)
-RANDOM_ROLES = ("seed", "engine", "draw", "seed_value")
+# "pass": a generator handed to a call that is no draw, resolved as a draw's would be
+# (Julia ``autoregressive!(s, d, sg.rng)``: the generator a struct's field holds)
+RANDOM_ROLES = ("seed", "engine", "draw", "seed_value", "pass")
 # where a seed comes from: "literal" and "argument" are reproducible; "default" is a
 # generator's documented fixed default state (a default-constructed std::mt19937);
 # "time" and "entropy" change on every run; "none" leaves the state to the runtime
@@ -297,7 +299,9 @@ class DefinitionFact(_Record):
     end_line: int = field(default=0, metadata=OMITTED_WHEN_DEFAULT)
     # a Python function's parameters in call order (``*args``/``**kwargs`` with their stars,
     # keyword-only ones after ``*args`` or a bare ``*``), and those whose default is None (S1, §0.2.25: a seed
-    # parameter that falls back to an unseeded generator)
+    # parameter that falls back to an unseeded generator); a Julia method's likewise (its
+    # keyword parameters after a bare ``*``), with those defaulting to the global generator
+    # (``rng = Random.default_rng()``) in ``none_defaults``
     parameters: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     none_defaults: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 

@@ -89,7 +89,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # defaults and a MATLAB driver's arguments are the 80 tier, fixes in the tree's ecosystem;
     # hardware_requirements 2.1.0: MATLAB gpuArray, CUDA sources and builds, batch GPU requests and
     # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare
-    assert detector.version == {"config_externalised": "2.2.0", "seed_management": "2.16.0",
+    assert detector.version == {"config_externalised": "2.2.0", "seed_management": "2.17.0",
                                 "test_file_presence": "2.2.0", "expected_outputs": "2.2.0",
                                 "ci_presence": "2.0.2", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
@@ -346,9 +346,54 @@ def test_matlab_class_methods_are_called_through_their_class(measure_s):
      "Set a seed in mc.f90, sim.c before the first random call: call random_seed(put=seed) before random_number; "
      "srand48(11)/srand(11) for the C generator you draw from, or an engine built from a --seed option with a "
      "constant default."),
+    # JAGS's own generators, which set.seed does not reach; MATLAB's GPU stream
+    ({"fit.R": "library(rjags)\nset.seed(1)\nm <- jags.model(\"m.bug\", data = d)\n"},
+     "Set a seed in fit.R before the first random call: .RNG.seed in each chain's initial values "
+     "(list(.RNG.name = \"base::Mersenne-Twister\", .RNG.seed = 1)) or rjags::jags.seed(1) for JAGS, and "
+     "rnd.seed = 1 to BEST::BESTmcmc (set.seed does not reach JAGS)."),
+    ({"gpu.m": "rng(1);\nx = rand(3);\ny = gpuArray.randn(3);\n"},
+     "Set a seed in gpu.m before the first random call: parallel.gpu.rng(42) for the gpuArray draws."),
 ])
 def test_the_fix_names_the_ecosystems_own_seeding(measure_s, files, fix):
     assert measure_s("seed_management", files).fix == fix
+
+
+def test_r_bayesian_samplers_draw_from_their_own_generators(measure_s):
+    m = measure_s("seed_management", {
+        # MCMCpack: its own generator, seed = NA meaning the fixed 12345
+        "pack.R": "library(MCMCpack)\npost <- MCMCregress(y ~ x, data = d)\n",
+        # a .RNG.seed in a chain's initial values seeds the JAGS model, set.seed does not
+        "jags.R": "set.seed(2)\ninits <- list(.RNG.name = \"base::Wichmann-Hill\", .RNG.seed = 9)\n"
+                  "m <- rjags::jags.model(\"m.bug\", data = d, inits = inits)\n",
+        "clock.R": "m <- jags.model(\"m.bug\", inits = list(.RNG.seed = as.numeric(Sys.time())))\n",
+        "best.R": "out <- BEST::BESTmcmc(a, b)\nset.seed(3)\ncp <- bcp::bcp(y)\n",
+    })
+    assert (m.value, m.counts["stochastic_files"], m.counts["seeded_files"]) == (50, 4, 2)
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [
+        ("best.R", 1), ("clock.R", 1)]
+    assert [(e["path"], e["line_start"], e["reason"]) for e in evidence_of(m, "seed_management.ineffective_seed")] == [
+        ("best.R", 2, "set.seed seeds R's generator only, not JAGS's own generators (seeded from the clock without "
+                      ".RNG.seed), which BESTmcmc draws from"),
+        ("clock.R", 1, "this seed comes from the clock: it differs on every run")]
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seed_call")] == [
+        ("jags.R", 2), ("pack.R", 2)]
+
+
+def test_julia_generator_unpacked_from_a_struct_follows_its_constructions(measure_s):
+    struct = ("struct Gen{R}\n    rng::R\nend\n"
+              "make(rng = Random.default_rng()) = Gen(rng)\n"
+              "function (g::Gen)()\n    s, rng = 1, g.rng\n    return rand(rng, 3)\nend\n")
+    passed = measure_s("seed_management", {"src/gen.jl": struct, "run.jl": "g = make(Xoshiro(1))\ng()\n"})
+    assert (passed.value, passed.counts["seeded_files"]) == (100, 1)
+    omitted = measure_s("seed_management", {"src/gen.jl": struct, "run.jl": "g = make()\ng()\n"})
+    assert (omitted.value, omitted.counts["seeded_files"]) == (0, 0)
+    assert [(e["path"], e["line_start"]) for e in evidence_of(omitted, "seed_management.ineffective_seed")] == [
+        ("run.jl", 1)]
+    # Random.seed! seeds the global generator the struct then holds
+    seeded = measure_s("seed_management", {"src/gen.jl": struct, "run.jl": "Random.seed!(4)\ng = make()\n",
+                                           "src/Pkg.jl": "module Pkg\nusing Random\nRandom.seed!(5)\n"
+                                                         "include(\"gen.jl\")\nend\n"})
+    assert (seeded.value, seeded.counts["seeded_files"]) == (100, 1)
 
 
 def test_rmarkdown_chunks_report_file_lines(measure_s):

@@ -97,6 +97,36 @@ def test_each_draw_names_its_generator():
     )
 
 
+def test_a_generator_held_in_a_struct_and_the_methods_taking_one():
+    source = (b"using Random\n"
+              b"make(x, rng = Random.default_rng(); n = 1) = Gen(x, rng)\n"
+              b"function (g::Gen{<:Any})()\n"
+              b"    x, rng = g.x, g.rng\n"
+              b"    rand(rng, x)\n"
+              b"    shuffle(g.rng, x)\n"
+              b"    fill!(x, g.rng)\n"
+              b"end\n"
+              b"h(m) = rand(m.rng)\n"
+              b"function k(v)\n"
+              b"    r = Random.default_rng()\n"
+              b"    fill!(v, r)\n"
+              b"end\n"
+              b"plain(x) = x\n")
+    result = julia.extract(source, "a.jl")
+    assert [(d.name, d.parameters, d.none_defaults) for d in result.definitions if d.kind == "function"] == [
+        ("make", ("x", "rng", "*", "n"), ("rng",)), ("(g::Gen", (), ()), ("h", (), ()), ("k", (), ()),
+        ("plain", (), ())]
+    assert result.randoms == (
+        # the struct's field: Type.field where the method annotates the type
+        RandomFact(5, "rand", "Gen.rng", "draw", False, ""),
+        RandomFact(6, "shuffle", "Gen.rng", "draw", False, ""),
+        # handed to a call that is no draw
+        RandomFact(7, "fill!", "Gen.rng", "pass", False, ""),
+        RandomFact(9, "rand", "m.rng", "draw", False, ""),
+        RandomFact(12, "fill!", "Random.GLOBAL", "pass", False, ""),
+    )
+
+
 def test_seed_engine_and_draws_and_rand_inside_the_docstring_is_no_draw():
     assert facts().randoms == (
         RandomFact(13, "MersenneTwister", "rng", "engine", True, "literal"),
@@ -164,7 +194,7 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.2.0+")
+    assert result.frontend_version.startswith("1.2.1+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
 
 

@@ -71,6 +71,18 @@ def test_clock_seeds_and_draws_from_a_stream():
     )
 
 
+def test_the_gpu_stream_has_its_own_seeds_and_draws():
+    source = b"parallel.gpu.rng(7);\ngpurng('default');\nrng(1);\nx = gpuArray.randn(3);\ny = rand(3, 'gpuArray');\nz = rand(3);\n"
+    assert matlab.extract(source, "a.m").randoms == (
+        RandomFact(1, "gpu.rng", "matlab.gpu", "seed", True, "literal"),
+        RandomFact(2, "gpurng", "matlab.gpu", "seed", True, "literal"),
+        RandomFact(3, "rng", "matlab.global", "seed", True, "literal"),
+        RandomFact(4, "gpuArray.randn", "matlab.gpu", "draw", False, ""),
+        RandomFact(5, "rand", "matlab.gpu", "draw", False, ""),
+        RandomFact(6, "rand", "matlab.global", "draw", False, ""),
+    )
+
+
 def test_help_block_documents_the_main_function_and_local_functions_are_private():
     result = facts()
     assert result.definitions == (

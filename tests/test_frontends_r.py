@@ -74,6 +74,21 @@ def test_time_seeds_and_permutation_arguments():
     )
 
 
+def test_jags_seeds_and_other_seed_arguments():
+    source = (b"inits <- list(.RNG.name = \"base::Wichmann-Hill\",\n  .RNG.seed = 9)\n"
+              b"rjags::jags.seed(4)\n"
+              b"b <- BESTmcmc(y1, y2, rnd.seed = s)\n"
+              b"m <- runMCMC(cm, setSeed = FALSE)\n"
+              b"c0 <- list(.RNG.seed = as.numeric(Sys.time()))\n")
+    assert r.extract(source, "a.R").randoms == (
+        RandomFact(2, "list", "JAGS", "seed", True, "literal"),
+        RandomFact(3, "rjags::jags.seed", "JAGS", "seed", True, "literal"),
+        RandomFact(4, "BESTmcmc", "BESTmcmc", "seed", True, "argument"),
+        RandomFact(5, "runMCMC", "runMCMC", "seed", False, "none"),
+        RandomFact(6, "list", "JAGS", "seed", False, "time"),
+    )
+
+
 def test_a_seed_argument_seeds_its_own_call_at_the_arguments_line():
     source = (b"fit <- mikropml::run_ml(\n  otus,\n  seed = 2019\n)\n"
               b"fit2 <- ranger(y ~ ., data = d, seed = NA)\nm <- brm(y ~ x, seed = SEED)\n")
@@ -218,7 +233,7 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.1.8+")
+    assert result.frontend_version.startswith("1.1.9+")
 
 
 def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():

@@ -38,7 +38,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.2.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6); 1.2.0 (D4, D6): @doc docstrings (raw ones too) and what they document, a documented signature a DefinitionFact of kind "signature"
+VERSION = "1.2.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6); 1.2.0 (D4, D6): @doc docstrings (raw ones too) and what they document, a documented signature a DefinitionFact of kind "signature"; 1.2.1: with 1.1.2's struct-field generators and method parameters (S1)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -190,11 +190,13 @@ class _Walker:
         self.data = data
         self.facts = ts.Collector()
         self.aliases: dict[str, str] = {}        # local name -> qualified name
-        # variables bound to generators: name -> (start byte, end byte, "engine" or "global")
+        # variables bound to generators: name -> (start byte, end byte, "engine", "global",
+        # "default" (a parameter's default) or "field:<Type.field>" (a struct's field))
         # from the binding to the end of the function it is in (a keyword default
         # ``rng = Random.default_rng()`` holds in its function), else of the file
         self.generators: dict[str, list[tuple[int, int, str]]] = {}
         self.engine_names: dict[int, str] = {}   # id of an engine construction -> the generator it makes
+        self.signatures: list[tuple[int, int]] = []   # byte spans of methods' parameter lists
         self.exports: list[ExportFact] = []     # the names of export statements, in order
         self.docstring_lines: set[int] = set()   # last lines of docstrings
         self.root = None
@@ -232,8 +234,7 @@ class _Walker:
         if self.exports:
             # a module that exports says what is public; otherwise the _ prefix does
             exported = {export.name for export in self.exports}
-            definitions = [d.__class__(d.name, d.kind, d.line, d.name in exported or d.kind == "module",
-                                       d.documented, d.decorators, end_line=d.end_line) for d in definitions]
+            definitions = [replace(d, public=d.name in exported or d.kind == "module") for d in definitions]
         facts = self.facts.finish(LANGUAGE, "julia", VERSION, self.data, definitions=definitions)
         if self.macros or self.exports:
             facts = replace(facts, macros=tuple(self.macros), exports=tuple(self.exports))
@@ -411,12 +412,57 @@ class _Walker:
         if name_node.type == "type_head" and name_node.named_children:
             name_node = name_node.named_children[0]
         name = dotted(name_node).split("{")[0].split("<:")[0]
-        self.add_definition(name, kind, ts.first_line(node), ts.last_line(node), node.id in self.doc_targets)
+        parameters = self.parameters(call) if kind == "function" and call is not None else ((), ())
+        self.add_definition(name, kind, ts.first_line(node), ts.last_line(node), node.id in self.doc_targets,
+                            parameters)
 
-    def add_definition(self, name: str, kind: str, line: int, end_line: int, documented: bool = False) -> None:
+    def add_definition(self, name: str, kind: str, line: int, end_line: int, documented: bool = False,
+                       parameters: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> None:
         documented = documented or (line - 1) in self.docstring_lines
         public = not name.split(".")[-1].startswith("_")
-        self.facts.definitions.append(DefinitionFact(name, kind, line, public, documented, end_line=end_line))
+        self.facts.definitions.append(DefinitionFact(name, kind, line, public, documented, end_line=end_line,
+                                                     parameters=parameters[0], none_defaults=parameters[1]))
+
+    def parameters(self, call) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """A method's parameters in call order, the keyword ones after a ``*`` (those after
+        ``;``), and those whose default is the global generator (``rng =
+        Random.default_rng()``: the unseeded fall-back when a call leaves them out, §0.2.25);
+        recorded for a method taking a generator (a parameter named like one, or one with
+        that default) only."""
+        if call.type != "call_expression":
+            return (), ()
+        arguments = next((c for c in call.named_children[1:] if c.type == "argument_list"), None)
+        if arguments is None:
+            return (), ()
+        self.signatures.append((arguments.start_byte, arguments.end_byte))
+        names: list[str] = []
+        fallbacks: list[str] = []
+        for child in arguments.children:
+            if child.type == ";":
+                names.append("*")
+                continue
+            default = None
+            if child.type == "assignment" and len(child.named_children) >= 2:
+                child, default = child.named_children[0], child.named_children[-1]
+            if child.type == "typed_expression" and child.named_children:
+                child = child.named_children[0]
+            if child.type == "splat_expression" and child.named_children:
+                names.append("*" + ts.text(child.named_children[0]))
+                continue
+            if child.type != "identifier":
+                continue
+            names.append(ts.text(child))
+            if default is not None and self.is_global_generator(default):
+                fallbacks.append(ts.text(child))
+        if not fallbacks and not any(GENERATOR_NAME.search(name) for name in names):
+            return (), ()   # only a method taking a generator is followed to its calls
+        return tuple(names), tuple(fallbacks)
+
+    def is_global_generator(self, node) -> bool:
+        """``Random.default_rng()``, ``GLOBAL_RNG``, ``TaskLocalRNG()``."""
+        if node.type == "call_expression" and node.named_children:
+            node = node.named_children[0]
+        return node.type in ("identifier", "field_expression") and self.resolve(dotted(node)) in GLOBAL_GENERATORS
 
     def assignment(self, node) -> None:
         children = node.named_children
@@ -432,22 +478,40 @@ class _Walker:
                 call = call.named_children[0]
             if call.type == "call_expression" and call.named_children:
                 self.add_definition(dotted(call.named_children[0]), "function", line, ts.last_line(node),
-                                    node.id in self.doc_targets)
+                                    node.id in self.doc_targets, self.parameters(call))
                 return
+        if target.type == "open_tuple" and value.type == "open_tuple":
+            # ``s, rng = sg.s, sg.rng``: a generator unpacked from a struct's field
+            for name, element in zip(target.named_children, value.named_children, strict=False):
+                field = self.field_generator(element) if name.type == "identifier" else None
+                if field is not None:
+                    self.bind_generator(node, ts.text(name), "field:" + field)
+            return
         if target.type != "identifier":
+            return
+        if value.type == "field_expression" and (field := self.field_generator(value)) is not None:
+            # ``rng = sg.rng``: the generator the struct's field holds
+            self.bind_generator(node, ts.text(target), "field:" + field)
             return
         if value.type == "string_literal":
             self.facts.assignments.append(AssignmentFact(ts.text(target), line, string_value(value)))
         elif value.type == "call_expression" and value.named_children:
             constructor = self.resolve(dotted(value.named_children[0]))
             if constructor in GLOBAL_GENERATORS:
-                self.bind_generator(node, ts.text(target), "global")
+                self.bind_generator(node, ts.text(target), self.global_binding(node))
             elif constructor in ENGINES or constructor.split(".")[-1] in ENGINES:
                 # ``rng = MersenneTwister(1)``: the engine is the variable's generator
                 self.bind_generator(node, ts.text(target), "engine")
                 self.engine_names[value.id] = ts.text(target)
         elif value.type in ("identifier", "field_expression") and self.resolve(dotted(value)) in GLOBAL_GENERATORS:
-            self.bind_generator(node, ts.text(target), "global")
+            self.bind_generator(node, ts.text(target), self.global_binding(node))
+
+    def global_binding(self, node) -> str:
+        """How a name bound to the global generator is bound: "default" for a method's
+        parameter default (the global generator only where a call leaves it out), "global"
+        otherwise."""
+        inside = any(start <= node.start_byte < end for start, end in self.signatures)
+        return "default" if inside else "global"
 
     def bind_generator(self, node, name: str, kind: str) -> None:
         end = len(self.data)
@@ -460,7 +524,7 @@ class _Walker:
         self.generators.setdefault(name, []).append((node.start_byte, end, kind))
 
     def bound_generator(self, name: str, position: int) -> str | None:
-        """What ``name`` is bound to at ``position``: "engine", "global" or None."""
+        """What ``name`` is bound to at ``position`` (a kind of ``generators``), or None."""
         found = None
         for start, end, kind in self.generators.get(name, ()):
             if start <= position <= end and (found is None or start >= found[0]):
@@ -506,6 +570,11 @@ class _Walker:
             first = positional[0] if positional else None
             generator = (self.generator_of(first) if first is not None else None) or "Random.GLOBAL"
             facts.randoms.append(RandomFact(line, name, generator, "draw"))
+        else:
+            for value in [*positional, *(v for _, v in named)]:
+                generator = self.handed_on(value)
+                if generator is not None:
+                    facts.randoms.append(RandomFact(line, name, generator, "pass"))
         if name in ("include", "Base.include") and positional and positional[-1].type == "string_literal":
             facts.imports.append(ts.ImportFact(string_value(positional[-1]), line, "none", "include"))
         if short in ("ArgParseSettings", "parse_args"):
@@ -534,13 +603,17 @@ class _Walker:
         if node.type == "identifier":
             text = ts.text(node)
             bound = self.bound_generator(text, node.start_byte)
-            if bound == "global":
+            if bound in ("global", "default"):
                 return "Random.GLOBAL"
+            if bound is not None and bound.startswith("field:"):
+                return bound[len("field:"):]
             if bound == "engine" or GENERATOR_NAME.search(text):
                 return text
             return None
         if node.type in ("field_expression",) and self.resolve(dotted(node)) in GLOBAL_GENERATORS:
             return "Random.GLOBAL"
+        if node.type == "field_expression":
+            return self.field_generator(node)
         if node.type == "index_expression" and node.named_children and node.named_children[0].type == "identifier":
             # ``rand(rngs[j], …)``: one of a collection of generators
             collection = ts.text(node.named_children[0])
@@ -555,6 +628,66 @@ class _Walker:
                 self.engine_names[node.id] = text
                 return text
         return None
+
+    def handed_on(self, node) -> str | None:
+        """The generator an argument of a call that is no draw hands on, when the callee
+        draws from what it holds: a struct's field (``autoregressive!(s, d, sg.rng)``) or a
+        variable bound to the global generator in the body (not a parameter's default:
+        a call may pass that parameter)."""
+        if node.type == "field_expression":
+            generator = self.generator_of(node)
+            return generator if generator is not None and generator != "Random.GLOBAL" else None
+        if node.type == "identifier":
+            bound = self.bound_generator(ts.text(node), node.start_byte)
+            if bound == "global":
+                return "Random.GLOBAL"
+            if bound is not None and bound.startswith("field:"):
+                return bound[len("field:"):]
+        return None
+
+    def field_generator(self, node) -> str | None:
+        """A generator held in a struct's field (``sg.rng``, a field named like one):
+        ``Type.field`` when the enclosing method annotates the struct's type
+        (``function (sg::SurrogateGenerator{<:AAFT})()``), where the struct's
+        constructions say what it holds, else the field as written."""
+        if node.type != "field_expression" or len(node.named_children) < 2:
+            return None
+        receiver, field = node.named_children[0], node.named_children[-1]
+        if field.type != "identifier" or not GENERATOR_NAME.search(ts.text(field)):
+            return None
+        if self.resolve(dotted(node)) in GLOBAL_GENERATORS:
+            return None
+        if receiver.type == "identifier":
+            struct = self.annotated_type(node, ts.text(receiver))
+            if struct:
+                return f"{struct}.{ts.text(field)}"
+        return dotted(node)[:80]
+
+    def annotated_type(self, node, name: str) -> str:
+        """The type the innermost enclosing method annotates its parameter ``name`` with
+        (``sg::SurrogateGenerator{<:AAFT}`` -> ``SurrogateGenerator``), or ""."""
+        for ancestor in reversed(ts.path_to(self.root, node)):
+            signature = None
+            if ancestor.type == "function_definition" and ancestor.named_children:
+                signature = ancestor.named_children[0]
+            elif ancestor.type == "assignment" and ancestor.named_children \
+                    and ancestor.named_children[0].type in ("call_expression", "where_expression", "typed_expression"):
+                signature = ancestor.named_children[0]
+            if signature is None:
+                continue
+            pending = [signature]   # a signature is small: its nodes, depth first
+            while pending:
+                typed = pending.pop()
+                if typed.type == "typed_expression" and len(typed.named_children) >= 2 \
+                        and typed.named_children[0].type == "identifier" and ts.text(typed.named_children[0]) == name:
+                    kind = typed.named_children[-1]
+                    if kind.type == "parametrized_type_expression" and kind.named_children:
+                        kind = kind.named_children[0]
+                    return dotted(kind).split("{")[0].rsplit(".", 1)[-1]
+                if typed.type != "block":
+                    pending.extend(reversed(typed.named_children))
+            return ""
+        return ""
 
     @staticmethod
     def seed_source(seed) -> str:

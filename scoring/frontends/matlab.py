@@ -42,7 +42,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "matlab"
-VERSION = "1.1.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files); 1.0.8: credential facts (C3 2.2.0) with 1.0.7's CRLF normalisation; 1.1.1: with 1.1.0's Objective-C files left out
+VERSION = "1.1.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files); 1.0.8: credential facts (C3 2.2.0) with 1.0.7's CRLF normalisation; 1.1.1: with 1.1.0's Objective-C files left out; 1.1.2 (S1): parallel.gpu.rng()/gpurng() seed the GPU stream and gpuArray.rand*/rand(…, 'gpuArray') draw from it (generator "matlab.gpu"), not the global stream
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -52,6 +52,8 @@ TIME_WORDS = {"shuffle"}
 # a seed computed from the clock (``rand('state', sum(100*clock))``) or the process
 TIME_EXPRESSION = re.compile(r"\b(clock|now|datenum|datetime|cputime|tic|toc|posixtime|getpid)\b")
 STREAM_CONSTRUCTORS = {"RandStream", "RandStream.create"}
+# the GPU's random stream (Parallel Computing Toolbox): seeded by parallel.gpu.rng/gpurng, drawn by gpuArray.rand*
+GPU_STREAM = "matlab.gpu"
 READS = {"load", "readtable", "readmatrix", "readcell", "csvread", "dlmread", "xlsread", "imread",
          "audioread", "importdata", "h5read", "ncread", "textread", "jsondecode", "fileread",
          "readstruct", "parquetread", "niftiread", "dicomread", "readlines", "VideoReader"}
@@ -330,7 +332,10 @@ class _Walker:
             values = tuple([literal(a) for a in argument_nodes])
         facts.calls.append(CallFact(written, written, line, values, ()))
 
-        if name == "rng" or written == "RandStream.setGlobalStream":
+        if name == "gpurng" or (name == "rng" and written.endswith("gpu.rng")):
+            # parallel.gpu.rng(seed), gpurng(seed): the GPU's stream, not the one rand() draws from
+            self.seed(line, written, values, GPU_STREAM)
+        elif name == "rng" or written == "RandStream.setGlobalStream":
             self.seed(line, written, values)
         elif name in ("rand", "randn") and values and isinstance(values[0], str) \
                 and values[0] in LEGACY_SEED_WORDS:
@@ -345,6 +350,9 @@ class _Walker:
             first = argument_nodes[0] if argument_nodes else None
             stream = ts.text(first) if first is not None and first.type == "identifier" \
                 and ts.text(first) in self.streams else "matlab.global"
+            if written.startswith("gpuArray.") or "gpuArray" in values:
+                # gpuArray.randn(…), rand(…, 'gpuArray'): drawn on the GPU from its own stream
+                stream = GPU_STREAM
             facts.randoms.append(RandomFact(line, written, stream, "draw"))
         elif name == "inputParser":
             facts.cli_args.append(CliArgFact(line, "inputParser"))
@@ -377,14 +385,14 @@ class _Walker:
             return "time" if TIME_EXPRESSION.search(seed.text) else "argument"
         return "literal"
 
-    def seed(self, line: int, call: str, values) -> None:
+    def seed(self, line: int, call: str, values, stream: str = "matlab.global") -> None:
         seed = values[0] if values else None
         if seed is None:
             return   # rng() with no argument reads the state
         source = self.expression_source(seed)
         if call == "RandStream.setGlobalStream" and isinstance(seed, Expr) and seed.text in self.streams:
             source = self.streams[seed.text]   # the global stream becomes that stream, seeded as it was
-        self.facts.randoms.append(RandomFact(line, call, "matlab.global", "seed",
+        self.facts.randoms.append(RandomFact(line, call, stream, "seed",
                                              source in ("literal", "argument", "default"), source))
 
     def engine(self, line: int, values, stream: str) -> None:

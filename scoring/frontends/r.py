@@ -38,7 +38,7 @@ from scoring.frontends._credentials import (
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.8"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9
+VERSION = "1.1.9"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9; 1.1.9 (S1): a sampler's own seed also given as rnd.seed = (BEST::BESTmcmc) or setSeed = (nimble; FALSE sets none); JAGS seeds (generator "JAGS"): a chain's .RNG.seed = in any call and rjags::jags.seed(); with julia 1.1.2
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -59,6 +59,13 @@ LOGGING = {"message", "warning", "print", "cat", "writeLines", "flog.error", "fl
 # muffling a condition is what a silent handler does, not an action of its own
 PASSIVE_CALLS = {"invisible", "invokeRestart", "tryInvokeRestart"}
 SEEDING = {"set.seed", "withr::with_seed", "withr::local_seed", "with_seed", "local_seed"}
+# the arguments by which a sampler takes its own seed (brms::brm(seed = 1), BEST::BESTmcmc(rnd.seed = 1),
+# nimble::runMCMC(setSeed = 1)): the seed of that call's generator
+OWN_SEED_ARGUMENTS = ("seed", "rnd.seed", "setSeed")
+# JAGS draws from generators of its own, seeded from the clock unless a chain's initial values give
+# .RNG.seed or rjags::jags.seed() sets the seed (set.seed does not reach them)
+JAGS_SEED_ARGUMENT = ".RNG.seed"
+JAGS_SEEDING = {"jags.seed", "rjags::jags.seed"}
 MISSING_VALUES = {"NA", "NA_integer_", "NA_real_"}
 TIME_SOURCES = ("Sys.time", "Sys.getpid", "proc.time", "date()", "runif(")
 DRAWS = {
@@ -92,7 +99,8 @@ ASSIGNMENT_OPERATORS = {"<-", "=", "<<-", ":="}
 # what call() looks at beyond the CallFact: the bare name (after pkg::) or the whole name
 SPECIAL_BARE = (ATTACHING.keys() | NAMESPACE_LOADING.keys() | {"source", "try", "set.seed"} | DRAWS | CLI.keys()
                 | READS | WRITES | CLASS_DEFINERS | INSTALLERS)
-SPECIAL_NAMES = MULTI_PACKAGE_LOADERS | HANDLER_CALLS | SEEDING
+SPECIAL_NAMES = MULTI_PACKAGE_LOADERS | HANDLER_CALLS | SEEDING | JAGS_SEEDING
+SEED_KEYWORDS = frozenset(OWN_SEED_ARGUMENTS) | {JAGS_SEED_ARGUMENT}
 ASSIGNMENT_OPERATOR_BYTES = {symbol.encode() for symbol in ASSIGNMENT_OPERATORS}
 # a roxygen line: roxygen2 reads #' and any run of # before the quote (##')
 ROXYGEN = re.compile(rb"#+'")
@@ -555,7 +563,7 @@ class _Walker:
         ))
         bare = name.split("::")[-1]
         if bare not in SPECIAL_BARE and name not in SPECIAL_NAMES \
-                and not (named and any(key in DRAW_KEYWORDS or key == "seed" for key, _ in named)):
+                and not (named and any(key in DRAW_KEYWORDS or key in SEED_KEYWORDS for key, _ in named)):
             return   # most calls: nothing more than the CallFact
         keywords = dict(named)
         first = positional[0] if positional else None
@@ -606,12 +614,24 @@ class _Walker:
         elif bare in DRAWS or any(key in DRAW_KEYWORDS for key in keywords) or (
                 bare == "boot" and "R" in keywords):
             facts.randoms.append(RandomFact(line, name, "R", "draw"))
-        if "seed" in keywords and not (name in SEEDING or bare == "set.seed"):
-            # a sampler that takes its own seed (brms::brm, rstan::sampling, mikropml::run_ml):
-            # the seed of that call's generator, at the argument's line
-            value = keywords["seed"]
-            source = seed_source(value)
+        elif name in JAGS_SEEDING:
+            seed = first if first is not None else keywords.get("seed")
+            source = seed_source(seed)
+            facts.randoms.append(RandomFact(line, name, "JAGS", "seed", source in ("literal", "argument"), source))
+        own_seed = next((key for key in OWN_SEED_ARGUMENTS if key in keywords), None)
+        if own_seed is not None and not (name in SEEDING or bare == "set.seed" or name in JAGS_SEEDING):
+            # a sampler that takes its own seed (brms::brm, rstan::sampling, mikropml::run_ml,
+            # BEST::BESTmcmc's rnd.seed, nimble's setSeed): the seed of that call's generator,
+            # at the argument's line; setSeed = FALSE sets none
+            value = keywords[own_seed]
+            source = "none" if value is not None and value.type == "false" else seed_source(value)
             facts.randoms.append(RandomFact(line if value is None else ts.first_line(value), name, name, "seed",
+                                            source in ("literal", "argument"), source))
+        if JAGS_SEED_ARGUMENT in keywords:
+            # list(.RNG.name = "base::Mersenne-Twister", .RNG.seed = 1): a JAGS chain's seed
+            value = keywords[JAGS_SEED_ARGUMENT]
+            source = seed_source(value)
+            facts.randoms.append(RandomFact(line if value is None else ts.first_line(value), name, "JAGS", "seed",
                                             source in ("literal", "argument"), source))
 
         if bare in CLI:

@@ -318,6 +318,12 @@ class _SeedFile:
     # calls that pass a function the global generator (f(Random.default_rng(), x)), by name
     passed_in: list[tuple[_Hit, str]] = field(default_factory=list)
     global_passes: dict[str, _Hit] = field(default_factory=dict)
+    # Julia: draws from a generator a struct's field holds (``rand(sg.rng)``), with the
+    # field (``SurrogateGenerator.rng``), and the file's Julia facts (its calls and methods)
+    stored: list[tuple[_Hit, str]] = field(default_factory=list)
+    julia: list[FileFacts] = field(default_factory=list)
+    # Julia: calls handing a function a generator a struct's field holds, by the function's name
+    field_passes: dict[str, list[tuple[str, _Hit]]] = field(default_factory=dict)
 
     @property
     def is_python_module(self) -> bool:
@@ -602,6 +608,8 @@ def _fact_names() -> dict[str, frozenset[str]]:
     return {"r_random": frozenset(r["stochastic"]), "r_seed": frozenset(r["seed"]),
             "r_random_keywords": frozenset(r["stochastic_keywords"]),
             "r_seeded_by_argument": r["seeded_by_argument"],
+            "r_generators": r["generators"],
+            "r_fixed_default_seed": frozenset(r["fixed_default_seed"]),
             "julia_random": frozenset(julia["stochastic"]),
             "julia_global": frozenset(julia["global_generators"])}
 
@@ -612,8 +620,12 @@ def _r_function(name: str) -> str:
 
 
 # the generator families the seeds of R, Julia and MATLAB reach (§0.2.23): their global
-# generators; a native draw ("native") is seeded by its own generator's seed only
-_R, _JULIA, _MATLAB = frozenset({"R"}), frozenset({"julia"}), frozenset({"matlab"})
+# generators (R's seeds: "R" or "JAGS", as the frontend names them); a native draw
+# ("native") is seeded by its own generator's seed only
+_JULIA = frozenset({"julia"})
+# JAGS's own generators (rjags, BEST): seeded by a chain's .RNG.seed or rjags::jags.seed, never by set.seed
+_JAGS_FAMILY = "JAGS"
+_JAGS_SEEDS = frozenset({"jags.seed", "rjags::jags.seed"})
 
 # R and Julia definitions whose bodies run only when called (a Julia module's body runs
 # where it stands)
@@ -642,6 +654,7 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     draw from a generator passed in (a parameter named like one) is explicit."""
     names = _fact_names()
     path = record.path
+    record.julia.append(facts)
     built: dict[str, bool] = {}       # engine -> every construction of it seeded
     reseeded: set[str] = set()        # engines reseeded with Random.seed!(rng, x)
     seeds: dict[str, RandomFact] = {}  # engine -> its first reproducible seed
@@ -688,7 +701,9 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
         hit = _Hit(path, fact.line, fact.cell, function, tree.snippet(path, fact.line, fact.cell),
                    explicit=explicit, pinned=pinned, family="julia")
         record.random.append(hit)
-        if fact.generator != "Random.GLOBAL" and fact.generator not in built:
+        if _held_in_field(fact.generator):
+            record.stored.append((hit, fact.generator))
+        elif fact.generator != "Random.GLOBAL" and fact.generator not in built:
             holder = _enclosing_definition(facts, fact.line, fact.cell)
             if holder is not None:
                 record.passed_in.append((hit, holder.name.rsplit(".", 1)[-1]))
@@ -696,6 +711,14 @@ def _scan_julia(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
         first = min(used, key=lambda f: (f.cell or 0, f.line))
         record.generator_seed = _Hit(path, first.line, first.cell, first.call.rsplit(".", 1)[-1],
                                      tree.snippet(path, first.line, first.cell))
+    for fact in facts.randoms:
+        if fact.kind == "pass":
+            callee = fact.call.rsplit(".", 1)[-1]
+            hit = _Hit(path, fact.line, fact.cell, fact.generator, tree.snippet(path, fact.line, fact.cell))
+            if fact.generator == "Random.GLOBAL":
+                record.global_passes.setdefault(callee, hit)
+            elif _held_in_field(fact.generator):
+                record.field_passes.setdefault(callee, []).append((fact.generator, hit))
     for call in facts.calls:
         if call.written == "include" and call.args and isinstance(call.args[0], str) and call.args[0]:
             record.sourced.append(call.args[0])
@@ -743,6 +766,147 @@ def _decide_passed_generators(files: dict[str, _SeedFile], vendored: set[str]) -
                                           "passes a seeded one"))
 
 
+def _held_in_field(generator: str) -> bool:
+    """Whether a Julia draw's generator is a struct's field (``SurrogateGenerator.rng``,
+    ``model.rng``): a dotted name, neither the global generator nor an engine built in
+    place (``MersenneTwister(1)``) or taken from a collection (``rngs[j]``)."""
+    return "." in generator and generator != "Random.GLOBAL" and not any(c in generator for c in "([")
+
+
+class _JuliaCalls:
+    """The calls and methods of the repository's Julia code (vendored files left out; a
+    test's calls count, it calls the code too), to follow a generator argument to the
+    calls that pass it (§0.2.25). A method's own signature is no call of it."""
+
+    DEPTH = 4
+
+    def __init__(self, files: dict[str, _SeedFile], vendored: set[str], tree: TreeIndex):
+        self.tree = tree
+        self.julia_global = _fact_names()["julia_global"]
+        self.sites: dict[str, list[tuple[str, FileFacts, CallFact]]] = {}
+        for path, record in files.items():
+            if path in vendored:
+                continue
+            for facts in record.julia:
+                # a method's signature is read as a call of its name at its line, before its body's calls
+                signatures = {(d.cell, d.line, d.name) for d in facts.definitions if d.kind == "function"}
+                for call in facts.calls:
+                    if (call.cell, call.line, call.name) in signatures:
+                        signatures.discard((call.cell, call.line, call.name))
+                        continue
+                    self.sites.setdefault(call.name.rsplit(".", 1)[-1], []).append((path, facts, call))
+
+    def hit(self, path: str, call: CallFact) -> _Hit:
+        return _Hit(path, call.line, call.cell, call.name, self.tree.snippet(path, call.line, call.cell))
+
+    def stores_fallback(self, struct: str) -> tuple[_Hit, str] | None:
+        """Where the generator a struct's field holds can be the global one: a
+        construction ``T(…, Random.default_rng())``, or one passing a generator parameter
+        that a call of its method leaves out (its default is the global generator) or
+        passes the global generator. None when every construction found stores a
+        generator passed in by every call."""
+        for path, facts, call in self.sites.get(struct, ()):
+            for value in [*call.args, *(v for _, v in call.kwargs)]:
+                if type(value) is not Expr:
+                    continue
+                text = value.text.strip()
+                if text in self.julia_global:
+                    return self.hit(path, call), f"{struct}(…) stores {text}, the global generator"
+                method = _enclosing_definition(facts, call.line, call.cell)
+                if method is not None and text in method.parameters:
+                    found = self.falls_back(method, text, frozenset())
+                    if found is not None:
+                        return found
+        return None
+
+    def falls_back(self, method: DefinitionFact, parameter: str,
+                   seen: frozenset[tuple[int, str, str]]) -> tuple[_Hit, str] | None:
+        """A call of ``method`` that leaves its generator ``parameter`` out (falling back to
+        its global-generator default) or passes the global generator, followed through
+        callers passing a generator parameter of their own (a few calls deep)."""
+        key = (method.line, method.name, parameter)
+        if key in seen or len(seen) > self.DEPTH:
+            return None
+        seen = seen | {key}
+        name = method.name.rsplit(".", 1)[-1]
+        parameters = method.parameters
+        keywords = parameters[parameters.index("*") + 1:] if "*" in parameters else ()
+        positional = [p for p in parameters[:len(parameters) - len(keywords) - ("*" in parameters)]]
+        optional = parameter in method.none_defaults
+        for path, facts, call in self.sites.get(name, ()):
+            if any(type(v) is Expr and v.text.endswith("...") for v in call.args):
+                continue   # a splat may pass it
+            if parameter in keywords:
+                value = next((v for k, v in call.kwargs if k.split("::")[0] == parameter), _MISSING)
+            else:
+                position = positional.index(parameter)
+                value = call.args[position] if len(call.args) > position else _MISSING
+            if value is _MISSING:
+                if optional:
+                    return self.hit(path, call), (f"calls {name}() without {parameter}, whose default is the "
+                                                  "global generator")
+                continue   # a required argument left out: another method of the name
+            if type(value) is not Expr:
+                continue
+            text = value.text.strip()
+            if text in self.julia_global:
+                return self.hit(path, call), f"passes {text}, the global generator, to {name}()"
+            caller = _enclosing_definition(facts, call.line, call.cell)
+            if caller is not None and text in caller.parameters:
+                found = self.falls_back(caller, text, seen)
+                if found is not None:
+                    return found
+        return None
+
+
+def _decide_stored_generators(files: dict[str, _SeedFile], vendored: set[str], tree: TreeIndex) -> None:
+    """Julia (§0.2.25): a draw from a generator a struct's field holds (``rand(sg.rng)``,
+    ``s, rng = sg.s, sg.rng``) uses what the struct's constructions store; where one
+    stores the global generator, or a generator argument that a call of its method leaves
+    out (``surrogenerator(x, method, rng = Random.default_rng())`` called as
+    ``surrogenerator(x, method)``), the draw falls back to the global generator, which only
+    ``Random.seed!`` seeds."""
+    handed: dict[str, list[str]] = {}     # function -> the fields whose generators calls hand it
+    for path, record in files.items():
+        if path not in vendored:
+            for callee, passes in record.field_passes.items():
+                handed.setdefault(callee, []).extend(generator for generator, _ in passes)
+    if not any(record.stored for record in files.values()) and not handed:
+        return
+    calls = _JuliaCalls(files, vendored, tree)
+    verdicts: dict[str, tuple[_Hit, str] | None] = {}
+
+    def falls_back(struct: str) -> bool:
+        if struct not in verdicts:
+            verdicts[struct] = calls.stores_fallback(struct)
+        return verdicts[struct] is not None
+
+    for record in files.values():
+        fallen: dict[int, str] = {}
+        for hit, generator in record.stored:
+            struct = generator.rsplit(".", 1)[0]
+            if falls_back(struct):
+                fallen[id(hit)] = struct
+        # a draw from a generator passed in, where a call hands the function a struct's field
+        for hit, function in record.passed_in:
+            struct = next((g.rsplit(".", 1)[0] for g in handed.get(function, ()) if falls_back(g.rsplit(".", 1)[0])),
+                          None)
+            if struct is not None:
+                fallen[id(hit)] = struct
+        if not fallen:
+            continue
+        for index, hit in enumerate(record.random):
+            struct = fallen.get(id(hit))
+            if struct is None:
+                continue
+            record.random[index] = replace(hit, explicit=False, pinned=False)
+            call, why = verdicts[struct]
+            where = f"line {hit.line}" if call.path == hit.path else f"{hit.path}:{hit.line}"
+            record.unreproducible.append((call, f"{why}: {struct} then holds the global generator, which the draw at "
+                                          f"{where} and every other draw from {struct} use (a generator argument "
+                                          "seeds only where every call passes a seeded one, §0.2.25)"))
+
+
 def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     """R (a file, an R Markdown document's evaluated chunks, a notebook's R cells): the
     frozen list's random calls, a call with a resampling argument (``permutations =
@@ -752,15 +916,20 @@ def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     names = _fact_names()
     path = record.path
     seeded_by = names["r_seeded_by_argument"]
+    generators = names["r_generators"]
     # seed arguments of samplers, by callee, in the file's order (the argument's own line)
     own_seeds: dict[str, deque[RandomFact]] = {}
     for fact in facts.randoms:
         if fact.kind != "seed":
             continue
-        if fact.generator == "R":
+        if fact.generator in ("R", _JAGS_FAMILY):
+            hit = _Hit(path, fact.line, fact.cell, _r_function(fact.call) if fact.generator == "R" else
+                       (".RNG.seed" if fact.call not in _JAGS_SEEDS else _r_function(fact.call)),
+                       tree.snippet(path, fact.line, fact.cell), families=frozenset({fact.generator}))
             if fact.seeded and fact.seed_source in ("literal", "argument"):
-                record.seeds.append(_Hit(path, fact.line, fact.cell, _r_function(fact.call),
-                                         tree.snippet(path, fact.line, fact.cell), families=_R))
+                record.seeds.append(hit)
+            elif fact.seed_source == "time":
+                record.unreproducible.append((hit, "this seed comes from the clock: it differs on every run"))
         else:
             own_seeds.setdefault(fact.generator, deque()).append(fact)
     for call in facts.calls:
@@ -771,6 +940,23 @@ def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             target = call.args[0] if call.args else dict(call.kwargs).get("file")
             if isinstance(target, str) and target:
                 record.sourced.append(target)
+        family = generators.get(function, "R")
+        if function in names["r_fixed_default_seed"]:
+            # MCMCpack's samplers seed a generator of their own with seed =, and with the
+            # fixed 12345 when it is left out or NA: reproducible unless the seed is the clock's
+            seed_fact = own_seeds[call.name].popleft() if any(k == "seed" for k, _ in call.kwargs) \
+                and own_seeds.get(call.name) else None
+            clock = seed_fact is not None and seed_fact.seed_source in ("time", "entropy")
+            hit = _Hit(path, call.line, call.cell, function, tree.snippet(path, call.line, call.cell),
+                       explicit=not clock, pinned=True, family="MCMCpack")
+            record.random.append(hit)
+            if (seed_fact is None or seed_fact.seed_source == "none") and record.generator_seed is None:
+                record.generator_seed = replace(hit, name=f"{function}'s own default seed (seed = NA: 12345)")
+            if clock:
+                record.unreproducible.append((_Hit(path, seed_fact.line, call.cell, function,
+                                                   tree.snippet(path, seed_fact.line, call.cell)),
+                                              "this seed comes from the clock: it differs on every run"))
+            continue
         if function in seeded_by:
             keyword = seeded_by[function]
             seed_fact = None
@@ -779,15 +965,18 @@ def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
             if seed_fact is not None and seed_fact.seeded:
                 # cited at its seed argument, the line that makes it reproducible
                 record.random.append(_Hit(path, seed_fact.line, call.cell, function,
-                                          tree.snippet(path, seed_fact.line, call.cell), explicit=True, family="R"))
+                                          tree.snippet(path, seed_fact.line, call.cell), explicit=True, family=family))
                 continue
         elif function not in names["r_random"] and not any(k in names["r_random_keywords"] for k, _ in call.kwargs):
             continue
         record.random.append(_Hit(path, call.line, call.cell, function, tree.snippet(path, call.line, call.cell),
-                                  family="R"))
+                                  family=family))
 
 
 _MATLAB_RUNNERS = {"feval", "run", "evalin", "builtin"}
+# MATLAB's process-wide streams by the frontend's generator: rng() seeds the global one, which
+# rand/randn draw from; parallel.gpu.rng()/gpurng() the GPU's, which gpuArray.rand* draw from (§0.2.23)
+_MATLAB_STREAMS = {"matlab.global": "matlab", "matlab.gpu": "matlab.gpu"}
 
 
 def _scan_matlab(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
@@ -803,16 +992,17 @@ def _scan_matlab(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
     streams: dict[str, _Hit] = {}
     for fact in facts.randoms:
         reproducible = fact.seeded and fact.seed_source in ("literal", "argument", "default")
-        hit = _Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell), family="matlab")
+        family = _MATLAB_STREAMS.get(fact.generator, "matlab")
+        hit = _Hit(path, fact.line, fact.cell, fact.call, tree.snippet(path, fact.line, fact.cell), family=family)
         if fact.kind == "seed":
             if reproducible:
-                record.seeds.append(replace(hit, family="", families=_MATLAB))
+                record.seeds.append(replace(hit, family="", families=frozenset({family})))
             elif fact.seed_source == "time":
                 record.unreproducible.append((hit, "this seed comes from the clock: it differs on every run"))
         elif fact.kind == "engine":
             built[fact.generator] = built.get(fact.generator, True) and reproducible
             streams.setdefault(fact.generator, hit)
-        elif fact.generator == "matlab.global":
+        elif fact.generator in _MATLAB_STREAMS:
             record.random.append(hit)
         else:
             record.random.append(replace(hit, explicit=built.get(fact.generator, True), pinned=True))
@@ -950,6 +1140,11 @@ class _Native:
                     record.unreproducible.append((self.hit(path, fact.line, fact.cell, fact.call),
                                                   f"this seed comes from {'the clock' if fact.seed_source == 'time' else 'std::random_device'}: "
                                                   "it differs on every run"))
+                elif fact.kind == "seed" and fact.seed_source == "none" and fact.generator.startswith("fortran."):
+                    # Fortran ``call random_seed()``: a processor-dependent seed (the OS's in gfortran)
+                    record.unreproducible.append((self.hit(path, fact.line, fact.cell, fact.call),
+                                                  f"{fact.call}() without put= picks a seed of its own, not a fixed "
+                                                  "one: it differs between runs"))
             good_seeds[path] = {g: f for g, f in good.items() if g not in bad}
             if good:
                 first = min(good.values(), key=lambda f: f.line)
@@ -1159,7 +1354,9 @@ def _seed_files(tree: TreeIndex) -> tuple[dict[str, _SeedFile], int]:
         for part in facts.embedded:
             if part.language in ("r", "julia"):
                 _scan_facts(record, part, tree)
-    _decide_passed_generators(files, {p for p in files if tree.role(p) == "vendored"})
+    vendored = {p for p in files if tree.role(p) == "vendored"}
+    _decide_passed_generators(files, vendored)
+    _decide_stored_generators(files, vendored, tree)
     for record in files.values():
         record.random.sort(key=lambda h: (h.cell or 0, h.line))
         record.seeds.sort(key=lambda h: (h.cell or 0, h.line))
@@ -1391,13 +1588,29 @@ def _distributes_python(tree: TreeIndex) -> bool:
     return False
 
 
+def _seeds_in_effect(record: _SeedFile) -> dict[str, _Hit]:
+    """Each generator family the file seeds, with the seed in effect at its first draw
+    from that family: the last seed of the family before that draw (``rng('default');
+    rng(101); randperm(…)`` relies on rng(101)), else its first seed."""
+    def position(hit: _Hit) -> tuple[int, int]:
+        return hit.cell or 0, hit.line
+
+    chosen: dict[str, _Hit] = {}
+    for family in dict.fromkeys(f for hit in record.seeds for f in hit.families):
+        seeds = [hit for hit in record.seeds if family in hit.families]
+        draw = min((position(h) for h in record.random if h.family == family), default=None)
+        before = [hit for hit in seeds if draw is not None and position(hit) <= draw]
+        chosen[family] = before[-1] if before else seeds[0]
+    return chosen
+
+
 def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> _Seeding:
     cover = _Cover()
     proofs: dict[str, list[_Proof]] = {}
     own: dict[str, _Proof] = {}        # a file seeded on its own, whatever its draws' families
     for path, record in files.items():
-        for hit in record.seeds:
-            cover.offer(path, hit.families, _Proof("seed_management.seed_call", f"sets a seed with {hit.name}", hit))
+        for family, hit in _seeds_in_effect(record).items():
+            cover.offer(path, (family,), _Proof("seed_management.seed_call", f"sets a seed with {hit.name}", hit))
         if record.seeds and not _needed(record):
             first = record.seeds[0]
             own[path] = _Proof("seed_management.seed_call", f"sets a seed with {first.name}", first)
@@ -1447,9 +1660,10 @@ def _seed_proofs_unblocked(tree: TreeIndex, files: dict[str, _SeedFile]) -> _See
                     queue.append(target)
         for path, seeder in sorted(reached.items()):
             if path != seeder and files[path].random:
-                cover.offer(path, _MATLAB, _Proof("seed_management.seeded_caller",
-                                                  f"is called by {seeder}, which seeds the global random stream",
-                                                  files[seeder].seeds[0]))
+                for family, seed in _seeds_in_effect(files[seeder]).items():
+                    stream = "the GPU's random stream" if family == "matlab.gpu" else "the global random stream"
+                    cover.offer(path, (family,), _Proof("seed_management.seeded_caller",
+                                                        f"is called by {seeder}, which seeds {stream}", seed))
 
     edges = _import_edges(tree, files)
     reverse: dict[str, set[str]] = {}
@@ -1583,7 +1797,10 @@ _FAMILY_ADVICE = {
     "R": "set.seed(1)",
     "julia": "Random.seed!(1), or a seeded Xoshiro(1) passed to every rand",
     "matlab": "rng(42) in the script that calls the rest",
+    "matlab.gpu": "parallel.gpu.rng(42) for the gpuArray draws",
     "pymc": "random_seed=0 to each pm.sample",
+    "JAGS": ".RNG.seed in each chain's initial values (list(.RNG.name = \"base::Mersenne-Twister\", .RNG.seed = 1)) "
+            "or rjags::jags.seed(1) for JAGS, and rnd.seed = 1 to BEST::BESTmcmc (set.seed does not reach JAGS)",
 }
 _NATIVE_ADVICE = (
     ((".f", ".for", ".f90", ".f95", ".f03", ".f08", ".f77", ".ftn"),
@@ -1600,6 +1817,7 @@ _BUILT_ADVICE = {
     "tensorflow": "a seeded generator (tf.random.Generator.from_seed(0))",
     "julia": "a seed to each generator the file builds (Xoshiro(1))",
     "matlab": "a seed to each stream the file builds (RandStream('mt19937ar', 'Seed', 1))",
+    "MCMCpack": "a fixed seed = to each MCMCpack sampler (MCMCregress(…, seed = 1))",
 }
 
 
@@ -1628,7 +1846,9 @@ _FAMILY_NAMES = {
     "random": "the random module", "numpy": "numpy's global generator (np.random)", "torch": "torch's generator",
     "torch.cuda": "torch's CUDA generators", "tensorflow": "TensorFlow's global generator", "R": "R's generator",
     "julia": "Julia's global generator", "matlab": "MATLAB's global stream",
+    "matlab.gpu": "MATLAB's GPU stream",
     "pymc": "PyMC's own seeding (random_seed=; from the OS without it)",
+    "JAGS": "JAGS's own generators (seeded from the clock without .RNG.seed)",
 }
 
 
@@ -1646,7 +1866,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.16.0")
+@detector("seed_management", version="2.17.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1672,8 +1892,11 @@ def seed_management(tree: TreeIndex) -> Result:
         argument).
         Python (files, IPython .ipy files with their magics masked (§0.2.19), notebook
         cells of one notebook together, R Markdown chunks): numpy.random and stdlib
-        random sampling, torch.rand*/randperm/normal/bernoulli, tf.random.*,
-        jax.random.*, generator constructions (default_rng, RandomState, PRNGKey …),
+        random sampling, torch.rand*/randperm/normal/bernoulli, tf.random.* and
+        TensorFlow 1's draws (tf.random_uniform, tf.random_normal, tf.truncated_normal,
+        tf.random_shuffle, tf.random_crop, tf.multinomial, tf.nn.dropout,
+        tf.layers.dropout(training=…), also under tf.compat.v1; seeded by
+        tf.set_random_seed or their own seed=), jax.random.*, generator constructions (default_rng, RandomState, PRNGKey …),
         randomised sklearn/umap/scipy estimators and functions (ensembles, KMeans, TSNE,
         train_test_split, CV splitters with shuffle=True, poisson(mu).rvs() …), MCMC
         samplers (PyMC's sample, seeded by random_seed= only from PyMC 4 on and by
@@ -1716,9 +1939,17 @@ def seed_management(tree: TreeIndex) -> Result:
         permutation tests (boot, coin's approximate(), adonis2, any call with
         permutations =), learners and MCMC samplers that take
         their own seed (ranger, mikropml's run_ml, brms' brm, rstan's stan and sampling,
-        rstanarm's stan_glm and kin, rethinking's ulam: seeded by seed =, not by NA, and
-        otherwise drawing their seed from R's generator), seeded by set.seed/
-        with_seed (never from Sys.time()) or through source() as in Python; a
+        rstanarm's stan_glm and kin, rethinking's ulam, nimble's runMCMC/nimbleMCMC by
+        setSeed =: seeded by seed =, not by NA, and otherwise drawing their seed from
+        R's generator), samplers drawing from R's generator (bcp, R2jags'/jagsUI's jags,
+        which seed JAGS from it), seeded by set.seed/
+        with_seed (never from Sys.time()) or through source() as in Python. JAGS draws
+        from generators of its own, seeded from the clock, which set.seed does not
+        reach (§0.2.23): rjags' jags.model and BEST's BESTmcmc are seeded by a chain's
+        .RNG.seed = in the file's initial values, rjags::jags.seed(x) or BESTmcmc's
+        rnd.seed =. MCMCpack's samplers (MCMCregress, MCMClogit …) seed a generator of
+        their own with seed =, and with a fixed 12345 when it is left out or NA: they
+        are random calls, reproducible as they stand. A
         sourced file seeds the draws of the file sourcing it only with a set.seed
         outside every function body (a seed inside a function, or its lapply closure,
         runs only when the function is called, not when the file is sourced), while
@@ -1732,8 +1963,17 @@ def seed_management(tree: TreeIndex) -> Result:
         engine built without a seed (rng = Xoshiro()) is shown as what unseeds its
         draws; a draw from a generator passed in (rng, rngs[j]) is explicit unless a
         call in the repository passes its function the global generator (a convenience
-        method f(x) = f(Random.default_rng(), x), a test; §0.2.25: the draw then falls
-        back to the global generator, cited at that call); include() acts as
+        method f(x) = f(Random.default_rng(), x), a test, a variable bound to it; §0.2.25:
+        the draw then falls back to the global generator, cited at that call); a draw
+        from a generator a struct's field holds (rand(sg.rng, …), a local unpacked from
+        it, s, rng = sg.s, sg.rng, or the field handed to a function that draws from
+        it) uses what the struct's constructions store (the type the method annotates,
+        sg::SurrogateGenerator, its construction calls by name): a construction storing
+        the global generator, or a generator parameter that a call of the constructing
+        method leaves out (surrogenerator(x, method, rng = Random.default_rng()) called
+        as surrogenerator(x, method)) or passes the global generator, makes the draw a
+        global one (§0.2.25, callers passing a generator parameter of their own
+        followed a few calls deep); include() acts as
         an import and splices code as source() does: an included file seeds the
         includer's draws only with a Random.seed! outside every function body (a
         module's body runs where it stands), and a package module that includes its
@@ -1742,7 +1982,8 @@ def seed_management(tree: TreeIndex) -> Result:
         global stream are seeded by rng(seed), rng('default'), rng(seed, 'twister'),
         rand('seed', x) or setGlobalStream of a seeded stream, never by rng('shuffle')
         or a clock seed (sum(100*clock)); a draw from a RandStream variable (rand(s, 3))
-        by that stream's seed only. The stream is global, so a function, script or class
+        by that stream's seed only; the GPU's stream (gpuArray.randn, rand(…,
+        'gpuArray')) by parallel.gpu.rng/gpurng only, which do not seed rand (§0.2.23). The stream is global, so a function, script or class
         (every method file of its @folder) called, transitively, by a file that seeds it
         is seeded (seeded_caller).
         C/C++ and Fortran: C rand/random/drand48/lrand48 draws are seeded only by their
@@ -1758,7 +1999,12 @@ def seed_management(tree: TreeIndex) -> Result:
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
         an explicit seed, unseeded when that state is given the clock.
-        (2.16.0: %R line magics read as R.
+        (2.17.0: R's Bayesian samplers (JAGS's own generators, bcp, R2jags,
+        nimble, MCMCpack's fixed default seed); TensorFlow 1 draws and dropout; Julia
+        generators held in a struct's field traced to its constructions; MATLAB's GPU
+        stream apart; the seed in effect at a draw cited; an unseeded file's other
+        unseeded generators and a Fortran random_seed() without put= shown.
+        2.16.0: %R line magics read as R.
         2.15.0: MCMC samplers are randomised estimators.
         2.14.0: Snakemake Python and Nextflow R/Python process scripts read.
         2.13.2: the fix names the seed of each generator the unseeded draws use.
@@ -1786,12 +2032,16 @@ def seed_management(tree: TreeIndex) -> Result:
         Each unseeded file at its first unseeded draw, with up to two seeds that do not
         reach it (ineffective_seed: a clock seed, a thrown-away generator, a seed
         parameter left None, an engine seeding another generator, the clock default of
-        a seed option, a seeding routine without a fixed seed, a seed of another
-        generator family: random.seed before a numpy draw); each seeded file at its
-        first random call with the seeds it relies on, one per generator family its
-        draws use (seed_call, explicit_seed, seed_helper, seeding_import,
-        seeded_importer, seeded_caller; file, line, cell for notebooks),
-        the function header that gives a parameter seed (seed_parameter) and the
+        a seed option, a seeding routine without a fixed seed, Fortran's random_seed()
+        without put=, a call leaving out a generator argument a struct stores (cited
+        once, with the first file it unseeds), a seed of another generator family:
+        random.seed before a numpy draw, set.seed before a JAGS model); after every
+        file, the first draw of each other generator an unseeded file leaves unseeded;
+        each seeded file at its first random call with the seeds it relies on, one per
+        generator family its draws use: the seed in effect at its first draw from that
+        family (rng('default'); rng(101) cites rng(101)) (seed_call, explicit_seed,
+        seed_helper, seeding_import, seeded_importer, seeded_caller; file, line, cell
+        for notebooks), the function header that gives a parameter seed (seed_parameter) and the
         definition of a project's own generator (own_generator, once). Counts: random
         and seeded files, files scanned, files that do not parse (their calls, imports
         and function bodies read by the Python frontend's line scan), and the test files
@@ -1802,8 +2052,12 @@ def seed_management(tree: TreeIndex) -> Result:
         generator its unseeded draws use, in that generator's own terms (the fix names
         them): random.seed(0) for the random module, np.random.seed(0) for numpy (and
         the estimators drawing from it), torch.manual_seed(0), tf.random.set_seed(0), or
-        random_state=/seed=/a seeded generator passed to every random call in Python; set.seed(1) in R; Random.seed!(1) or a seeded Xoshiro
-        passed to every draw in Julia; rng(42) in the MATLAB script that calls the rest;
+        random_state=/seed=/a seeded generator passed to every random call in Python;
+        set.seed(1) in R (for JAGS a .RNG.seed in each chain's initial values or
+        rjags::jags.seed(1), and rnd.seed = to BESTmcmc); Random.seed!(1) or a seeded Xoshiro
+        passed to every draw in Julia (also to every call of a method that stores it in
+        a struct); rng(42) in the MATLAB script that calls the rest (parallel.gpu.rng(42)
+        for gpuArray draws);
         in C/C++ seed the generator you draw from (srand48(11) for drand48, std::mt19937
         gen(seed) from a --seed option with a constant default, not time(NULL)); in
         Fortran call random_seed(put=seed) before random_number.
@@ -1825,9 +2079,16 @@ def seed_management(tree: TreeIndex) -> Result:
         last name across files), so a same-named variable given the clock elsewhere
         unseeds a seed; a typedef'd engine (typedef std::mt19937 Rng) is not known as
         one, and a seed passed down as a function argument is not followed to its
-        callers. Randomness hidden in other libraries (neural network initialisation,
-        dropout, samplers outside the frozen list such as JAGS or cmdstanr's
-        model$sample()) is not detected.
+        callers. A Julia struct's constructions are matched by the type's name and its
+        generator arguments by being the global generator or a parameter of the
+        constructing method; a field read through an untyped receiver (f(m) =
+        rand(m.rng)) is taken for a generator passed in. A .RNG.seed anywhere in an R
+        file seeds all its JAGS models (and BESTmcmc's, which take rnd.seed only).
+        Randomness hidden in other libraries (neural network initialisation, Keras
+        Dropout layers, samplers outside the frozen list such as runjags or cmdstanr's
+        model$sample()) is not detected; a random call in a function nothing calls (a
+        smoke test inside a source module) counts, since the role of its file, not
+        reachability, decides (§0.2.1, §0.2.3).
     """
     files, test_stochastic = _seed_files(tree)
     random_files = [r for r in files.values() if r.random]
@@ -1857,18 +2118,33 @@ def seed_management(tree: TreeIndex) -> Result:
     counts["unseeded_files"] = len(unseeded)
 
     evidence: list[Evidence] = []
+    # an unseeded file's first draws from its other unseeded generators, after every file's first
+    other_generators: list[Evidence] = []
+    shown_elsewhere: set[tuple[str, int]] = set()
     for record in unseeded:
         reached = seeding.cover.get(record.path)
-        first = next((h for h in record.random if not h.explicit and (h.pinned or h.family not in reached)),
-                     record.random[0])
+        # the first unseeded draw from each generator the file leaves unseeded (§0.2.23: each needs its own seed)
+        firsts: dict[tuple[str, bool], _Hit] = {}
+        for hit in record.random:
+            if not hit.explicit and (hit.pinned or hit.family not in reached):
+                firsts.setdefault((hit.family, hit.pinned), hit)
+        first, *others = list(firsts.values()) or [record.random[0]]
         evidence.append(_hit_evidence(first, f"random call {first.name} with no seed set for this file", "seed_management.unseeded"))
         shown: set[tuple[str, int]] = set()
         mismatched = [(hit, _mismatch(hit, first)) for hit in record.seeds if first.family not in hit.families
                       and not first.pinned]
         for hit, why in record.unreproducible + mismatched:
+            if hit.path != record.path and (hit.path, hit.line) in shown_elsewhere:
+                continue   # a call in another file that unseeds several files: cited with the first
             if (hit.path, hit.line) not in shown and len(shown) < 2:
                 shown.add((hit.path, hit.line))
+                if hit.path != record.path:
+                    shown_elsewhere.add((hit.path, hit.line))
                 evidence.append(_hit_evidence(hit, why, "seed_management.ineffective_seed"))
+        for hit in others:
+            source = "a generator of its own built without a seed" if hit.pinned else _family_name(hit.family)
+            other_generators.append(_hit_evidence(hit, f"random call {hit.name} from {source}, another generator "
+                                                  "with no seed set for this file", "seed_management.unseeded"))
     generators_shown: set[_Hit] = set()
     for record in seeded:
         first = record.random[0]
@@ -1896,6 +2172,7 @@ def seed_management(tree: TreeIndex) -> Result:
                                          rule="seed_management.seed_parameter", line_start=function.line,
                                          snippet=tree.snippet(proof.hit.path, function.line, function.cell),
                                          cell=function.cell))
+    evidence += other_generators
     value = 100 * len(seeded) / len(random_files)
     fix = None
     if unseeded:
