@@ -323,6 +323,33 @@ def test_install_compiled_deposit_build_steps(line, expected):
     assert _install(line, compiled=True) == expected
 
 
+@pytest.mark.parametrize(("line", "language", "expected"), [
+    # the repository a compendium is installed from is the project's (its .Rproj, its URL)
+    ("remotes::install_github('me/the-paper-2019@v1.0')", "r", (100, "own_package")),
+    ("devtools::install_github(repo = \"https://github.com/me/The_Paper_2019.git\")", "r", (100, "own_package")),
+    ("devtools::install_github(\"me/other-repo\")", "r", (70, "package_by_package")),
+    # a comment is no install, whatever it names
+    ("library(paperpkg)  # remotes::install_github('me/the-paper-2019')", "r", None),
+    ("x <- 1  # renv::restore()", "", None),
+    # MATLAB: compiling MEX files is a source build (70), a comment after it is not read
+    ("mex -largeArrayDims filt.c % compile", "matlab", (70, "source_build")),
+    ("build_all; % mex('x.c')", "matlab", (70, "source_build")),
+    ("plot_all % mex", "matlab", None),
+])
+def test_install_repository_installs_comments_and_mex(line, language, expected):
+    ctx = _InstallContext(frozenset({"paperpkg"}), True, r_package="paperpkg", matlab=True,
+                          own_repositories=frozenset({"paperpkg", "the-paper-2019"}),
+                          mex_builders=frozenset({"build_all"}))
+    hit = _install_line(DocLine("README.md", 1, line, False, True, language), ctx)
+    assert (None if hit is None else (hit.value, hit.rule.rsplit(".", 1)[-1])) == expected
+
+
+def test_matlab_block_prompt_and_comment_lines():
+    doc = parse_document("# t\n\n```matlab\n>> cd src\n% a comment line\n>> build_all % done\n```\n", "README.md")
+    assert [(line.line, line.text, line.code) for line in doc_lines(doc)] == [
+        (4, "cd src", "cd src"), (6, "build_all % done", "build_all")]
+
+
 def test_install_local_project_without_manifest_is_70():
     assert _install("pip install -e .", declares=False) == (70, "local_project_without_manifest")
 

@@ -103,6 +103,17 @@ def _strip_comment(line: str) -> str:
     return line
 
 
+def strip_comment(line: str, marker: str = "#") -> str:
+    """``line`` without its comment: from a ``#`` that starts a word (shell, R, Python,
+    Julia) or from any ``%`` (MATLAB/Octave) outside quotes, to the end."""
+    if marker == "#":
+        return _strip_comment(line)
+    for index, char in enumerate(line):
+        if char == marker and not _inside_quotes(line, index):
+            return line[:index]
+    return line
+
+
 def _words(piece: str) -> list[str]:
     if not any(ch in piece for ch in "'\"\\#"):
         return piece.split()  # nothing shlex would treat specially; str.split is far cheaper

@@ -13,7 +13,13 @@ from scoring.facts import FileFacts
 from scoring.parsers.manifests import normalize_name
 from scoring.parsers.markdown import Document
 from scoring.parsers.native_build import native_build_kind
-from scoring.parsers.shell import Command, command_lines, split_commands, strip_prompt
+from scoring.parsers.shell import (
+    Command,
+    command_lines,
+    split_commands,
+    strip_comment,
+    strip_prompt,
+)
 from scoring.tree import TreeIndex
 
 # Evidence lists stay short enough to read; totals always go to ``counts``.
@@ -54,22 +60,43 @@ class DocLine:
     text: str
     repl: bool          # ``>>>`` / ``...`` Python REPL input
     in_block: bool      # from a code block (False: inline code)
+    language: str = ""  # the code block's language (CodeBlock.language)
 
     @property
     def commands(self) -> list[Command]:
         return [] if self.repl else split_commands(self.text)
 
+    @property
+    def code(self) -> str:
+        """The line without the comment its block's language writes (``%`` in a MATLAB
+        or Octave block, ``#`` elsewhere: R, Python, Julia, shell): a commented-out
+        ``# install.packages("x")`` is no install."""
+        return strip_comment(self.text, "%" if self.language in MATLAB_BLOCKS else "#").strip()
+
+
+# code blocks of MATLAB/Octave code: `>>` is their prompt and `%` starts a comment
+MATLAB_BLOCKS = frozenset({"matlab", "octave"})
+_MATLAB_PROMPT = re.compile(r"^\s*>>\s?(?!>)")
+
 
 def doc_lines(doc: Document) -> list[DocLine]:
     """Code-block lines (backslash continuations joined), inline code spans and the prose
     lines that start with a shell prompt (a list item, a blockquote, a plain-text README:
-    METRICS.md §0.2.10) of ``doc``."""
+    METRICS.md §0.2.10) of ``doc``. In a MATLAB/Octave block the ``>>`` prompt is
+    stripped and comment lines (``% …``) are no lines."""
     out: list[DocLine] = []
     for block in doc.code_blocks:
+        language = block.language
         for offset, logical in command_lines(block.text):
-            text, repl = strip_prompt(logical)
+            if language in MATLAB_BLOCKS:
+                text, repl = _MATLAB_PROMPT.sub("", logical, count=1).strip(), False
+                if not strip_comment(text, "%").strip():
+                    continue
+            else:
+                text, repl = strip_prompt(logical)
             if text:
-                out.append(DocLine(doc.path, _file_line(doc, block.line_start + offset - 1), text, repl, True))
+                out.append(DocLine(doc.path, _file_line(doc, block.line_start + offset - 1), text, repl, True,
+                                   language))
     for span in doc.inline_code:
         text, repl = strip_prompt(span.text)
         if text:
