@@ -50,6 +50,10 @@ def test_meson_wraps_submodules_and_make():
     make = parse_native_build("CFLAGS = -O2 -std=gnu99\n# -std=c89\nSTD = -std=$(X)\n", "Makefile")
     assert [(s.line, s.text) for s in make.standards] == [(1, "-std=gnu99")]
     assert native_build_kind("src/x.wrap") is None and native_build_kind("README.md") is None
+    # the files a Makefile includes for one platform or compiler are Make files too
+    assert [native_build_kind(p) for p in ("make.inc", "config/make.inc.gfort", "make.sys", "arch.make",
+                                           "rules.mk", "make_serial.inc", "make.include.txt")] == [
+        "make", "make", "make", "make", "make", None, None]
 
 
 def test_unbalanced_cmake_command_ends_at_end_of_file():

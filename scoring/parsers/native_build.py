@@ -77,7 +77,11 @@ class NativeBuildFile:
     project: str = ""    # the name CMake's or meson's project() gives the build
 
 
-_MAKE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\.[^/]+)?|[^/]+\.mk", re.IGNORECASE)
+# Makefiles, and the files a Makefile includes for a platform's settings: `*.mk`,
+# `make.inc` and its per-compiler samples (`make.inc.gfort`, LAPACK's and many Fortran
+# codes' convention), `make.sys`, `arch.make`
+_MAKE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\.[^/]+)?|[^/]+\.mk|make\.(?:inc|sys)(?:\.[^/]+)?|arch\.make",
+                           re.IGNORECASE)
 
 
 def native_build_kind(path: str) -> str | None:
