@@ -41,8 +41,9 @@ def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     # a stated compiler version (§0.3, §0.2.20); container_spec 2.2.1: fixes in the
     # deposit's own ecosystem
     # env_bootstrap 2.3.0: a README code line without its block language's comment;
-    # python_version_declared 2.3.0: Make include files (make.inc*), own ecosystem's declaration first
-    assert detector.version == {"dep_pinning": "2.3.0", "container_spec": "2.2.1", "env_bootstrap": "2.3.0",
+    # python_version_declared 2.3.0: Make include files (make.inc*), own ecosystem's declaration first;
+    # dep_pinning 2.3.1: the fix tells unversioned entries from loosely bounded ones
+    assert detector.version == {"dep_pinning": "2.3.1", "container_spec": "2.2.1", "env_bootstrap": "2.3.0",
                                 "python_version_declared": "2.3.0"}.get(metric_id, "2.1.1")
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
@@ -51,6 +52,20 @@ def test_documented_versioned_and_at_least_three_fixtures(metric_id):
 
 
 # --------------------------------------------------------------------------- E1 dep_pinning
+
+
+@pytest.mark.parametrize(
+    ("imports", "why"),
+    [
+        ("dplyr, tidyr", "DESCRIPTION leaves dplyr, tidyr unversioned"),
+        ("dplyr (>= 1.0), tidyr (>= 1.2)", "DESCRIPTION bounds dplyr, tidyr only loosely"),
+        ("dplyr (>= 1.0), tidyr, purrr (== 1.0.2), tidyr",
+         "DESCRIPTION leaves tidyr unversioned and bounds dplyr only loosely"),
+    ],
+)
+def test_dep_pinning_fix_says_what_is_loose(make_tree, imports, why):
+    m = run("dep_pinning", make_tree({"DESCRIPTION": f"Package: x\nImports: {imports}\n", "R/a.R": "x <- 1\n"}))
+    assert m.fix == f"Run `renv::snapshot()` and commit renv.lock ({why})."
 
 
 def test_dep_pinning_dev_manifest_ignored_while_runtime_manifest_declares(make_tree):
