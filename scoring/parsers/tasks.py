@@ -78,7 +78,7 @@ def expand_variables(text: str, variables: dict[str, str]) -> str:
     return text
 
 
-def _make_variables(lines: list[str]) -> dict[str, str]:
+def make_variables(lines: list[str]) -> dict[str, str]:
     """The plain assignments of a Makefile (the first `?=`, the last `=`/`:=`, `+=`
     appended), comments removed; recipe lines and conditionals' bodies alike."""
     variables: dict[str, str] = {}
@@ -115,7 +115,7 @@ def parse_makefile(text: str) -> list[Target]:
     targets: list[Target] = []
     current: list[Target] = []
     lines = text.splitlines()
-    variables = _make_variables(lines)
+    variables = make_variables(lines)
     i = 0
     while i < len(lines):
         raw = lines[i]
