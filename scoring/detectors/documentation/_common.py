@@ -698,4 +698,48 @@ def own_package(tree: TreeIndex, ecosystem: str) -> str:
             module = name.replace("-", "_")
             if tree.is_file(f"{module}/__init__.py") or tree.is_file(f"src/{module}/__init__.py"):
                 return module
+    if ecosystem == "matlab":
+        return matlab_toolbox(tree)
     return ""
+
+
+# folders of a toolbox's usage examples and set-up scripts: they show or prepare its use
+_MATLAB_EXAMPLE_FOLDERS = frozenset({"examples", "example", "demos", "demo", "tutorials", "tutorial"})
+_MATLAB_SETUP_SCRIPT = re.compile(r"\w*(?:setup|install|startup|addpaths?|set_?paths?)\w*\.m", re.IGNORECASE)
+# a top-level driver makes the deposit an analysis, whatever else it holds (§0.3 MATLAB main.m)
+_MATLAB_DRIVER = re.compile(r"(?:main|run(?:[_-]?all)?|start|execute)\.m", re.IGNORECASE)
+
+
+def matlab_toolbox(tree: TreeIndex) -> str:
+    """The folder of a MATLAB/Octave toolbox, or "": a deposit whose MATLAB code (tests,
+    documentation, examples and demos, set-up scripts and vendored code aside) is all
+    function or class files, nothing that runs as a script, is a library a user calls
+    (npy-matlab's readNPY/writeNPY); its folder is the one holding most of those files
+    ("." for the root). A deposit with a script (a driver, a configuration script) or a
+    top-level main.m/run_all.m is an analysis; a file of comments only (a toolbox's
+    Contents.m) runs nothing and decides nothing."""
+    if any(_MATLAB_DRIVER.fullmatch(_name(path)) for path in tree.files_in("")):
+        return ""
+    folders: dict[str, int] = {}
+    for path in tree.by_frontend("matlab"):
+        if tree.role(path) in ("test", "docs", "vendored") or _MATLAB_SETUP_SCRIPT.fullmatch(_name(path)):
+            continue
+        if path.split("/", 1)[0].lower() in _MATLAB_EXAMPLE_FOLDERS:
+            continue
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        if not facts.definitions:
+            if facts.calls or facts.assignments:
+                return ""   # a script
+            continue
+        first = min(d.line for d in facts.definitions)
+        if any(item.line < first for item in (*facts.calls, *facts.assignments)):
+            return ""   # a script with local functions
+        # package (+pkg), class (@Class) and private folders are found through the folder
+        # above them, the one a user puts on the path
+        parts = path.split("/")[:-1]
+        cut = next((i for i, part in enumerate(parts) if part[:1] in "+@" or part == "private"), len(parts))
+        folder = "/".join(parts[:cut]) or "."
+        folders[folder] = folders.get(folder, 0) + 1
+    return max(sorted(folders), key=lambda folder: folders[folder]) if folders else ""

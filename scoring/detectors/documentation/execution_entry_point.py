@@ -198,9 +198,13 @@ _FIXES = {
 }
 
 
+def _toolbox_path(folder: str) -> str:
+    return "<path to the toolbox>" if folder == "." else folder
+
+
 def _fix(tree: TreeIndex, documented: bool) -> str:
-    """The fix in the deposit's ecosystem; an R or Julia package is started by its first
-    call (``documented``: the README already shows how to run)."""
+    """The fix in the deposit's ecosystem; an R or Julia package or a MATLAB toolbox is
+    started by its first call (``documented``: the README already shows how to run)."""
     ecosystem = fix_ecosystem(tree)
     package = own_package(tree, ecosystem)
     if not package:
@@ -208,13 +212,18 @@ def _fix(tree: TreeIndex, documented: bool) -> str:
     if ecosystem == PYTHON:
         return (f"Declare a console script ([project.scripts]) or add {package}/__main__.py, and show the command "
                 "(`python -m " + package + "`) under a README '## Usage' heading.")
-    first = f"library({package})" if ecosystem == R else f"using {package}"
-    script, command = ("run_all.R", "Rscript run_all.R") if ecosystem == R else ("main.jl", "julia --project main.jl")
+    first, script, command = {
+        R: (f"library({package})", "run_all.R", "Rscript run_all.R"),
+        JULIA: (f"using {package}", "main.jl", "julia --project main.jl"),
+        # a MATLAB toolbox: its folder (:func:`matlab_toolbox`) goes on the path
+        MATLAB: (f"addpath('{_toolbox_path(package)}')", "main.m", 'matlab -batch "main"'),
+    }[ecosystem]
+    kind = "toolbox" if ecosystem == MATLAB else "package"
     if documented:
-        return (f"For an analysis built on the package, add a top-level {script} that runs it end to end and "
+        return (f"For an analysis built on the {kind}, add a top-level {script} that runs it end to end and "
                 f"document `{command}` beside the README's usage section.")
     return (f"Add a README '## Usage' section that shows the first calls a user makes (`{first}`, then the main "
-            f"function); an analysis built on the package gets a top-level {script} that runs it end to end.")
+            f"function); an analysis built on the {kind} gets a top-level {script} that runs it end to end.")
 
 
 @detector("execution_entry_point", version="2.6.0")
@@ -252,7 +261,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         set-up, no entry point (2.4.0, METRICS §0.2.11).
         80: a README heading of the run family of doc_structure (usage, run, quick
         start, how to use, "Using <project name>", …) or a runnable README command as in
-        usage_examples (set-up is never one: make in a deposit with C/C++/Fortran
+        usage_examples (a ```matlab block read without its `>>` prompt and `%` comment
+        lines, 2.6.0; set-up is never one: make in a deposit with C/C++/Fortran
         sources, `make && make install`, `python -m ipykernel install`; prompt lines of
         the prose count, §0.2.10). The README title (its first heading when it is a
         top-level one over deeper headings) names the project and is no run heading
@@ -271,9 +281,11 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         ecosystem (2.4.0, METRICS §0.3): run_all.R or _targets.R (`Rscript
         run_all.R`), main.jl (`julia --project main.jl`), main.m (`matlab -batch
         "main"`), a Makefile `run` target for a compiled program, a top-level main.nf or
-        Snakefile; an R or Julia package documents the first calls a user makes, a
-        Python package (its import package in the tree) declares a console script or a
-        __main__.py.
+        Snakefile; an R or Julia package or a MATLAB toolbox (function and class files
+        only, no top-level main.m/run_all.m: `addpath('<toolbox folder>')`) documents
+        the first calls a user makes, and an analysis built on it gets its own entry
+        script (2.6.0), a Python package (its import package in the tree) declares a
+        console script or a __main__.py.
     Known false positives:
         A main.py counts whatever it does; the content of an entry-point script is not
         checked. A Make-like target counts when anything it depends on runs a script,
