@@ -336,11 +336,11 @@ def built_python_modules(tree: TreeIndex) -> frozenset[str]:
     only in a tree with such sources."""
     from scoring.parsers.native_build import native_build_kind
 
-    if not any(facts.frontend in _NATIVE_FRONTENDS for facts in tree.all_facts().values()):
+    if not any(tree.by_frontend(frontend) for frontend in _NATIVE_FRONTENDS):
         return frozenset()
     found: set[str] = set()
     for path in tree.files:
-        if native_build_kind(path) in ("cmake", "make", "meson") and tree.role(path) != "vendored":
+        if native_build_kind(path) in ("cmake", "make", "meson") and tree.role(path) not in ("vendored", "test"):
             build = tree.native_build(path)
             found.update(module.name for module in build.python_modules if build is not None)
     return frozenset(found)

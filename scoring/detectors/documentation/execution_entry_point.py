@@ -307,13 +307,16 @@ def execution_entry_point(tree: TreeIndex) -> Result:
     # a console script whose function its module neither defines nor imports cannot run
     scripts = [s for s in console_scripts(tree) if not console_script_target_missing(tree, s)]
     script_names = frozenset(s.name for s in scripts)
-    runners, programs = task_runners(tree), frozenset(native_programs(tree))
+    runners = task_runners(tree)
+    programs: frozenset[str] | None = None   # the build files are read only when needed
     builds = 0
     for path in tree.make_like_files():
         targets = tree.task_targets(path)
         for target in targets:
             if target.name.lower() not in _ENTRY_TARGETS:
                 continue
+            if programs is None:
+                programs = frozenset(native_programs(tree))
             ran = _entry_target_run(targets, target, script_names, runners, programs)
             if ran is None:
                 builds += 1   # it only builds: set-up, no entry point (§0.2.11)
@@ -342,7 +345,7 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         names = project_names(tree, doc)
         headings = [h for h in section_headings(doc) if run_heading(h.text, names)]
         commands = runnable_commands(doc, script_names, builds=compiled_sources(tree), runners=runners,
-                                     programs=programs)
+                                     programs=frozenset(native_programs(tree)) if programs is None else programs)
         readme_evidence = [Evidence(doc.path, f"run section heading '{h.text}'", rule="execution_entry_point.readme_heading",
                                     line_start=_file_line(doc, h.line), snippet=h.text) for h in headings[:5]]
         readme_evidence += [Evidence(r.line.path, "runnable README command", rule="execution_entry_point.readme_command",
