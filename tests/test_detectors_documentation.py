@@ -323,6 +323,33 @@ def test_install_compiled_deposit_build_steps(line, expected):
     assert _install(line, compiled=True) == expected
 
 
+@pytest.mark.parametrize(("line", "language", "expected"), [
+    # the repository a compendium is installed from is the project's (its .Rproj, its URL)
+    ("remotes::install_github('me/the-paper-2019@v1.0')", "r", (100, "own_package")),
+    ("devtools::install_github(repo = \"https://github.com/me/The_Paper_2019.git\")", "r", (100, "own_package")),
+    ("devtools::install_github(\"me/other-repo\")", "r", (70, "package_by_package")),
+    # a comment is no install, whatever it names
+    ("library(paperpkg)  # remotes::install_github('me/the-paper-2019')", "r", None),
+    ("x <- 1  # renv::restore()", "", None),
+    # MATLAB: compiling MEX files is a source build (70), a comment after it is not read
+    ("mex -largeArrayDims filt.c % compile", "matlab", (70, "source_build")),
+    ("build_all; % mex('x.c')", "matlab", (70, "source_build")),
+    ("plot_all % mex", "matlab", None),
+])
+def test_install_repository_installs_comments_and_mex(line, language, expected):
+    ctx = _InstallContext(frozenset({"paperpkg"}), True, r_package="paperpkg", matlab=True,
+                          own_repositories=frozenset({"paperpkg", "the-paper-2019"}),
+                          mex_builders=frozenset({"build_all"}))
+    hit = _install_line(DocLine("README.md", 1, line, False, True, language), ctx)
+    assert (None if hit is None else (hit.value, hit.rule.rsplit(".", 1)[-1])) == expected
+
+
+def test_matlab_block_prompt_and_comment_lines():
+    doc = parse_document("# t\n\n```matlab\n>> cd src\n% a comment line\n>> build_all % done\n```\n", "README.md")
+    assert [(line.line, line.text, line.code) for line in doc_lines(doc)] == [
+        (4, "cd src", "cd src"), (6, "build_all % done", "build_all")]
+
+
 def test_install_local_project_without_manifest_is_70():
     assert _install("pip install -e .", declares=False) == (70, "local_project_without_manifest")
 
@@ -773,6 +800,10 @@ _BARE = {
     "julia": {"analysis.jl": "x = 1\n"},
     "julia_package": {"Project.toml": 'name = "Fits"\n', "src/Fits.jl": "module Fits\nend\n"},
     "matlab": {"analyse.m": "x = 1;\n"},
+    # a toolbox: function files only (an example script and a comments-only Contents.m aside)
+    "matlab_toolbox": {"npyio/readArray.m": "function a = readArray(p)\n% readArray  Read an array.\na = load(p);\nend\n",
+                       "npyio/Contents.m": "% npyio toolbox\n%   readArray - read an array\n",
+                       "examples/demo.m": "a = readArray('x.npy');\n"},
     "native": {"solver.c": "int main(void) { return 0; }\n"},
     "nextflow": {"pipeline.nf": "process A {\n  script:\n  \"echo hi\"\n}\n"},
     "snakemake": {"rules/align.smk": "rule a:\n    output: 'x'\n    shell: 'touch x'\n"},
@@ -795,6 +826,9 @@ _D2_FIXES = {
     "matlab": "Package the code as a toolbox (.mltbx) and give the one command that installs it with the add-ons it "
               "needs, `matlab.addons.install('<Toolbox>.mltbx')`, in a README code block, with the MATLAB release and "
               "toolboxes it requires.",
+    "matlab_toolbox": "Package the code as a toolbox (.mltbx) and give the one command that installs it with the "
+                      "add-ons it needs, `matlab.addons.install('<Toolbox>.mltbx')`, in a README code block, with the "
+                      "MATLAB release and toolboxes it requires.",
     "native": "Give one command that installs the program with the libraries it needs in a README code block, e.g. "
               "`spack install <package>` or `conda install -c conda-forge <package>` for a packaged release, or `conda "
               "env create -f environment.yml` for the build environment.",
@@ -827,6 +861,9 @@ _D5_FIXES = {
                      "to end.",
     "matlab": "Add a top-level main.m (or run_all.m) that calls the steps in order and document `matlab -batch "
               "\"main\"` under a README '## Usage' heading.",
+    "matlab_toolbox": "Add a README '## Usage' section that shows the first calls a user makes (`addpath('npyio')`, "
+                      "then the main function); an analysis built on the toolbox gets a top-level main.m that runs it "
+                      "end to end.",
     "native": "Add a Makefile `run` target (or a top-level run.sh) that runs the built program on its inputs and "
               "document it under a README '## Usage' heading.",
     "nextflow": "Put the pipeline's entry workflow in a top-level main.nf and document `nextflow run` under a README "
@@ -846,6 +883,9 @@ def test_fix_texts_name_the_ecosystems_own_tools(make_tree, ecosystem):
                          "`Rscript -e 'library(tidyfit); example(<function>)'`.")
     elif ecosystem == "julia_package":
         assert usage == "Add a README code block with a command that runs the package, e.g. `julia --project -e 'using Fits; …'`."
+    elif ecosystem == "matlab_toolbox":
+        assert usage == ("Add a README code block with a command that runs the toolbox, e.g. "
+                         "`matlab -batch \"addpath('npyio'); <function>(…)\"`.")
     elif ecosystem == "python_package":
         assert usage == ("Add a README code block with a command that runs the package, e.g. `python "
                          "examples/quickstart.py` or `python -m fit_kit` (a __main__.py) or its console script.")
@@ -860,6 +900,21 @@ def test_entry_point_fix_of_a_documented_package_is_the_analysis_script(make_tre
     m = measure("execution_entry_point", root)
     assert (m.value, m.fix) == (80, "For an analysis built on the package, add a top-level run_all.R that runs it "
                                     "end to end and document `Rscript run_all.R` beside the README's usage section.")
+
+
+@pytest.mark.parametrize(("files", "toolbox"), [
+    ({"+geo/+io/readGrid.m": "function g = readGrid(p)\ng = p;\nend\n", "@Grid/Grid.m": "classdef Grid\nend\n"}, "."),
+    ({"lib/fitLine.m": "function p = fitLine(x, y)\np = polyfit(x, y, 1);\nend\n",
+      "lib/private/helper.m": "function h = helper()\nh = 1;\nend\n", "setup_paths.m": "addpath('lib');\n"}, "lib"),
+    # a script, a script with local functions, a top-level main.m: an analysis
+    ({"lib/fitLine.m": "function p = fitLine(x)\np = x;\nend\n", "analysis.m": "p = fitLine(1);\n"}, ""),
+    ({"run_fit.m": "p = helper(1);\n\nfunction h = helper(x)\nh = x;\nend\n"}, ""),
+    ({"lib/fitLine.m": "function p = fitLine(x)\np = x;\nend\n", "main.m": "function main()\nfitLine(1);\nend\n"}, ""),
+])
+def test_a_matlab_toolbox_is_function_files_only(make_tree, files, toolbox):
+    from scoring.detectors.documentation._common import matlab_toolbox
+
+    assert matlab_toolbox(TreeIndex.from_path(make_tree(files))) == toolbox
 
 
 def test_install_fix_after_pinned_installs_asks_to_declare_them(make_tree):

@@ -40,8 +40,11 @@ def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     # pixi.toml, a setup.py's requirements file, MATLAB *.prj, Pluto's embedded environment,
     # a stated compiler version (§0.3, §0.2.20); container_spec 2.2.1: fixes in the
     # deposit's own ecosystem
-    assert detector.version == {"dep_pinning": "2.3.0", "container_spec": "2.2.1", "env_bootstrap": "2.2.0",
-                                "python_version_declared": "2.2.0"}.get(metric_id, "2.1.1")
+    # env_bootstrap 2.3.0: a README code line without its block language's comment;
+    # python_version_declared 2.3.0: Make include files (make.inc*), own ecosystem's declaration first;
+    # dep_pinning 2.3.1: the fix tells unversioned entries from loosely bounded ones
+    assert detector.version == {"dep_pinning": "2.3.1", "container_spec": "2.2.1", "env_bootstrap": "2.3.0",
+                                "python_version_declared": "2.3.0"}.get(metric_id, "2.1.1")
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
     assert sections[""].strip()
@@ -49,6 +52,20 @@ def test_documented_versioned_and_at_least_three_fixtures(metric_id):
 
 
 # --------------------------------------------------------------------------- E1 dep_pinning
+
+
+@pytest.mark.parametrize(
+    ("imports", "why"),
+    [
+        ("dplyr, tidyr", "DESCRIPTION leaves dplyr, tidyr unversioned"),
+        ("dplyr (>= 1.0), tidyr (>= 1.2)", "DESCRIPTION bounds dplyr, tidyr only loosely"),
+        ("dplyr (>= 1.0), tidyr, purrr (== 1.0.2), tidyr",
+         "DESCRIPTION leaves tidyr unversioned and bounds dplyr only loosely"),
+    ],
+)
+def test_dep_pinning_fix_says_what_is_loose(make_tree, imports, why):
+    m = run("dep_pinning", make_tree({"DESCRIPTION": f"Package: x\nImports: {imports}\n", "R/a.R": "x <- 1\n"}))
+    assert m.fix == f"Run `renv::snapshot()` and commit renv.lock ({why})."
 
 
 def test_dep_pinning_dev_manifest_ignored_while_runtime_manifest_declares(make_tree):
@@ -720,6 +737,27 @@ def test_python_version_sources(make_tree, files, value, rule):
 )
 def test_python_version_r_and_julia(make_tree, files, value):
     assert run("python_version_declared", make_tree(files)).value == value
+
+
+@pytest.mark.parametrize(
+    ("files", "first"),
+    [
+        # a MATLAB deposit's release before the compiler its MEX files need (KiloSort)
+        ({"README.md": "# Sorter\n\nInstall Visual Studio 2019 to compile the MEX files.\n\n"
+                       "Tested with MATLAB R2021a.\n",
+          "sortSpikes.m": "function r = sortSpikes(x)\nr = x;\nend\n", "mexFilter.c": "int f(void){return 0;}\n"},
+         ("README.md", 5, "python_version_declared.readme_release")),
+        # a workflow's min_version() before the python its step's conda environment pins
+        ({"workflow/Snakefile": 'from snakemake.utils import min_version\nmin_version("8.0")\n\n'
+                               'rule a:\n    output: "a.txt"\n    conda: "envs/py.yaml"\n    script: "s.py"\n',
+          "workflow/envs/py.yaml": "dependencies:\n  - python =3.11\n", "workflow/s.py": "print(1)\n"},
+         ("workflow/Snakefile", 2, "python_version_declared.workflow_engine_version")),
+    ],
+)
+def test_python_version_own_ecosystem_declaration_first(make_tree, files, first):
+    m = run("python_version_declared", make_tree(files))
+    assert m.value == 100 and len(m.evidence) > 1
+    assert rules(m)[0] == first
 
 
 def test_python_version_no_sources_is_absent_with_a_reason(make_tree):

@@ -341,7 +341,9 @@ def test_c2_version():
     # 2.5.0: fallback imports in the handler and TYPE_CHECKING imports are optional (§0.2.21)
     # 2.6.0: workflow includes by path, pixi.toml, a setup.py's requirements file, packrat.lock,
     # a Pluto notebook's own environment (§0.2.20, §0.3); fixes in the deposit's terms
-    assert REGISTRY["import_resolvability"].version == "2.6.0"
+    # 2.7.0: R packages a post-deploy `Rscript -e` installs; extension modules the build
+    # produces are local; the fix names the set of the importing file's role
+    assert REGISTRY["import_resolvability"].version == "2.7.0"
 
 
 def test_c2_reads_the_maintained_pipreqs_mapping_under_the_projects_own():
@@ -911,6 +913,39 @@ def test_c2_fix_names_the_rules_conda_environment_and_the_projects_r_environment
     m = measure("import_resolvability", root)
     assert m.fix == ("Declare r-ashr in environment.yaml (bioconductor-<name> for a Bioconductor package); "
                      "declare numpy in workflow/envs/stats.yaml.")
+
+
+_LIBRARY = {"pyproject.toml": '[project]\nname = "tidal"\ndependencies = ["numpy"]\n',
+            "tidal/__init__.py": "import numpy\n"}
+
+
+@pytest.mark.parametrize(("files", "fix"), [
+    # a test import goes into the test extra, a docs import into the docs extra it lacks
+    ({**_LIBRARY, "pyproject.toml": _LIBRARY["pyproject.toml"] + '[project.optional-dependencies]\n'
+                                     'tests = ["pytest"]\nplots = ["matplotlib"]\n',
+      "environment.yml": "dependencies:\n  - numpy\n  - pytest\n",
+      "tidal/tests/test_a.py": "import pytest\nimport packaging\n", "docs/ext/x.py": "import docutils\n"},
+     "Declare docutils in pyproject.toml ([project.optional-dependencies] docs); declare packaging in "
+     "pyproject.toml ([project.optional-dependencies] tests)."),
+    # a dependency group, a test requirements file, a docs requirements file
+    ({**_LIBRARY, "pyproject.toml": _LIBRARY["pyproject.toml"] + '[dependency-groups]\ntest = ["pytest"]\n',
+      "tests/test_a.py": "import hypothesis\n"},
+     "Declare hypothesis in pyproject.toml ([dependency-groups] test)."),
+    ({"requirements.txt": "numpy\n", "requirements-dev.txt": "pytest\n", "docs/requirements.txt": "sphinx\n",
+      "a.py": "import numpy\nimport scipy\n", "tests/test_a.py": "import hypothesis\n",
+      "docs/conf_helpers.py": "import docutils\n"},
+     "Declare scipy in requirements.txt; declare docutils in docs/requirements.txt; declare hypothesis in "
+     "requirements-dev.txt."),
+    # a source import goes into the package's own runtime list, never a derived minimum-versions file
+    ({**_LIBRARY, "min-requirements.txt": "numpy==1.22\n", "requirements.txt": "numpy\n",
+      "tidal/plot.py": "import matplotlib\n"},
+     "Declare matplotlib in pyproject.toml."),
+    ({"min-requirements.txt": "numpy==1.22\n", "requirements.txt": "numpy\n", "a.py": "import numpy, scipy\n",
+      "tests/test_a.py": "import pytest\n"},
+     "Declare scipy in requirements.txt; declare pytest in requirements-dev.txt."),
+])
+def test_c2_fix_names_the_set_of_the_importing_files_role(make_tree, files, fix):
+    assert measure("import_resolvability", make_tree(files)).fix == fix
 
 
 def test_c2_fix_keeps_description_for_an_r_package(make_tree):

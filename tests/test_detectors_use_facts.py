@@ -36,7 +36,7 @@ FORBIDDEN_CALLS = frozenset({("json", "loads"), ("json", "load")})
 PARSER_NAME_PREFIXES = ("parse", "scan", "split", "lex", "tokenize", "read", "load", "extract")
 # ... except these, which split one value a parse already produced (a command line of a
 # README code block or a Make recipe, an image reference of a Dockerfile), never a file.
-VALUE_PARSERS = frozenset({"split_commands", "split_image", "parse_install_command"})
+VALUE_PARSERS = frozenset({"split_commands", "split_image", "parse_install_command", "parse_rscript_installs"})
 
 # Detector modules not yet moved onto facts (issue 15), each reading text, an AST or a
 # notebook itself: none left. A module on it that no longer violates fails the test, so

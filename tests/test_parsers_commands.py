@@ -67,3 +67,21 @@ def test_make_like_prerequisites():
     task = parse_task_file("Taskfile.yml", "version: 3\ntasks:\n  install:\n    deps: [setup, {task: env}]\n"
                                            "    cmds:\n      - echo x\n  setup:\n    cmds:\n      - pip install .\n")
     assert [(t.name, t.prerequisites) for t in task] == [("install", ["setup", "env"]), ("setup", [])]
+
+
+def test_make_variable_prerequisites_and_expansion():
+    text = ("PROG = fit\nOBJS = a.o \\\n  b.o\nPYTHON ?= python3\nPYTHON ?= python2\nFLAGS = -O2\nFLAGS += -g\n"
+            "targets := $(patsubst src/%.py,out/%.csv,$(wildcard src/*.py))\n"
+            "all: $(PROG) docs $(targets)\n\n$(PROG): $(OBJS)\n\t$(CC) $(FLAGS) $(OBJS) -o $@\n"
+            "run:\n\t$(PYTHON) run.py $(UNSET)\n")
+    targets = parse_task_file("Makefile", text)
+    assert [(t.name, t.prerequisites, t.variable_prerequisites) for t in targets] == [
+        ("all", ["docs"], ["fit", "$(targets)"]), ("$(PROG)", [], ["a.o", "b.o"]), ("run", [], [])]
+    run = targets[-1]
+    assert run.expand(run.recipe[0][1]) == "python3 run.py $(UNSET)"
+    assert targets[1].expand("$(FLAGS)") == "-O2 -g"
+    assert targets[1].expand(targets[1].name) == "fit"
+
+
+def test_nice_is_a_wrapper():
+    assert split_commands("nice python run.py")[0].words == ("python", "run.py")

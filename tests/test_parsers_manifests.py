@@ -34,6 +34,7 @@ from scoring.parsers.manifests import (
     parse_pluto_environment,
     parse_pyproject,
     parse_requirements,
+    parse_rscript_installs,
     parse_setup_cfg,
     parse_setup_py,
     parse_spack_yaml,
@@ -909,6 +910,24 @@ def test_parse_install_command(command, expected):
     deps = parse_install_command(command, "nb.ipynb", 7)
     assert [(d.name, d.pin, d.ecosystem) for d in deps] == expected
     assert all(d.source == "inline-install" and d.line == 7 and d.file == "nb.ipynb" for d in deps)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("Rscript -e \"devtools::install_github('gersteinlab/siglasso@9c5e6b0')\"", ["siglasso"]),
+        ("R --vanilla -e 'install.packages(c(\"dplyr\", \"data.table\")); BiocManager::install(\"DESeq2\")'",
+         ["dplyr", "data.table", "DESeq2"]),
+        ("Rscript -e \"remotes::install_git('https://git.example.org/lab/tool.git')\" && echo ok", ["tool"]),
+        ("Rscript install_deps.R", []),
+        ("echo \"install.packages('x1')\"", []),
+    ],
+)
+def test_parse_rscript_installs(command, expected):
+    deps = parse_rscript_installs(command, "envs/x.post-deploy.sh", 4)
+    assert [d.name for d in deps] == expected
+    assert all((d.ecosystem, d.source, d.line, d.file) == ("cran", "inline-install", 4, "envs/x.post-deploy.sh")
+               for d in deps)
 
 
 # --------------------------------------------------------------------------- scoring

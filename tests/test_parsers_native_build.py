@@ -50,6 +50,23 @@ def test_meson_wraps_submodules_and_make():
     make = parse_native_build("CFLAGS = -O2 -std=gnu99\n# -std=c89\nSTD = -std=$(X)\n", "Makefile")
     assert [(s.line, s.text) for s in make.standards] == [(1, "-std=gnu99")]
     assert native_build_kind("src/x.wrap") is None and native_build_kind("README.md") is None
+    # the files a Makefile includes for one platform or compiler are Make files too
+    assert [native_build_kind(p) for p in ("make.inc", "config/make.inc.gfort", "make.sys", "arch.make",
+                                           "rules.mk", "make_serial.inc", "make.include.txt")] == [
+        "make", "make", "make", "make", "make", None, None]
+
+
+def test_python_extension_modules_a_build_produces():
+    make = parse_native_build("FWRAP = ~/.local/bin/f90wrap\nPYMOD = wan90\n\nwrap:\n\t$(FWRAP) -m $(PYMOD) a.F90\n"
+                              "python:\n\tf2py -c -m _$(PYMOD) f90wrap_*.f90\n# f2py -m old\n", "wrap/Makefile.serial")
+    assert [(m.name, m.line) for m in make.python_modules] == [("wan90", 5), ("_wan90", 7)]
+    cmake = parse_native_build("pybind11_add_module(_core src/a.cpp)\nadd_executable(tool main.cpp)\n"
+                               "add_custom_command(OUTPUT x COMMAND python -m numpy.f2py -c -m flib a.f90)\n",
+                               "CMakeLists.txt")
+    assert [(m.name, m.line) for m in cmake.python_modules] == [("_core", 1), ("flib", 3)]
+    meson = parse_native_build("py = import('python').find_installation()\npy.extension_module('fastfit', 'a.c')\n",
+                               "meson.build")
+    assert [(m.name, m.line) for m in meson.python_modules] == [("fastfit", 2)]
 
 
 def test_unbalanced_cmake_command_ends_at_end_of_file():

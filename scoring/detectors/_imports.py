@@ -325,12 +325,34 @@ def _project_name(tree: TreeIndex, path: str, kind: str) -> str | None:
 
 
 
+_NATIVE_FRONTENDS = frozenset({"c_cpp", "fortran"})
+
+
+def built_python_modules(tree: TreeIndex) -> frozenset[str]:
+    """The Python extension modules the deposit's own build produces from its C, C++ or
+    Fortran sources (f2py/f90wrap ``-m <name>`` in a Makefile, ``pybind11_add_module``,
+    meson ``extension_module``; :class:`scoring.parsers.native_build.BuiltModule`): a
+    module of the project, local like its ``.py`` files (wannier90's ``wan90``). Read
+    only in a tree with such sources."""
+    from scoring.parsers.native_build import native_build_kind
+
+    if not any(tree.by_frontend(frontend) for frontend in _NATIVE_FRONTENDS):
+        return frozenset()
+    found: set[str] = set()
+    for path in tree.files:
+        if native_build_kind(path) in ("cmake", "make", "meson") and tree.role(path) not in ("vendored", "test"):
+            build = tree.native_build(path)
+            found.update(module.name for module in build.python_modules if build is not None)
+    return frozenset(found)
+
+
 def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules
              ) -> tuple[dict[tuple[str, str], _ImportUse], dict[str, int], list[_ImportUse]]:
     """Third-party imports by (language, key), first use kept; tallies of what was
     excluded and why; and the optional imports of modules no plain import needs."""
     stdlib = stdlib_modules()
     provided = _environment_provided()
+    built: frozenset[str] | None = None   # read when an import is not otherwise local
     third: dict[tuple[str, str], _ImportUse] = {}
     optional: dict[tuple[str, str], _ImportUse] = {}
     tally = {"stdlib": 0, "local": 0, "environment": 0}
@@ -352,6 +374,8 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules
                 elif (top in local.tops or normalize_name(top) in local.own
                       or any(_dotted_prefix_in(c, local.dotted) for c in candidates)):
                     tally["local"] += 1
+                elif top in (built := built_python_modules(tree) if built is None else built):
+                    tally["local"] += 1   # an extension module the deposit's build produces
                 else:
                     uses = optional if ref.import_try or ref.guard in _OPTIONAL_GUARDS else third
                     existing = uses.get(("python", key))

@@ -61,6 +61,7 @@ __all__ = [
     "parse_conda_env",
     "parse_description",
     "parse_install_command",
+    "parse_rscript_installs",
     "parse_fpm_toml",
     "parse_julia_project",
     "parse_matlab_project",
@@ -2555,6 +2556,42 @@ def parse_install_command(command: str, path: str, line: int | None = None) -> l
                 dependency = _conda_dependency(argument, line=line, source="inline-install", path=path)
             if dependency is not None:
                 found.append(replace(dependency, raw=_snippet(segment)))
+    return found
+
+
+# R calls that install the packages they name: install.packages("x"), install.packages(c("x",
+# "y")), BiocManager::install("x"), remotes/devtools::install_github("owner/x@ref"), pak
+_R_INSTALL_CALL_RE = re.compile(
+    r"(?<![\w.])(?:(?:utils::)?install\.packages|BiocManager::install|pak::(?:pkg_install|pak)"
+    r"|(?:devtools|remotes)::install_(?:github|gitlab|bitbucket|git|cran|bioc))"
+    r"\s*\(\s*(?:(?:pkgs|repo)\s*=\s*)?(c\s*\([^)]*\)|\"[^\"]*\"|'[^']*')")
+_R_QUOTED_RE = re.compile(r"\"([^\"]+)\"|'([^']+)'")
+_R_PACKAGE_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]")
+_R_INTERPRETERS = frozenset({"rscript", "r"})
+
+
+def parse_rscript_installs(command: str, path: str, line: int | None = None) -> list[Dependency]:
+    """R packages a shell command installs through R code given on the command line,
+    ``Rscript -e "devtools::install_github('owner/pkg@ref')"`` or ``R -e
+    "install.packages(c('a', 'b'))"`` (a Snakemake ``*.post-deploy.sh``, a Binder
+    ``postBuild``): ecosystem ``cran``, source ``inline-install``; a repository install
+    names the package after the repository (``owner/pkg@ref`` → ``pkg``)."""
+    from .shell import split_commands
+
+    found: list[Dependency] = []
+    for cmd in split_commands(command) if isinstance(command, str) else ():
+        if cmd.program.lower() not in _R_INTERPRETERS:
+            continue
+        args = cmd.args
+        code = " ".join(args[i + 1] for i, arg in enumerate(args[:-1]) if arg in ("-e", "--expr", "--eval"))
+        for call in _R_INSTALL_CALL_RE.finditer(code):
+            for quoted in _R_QUOTED_RE.finditer(call.group(1)):
+                written = quoted.group(1) or quoted.group(2)
+                name = written.split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+                if _R_PACKAGE_NAME_RE.fullmatch(name):
+                    found.append(Dependency(name=name, normalized=normalize_name(name), spec="", pin=PIN_UNPINNED,
+                                            line=line, ecosystem="cran", source="inline-install",
+                                            raw=_snippet(cmd.text), file=path))
     return found
 
 

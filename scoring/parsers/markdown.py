@@ -25,6 +25,7 @@ URL_RE = re.compile(r"""(?:https?|ftp)://[^\s<>"'`)\]]+""")
 _WORD_RE = re.compile(r"[^\W_](?:[\w'’.-]*\w)?", re.UNICODE)
 _HTML_HEADING_RE = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"<[^>]+>")
+_INFO_LANGUAGE_RE = re.compile(r"\s*\{?\s*\.?([A-Za-z][\w+#-]*)")
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,14 @@ class CodeBlock:
 
     def lines(self) -> list[tuple[int, str]]:
         return [(self.line_start + i, line) for i, line in enumerate(self.text.splitlines())]
+
+    @property
+    def language(self) -> str:
+        """The block's language as its info string names it, lower-case (```` ```{r
+        eval=FALSE} ```` → ``r``, ``.. code-block:: MATLAB`` → ``matlab``); "" when it
+        names none."""
+        match = _INFO_LANGUAGE_RE.match(self.info)
+        return match.group(1).lower() if match else ""
 
 
 @dataclass(frozen=True)

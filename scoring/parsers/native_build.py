@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from .manifests import PIN_BOUNDED, PIN_EXACT, PIN_UNPINNED, Dependency, normalize_name
 from .markdown import Document
 
-__all__ = ["LanguageStandard", "NativeBuildFile", "StatedCompiler", "TestDeclaration", "native_build_kind",
+__all__ = ["BuiltModule", "LanguageStandard", "NativeBuildFile", "StatedCompiler", "TestDeclaration", "native_build_kind",
            "parse_native_build", "stated_compilers"]
 
 
@@ -63,6 +63,16 @@ class Executable:
 
 
 @dataclass(frozen=True)
+class BuiltModule:
+    """A Python extension module the build produces (f2py/f90wrap ``-m <name>``,
+    ``pybind11_add_module(<name> …)``, meson ``extension_module('<name>', …)``): the name
+    Python imports it by, and the declaring line."""
+
+    name: str
+    line: int
+
+
+@dataclass(frozen=True)
 class NativeBuildFile:
     """What one build file declares: its kind (``cmake``, ``meson``, ``meson-wrap``,
     ``git-submodules``, ``make``), language standards, and dependencies by source
@@ -75,9 +85,14 @@ class NativeBuildFile:
     tests: tuple[TestDeclaration, ...] = ()
     executables: tuple[Executable, ...] = ()
     project: str = ""    # the name CMake's or meson's project() gives the build
+    python_modules: tuple[BuiltModule, ...] = ()
 
 
-_MAKE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\.[^/]+)?|[^/]+\.mk", re.IGNORECASE)
+# Makefiles, and the files a Makefile includes for a platform's settings: `*.mk`,
+# `make.inc` and its per-compiler samples (`make.inc.gfort`, LAPACK's and many Fortran
+# codes' convention), `make.sys`, `arch.make`
+_MAKE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\.[^/]+)?|[^/]+\.mk|make\.(?:inc|sys)(?:\.[^/]+)?|arch\.make",
+                           re.IGNORECASE)
 
 
 def native_build_kind(path: str) -> str | None:
@@ -104,15 +119,60 @@ def parse_native_build(text: str, path: str) -> NativeBuildFile | None:
         return _cmake(text, path)
     if kind == "meson":
         named = _MESON_PROJECT_RE.search(text)
+        modules = tuple(BuiltModule(m.group(1), text.count("\n", 0, m.start()) + 1)
+                        for m in _MESON_EXTENSION_RE.finditer(text))
         return NativeBuildFile(kind, standards=tuple(_meson_standards(text)), tests=tuple(_meson_tests(text)),
-                               project=named.group(1) if named else "")
+                               project=named.group(1) if named else "", python_modules=modules)
     if kind == "meson-wrap":
         return NativeBuildFile(kind, dependencies=tuple(_wrap(text, path)))
     if kind == "git-submodules":
         return NativeBuildFile(kind, dependencies=tuple(_submodules(text, path)))
     if kind == "make":
-        return NativeBuildFile(kind, standards=tuple(_flag_standards(text, comment="#")))
+        return NativeBuildFile(kind, standards=tuple(_flag_standards(text, comment="#")),
+                               python_modules=tuple(_make_python_modules(text)))
     return None
+
+
+# --------------------------------------------------------------------------- Python extension modules
+
+# the wrappers that build a Python module from Fortran or C (`f2py -c -m name …`, `f90wrap -m name …`)
+_WRAPPER_PROGRAMS = frozenset({"f2py", "f2py3", "f90wrap"})
+_MODULE_NAME_RE = re.compile(r"[A-Za-z_]\w*")
+# CMake commands whose first argument is a Python extension module
+_CMAKE_MODULE_COMMANDS = frozenset({"pybind11_add_module", "nanobind_add_module", "python_add_library",
+                                    "python3_add_library"})
+_MESON_EXTENSION_RE = re.compile(r"\bextension_module\s*\(\s*['\"]([A-Za-z_]\w*)['\"]")
+
+
+def _wrapped_module(words: list[str]) -> str | None:
+    """The module an f2py/f90wrap command line builds: the word after ``-m``."""
+    programs = [i for i, word in enumerate(words) if word.rsplit("/", 1)[-1] in _WRAPPER_PROGRAMS
+                or word == "numpy.f2py"]
+    if not programs:
+        return None
+    rest = words[programs[0] + 1:]
+    for index, word in enumerate(rest[:-1]):
+        if word == "-m" and _MODULE_NAME_RE.fullmatch(rest[index + 1]):
+            return rest[index + 1]
+    return None
+
+
+def _make_python_modules(text: str) -> list[BuiltModule]:
+    """The modules a Makefile's f2py/f90wrap commands build, its variables expanded
+    (`FWRAP = ~/.local/bin/f90wrap`, `PYMOD = wan90`, then `$(FWRAP) -m $(PYMOD) …`)."""
+    from .tasks import expand_variables, make_variables
+
+    lines = text.split("\n")
+    variables = make_variables(lines)
+    found: list[BuiltModule] = []
+    for number, line in enumerate(lines, start=1):
+        code = line.split("#", 1)[0]
+        if "-m" not in code:
+            continue
+        module = _wrapped_module(expand_variables(code, variables).split())
+        if module and all(m.name != module for m in found):
+            found.append(BuiltModule(module, number))
+    return found
 
 
 # --------------------------------------------------------------------------- shared
@@ -246,6 +306,7 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
     dependencies: list[Dependency] = []
     tests: list[TestDeclaration] = []
     executables: list[Executable] = []
+    modules: list[BuiltModule] = []
     project = ""
     body_depth = 0                     # inside function()/macro() bodies
     for command in _cmake_commands(text):
@@ -254,6 +315,10 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
             project = values[0]
         if command.name == "add_executable" and values and "$" not in values[0]:
             executables.append(Executable(values[0], command.line))
+        elif command.name in _CMAKE_MODULE_COMMANDS and values and _MODULE_NAME_RE.fullmatch(values[0]):
+            modules.append(BuiltModule(values[0], command.line))
+        elif (module := _wrapped_module(values)) is not None:
+            modules.append(BuiltModule(module, command.line))
         elif command.name == "set_target_properties" and "OUTPUT_NAME" in values[:-1]:
             # the program is the target's, declared where the target is
             name = values[values.index("OUTPUT_NAME") + 1]
@@ -285,7 +350,8 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
             flag = _STD_FLAG_RE.search(value)
             if flag:
                 standards.append(LanguageStandard(line, flag.group(0)))
-    return NativeBuildFile("cmake", tuple(standards), tuple(dependencies), tuple(tests), tuple(executables), project)
+    return NativeBuildFile("cmake", tuple(standards), tuple(dependencies), tuple(tests), tuple(executables), project,
+                           tuple(modules))
 
 
 def _fetched(command: _CMakeCommand, path: str) -> Dependency:

@@ -3,7 +3,7 @@ line invoke, with which arguments" (METRICS.md §0.1.18, §0.1.25).
 
 A line is split into simple commands at ``&&``, ``||``, ``;`` and ``|``; each command is
 tokenised with :mod:`shlex` (falling back to whitespace on unbalanced quotes); leading
-``VAR=value`` assignments and ``sudo``/``time``/``exec``/``env`` wrappers are skipped.
+``VAR=value`` assignments and ``sudo``/``time``/``exec``/``env``/``nice`` wrappers are skipped.
 Console prompts (``$ ``, ``% ``, ``> ``, ``!``) are stripped; ``>>>`` lines are Python
 REPL input, not shell.
 """
@@ -18,7 +18,7 @@ from functools import lru_cache
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|(?!\|))\s*")
 _PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?(?:\$|%|>|!)\s?(?!>)")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_WRAPPERS = {"sudo", "time", "exec", "env", "command", "nohup", "xargs"}
+_WRAPPERS = {"sudo", "time", "exec", "env", "command", "nohup", "nice", "xargs"}
 _GROUP_OPENERS = ("(", "{")
 
 
@@ -100,6 +100,17 @@ def _strip_comment(line: str) -> str:
     for match in re.finditer(r"(?:^|\s)#", line):
         if not _inside_quotes(line, match.start()):
             return line[: match.start()]
+    return line
+
+
+def strip_comment(line: str, marker: str = "#") -> str:
+    """``line`` without its comment: from a ``#`` that starts a word (shell, R, Python,
+    Julia) or from any ``%`` (MATLAB/Octave) outside quotes, to the end."""
+    if marker == "#":
+        return _strip_comment(line)
+    for index, char in enumerate(line):
+        if char == marker and not _inside_quotes(line, index):
+            return line[:index]
     return line
 
 

@@ -25,6 +25,19 @@ class Target:
     # the targets it depends on, in order: Make prerequisites (`install: devready`),
     # just dependencies, Taskfile `deps:`
     prerequisites: list[str] = field(default_factory=list)
+    # Make prerequisites written with a variable (`all: $(PROG)`), each expanded through
+    # the file's plain assignments (`PROG = bwa`) into its words; one that does not
+    # expand to plain words (a function such as `$(patsubst …)`, an undefined variable)
+    # is kept as written, `$` and all
+    variable_prerequisites: list[str] = field(default_factory=list)
+    # the Makefile's plain variable assignments (name -> value as written), shared by its
+    # targets: :meth:`expand` reads them
+    variables: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def expand(self, text: str) -> str:
+        """``text`` with each ``$(NAME)``/``${NAME}`` of a variable the file assigns plainly
+        replaced by its value (recursively, a few levels); the others stay as written."""
+        return expand_variables(text, self.variables)
 
 
 def is_make_like(name: str) -> bool:
@@ -45,10 +58,64 @@ def parse_task_file(name: str, text: str) -> list[Target]:
     return []
 
 
+# `NAME = value`, `NAME := value`, `NAME ?= value`, `NAME += value` (also after
+# `override`/`export`), outside recipes
+_MAKE_ASSIGNMENT = re.compile(r"^(?:(?:override|export)\s+)*(?P<name>[A-Za-z_][\w.-]*)\s*(?P<op>::?=|:::=|\?=|\+=|=)"
+                              r"\s*(?P<value>.*?)\s*$")
+_MAKE_REFERENCE = re.compile(r"\$(?:\(([A-Za-z_][\w.-]*)\)|\{([A-Za-z_][\w.-]*)\})")
+_EXPANSION_DEPTH = 5
+
+
+def expand_variables(text: str, variables: dict[str, str]) -> str:
+    """``text`` with the references to ``variables`` replaced by their values."""
+    for _ in range(_EXPANSION_DEPTH):
+        if "$" not in text:
+            break
+        expanded = _MAKE_REFERENCE.sub(lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), text)
+        if expanded == text:
+            break
+        text = expanded
+    return text
+
+
+def make_variables(lines: list[str]) -> dict[str, str]:
+    """The plain assignments of a Makefile (the first `?=`, the last `=`/`:=`, `+=`
+    appended), comments removed; recipe lines and conditionals' bodies alike."""
+    variables: dict[str, str] = {}
+    index = 0
+    while index < len(lines):
+        raw = lines[index]
+        index += 1
+        while raw.endswith("\\") and index < len(lines):
+            raw = raw[:-1] + " " + lines[index].strip()
+            index += 1
+        if raw.startswith("\t"):
+            continue
+        match = _MAKE_ASSIGNMENT.match(raw.split("#", 1)[0].strip())
+        if match is None:
+            continue
+        name, op, value = match.group("name"), match.group("op"), match.group("value")
+        if op == "?=":
+            variables.setdefault(name, value)
+        elif op == "+=":
+            variables[name] = f"{variables[name]} {value}".strip() if name in variables else value
+        else:
+            variables[name] = value
+    return variables
+
+
+def _expanded_words(word: str, variables: dict[str, str]) -> list[str]:
+    """The words a prerequisite written with a variable stands for, or ``[word]`` when it
+    does not expand to plain words."""
+    expanded = expand_variables(word, variables)
+    return [word] if "$" in expanded else expanded.split()
+
+
 def parse_makefile(text: str) -> list[Target]:
     targets: list[Target] = []
     current: list[Target] = []
     lines = text.splitlines()
+    variables = make_variables(lines)
     i = 0
     while i < len(lines):
         raw = lines[i]
@@ -72,8 +139,11 @@ def parse_makefile(text: str) -> list[Target]:
             names = [t for t in match.group("targets").split() if not t.startswith(".")]
             prereq = match.group("prereq")
             # `install: devready | order-only`: normal and order-only prerequisites alike
-            needed = [p for p in prereq.split(";", 1)[0].replace("|", " ").split() if not p.startswith("$")]
-            current = [Target(n, number, prerequisites=list(needed)) for n in names]
+            written = prereq.split(";", 1)[0].replace("|", " ").split()
+            needed = [p for p in written if not p.startswith("$")]
+            through = [w for p in written if p.startswith("$") for w in _expanded_words(p, variables)]
+            current = [Target(n, number, prerequisites=list(needed), variable_prerequisites=list(through),
+                              variables=variables) for n in names]
             targets.extend(current)
             # A recipe on the rule line after ';'
             if ";" in prereq:

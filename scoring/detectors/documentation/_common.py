@@ -13,7 +13,13 @@ from scoring.facts import FileFacts
 from scoring.parsers.manifests import normalize_name
 from scoring.parsers.markdown import Document
 from scoring.parsers.native_build import native_build_kind
-from scoring.parsers.shell import Command, command_lines, split_commands, strip_prompt
+from scoring.parsers.shell import (
+    Command,
+    command_lines,
+    split_commands,
+    strip_comment,
+    strip_prompt,
+)
 from scoring.tree import TreeIndex
 
 # Evidence lists stay short enough to read; totals always go to ``counts``.
@@ -54,22 +60,43 @@ class DocLine:
     text: str
     repl: bool          # ``>>>`` / ``...`` Python REPL input
     in_block: bool      # from a code block (False: inline code)
+    language: str = ""  # the code block's language (CodeBlock.language)
 
     @property
     def commands(self) -> list[Command]:
         return [] if self.repl else split_commands(self.text)
 
+    @property
+    def code(self) -> str:
+        """The line without the comment its block's language writes (``%`` in a MATLAB
+        or Octave block, ``#`` elsewhere: R, Python, Julia, shell): a commented-out
+        ``# install.packages("x")`` is no install."""
+        return strip_comment(self.text, "%" if self.language in MATLAB_BLOCKS else "#").strip()
+
+
+# code blocks of MATLAB/Octave code: `>>` is their prompt and `%` starts a comment
+MATLAB_BLOCKS = frozenset({"matlab", "octave"})
+_MATLAB_PROMPT = re.compile(r"^\s*>>\s?(?!>)")
+
 
 def doc_lines(doc: Document) -> list[DocLine]:
     """Code-block lines (backslash continuations joined), inline code spans and the prose
     lines that start with a shell prompt (a list item, a blockquote, a plain-text README:
-    METRICS.md §0.2.10) of ``doc``."""
+    METRICS.md §0.2.10) of ``doc``. In a MATLAB/Octave block the ``>>`` prompt is
+    stripped and comment lines (``% …``) are no lines."""
     out: list[DocLine] = []
     for block in doc.code_blocks:
+        language = block.language
         for offset, logical in command_lines(block.text):
-            text, repl = strip_prompt(logical)
+            if language in MATLAB_BLOCKS:
+                text, repl = _MATLAB_PROMPT.sub("", logical, count=1).strip(), False
+                if not strip_comment(text, "%").strip():
+                    continue
+            else:
+                text, repl = strip_prompt(logical)
             if text:
-                out.append(DocLine(doc.path, _file_line(doc, block.line_start + offset - 1), text, repl, True))
+                out.append(DocLine(doc.path, _file_line(doc, block.line_start + offset - 1), text, repl, True,
+                                   language))
     for span in doc.inline_code:
         text, repl = strip_prompt(span.text)
         if text:
@@ -671,4 +698,48 @@ def own_package(tree: TreeIndex, ecosystem: str) -> str:
             module = name.replace("-", "_")
             if tree.is_file(f"{module}/__init__.py") or tree.is_file(f"src/{module}/__init__.py"):
                 return module
+    if ecosystem == "matlab":
+        return matlab_toolbox(tree)
     return ""
+
+
+# folders of a toolbox's usage examples and set-up scripts: they show or prepare its use
+_MATLAB_EXAMPLE_FOLDERS = frozenset({"examples", "example", "demos", "demo", "tutorials", "tutorial"})
+_MATLAB_SETUP_SCRIPT = re.compile(r"\w*(?:setup|install|startup|addpaths?|set_?paths?)\w*\.m", re.IGNORECASE)
+# a top-level driver makes the deposit an analysis, whatever else it holds (§0.3 MATLAB main.m)
+_MATLAB_DRIVER = re.compile(r"(?:main|run(?:[_-]?all)?|start|execute)\.m", re.IGNORECASE)
+
+
+def matlab_toolbox(tree: TreeIndex) -> str:
+    """The folder of a MATLAB/Octave toolbox, or "": a deposit whose MATLAB code (tests,
+    documentation, examples and demos, set-up scripts and vendored code aside) is all
+    function or class files, nothing that runs as a script, is a library a user calls
+    (npy-matlab's readNPY/writeNPY); its folder is the one holding most of those files
+    ("." for the root). A deposit with a script (a driver, a configuration script) or a
+    top-level main.m/run_all.m is an analysis; a file of comments only (a toolbox's
+    Contents.m) runs nothing and decides nothing."""
+    if any(_MATLAB_DRIVER.fullmatch(_name(path)) for path in tree.files_in("")):
+        return ""
+    folders: dict[str, int] = {}
+    for path in tree.by_frontend("matlab"):
+        if tree.role(path) in ("test", "docs", "vendored") or _MATLAB_SETUP_SCRIPT.fullmatch(_name(path)):
+            continue
+        if path.split("/", 1)[0].lower() in _MATLAB_EXAMPLE_FOLDERS:
+            continue
+        facts = tree.facts(path)
+        if facts is None:
+            continue
+        if not facts.definitions:
+            if facts.calls or facts.assignments:
+                return ""   # a script
+            continue
+        first = min(d.line for d in facts.definitions)
+        if any(item.line < first for item in (*facts.calls, *facts.assignments)):
+            return ""   # a script with local functions
+        # package (+pkg), class (@Class) and private folders are found through the folder
+        # above them, the one a user puts on the path
+        parts = path.split("/")[:-1]
+        cut = next((i for i, part in enumerate(parts) if part[:1] in "+@" or part == "private"), len(parts))
+        folder = "/".join(parts[:cut]) or "."
+        folders[folder] = folders.get(folder, 0) + 1
+    return max(sorted(folders), key=lambda folder: folders[folder]) if folders else ""

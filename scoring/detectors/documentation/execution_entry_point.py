@@ -22,6 +22,8 @@ from scoring.detectors.documentation._common import (
     _file_line,
     _name,
     _python_target,
+    _runnable,
+    _stem,
     compiled_sources,
     console_script_target_missing,
     console_scripts,
@@ -37,6 +39,8 @@ from scoring.detectors.documentation._common import (
 )
 from scoring.model import Evidence
 from scoring.parsers.markdown import Document
+from scoring.parsers.shell import Command, split_commands
+from scoring.parsers.tasks import Target
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -46,6 +50,86 @@ _ENTRY_SCRIPT = re.compile(r"(?:run|run[_-]?all|start|execute|main)\.(?:sh|py|r|
 _PIPELINE_FILES = {"_targets.r": "targets pipeline (_targets.R)", "comonicon.toml": "Julia console command (Comonicon)"}
 _ENTRY_TARGETS = frozenset({"run", "all", "execute", "analysis", "main", "reproduce"})
 _WORKFLOW_FILE = re.compile(r"snakefile|main\.nf", re.IGNORECASE)
+
+# A recipe that only builds (METRICS §0.2.11): make recursing into itself, and the
+# scripts that configure or compile a build (./configure, ./autogen.sh, build.sh)
+_MAKE_PROGRAMS = frozenset({"make", "gmake", "$(make)", "${make}"})
+_BUILD_SCRIPT_STEM = re.compile(r"configure|autogen|bootstrap|build(?:[_-]\w+)?|compile(?:[_-]\w+)?|make",
+                                re.IGNORECASE)
+# a recipe's program given by a variable the file does not assign: `$(PYTHON) run.py`
+# runs Python when the variable is named after the interpreter
+_PROGRAM_VARIABLE = re.compile(r"\$[({]([A-Za-z_]\w*)[)}]")
+_INTERPRETER_VARIABLES = frozenset({"python", "python3", "rscript", "julia", "matlab", "octave", "snakemake",
+                                    "nextflow", "jupyter", "papermill", "bash", "sh", "docker"})
+
+
+def _recipe_command(cmd: Command) -> Command:
+    """A recipe command whose program is an unassigned interpreter variable, as that
+    interpreter (`$(PYTHON) run.py` → `python run.py`)."""
+    variable = _PROGRAM_VARIABLE.fullmatch(cmd.words[0]) if cmd.words else None
+    if variable and variable.group(1).lower() in _INTERPRETER_VARIABLES:
+        return Command((variable.group(1).lower(), *cmd.words[1:]), cmd.text, cmd.piped_from)
+    return cmd
+
+
+def _runs_something(target: Target, scripts: frozenset[str], runners: frozenset[str],
+                    programs: frozenset[str]) -> tuple[int, str] | None:
+    """(line, command) of the first command of ``target``'s recipe that runs a program
+    the build produced (`./prog in.txt`, a program the build declares) or an analysis
+    script (`python run.py`, `Rscript -e 'knitr::knit(…)'`, `snakemake`, …: what a README
+    command must run to be usage, :func:`_runnable`), or None. Compiling, linking,
+    archiving, copying, installing, recursing into make and running a configure or build
+    script run nothing (METRICS §0.2.11)."""
+    for line, text in target.recipe:
+        for cmd in split_commands(target.expand(text)):
+            cmd = _recipe_command(cmd)
+            if not cmd.words or cmd.program.lower() in _MAKE_PROGRAMS or cmd.words[0].lower() in _MAKE_PROGRAMS:
+                continue
+            script = cmd.words[0] if cmd.words[0].startswith(("./", "../")) else None
+            if script is not None and _BUILD_SCRIPT_STEM.fullmatch(_stem(script)):
+                continue
+            if _runnable(cmd, scripts, runners=runners, programs=programs) is not None:
+                return line, text
+    return None
+
+
+def _pattern_matches(pattern: str, name: str) -> bool:
+    """Whether a Make pattern rule's target (`figures/%.ipynb`) matches ``name``."""
+    head, _, tail = pattern.partition("%")
+    return len(name) > len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
+
+
+def _entry_target_run(targets: list[Target], target: Target, scripts: frozenset[str], runners: frozenset[str],
+                      programs: frozenset[str]) -> tuple[int, str] | None:
+    """What an entry-named target runs: the first running command (:func:`_runs_something`)
+    of its recipe or of the recipes of the targets it depends on, followed through the
+    whole file (by name, pattern rules `%` included); when a prerequisite is a variable
+    that does not expand to names (`all: $(targets)` with `targets := $(patsubst …)`),
+    the recipes of the whole file stand in for what it names. None: the target only
+    builds, an `all:` that compiles and links (§0.2.11)."""
+    by_name: dict[str, list[Target]] = {}
+    for candidate in targets:
+        by_name.setdefault(candidate.name, []).append(candidate)
+        if "$" in candidate.name:   # `$(PROG): main.o` is the rule of what PROG names
+            by_name.setdefault(candidate.expand(candidate.name), []).append(candidate)
+    patterns = [t for t in targets if "%" in t.name]
+    queue, seen, unresolved = [target], {id(target)}, False
+    while queue:
+        current = queue.pop(0)
+        ran = _runs_something(current, scripts, runners, programs)
+        if ran is not None:
+            return ran
+        for name in current.prerequisites + current.variable_prerequisites:
+            if "$" in name:
+                unresolved = True
+                continue
+            for follow in by_name.get(name) or [t for t in patterns if _pattern_matches(t.name, name)]:
+                if id(follow) not in seen:
+                    seen.add(id(follow))
+                    queue.append(follow)
+    if unresolved:
+        return next((ran for other in targets if (ran := _runs_something(other, scripts, runners, programs))), None)
+    return None
 
 
 def _documented_main_modules(tree: TreeIndex, doc: Document | None) -> list[tuple[DocLine, str]]:
@@ -114,9 +198,13 @@ _FIXES = {
 }
 
 
+def _toolbox_path(folder: str) -> str:
+    return "<path to the toolbox>" if folder == "." else folder
+
+
 def _fix(tree: TreeIndex, documented: bool) -> str:
-    """The fix in the deposit's ecosystem; an R or Julia package is started by its first
-    call (``documented``: the README already shows how to run)."""
+    """The fix in the deposit's ecosystem; an R or Julia package or a MATLAB toolbox is
+    started by its first call (``documented``: the README already shows how to run)."""
     ecosystem = fix_ecosystem(tree)
     package = own_package(tree, ecosystem)
     if not package:
@@ -124,16 +212,21 @@ def _fix(tree: TreeIndex, documented: bool) -> str:
     if ecosystem == PYTHON:
         return (f"Declare a console script ([project.scripts]) or add {package}/__main__.py, and show the command "
                 "(`python -m " + package + "`) under a README '## Usage' heading.")
-    first = f"library({package})" if ecosystem == R else f"using {package}"
-    script, command = ("run_all.R", "Rscript run_all.R") if ecosystem == R else ("main.jl", "julia --project main.jl")
+    first, script, command = {
+        R: (f"library({package})", "run_all.R", "Rscript run_all.R"),
+        JULIA: (f"using {package}", "main.jl", "julia --project main.jl"),
+        # a MATLAB toolbox: its folder (:func:`matlab_toolbox`) goes on the path
+        MATLAB: (f"addpath('{_toolbox_path(package)}')", "main.m", 'matlab -batch "main"'),
+    }[ecosystem]
+    kind = "toolbox" if ecosystem == MATLAB else "package"
     if documented:
-        return (f"For an analysis built on the package, add a top-level {script} that runs it end to end and "
+        return (f"For an analysis built on the {kind}, add a top-level {script} that runs it end to end and "
                 f"document `{command}` beside the README's usage section.")
     return (f"Add a README '## Usage' section that shows the first calls a user makes (`{first}`, then the main "
-            f"function); an analysis built on the package gets a top-level {script} that runs it end to end.")
+            f"function); an analysis built on the {kind} gets a top-level {script} that runs it end to end.")
 
 
-@detector("execution_entry_point", version="2.5.0")
+@detector("execution_entry_point", version="2.6.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
@@ -146,7 +239,17 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         [tool.poetry.scripts], setup.py/setup.cfg console_scripts); a target run, all,
         execute, analysis, main or reproduce in a Make-like file (Makefile, makefile,
         GNUmakefile, justfile, Taskfile.yml, tasks.py, dodo.py at the root or an
-        environment location); a top-level Snakefile (or workflow/Snakefile) or main.nf;
+        environment location) whose recipe, or the recipe of a target it depends on
+        (followed through the file, pattern rules and `$(VAR)` prerequisites expanded
+        through the file's plain assignments included), runs a program the build
+        produced (`./prog in.txt`, a program the build declares) or an analysis script
+        (what a README command must run to be usage: `python run.py`, `$(PYTHON) run.py`,
+        `Rscript -e 'knitr::knit(…)'`, `R CMD BATCH`, `snakemake`, `nextflow run`, …);
+        a target that only compiles, links, archives, copies, installs, recurses into
+        `$(MAKE)` or runs a configure or build script is a build, never an entry point
+        (2.6.0, METRICS §0.2.11: wannier90's `all: wannier lib post …`); a prerequisite
+        variable that expands to no names (`$(patsubst …)`) stands for what the whole
+        file's recipes run; a top-level Snakefile (or workflow/Snakefile) or main.nf;
         a program a CMake build declares (``add_executable``, a literal ``OUTPUT_NAME``)
         that a README command runs (``./raxml-ng --msa …``; §0.3 native D5, 2.2.0), or a
         Makefile target whose recipe links its own name (``bwa: … main.o`` then
@@ -158,7 +261,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         set-up, no entry point (2.4.0, METRICS §0.2.11).
         80: a README heading of the run family of doc_structure (usage, run, quick
         start, how to use, "Using <project name>", …) or a runnable README command as in
-        usage_examples (set-up is never one: make in a deposit with C/C++/Fortran
+        usage_examples (a ```matlab block read without its `>>` prompt and `%` comment
+        lines, 2.6.0; set-up is never one: make in a deposit with C/C++/Fortran
         sources, `make && make install`, `python -m ipykernel install`; prompt lines of
         the prose count, §0.2.10). The README title (its first heading when it is a
         top-level one over deeper headings) names the project and is no run heading
@@ -167,21 +271,27 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         A re-user needs to know where execution starts; a conventional entry point or a
         documented run command saves them from guessing which of many scripts to run.
     Evidence:
-        The entry-point script, the Make-like target line, the console-script
-        declaration, the workflow file; or the README heading or command line.
+        The entry-point script, the Make-like target line (its reason names the command
+        it runs and that command's line), the console-script declaration, the workflow
+        file; or the README heading or command line. ``counts.build_targets``: the
+        entry-named targets that only build.
     How to fix:
         Add a top-level run.sh (or a `make all`/`run` target) that runs the whole
         analysis, and document it under a "## Usage" heading. In the deposit's own
         ecosystem (2.4.0, METRICS §0.3): run_all.R or _targets.R (`Rscript
         run_all.R`), main.jl (`julia --project main.jl`), main.m (`matlab -batch
         "main"`), a Makefile `run` target for a compiled program, a top-level main.nf or
-        Snakefile; an R or Julia package documents the first calls a user makes, a
-        Python package (its import package in the tree) declares a console script or a
-        __main__.py.
+        Snakefile; an R or Julia package or a MATLAB toolbox (function and class files
+        only, no top-level main.m/run_all.m: `addpath('<toolbox folder>')`) documents
+        the first calls a user makes, and an analysis built on it gets its own entry
+        script (2.6.0), a Python package (its import package in the tree) declares a
+        console script or a __main__.py.
     Known false positives:
-        A main.py or `all:` target that only builds documentation or a library still
-        counts; the content of the entry point is not checked. A console script of a
-        library counts although it may not reproduce any result.
+        A main.py counts whatever it does; the content of an entry-point script is not
+        checked. A Make-like target counts when anything it depends on runs a script,
+        even a test or a figure unrelated to the paper; one that runs its program only
+        through a sub-make (`cd analysis && $(MAKE)`) is read as a build. A console
+        script of a library counts although it may not reproduce any result.
     """
     evidence: list[Evidence] = []
     for path in tree.files_in(""):
@@ -194,13 +304,27 @@ def execution_entry_point(tree: TreeIndex) -> Result:
     workflow_snakefile = tree.find_ci("snakefile", "workflow") if tree.is_dir("workflow") else None
     if workflow_snakefile:
         evidence.append(Evidence(workflow_snakefile, "workflow entry file", rule="execution_entry_point.workflow"))
-    for path in tree.make_like_files():
-        for target in tree.task_targets(path):
-            if target.name.lower() in _ENTRY_TARGETS:
-                evidence.append(Evidence(path, f"task target '{target.name}'", rule="execution_entry_point.make_target",
-                                         line_start=target.line, snippet=f"{target.name}:"))
     # a console script whose function its module neither defines nor imports cannot run
     scripts = [s for s in console_scripts(tree) if not console_script_target_missing(tree, s)]
+    script_names = frozenset(s.name for s in scripts)
+    runners = task_runners(tree)
+    programs: frozenset[str] | None = None   # the build files are read only when needed
+    builds = 0
+    for path in tree.make_like_files():
+        targets = tree.task_targets(path)
+        for target in targets:
+            if target.name.lower() not in _ENTRY_TARGETS:
+                continue
+            if programs is None:
+                programs = frozenset(native_programs(tree))
+            ran = _entry_target_run(targets, target, script_names, runners, programs)
+            if ran is None:
+                builds += 1   # it only builds: set-up, no entry point (§0.2.11)
+                continue
+            line, command = ran
+            evidence.append(Evidence(path, f"task target '{target.name}' runs `{command}` (line {line})",
+                                     rule="execution_entry_point.make_target", line_start=target.line,
+                                     snippet=f"{target.name}:"))
     for script in scripts:
         evidence.append(Evidence(script.path, f"console script '{script.name}'",
                                  rule="execution_entry_point.console_script", line_start=script.line,
@@ -211,6 +335,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         evidence.append(Evidence(line.path, f"documented `python -m` of {main}", rule="execution_entry_point.main_module",
                                  line_start=line.line, snippet=line.text))
     counts = {"entry_points": len(evidence)}
+    if builds:
+        counts["build_targets"] = builds
     if evidence:
         return Result(100, evidence=evidence[:MAX_EVIDENCE], counts=counts,
                       reason=f"{len(evidence)} entry point(s); first: {evidence[0].path}")
@@ -218,8 +344,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         # the title names the project, it is no run section (METRICS §0.2.6)
         names = project_names(tree, doc)
         headings = [h for h in section_headings(doc) if run_heading(h.text, names)]
-        commands = runnable_commands(doc, frozenset(s.name for s in scripts), builds=compiled_sources(tree),
-                                     runners=task_runners(tree), programs=frozenset(native_programs(tree)))
+        commands = runnable_commands(doc, script_names, builds=compiled_sources(tree), runners=runners,
+                                     programs=frozenset(native_programs(tree)) if programs is None else programs)
         readme_evidence = [Evidence(doc.path, f"run section heading '{h.text}'", rule="execution_entry_point.readme_heading",
                                     line_start=_file_line(doc, h.line), snippet=h.text) for h in headings[:5]]
         readme_evidence += [Evidence(r.line.path, "runnable README command", rule="execution_entry_point.readme_command",

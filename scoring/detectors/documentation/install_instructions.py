@@ -96,6 +96,12 @@ class _InstallContext:
     built_images: frozenset[str] = frozenset()
     # stems of the toolbox files (.mltbx) and toolbox projects (.prj) the tree holds
     toolbox_files: frozenset[str] = frozenset()
+    # the names a repository install of the project may give it: the project's own names
+    # (DESCRIPTION's Package, the root .Rproj's stem…) and the GitHub repositories
+    # DESCRIPTION's URL and BugReports link, normalised
+    own_repositories: frozenset[str] = frozenset()
+    # MATLAB functions and scripts of the tree that compile MEX files (call mex/mexcuda)
+    mex_builders: frozenset[str] = frozenset()
 
 
 # The R and Julia forms of installing the project itself (§0.3 R specifics, D2 100): the
@@ -112,8 +118,21 @@ _JULIA_NAMED_ADD = re.compile(r"\bPkg\.add\s*\(\s*(?:name\s*=\s*)?[\"']([A-Za-z]
                               r"(?:pkg>|^\])\s*add\s+([A-Za-z]\w*)(?:\.jl)?\b")
 _JULIA_URL_ADD = re.compile(r"\bPkg\.add\s*\(.*?url\s*=\s*[\"'][^\"']*/([A-Za-z]\w*?)(?:\.jl)?(?:\.git)?/?[\"']|"
                             r"(?:pkg>|^\])\s*add\s+https?://\S*/([A-Za-z]\w*?)(?:\.jl)?(?:\.git)?/?(?:\s|$)")
+# the repository a GitHub/GitLab/Bitbucket/git install names: ("owner/repo", "…/repo.git", a URL)
+_R_REPOSITORY_SPEC = re.compile(
+    r"\b(?:devtools|remotes)::install_(?:github|gitlab|bitbucket|git)\s*\(\s*(?:repo\s*=\s*)?[\"']"
+    r"(?:https?://[^/\"']+/)?[^\"'/\s]+/([^\"'/@#\s]+?)(?:\.git)?(?:[/@#][^\"']*)?[\"']")
+_GITHUB_REPOSITORY = re.compile(r"github\.com/[^/\s,]+/([^/\s,#?]+?)(?:\.git)?(?=[/\s,#?]|$)", re.IGNORECASE)
 # MATLAB/Octave: putting the toolbox on the path is a manual install step (§0.3 D2 addpath)
 _MATLAB_ADDPATH = re.compile(r"\baddpath\s*\(")
+# compiling MEX files builds the code from source (as make builds a C program: §0.2.11):
+# `mex -setup C++`, `mex -largeArrayDims x.c`, `mexcuda x.cu`, `mex('x.c')`
+_MEX_STATEMENT = re.compile(r"mex(?:cuda)?(?:\s|\(|;|$)")
+_MATLAB_MEX_CALLS = frozenset({"mex", "mexcuda"})
+# a statement running a function or script of the tree: `mexGPUall`, `compile_all();`,
+# `run('make_mex.m')`, `run make_mex`
+_MATLAB_RUN_STATEMENT = re.compile(
+    r"(?:run\s*\(?\s*['\"]?)?([A-Za-z]\w*)(?:\.m)?['\"]?\s*(?:\(\s*\))?\s*\)?\s*;?")
 # installing a packaged toolbox (§0.3 D2 toolbox install): `matlab.addons.install('X.mltbx')`,
 # `matlab.addons.toolbox.installToolbox("X.mltbx")`
 _MATLAB_TOOLBOX_INSTALL = re.compile(
@@ -133,13 +152,19 @@ def _toolbox_install(target: str, ctx: _InstallContext) -> _InstallHit:
 
 
 def _own_package_install(text: str, ctx: _InstallContext) -> bool:
-    """Whether an R or Julia code line installs the deposit's own package."""
+    """Whether an R or Julia code line installs the deposit's own package: by its
+    DESCRIPTION name, or, from a repository, by the repository's name when that is one
+    the project gives itself (a research compendium installs as
+    `install_github("owner/1989-excavation-report")` while its package is called
+    otherwise)."""
     if ctx.r_package:
         if _R_OWN_LOCAL.search(text):
             return True
         names = [m.group(1) for m in _R_NAMED_INSTALL.finditer(text)]
         names += [m.group(1) for m in _R_REPOSITORY_INSTALL.finditer(text)]
         if ctx.r_package in names:
+            return True
+        if any(normalize_name(m.group(1)) in ctx.own_repositories for m in _R_REPOSITORY_SPEC.finditer(text)):
             return True
     if ctx.julia_package:
         names = [m.group(1) or m.group(2) for m in _JULIA_NAMED_ADD.finditer(text)]
@@ -375,21 +400,37 @@ def _install_command(cmd: Command, ctx: _InstallContext) -> _InstallHit | None:
     return None
 
 
+def _mex_build(code: str, ctx: _InstallContext) -> _InstallHit | None:
+    """A MATLAB statement that compiles the project's MEX files: `mex …`/`mexcuda …`,
+    or running a function or script of the tree that calls them (KiloSort's
+    `mexGPUall`): a source build, the 70 tier as `make` is for a C program (§0.2.11)."""
+    if _MEX_STATEMENT.match(code):
+        return _InstallHit(70, "install_instructions.source_build", "compiles the project's MEX files from source")
+    statement = _MATLAB_RUN_STATEMENT.fullmatch(code)
+    if statement and statement.group(1) in ctx.mex_builders:
+        return _InstallHit(70, "install_instructions.source_build",
+                           f"runs {statement.group(1)}, which compiles the project's MEX files from source")
+    return None
+
+
 def _install_line(line: DocLine, ctx: _InstallContext) -> _InstallHit | None:
     if line.repl:
         return None
     best: _InstallHit | None = None
-    if _R_JULIA_ONE_COMMAND.search(line.text):
+    code = line.code   # a commented-out install is none
+    if _R_JULIA_ONE_COMMAND.search(code):
         best = _InstallHit(100, "install_instructions.lock_sync", "restores the R/Julia project environment")
-    elif _own_package_install(line.text, ctx):
+    elif _own_package_install(code, ctx):
         best = _InstallHit(100, "install_instructions.own_package",
                            "installs the project's own R/Julia package with the dependencies it declares", own=True)
-    elif _R_JULIA_PACKAGES.search(line.text):
+    elif _R_JULIA_PACKAGES.search(code):
         best = _InstallHit(70, "install_instructions.package_by_package", "installs R/Julia packages one by one")
-    elif toolbox := _MATLAB_TOOLBOX_INSTALL.search(line.text):
+    elif toolbox := _MATLAB_TOOLBOX_INSTALL.search(code):
         best = _toolbox_install(toolbox.group(1), ctx)
-    elif ctx.matlab and _MATLAB_ADDPATH.search(line.text):
+    elif ctx.matlab and _MATLAB_ADDPATH.search(code):
         best = _InstallHit(70, "install_instructions.matlab_path", "puts the toolbox on the MATLAB path")
+    elif ctx.matlab and (mex := _mex_build(code, ctx)) is not None:
+        best = mex
     for cmd in line.commands:
         hit = _install_command(cmd, ctx)
         if hit is not None and (best is None or hit.value > best.value):
@@ -411,11 +452,20 @@ def _install_context(tree: TreeIndex) -> _InstallContext:
         if facts.frontend == "nextflow" and not workflow_environments:
             workflow_environments = any(d.kind in ("container", "conda") for d in facts.directives)
     toolbox_files = frozenset(_name(p)[:-len(_suffix(p))].lower() for p in tree.match(r".+\.(?:mltbx|prj)"))
+    own_names = own_project_names(tree)
+    repositories = set(own_names)
+    for key in ("URL", "BugReports"):
+        repositories.update(normalize_name(m.group(1)) for m in _GITHUB_REPOSITORY.finditer((fields or {}).get(key) or ""))
+    mex_builders = frozenset(
+        _name(path)[:-2] for path in tree.by_frontend("matlab") if tree.role(path) != "vendored"
+        and (facts := tree.facts(path)) is not None and any(c.name in _MATLAB_MEX_CALLS for c in facts.calls)
+    ) if "matlab" in frontends else frozenset()
     return _InstallContext(
-        own_project_names(tree), bool(_dependency_manifests(tree)), r_package=r_package,
+        own_names, bool(_dependency_manifests(tree)), r_package=r_package,
         julia_package=julia_package.strip(), compiled=compiled_sources(tree),
         workflow_environments=workflow_environments, matlab="matlab" in frontends,
-        task_runners=task_runners(tree), toolbox_files=toolbox_files)
+        task_runners=task_runners(tree), toolbox_files=toolbox_files,
+        own_repositories=frozenset(repositories), mex_builders=mex_builders)
 
 
 def _install_documents(tree: TreeIndex) -> tuple[list[str], list[str]]:
@@ -495,7 +545,7 @@ def _one_command(command: str) -> str:
     return f"Give the one command that creates the environment, `{command}`, in a README code block."
 
 
-@detector("install_instructions", version="2.4.0")
+@detector("install_instructions", version="2.5.0")
 def install_instructions(tree: TreeIndex) -> Result:
     """Install instructions: one command that creates the whole environment.
 
@@ -504,7 +554,10 @@ def install_instructions(tree: TreeIndex) -> Result:
         files at the root and of docs/install* (also doc/ and docs/source/), and the
         lines of their prose that start with a shell prompt ($ or %) in a list item, a
         blockquote or a plain-text README (METRICS §0.2.10, 2.3.0); the maximum over
-        them wins. 100: one command creating the full environment (`pip install -r
+        them wins. A code line is read without the comment of its block's language (`#`;
+        `%` in a ```matlab/```octave block, whose `>>` prompt is stripped and whose
+        comment lines are skipped): a commented-out `# install.packages("x")` installs
+        nothing (2.5.0). 100: one command creating the full environment (`pip install -r
         <file>`, `pip install .`/`-e .` when a manifest declares dependencies, `pip
         install <own distribution>`, `conda|mamba|micromamba env create`, `conda create
         --file`, `poetry install`, `pipenv install|sync`, `pdm install`, `uv sync`, `pixi
@@ -536,13 +589,20 @@ def install_instructions(tree: TreeIndex) -> Result:
         package (`install.packages("<Package>")`, `BiocManager::install("<Package>")`,
         `remotes::install_github("<owner>/<Package>")`, `devtools::install()`,
         `remotes::install_local()`, where <Package> is DESCRIPTION's) is 100, as it
-        resolves the DESCRIPTION's dependencies; Julia — `Pkg.add("<name>")`, `] add
+        resolves the DESCRIPTION's dependencies, and so is a repository install
+        (`devtools|remotes::install_github|gitlab|bitbucket|git`) of a repository named
+        as the project names itself (the root .Rproj's stem, a GitHub repository that
+        DESCRIPTION's URL or BugReports links: a research compendium whose package is
+        called otherwise, 2.5.0); Julia — `Pkg.add("<name>")`, `] add
         <name>` or `Pkg.add(PackageSpec(url=".../<name>.jl.git"))` of Project.toml's own
         name is 100; MATLAB/Octave — `addpath(...)` of the toolbox is a manual step (70),
         installing the project's own packaged toolbox (`matlab.addons.install("<X>.mltbx")`
         or `matlab.addons.toolbox.installToolbox`, where a <X>.mltbx or <X>.prj is in the
         tree or <X> is a project name) is 100 as the toolbox brings the add-ons it
-        declares, another toolbox 70 (2.3.0); C/C++/Fortran — `make`, `cmake`, `ninja`
+        declares, another toolbox 70 (2.3.0); compiling the MEX files (`mex …`,
+        `mexcuda …`, or running a function or script of the tree that calls them, such
+        as `mexGPUall`) is a source build, 70 as `make` is for a C program (2.5.0,
+        METRICS §0.2.11); C/C++/Fortran — `make`, `cmake`, `ninja`
         or `meson` builds of the program are a source build (70), and so is `make
         install`, the install step of that build (2.3.0, METRICS §0.2.11; `make
         setup|env` stays 100); `conda|mamba install`, `spack install` and `brew

@@ -71,6 +71,11 @@ def _fix(tree: TreeIndex) -> str:
                 f"`Rscript -e 'library({package}); example(<function>)'`.")
     if package and ecosystem == JULIA:
         return f"Add a README code block with a command that runs the package, e.g. `julia --project -e 'using {package}; …'`."
+    if package and ecosystem == MATLAB:
+        # a toolbox (:func:`matlab_toolbox`): its folder goes on the path, then a call of it
+        folder = "<path to the toolbox>" if package == "." else package
+        return ("Add a README code block with a command that runs the toolbox, e.g. "
+                f"`matlab -batch \"addpath('{folder}'); <function>(…)\"`.")
     if package:
         return ("Add a README code block with a command that runs the package, e.g. `python examples/quickstart.py` "
                 f"or `python -m {package}` (a __main__.py) or its console script.")
@@ -87,7 +92,7 @@ def _example_files(tree: TreeIndex, directory: str) -> list[str]:
     return [p for p in tree.files_under(directory) if p.lower().endswith(_EXAMPLE_SUFFIXES)]
 
 
-@detector("usage_examples", version="2.2.0")
+@detector("usage_examples", version="2.3.0")
 def usage_examples(tree: TreeIndex) -> Result:
     """The README shows a runnable command, or at least a code example.
 
@@ -95,7 +100,9 @@ def usage_examples(tree: TreeIndex) -> Result:
         Code blocks of the root README (fenced with backticks or tildes, indented, RST
         literal and code-block), its inline code and the lines of its prose that start
         with a shell prompt ($ or %) in a list item, a blockquote or a plain-text README
-        (METRICS §0.2.10, 2.2.0); console prompts ($, %, >, !) stripped. 100: a line is
+        (METRICS §0.2.10, 2.2.0); console prompts ($, %, >, !) stripped, and in a
+        ```matlab/```octave block the `>>` prompt, its `%` comment lines being no lines
+        (2.3.0). 100: a line is
         a runnable invocation — python/python3/py with a script or -m, bash/sh/zsh with
         a script, ./script, Rscript, R CMD BATCH, julia, make (with a target, or bare),
         task / just (Taskfile, justfile), snakemake, nextflow run, jupyter nbconvert
@@ -132,9 +139,11 @@ def usage_examples(tree: TreeIndex) -> Result:
         "main"`, the built program (`./build/<program> input.txt`), `nextflow run main.nf
         -profile docker`, `snakemake --use-conda --cores 4`; a package (an R package with
         R/, a Julia package with src/<name>.jl, a Python distribution whose import
-        package is in the tree) runs an example of itself (`Rscript -e
-        'library(<Package>); example(<function>)'`, `julia --project -e 'using
-        <Package>; …'`, `python -m <package>` or its console script).
+        package is in the tree, a MATLAB toolbox whose code is function and class files
+        only with no top-level main.m/run_all.m, 2.3.0) runs an example of itself
+        (`Rscript -e 'library(<Package>); example(<function>)'`, `julia --project -e
+        'using <Package>; …'`, `python -m <package>` or its console script, `matlab
+        -batch "addpath('<toolbox folder>'); <function>(…)"`).
     Known false positives:
         A runnable command counts even when it runs a demo unrelated to the paper, or
         names a script that does not exist (existence is not checked). A bare `make`

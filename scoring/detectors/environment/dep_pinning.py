@@ -470,6 +470,19 @@ _NO_MANIFEST_FIX = {
 _WORKFLOW_STEP = {"nextflow": "process", "snakemake": "rule"}
 
 
+def _loose_why(m: Manifest) -> str:
+    """What the manifest leaves loose, as it is: the entries without any version
+    ("leaves x, y unversioned") and those with a range ("bounds z only loosely")."""
+    unversioned = list(dict.fromkeys(d.name for d in m.dependencies if d.pin == PIN_UNPINNED))
+    bounded = list(dict.fromkeys(d.name for d in m.dependencies if d.pin not in (PIN_EXACT, PIN_UNPINNED)))
+    parts = []
+    if unversioned:
+        parts.append(f"leaves {_join_names(unversioned)} unversioned")
+    if bounded:
+        parts.append(f"bounds {_join_names(bounded)} only loosely")
+    return f" ({m.path} {' and '.join(parts)})" if parts else ""
+
+
 def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     """One sentence naming the packages to pin and the tool that writes the pins, in the
     ecosystem of the manifest that decided (with none, the deposit's: §0.3)."""
@@ -480,7 +493,7 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
         return _NO_MANIFEST_FIX[ecosystem]
     kind = m.kind
     loose = [d.name for d in m.dependencies if d.pin != PIN_EXACT]
-    why = f" ({m.path} bounds {_join_names(loose)} only loosely)" if loose else ""
+    why = _loose_why(m)
     if kind == "description":
         return f"Run `renv::snapshot()` and commit renv.lock{why}."
     if kind == "julia-project":
@@ -548,7 +561,7 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     return f"Commit a lockfile to also fix transitive dependencies (e.g. {tool})."
 
 
-@detector("dep_pinning", version="2.3.0")
+@detector("dep_pinning", version="2.3.1")
 def dep_pinning(tree: TreeIndex) -> Result:
     """Dependencies are locked or pinned to exact versions.
 
@@ -643,7 +656,8 @@ def dep_pinning(tree: TreeIndex) -> Result:
         GIT_TAG or URL_HASH, a conan.lock, spack.lock or vcpkg builtin-baseline;
         workflows: a versioned container or conda spec for every process or rule. The
         fix names the tool of the manifest that decided, or with none the deposit's
-        ecosystem (§0.3).
+        ecosystem (§0.3), and says what it leaves loose as it is: the entries it
+        leaves unversioned, and those it bounds only loosely (2.3.1).
     Known false positives:
         A lockfile is credited on existence: a stale lockfile that no longer matches the
         manifest still scores 100. Conda lock formats count for Python only. A

@@ -32,6 +32,7 @@ from scoring.parsers.shell import (
     container_image,
     image_name,
     split_commands,
+    strip_comment,
     strip_prompt,
 )
 from scoring.parsers.tasks import Target
@@ -70,6 +71,8 @@ _R_INSTALL_CODE_RE = re.compile(
 )
 _JULIA_INSTALL_CODE_RE = re.compile(r"Pkg\.(?:instantiate|add|activate)", re.IGNORECASE)
 _WINDOWS_WRAPPERS = frozenset({"call", "&", "start", "cmd", "/c"})
+# code blocks of MATLAB/Octave code, where `%` starts a comment
+_MATLAB_BLOCKS = frozenset({"matlab", "octave"})
 
 # README one-command environment creation that is not a plain shell command.
 _R_RESTORE_RE = re.compile(r"renv::restore\s*\(")
@@ -418,11 +421,19 @@ def _readme_bootstrap_command(
     return _runs_bootstrap_script(words)
 
 
-def _logical_code_lines(lines) -> list[tuple[int, str]]:
+def _logical_code_lines(lines) -> list[tuple[int, str, str]]:
     """Code lines with shell continuations (a trailing backslash) joined, at their first line:
-    `nextflow run x \\` and `-profile docker` on the next line are one command."""
-    joined: list[tuple[int, str]] = []
+    `nextflow run x \\` and `-profile docker` on the next line are one command. Each with
+    its code: a code block's line without the comment its language writes (`#`; `%` in
+    MATLAB/Octave), "" for a comment line (a commented-out `# install.packages("x")`)."""
+    joined: list[tuple[int, str, str]] = []
     pending: tuple[int, str, object] | None = None
+
+    def code(raw: str, block) -> str:
+        if block is None:
+            return raw
+        return strip_comment(raw, "%" if block.language in _MATLAB_BLOCKS else "#")
+
     for line, raw, block in lines:
         if pending is not None and block is pending[2] and block is not None:
             raw = pending[1] + " " + raw.strip()
@@ -431,9 +442,9 @@ def _logical_code_lines(lines) -> list[tuple[int, str]]:
         if block is not None and raw.rstrip().endswith("\\"):
             pending = (line, raw.rstrip()[:-1].rstrip(), block)
             continue
-        joined.append((line, raw))
+        joined.append((line, raw, code(raw, block)))
     if pending is not None:
-        joined.append((pending[0], pending[1]))
+        joined.append((pending[0], pending[1], code(pending[1], pending[2])))
     return joined
 
 
@@ -478,22 +489,24 @@ def _readme_bootstrap(tree: TreeIndex, sources: list[Evidence]) -> list[Evidence
     through."""
     documents = [(path, doc) for path in _setup_documents(tree) if (doc := tree.document(path)) is not None]
     lines = [(doc, _logical_code_lines(doc.command_lines())) for _, doc in documents]
-    built = frozenset(tag for _, logical in lines for _, raw in logical
-                      for command in split_commands(strip_prompt(raw)[0]) for tag in container_build_tags(command))
+    built = frozenset(tag for _, logical in lines for _, _, code in logical
+                      for command in split_commands(strip_prompt(code)[0]) for tag in container_build_tags(command))
     images = _OwnImages(own_project_names(tree), built)
     found = []
     through: list[Evidence] = []
     for doc, logical in lines:
         readme = doc.path == tree.readme
-        for line, raw in logical:
-            text, is_repl = strip_prompt(raw)
+        for line, raw, code in logical:
+            if not code.strip():
+                continue   # a comment line of the block
+            text, is_repl = strip_prompt(code)
             matched = None
-            r_install = R_PACKAGE_INSTALL_RE.search(raw)
-            if _R_RESTORE_RE.search(raw):
+            r_install = R_PACKAGE_INSTALL_RE.search(code)
+            if _R_RESTORE_RE.search(code):
                 matched = "renv::restore()"
             elif r_install:
                 matched = r_install.group(0).rstrip("( ") + "()"
-            elif _JULIA_INSTANTIATE_RE.search(raw):
+            elif _JULIA_INSTANTIATE_RE.search(code):
                 matched = "Pkg.instantiate()"
             elif not is_repl:
                 for command in split_commands(text):
@@ -702,7 +715,7 @@ def _fix(tree: TreeIndex, documented: bool = False) -> str:
     return f"Add install.sh (or a `make setup` target) that creates the environment, e.g. {suggestion}."
 
 
-@detector("env_bootstrap", version="2.2.0")
+@detector("env_bootstrap", version="2.3.0")
 def env_bootstrap(tree: TreeIndex) -> Result:
     """One command creates the software environment.
 
@@ -754,7 +767,10 @@ def env_bootstrap(tree: TreeIndex) -> Result:
         configuration enables one outside any profile), `snakemake --use-conda`,
         `--use-singularity`, `--software-deployment-method`; `make|task|just <target>`
         whose recipe, or a prerequisite's two levels deep, invokes a manager or such a
-        workflow run. Shell continuations are joined. `make install`, `ninja install`
+        workflow run. Shell continuations are joined; a code block's line is read
+        without the comment its language writes (`#`; `%` in a ```matlab/```octave
+        block), so a commented-out `# install.packages("remotes")` or a `renv::restore()`
+        named in a comment creates nothing (2.3.0). `make install`, `ninja install`
         and `cmake --install` install the built project: a build step, never E3
         (§0.2.11). `uv run`, `pixi run`, `poetry run` and `hatch run` are not in
         METRICS' list (they run a command, creating the environment on the way) and do

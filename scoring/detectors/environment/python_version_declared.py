@@ -289,11 +289,30 @@ def _version_fix(tree: TreeIndex, used: Sequence[str]) -> str:
     return _FIXES[language]
 
 
+# a workflow's own declaration (the engine's version) before the interpreters its steps' conda
+# environments pin
+_SOURCE_RANK = {"workflow-engine-version": 0}
+
+
+def _own_ecosystem_first(tree: TreeIndex, counted: list[_Declaration]) -> list[_Declaration]:
+    """The declarations with those of the deposit's own ecosystem first (§0.3 E4): a
+    MATLAB deposit's stated release before the compiler its MEX build needs, a
+    Snakemake workflow's `min_version()` before a step's conda python; otherwise in the
+    order found."""
+    ecosystem = fix_ecosystem_checked(tree)
+    if ecosystem == "native":
+        native = frozenset(d.language for d in counted) & NATIVE_LANGUAGES
+        own = main_native_language(tree, native) if native else ""
+    else:
+        own = ecosystem
+    return sorted(counted, key=lambda d: (d.language != own, _SOURCE_RANK.get(d.source, 1)))
+
+
 def _rule_suffix(source: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", source.lower()).strip("_")
 
 
-@detector("python_version_declared", version="2.2.0")
+@detector("python_version_declared", version="2.3.0")
 def python_version_declared(tree: TreeIndex) -> Result:
     """The language or runtime version the code needs is declared (Python, R, Julia, MATLAB, C/C++/Fortran, workflows).
 
@@ -316,10 +335,15 @@ def python_version_declared(tree: TreeIndex) -> Result:
         C/C++/Fortran the language standard the build declares (CMake
         `set(CMAKE_<LANG>_STANDARD N)`, a `<LANG>_STANDARD` property,
         `target_compile_features(… cxx_std_N)`, a `-std=` flag in CMake, Make, meson or
-        a configure*.py build script, meson `c_std=`/`cpp_std=`/`fortran_std=`), or a
+        a configure*.py build script, meson `c_std=`/`cpp_std=`/`fortran_std=`; the Make
+        files are the Makefiles and the files a Makefile includes for one platform or
+        compiler, `*.mk`, `make.inc`, `make.inc.<compiler>`, `make.sys`, `arch.make`,
+        wherever the deposit keeps them, a CI build's own too: 2.3.0, wannier90's
+        `.github/workflows/config/make.inc.gfort` `-std=f2008`), or a
         compiler version the README's prose states ("Tested with GCC 11.2", "the Intel
         Fortran compiler 13.1.0 and greater", "gfortran 4.9", "GCC-13"; a vendor name
-        such as Intel or NAG needs a dotted version or a year, so "Intel 64" is none);
+        such as Intel or NAG needs a dotted version or a year, so "Intel 64" is none;
+        "a Fortran 95 compiler" names a language, no compiler version, and is none);
         Nextflow `manifest.nextflowVersion`; Snakemake `min_version(…)` (also in a
         Python module of the workflow); the interpreter pinned in a conda environment
         file a workflow step runs in, wherever it is. A declaration must contain a
@@ -330,7 +354,11 @@ def python_version_declared(tree: TreeIndex) -> Result:
         integer division, removed modules; R's stringsAsFactors default); without the
         version the rerun guesses, and pinned dependencies may not install at all.
     Evidence:
-        File, line and declared constraint for each counted declaration (from the
+        File, line and declared constraint for each counted declaration, those of the
+        deposit's own ecosystem first (2.3.0: a MATLAB deposit's stated release before
+        the compiler its MEX files need, a workflow's `min_version()` or
+        `nextflowVersion` before the interpreters its steps' conda environments pin),
+        otherwise in the order found (from the
         `Depends:` field or `dependencies:` key when the interpreter is an entry of a
         dependency list, from the ARG line when a FROM takes its image from an ARG);
         declarations for languages the code does not use are listed as not counted.
@@ -353,7 +381,7 @@ def python_version_declared(tree: TreeIndex) -> Result:
     languages = _fact_languages(tree)
     used = [lang for lang in _DECLARABLE_LANGUAGES if lang in languages]
     declarations = _interpreter_declarations(tree)
-    counted = [d for d in declarations if d.language in used]
+    counted = _own_ecosystem_first(tree, [d for d in declarations if d.language in used])
     ignored = [d for d in declarations if d.language not in used]
     declared_languages = sorted({d.language for d in counted})
     counts = {

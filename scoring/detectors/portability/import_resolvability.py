@@ -35,6 +35,7 @@ from scoring.parsers.manifests import (
     conda_r_packages,
     normalize_name,
     parse_install_command,
+    parse_rscript_installs,
 )
 from scoring.parsers.secrets import mask_line
 from scoring.registry import Result, detector
@@ -266,9 +267,10 @@ def _declared(tree: TreeIndex, classified: Classified) -> _Declared:
         for line, command in tree.command_lines(path):
             if "install" not in command:
                 continue
-            deps = parse_install_command(command, path, line)
+            # pip/conda installs, and R's given to Rscript -e (§0.3: post-deploy installs)
+            deps = parse_install_command(command, path, line) + parse_rscript_installs(command, path, line)
             for dep in deps:
-                declared.add_python(dep.normalized, dep.ecosystem, dep.name)
+                declared.add(dep)
             if deps and first_line is None:
                 first_line = line
             deps_here.extend(deps)
@@ -393,7 +395,7 @@ def _suggested_distribution(use: _ImportUse) -> str:
 # requirements file a setup script opens, packrat.lock and a Pluto notebook's embedded
 # Project declare (§0.2.20, §0.3); the fix names the rule's conda environment or the one
 # holding the project's R packages
-@detector("import_resolvability", version="2.6.0")
+@detector("import_resolvability", version="2.7.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -410,7 +412,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
         imports whose path exists in the tree such as ``models.net`` for
         ``models/net.py``, ``src/<name>``, the project's own distribution name, and in a
         tree with ``.gitmodules`` the name of a dangling symbolic link: a link into a
-        submodule that was not checked out).
+        submodule that was not checked out; in a tree with C, C++ or Fortran sources,
+        the Python extension modules its own build produces: f2py/f90wrap ``-m <name>``
+        in a Makefile, variables expanded, ``pybind11_add_module``,
+        ``nanobind_add_module``, ``Python_add_library`` in CMake, meson
+        ``extension_module``, 2.7.0: wannier90's ``wan90``).
         Imports anywhere inside the body of a ``try`` that handles ImportError, in the
         handler of such a ``try`` (the fallback import) and under ``if TYPE_CHECKING:``
         are optional and not counted (METRICS.md §0.2.21).
@@ -425,7 +431,10 @@ def import_resolvability(tree: TreeIndex) -> Result:
         packrat.lock, in packrat/ too) plus inline installs (notebook ``%pip``/``!pip``/
         ``%conda install``, R ``install.packages``/``BiocManager::install``/
         ``install_github``/``pacman::p_load``, Julia ``Pkg.add``, a Binder ``postBuild``
-        and Snakemake ``*.post-deploy.sh`` scripts). Beyond the environment locations
+        and Snakemake ``*.post-deploy.sh`` scripts: their pip and conda installs, and
+        the R packages an ``Rscript -e``/``R -e`` there installs, ``install.packages``,
+        ``BiocManager::install``, ``devtools|remotes::install_github('owner/pkg@ref')``
+        naming ``pkg``, 2.7.0). Beyond the environment locations
         (§0.2.20, §0.3): the conda environment files workflow steps run in (Nextflow
         ``conda "bin/env.yml"``, Snakemake ``conda: "envs/x.yaml"``) count for the whole
         tree; the manifests of a sub-project folder (one with its own ``setup.py``,
@@ -476,15 +485,22 @@ def import_resolvability(tree: TreeIndex) -> Result:
     How to fix:
         Add the missing distributions (named in the fix) where the deposit declares its
         packages: the conda environment file of the Snakemake rule whose ``script:`` or
-        ``notebook:`` is the file; Python: the first Python manifest (requirements.txt
-        when none); R: DESCRIPTION, else as ``r-<pkg>`` (``bioconductor-<pkg>``) in the
+        ``notebook:`` is the file; Python, by the role of the importing file (2.7.0): a
+        test file's into the test extra or group or a test or dev requirements file
+        (else ``[project.optional-dependencies] tests`` of pyproject.toml, or
+        requirements-dev.txt), a documentation file's into the docs extra, group or
+        requirements file (else a ``docs`` extra, or docs/requirements.txt), any other
+        file's into the package's own manifest (pyproject.toml, setup.py, setup.cfg),
+        else the first runtime manifest (requirements.txt when none), never a manifest
+        derived from another (min-requirements.txt, a lock or constraints file); R: DESCRIPTION, else as ``r-<pkg>`` (``bioconductor-<pkg>``) in the
         conda environment that already lists the most R packages (not an export when
         another does), else renv.lock; Julia: ``Project.toml``, or the ``Project.toml`` of
         the folder, ``docs/`` or ``test/``. An unresolvable include: add the file or
         correct its path.
     Known false positives:
         Packages installed only by a Dockerfile ``RUN pip install`` or a setup shell
-        script count as undeclared; so do imports of modules generated at build time,
+        script count as undeclared; so do imports of modules generated at build time
+        by other means than those above,
         distributions whose import name is neither in the table nor equal to the
         distribution name, packages a workflow engine provides itself (``yaml`` in a
         Snakefile's helpers) and members of conda meta-packages other than
@@ -640,8 +656,7 @@ def _fix(tree: TreeIndex, undeclared: Sequence[_ImportUse], declared: _Declared)
     (requirements.txt when none); unresolvable workflow includes their files."""
     steps = _step_environments(tree)
     r_target = _r_target(tree, declared)
-    python_manifests = [m.path for m in tree.manifests() if any(d.ecosystem in ("pypi", "conda") for d in m.dependencies)]
-    python_target = python_manifests[0] if python_manifests else "requirements.txt"
+    python_targets = _PythonTargets(tree)
     targets: dict[str, list[str]] = {}
     includes: list[str] = []
     for use in undeclared:
@@ -650,7 +665,7 @@ def _fix(tree: TreeIndex, undeclared: Sequence[_ImportUse], declared: _Declared)
             continue
         step = steps.get(use.path)
         if use.language == "python":
-            target, name = step or python_target, _suggested_distribution(use)
+            target, name = step or python_targets.target(use.path), _suggested_distribution(use)
         elif use.language == "r":
             target = step or r_target[0]
             name = f"r-{use.key.lower()}" if step or r_target[1] else use.key
@@ -670,6 +685,81 @@ def _fix(tree: TreeIndex, undeclared: Sequence[_ImportUse], declared: _Declared)
                      "correct their paths")
     sentence = "; ".join(part[0].lower() + part[1:] for part in parts) + "."
     return sentence[0].upper() + sentence[1:]
+
+
+# manifests derived from another (the oldest versions a CI job tests, a lock or constraints
+# file): their entries are written by a tool, never by hand
+_DERIVED_MANIFEST_RE = re.compile(r"(?:^|[-_.])(?:min|minimum|minimal|oldest|lock|locked|pinned|frozen|constraints?)"
+                                  r"(?:[-_.]|$)", re.IGNORECASE)
+_TEST_SET_RE = re.compile(r"(?:^|[-_.])(?:tests?|testing)(?:[-_.]|$)", re.IGNORECASE)
+_DEV_SET_RE = re.compile(r"(?:^|[-_.])dev(?:el(?:op(?:ment)?)?)?(?:[-_.]|$)", re.IGNORECASE)
+_DOCS_SET_RE = re.compile(r"(?:^|[-_.])(?:docs?|documentation|sphinx)(?:[-_.]|$)", re.IGNORECASE)
+_PACKAGE_MANIFESTS = ("pyproject", "setup.py", "setup.cfg")
+# pyproject.toml's named sets, by the source their entries carry
+_PYPROJECT_SETS = (("project.optional-dependencies.", "[project.optional-dependencies]"),
+                   ("dependency-groups.", "[dependency-groups]"))
+
+
+class _PythonTargets:
+    """Where a Python import's missing declaration goes, by the role of the file that
+    imports it (the deposit's own terms): a test file's into the test extra or group
+    (``[project.optional-dependencies] tests``, ``[dependency-groups] test``) or a test
+    or dev requirements file; a documentation file's into the docs extra, group or
+    requirements file; any other file's into the runtime declaration, the package's
+    own manifest (pyproject.toml, setup.py, setup.cfg) before the others. A manifest
+    derived from another (min-requirements.txt, a lock or constraints file) is never
+    named. When the deposit has no such set, the fix names the one to add."""
+
+    def __init__(self, tree: TreeIndex) -> None:
+        self.tree = tree
+        manifests = [m for m in tree.manifests() if not _DERIVED_MANIFEST_RE.search(_stem(m.path))]
+        python = [m for m in manifests if any(d.ecosystem in ("pypi", "conda") for d in m.dependencies)]
+        runtime = [m for m in python if m.runtime]
+        package = [m for m in runtime if m.kind in _PACKAGE_MANIFESTS]
+        chosen = package or runtime or python
+        self.runtime = chosen[0].path if chosen else "requirements.txt"
+        self.pyproject = next((m.path for m in manifests if m.kind == "pyproject"
+                               and isinstance((tree.toml(m.path) or {}).get("project"), dict)), None)
+        self.sets: list[tuple[str, str]] = []       # (set name, target text)
+        self.files: list[str] = []                 # requirements files of their own
+        for manifest in manifests:
+            for dep in manifest.optional:
+                for prefix, table in _PYPROJECT_SETS:
+                    if dep.source.startswith(prefix) and manifest.kind == "pyproject":
+                        name = dep.source[len(prefix):]
+                        text = f"{manifest.path} ({table} {name})"
+                        if (name, text) not in self.sets:
+                            self.sets.append((name, text))
+            if manifest.kind == "requirements":
+                self.files.append(manifest.path)
+        self.docs_files = [p for folder in ("docs", "doc") for p in tree.files_in(folder)
+                           if "requirements" in _name(p).lower() and _name(p).lower().endswith((".txt", ".in"))]
+
+    def _named(self, pattern: re.Pattern[str]) -> str | None:
+        return next((text for name, text in self.sets if pattern.search(name)), None) or next(
+            (path for path in self.files if pattern.search(_stem(path))), None)
+
+    def target(self, path: str) -> str:
+        role = self.tree.role(path)
+        if role == "test":
+            found = self._named(_TEST_SET_RE) or self._named(_DEV_SET_RE)
+            if found:
+                return found
+            return (f"{self.pyproject} ([project.optional-dependencies] tests)" if self.pyproject
+                    else "requirements-dev.txt")
+        if role == "docs":
+            found = self._named(_DOCS_SET_RE) or (self.docs_files[0] if self.docs_files else None)
+            if found:
+                return found
+            top = path.split("/", 1)[0]
+            return (f"{self.pyproject} ([project.optional-dependencies] docs)" if self.pyproject
+                    else f"{top if top in ('docs', 'doc') else 'docs'}/requirements.txt")
+        return self.runtime
+
+
+def _stem(path: str) -> str:
+    name = _name(path)
+    return name[: name.rfind(".")] if "." in name[1:] else name
 
 
 def _r_target(tree: TreeIndex, declared: _Declared) -> tuple[str, bool]:
