@@ -659,6 +659,36 @@ def test_readme_pictures_and_assets_are_not_result_figures(measure_s, files, fig
     assert [e["path"] for e in evidence_of(m, "expected_outputs.figure")] == figures
 
 
+def test_files_the_code_writes_are_outputs_in_documentation_locations(measure_s):
+    files = {"R/figures.R": 'plot_it <- function(p) {\n  ggplot2::ggsave("figures/fig_2.png", p)\n}\n',
+             "vignettes/figures/fig_2.png": IMAGE, "vignettes/figures/draft.png": IMAGE}
+    m = measure_s("expected_outputs", files)
+    assert (m.value, m.counts["output_dirs"], m.counts["figures"]) == (100, 1, 1)
+    assert [(e.path, e.reason, e.rule) for e in m.evidence] == [
+        ("vignettes/figures", "output directory the code writes into (R/figures.R:2) holding 1 file",
+         "expected_outputs.written_output_dir"),
+        ("vignettes/figures/fig_2.png", "committed output in vignettes/figures", "expected_outputs.output_file")]
+    # nothing writes them: documentation figures, out of every tier (§0.2.18)
+    del files["R/figures.R"]
+    assert measure_s("expected_outputs", files).value == 0
+    # a test, a documentation page or a vendored script writing it is not the deposit's code
+    files["tests/testthat/test-plot.R"] = 'test_that("plot", ggplot2::ggsave("figures/fig_2.png"))\n'
+    files["vignettes/intro.Rmd"] = '```{r}\nggplot2::ggsave("figures/draft.png")\n```\n'
+    assert measure_s("expected_outputs", files).value == 0
+
+
+@pytest.mark.parametrize(("writer", "value"), [
+    ('import matplotlib.pyplot as plt\nplt.savefig("../docs/fig_accuracy.pdf")\n', 40),
+    ('import matplotlib.pyplot as plt\nplt.savefig(f"../docs/fig_{name}.pdf")\n', 0),   # computed: names no file
+    ('import matplotlib.pyplot as plt\nplt.savefig("../docs/other.pdf")\n', 0),
+])
+def test_a_figure_the_code_writes_into_docs_is_a_result_figure(measure_s, writer, value):
+    m = measure_s("expected_outputs", {"analysis/train.py": writer, "docs/fig_accuracy.pdf": IMAGE})
+    assert m.value == value
+    if value:
+        assert [e["path"] for e in evidence_of(m, "expected_outputs.figure")] == ["docs/fig_accuracy.pdf"]
+
+
 def test_a_baseline_folder_of_sub_folders_shows_each_of_them(measure_s):
     m = measure_s("expected_outputs", {"tests/baseline_images/test_plot/line.png": "P" * 20,
                                         "tests/baseline_images/test_hist/bars.png": "Q" * 20,
