@@ -88,9 +88,11 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # config_externalised 2.2.0: vendored, build and dependency-folder code out, Nextflow params without
     # defaults and a MATLAB driver's arguments are the 80 tier, fixes in the tree's ecosystem;
     # hardware_requirements 2.1.0: MATLAB gpuArray, CUDA sources and builds, batch GPU requests and
-    # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare
-    assert detector.version == {"config_externalised": "2.2.0", "seed_management": "2.16.0",
-                                "test_file_presence": "2.2.0", "expected_outputs": "2.2.0",
+    # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare it;
+    # expected_outputs 2.3.0: files the deposit's code writes are outputs in documentation locations;
+    # config_externalised 2.3.0: gflags DEFINE_* calls (tf.app.flags, absl.flags) are the 80 tier
+    assert detector.version == {"config_externalised": "2.3.0", "seed_management": "2.16.0",
+                                "test_file_presence": "2.2.0", "expected_outputs": "2.3.0",
                                 "ci_presence": "2.0.2", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -816,6 +818,15 @@ def test_a_script_ci_runs_is_a_test_run_only_when_it_validates(measure_s):
     ({"fit.R": "library(optparse)\n"}, 80, "config_externalised.cli_parser"),
     ({"fit.R": "cfg <- config::get()\n"}, 100, "config_externalised.r_config"),
     ({"fit.R": "# we could use commandArgs() here\n"}, 0, None),
+    # 2.3.0: the gflags API (absl.flags and TensorFlow 1's re-exports of it)
+    ({"main.py": "import tensorflow as tf\ntf.app.flags.DEFINE_string('data', 'cora', 'Dataset.')\n"}, 80,
+     "config_externalised.cli_parser"),
+    ({"main.py": "from tensorflow.compat.v1 import flags\nflags.DEFINE_integer('epochs', 5, 'Epochs.')\n"}, 80,
+     "config_externalised.cli_parser"),
+    ({"main.py": "import gflags\ngflags.DEFINE_bool('verbose', False, 'Log more.')\n"}, 80,
+     "config_externalised.cli_parser"),
+    ({"main.py": "flags.DEFINE_string('data', 'cora', 'Dataset.')\n"}, 0, None),     # no flags package imported
+    ({"main.py": "import tensorflow as tf\nregistry.DEFINE_op('add')\n"}, 0, None),    # no gflags type
 ])
 def test_config_sources(measure_s, files, value, rule):
     m = measure_s("config_externalised", files)

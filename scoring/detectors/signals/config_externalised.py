@@ -363,7 +363,54 @@ def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Eviden
                 cli[path] = Evidence(path, "reads command-line arguments from sys.argv",
                                      rule="config_externalised.argv", line_start=line, cell=cell,
                                      snippet=tree.snippet(path, line, cell))
+        if path not in full and path not in cli:
+            flags = _flag_definitions_evidence(tree, path, facts)
+            if flags is not None:
+                cli[path] = flags
     return list(full.values()), [e for p, e in cli.items() if p not in full]
+
+
+# The gflags API (absl.flags, TensorFlow 1's re-exports tf.app.flags, tf.flags and
+# tf.compat.v1(.app).flags, python-gflags): each option is a DEFINE_<type>(name, default,
+# help) call
+_FLAG_DEFINITION_RE = re.compile(
+    r"DEFINE_(?:string|integer|float|bool|boolean|enum|enum_class|list|spaceseplist|multi|multi_string|"
+    r"multi_integer|multi_float|multi_enum|multi_enum_class|flag|alias)")
+_FLAG_MODULE_RE = re.compile(r"absl\.flags|gflags|tensorflow(?:\.compat\.v1)?(?:\.app)?\.flags")
+# the packages whose flags a local name can hold (``flags = tf.app.flags``)
+_FLAG_PACKAGES = frozenset({"absl", "gflags", "tensorflow"})
+
+
+def _flag_definitions_evidence(tree: TreeIndex, path: str, facts: FileFacts) -> Evidence | None:
+    """Where a Python file declares gflags-style command-line flags (§3 S6 80 tier,
+    absl.flags): its ``DEFINE_<type>`` calls on absl.flags, gflags or TensorFlow's flags
+    module, or on a local name in a file importing one of those packages (the frontend
+    resolves imports, not ``flags = tf.app.flags``), from the first call to the last of
+    that cell (the function holding the first, when one does); None when it has none."""
+    imported = {ref.module.split(".")[0] for ref in facts.imports}
+    calls = []
+    for call in facts.calls:
+        receiver, _, method = call.name.rpartition(".")
+        if _FLAG_DEFINITION_RE.fullmatch(method) and (
+                _FLAG_MODULE_RE.fullmatch(receiver)
+                or (receiver.isidentifier() and receiver not in ("self", "cls")
+                    and not imported.isdisjoint(_FLAG_PACKAGES))):
+            calls.append(call)
+    if not calls:
+        return None
+    first = min(calls, key=lambda c: (c.cell or 0, c.line))
+    lines = sorted(c.line for c in calls if c.cell == first.cell)
+    holders = [d for d in facts.definitions if d.cell == first.cell and d.kind == "function"
+               and d.line <= first.line <= (d.end_line or d.line)]
+    if holders:
+        holder = max(holders, key=lambda d: d.line)
+        start, end, where = holder.line, holder.end_line or holder.line, f" in {holder.name}()"
+    else:
+        start, end, where = lines[0], lines[-1], ""
+    return Evidence(path, f"declares {len(calls)} command-line flag{'s' if len(calls) != 1 else ''} with "
+                          f"{first.written.rpartition('.')[0]}.DEFINE_*{where}",
+                    rule="config_externalised.cli_parser", line_start=start, line_end=end if end > start else None,
+                    cell=first.cell, snippet=tree.snippet(path, start, first.cell))
 
 
 def _text_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
@@ -467,7 +514,7 @@ _FIX_COMMAND_LINE = {
 }
 
 
-@detector("config_externalised", version="2.2.0")
+@detector("config_externalised", version="2.3.0")
 def config_externalised(tree: TreeIndex) -> Result:
     """Run parameters live outside the code: parameter files (100) or a command line (80).
 
@@ -506,7 +553,12 @@ def config_externalised(tree: TreeIndex) -> Result:
         (``--x``): 80. Vendored and build files are out of every code signal
         (§0.2.2), and so is code kept in a dependency folder (dependencies/, deps/,
         extern*/, third-party/, vendor/, names compared without case, "_", "-" or
-        spaces), whose options belong to a helper, not to the analysis.
+        spaces), whose options belong to a helper, not to the analysis. 2.3.0: the
+        gflags API is absl.flags's (§3 S6 80 tier): Python DEFINE_<type> calls
+        (DEFINE_string, DEFINE_integer, DEFINE_float…) on absl.flags, gflags or
+        TensorFlow 1's re-exports (tf.app.flags, tf.flags, tf.compat.v1(.app).flags),
+        or on a local name (not self or cls) in a file importing tensorflow, absl or gflags
+        (``flags = tf.app.flags; flags.DEFINE_string(...)``), count for 80.
     Why it matters:
         Parameters buried in code must be edited by hand to rerun or vary an analysis;
         externalised parameters record exactly what the published run used.
@@ -516,7 +568,8 @@ def config_externalised(tree: TreeIndex) -> Result:
         it was the first of a breadth-first walk of the syntax tree, which could point
         below the first read); for argparse/optparse, where the options are declared (the
         function holding the first add_argument/add_option call, or the calls), else the
-        import. Each kind of source first (a config directory's first file, each loaded
+        import; for gflags-style flags, where they are defined (the function holding the
+        first DEFINE_* call, or the calls). Each kind of source first (a config directory's first file, each loaded
         parameter file at its first mention, each folder's first deck), then in the room
         left: the loaded parameter files themselves and their mentions in other files, the
         other files of the config directories and the other decks, each taken in turn.
@@ -534,7 +587,9 @@ def config_externalised(tree: TreeIndex) -> Result:
         parameters counts; a helper function's inputParser (a string utility's options)
         counts for 80 outside a dependency folder; a ``*.in``/``*.ini`` file of a native tree that is not a run file
         counts as a deck; an argparse import in a helper script counts although the
-        analysis itself may hard-code its parameters.
+        analysis itself may hard-code its parameters; a DEFINE_* method of an object
+        other than a flags module, in a file importing tensorflow, absl or gflags,
+        counts as a flag definition.
     """
     files, more_files = _parameter_files(tree)
     loaded, more_loaded = _loaded_parameter_files(tree)
