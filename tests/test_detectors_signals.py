@@ -90,8 +90,9 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # hardware_requirements 2.1.0: MATLAB gpuArray, CUDA sources and builds, batch GPU requests and
     # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare it;
     # expected_outputs 2.3.0: files the deposit's code writes are outputs in documentation locations;
-    # config_externalised 2.3.0: gflags DEFINE_* calls (tf.app.flags, absl.flags) are the 80 tier
-    assert detector.version == {"config_externalised": "2.3.0", "seed_management": "2.16.0",
+    # config_externalised 2.3.0: gflags DEFINE_* calls (tf.app.flags, absl.flags) are the 80 tier;
+    # 2.4.0: a MATLAB parameter script the driver runs is a parameter file
+    assert detector.version == {"config_externalised": "2.4.0", "seed_management": "2.16.0",
                                 "test_file_presence": "2.2.0", "expected_outputs": "2.3.0",
                                 "ci_presence": "2.0.2", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
@@ -832,6 +833,23 @@ def test_config_sources(measure_s, files, value, rule):
     m = measure_s("config_externalised", files)
     assert m.value == value
     assert [e.rule for e in m.evidence][:1] == ([rule] if rule else [])
+
+
+def test_a_matlab_parameter_script_the_driver_runs_is_a_parameter_file(measure_s):
+    fixture = FIXTURES / "config_externalised" / "matlab_parameter_script" / "tree"
+    files = {str(p.relative_to(fixture)): p.read_text() for p in fixture.rglob("*.m")}
+    m = measure_s("config_externalised", files)
+    assert m.value == 100
+    assert [(e.path, e.reason) for e in m.evidence] == [
+        ("configFiles/StandardSettings.m", "MATLAB parameter script, run by run_sorting.m:3"),
+        ("sim/sim_params.m", "MATLAB parameter script, run by sim/make_sim.m:2")]
+    # a script the driver runs is no parameter file by its name and folder alone
+    assert measure_s("config_externalised", {"main.m": "run('load_recording.m')\n",
+                                             "load_recording.m": "x = load('rec.mat');\n"}).value == 0
+    # nor is a function, or a settings script nothing runs
+    assert measure_s("config_externalised", {"main.m": "ops = default_config(3);\n",
+                                             "default_config.m": "function ops = default_config(n)\nops.n = n;\nend\n",
+                                             "configFiles/probe_settings.m": "ops.nChan = 32;\n"}).value == 0
 
 
 def test_argparse_evidence_shows_where_the_options_are_declared(measure_s):

@@ -244,6 +244,62 @@ def _matlab_driver_arguments(tree: TreeIndex) -> list[Evidence]:
     return found
 
 
+# the words of a MATLAB parameter script's name (config_eMouse.m, StandardConfig_MOVEME.m,
+# params_run2.m), camelCase parts split
+_MATLAB_NAME_WORD_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_PARAMETER_WORDS = frozenset({"config", "configuration", "conf", "cfg", "param", "params", "parameter", "parameters",
+                              "settings", "options", "opts", "hyperparams"})
+
+
+def _parameter_named(path: str) -> bool:
+    """A MATLAB script named for run settings, or kept in a configuration folder (a folder
+    whose name starts with config: configFiles/, config_files/; or params/, settings/…)."""
+    stem = _name(path).rsplit(".", 1)[0]
+    if any(word.lower() in _PARAMETER_WORDS for word in _MATLAB_NAME_WORD_RE.findall(stem)):
+        return True
+    return any(part.lower().startswith("config") or part.lower() in _CONFIG_DIR_NAMES for part in path.split("/")[:-1])
+
+
+def _matlab_parameter_scripts(tree: TreeIndex) -> list[Evidence]:
+    """MATLAB's parameter files (§3 S6 100 tier in MATLAB's own form, §0.3): a script (no
+    function or class) named for settings or kept in a configuration folder that runnable
+    code of the deposit runs, by ``run(...)`` with a literal naming it
+    (``run(fullfile(configDir, 'StandardConfig.m'))``) or by calling it by name. The
+    driver runs it to build the options (``ops.fs = 25000;``) the pipeline takes, and a
+    user copies and edits it: the settings of a run, kept outside the code that uses them."""
+    scripts: dict[str, str] = {}   # stem -> script
+    for path in tree.by_frontend("matlab"):
+        facts = tree.facts(path)
+        if facts is None or facts.parse_error or facts.definitions or not _runnable(tree, path) \
+                or not _parameter_named(path):
+            continue
+        scripts.setdefault(_name(path).rsplit(".", 1)[0], path)
+    if not scripts:
+        return []
+    runs: dict[str, tuple[str, int]] = {}   # script -> (runner, line)
+    for path in tree.by_frontend("matlab"):
+        facts = tree.facts(path) if _runnable(tree, path) else None
+        if facts is None:
+            continue
+        run_lines = {c.line for c in facts.calls if c.name == "run"}
+        named = [(c.name, c.line) for c in facts.calls if c.name in scripts]
+        named += [(_script_stem(a), c.line) for c in facts.calls if c.name == "run" for a in c.args if isinstance(a, str)]
+        named += [(_script_stem(s.value), s.line_start) for s in facts.strings if s.line_start in run_lines]
+        for stem, line in sorted(named, key=lambda item: item[1]):
+            script = scripts.get(stem)
+            if script is not None and script != path and script not in runs:
+                runs[script] = (path, line)
+    return [Evidence(script, f"MATLAB parameter script, run by {runner}:{line}",
+                     rule="config_externalised.matlab_parameter_script")
+            for script, (runner, line) in sorted(runs.items())]
+
+
+def _script_stem(value: str) -> str:
+    """The script a ``run`` argument names: its last path component without ``.m``."""
+    name = value.replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:-2] if name.lower().endswith(".m") else name
+
+
 # inputParser's methods: ``addParameter(p, …)`` also shows an ``p = inputParser;`` written
 # without parentheses, which is no call
 _INPUT_PARSER_METHODS = frozenset({"addParameter", "addParamValue", "addOptional", "addRequired"})
@@ -514,7 +570,7 @@ _FIX_COMMAND_LINE = {
 }
 
 
-@detector("config_externalised", version="2.3.0")
+@detector("config_externalised", version="2.4.0")
 def config_externalised(tree: TreeIndex) -> Result:
     """Run parameters live outside the code: parameter files (100) or a command line (80).
 
@@ -558,7 +614,16 @@ def config_externalised(tree: TreeIndex) -> Result:
         (DEFINE_string, DEFINE_integer, DEFINE_float…) on absl.flags, gflags or
         TensorFlow 1's re-exports (tf.app.flags, tf.flags, tf.compat.v1(.app).flags),
         or on a local name (not self or cls) in a file importing tensorflow, absl or gflags
-        (``flags = tf.app.flags; flags.DEFINE_string(...)``), count for 80.
+        (``flags = tf.app.flags; flags.DEFINE_string(...)``), count for 80. 2.4.0: a
+        MATLAB parameter script is a parameter file (§3 S6 100 tier in MATLAB's own
+        form, §0.3): a script (no function or class) named for settings (config, conf,
+        cfg, param(s), parameter(s), settings, options, opts as a word of its name,
+        camelCase parts too: StandardConfig_MOVEME.m) or kept in a configuration
+        folder (a folder whose name starts with config, configFiles/; params/,
+        settings/…), that runnable code of the deposit runs: ``run(...)`` with a literal
+        naming it (``run(fullfile(configDir, 'StandardConfig.m'))``) or a call by its
+        name. The driver runs it to build the options the pipeline takes, and a user
+        copies and edits it.
     Why it matters:
         Parameters buried in code must be edited by hand to rerun or vary an analysis;
         externalised parameters record exactly what the published run used.
@@ -573,7 +638,8 @@ def config_externalised(tree: TreeIndex) -> Result:
         parameter file at its first mention, each folder's first deck), then in the room
         left: the loaded parameter files themselves and their mentions in other files, the
         other files of the config directories and the other decks, each taken in turn.
-        Counts: parameter files, configuration framework uses, CLI uses.
+        A MATLAB parameter script with the driver line that runs it. Counts: parameter
+        files, configuration framework uses, CLI uses, MATLAB parameter scripts.
     How to fix:
         Move run parameters into a parameter file read by the code, or at least expose
         them on the command line, with the deposit's own tools (the fix names them):
@@ -589,7 +655,8 @@ def config_externalised(tree: TreeIndex) -> Result:
         counts as a deck; an argparse import in a helper script counts although the
         analysis itself may hard-code its parameters; a DEFINE_* method of an object
         other than a flags module, in a file importing tensorflow, absl or gflags,
-        counts as a flag definition.
+        counts as a flag definition. A MATLAB script named for settings that a driver
+        runs counts as a parameter file even when it computes more than settings.
     """
     files, more_files = _parameter_files(tree)
     loaded, more_loaded = _loaded_parameter_files(tree)
@@ -597,12 +664,15 @@ def config_externalised(tree: TreeIndex) -> Result:
     py_full, py_cli = _python_config_signals(tree)
     text_full, text_cli = _text_config_signals(tree)
     workflow = _workflow_config_signals(tree)
-    full = files + loaded + decks + workflow + py_full + text_full
+    matlab_scripts = _matlab_parameter_scripts(tree)
+    full = files + loaded + decks + matlab_scripts + workflow + py_full + text_full
     cli = py_cli + text_cli + _native_cli_signals(tree) + _matlab_driver_arguments(tree)
     if not workflow:
         cli += _nextflow_parameter_reads(tree)
     counts = {"parameter_files": len(files), "config_frameworks": len(py_full) + len(text_full) + len(workflow),
               "cli_files": len(cli)}
+    if matlab_scripts:
+        counts["matlab_parameter_scripts"] = len(matlab_scripts)
     if loaded:
         counts["loaded_parameter_files"] = len(loaded)
     if decks:
