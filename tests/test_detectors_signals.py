@@ -91,9 +91,10 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare it;
     # expected_outputs 2.3.0: files the deposit's code writes are outputs in documentation locations;
     # config_externalised 2.3.0: gflags DEFINE_* calls (tf.app.flags, absl.flags) are the 80 tier;
-    # 2.4.0: a MATLAB parameter script the driver runs is a parameter file
+    # 2.4.0: a MATLAB parameter script the driver runs is a parameter file; test_file_presence 2.3.0
+    # and expected_outputs 2.4.0: the case folders of data-driven regression suites
     assert detector.version == {"config_externalised": "2.4.0", "seed_management": "2.16.0",
-                                "test_file_presence": "2.2.0", "expected_outputs": "2.3.0",
+                                "test_file_presence": "2.3.0", "expected_outputs": "2.4.0",
                                 "ci_presence": "2.0.2", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -529,6 +530,50 @@ def test_one_test_file_fix_suggests_another_in_the_ecosystems_form(measure_s):
                                           "tests/testthat/test-stats.R": "test_that('f', expect_equal(f(1), 1))\n"})
     assert m.fix == ("Add at least one more test file beside tests/testthat/test-stats.R "
                      "(e.g. tests/testthat/test-<topic>.R) to cover the rest of the code.")
+
+
+REGRESSION_CASES = {
+    "src/solver.f90": "program solver\nend program solver\n",
+    "test-suite/tests/h2/h2.in": "atoms = H H\n",
+    "test-suite/tests/h2/benchmark.out.default.inp=h2.in": "total energy = -1.1287 Ha\n",
+    "test-suite/tests/he/he.in": "atoms = He\n",
+    "test-suite/tests/he/reference/he.out": "total energy = -2.8552 Ha\n",
+}
+
+
+@pytest.mark.parametrize(("runner", "value", "runs"), [
+    ({}, 0, []),                                                      # nothing runs the cases
+    ({"test-suite/tests/jobconfig": "[h2]\ninputs_args = ('h2.in', '')\n"}, 0, []),   # configured, never run
+    ({".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: make\n      - run: make test\n"}, 100,
+     [(".github/workflows/ci.yml", 5, "CI job runs the tests")]),
+    ({"test-suite/run_tests.sh": "for c in tests/*/; do ../solver $c; done\n"}, 100,
+     [("test-suite/run_tests.sh", None, "regression test runner")]),
+    ({"Makefile": "solver:\n\tgfortran -o solver src/solver.f90\n\ncheck: solver\n\tcd test-suite && sh run.sh\n"},
+     100, [("Makefile", 4, "the check target runs the tests")]),
+])
+def test_regression_case_folders_count_when_something_runs_them(measure_s, runner, value, runs):
+    m = measure_s("test_file_presence", {**REGRESSION_CASES, **runner})
+    assert (m.value, m.counts["test_files"]) == (value, value // 50)
+    assert [(e.path, e.reason) for e in evidence_of_rule(m, "test_file_presence.regression_case")] == [
+        ("test-suite/tests/h2", "regression test case with a committed reference output "
+                                "(benchmark.out.default.inp=h2.in)"),
+        ("test-suite/tests/he", "regression test case with a committed reference output (he.out)")][:value // 50]
+    assert [(e.path, e.line_start, e.reason) for e in evidence_of_rule(m, "test_file_presence.runner")] == runs
+
+
+def test_a_regression_case_with_a_counted_test_of_its_own_is_counted_once(measure_s):
+    m = measure_s("test_file_presence", {
+        "CMakeLists.txt": "project(md C)\nenable_testing()\nadd_subdirectory(tests/h2)\n",
+        "tests/h2/CMakeLists.txt": "add_test(NAME h2 COMMAND md h2.inp)\n",
+        "tests/h2/h2.inp": "atoms = H H\n",
+        "tests/h2/reference/h2.out": "total energy = -1.1287 Ha\n",
+    })
+    assert (m.value, m.counts["test_files"]) == (50, 1)
+    assert [e.path for e in m.evidence] == ["tests/h2/CMakeLists.txt"]
+
+
+def evidence_of_rule(measurement, rule: str) -> list:
+    return [e for e in measurement.evidence if e.rule == rule]
 
 
 def test_native_programs_that_neither_a_build_runs_nor_fail_are_not_tests(measure_s):

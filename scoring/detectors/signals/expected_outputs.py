@@ -22,6 +22,7 @@ from scoring.detectors.signals._common import (
     _line_text,
     _name,
     _parent,
+    regression_cases,
 )
 from scoring.model import Evidence
 from scoring.registry import Result, detector
@@ -232,6 +233,19 @@ def _test_output_dirs(tree: TreeIndex) -> list[tuple[str, list[str]]]:
     return sorted(split.items())
 
 
+def _regression_references(tree: TreeIndex) -> list[tuple[str, list[str]]]:
+    """(suite folder, reference outputs) of each data-driven regression suite (§0.3
+    native regression-test folders, the cases S3 counts): the reference outputs its case
+    folders keep beside their inputs (testcode's benchmark.out.*, *.ref); those in a
+    reference/ or expected/ folder are test expected-output folders already."""
+    suites: dict[str, list[str]] = {}
+    for case in regression_cases(tree):
+        loose = [p for p in case.references if _parent(p) == case.folder]
+        if loose:
+            suites.setdefault(case.suite, []).extend(loose)
+    return sorted(suites.items())
+
+
 def _snapshot_files(tree: TreeIndex) -> list[str]:
     return [p for p in tree.files
             if _SNAPSHOT_FILE_RE.fullmatch(_name(p)) and not _is_hidden(p)
@@ -424,7 +438,7 @@ def _figure_evidence(figures: list[str]) -> list[Evidence]:
     return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
 
 
-@detector("expected_outputs", version="2.3.0")
+@detector("expected_outputs", version="2.4.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
@@ -465,7 +479,13 @@ def expected_outputs(tree: TreeIndex) -> Result:
         in R/functions.R writes vignettes/figures/Fig_5.svg). In a documentation or
         asset location such files, and only they, make an output folder (100) or a
         result figure (40); so do figures the code writes that a README embeds or that
-        copy a documentation image; a path with an interpolation names no file.
+        copy a documentation image; a path with an interpolation names no file. 2.4.0:
+        the case folders of a data-driven regression suite (§0.3 native
+        regression-test folders, the cases S3 counts: folders directly below a test
+        folder — tests/, test/, testing/, tst/, unit_tests/, test-suite/ — holding
+        inputs and a reference output) keep their reference outputs beside their
+        inputs too (testcode's benchmark.out.*, reference*, expected*, *.ref,
+        *.expected): 100.
         (2.2.0: a README sentence saying what the output or result looks
         like, followed by an image or a code block, is the 60 tier (§0.3 Python
         libraries); in the 40 tier an image a README (any folder) embeds is
@@ -486,7 +506,8 @@ def expected_outputs(tree: TreeIndex) -> Result:
         with.
     Evidence:
         Each output directory and test expected-output folder with its file count (an
-        output folder in a documentation location with the first write call into it),
+        output folder in a documentation location with the first write call into it; a
+        regression suite's folder with the reference outputs of its cases),
         followed by its files as far as the evidence limit allows (shared out one file
         per folder in turn), and the nf-test snapshot files; or the README line (a
         heading, a sentence, or a sentence showing the output); or each
@@ -517,6 +538,7 @@ def expected_outputs(tree: TreeIndex) -> Result:
     written = _WrittenByCode(tree)
     dirs = _output_dirs(tree, written)
     test_dirs = _test_output_dirs(tree)
+    suites = _regression_references(tree)
     snapshots = _snapshot_files(tree)
     mentions = _readme_output_mentions(tree)
     documentation = _DocumentationImages(tree)
@@ -534,17 +556,21 @@ def expected_outputs(tree: TreeIndex) -> Result:
         "figures": len(figures),
         "notebooks_with_outputs": len(notebook_outputs),
     }
-    if dirs or test_dirs or snapshots:
+    if suites:
+        counts["regression_suites"] = len(suites)
+    if dirs or test_dirs or suites or snapshots:
         groups = [(d, files, "output directory", "expected_outputs.output_dir") if writer is None else
                   (d, files, f"output directory the code writes into ({writer[0]}:{writer[1]})",
                    "expected_outputs.written_output_dir") for d, files, writer in dirs]
         groups += [(d, files, "test expected-output folder", "expected_outputs.test_output_dir")
                    for d, files in test_dirs]
+        groups += [(d, files, "regression suite whose cases keep reference outputs,",
+                    "expected_outputs.regression_references") for d, files in suites]
         shown_snapshots = snapshots[: MAX_EVIDENCE // 4] if groups else snapshots
         evidence = _dir_evidence(groups, MAX_EVIDENCE - len(shown_snapshots))
         evidence += [Evidence(p, "committed nf-test snapshot", rule="expected_outputs.snapshot")
                      for p in shown_snapshots]
-        names = [d for d, _, _ in dirs] + [d for d, _ in test_dirs]
+        names = [d for d, _, _ in dirs] + [d for d, _ in test_dirs] + [d for d, _ in suites]
         if snapshots:
             names.append(f"{len(snapshots)} nf-test snapshot{'s' if len(snapshots) != 1 else ''}")
         return Result(100, evidence=evidence[:MAX_EVIDENCE], counts=counts,

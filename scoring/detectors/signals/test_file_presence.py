@@ -16,10 +16,12 @@ from scoring.detectors._shared import (
 )
 from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
+    RegressionCase,
     _ci_files,
     _name,
     _parent,
     is_package,
+    regression_cases,
     validation_script_line,
 )
 from scoring.facts import FileFacts
@@ -354,7 +356,7 @@ def _spread(items: list[Evidence], limit: int, weight: dict[str, tuple[int, int]
     return sorted(picked, key=lambda e: items.index(e))
 
 
-@detector("test_file_presence", version="2.2.0")
+@detector("test_file_presence", version="2.3.0")
 def test_file_presence(tree: TreeIndex) -> Result:
     """Automated test modules that contain at least one test (0, 50 or 100).
 
@@ -399,19 +401,32 @@ def test_file_presence(tree: TreeIndex) -> Result:
         (§0.3): a Python, R or Julia script a CI job runs whose name says it
         checks results (validate, verify, check, compare, sanity, regression,
         consistency) and that asserts (assert, np.testing.assert_*, stopifnot,
-        expect_*, @test, @assert). Vendored and "3rd party"
+        expect_*, @test, @assert). Data-driven regression suites (2.3.0, §0.3 native
+        "regression-test folders"): each case folder directly below a test folder
+        (tests/, test/, testing/, tst/, unit_tests/, test-suite/), outside hidden and
+        vendored folders, that holds input files and a committed reference output (a
+        file named benchmark*, reference*, expected* or *.ref / *.expected of at least
+        16 bytes and no code, or a reference*/expected*/baseline*/golden* folder holding
+        one: testcode's benchmark.out.<id> beside the case's .win input) counts as a test
+        when something runs the suite (a runner script in the suite's folder or one
+        above it: run_tests, runtests.py; a Make-like test*/check target; a CI job
+        running tests), unless a test file inside it is counted already (a case's own
+        CMakeLists.txt registering it). Vendored and "3rd party"
         folders are skipped for native and MATLAB code. Value = min(|T| / 2, 1) · 100.
     Why it matters:
         Tests let a third party check that the code still computes what it computed for
         the authors, on their own machine, before trusting any result.
     Evidence:
         Counted test files at their first test (file, line; a build file from its first
-        test registration to its last), up to 50 (the suites are
+        test registration to its last; a regression case folder with its first
+        reference output), up to 50 (the suites are
         what the metric is about), spread over the kinds of test and folders, within a
         kind the files with the most tests (then the most lines) first; test runners
         (run_tests.py, tests/testthat.R, tests/runTests.R, run_tests.m calling
         moxunit_runtests, nf-test.config, a Julia runtests.jl that includes the test
-        files, a native program running a framework's suites) and test frameworks a
+        files, a native program running a framework's suites; what runs a regression
+        suite: its runner script, Make test target or CI job, and the suite's own
+        configuration files beside its cases, testcode's jobconfig) and test frameworks a
         build requires (find_package(Catch2)), which are not counted; test-named
         modules without any test. Counts: counted test files, candidate modules.
     How to fix:
@@ -432,7 +447,9 @@ def test_file_presence(tree: TreeIndex) -> Result:
         registers tests counts even when the registrations run other programs (a
         build's add_test of a linter); a C/C++ main() that fails only by returning a
         non-zero value (not exit()) is not recognised without a registration. Notebook
-        tests run by nbval without assertions are not recognised.
+        tests run by nbval without assertions are not recognised. A folder of test
+        inputs beside a file named reference* (a reference genome) in a test folder of a
+        tree whose CI runs any tests counts as a regression case.
     """
     counted: list[Evidence] = []
     aux: list[Evidence] = []          # runners and frameworks: evidence, not counted
@@ -652,6 +669,22 @@ def test_file_presence(tree: TreeIndex) -> Result:
                 candidates += 1
                 count(script, f"validation script run by CI ({ci_path}:{line})",
                       "test_file_presence.ci_validation_script", check)
+    # data-driven regression suites (§0.3 native "regression-test folders"): each case
+    # folder a runner runs is a test, unless a test file of its own is counted already
+    cases = [case for case in regression_cases(tree) if not any(p.startswith(case.folder + "/") for p in seen)]
+    suites: dict[str, list[RegressionCase]] = {}
+    for case in cases:
+        suites.setdefault(case.suite, []).append(case)
+    for suite, members in suites.items():
+        runs = _suite_runs(tree, suite, {c.folder for c in members}, ci_configs)
+        if not runs:
+            continue
+        for case in members:
+            candidates += 1
+            count(case.folder, f"regression test case with a committed reference output ({_name(case.references[0])})",
+                  "test_file_presence.regression_case", tests=1)
+        for path, reason, line in runs:
+            runner(path, reason, line)
     n = len(counted)
     value = min(n / 2, 1) * 100
     # the runners nearest the root first (runtests.jl before the folders' own runners)
@@ -673,6 +706,38 @@ def test_file_presence(tree: TreeIndex) -> Result:
         fix = None
     return Result(value, evidence=evidence, fix=fix, counts=counts,
                   reason=f"{n} test module{'s' if n != 1 else ''} with at least one test")
+
+
+# A script that runs a suite's tests (run_tests, run_tests.sh, runtests.py, run-all-tests)
+_SUITE_RUNNER_NAME_RE = re.compile(r"run[-_]?(?:all[-_]?)?tests?(?:\.\w+)?|runtests(?:\.\w+)?", re.IGNORECASE)
+_TEST_TARGET_RE = re.compile(r"tests?(?:[-_].*)?|check", re.IGNORECASE)
+
+
+def _suite_runs(tree: TreeIndex, suite: str, cases: set[str],
+                ci_configs: list[tuple[str, object]]) -> list[tuple[str, str, int | None]]:
+    """(path, reason, line) of what runs the regression suite in ``suite``, empty when
+    nothing does: the suite's own files beside its case folders (its job configuration),
+    a runner script in the suite's folder or one above it (run_tests, runtests.py), a
+    Make-like test or check target, a CI job that runs tests."""
+    runs: list[tuple[str, str, int | None]] = []
+    for path in tree.files_in(suite):
+        if not _name(path).startswith(".") and _name(path).lower() not in ("readme", "readme.md"):
+            runs.append((path, "regression suite configuration", None))
+    folder = suite
+    while folder:
+        folder = _parent(folder)
+        runs += [(p, "regression test runner", None) for p in tree.files_in(folder)
+                 if _SUITE_RUNNER_NAME_RE.fullmatch(_name(p))]
+    for path in tree.make_like_files():
+        target = next((t for t in tree.task_targets(path) if _TEST_TARGET_RE.fullmatch(t.name)), None)
+        if target is not None:
+            runs.append((path, f"the {target.name} target runs the tests", target.line))
+    for ci_path, config in ci_configs:
+        if config.test_line is not None:
+            runs.append((ci_path, "CI job runs the tests", config.test_line))
+            break
+    # a suite's own files beside its cases are no run on their own
+    return runs if any(reason != "regression suite configuration" for _, reason, _ in runs) else []
 
 
 def _snakemake_configfiles(tree: TreeIndex) -> list[str]:
