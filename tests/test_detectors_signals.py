@@ -92,10 +92,11 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # expected_outputs 2.3.0: files the deposit's code writes are outputs in documentation locations;
     # config_externalised 2.3.0: gflags DEFINE_* calls (tf.app.flags, absl.flags) are the 80 tier;
     # 2.4.0: a MATLAB parameter script the driver runs is a parameter file; test_file_presence 2.3.0
-    # and expected_outputs 2.4.0: the case folders of data-driven regression suites
+    # and expected_outputs 2.4.0: the case folders of data-driven regression suites; test_file_presence
+    # 2.3.0 and ci_presence 2.0.3: native fixes through the tree's own build system
     assert detector.version == {"config_externalised": "2.4.0", "seed_management": "2.16.0",
                                 "test_file_presence": "2.3.0", "expected_outputs": "2.4.0",
-                                "ci_presence": "2.0.2", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
+                                "ci_presence": "2.0.3", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -525,6 +526,43 @@ def test_the_test_fix_names_the_ecosystems_own_framework(measure_s, files, fix):
     assert measure_s("test_file_presence", files).fix == fix
 
 
+NATIVE_BUILDS = {
+    "cmake": {"CMakeLists.txt": "project(model C)\nadd_executable(model src/model.c)\n"},
+    "meson": {"meson.build": "project('model', 'c')\nexecutable('model', 'src/model.c')\n"},
+    "fpm": {"fpm.toml": "name = \"model\"\n"},
+    "autotools": {"configure.ac": "AC_INIT([model], [1.0])\n", "Makefile.am": "bin_PROGRAMS = model\n"},
+    "make": {"Makefile": "model: src/model.c\n\tcc -o model src/model.c\n"},
+    "make with a platform suffix": {"Makefile.gcc": "model: src/model.c\n\tgcc -o model src/model.c\n"},
+}
+
+
+@pytest.mark.parametrize(("build", "fix", "another"), [
+    ("cmake", "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with CTest "
+              "add_test in CMakeLists.txt.", "a test program registered with CTest add_test"),
+    ("meson", "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with meson "
+              "test() in meson.build.", "a test program registered with meson test()"),
+    ("fpm", "Add test-drive test programs under test/, which fpm test builds and runs.",
+     "a test program under test/, run by fpm test"),
+    ("autotools", "Add test programs (or regression cases: inputs with a committed reference output in "
+                  "tests/<case>/) and run them from the check target (make check).",
+     "a test program or regression case that make check runs"),
+    ("make", "Add test programs (or regression cases: inputs with a committed reference output in tests/<case>/) "
+             "and a Makefile test target that builds and runs them (make test).",
+     "a test program or regression case that make test runs"),
+    ("make with a platform suffix", "Add test programs (or regression cases: inputs with a committed reference "
+                                    "output in tests/<case>/) and a Makefile test target that builds and runs them "
+                                    "(make test).", "a test program or regression case that make test runs"),
+])
+def test_the_native_test_fix_names_the_trees_own_build(measure_s, build, fix, another):
+    files = {**BARE_TREES["native"], **NATIVE_BUILDS[build]}
+    assert measure_s("test_file_presence", files).fix == fix
+    files["tests/test_model.c"] = "#include <assert.h>\nint main(void) { assert(1); return 0; }\n"
+    one = measure_s("test_file_presence", files)
+    assert one.counts["test_files"] == 1
+    assert one.fix == f"Add at least one more test file beside {one.evidence[0].path} (e.g. {another}) to cover the " \
+                      "rest of the code."
+
+
 def test_one_test_file_fix_suggests_another_in_the_ecosystems_form(measure_s):
     m = measure_s("test_file_presence", {"R/stats.R": "f <- function(x) x\n",
                                           "tests/testthat/test-stats.R": "test_that('f', expect_equal(f(1), 1))\n"})
@@ -833,6 +871,20 @@ def test_ci_yaml_below_workflows_subfolder_does_not_count(measure_s):
 ])
 def test_the_ci_fix_names_the_ecosystems_own_runner(measure_s, files, fix):
     assert measure_s("ci_presence", files).fix == fix
+
+
+@pytest.mark.parametrize(("build", "commands"), [
+    ("cmake", "cmake -B build && cmake --build build && ctest --test-dir build"),
+    ("meson", "meson setup build && meson test -C build"),
+    ("fpm", "fpm build && fpm test"),
+    ("autotools", "./configure && make && make check"),
+    ("make", "make && make test"),
+    ("make with a platform suffix", "make && make test"),
+])
+def test_the_native_ci_fix_builds_and_tests_with_the_trees_own_build(measure_s, build, commands):
+    files = {**BARE_TREES["native"], **NATIVE_BUILDS[build]}
+    assert measure_s("ci_presence", files).fix == (
+        f"Add a CI workflow that builds the code and runs its tests on every push ({commands}).")
 
 
 def test_a_script_ci_runs_is_a_test_run_only_when_it_validates(measure_s):

@@ -174,3 +174,25 @@ def regression_cases(tree) -> list[RegressionCase]:
             if references and inputs and all(tree.role(p) != "vendored" for p in references):
                 found.append(RegressionCase(suite, folder, tuple(references), tuple(inputs)))
     return found
+
+
+# --------------------------------------------------------------------------- native builds (S3, S5 fixes)
+
+_MAKEFILE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\..+)?", re.IGNORECASE)
+
+
+def native_build_system(tree) -> str | None:
+    """The build system at the root of a native deposit, which its tests and CI run
+    through (findings-B: a Makefile project is not told to use CTest): ``cmake``
+    (CMakeLists.txt), ``meson`` (meson.build), ``fpm`` (fpm.toml), ``autotools``
+    (configure.ac, configure.in, a configure script), ``make`` (a Makefile, Makefile.in,
+    Makefile.<platform>); None without one, in that order when several are there."""
+    names = {_name(p).lower() for p in tree.files_in("")}
+    for name, system in (("cmakelists.txt", "cmake"), ("meson.build", "meson"), ("fpm.toml", "fpm")):
+        if name in names:
+            return system
+    if names & {"configure.ac", "configure.in", "configure"}:
+        return "autotools"
+    if any(_MAKEFILE_NAME_RE.fullmatch(name) for name in names):
+        return "make"
+    return None

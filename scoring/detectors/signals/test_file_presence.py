@@ -21,6 +21,7 @@ from scoring.detectors.signals._common import (
     _name,
     _parent,
     is_package,
+    native_build_system,
     regression_cases,
     validation_script_line,
 )
@@ -434,8 +435,10 @@ def test_file_presence(tree: TreeIndex) -> Result:
         written in), at least two test files for the full score: pytest tests
         (tests/test_<module>.py), testthat tests (tests/testthat/test-<topic>.R),
         Julia tests (test/runtests.jl with @testset), MATLAB matlab.unittest classes or
-        MOxUnit test_*.m suites, GoogleTest/Catch2 sources registered with CTest
-        add_test (meson test()), test-drive suites for Fortran, nf-test *.nf.test
+        MOxUnit test_*.m suites, native tests through the tree's own build
+        (GoogleTest/Catch2 sources registered with CTest add_test or meson test(),
+        test-drive suites for fpm test, test programs or regression cases run by a
+        Makefile test target or make check; 2.3.0), nf-test *.nf.test
         files for Nextflow, or a Snakemake .test/ configuration run by CI; an R or
         Julia analysis that is no package runs its tests with testthat::test_dir()
         or julia --project test/runtests.jl.
@@ -695,13 +698,16 @@ def test_file_presence(tree: TreeIndex) -> Result:
         for p in empty[: max(0, MAX_EVIDENCE - len(aux) - min(len(counted), MAX_EVIDENCE - len(aux)))]
     ]
     counts = {"test_files": n, "candidate_modules": candidates, "modules_without_tests": len(empty)}
+    ecosystem = fix_ecosystem(tree)
+    build = native_build_system(tree) if ecosystem == NATIVE else None
     if n == 0:
-        ecosystem = fix_ecosystem(tree)
-        fix = (_FIX_NO_TESTS if is_package(tree, ecosystem) else _FIX_NO_TESTS_ANALYSIS).get(ecosystem,
-                                                                                           _FIX_NO_TESTS[ecosystem])
+        fix = _FIX_NO_TESTS_NATIVE.get(build) or (
+            _FIX_NO_TESTS if is_package(tree, ecosystem) else _FIX_NO_TESTS_ANALYSIS).get(ecosystem,
+                                                                                        _FIX_NO_TESTS[ecosystem])
     elif n == 1:
+        another = _ANOTHER_TEST_NATIVE.get(build) or _ANOTHER_TEST_FILE[ecosystem]
         fix = (f"Add at least one more test file beside {counted[0].path} "
-               f"(e.g. {_ANOTHER_TEST_FILE[fix_ecosystem(tree)]}) to cover the rest of the code.")
+               f"(e.g. {another}) to cover the rest of the code.")
     else:
         fix = None
     return Result(value, evidence=evidence, fix=fix, counts=counts,
@@ -790,6 +796,26 @@ _FIX_NO_TESTS_ANALYSIS = {
        "functions, run with testthat::test_dir(\"tests/testthat\").",
     JULIA: "Add Julia tests: test/runtests.jl with @testset/@test blocks checking the analysis functions, run with "
            "julia --project test/runtests.jl.",
+}
+# ... for a native deposit, through its own build system (findings-B: not CTest for a
+# Makefile project); a tree without a root build gets the NATIVE text above
+_FIX_NO_TESTS_NATIVE = {
+    "cmake": "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with CTest "
+             "add_test in CMakeLists.txt.",
+    "meson": "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with meson "
+             "test() in meson.build.",
+    "fpm": "Add test-drive test programs under test/, which fpm test builds and runs.",
+    "autotools": "Add test programs (or regression cases: inputs with a committed reference output in "
+                 "tests/<case>/) and run them from the check target (make check).",
+    "make": "Add test programs (or regression cases: inputs with a committed reference output in tests/<case>/) "
+            "and a Makefile test target that builds and runs them (make test).",
+}
+_ANOTHER_TEST_NATIVE = {
+    "cmake": "a test program registered with CTest add_test",
+    "meson": "a test program registered with meson test()",
+    "fpm": "a test program under test/, run by fpm test",
+    "autotools": "a test program or regression case that make check runs",
+    "make": "a test program or regression case that make test runs",
 }
 # A second test file, in the deposit's own ecosystem
 _ANOTHER_TEST_FILE = {
