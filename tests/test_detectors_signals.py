@@ -91,10 +91,11 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare it;
     # expected_outputs 2.3.0: files the deposit's code writes are outputs in documentation locations;
     # config_externalised 2.3.0: gflags DEFINE_* calls (tf.app.flags, absl.flags) are the 80 tier;
-    # 2.4.0: a MATLAB parameter script the driver runs is a parameter file; test_file_presence 2.3.0
+    # 2.4.0: a MATLAB parameter script the driver runs is a parameter file (2.4.1: a workflow's own
+    # parameters shown first); test_file_presence 2.3.0
     # and expected_outputs 2.4.0: the case folders of data-driven regression suites; test_file_presence
     # 2.3.0 and ci_presence 2.0.3: native fixes through the tree's own build system
-    assert detector.version == {"config_externalised": "2.4.0", "seed_management": "2.16.0",
+    assert detector.version == {"config_externalised": "2.4.1", "seed_management": "2.16.0",
                                 "test_file_presence": "2.3.0", "expected_outputs": "2.4.0",
                                 "ci_presence": "2.0.3", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
@@ -947,6 +948,25 @@ def test_a_matlab_parameter_script_the_driver_runs_is_a_parameter_file(measure_s
     assert measure_s("config_externalised", {"main.m": "ops = default_config(3);\n",
                                              "default_config.m": "function ops = default_config(n)\nops.n = n;\nend\n",
                                              "configFiles/probe_settings.m": "ops.nChan = 32;\n"}).value == 0
+
+
+def test_a_workflows_own_parameters_come_before_a_tools_configuration(measure_s):
+    m = measure_s("config_externalised", {
+        "main.nf": ("params.genome = 'GRCh38'\n\nworkflow {\n"
+                    "    config = Channel.fromPath(\"$projectDir/assets/multiqc_config.yml\")\n}\n"),
+        "nextflow.config": "params {\n    input = null\n    outdir = 'results'\n}\n",
+        "assets/multiqc_config.yml": "report_comment: bamtofastq\n",
+    })
+    assert m.reason == "parameters externalised (Nextflow params: nextflow.config)"
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("nextflow.config", 1, "config_externalised.nextflow_params"),
+        ("main.nf", 1, "config_externalised.nextflow_params"),
+        ("main.nf", 4, "config_externalised.loaded_parameter_file"),
+        ("assets/multiqc_config.yml", None, "config_externalised.parameter_file_loaded")]
+    m = measure_s("config_externalised", {"Snakefile": "configfile: 'config/config.yaml'\n",
+                                           "config/config.yaml": "samples: samples.tsv\n"})
+    assert m.reason == "parameters externalised (Snakemake configfile: Snakefile)"
+    assert m.evidence[0].rule == "config_externalised.snakemake_configfile"
 
 
 def test_argparse_evidence_shows_where_the_options_are_declared(measure_s):

@@ -11,6 +11,7 @@ from scoring.detectors._shared import (
     NEXTFLOW,
     PYTHON,
     SNAKEMAKE,
+    WORKFLOW_ECOSYSTEMS,
     R,
     fix_ecosystem,
 )
@@ -519,6 +520,8 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
         if lines:
             line = min(lines)
             found.append(Evidence(path, reason, rule=rule, line_start=line, snippet=tree.snippet(path, line)))
+    # the defaults a run overrides live in nextflow.config (§0.3: params with nextflow.config)
+    found.sort(key=lambda e: _name(e.path).lower() != "nextflow.config")
     for path in tree.by_type("notebook"):
         facts = tree.facts(path) if _code_file(tree, path) else None
         cell = next((c for c in facts.cells if c.kind == "code" and "parameters" in c.tags), None) if facts else None
@@ -570,7 +573,7 @@ _FIX_COMMAND_LINE = {
 }
 
 
-@detector("config_externalised", version="2.4.0")
+@detector("config_externalised", version="2.4.1")
 def config_externalised(tree: TreeIndex) -> Result:
     """Run parameters live outside the code: parameter files (100) or a command line (80).
 
@@ -637,7 +640,10 @@ def config_externalised(tree: TreeIndex) -> Result:
         first DEFINE_* call, or the calls). Each kind of source first (a config directory's first file, each loaded
         parameter file at its first mention, each folder's first deck), then in the room
         left: the loaded parameter files themselves and their mentions in other files, the
-        other files of the config directories and the other decks, each taken in turn.
+        other files of the config directories and the other decks, each taken in turn;
+        in a Nextflow or Snakemake deposit its workflow parameters come first
+        (nextflow.config's params block, configfile:; 2.4.1), before a tool's
+        configuration file the code names (assets/multiqc_config.yml).
         A MATLAB parameter script with the driver line that runs it. Counts: parameter
         files, configuration framework uses, CLI uses, MATLAB parameter scripts.
     How to fix:
@@ -666,6 +672,9 @@ def config_externalised(tree: TreeIndex) -> Result:
     workflow = _workflow_config_signals(tree)
     matlab_scripts = _matlab_parameter_scripts(tree)
     full = files + loaded + decks + matlab_scripts + workflow + py_full + text_full
+    if fix_ecosystem(tree) in WORKFLOW_ECOSYSTEMS:
+        # a workflow's own parameters first (findings-B: not a tool's configuration file)
+        full = workflow + files + loaded + decks + matlab_scripts + py_full + text_full
     cli = py_cli + text_cli + _native_cli_signals(tree) + _matlab_driver_arguments(tree)
     if not workflow:
         cli += _nextflow_parameter_reads(tree)
@@ -681,7 +690,7 @@ def config_externalised(tree: TreeIndex) -> Result:
         # every kind of source first; the other files of each kind fill the room left
         shown = full + more_loaded + more_files + more_decks
         return Result(100, evidence=shown[:MAX_EVIDENCE], counts=counts,
-                      reason=f"parameters externalised ({full[0].reason}: {full[0].path})")
+                      reason=f"parameters externalised ({full[0].reason.rstrip(':')}: {full[0].path})")
     if cli:
         # MATLAB options are a function's name-value arguments, not a command line
         source = "command line" if fix_ecosystem(tree) != MATLAB else "function arguments"
