@@ -587,6 +587,8 @@ REGRESSION_CASES = {
      [(".github/workflows/ci.yml", 5, "CI job runs the tests")]),
     ({"test-suite/run_tests.sh": "for c in tests/*/; do ../solver $c; done\n"}, 100,
      [("test-suite/run_tests.sh", None, "regression test runner")]),
+    ({"test-suite/tests/runtests.py": "import subprocess\nsubprocess.run(['../solver', 'h2'])\n"}, 100,
+     [("test-suite/tests/runtests.py", None, "test runner")]),
     ({"Makefile": "solver:\n\tgfortran -o solver src/solver.f90\n\ncheck: solver\n\tcd test-suite && sh run.sh\n"},
      100, [("Makefile", 4, "the check target runs the tests")]),
 ])

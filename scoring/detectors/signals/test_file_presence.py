@@ -472,6 +472,8 @@ def test_file_presence(tree: TreeIndex) -> Result:
                                 snippet=tree.snippet(path, line, cell) if line is not None else None))
 
     def runner(path: str, reason: str, line: int | None = None) -> None:
+        if any(item.path == path for item in aux):   # a runner of a regression suite found before
+            return
         aux.append(Evidence(path, reason, rule="test_file_presence.runner", line_start=line,
                             snippet=tree.snippet(path, line) if line is not None else None))
 
@@ -679,7 +681,7 @@ def test_file_presence(tree: TreeIndex) -> Result:
     for case in cases:
         suites.setdefault(case.suite, []).append(case)
     for suite, members in suites.items():
-        runs = _suite_runs(tree, suite, {c.folder for c in members}, ci_configs)
+        runs = _suite_runs(tree, suite, ci_configs)
         if not runs:
             continue
         for case in members:
@@ -719,15 +721,18 @@ _SUITE_RUNNER_NAME_RE = re.compile(r"run[-_]?(?:all[-_]?)?tests?(?:\.\w+)?|runte
 _TEST_TARGET_RE = re.compile(r"tests?(?:[-_].*)?|check", re.IGNORECASE)
 
 
-def _suite_runs(tree: TreeIndex, suite: str, cases: set[str],
+def _suite_runs(tree: TreeIndex, suite: str,
                 ci_configs: list[tuple[str, object]]) -> list[tuple[str, str, int | None]]:
     """(path, reason, line) of what runs the regression suite in ``suite``, empty when
-    nothing does: the suite's own files beside its case folders (its job configuration),
-    a runner script in the suite's folder or one above it (run_tests, runtests.py), a
-    Make-like test or check target, a CI job that runs tests."""
+    nothing does: a runner script in the suite's folder or one above it (run_tests,
+    runtests.py), a Make-like test or check target, a CI job that runs tests; and the
+    suite's other files beside its case folders (its job configuration)."""
     runs: list[tuple[str, str, int | None]] = []
     for path in tree.files_in(suite):
-        if not _name(path).startswith(".") and _name(path).lower() not in ("readme", "readme.md"):
+        name = _name(path)
+        if _SUITE_RUNNER_NAME_RE.fullmatch(name):
+            runs.append((path, "regression test runner", None))
+        elif not name.startswith(".") and not name.lower().startswith("readme"):
             runs.append((path, "regression suite configuration", None))
     folder = suite
     while folder:
