@@ -616,10 +616,10 @@ def config_externalised(tree: TreeIndex) -> Result:
         gflags API is absl.flags's (§3 S6 80 tier): Python DEFINE_<type> calls
         (DEFINE_string, DEFINE_integer, DEFINE_float…) on absl.flags, gflags or
         TensorFlow 1's re-exports (tf.app.flags, tf.flags, tf.compat.v1(.app).flags),
-        or on a local name (not self or cls) in a file importing tensorflow, absl or gflags
-        (``flags = tf.app.flags; flags.DEFINE_string(...)``), count for 80. 2.4.0: a
-        MATLAB parameter script is a parameter file (§3 S6 100 tier in MATLAB's own
-        form, §0.3): a script (no function or class) named for settings (config, conf,
+        or on a local name (not self or cls) in a file importing tensorflow, absl or
+        gflags (``flags = tf.app.flags; flags.DEFINE_string(...)``), count for 80.
+        2.4.0: a MATLAB parameter script is a parameter file (§3 S6 100 tier in
+        MATLAB's own form, §0.3): a script (no function or class) named for settings (config, conf,
         cfg, param(s), parameter(s), settings, options, opts as a word of its name,
         camelCase parts too: StandardConfig_MOVEME.m) or kept in a configuration
         folder (a folder whose name starts with config, configFiles/; params/,
@@ -637,8 +637,9 @@ def config_externalised(tree: TreeIndex) -> Result:
         below the first read); for argparse/optparse, where the options are declared (the
         function holding the first add_argument/add_option call, or the calls), else the
         import; for gflags-style flags, where they are defined (the function holding the
-        first DEFINE_* call, or the calls). Each kind of source first (a config directory's first file, each loaded
-        parameter file at its first mention, each folder's first deck), then in the room
+        first DEFINE_* call, or the calls). Each kind of source first (a config
+        directory's first file, each loaded parameter file at its first mention, each
+        folder's first deck), then in the room
         left: the loaded parameter files themselves and their mentions in other files, the
         other files of the config directories and the other decks, each taken in turn;
         in a Nextflow or Snakemake deposit its workflow parameters come first
