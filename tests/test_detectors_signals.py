@@ -88,10 +88,18 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # config_externalised 2.2.0: vendored, build and dependency-folder code out, Nextflow params without
     # defaults and a MATLAB driver's arguments are the 80 tier, fixes in the tree's ecosystem;
     # hardware_requirements 2.1.0: MATLAB gpuArray, CUDA sources and builds, batch GPU requests and
-    # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare
-    assert detector.version == {"config_externalised": "2.2.0", "seed_management": "2.17.0",
-                                "test_file_presence": "2.2.0", "expected_outputs": "2.2.0",
-                                "ci_presence": "2.0.2", "hardware_requirements": "2.1.0"}.get(metric, "2.0.0")
+    # workflow accelerators/GPU resources make it applicable, batch and workflow resource requests declare it;
+    # expected_outputs 2.3.0: files the deposit's code writes are outputs in documentation locations;
+    # config_externalised 2.3.0: gflags DEFINE_* calls (tf.app.flags, absl.flags) are the 80 tier;
+    # 2.4.0: a MATLAB parameter script the driver runs is a parameter file (2.4.1: a workflow's own
+    # parameters shown first); test_file_presence 2.3.0
+    # and expected_outputs 2.4.0: the case folders of data-driven regression suites; test_file_presence
+    # 2.3.0 and ci_presence 2.0.3: native fixes through the tree's own build system;
+    # notebook_exec_order 2.1.0: notebooks over 2 MiB are read, capped on their code (§0.2.5)
+    assert detector.version == {"config_externalised": "2.4.1", "seed_management": "2.17.0",
+                                "test_file_presence": "2.3.0", "expected_outputs": "2.4.0",
+                                "ci_presence": "2.0.3", "hardware_requirements": "2.1.0",
+                                "notebook_exec_order": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
     assert all(sections.get(title) for title in DOC_SECTIONS)
@@ -566,11 +574,94 @@ def test_the_test_fix_names_the_ecosystems_own_framework(measure_s, files, fix):
     assert measure_s("test_file_presence", files).fix == fix
 
 
+NATIVE_BUILDS = {
+    "cmake": {"CMakeLists.txt": "project(model C)\nadd_executable(model src/model.c)\n"},
+    "meson": {"meson.build": "project('model', 'c')\nexecutable('model', 'src/model.c')\n"},
+    "fpm": {"fpm.toml": "name = \"model\"\n"},
+    "autotools": {"configure.ac": "AC_INIT([model], [1.0])\n", "Makefile.am": "bin_PROGRAMS = model\n"},
+    "make": {"Makefile": "model: src/model.c\n\tcc -o model src/model.c\n"},
+    "make with a platform suffix": {"Makefile.gcc": "model: src/model.c\n\tgcc -o model src/model.c\n"},
+}
+
+
+@pytest.mark.parametrize(("build", "fix", "another"), [
+    ("cmake", "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with CTest "
+              "add_test in CMakeLists.txt.", "a test program registered with CTest add_test"),
+    ("meson", "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with meson "
+              "test() in meson.build.", "a test program registered with meson test()"),
+    ("fpm", "Add test-drive test programs under test/, which fpm test builds and runs.",
+     "a test program under test/, run by fpm test"),
+    ("autotools", "Add test programs (or regression cases: inputs with a committed reference output in "
+                  "tests/<case>/) and run them from the check target (make check).",
+     "a test program or regression case that make check runs"),
+    ("make", "Add test programs (or regression cases: inputs with a committed reference output in tests/<case>/) "
+             "and a Makefile test target that builds and runs them (make test).",
+     "a test program or regression case that make test runs"),
+    ("make with a platform suffix", "Add test programs (or regression cases: inputs with a committed reference "
+                                    "output in tests/<case>/) and a Makefile test target that builds and runs them "
+                                    "(make test).", "a test program or regression case that make test runs"),
+])
+def test_the_native_test_fix_names_the_trees_own_build(measure_s, build, fix, another):
+    files = {**BARE_TREES["native"], **NATIVE_BUILDS[build]}
+    assert measure_s("test_file_presence", files).fix == fix
+    files["tests/test_model.c"] = "#include <assert.h>\nint main(void) { assert(1); return 0; }\n"
+    one = measure_s("test_file_presence", files)
+    assert one.counts["test_files"] == 1
+    assert one.fix == f"Add at least one more test file beside {one.evidence[0].path} (e.g. {another}) to cover the " \
+                      "rest of the code."
+
+
 def test_one_test_file_fix_suggests_another_in_the_ecosystems_form(measure_s):
     m = measure_s("test_file_presence", {"R/stats.R": "f <- function(x) x\n",
                                           "tests/testthat/test-stats.R": "test_that('f', expect_equal(f(1), 1))\n"})
     assert m.fix == ("Add at least one more test file beside tests/testthat/test-stats.R "
                      "(e.g. tests/testthat/test-<topic>.R) to cover the rest of the code.")
+
+
+REGRESSION_CASES = {
+    "src/solver.f90": "program solver\nend program solver\n",
+    "test-suite/tests/h2/h2.in": "atoms = H H\n",
+    "test-suite/tests/h2/benchmark.out.default.inp=h2.in": "total energy = -1.1287 Ha\n",
+    "test-suite/tests/he/he.in": "atoms = He\n",
+    "test-suite/tests/he/reference/he.out": "total energy = -2.8552 Ha\n",
+}
+
+
+@pytest.mark.parametrize(("runner", "value", "runs"), [
+    ({}, 0, []),                                                      # nothing runs the cases
+    ({"test-suite/tests/jobconfig": "[h2]\ninputs_args = ('h2.in', '')\n"}, 0, []),   # configured, never run
+    ({".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: make\n      - run: make test\n"}, 100,
+     [(".github/workflows/ci.yml", 5, "CI job runs the tests")]),
+    ({"test-suite/run_tests.sh": "for c in tests/*/; do ../solver $c; done\n"}, 100,
+     [("test-suite/run_tests.sh", None, "regression test runner")]),
+    ({"test-suite/tests/runtests.py": "import subprocess\nsubprocess.run(['../solver', 'h2'])\n"}, 100,
+     [("test-suite/tests/runtests.py", None, "test runner")]),
+    ({"Makefile": "solver:\n\tgfortran -o solver src/solver.f90\n\ncheck: solver\n\tcd test-suite && sh run.sh\n"},
+     100, [("Makefile", 4, "the check target runs the tests")]),
+])
+def test_regression_case_folders_count_when_something_runs_them(measure_s, runner, value, runs):
+    m = measure_s("test_file_presence", {**REGRESSION_CASES, **runner})
+    assert (m.value, m.counts["test_files"]) == (value, value // 50)
+    assert [(e.path, e.reason) for e in evidence_of_rule(m, "test_file_presence.regression_case")] == [
+        ("test-suite/tests/h2", "regression test case with a committed reference output "
+                                "(benchmark.out.default.inp=h2.in)"),
+        ("test-suite/tests/he", "regression test case with a committed reference output (he.out)")][:value // 50]
+    assert [(e.path, e.line_start, e.reason) for e in evidence_of_rule(m, "test_file_presence.runner")] == runs
+
+
+def test_a_regression_case_with_a_counted_test_of_its_own_is_counted_once(measure_s):
+    m = measure_s("test_file_presence", {
+        "CMakeLists.txt": "project(md C)\nenable_testing()\nadd_subdirectory(tests/h2)\n",
+        "tests/h2/CMakeLists.txt": "add_test(NAME h2 COMMAND md h2.inp)\n",
+        "tests/h2/h2.inp": "atoms = H H\n",
+        "tests/h2/reference/h2.out": "total energy = -1.1287 Ha\n",
+    })
+    assert (m.value, m.counts["test_files"]) == (50, 1)
+    assert [e.path for e in m.evidence] == ["tests/h2/CMakeLists.txt"]
+
+
+def evidence_of_rule(measurement, rule: str) -> list:
+    return [e for e in measurement.evidence if e.rule == rule]
 
 
 def test_native_programs_that_neither_a_build_runs_nor_fail_are_not_tests(measure_s):
@@ -704,6 +795,36 @@ def test_readme_pictures_and_assets_are_not_result_figures(measure_s, files, fig
     assert [e["path"] for e in evidence_of(m, "expected_outputs.figure")] == figures
 
 
+def test_files_the_code_writes_are_outputs_in_documentation_locations(measure_s):
+    files = {"R/figures.R": 'plot_it <- function(p) {\n  ggplot2::ggsave("figures/fig_2.png", p)\n}\n',
+             "vignettes/figures/fig_2.png": IMAGE, "vignettes/figures/draft.png": IMAGE}
+    m = measure_s("expected_outputs", files)
+    assert (m.value, m.counts["output_dirs"], m.counts["figures"]) == (100, 1, 1)
+    assert [(e.path, e.reason, e.rule) for e in m.evidence] == [
+        ("vignettes/figures", "output directory the code writes into (R/figures.R:2) holding 1 file",
+         "expected_outputs.written_output_dir"),
+        ("vignettes/figures/fig_2.png", "committed output in vignettes/figures", "expected_outputs.output_file")]
+    # nothing writes them: documentation figures, out of every tier (§0.2.18)
+    del files["R/figures.R"]
+    assert measure_s("expected_outputs", files).value == 0
+    # a test, a documentation page or a vendored script writing it is not the deposit's code
+    files["tests/testthat/test-plot.R"] = 'test_that("plot", ggplot2::ggsave("figures/fig_2.png"))\n'
+    files["vignettes/intro.Rmd"] = '```{r}\nggplot2::ggsave("figures/draft.png")\n```\n'
+    assert measure_s("expected_outputs", files).value == 0
+
+
+@pytest.mark.parametrize(("writer", "value"), [
+    ('import matplotlib.pyplot as plt\nplt.savefig("../docs/fig_accuracy.pdf")\n', 40),
+    ('import matplotlib.pyplot as plt\nplt.savefig(f"../docs/fig_{name}.pdf")\n', 0),   # computed: names no file
+    ('import matplotlib.pyplot as plt\nplt.savefig("../docs/other.pdf")\n', 0),
+])
+def test_a_figure_the_code_writes_into_docs_is_a_result_figure(measure_s, writer, value):
+    m = measure_s("expected_outputs", {"analysis/train.py": writer, "docs/fig_accuracy.pdf": IMAGE})
+    assert m.value == value
+    if value:
+        assert [e["path"] for e in evidence_of(m, "expected_outputs.figure")] == ["docs/fig_accuracy.pdf"]
+
+
 def test_a_baseline_folder_of_sub_folders_shows_each_of_them(measure_s):
     m = measure_s("expected_outputs", {"tests/baseline_images/test_plot/line.png": "P" * 20,
                                         "tests/baseline_images/test_hist/bars.png": "Q" * 20,
@@ -802,6 +923,20 @@ def test_the_ci_fix_names_the_ecosystems_own_runner(measure_s, files, fix):
     assert measure_s("ci_presence", files).fix == fix
 
 
+@pytest.mark.parametrize(("build", "commands"), [
+    ("cmake", "cmake -B build && cmake --build build && ctest --test-dir build"),
+    ("meson", "meson setup build && meson test -C build"),
+    ("fpm", "fpm build && fpm test"),
+    ("autotools", "./configure && make && make check"),
+    ("make", "make && make test"),
+    ("make with a platform suffix", "make && make test"),
+])
+def test_the_native_ci_fix_builds_and_tests_with_the_trees_own_build(measure_s, build, commands):
+    files = {**BARE_TREES["native"], **NATIVE_BUILDS[build]}
+    assert measure_s("ci_presence", files).fix == (
+        f"Add a CI workflow that builds the code and runs its tests on every push ({commands}).")
+
+
 def test_a_script_ci_runs_is_a_test_run_only_when_it_validates(measure_s):
     files = {"scripts/plot.py": "assert True\n", "scripts/check_plot.py": "print('looks fine')\n",
              ".travis.yml": "script:\n  - python scripts/plot.py\n  - python scripts/check_plot.py\n"}
@@ -831,11 +966,56 @@ def test_a_script_ci_runs_is_a_test_run_only_when_it_validates(measure_s):
     ({"fit.R": "library(optparse)\n"}, 80, "config_externalised.cli_parser"),
     ({"fit.R": "cfg <- config::get()\n"}, 100, "config_externalised.r_config"),
     ({"fit.R": "# we could use commandArgs() here\n"}, 0, None),
+    # 2.3.0: the gflags API (absl.flags and TensorFlow 1's re-exports of it)
+    ({"main.py": "import tensorflow as tf\ntf.app.flags.DEFINE_string('data', 'cora', 'Dataset.')\n"}, 80,
+     "config_externalised.cli_parser"),
+    ({"main.py": "from tensorflow.compat.v1 import flags\nflags.DEFINE_integer('epochs', 5, 'Epochs.')\n"}, 80,
+     "config_externalised.cli_parser"),
+    ({"main.py": "import gflags\ngflags.DEFINE_bool('verbose', False, 'Log more.')\n"}, 80,
+     "config_externalised.cli_parser"),
+    ({"main.py": "flags.DEFINE_string('data', 'cora', 'Dataset.')\n"}, 0, None),     # no flags package imported
+    ({"main.py": "import tensorflow as tf\nregistry.DEFINE_op('add')\n"}, 0, None),    # no gflags type
 ])
 def test_config_sources(measure_s, files, value, rule):
     m = measure_s("config_externalised", files)
     assert m.value == value
     assert [e.rule for e in m.evidence][:1] == ([rule] if rule else [])
+
+
+def test_a_matlab_parameter_script_the_driver_runs_is_a_parameter_file(measure_s):
+    fixture = FIXTURES / "config_externalised" / "matlab_parameter_script" / "tree"
+    files = {str(p.relative_to(fixture)): p.read_text() for p in fixture.rglob("*.m")}
+    m = measure_s("config_externalised", files)
+    assert m.value == 100
+    assert [(e.path, e.reason) for e in m.evidence] == [
+        ("configFiles/StandardSettings.m", "MATLAB parameter script, run by run_sorting.m:3"),
+        ("sim/sim_params.m", "MATLAB parameter script, run by sim/make_sim.m:2")]
+    # a script the driver runs is no parameter file by its name and folder alone
+    assert measure_s("config_externalised", {"main.m": "run('load_recording.m')\n",
+                                             "load_recording.m": "x = load('rec.mat');\n"}).value == 0
+    # nor is a function, or a settings script nothing runs
+    assert measure_s("config_externalised", {"main.m": "ops = default_config(3);\n",
+                                             "default_config.m": "function ops = default_config(n)\nops.n = n;\nend\n",
+                                             "configFiles/probe_settings.m": "ops.nChan = 32;\n"}).value == 0
+
+
+def test_a_workflows_own_parameters_come_before_a_tools_configuration(measure_s):
+    m = measure_s("config_externalised", {
+        "main.nf": ("params.genome = 'GRCh38'\n\nworkflow {\n"
+                    "    config = Channel.fromPath(\"$projectDir/assets/multiqc_config.yml\")\n}\n"),
+        "nextflow.config": "params {\n    input = null\n    outdir = 'results'\n}\n",
+        "assets/multiqc_config.yml": "report_comment: bamtofastq\n",
+    })
+    assert m.reason == "parameters externalised (Nextflow params: nextflow.config)"
+    assert [(e.path, e.line_start, e.rule) for e in m.evidence] == [
+        ("nextflow.config", 1, "config_externalised.nextflow_params"),
+        ("main.nf", 1, "config_externalised.nextflow_params"),
+        ("main.nf", 4, "config_externalised.loaded_parameter_file"),
+        ("assets/multiqc_config.yml", None, "config_externalised.parameter_file_loaded")]
+    m = measure_s("config_externalised", {"Snakefile": "configfile: 'config/config.yaml'\n",
+                                           "config/config.yaml": "samples: samples.tsv\n"})
+    assert m.reason == "parameters externalised (Snakemake configfile: Snakefile)"
+    assert m.evidence[0].rule == "config_externalised.snakemake_configfile"
 
 
 def test_argparse_evidence_shows_where_the_options_are_declared(measure_s):

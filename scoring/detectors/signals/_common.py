@@ -1,11 +1,14 @@
-"""What several category S detectors share: evidence limits, path and line helpers and
-CI file names (S5, S6). Detectors read facts and parsed structures from the tree index.
+"""What several category S detectors share: evidence limits, path and line helpers, CI
+file names (S5, S6), validation scripts (S3, S5) and the case folders of data-driven
+regression suites (S3, S4). Detectors read facts and parsed structures from the tree
+index.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 # Evidence lists stay short enough to read; totals always go to ``counts``.
 MAX_EVIDENCE = 20
@@ -104,3 +107,92 @@ def is_package(tree, ecosystem: str) -> bool:
         project = tree.toml("Project.toml") if tree.is_file("Project.toml") else None
         return isinstance(project, dict) and bool(project.get("name"))
     return True
+
+
+# --------------------------------------------------------------------------- regression cases (S3, S4)
+
+# Folders that hold a data-driven regression suite's cases (§0.3 native "regression-test
+# folders"): tests/, test/, testing/, tst/, unit_tests/, test-suite/ (testcode's, Quantum
+# ESPRESSO's)
+_SUITE_DIR_RE = re.compile(r"tests?|testing|tst|unit_?tests?|test[-_]?suite", re.IGNORECASE)
+# A committed reference output of a case: testcode's benchmark.out.<id>, reference.out,
+# expected_output.txt, *.ref; or a folder of them (reference/, expected/, baseline/, golden/)
+_REFERENCE_FILE_RE = re.compile(r"(?:benchmark|reference|expected)(?:[._-].*)?|.+\.(?:ref|expected|reference)",
+                                re.IGNORECASE)
+_REFERENCE_DIR_RE = re.compile(r"(?:reference|expected|baseline|golden).*", re.IGNORECASE)
+_PLACEHOLDERS = frozenset({".gitkeep", ".keep", ".gitignore"})
+_MIN_REFERENCE_BYTES = 16      # §0.2.18
+_VENDOR_PARTS = frozenset({"third_party", "thirdparty", "3rdparty", "vendor", "vendored", "extern", "external",
+                           "subprojects", "_deps"})
+
+
+@dataclass(frozen=True)
+class RegressionCase:
+    """A case folder of a data-driven regression suite: below a test folder, holding its
+    inputs and a committed reference output the suite's runner compares a run with."""
+
+    suite: str                       # the test folder holding the cases
+    folder: str
+    references: tuple[str, ...]      # reference outputs (in the folder or a reference folder of it)
+    inputs: tuple[str, ...]          # the folder's other files
+
+
+def _reference_file(tree, path: str) -> bool:
+    """A committed result: at least 16 bytes, not hidden, no placeholder, README or code."""
+    name = _name(path)
+    lowered = name.lower()
+    if name.startswith(".") or lowered in _PLACEHOLDERS or lowered.startswith("readme"):
+        return False
+    info = tree.info(path)
+    dot = lowered.rfind(".")
+    return info is not None and info.size >= _MIN_REFERENCE_BYTES and (dot <= 0 or lowered[dot:] not in SOURCE_SUFFIXES)
+
+
+def regression_cases(tree) -> list[RegressionCase]:
+    """Every case folder of a data-driven regression suite (METRICS.md §0.3 native
+    "regression-test folders", S3 and S4 alike): a folder directly below a test folder
+    (tests/, test/, testing/, tst/, unit_tests/, test-suite/), outside hidden and vendored
+    folders, that holds at least one input file and a committed reference output (a file
+    named benchmark*, reference*, expected* or *.ref / *.expected, or a reference*/
+    expected*/baseline*/golden* folder holding one). Whether a runner runs them is S3's
+    question."""
+    found = []
+    for suite in tree.match(_SUITE_DIR_RE, dirs=True):
+        parts = suite.split("/")
+        if any(part.startswith(".") or part.lower() in _VENDOR_PARTS for part in parts):
+            continue
+        for folder in tree.subdirs(suite):
+            if _name(folder).startswith("."):
+                continue
+            files = [p for p in tree.files_in(folder) if not _name(p).startswith(".")]
+            references = [p for p in files if _REFERENCE_FILE_RE.fullmatch(_name(p)) and _reference_file(tree, p)]
+            for sub in tree.subdirs(folder):
+                if _REFERENCE_DIR_RE.fullmatch(_name(sub)):
+                    references += [p for p in tree.files_under(sub) if not _is_hidden(p[len(sub) + 1:])
+                                   and _reference_file(tree, p)]
+            inputs = [p for p in files if p not in references and _name(p).lower() not in _PLACEHOLDERS]
+            if references and inputs and all(tree.role(p) != "vendored" for p in references):
+                found.append(RegressionCase(suite, folder, tuple(references), tuple(inputs)))
+    return found
+
+
+# --------------------------------------------------------------------------- native builds (S3, S5 fixes)
+
+_MAKEFILE_NAME_RE = re.compile(r"(?:gnu)?makefile(?:\..+)?", re.IGNORECASE)
+
+
+def native_build_system(tree) -> str | None:
+    """The build system at the root of a native deposit, which its tests and CI run
+    through (findings-B: a Makefile project is not told to use CTest): ``cmake``
+    (CMakeLists.txt), ``meson`` (meson.build), ``fpm`` (fpm.toml), ``autotools``
+    (configure.ac, configure.in, a configure script), ``make`` (a Makefile, Makefile.in,
+    Makefile.<platform>); None without one, in that order when several are there."""
+    names = {_name(p).lower() for p in tree.files_in("")}
+    for name, system in (("cmakelists.txt", "cmake"), ("meson.build", "meson"), ("fpm.toml", "fpm")):
+        if name in names:
+            return system
+    if names & {"configure.ac", "configure.in", "configure"}:
+        return "autotools"
+    if any(_MAKEFILE_NAME_RE.fullmatch(name) for name in names):
+        return "make"
+    return None

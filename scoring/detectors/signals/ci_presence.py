@@ -17,6 +17,7 @@ from scoring.detectors.signals._common import (
     _ci_files,
     _join_names,
     is_package,
+    native_build_system,
     validation_script_line,
 )
 from scoring.model import Evidence
@@ -46,7 +47,7 @@ _FIX_NO_CI = {
 }
 
 
-@detector("ci_presence", version="2.0.2")
+@detector("ci_presence", version="2.0.3")
 def ci_presence(tree: TreeIndex) -> Result:
     """A continuous-integration configuration file exists (0 or 100).
 
@@ -74,9 +75,11 @@ def ci_presence(tree: TreeIndex) -> Result:
     How to fix:
         Add a workflow such as .github/workflows/tests.yml that installs the environment
         and runs the tests on every push, with the deposit's own runner (pytest, R CMD
-        check, julia-runtest, matlab-actions/run-tests, ctest, a Nextflow test
-        profile or nf-test, a Snakemake run on .test/ data); an R or Julia analysis
-        that is no package restores its environment and runs its scripts.
+        check, julia-runtest, matlab-actions/run-tests, a Nextflow test profile or
+        nf-test, a Snakemake run on .test/ data; a native deposit through its own
+        build: ctest for CMake, meson test, fpm test, make check for autotools, make
+        test for a Makefile, 2.0.3); an R or Julia analysis that is no package
+        restores its environment and runs its scripts.
     Known false positives:
         A workflow that only runs bots (stale issues, labeler) or deploys documentation
         counts; so does a configuration left behind for a CI service no longer in use.
@@ -111,13 +114,25 @@ _FIX_NO_CI_ANALYSIS = {
 }
 
 
+# Native deposits build and test through their own build system (findings-B: not CTest for
+# a Makefile project); a tree without a root build gets the CMake text of _FIX_NO_CI
+_NATIVE_BUILD_AND_TEST = {
+    "meson": "meson setup build && meson test -C build",
+    "fpm": "fpm build && fpm test",
+    "autotools": "./configure && make && make check",
+    "make": "make && make test",
+}
+
+
 def _fix_without_ci(tree: TreeIndex) -> str:
     """The no-CI fix in the tree's ecosystem; an R or Julia analysis that is no package
     (no DESCRIPTION, no named Project.toml at the root) runs its scripts, not a package
-    check."""
+    check; a native deposit builds and tests with its own build system."""
     ecosystem = fix_ecosystem(tree)
     if ecosystem in _FIX_NO_CI_ANALYSIS and not is_package(tree, ecosystem):
         return _FIX_NO_CI_ANALYSIS[ecosystem]
+    if ecosystem == NATIVE and (commands := _NATIVE_BUILD_AND_TEST.get(native_build_system(tree))):
+        return f"Add a CI workflow that builds the code and runs its tests on every push ({commands})."
     return _FIX_NO_CI[ecosystem]
 
 

@@ -11,6 +11,7 @@ from scoring.detectors._shared import (
     NEXTFLOW,
     PYTHON,
     SNAKEMAKE,
+    WORKFLOW_ECOSYSTEMS,
     R,
     fix_ecosystem,
 )
@@ -244,6 +245,62 @@ def _matlab_driver_arguments(tree: TreeIndex) -> list[Evidence]:
     return found
 
 
+# the words of a MATLAB parameter script's name (config_eMouse.m, StandardConfig_MOVEME.m,
+# params_run2.m), camelCase parts split
+_MATLAB_NAME_WORD_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_PARAMETER_WORDS = frozenset({"config", "configuration", "conf", "cfg", "param", "params", "parameter", "parameters",
+                              "settings", "options", "opts", "hyperparams"})
+
+
+def _parameter_named(path: str) -> bool:
+    """A MATLAB script named for run settings, or kept in a configuration folder (a folder
+    whose name starts with config: configFiles/, config_files/; or params/, settings/…)."""
+    stem = _name(path).rsplit(".", 1)[0]
+    if any(word.lower() in _PARAMETER_WORDS for word in _MATLAB_NAME_WORD_RE.findall(stem)):
+        return True
+    return any(part.lower().startswith("config") or part.lower() in _CONFIG_DIR_NAMES for part in path.split("/")[:-1])
+
+
+def _matlab_parameter_scripts(tree: TreeIndex) -> list[Evidence]:
+    """MATLAB's parameter files (§3 S6 100 tier in MATLAB's own form, §0.3): a script (no
+    function or class) named for settings or kept in a configuration folder that runnable
+    code of the deposit runs, by ``run(...)`` with a literal naming it
+    (``run(fullfile(configDir, 'StandardConfig.m'))``) or by calling it by name. The
+    driver runs it to build the options (``ops.fs = 25000;``) the pipeline takes, and a
+    user copies and edits it: the settings of a run, kept outside the code that uses them."""
+    scripts: dict[str, str] = {}   # stem -> script
+    for path in tree.by_frontend("matlab"):
+        facts = tree.facts(path)
+        if facts is None or facts.parse_error or facts.definitions or not _runnable(tree, path) \
+                or not _parameter_named(path):
+            continue
+        scripts.setdefault(_name(path).rsplit(".", 1)[0], path)
+    if not scripts:
+        return []
+    runs: dict[str, tuple[str, int]] = {}   # script -> (runner, line)
+    for path in tree.by_frontend("matlab"):
+        facts = tree.facts(path) if _runnable(tree, path) else None
+        if facts is None:
+            continue
+        run_lines = {c.line for c in facts.calls if c.name == "run"}
+        named = [(c.name, c.line) for c in facts.calls if c.name in scripts]
+        named += [(_script_stem(a), c.line) for c in facts.calls if c.name == "run" for a in c.args if isinstance(a, str)]
+        named += [(_script_stem(s.value), s.line_start) for s in facts.strings if s.line_start in run_lines]
+        for stem, line in sorted(named, key=lambda item: item[1]):
+            script = scripts.get(stem)
+            if script is not None and script != path and script not in runs:
+                runs[script] = (path, line)
+    return [Evidence(script, f"MATLAB parameter script, run by {runner}:{line}",
+                     rule="config_externalised.matlab_parameter_script")
+            for script, (runner, line) in sorted(runs.items())]
+
+
+def _script_stem(value: str) -> str:
+    """The script a ``run`` argument names: its last path component without ``.m``."""
+    name = value.replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:-2] if name.lower().endswith(".m") else name
+
+
 # inputParser's methods: ``addParameter(p, …)`` also shows an ``p = inputParser;`` written
 # without parentheses, which is no call
 _INPUT_PARSER_METHODS = frozenset({"addParameter", "addParamValue", "addOptional", "addRequired"})
@@ -363,7 +420,54 @@ def _python_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Eviden
                 cli[path] = Evidence(path, "reads command-line arguments from sys.argv",
                                      rule="config_externalised.argv", line_start=line, cell=cell,
                                      snippet=tree.snippet(path, line, cell))
+        if path not in full and path not in cli:
+            flags = _flag_definitions_evidence(tree, path, facts)
+            if flags is not None:
+                cli[path] = flags
     return list(full.values()), [e for p, e in cli.items() if p not in full]
+
+
+# The gflags API (absl.flags, TensorFlow 1's re-exports tf.app.flags, tf.flags and
+# tf.compat.v1(.app).flags, python-gflags): each option is a DEFINE_<type>(name, default,
+# help) call
+_FLAG_DEFINITION_RE = re.compile(
+    r"DEFINE_(?:string|integer|float|bool|boolean|enum|enum_class|list|spaceseplist|multi|multi_string|"
+    r"multi_integer|multi_float|multi_enum|multi_enum_class|flag|alias)")
+_FLAG_MODULE_RE = re.compile(r"absl\.flags|gflags|tensorflow(?:\.compat\.v1)?(?:\.app)?\.flags")
+# the packages whose flags a local name can hold (``flags = tf.app.flags``)
+_FLAG_PACKAGES = frozenset({"absl", "gflags", "tensorflow"})
+
+
+def _flag_definitions_evidence(tree: TreeIndex, path: str, facts: FileFacts) -> Evidence | None:
+    """Where a Python file declares gflags-style command-line flags (§3 S6 80 tier,
+    absl.flags): its ``DEFINE_<type>`` calls on absl.flags, gflags or TensorFlow's flags
+    module, or on a local name in a file importing one of those packages (the frontend
+    resolves imports, not ``flags = tf.app.flags``), from the first call to the last of
+    that cell (the function holding the first, when one does); None when it has none."""
+    imported = {ref.module.split(".")[0] for ref in facts.imports}
+    calls = []
+    for call in facts.calls:
+        receiver, _, method = call.name.rpartition(".")
+        if _FLAG_DEFINITION_RE.fullmatch(method) and (
+                _FLAG_MODULE_RE.fullmatch(receiver)
+                or (receiver.isidentifier() and receiver not in ("self", "cls")
+                    and not imported.isdisjoint(_FLAG_PACKAGES))):
+            calls.append(call)
+    if not calls:
+        return None
+    first = min(calls, key=lambda c: (c.cell or 0, c.line))
+    lines = sorted(c.line for c in calls if c.cell == first.cell)
+    holders = [d for d in facts.definitions if d.cell == first.cell and d.kind == "function"
+               and d.line <= first.line <= (d.end_line or d.line)]
+    if holders:
+        holder = max(holders, key=lambda d: d.line)
+        start, end, where = holder.line, holder.end_line or holder.line, f" in {holder.name}()"
+    else:
+        start, end, where = lines[0], lines[-1], ""
+    return Evidence(path, f"declares {len(calls)} command-line flag{'s' if len(calls) != 1 else ''} with "
+                          f"{first.written.rpartition('.')[0]}.DEFINE_*{where}",
+                    rule="config_externalised.cli_parser", line_start=start, line_end=end if end > start else None,
+                    cell=first.cell, snippet=tree.snippet(path, start, first.cell))
 
 
 def _text_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
@@ -416,6 +520,8 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
         if lines:
             line = min(lines)
             found.append(Evidence(path, reason, rule=rule, line_start=line, snippet=tree.snippet(path, line)))
+    # the defaults a run overrides live in nextflow.config (§0.3: params with nextflow.config)
+    found.sort(key=lambda e: _name(e.path).lower() != "nextflow.config")
     for path in tree.by_type("notebook"):
         facts = tree.facts(path) if _code_file(tree, path) else None
         cell = next((c for c in facts.cells if c.kind == "code" and "parameters" in c.tags), None) if facts else None
@@ -467,7 +573,7 @@ _FIX_COMMAND_LINE = {
 }
 
 
-@detector("config_externalised", version="2.2.0")
+@detector("config_externalised", version="2.4.1")
 def config_externalised(tree: TreeIndex) -> Result:
     """Run parameters live outside the code: parameter files (100) or a command line (80).
 
@@ -506,7 +612,21 @@ def config_externalised(tree: TreeIndex) -> Result:
         (``--x``): 80. Vendored and build files are out of every code signal
         (§0.2.2), and so is code kept in a dependency folder (dependencies/, deps/,
         extern*/, third-party/, vendor/, names compared without case, "_", "-" or
-        spaces), whose options belong to a helper, not to the analysis.
+        spaces), whose options belong to a helper, not to the analysis. 2.3.0: the
+        gflags API is absl.flags's (§3 S6 80 tier): Python DEFINE_<type> calls
+        (DEFINE_string, DEFINE_integer, DEFINE_float…) on absl.flags, gflags or
+        TensorFlow 1's re-exports (tf.app.flags, tf.flags, tf.compat.v1(.app).flags),
+        or on a local name (not self or cls) in a file importing tensorflow, absl or
+        gflags (``flags = tf.app.flags; flags.DEFINE_string(...)``), count for 80.
+        2.4.0: a MATLAB parameter script is a parameter file (§3 S6 100 tier in
+        MATLAB's own form, §0.3): a script (no function or class) named for settings (config, conf,
+        cfg, param(s), parameter(s), settings, options, opts as a word of its name,
+        camelCase parts too: StandardConfig_MOVEME.m) or kept in a configuration
+        folder (a folder whose name starts with config, configFiles/; params/,
+        settings/…), that runnable code of the deposit runs: ``run(...)`` with a literal
+        naming it (``run(fullfile(configDir, 'StandardConfig.m'))``) or a call by its
+        name. The driver runs it to build the options the pipeline takes, and a user
+        copies and edits it.
     Why it matters:
         Parameters buried in code must be edited by hand to rerun or vary an analysis;
         externalised parameters record exactly what the published run used.
@@ -516,11 +636,17 @@ def config_externalised(tree: TreeIndex) -> Result:
         it was the first of a breadth-first walk of the syntax tree, which could point
         below the first read); for argparse/optparse, where the options are declared (the
         function holding the first add_argument/add_option call, or the calls), else the
-        import. Each kind of source first (a config directory's first file, each loaded
-        parameter file at its first mention, each folder's first deck), then in the room
+        import; for gflags-style flags, where they are defined (the function holding the
+        first DEFINE_* call, or the calls). Each kind of source first (a config
+        directory's first file, each loaded parameter file at its first mention, each
+        folder's first deck), then in the room
         left: the loaded parameter files themselves and their mentions in other files, the
-        other files of the config directories and the other decks, each taken in turn.
-        Counts: parameter files, configuration framework uses, CLI uses.
+        other files of the config directories and the other decks, each taken in turn;
+        in a Nextflow or Snakemake deposit its workflow parameters come first
+        (nextflow.config's params block, configfile:; 2.4.1), before a tool's
+        configuration file the code names (assets/multiqc_config.yml).
+        A MATLAB parameter script with the driver line that runs it. Counts: parameter
+        files, configuration framework uses, CLI uses, MATLAB parameter scripts.
     How to fix:
         Move run parameters into a parameter file read by the code, or at least expose
         them on the command line, with the deposit's own tools (the fix names them):
@@ -534,7 +660,10 @@ def config_externalised(tree: TreeIndex) -> Result:
         parameters counts; a helper function's inputParser (a string utility's options)
         counts for 80 outside a dependency folder; a ``*.in``/``*.ini`` file of a native tree that is not a run file
         counts as a deck; an argparse import in a helper script counts although the
-        analysis itself may hard-code its parameters.
+        analysis itself may hard-code its parameters; a DEFINE_* method of an object
+        other than a flags module, in a file importing tensorflow, absl or gflags,
+        counts as a flag definition. A MATLAB script named for settings that a driver
+        runs counts as a parameter file even when it computes more than settings.
     """
     files, more_files = _parameter_files(tree)
     loaded, more_loaded = _loaded_parameter_files(tree)
@@ -542,12 +671,18 @@ def config_externalised(tree: TreeIndex) -> Result:
     py_full, py_cli = _python_config_signals(tree)
     text_full, text_cli = _text_config_signals(tree)
     workflow = _workflow_config_signals(tree)
-    full = files + loaded + decks + workflow + py_full + text_full
+    matlab_scripts = _matlab_parameter_scripts(tree)
+    full = files + loaded + decks + matlab_scripts + workflow + py_full + text_full
+    if fix_ecosystem(tree) in WORKFLOW_ECOSYSTEMS:
+        # a workflow's own parameters first (findings-B: not a tool's configuration file)
+        full = workflow + files + loaded + decks + matlab_scripts + py_full + text_full
     cli = py_cli + text_cli + _native_cli_signals(tree) + _matlab_driver_arguments(tree)
     if not workflow:
         cli += _nextflow_parameter_reads(tree)
     counts = {"parameter_files": len(files), "config_frameworks": len(py_full) + len(text_full) + len(workflow),
               "cli_files": len(cli)}
+    if matlab_scripts:
+        counts["matlab_parameter_scripts"] = len(matlab_scripts)
     if loaded:
         counts["loaded_parameter_files"] = len(loaded)
     if decks:
@@ -556,7 +691,7 @@ def config_externalised(tree: TreeIndex) -> Result:
         # every kind of source first; the other files of each kind fill the room left
         shown = full + more_loaded + more_files + more_decks
         return Result(100, evidence=shown[:MAX_EVIDENCE], counts=counts,
-                      reason=f"parameters externalised ({full[0].reason}: {full[0].path})")
+                      reason=f"parameters externalised ({full[0].reason.rstrip(':')}: {full[0].path})")
     if cli:
         # MATLAB options are a function's name-value arguments, not a command line
         source = "command line" if fix_ecosystem(tree) != MATLAB else "function arguments"

@@ -22,6 +22,7 @@ from scoring.detectors.signals._common import (
     _line_text,
     _name,
     _parent,
+    regression_cases,
 )
 from scoring.model import Evidence
 from scoring.registry import Result, detector
@@ -93,6 +94,56 @@ def _in_asset_location(path: str) -> bool:
     return any(part.lower() in _ASSET_DIRS for part in path.split("/")[:-1])
 
 
+# what a write call's path literal must not hold to name one file: an interpolation or a
+# wildcard (``f"figures/{name}.png"``, ``paste0`` pieces are not literals)
+_COMPUTED_PATH_RE = re.compile(r"[{}$*?<>|]|%[sd]")
+
+
+def _normalised_literal(path: str) -> str:
+    """A write call's path literal as a repository-relative suffix: ``./`` and ``../``
+    steps and leading slashes dropped, backslashes made slashes (``"../figures/Fig_5.svg"``
+    → ``figures/Fig_5.svg``)."""
+    parts = [part for part in path.replace("\\", "/").split("/") if part not in ("", ".", "..")]
+    return "/".join(parts)
+
+
+class _WrittenByCode:
+    """The committed files the deposit's own code writes (findings-A, Madjedbebe): a write
+    call (``ggsave``, ``png``, ``savefig``, ``to_csv``, ``writematrix``…) of a source-role
+    file whose path literal the committed file's path ends with. Such a file is an output of
+    the deposit's code wherever it lies, so no documentation or asset location excludes it
+    (§0.2.18 excludes documentation figure folders: a folder the code writes its results
+    into is none). The facts are read on the first question only, which most trees never
+    ask."""
+
+    def __init__(self, tree: TreeIndex):
+        self.tree = tree
+        self._writes: dict[str, tuple[str, int]] | None = None   # literal -> (writer, line)
+
+    def _load(self) -> dict[str, tuple[str, int]]:
+        writes: dict[str, tuple[str, int]] = {}
+        for path, facts in self.tree.all_facts().items():
+            if self.tree.role(path) != "source":
+                continue
+            for io in facts.file_io:
+                if io.mode not in ("write", "readwrite") or not io.path or _COMPUTED_PATH_RE.search(io.path):
+                    continue
+                literal = _normalised_literal(io.path)
+                if literal and literal not in writes:
+                    writes[literal] = (path, io.line)
+        return writes
+
+    def writer(self, path: str) -> tuple[str, int] | None:
+        """(writing file, line) of the first write call whose path literal ``path`` ends
+        with, or None."""
+        if self._writes is None:
+            self._writes = self._load()
+        if not self._writes:
+            return None
+        parts = path.split("/")
+        return next((found for k in range(len(parts)) if (found := self._writes.get("/".join(parts[k:])))), None)
+
+
 def _stored_output_cell(tree: TreeIndex, path: str) -> int | None:
     """The first code cell of a notebook that stores a result output (§0.2.18), or None."""
     facts = tree.facts(path)
@@ -123,21 +174,25 @@ def _is_output_dir_name(name: str) -> bool:
     return lowered in _OUTPUT_DIR_NAMES or any(w in _OUTPUT_WORDS for w in _WORD_SPLIT_RE.split(lowered))
 
 
-def _output_dirs(tree: TreeIndex) -> list[tuple[str, list[str]]]:
-    """Output directories at depth ≤ 2, outside documentation locations, with the output
-    files they hold (recursively, hidden ones left out)."""
+def _output_dirs(tree: TreeIndex, written: _WrittenByCode) -> list[tuple[str, list[str], tuple[str, int] | None]]:
+    """Output directories at depth ≤ 2 with the output files they hold (recursively,
+    hidden ones left out), and for one in a documentation location, where the code writes
+    into it: there only the files the deposit's code writes count (None elsewhere)."""
     found = []
     level_one = [d for d in tree.subdirs("") if not _name(d).startswith(".")]
     level_two = [s for d in level_one for s in tree.subdirs(d) if not _name(s).startswith(".")]
     for directory in level_one + level_two:
         if not _is_output_dir_name(_name(directory)):
             continue
-        if any(part.lower() in _ASSET_DIRS for part in directory.split("/")):
-            continue
         prefix = len(directory) + 1
         files = [p for p in tree.files_under(directory) if not _is_hidden(p[prefix:]) and _is_output_file(tree, p)]
+        writer = None
+        if any(part.lower() in _ASSET_DIRS for part in directory.split("/")):
+            writers = [(p, w) for p in files if (w := written.writer(p)) is not None]
+            files = [p for p, _ in writers]
+            writer = min((w for _, w in writers), default=None)
         if files:
-            found.append((directory, files))
+            found.append((directory, files, writer))
     return found
 
 
@@ -176,6 +231,19 @@ def _test_output_dirs(tree: TreeIndex) -> list[tuple[str, list[str]]]:
         for f in files:
             split.setdefault(f[: f.index("/", len(folder) + 1)], []).append(f)
     return sorted(split.items())
+
+
+def _regression_references(tree: TreeIndex) -> list[tuple[str, list[str]]]:
+    """(suite folder, reference outputs) of each data-driven regression suite (§0.3
+    native regression-test folders, the cases S3 counts): the reference outputs its case
+    folders keep beside their inputs (testcode's benchmark.out.*, *.ref); those in a
+    reference/ or expected/ folder are test expected-output folders already."""
+    suites: dict[str, list[str]] = {}
+    for case in regression_cases(tree):
+        loose = [p for p in case.references if _parent(p) == case.folder]
+        if loose:
+            suites.setdefault(case.suite, []).extend(loose)
+    return sorted(suites.items())
 
 
 def _snapshot_files(tree: TreeIndex) -> list[str]:
@@ -306,16 +374,19 @@ class _DocumentationImages:
         return next((p for p in same_size if blob is not None and self.tree.blob_id(p) == blob), None)
 
 
-def _is_result_figure(tree: TreeIndex, path: str, documentation: _DocumentationImages) -> bool:
+def _is_result_figure(tree: TreeIndex, path: str, documentation: _DocumentationImages,
+                      written: _WrittenByCode) -> bool:
     name = _name(path)
     if _suffix(name) not in _FIGURE_SUFFIXES:
         return False
-    if _is_hidden(path) or _ASSET_NAME_RE.fullmatch(name) or _in_asset_location(path):
+    if _is_hidden(path) or _ASSET_NAME_RE.fullmatch(name):
         return False
     info = tree.info(path)
     if info is None or info.size < _MIN_OUTPUT_BYTES or tree.role(path) == "vendored":
         return False
-    return path not in documentation.embedded and documentation.copy_of(path) is None
+    if not _in_asset_location(path) and path not in documentation.embedded and documentation.copy_of(path) is None:
+        return True
+    return written.writer(path) is not None
 
 
 def _dir_evidence(groups: list[tuple[str, list[str], str, str]], budget: int) -> list[Evidence]:
@@ -367,7 +438,7 @@ def _figure_evidence(figures: list[str]) -> list[Evidence]:
     return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
 
 
-@detector("expected_outputs", version="2.2.0")
+@detector("expected_outputs", version="2.4.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
@@ -399,7 +470,23 @@ def expected_outputs(tree: TreeIndex) -> Result:
         images), or a Jupyter notebook with a
         stored execute_result, display_data or stdout stream output in a code cell
         (error tracebacks and stderr alone do not count). 0: none. The highest tier
-        found wins. (2.2.0: a README sentence saying what the output or result looks
+        found wins. A committed file the deposit's own code writes is an output
+        wherever it lies (2.3.0, §0.2.18 and §3 S4: a folder the code writes its
+        results into is no documentation figure folder): a write call (ggsave, png,
+        pdf, savefig, to_csv, write.csv, writematrix…) of a source-role file (not a
+        test, documentation page, build or vendored file) whose path literal, ./ and
+        ../ steps dropped, the file's path ends with (``ggsave("figures/Fig_5.svg")``
+        in R/functions.R writes vignettes/figures/Fig_5.svg). In a documentation or
+        asset location such files, and only they, make an output folder (100) or a
+        result figure (40); so do figures the code writes that a README embeds or that
+        copy a documentation image; a path with an interpolation names no file. 2.4.0:
+        the case folders of a data-driven regression suite (§0.3 native
+        regression-test folders, the cases S3 counts: folders directly below a test
+        folder — tests/, test/, testing/, tst/, unit_tests/, test-suite/ — holding
+        inputs and a reference output) keep their reference outputs beside their
+        inputs too (testcode's benchmark.out.*, reference*, expected*, *.ref,
+        *.expected): 100.
+        (2.2.0: a README sentence saying what the output or result looks
         like, followed by an image or a code block, is the 60 tier (§0.3 Python
         libraries); in the 40 tier an image a README (any folder) embeds is
         documentation, unless the block before it in the README is a code block (the
@@ -418,7 +505,9 @@ def expected_outputs(tree: TreeIndex) -> Result:
         reference outputs and snapshots are the outputs a rerun of the tests is compared
         with.
     Evidence:
-        Each output directory and test expected-output folder with its file count,
+        Each output directory and test expected-output folder with its file count (an
+        output folder in a documentation location with the first write call into it; a
+        regression suite's folder with the reference outputs of its cases),
         followed by its files as far as the evidence limit allows (shared out one file
         per folder in turn), and the nf-test snapshot files; or the README line (a
         heading, a sentence, or a sentence showing the output); or each
@@ -439,14 +528,21 @@ def expected_outputs(tree: TreeIndex) -> Result:
         of inputs) counts; so does a README that only mentions "example output" in
         passing, a paper PDF at the root, or a notebook whose outputs are warnings
         printed to stdout. A result figure the README shows without the code that
-        made it just above is taken for documentation.
+        made it just above is taken for documentation. A documentation image whose
+        name a write call of the code also gives (a bare ``savefig("overview.png")``)
+        counts as an output. Reference files kept loose in a test folder
+        (tests/fxx_matlab.txt that a test loads and compares with) are not
+        recognised: §0.3 names the expected-output folders and baseline images of
+        tests.
     """
-    dirs = _output_dirs(tree)
+    written = _WrittenByCode(tree)
+    dirs = _output_dirs(tree, written)
     test_dirs = _test_output_dirs(tree)
+    suites = _regression_references(tree)
     snapshots = _snapshot_files(tree)
     mentions = _readme_output_mentions(tree)
     documentation = _DocumentationImages(tree)
-    figures = [p for p in tree.files if _is_result_figure(tree, p, documentation)]
+    figures = [p for p in tree.files if _is_result_figure(tree, p, documentation, written)]
     notebook_outputs: list[tuple[str, int]] = []   # (notebook, first cell with stored output)
     for path in tree.by_type("notebook"):
         index = _stored_output_cell(tree, path)
@@ -460,15 +556,21 @@ def expected_outputs(tree: TreeIndex) -> Result:
         "figures": len(figures),
         "notebooks_with_outputs": len(notebook_outputs),
     }
-    if dirs or test_dirs or snapshots:
-        groups = [(d, files, "output directory", "expected_outputs.output_dir") for d, files in dirs]
+    if suites:
+        counts["regression_suites"] = len(suites)
+    if dirs or test_dirs or suites or snapshots:
+        groups = [(d, files, "output directory", "expected_outputs.output_dir") if writer is None else
+                  (d, files, f"output directory the code writes into ({writer[0]}:{writer[1]})",
+                   "expected_outputs.written_output_dir") for d, files, writer in dirs]
         groups += [(d, files, "test expected-output folder", "expected_outputs.test_output_dir")
                    for d, files in test_dirs]
+        groups += [(d, files, "regression suite whose cases keep reference outputs,",
+                    "expected_outputs.regression_references") for d, files in suites]
         shown_snapshots = snapshots[: MAX_EVIDENCE // 4] if groups else snapshots
         evidence = _dir_evidence(groups, MAX_EVIDENCE - len(shown_snapshots))
         evidence += [Evidence(p, "committed nf-test snapshot", rule="expected_outputs.snapshot")
                      for p in shown_snapshots]
-        names = [d for d, _ in dirs] + [d for d, _ in test_dirs]
+        names = [d for d, _, _ in dirs] + [d for d, _ in test_dirs] + [d for d, _ in suites]
         if snapshots:
             names.append(f"{len(snapshots)} nf-test snapshot{'s' if len(snapshots) != 1 else ''}")
         return Result(100, evidence=evidence[:MAX_EVIDENCE], counts=counts,

@@ -8,13 +8,14 @@ from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
 
-@detector("notebook_exec_order", version="2.0.0")
+@detector("notebook_exec_order", version="2.1.0")
 def notebook_exec_order(tree: TreeIndex) -> Result:
     """Jupyter notebooks were executed top to bottom (execution counts strictly increase).
 
     What it checks:
         Every .ipynb file (nbformat 3 worksheets and nbformat 4) outside excluded folders
-        such as .ipynb_checkpoints. The execution counts of its code cells, in cell order
+        such as .ipynb_checkpoints, whatever its size up to 64 MiB: a notebook is capped on
+        the code of its cells, not on its stored outputs (METRICS.md §0.2.5; 2.1.0). The execution counts of its code cells, in cell order
         and skipping cells never run, must strictly increase (gaps allowed, repeats not).
         A notebook with fewer than two counts, never executed included, is ordered.
         Value = 100 · ordered / parsed notebooks. Notebooks that are not valid JSON

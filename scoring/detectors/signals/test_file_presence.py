@@ -16,10 +16,13 @@ from scoring.detectors._shared import (
 )
 from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
+    RegressionCase,
     _ci_files,
     _name,
     _parent,
     is_package,
+    native_build_system,
+    regression_cases,
     validation_script_line,
 )
 from scoring.facts import FileFacts
@@ -354,7 +357,7 @@ def _spread(items: list[Evidence], limit: int, weight: dict[str, tuple[int, int]
     return sorted(picked, key=lambda e: items.index(e))
 
 
-@detector("test_file_presence", version="2.2.0")
+@detector("test_file_presence", version="2.3.0")
 def test_file_presence(tree: TreeIndex) -> Result:
     """Automated test modules that contain at least one test (0, 50 or 100).
 
@@ -399,19 +402,32 @@ def test_file_presence(tree: TreeIndex) -> Result:
         (§0.3): a Python, R or Julia script a CI job runs whose name says it
         checks results (validate, verify, check, compare, sanity, regression,
         consistency) and that asserts (assert, np.testing.assert_*, stopifnot,
-        expect_*, @test, @assert). Vendored and "3rd party"
+        expect_*, @test, @assert). Data-driven regression suites (2.3.0, §0.3 native
+        "regression-test folders"): each case folder directly below a test folder
+        (tests/, test/, testing/, tst/, unit_tests/, test-suite/), outside hidden and
+        vendored folders, that holds input files and a committed reference output (a
+        file named benchmark*, reference*, expected* or *.ref / *.expected of at least
+        16 bytes and no code, or a reference*/expected*/baseline*/golden* folder holding
+        one: testcode's benchmark.out.<id> beside the case's .win input) counts as a test
+        when something runs the suite (a runner script in the suite's folder or one
+        above it: run_tests, runtests.py; a Make-like test*/check target; a CI job
+        running tests), unless a test file inside it is counted already (a case's own
+        CMakeLists.txt registering it). Vendored and "3rd party"
         folders are skipped for native and MATLAB code. Value = min(|T| / 2, 1) · 100.
     Why it matters:
         Tests let a third party check that the code still computes what it computed for
         the authors, on their own machine, before trusting any result.
     Evidence:
         Counted test files at their first test (file, line; a build file from its first
-        test registration to its last), up to 50 (the suites are
+        test registration to its last; a regression case folder with its first
+        reference output), up to 50 (the suites are
         what the metric is about), spread over the kinds of test and folders, within a
         kind the files with the most tests (then the most lines) first; test runners
         (run_tests.py, tests/testthat.R, tests/runTests.R, run_tests.m calling
         moxunit_runtests, nf-test.config, a Julia runtests.jl that includes the test
-        files, a native program running a framework's suites) and test frameworks a
+        files, a native program running a framework's suites; what runs a regression
+        suite: its runner script, Make test target or CI job, and the suite's own
+        configuration files beside its cases, testcode's jobconfig) and test frameworks a
         build requires (find_package(Catch2)), which are not counted; test-named
         modules without any test. Counts: counted test files, candidate modules.
     How to fix:
@@ -419,8 +435,10 @@ def test_file_presence(tree: TreeIndex) -> Result:
         written in), at least two test files for the full score: pytest tests
         (tests/test_<module>.py), testthat tests (tests/testthat/test-<topic>.R),
         Julia tests (test/runtests.jl with @testset), MATLAB matlab.unittest classes or
-        MOxUnit test_*.m suites, GoogleTest/Catch2 sources registered with CTest
-        add_test (meson test()), test-drive suites for Fortran, nf-test *.nf.test
+        MOxUnit test_*.m suites, native tests through the tree's own build
+        (GoogleTest/Catch2 sources registered with CTest add_test or meson test(),
+        test-drive suites for fpm test, test programs or regression cases run by a
+        Makefile test target or make check; 2.3.0), nf-test *.nf.test
         files for Nextflow, or a Snakemake .test/ configuration run by CI; an R or
         Julia analysis that is no package runs its tests with testthat::test_dir()
         or julia --project test/runtests.jl.
@@ -432,7 +450,9 @@ def test_file_presence(tree: TreeIndex) -> Result:
         registers tests counts even when the registrations run other programs (a
         build's add_test of a linter); a C/C++ main() that fails only by returning a
         non-zero value (not exit()) is not recognised without a registration. Notebook
-        tests run by nbval without assertions are not recognised.
+        tests run by nbval without assertions are not recognised. A folder of test
+        inputs beside a file named reference* (a reference genome) in a test folder of a
+        tree whose CI runs any tests counts as a regression case.
     """
     counted: list[Evidence] = []
     aux: list[Evidence] = []          # runners and frameworks: evidence, not counted
@@ -452,6 +472,8 @@ def test_file_presence(tree: TreeIndex) -> Result:
                                 snippet=tree.snippet(path, line, cell) if line is not None else None))
 
     def runner(path: str, reason: str, line: int | None = None) -> None:
+        if any(item.path == path for item in aux):   # a runner of a regression suite found before
+            return
         aux.append(Evidence(path, reason, rule="test_file_presence.runner", line_start=line,
                             snippet=tree.snippet(path, line) if line is not None else None))
 
@@ -652,6 +674,22 @@ def test_file_presence(tree: TreeIndex) -> Result:
                 candidates += 1
                 count(script, f"validation script run by CI ({ci_path}:{line})",
                       "test_file_presence.ci_validation_script", check)
+    # data-driven regression suites (§0.3 native "regression-test folders"): each case
+    # folder a runner runs is a test, unless a test file of its own is counted already
+    cases = [case for case in regression_cases(tree) if not any(p.startswith(case.folder + "/") for p in seen)]
+    suites: dict[str, list[RegressionCase]] = {}
+    for case in cases:
+        suites.setdefault(case.suite, []).append(case)
+    for suite, members in suites.items():
+        runs = _suite_runs(tree, suite, ci_configs)
+        if not runs:
+            continue
+        for case in members:
+            candidates += 1
+            count(case.folder, f"regression test case with a committed reference output ({_name(case.references[0])})",
+                  "test_file_presence.regression_case", tests=1)
+        for path, reason, line in runs:
+            runner(path, reason, line)
     n = len(counted)
     value = min(n / 2, 1) * 100
     # the runners nearest the root first (runtests.jl before the folders' own runners)
@@ -662,17 +700,55 @@ def test_file_presence(tree: TreeIndex) -> Result:
         for p in empty[: max(0, MAX_EVIDENCE - len(aux) - min(len(counted), MAX_EVIDENCE - len(aux)))]
     ]
     counts = {"test_files": n, "candidate_modules": candidates, "modules_without_tests": len(empty)}
+    ecosystem = fix_ecosystem(tree)
+    build = native_build_system(tree) if ecosystem == NATIVE else None
     if n == 0:
-        ecosystem = fix_ecosystem(tree)
-        fix = (_FIX_NO_TESTS if is_package(tree, ecosystem) else _FIX_NO_TESTS_ANALYSIS).get(ecosystem,
-                                                                                           _FIX_NO_TESTS[ecosystem])
+        fix = _FIX_NO_TESTS_NATIVE.get(build) or (
+            _FIX_NO_TESTS if is_package(tree, ecosystem) else _FIX_NO_TESTS_ANALYSIS).get(ecosystem,
+                                                                                        _FIX_NO_TESTS[ecosystem])
     elif n == 1:
+        another = _ANOTHER_TEST_NATIVE.get(build) or _ANOTHER_TEST_FILE[ecosystem]
         fix = (f"Add at least one more test file beside {counted[0].path} "
-               f"(e.g. {_ANOTHER_TEST_FILE[fix_ecosystem(tree)]}) to cover the rest of the code.")
+               f"(e.g. {another}) to cover the rest of the code.")
     else:
         fix = None
     return Result(value, evidence=evidence, fix=fix, counts=counts,
                   reason=f"{n} test module{'s' if n != 1 else ''} with at least one test")
+
+
+# A script that runs a suite's tests (run_tests, run_tests.sh, runtests.py, run-all-tests)
+_SUITE_RUNNER_NAME_RE = re.compile(r"run[-_]?(?:all[-_]?)?tests?(?:\.\w+)?|runtests(?:\.\w+)?", re.IGNORECASE)
+_TEST_TARGET_RE = re.compile(r"tests?(?:[-_].*)?|check", re.IGNORECASE)
+
+
+def _suite_runs(tree: TreeIndex, suite: str,
+                ci_configs: list[tuple[str, object]]) -> list[tuple[str, str, int | None]]:
+    """(path, reason, line) of what runs the regression suite in ``suite``, empty when
+    nothing does: a runner script in the suite's folder or one above it (run_tests,
+    runtests.py), a Make-like test or check target, a CI job that runs tests; and the
+    suite's other files beside its case folders (its job configuration)."""
+    runs: list[tuple[str, str, int | None]] = []
+    for path in tree.files_in(suite):
+        name = _name(path)
+        if _SUITE_RUNNER_NAME_RE.fullmatch(name):
+            runs.append((path, "regression test runner", None))
+        elif not name.startswith(".") and not name.lower().startswith("readme"):
+            runs.append((path, "regression suite configuration", None))
+    folder = suite
+    while folder:
+        folder = _parent(folder)
+        runs += [(p, "regression test runner", None) for p in tree.files_in(folder)
+                 if _SUITE_RUNNER_NAME_RE.fullmatch(_name(p))]
+    for path in tree.make_like_files():
+        target = next((t for t in tree.task_targets(path) if _TEST_TARGET_RE.fullmatch(t.name)), None)
+        if target is not None:
+            runs.append((path, f"the {target.name} target runs the tests", target.line))
+    for ci_path, config in ci_configs:
+        if config.test_line is not None:
+            runs.append((ci_path, "CI job runs the tests", config.test_line))
+            break
+    # a suite's own files beside its cases are no run on their own
+    return runs if any(reason != "regression suite configuration" for _, reason, _ in runs) else []
 
 
 def _snakemake_configfiles(tree: TreeIndex) -> list[str]:
@@ -725,6 +801,26 @@ _FIX_NO_TESTS_ANALYSIS = {
        "functions, run with testthat::test_dir(\"tests/testthat\").",
     JULIA: "Add Julia tests: test/runtests.jl with @testset/@test blocks checking the analysis functions, run with "
            "julia --project test/runtests.jl.",
+}
+# ... for a native deposit, through its own build system (findings-B: not CTest for a
+# Makefile project); a tree without a root build gets the NATIVE text above
+_FIX_NO_TESTS_NATIVE = {
+    "cmake": "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with CTest "
+             "add_test in CMakeLists.txt.",
+    "meson": "Add test sources (GoogleTest/Catch2 for C/C++, test-drive for Fortran) and register them with meson "
+             "test() in meson.build.",
+    "fpm": "Add test-drive test programs under test/, which fpm test builds and runs.",
+    "autotools": "Add test programs (or regression cases: inputs with a committed reference output in "
+                 "tests/<case>/) and run them from the check target (make check).",
+    "make": "Add test programs (or regression cases: inputs with a committed reference output in tests/<case>/) "
+            "and a Makefile test target that builds and runs them (make test).",
+}
+_ANOTHER_TEST_NATIVE = {
+    "cmake": "a test program registered with CTest add_test",
+    "meson": "a test program registered with meson test()",
+    "fpm": "a test program under test/, run by fpm test",
+    "autotools": "a test program or regression case that make check runs",
+    "make": "a test program or regression case that make test runs",
 }
 # A second test file, in the deposit's own ecosystem
 _ANOTHER_TEST_FILE = {
