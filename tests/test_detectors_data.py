@@ -82,7 +82,9 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # wrappers, software releases, documentation and test data, R drivers;
     # 2.7.1/2.5.1: fix texts in the deposit's own ecosystem (§0.3)
     # data_description 2.6.0: a plain-text README's capital-letter lines are its headings
-    assert REGISTRY[metric_id].version == {"data_pointer": "2.7.1", "data_description": "2.6.0"}.get(metric_id, "2.5.1")
+    # data_acquisition_script 2.6.0: httr POST, URLs built by paste0 & co, evidence at the call
+    assert REGISTRY[metric_id].version == {"data_pointer": "2.7.1", "data_description": "2.6.0",
+                                           "data_acquisition_script": "2.6.0"}.get(metric_id, "2.5.1")
 
 
 # =========================================================================== A1
@@ -507,12 +509,21 @@ def test_workflow_download_lines_keep_their_first_letter(run):
         ("main.nf", 6, "SRA toolkit fasterq-dump fetches sequencing runs")]
 
 
-def test_r_download_through_a_url_name_spans_from_its_binding(run):
+def test_r_download_through_a_url_name_is_at_the_call_and_its_binding_follows(run):
+    # each item's snippet is its own line's text: the call, then the line binding its URL
     rmd = ("---\ntitle: t\n---\n\n```{r}\n# where the raw data live\n"
-           "raw_url <- \"https://example.org/study/raw.csv\"\n\nraw <- readr::read_csv(\n  raw_url\n)\n```\n")
+           "raw_url <- \"https://example.org/study/raw.csv\"\n\nraw <- readr::read_csv(\n  raw_url\n)\n"
+           "again <- readr::read_csv(raw_url)\n```\n")
     m = run("data_acquisition_script", {"analysis/report.Rmd": rmd, "data/README.md": "raw data: see report\n"})
     assert m.value == 100
-    assert [(e["path"], e["line_start"], e["line_end"]) for e in evidence(m)] == [("analysis/report.Rmd", 7, 9)]
+    assert [(e["path"], e["line_start"], e["line_end"], e["rule"], e["snippet"]) for e in evidence(m)] == [
+        ("analysis/report.Rmd", 9, 9, "data_acquisition_script.r_call", "raw <- readr::read_csv("),
+        ("analysis/report.Rmd", 7, 7, "data_acquisition_script.url_binding",
+         'raw_url <- "https://example.org/study/raw.csv"'),
+        # a second call through the same name: its binding is shown once
+        ("analysis/report.Rmd", 12, 12, "data_acquisition_script.r_call", "again <- readr::read_csv(raw_url)"),
+    ]
+    assert evidence(m)[0]["reason"] == "read_csv downloads https://example.org/study/raw.csv (the URL bound at line 7)"
 
 
 @pytest.mark.parametrize(

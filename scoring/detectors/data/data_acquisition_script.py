@@ -109,7 +109,12 @@ class Download:
     rule: str
     reason: str
     installer: bool = False   # an installer URL or a pipe into an interpreter: recorded, not counted
-    bound_line: int | None = None   # where the name the call takes its URL from is bound
+    # the first line of the workflow rule a wrapper belongs to: the evidence spans the rule
+    # from there to the wrapper
+    rule_line: int | None = None
+    # where the name the call takes its URL from is bound (another line): shown as an
+    # evidence item of its own, whose snippet is that line
+    bound_line: int | None = None
 
 
 def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -> Download | None:
@@ -352,7 +357,7 @@ def _scan_workflow_facts(tree: TreeIndex, path: str, facts: FileFacts, scan: _Do
                 scan.add(path, directive.line, None, directive.value, Download(
                     "data_acquisition_script.workflow_wrapper",
                     f"snakemake wrapper {_wrapper_path(directive.value)} downloads data",
-                    bound_line=rule_lines.get(directive.scope)))
+                    rule_line=rule_lines.get(directive.scope)))
         for line, url in snakemake_remote_urls(facts):
             scan.add(path, line, None, tree.snippet(path, line) or url, Download(
                 "data_acquisition_script.workflow_remote", f"workflow input fetched from the remote {url}"))
@@ -491,14 +496,15 @@ def _fallback_download(call: CallFact) -> Download | None:
 
 # ---- R and Julia
 _R_URL_CALL_RE = re.compile(
-    r"(?<![\w.])(?P<name>download\.file|curl_download|GET|request|read\.csv|read\.csv2|read\.table|read\.delim|"
+    r"(?<![\w.])(?P<name>download\.file|curl_download|GET|POST|request|read\.csv|read\.csv2|read\.table|read\.delim|"
     r"read_csv|read_tsv|read_delim|fread|readRDS|read_excel)\s*\(\s*(?P<arg>[^,)]*(?:\([^)]*\)?)?)"
 )
 _R_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>getGEO|pb_download|BiocFileCache|bfcrpath|osf_download)\s*\(")
 _JL_URL_CALL_RE = re.compile(r"(?<![\w.])(?P<name>Downloads\.download|download|HTTP\.download|HTTP\.get)\s*\(\s*(?P<arg>[^,)]*)")
 _JL_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>DataDep)\s*\(|datadep\"")
 _URL_VAR_RE = re.compile(
-    r"""^\s*(?:const\s+|local\s+|global\s+)?([A-Za-z_.][\w.]*)\s*(?:<<-|<-|=)\s*(?:paste0?\(\s*|string\(\s*)?["']((?:https?|ftp)://[^"']*)"""
+    r"""^\s*(?:const\s+|local\s+|global\s+)?([A-Za-z_.][\w.]*)\s*(?:<<-|<-|=)\s*"""
+    r"""(?:(?:paste0?|sprintf|file\.path|glue(?:::glue)?|str_c|string)\(\s*)?["']((?:https?|ftp)://[^"']*)"""
 )
 _ARG_WRAPPERS_RE = re.compile(r"^(?:url|gzcon|paste0?|string|file|sprintf|glue(?:::glue)?|file\.path)\s*\(\s*")
 
@@ -566,7 +572,8 @@ def _scan_r_julia_lines(lines: list[tuple[int, str]], language: str, path: str, 
             break
 
 
-_R_URL_CALLS = frozenset({"download.file", "curl_download", "GET", "request", "read.csv", "read.csv2", "read.table",
+# httr's POST fetches what a query posts (E-utilities takes long id lists by POST)
+_R_URL_CALLS = frozenset({"download.file", "curl_download", "GET", "POST", "request", "read.csv", "read.csv2", "read.table",
                           "read.delim", "read_csv", "read_tsv", "read_delim", "fread", "readRDS", "read_excel"})
 _R_TOOLS = frozenset({"getGEO", "pb_download", "BiocFileCache", "bfcrpath", "osf_download",
                       # data-archive APIs: tidycensus (US Census), fredr (FRED)
@@ -613,6 +620,12 @@ def _fact_arg_url(value: Value, line: int, url_vars: dict[str, tuple[str, int]],
     return bound if bound is not None else (None, None)
 
 
+def _bound_at(bound: int | None, line: int) -> str:
+    """Where the name a call takes its URL from is bound, for the reason: the evidence
+    stays at the call's line, whose text the snippet shows."""
+    return f" (the URL bound at line {bound})" if bound is not None and bound != line else ""
+
+
 def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: str, scan: _DownloadScan) -> None:
     """R and Julia downloads from the file's call facts: a fetching tool, or a reader or
     downloader called with a URL (a literal, a wrapper of one, a name bound to one)."""
@@ -647,8 +660,8 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
         if kind:
             by_line[call.line] = _ignored_software(name, kind)
         else:
-            by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} downloads {url}",
-                                          bound_line=bound)
+            by_line[call.line] = Download(f"data_acquisition_script.{label}",
+                                          f"{name} downloads {url}{_bound_at(bound, call.line)}", bound_line=bound)
     for line in sorted(by_line):
         scan.add(path, line, None, tree.snippet(path, line) or "", by_line[line])
 
@@ -681,7 +694,8 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
         for arg in candidates:
             url, bound = _fact_arg_url(arg, call.line, url_vars, {})
             if url and not _is_local_url(url) and not software_kind(url, scan.own):
-                by_line[call.line] = Download("data_acquisition_script.matlab_call", f"{name} downloads {url}",
+                by_line[call.line] = Download("data_acquisition_script.matlab_call",
+                                              f"{name} downloads {url}{_bound_at(bound, call.line)}",
                                               bound_line=bound)
                 break
     for line in sorted(by_line):
@@ -725,7 +739,7 @@ def _as_example(hit: _Hit) -> _Hit:
     return _Hit(hit.path, hit.line, hit.cell, hit.snippet,
                 Download("data_acquisition_script.example_ignored",
                          f"{hit.download.reason} (documentation or test: example data, not counted)",
-                         bound_line=hit.download.bound_line))
+                         rule_line=hit.download.rule_line, bound_line=hit.download.bound_line))
 
 
 def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
@@ -734,7 +748,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.5.1")
+@detector("data_acquisition_script", version="2.6.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -761,7 +775,10 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``download=True``, ``hf_hub_download``, ``pooch.*``, ``gdown.*``, ``zenodo_get``,
         ``osfclient``, the Kaggle API, ``GEOparse.get_GEO``, ``Entrez.efetch``, Synapse),
         and ``subprocess``/``os.system`` running a shell download; R ``download.file``,
-        ``curl_download``, ``httr::GET``, ``read.csv``/``fread`` of a URL, ``getGEO``,
+        ``curl_download``, ``httr::GET``/``POST`` (2.6.0), ``read.csv``/``fread`` of a URL
+        -- a literal, a wrapper of one, or a name bound to one or to a URL built from a
+        literal base (``uri <- paste0("https://…/eutils/", util)``, also ``sprintf``,
+        ``file.path``, ``glue``, ``str_c``; 2.6.0) --, ``getGEO``,
         ``piggyback::pb_download``, ``BiocFileCache``, ``osf_download``, the data-archive
         APIs ``tidycensus::get_acs``/``get_decennial``/``get_estimates``/``get_pums`` and
         ``fredr::fredr`` (in ``.R`` files and, from the R facts of their chunks, R Markdown
@@ -822,8 +839,11 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         step of a rerun and records where the data came from.
     Evidence:
         Each download with file, line (and notebook cell), the command or call and its
-        URL (from the line binding the name a call takes its URL from, to the call);
-        ignored installer downloads are listed with rule
+        URL; a call that takes its URL from a name bound on another line is followed by
+        that line (rule ``data_acquisition_script.url_binding``, once per binding), and its
+        reason names it: each item's snippet is its own line (2.6.0; the download's item
+        spanned from the binding to the call before); a snakemake wrapper's item spans its
+        rule from the rule's first line. Ignored installer downloads are listed with rule
         ``data_acquisition_script.installer_ignored``. ``counts`` holds the downloads, the
         files holding them, the ignored installers and the DVC tracking files.
     How to fix:
@@ -901,13 +921,7 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         "ignored_documentation_and_test_downloads": len(examples),
         "dvc_tracking_files": len(dvc_files),
     }
-    evidence = [
-        # a URL bound to a name above the call: from the binding to the call
-        Evidence(h.path, h.download.reason, rule=h.download.rule,
-                 line_start=min(h.line, h.download.bound_line) if h.line and h.download.bound_line else h.line,
-                 line_end=h.line, snippet=h.snippet, cell=h.cell)
-        for h in (downloads + ignored + [_as_example(h) for h in examples])[:MAX_EVIDENCE]
-    ]
+    evidence = _evidence(tree, downloads + ignored + [_as_example(h) for h in examples])
     if downloads:
         return Result(100, evidence=evidence, counts=counts, reason=downloads[0].download.reason), signals
     reason = "no script, notebook cell, task recipe or workflow rule downloads data"
@@ -916,6 +930,30 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     if examples:
         reason += f" ({len(examples)} download(s) of example or test data in documentation or tests ignored)"
     return Result(0, evidence=evidence, counts=counts, reason=reason, fix=_FETCH_FIX[fix_ecosystem(tree)]), signals
+
+
+def _evidence(tree: TreeIndex, hits: list[_Hit]) -> list[Evidence]:
+    """Each download at its line (a wrapper from its rule's first line), followed by the
+    line binding the name it takes its URL from when that is another line, once per
+    binding: every item's snippet is the text of its own line."""
+    evidence: list[Evidence] = []
+    bindings: set[tuple[str, int]] = set()
+    for h in hits:
+        if len(evidence) >= MAX_EVIDENCE:
+            break
+        evidence.append(Evidence(
+            h.path, h.download.reason, rule=h.download.rule,
+            line_start=min(h.line, h.download.rule_line) if h.line and h.download.rule_line else h.line,
+            line_end=h.line, snippet=h.snippet, cell=h.cell))
+        bound = h.download.bound_line
+        if bound is not None and bound != h.line and (h.path, bound) not in bindings \
+                and len(evidence) < MAX_EVIDENCE:
+            bindings.add((h.path, bound))
+            evidence.append(Evidence(
+                h.path, f"the URL of the download at line {h.line} is bound here",
+                rule="data_acquisition_script.url_binding", line_start=bound, line_end=bound,
+                snippet=tree.snippet(h.path, bound) or "", cell=h.cell))
+    return evidence
 
 
 # How the deposit's own tools fetch archived data (METRICS.md §0.3 A4 row).
