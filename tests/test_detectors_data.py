@@ -83,7 +83,9 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # 2.7.1/2.5.1: fix texts in the deposit's own ecosystem (§0.3)
     # data_description 2.6.0: a plain-text README's capital-letter lines are its headings
     # data_acquisition_script 2.6.0: httr POST, URLs built by paste0 & co, evidence at the call
-    assert REGISTRY[metric_id].version == {"data_pointer": "2.7.1", "data_description": "2.6.0",
+    # data_pointer 2.8.0: Figshare for Institutions, config* folders and parameter files, files
+    # test code fetches
+    assert REGISTRY[metric_id].version == {"data_pointer": "2.8.0", "data_description": "2.6.0",
                                            "data_acquisition_script": "2.6.0"}.get(metric_id, "2.5.1")
 
 
@@ -219,6 +221,20 @@ def test_documentation_pointers_count_only_when_the_deposit_fetches_data(run):
     # the deposit fetches data itself: its documentation names the data it retrieves
     assert (m.value, m.counts["ignored_documentation_examples"]) == (100, 0)
     assert evidence(m)[0]["path"] == "docs/guide.ipynb"
+
+
+def test_a_file_test_code_fetches_is_a_test_pointer_never_shown_as_a_pointer(run):
+    files = {
+        "tests/test_world.py": ("import requests\n\nWORLD = 'https://maps.example.org/world/countries.json'\n\n"
+                                "def test_world():\n    assert requests.get(WORLD).ok\n"),
+        # the deposit's own download keeps its documentation and test pointers in the scan
+        "scripts/get.py": "import urllib.request\n\nurllib.request.urlretrieve('https://example.org/regions.csv', 'r.csv')\n",
+    }
+    m = run("data_pointer", files)
+    # the literal in test code and the file the test fetches are both test data (§0.2.3, §0.3)
+    assert (m.value, m.counts["pointers"], m.counts["ignored_test_pointer"]) == (40, 1, 2)
+    assert [(e["path"], e["line_start"], e["rule"]) for e in evidence(m)] == [
+        ("scripts/get.py", 3, "data_pointer.direct_url")]
 
 
 def test_pointer_built_from_pieces_spans_from_its_first_literal(run):

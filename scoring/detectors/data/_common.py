@@ -502,6 +502,10 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
         _host_is(host, "mendeley.com") and lower.startswith("/datasets")
     ):
         return Pointer(100, "data_pointer.archival_host", url, f"data archive URL ({host})")
+    if _FIGSHARE_DATASET_PATH_RE.match(lower):
+        # Figshare for Institutions: a university's research data repository on Figshare
+        # (rdr.ucl.ac.uk, data.bris.ac.uk...) keeps Figshare's record path and mints DOIs
+        return Pointer(100, "data_pointer.archival_host", url, f"Figshare data record ({host})")
     if _host_is(host, *_PDB_HOSTS) and any(p in lower for p in _PDB_DATA_PATHS):
         return Pointer(80, "data_pointer.institutional_host", url, f"Protein Data Bank entry or file ({host})")
     if _host_is(host, "ncbi.nlm.nih.gov"):
@@ -535,6 +539,11 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
     if ctx.download and is_data_archive_name(name):
         return Pointer(40, "data_pointer.direct_url", url, "direct URL of a data archive in a data or download context")
     return "not_data"
+
+
+# Figshare's dataset record path, ``/articles/dataset/<title>/<id>[/<version>]``, which only
+# Figshare and the institutional portals it runs use (§0.2.16)
+_FIGSHARE_DATASET_PATH_RE = re.compile(r"^/articles/dataset/[^/]+/\d+(?:/\d+)?/?$")
 
 
 def _figshare_type(path: str) -> str:

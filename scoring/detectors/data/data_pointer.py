@@ -106,7 +106,7 @@ _CITATION_BINDING_RE = re.compile(r"cit(?:e|ation)|paper|article|publication|pre
 # The last name of a call that fetches or reads what its argument names: a DOI passed to
 # it is a data source (§0.2.14).
 _FETCH_CALL_RE = re.compile(
-    r"(?:^|[.:])(?:\w*download\w*|fetch\w*|retrieve\w*|read\w*|load\w*|open\w*|get|GET|request|url|urlopen"
+    r"(?:^|[.:])(?:\w*download\w*|fetch\w*|retrieve\w*|read\w*|load\w*|open\w*|get|GET|POST|request|url|urlopen"
     r"|websave|webread|urlread|urlwrite|fread|fromPath|fromSRA|file|pull|getGEO|bfcrpath|import\w*)$")
 _DOI_RULES = frozenset({"data_pointer.archival_doi", "data_pointer.institutional_doi", "data_pointer.doi_in_data_context"})
 
@@ -429,9 +429,9 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
                     if start is not None:
                         scan.starts[(path, call.line, call.cell)] = start
                     url = url.replace("{}", "0")
-                    before = len(scan.found)
+                    before = (len(scan.found), scan.ignored["test_pointer"])
                     scan.scan_code_text(url, "", path, call.line, call.cell, fetched=True)
-                    if len(scan.found) == before:
+                    if (len(scan.found), scan.ignored["test_pointer"]) == before:
                         _add_fetched_file(scan, url, path, call.line, call.cell)
     for path in _script_files(tree):
         facts = tree.facts(path)
@@ -453,10 +453,10 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
                                 downloaded |= values
                 # a literal over several lines: each pointer at its own line
                 for offset, text in enumerate(literal.value[:2000].split("\n")):
-                    before = len(scan.found)
+                    before = (len(scan.found), scan.ignored["test_pointer"])
                     scan.scan_code_text(text, literal.binding, path, literal.line_start + offset, None,
                                         fetched=literal.value in fetched)
-                    if len(scan.found) == before and literal.value in downloaded:
+                    if (len(scan.found), scan.ignored["test_pointer"]) == before and literal.value in downloaded:
                         _add_fetched_file(scan, text.strip(), path, literal.line_start + offset, None)
             continue
         for number, line in _guarded(tree, path, "reading script lines", lambda p=path: tree.script_lines(p), ()):
@@ -483,6 +483,10 @@ def _add_fetched_file(scan: _PointerScan, url: str, path: str, line: int | None,
     suffix = name.rsplit(".", 1)[-1] if "." in name else ""
     if suffix and suffix not in _PAGE_SUFFIXES and not is_software_download(url) \
             and not is_software_release(url, scan.own) and not scan.own.is_own_url(url):
+        if not is_data_use_path_name(path):
+            # a file test code fetches is test data, as a URL in test code is (§0.2.3, §0.3)
+            scan.ignored["test_pointer"] += 1
+            return
         scan.add(Pointer(40, "data_pointer.direct_url", url, "direct URL of a file the code fetches"), path, line, cell)
 
 
@@ -490,7 +494,7 @@ _URL_START_RE = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)
 # The R, Julia and MATLAB calls that download or read the file a URL names (A4's list):
 # the URL they are given is a data file whatever its suffix (2.7.0; Python's since 2.5.0).
 _FILE_FETCH_RE = re.compile(
-    r"(?:^|[.:])(?:download\.file|curl_download|GET|read\.(?:csv2?|table|delim2?)|read_(?:csv2?|tsv|delim|excel)"
+    r"(?:^|[.:])(?:download\.file|curl_download|GET|POST|read\.(?:csv2?|table|delim2?)|read_(?:csv2?|tsv|delim|excel)"
     r"|fread|readRDS|download|websave|webread|urlwrite|urlread)$")
 
 
@@ -522,6 +526,8 @@ _CONFIG_JSON_RE = re.compile(
     re.IGNORECASE,
 )
 _CONFIG_DIRS = frozenset({"config", "configs", "conf", "settings", ".vscode", ".github", ".devcontainer"})
+# a file named as parameters (``params.json``, ``simulation_parameters.mat``, ``model-params.csv``)
+_PARAMETER_NAME_RE = re.compile(r"(?:^|[-_.\s])param(?:eter)?s?(?:[-_.\s]|$)", re.IGNORECASE)
 _DATA_DIRS = frozenset({"data", "raw", "datasets", "dataset"})
 
 
@@ -581,8 +587,11 @@ def local_data_files(tree: TreeIndex) -> list[str]:
         if any(part.startswith(".") for part in parts):
             continue
         dirs = [p.lower() for p in parts[:-1]]
-        if _CONFIG_DIRS & set(dirs) and ext in (".json", ".tsv", ".csv"):
-            continue  # sample sheets and settings in the configuration role (A2 V2 rule 5)
+        if any(d in _CONFIG_DIRS or d.startswith("config") for d in dirs) or _PARAMETER_NAME_RE.search(parts[-1]):
+            # sample sheets, settings, templates and parameter tables in the configuration role
+            # (A2 V2 rule 5): config/, conf/, settings/ and every config* folder (configFiles/,
+            # config_files/, configuration/), and files named as parameters
+            continue
         if _RECORDING_DIRS & set(dirs) or any(_REFERENCE_OUTPUT_DIR_RE.fullmatch(d) for d in dirs):
             continue
         if ext == ".json":
@@ -606,7 +615,7 @@ def _suffix_of(path: str) -> str:
     return name[dot:] if dot > 0 else ""
 
 
-@detector("data_pointer", version="2.7.1")
+@detector("data_pointer", version="2.8.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -621,7 +630,10 @@ def data_pointer(tree: TreeIndex) -> Result:
         PANGAEA 10.1594, UKDS 10.5255, DANDI 10.48324, …) or an archive host URL (zenodo.org,
         figshare.com, osf.io and its subdomains, datadryad.org, a Dataverse, data.mendeley.com,
         pangaea.de, the domain repositories dandiarchive.org and neurovault.org…); DANDI
-        URIs (``dandi://…``, ``s3://dandiarchive/…``) in any language (§0.2.16). An OSF
+        URIs (``dandi://…``, ``s3://dandiarchive/…``) in any language (§0.2.16); a Figshare
+        dataset record on any host (``/articles/dataset/<title>/<id>[/<version>]``: the
+        research data repository a university runs on Figshare for Institutions, such as
+        rdr.ucl.ac.uk, is Figshare with its DOIs; 2.8.0). An OSF
         ``/preprints/`` or ``/meetings/`` record and a Figshare record typed as software,
         code, preprint, poster, presentation, journal contribution, thesis… are
         publications, not data (§0.2.16; 2.7.0).
@@ -653,8 +665,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         (``'https://hitran.org/data/Q/' + 'q' + str(G) + '.txt'``), whatever its suffix
         other than a web page's (2.5.0; nor its assets' -- fonts, styles -- nor a bare
         host's: 2.7.0), and likewise a URL literal an R, Julia or MATLAB
-        download or read call is given (``download.file``, ``read.csv``, ``websave``,
-        ``webread``, ``download``…; 2.7.0), unless it is a software release
+        download or read call is given (``download.file``, ``read.csv``, ``httr::GET``/
+        ``POST`` (2.8.0), ``websave``, ``webread``, ``download``…; 2.7.0), unless it is a
+        software release
         (``tool-1.2.zip``, a code host's ``archive/master.zip``); a remote file read through a GDAL virtual file
         system in a code string of any language (``/vsicurl/https://…``, ``/vsis3/…``,
         ``/vsigs/…``, ``/vsiaz/…``: sf, terra, rasterio, geopandas; 2.7.0); a Nextflow
@@ -669,9 +682,12 @@ def data_pointer(tree: TreeIndex) -> Result:
         the project (the RStudio ``<name>.Rproj``, DESCRIPTION ``Package:``; 2.5.0).
         25 local_file: a data file in the
         tree (``.csv .tsv .parquet .feather .h5 .hdf5 .nc .npy .npz .rds .xlsx .json…``),
-        dot paths and configuration files excluded (``.json``/``.tsv``/``.csv`` under
-        ``config/``, ``conf/``, ``settings/``: sample sheets and settings; Nextflow
-        ``nextflow_schema.json``/``output_definition.json``); ``.json`` only under a data
+        dot paths and configuration files excluded (any data format under ``config/``,
+        ``conf/``, ``settings/`` and every ``config*`` folder such as ``configFiles/``,
+        ``config_files/``, ``configuration/``: sample sheets, settings, templates the method
+        reads -- only ``.json``/``.tsv``/``.csv`` under the first three before 2.8.0 --; a
+        file named as parameters, ``params.json``, ``simulation_parameters.mat`` (2.8.0);
+        Nextflow ``nextflow_schema.json``/``output_definition.json``); ``.json`` only under a data
         folder or above 1 KiB and not a known configuration name; never a test recording
         (``cassettes/``, ``fixtures/``, a test or recordings-folder JSON holding
         ``http_interactions`` or request/response ``interactions``; §0.2.17), a reference
@@ -685,7 +701,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         ``link``, the ``doi`` of a lookup such as ``dataset_search(doi = …)``, never a
         citation's); §0.2.14: a DOI in a message, a citation string or a dict key is none
         (2.7.0 for data-repository DOIs), and
-        a URL, DOI or accession number in test code is test data (§0.2.3, §0.3). Local data
+        a URL, DOI or accession number in test code is test data (§0.2.3, §0.3), as is a
+        file test code fetches (counted as ``ignored_test_pointer``, never shown as a
+        pointer: 2.8.0). Local data
         files are the §0.2.15 formats too (.h5ad, .loom, .zarr, .fa, .gtf, .bed, .tif,
         .sav, .dta, .rda, .arrow...); an R package's data/ datasets count as local data
         but do not by themselves make the deposit use data.
