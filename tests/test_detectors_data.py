@@ -85,7 +85,8 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # data_acquisition_script 2.6.0: httr POST, URLs built by paste0 & co, evidence at the call
     # data_pointer 2.8.0: Figshare for Institutions, config* folders and parameter files, files
     # test code fetches
-    assert REGISTRY[metric_id].version == {"data_pointer": "2.8.0", "data_description": "2.6.0",
+    # data_description 2.7.0: the README of a data folder anywhere
+    assert REGISTRY[metric_id].version == {"data_pointer": "2.8.0", "data_description": "2.7.0",
                                            "data_acquisition_script": "2.6.0"}.get(metric_id, "2.5.1")
 
 
@@ -778,6 +779,27 @@ def test_a_loader_on_a_parameter_is_not_data_use(make_tree):
         "share/params/Ag.json": "{" + '"a": 1, ' * 600 + '"b": 2}',
     })
     assert data_use(tree).none and not any(m.applicable for m in values.values())
+
+
+@pytest.mark.parametrize(("readme", "extra", "counted"), [
+    ("analysis/data/README.md", {}, True),
+    ("analysis/data/raw_data/README.md", {"analysis/data/raw_data/counts.csv": "a\n1\n"}, True),
+    ("Analysis/FinalData/ReadMe.md", {"Analysis/FinalData/necropsy.csv": "a\n1\n"}, True),
+    ("raw-data/README.md", {"raw-data/x.tsv": "a\n1\n"}, True),
+    # a compound data folder that holds no data file, a folder that is not named for data
+    ("Analysis/FinalData/ReadMe.md", {}, False),
+    ("analysis/Metadata/README.md", {"analysis/Metadata/x.csv": "a\n1\n"}, False),
+    ("src/DataStructures/README.md", {"src/DataStructures/x.csv": "a\n1\n"}, False),
+    ("src/input_parser/README.md", {"src/input_parser/x.json": "{}"}, False),
+    # test and documentation data describe examples
+    ("tests/data/README.md", {}, False),
+    ("docs/data/README.md", {}, False),
+])
+def test_the_readme_of_a_data_folder_is_a_data_document(run, readme, extra, counted):
+    m = run("data_description", {"README.md": "# Study\n\nThe analysis.\n",
+                                 readme: "The counts per sample, one row per gene, from the sequencing run.\n",
+                                 **extra})
+    assert (m.value, [e["path"] for e in evidence(m)]) == ((40, [readme]) if counted else (0, []))
 
 
 # =========================================================================== fix texts by ecosystem

@@ -151,12 +151,32 @@ def is_data_heading(text: str) -> bool:
     return True
 
 
+_DATA_FOLDER_NAMES = frozenset({"data", "dataset", "datasets"})
+_NAME_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def _is_data_folder(tree: TreeIndex, folder: str) -> bool:
+    """A folder named for data: ``data/``, ``dataset(s)/``, or a name with ``data`` as one
+    of its words that holds a data file (``OrigData/``, ``FinalData/``, ``raw_data/``,
+    ``derived-data/``; never ``metadata/``, ``database/``, ``data_structures/``)."""
+    name = _name(folder)
+    if name.lower() in _DATA_FOLDER_NAMES:
+        return True
+    words = [w.lower() for w in _NAME_WORD_RE.findall(name)]
+    if "data" not in words or _NOT_DATA_COMPOUND_RE.search(" ".join(words)):
+        return False
+    return any(data_extension(_name(p)) for p in tree.files_under(folder))
+
+
 def data_docs(tree: TreeIndex) -> list[str]:
     """Dedicated data documents (A1 V2): ``DATA.md``, ``DATA_README*``, ``DATASET*.md``,
     ``DATA_AVAILABILITY*``, ``datasheet*.md`` at the root, ``README*`` and ``*.md`` in a
-    top-level ``data/`` folder, and the README of a dataset one level below it
-    (``data/<set>/README*``, §0.3 headings); matched case-insensitively, prose extensions
-    only."""
+    top-level ``data/`` folder, the README of a dataset one level below it
+    (``data/<set>/README*``, §0.3 headings), and the README of a data folder anywhere
+    else in the deposit's own files (``analysis/data/README.md``,
+    ``analysis/data/raw_data/README.md``, ``Analysis/OrigData/ReadMe.md``: §0.3's
+    dataset README by its spirit, a README describing the data files beside it);
+    matched case-insensitively, prose extensions only."""
     found = [
         p for p in tree.files_in("")
         if _ROOT_DATA_DOC_RE.fullmatch(_name(p)) and _suffix(p) in _PROSE_EXTS
@@ -171,6 +191,14 @@ def data_docs(tree: TreeIndex) -> list[str]:
         for dataset in tree.subdirs(folder):
             found += [p for p in tree.files_in(dataset)
                       if _name(p).lower().startswith("readme") and _suffix(p) in _PROSE_EXTS]
+    for path in tree.files:
+        if "/" not in path or not _name(path).lower().startswith("readme") or _suffix(path) not in _PROSE_EXTS:
+            continue
+        folder = path.rsplit("/", 1)[0]
+        if folder.split("/", 1)[0].lower() == "data" and folder.count("/") <= 1:
+            continue   # the top-level data folder and its datasets: the rules above
+        if _is_data_folder(tree, folder) and is_data_use_path(tree, path):
+            found.append(path)
     return sorted(set(found))
 
 

@@ -46,7 +46,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_word(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.6.0")
+@detector("data_description", version="2.7.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -54,8 +54,14 @@ def data_description(tree: TreeIndex) -> Result:
         Three sources; the highest value wins (METRICS.md A1 V2, §0.1.13, §0.1.20).
         (a) A dedicated data document, matched case-insensitively: ``DATA.md`` (also
         ``.markdown``/``.rst``), ``DATA_README*``, ``DATASET*.md``, ``DATA_AVAILABILITY*``,
-        ``datasheet*.md`` at the root, ``data/README*`` and ``data/*.md``, and a
-        dataset's README one level below (``data/<set>/README*``, §0.3 headings; 2.5.0).
+        ``datasheet*.md`` at the root, ``data/README*`` and ``data/*.md``, a
+        dataset's README one level below (``data/<set>/README*``, §0.3 headings; 2.5.0),
+        and the README of a data folder anywhere else in the deposit's own files: a
+        folder named ``data``/``dataset(s)``, or with ``data`` as a word of its name and a
+        data file inside (``analysis/data/``, ``analysis/data/raw_data/``,
+        ``Analysis/OrigData/``, ``FinalData/``; never ``metadata/``, ``database/``,
+        ``data_structures/``), outside tests, documentation and examples (§0.3's dataset
+        README by its spirit: the README that describes the data files beside it; 2.7.0).
         Words of its rendered prose: >= 100 -> 100, 30-99 -> 70, 1-29 -> 40.
         (b) A README data section: a real heading (outside code fences; ATX, setext, RST
         or HTML; in a plain-text README, a short line in capitals after a blank line,
@@ -110,7 +116,8 @@ def data_description(tree: TreeIndex) -> Result:
     Known false positives:
         Any other heading with the word "data" counts ("Data handling in the GUI",
         "Potential additional data" in a future-work list); a ``data/*.md`` file that is
-        not about the data (a licence, a changelog) counts as a data document; the
+        not about the data (a licence, a changelog) counts as a data document, as does a
+        README in a data folder that only says what goes there ("Raw files go here."); the
         keyword tier fires on a README that merely mentions a dataset.
         The count is prose words, so a data document made mostly of tables without
         sentences scores by its table text. REF counted the heading's own tokens too
