@@ -86,8 +86,11 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # data_pointer 2.8.0: Figshare for Institutions, config* folders and parameter files, files
     # test code fetches
     # data_description 2.7.0: the README of a data folder anywhere
-    assert REGISTRY[metric_id].version == {"data_pointer": "2.8.0", "data_description": "2.7.0",
-                                           "data_acquisition_script": "2.6.0"}.get(metric_id, "2.5.1")
+    # 2.8.0/2.9.0/2.6.0/2.7.0: the deposit kind's named datasets, parameter-derived paths,
+    # intermediates, example data named by tests and documentation, documentation-build pages
+    assert REGISTRY[metric_id].version == {"data_description": "2.8.0", "data_pointer": "2.9.0",
+                                           "workflow_orchestration": "2.6.0",
+                                           "data_acquisition_script": "2.7.0"}[metric_id]
 
 
 # =========================================================================== A1
@@ -779,6 +782,80 @@ def test_a_loader_on_a_parameter_is_not_data_use(make_tree):
         "share/params/Ag.json": "{" + '"a": 1, ' * 600 + '"b": 2}',
     })
     assert data_use(tree).none and not any(m.applicable for m in values.values())
+
+
+@pytest.mark.parametrize(("source", "uses_data"), [
+    # a literal supplies the file's name or folder: the deposit's own file
+    ("np.loadtxt('runs/si.eig')", True),
+    ("np.loadtxt(DATA + '/si.eig')", True),
+    ("np.loadtxt(os.path.join(folder, 'si.eig'))", True),
+    ("np.loadtxt(f'runs/{name}.eig')", True),
+    ("np.loadtxt(f'si_{run}.eig')", True),
+    # only an extension or a suffix appended to a parameter: whatever its user passes
+    ("np.loadtxt(seedname + '.gw.unsorted.eig')", False),
+    ("np.loadtxt(f'{seedname}.eig')", False),
+    ("np.loadtxt('{}.eig'.format(seedname))", False),
+    ("np.loadtxt('%s.eig' % seedname)", False),
+    ("np.loadtxt(seedname + '_overlap.dat')", False),
+    ("np.loadtxt(seedname)", False),
+])
+def test_a_path_names_a_file_only_when_a_literal_supplies_its_name_or_folder(make_tree, source, uses_data):
+    tree = TreeIndex.from_path(make_tree({
+        "tools/convert.py": f"import os\nimport sys\n\nimport numpy as np\n\nseedname = sys.argv[1]\nx = {source}\n"}))
+    assert data_use(tree).none is not uses_data
+
+
+@pytest.mark.parametrize(("files", "uses_data"), [
+    ({"gen.R": "write.csv(sim, 'out/series.csv')\n", "fit.R": "x <- read.csv('out/series.csv')\n"}, False),
+    ({"gen.py": "import pandas as pd\nsim.to_csv('series.csv')\n",
+      "fit.jl": "using CSV\nx = CSV.read(\"$(@__DIR__)/series.csv\")\n"}, False),
+    # the file is committed: the deposit's data, whoever wrote it
+    ({"gen.R": "write.csv(sim, 'out/series.csv')\n", "fit.R": "x <- read.csv('out/series.csv')\n",
+      "out/series.csv": "t,x\n0,1\n"}, True),
+    # a test that writes the file makes no source's read of it an intermediate
+    ({"tests/test_gen.R": "write.csv(sim, 'out/series.csv')\n", "fit.R": "x <- read.csv('out/series.csv')\n"}, True),
+    # another file of the same name is read
+    ({"gen.R": "write.csv(sim, 'out/series.csv')\n", "fit.R": "x <- read.csv('input/survey.csv')\n"}, True),
+])
+def test_a_file_the_deposit_writes_and_does_not_ship_is_an_intermediate_not_data(make_tree, files, uses_data):
+    assert data_use(TreeIndex.from_path(make_tree(files))).none is not uses_data
+
+
+@pytest.mark.parametrize(("source", "uses_data"), [
+    ("import torchvision.datasets as D\nD.CIFAR10(root=args.root, download=False)\n", True),
+    ("from torchvision import datasets\ndatasets.MNIST('~/data', train=True)\n", True),
+    ("from tensorflow.keras.datasets import mnist\n(x, y), _ = mnist.load_data()\n", True),
+    ("import tensorflow_datasets as tfds\nds = tfds.load('mnist', download=False)\n", True),
+    ("from sklearn.datasets import fetch_openml\nX = fetch_openml('mnist_784', data_home=cache)\n", True),
+    ("import torchaudio\nds = torchaudio.datasets.SPEECHCOMMANDS(root)\n", True),
+    # generic folder readers and synthetic data name no dataset
+    ("import torchvision.datasets as D\nD.ImageFolder(args.data)\n", False),
+    ("import torchvision.datasets as D\nD.FakeData(size=10)\n", False),
+])
+def test_a_named_dataset_api_loads_data_whatever_its_arguments(make_tree, source, uses_data):
+    tree = TreeIndex.from_path(make_tree({"train.py": source}))
+    assert data_use(tree).none is not uses_data
+
+
+@pytest.mark.parametrize(("files", "sources"), [
+    ({"docs/Makefile": "html:\n\trsync -r ../notebooks/ ./notebooks/\n\tsphinx-build . _build\n",
+      "notebooks/a.ipynb": "{}"}, {"notebooks"}),
+    ({"doc/conf.py": "import shutil\n\nshutil.copytree('../examples/gallery', 'gallery')\n",
+      "examples/gallery/plot.py": "x = 1\n"}, {"examples/gallery"}),
+    # the built pages copied out of the documentation, a copy within it, a folder that is not there
+    ({"docs/Makefile": "sync:\n\trsync -avh _build/html/ ../site/\n\tcp -r static/ _build/\n\tcp -r ../missing/ .\n"},
+     set()),
+    # a Makefile outside the documentation folders copies nothing into them
+    ({"Makefile": "docs:\n\tcp -r notebooks docs/\n", "notebooks/a.ipynb": "{}"}, set()),
+])
+def test_folders_the_documentation_build_copies_in_are_documentation(make_tree, files, sources):
+    from scoring.detectors.data._common import documentation_sources, is_data_use_path
+
+    tree = TreeIndex.from_path(make_tree(files))
+    assert documentation_sources(tree) == sources
+    for folder in sources:
+        example = next(p for p in tree.files if p.startswith(folder + "/"))
+        assert not is_data_use_path(tree, example)
 
 
 @pytest.mark.parametrize(("readme", "extra", "counted"), [

@@ -35,6 +35,7 @@ from scoring.detectors.data._common import (
     classify_url,
     data_probe,
     is_data_use_path,
+    is_documentation_example,
     is_software_download,
     is_software_release,
     nextflow_remote_params,
@@ -99,9 +100,6 @@ def _ignored_software(what: str, kind: str) -> Download:
 def _is_local_url(url: str) -> bool:
     host, _ = _split_url(url)
     return host in ("localhost", "127.0.0.1", "0.0.0.0") or not host
-
-
-_EXAMPLE_ROLES = frozenset({"docs", "test"})
 
 
 @dataclass(frozen=True)
@@ -748,7 +746,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.6.0")
+@detector("data_acquisition_script", version="2.7.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -817,23 +815,43 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         (``(wget … | gzip -dc) > ref.fa``) runs its first word. Python that does not
         parse (Python 2) is scanned with line patterns. README code blocks are
         documentation, not scripts, and a download in a documentation or test file
-        (``docs/``, ``vignettes/``, tests: a tutorial's or a test's example data) is
-        listed as ignored, never counted (§0.3 deposit kind; 2.5.0).
+        (``docs/``, ``vignettes/``, tests: a tutorial's or a test's example data; the
+        notebooks of a folder the documentation build copies in, 2.7.0) is listed as
+        ignored, never counted (§0.3 deposit kind; 2.5.0).
         Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
         examples, no data document or README data section, no data pointer and no
         workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
         inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.3.0). Test data is no data use: a data file only test
-        code names (``files/inputs/`` set as the folder of ``test/*.f90`` alone), test
-        recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17) and
-        reference outputs (``expected*/``, ``baseline*/``, ``snapshots/``); in an R
-        package an ``inst/`` file is data use only when the package's ``R/`` code reads
-        it (scripts under ``inst/`` build examples and test fits, like ``data-raw/``);
-        example data under ``examples/**/data/``, with the domain formats ``.xvg .dat
-        .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries). These came
-        with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0.
+        library, not data use (2.3.0). Test data and documentation examples are no data use: a data file only
+        test or documentation code names -- by its path, or by its name alone joined to a
+        folder the code computes (``os.path.join(nitime.__path__[0], 'data')`` and
+        ``'fmri_timeseries.csv'`` in a gallery example and a test) --, test recordings
+        (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference outputs
+        (``expected*/``, ``baseline*/``, ``snapshots/``), and the notebooks and scripts of
+        a folder the documentation build copies in (a recipe of ``docs/Makefile`` running
+        ``rsync``/``cp`` on ``../notebooks/``, or ``shutil.copytree`` in ``docs/conf.py``:
+        tutorial pages, whose downloads and pointers are ignored as those of ``docs/``
+        are); in an R package an ``inst/`` file is data use only when the package's ``R/``
+        code reads it (scripts under ``inst/`` build examples and test fits, like
+        ``data-raw/``); example data under ``examples/**/data/``, with the domain formats
+        ``.xvg .dat .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries).
+        A named-dataset API loads data whatever its arguments (torchvision, torchaudio and
+        torchtext datasets, keras ``load_data``, ``tensorflow_datasets.load``,
+        ``datasets.load_dataset``, ``sklearn.datasets.fetch_*``: ``CIFAR10(root,
+        download=False)`` reads the copy on disk). A load names a file of the deposit only
+        when a literal supplies its name or folder (``"data/" + name``, ``file.path("data",
+        f)``): a loader given a parameter with only an extension or suffix appended
+        (``np.loadtxt(seedname + ".eig")``, ``paste0(x, ".csv")``, ``"$(x).csv"``) reads
+        whatever its user passes. A file the deposit's own source code writes (the path
+        literal of a write call) and does not ship is an intermediate product of its run,
+        and reading it back is no data loading call (§0.3's "no data loading call" read as
+        no call loading input data: a benchmark that writes a synthetic series and times
+        reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
+        the rules of this paragraph from the named-dataset APIs on, the documentation
+        build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
+        A4 2.7.0.
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.
@@ -860,7 +878,8 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``tool.tar.gz``) or of a model checkpoint counts as a data download; any
         ``pooch``/``gdown`` call counts; a downloader in an unused script counts; a
         Nextflow remote parameter of a test profile counts. A URL held in a variable
-        defined in another file, or built at run time, is not resolved (a false negative).
+        defined in another file, or built at run time, is not resolved (a false negative);
+        an ``httr::POST`` that uploads counts as a download.
     """
     return not_applicable_result(tree) or probed(tree, "data_acquisition_script")[0]
 
@@ -908,8 +927,8 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
 
     fetched = [h for h in scan.hits if not h.download.installer]
     # downloads in documentation and tests fetch example and test data (§0.3 deposit kind)
-    downloads = [h for h in fetched if tree.role(h.path) not in _EXAMPLE_ROLES]
-    examples = [h for h in fetched if tree.role(h.path) in _EXAMPLE_ROLES]
+    downloads = [h for h in fetched if not is_documentation_example(tree, h.path)]
+    examples = [h for h in fetched if is_documentation_example(tree, h.path)]
     ignored = [h for h in scan.hits if h.download.installer]
     signals = [DataSignal("call", h.path, h.download.reason) for h in downloads
                if is_data_use_path(tree, h.path) and not h.path.lower().startswith("readme")

@@ -46,9 +46,10 @@ from scoring.detectors.data._common import (
     data_probe,
     is_data_heading,
     is_data_use_path,
+    is_documentation_example,
     is_software_download,
     is_software_release,
-    named_only_by_tests,
+    named_only_by_examples,
     nextflow_remote_params,
     not_applicable_result,
     own_identifiers,
@@ -572,9 +573,9 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     A ``.json`` file counts only under a data folder (``data/``, ``input*/``, ``raw/``,
     ``datasets/``) or when larger than 1 KiB and not a known configuration name. Test
     recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference
-    outputs (``expected*/``, ``baseline*/``, ``snapshots/``) and files only tests name are
-    not data; ``examples/**/data/`` also holds the domain formats ``.xvg .dat .pdb .xyz
-    .gro``.
+    outputs (``expected*/``, ``baseline*/``, ``snapshots/``) and files only test and
+    documentation code names are not data; ``examples/**/data/`` also holds the domain
+    formats ``.xvg .dat .pdb .xyz .gro``.
     """
     found = []
     for path in tree.files:
@@ -604,8 +605,8 @@ def local_data_files(tree: TreeIndex) -> list[str]:
                 continue
         found.append(path)
     if found:
-        test_only = named_only_by_tests(tree, found)
-        found = [p for p in found if p not in test_only]
+        examples_only = named_only_by_examples(tree, found)
+        found = [p for p in found if p not in examples_only]
     return found
 
 
@@ -615,7 +616,7 @@ def _suffix_of(path: str) -> str:
     return name[dot:] if dot > 0 else ""
 
 
-@detector("data_pointer", version="2.8.0")
+@detector("data_pointer", version="2.9.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -692,7 +693,8 @@ def data_pointer(tree: TreeIndex) -> Result:
         (``cassettes/``, ``fixtures/``, a test or recordings-folder JSON holding
         ``http_interactions`` or request/response ``interactions``; §0.2.17), a reference
         output (``expected*/``, ``baseline*/``, ``snapshots/``) or a file only test code
-        names (2.7.0).
+        names (2.7.0), or only test and documentation code, by its path or by its name
+        alone (2.9.0).
         Per language: Python literals and notebook cells, R/Julia/Snakemake/Nextflow and
         MATLAB/Octave string literals (comments are never pointers; vendored MATLAB
         toolboxes are skipped), shell and Make-like lines. In code a DOI, whatever its
@@ -720,7 +722,8 @@ def data_pointer(tree: TreeIndex) -> Result:
         at <doi>", "a companion analysis compendium at <doi>", a preprint, slides, a
         poster) and of a section about future or planned work ("Future work",
         "Roadmap", "To do": data the deposit does not have). Documentation pages
-        (``docs/``, ``vignettes/``: tutorials and user guides) and tests point to their
+        (``docs/``, ``vignettes/``: tutorials and user guides; the pages of a folder the
+        documentation build copies in, 2.9.0) and tests point to their
         example data: their pointers count only when the deposit's own code fetches data
         (A4 counts a download outside documentation and tests), as a data-access
         package's vignettes name the data it retrieves (§0.3 deposit kind; 2.7.0).
@@ -730,15 +733,34 @@ def data_pointer(tree: TreeIndex) -> Result:
         examples, no data document or README data section, no data pointer and no
         workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
         inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.4.0). Test data is no data use: a data file only test
-        code names (``files/inputs/`` set as the folder of ``test/*.f90`` alone), test
-        recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17) and
-        reference outputs (``expected*/``, ``baseline*/``, ``snapshots/``); in an R
-        package an ``inst/`` file is data use only when the package's ``R/`` code reads
-        it (scripts under ``inst/`` build examples and test fits, like ``data-raw/``);
-        example data under ``examples/**/data/``, with the domain formats ``.xvg .dat
-        .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries). These came
-        with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0.
+        library, not data use (2.4.0). Test data and documentation examples are no data use: a data file only
+        test or documentation code names -- by its path, or by its name alone joined to a
+        folder the code computes (``os.path.join(nitime.__path__[0], 'data')`` and
+        ``'fmri_timeseries.csv'`` in a gallery example and a test) --, test recordings
+        (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference outputs
+        (``expected*/``, ``baseline*/``, ``snapshots/``), and the notebooks and scripts of
+        a folder the documentation build copies in (a recipe of ``docs/Makefile`` running
+        ``rsync``/``cp`` on ``../notebooks/``, or ``shutil.copytree`` in ``docs/conf.py``:
+        tutorial pages, whose downloads and pointers are ignored as those of ``docs/``
+        are); in an R package an ``inst/`` file is data use only when the package's ``R/``
+        code reads it (scripts under ``inst/`` build examples and test fits, like
+        ``data-raw/``); example data under ``examples/**/data/``, with the domain formats
+        ``.xvg .dat .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries).
+        A named-dataset API loads data whatever its arguments (torchvision, torchaudio and
+        torchtext datasets, keras ``load_data``, ``tensorflow_datasets.load``,
+        ``datasets.load_dataset``, ``sklearn.datasets.fetch_*``: ``CIFAR10(root,
+        download=False)`` reads the copy on disk). A load names a file of the deposit only
+        when a literal supplies its name or folder (``"data/" + name``, ``file.path("data",
+        f)``): a loader given a parameter with only an extension or suffix appended
+        (``np.loadtxt(seedname + ".eig")``, ``paste0(x, ".csv")``, ``"$(x).csv"``) reads
+        whatever its user passes. A file the deposit's own source code writes (the path
+        literal of a write call) and does not ship is an intermediate product of its run,
+        and reading it back is no data loading call (§0.3's "no data loading call" read as
+        no call loading input data: a benchmark that writes a synthetic series and times
+        reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
+        the rules of this paragraph from the named-dataset APIs on, the documentation
+        build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
+        A4 2.7.0.
     Why it matters:
         A persistent, archived copy of the data is what lets a third party rerun the
         analysis years later; a link to a code repository or a file on the author's
@@ -764,12 +786,12 @@ def data_pointer(tree: TreeIndex) -> Result:
         of results in the tree scores 25 as "local data". Data files bundled as bare
         archives (``data.zip``) are not recognised by name. A link text that merely looks
         like an author and a year ("Census 2020") is read as a citation on a line that
-        names no data.
+        names no data. A data file the deposit reads through a name held in a variable
+        (``pd.read_csv(path)``) and that a test or documentation example names too is
+        read as example data, not local data.
     """
     return not_applicable_result(tree) or probed(tree, "data_pointer")[0]
 
-
-_EXAMPLE_ROLES = frozenset({"docs", "test"})
 
 # Where to deposit the data and name it, in the deposit's own terms (METRICS.md §0.3).
 _DEPOSIT_FIX = {
@@ -837,7 +859,7 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         # deposit's data). Only a deposit whose own code fetches data keeps them: its
         # documentation then names the data the software retrieves (a data-access
         # package's vignettes citing the download DOIs it produced).
-        kept = [item for item in scan.found if tree.role(item[1]) not in _EXAMPLE_ROLES]
+        kept = [item for item in scan.found if not is_documentation_example(tree, item[1])]
         scan.ignored["documentation_example"] += len(scan.found) - len(kept)
         scan.found = kept
 
