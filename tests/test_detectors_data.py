@@ -88,7 +88,8 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # data_description 2.7.0: the README of a data folder anywhere
     # 2.8.0/2.9.0/2.6.0/2.7.0: the deposit kind's named datasets, parameter-derived paths,
     # intermediates, example data named by tests and documentation, documentation-build pages
-    assert REGISTRY[metric_id].version == {"data_description": "2.8.0", "data_pointer": "2.9.0",
+    # data_pointer 2.10.0: files of a data folder a source module opens, whatever their suffix
+    assert REGISTRY[metric_id].version == {"data_description": "2.8.0", "data_pointer": "2.10.0",
                                            "workflow_orchestration": "2.6.0",
                                            "data_acquisition_script": "2.7.0"}[metric_id]
 
@@ -239,6 +240,22 @@ def test_a_file_test_code_fetches_is_a_test_pointer_never_shown_as_a_pointer(run
     assert (m.value, m.counts["pointers"], m.counts["ignored_test_pointer"]) == (40, 1, 2)
     assert [(e["path"], e["line_start"], e["rule"]) for e in evidence(m)] == [
         ("scripts/get.py", 3, "data_pointer.direct_url")]
+
+
+@pytest.mark.parametrize(("files", "local"), [
+    ({"net/io.py": "open('data/ind.{}.{}'.format(name, part))\n", "net/data/ind.cora.x": "x"}, ["net/data/ind.cora.x"]),
+    ({"io.R": "readRDS(file.path('data', 'graph'))\nx <- readLines('inputs/run_{i}.out')\n",
+      "inputs/run_1.out": "1", "inputs/notes": "n"}, ["inputs/run_1.out"]),
+    # a notebook may only demonstrate; a template whose file name is all fields names nothing
+    ({"demo.ipynb": notebook([("code", "open('data/ind.cora.x')")]), "data/ind.cora.x": "x"}, []),
+    ({"pkg/pdf.py": "key = '{}/{}'.format(a, b)\n", "pkg/data/table.x": "x"}, []),
+    # prose and bibliographies are no data, nor are files outside a data folder
+    ({"pkg/cite.py": "open('data/citation.bib')\n", "pkg/data/citation.bib": "@article{x}"}, []),
+    ({"pkg/io.py": "open('models/ind.cora.x')\n", "pkg/models/ind.cora.x": "x"}, []),
+])
+def test_a_file_of_a_data_folder_a_module_opens_is_local_data_whatever_its_suffix(run, files, local):
+    m = run("data_pointer", files)
+    assert [e["path"] for e in evidence(m) if e["rule"] == "data_pointer.local_file"] == local
 
 
 def test_pointer_built_from_pieces_spans_from_its_first_literal(run):

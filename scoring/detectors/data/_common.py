@@ -1093,7 +1093,7 @@ _NAMED_DATASET_RE = re.compile(
 # quotes) and the fields a template fills in (f-string and ``str.format`` braces, ``%s``,
 # Julia ``$(x)``/``$x``, shell-style ``${x}``).
 _QUOTED_RE = re.compile(r"""[rRbBuUfF]{0,2}("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
-_TEMPLATE_FIELD_RE = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdifgeEr]|\$\([^()]*(?:\([^()]*\))?[^()]*\)|\$\{[^}]*\}|\$\w+")
+TEMPLATE_FIELD_RE = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdifgeEr]|\$\([^()]*(?:\([^()]*\))?[^()]*\)|\$\{[^}]*\}|\$\w+")
 
 
 def _supplies_a_name(literal: str) -> bool:
@@ -1101,7 +1101,7 @@ def _supplies_a_name(literal: str) -> bool:
     or its text (fields taken out) starts with a name. A bare extension or suffix
     appended to a variable (``".eig"``, ``"_counts.csv"``, ``f"{seed}.eig"``) names no
     file: the variable does, and its value comes from the user."""
-    text = _TEMPLATE_FIELD_RE.sub("", literal).strip()
+    text = TEMPLATE_FIELD_RE.sub("", literal).strip()
     return "/" in text or "\\" in text or (bool(text) and text[0].isalnum())
 
 
@@ -1132,7 +1132,7 @@ def _read_file_name(call: Any) -> str:
         m.group(1)[1:-1] for m in _QUOTED_RE.finditer(getattr(first, "text", "") or "")]
     for literal in reversed(literals):
         name = literal.replace("\\", "/").rstrip().rsplit("/", 1)[-1]
-        if "." in name.strip(".") and not _TEMPLATE_FIELD_RE.search(name):
+        if "." in name.strip(".") and not TEMPLATE_FIELD_RE.search(name):
             return name
     return ""
 
@@ -1153,7 +1153,7 @@ def _written_intermediates(tree: TreeIndex) -> frozenset[str]:
             for io in facts.file_io if facts is not None else ():
                 if io.mode in ("write", "readwrite") and io.path:
                     name = io.path.replace("\\", "/").rstrip().rsplit("/", 1)[-1]
-                    if name and not _TEMPLATE_FIELD_RE.search(name):
+                    if name and not TEMPLATE_FIELD_RE.search(name):
                         names.add(name)
         if names:
             committed = {_name(p) for p in tree.files}

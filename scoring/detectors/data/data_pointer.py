@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from scoring.detectors.data._common import (
     _URL_RE,
     GDAL_REMOTE_RE,
     MAX_EVIDENCE,
+    TEMPLATE_FIELD_RE,
     URL_FETCH_CALL_RE,
     DataSignal,
     OwnIdentifiers,
@@ -575,7 +577,8 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference
     outputs (``expected*/``, ``baseline*/``, ``snapshots/``) and files only test and
     documentation code names are not data; ``examples/**/data/`` also holds the domain
-    formats ``.xvg .dat .pdb .xyz .gro``.
+    formats ``.xvg .dat .pdb .xyz .gro``, and a data folder any file a source module opens
+    (``_opened_data_folder_files``).
     """
     found = []
     for path in tree.files:
@@ -604,10 +607,59 @@ def local_data_files(tree: TreeIndex) -> list[str]:
             if (tree.role(path) == "test" or _MOCK_DIRS & set(dirs)) and _is_http_recording(tree, path):
                 continue
         found.append(path)
+    found = sorted(found + _opened_data_folder_files(tree))
     if found:
         examples_only = named_only_by_examples(tree, found)
         found = [p for p in found if p not in examples_only]
     return found
+
+
+# Files that are code or prose, never data whatever folder holds them
+_NOT_DATA_SUFFIXES = frozenset({".py", ".pyw", ".ipynb", ".r", ".rmd", ".qmd", ".jl", ".m", ".sh", ".bash", ".c",
+                                ".h", ".cc", ".cpp", ".hpp", ".f90", ".f", ".nf", ".smk", ".md", ".markdown",
+                                ".rst", ".tex", ".bib", ".cff", ".html", ".htm", ".css", ".js", ".yml", ".yaml",
+                                ".toml", ".cfg", ".ini", ".lock"})
+
+
+def _opened_data_folder_files(tree: TreeIndex) -> list[str]:
+    """Files under a data folder (§0.1.21: ``data/``, ``input*/``, ``raw/``, ``datasets/``)
+    with no data extension that a source module of the deposit (a script, not a notebook,
+    which may only demonstrate) opens by a path literal or a template whose file name
+    part holds a literal (``open("data/ind.{}.{}".format(name, part))`` reads
+    ``data/ind.cora.x``): local data whatever their suffix, as the data folder makes a
+    ``.json`` data and as a file the code fetches from a URL is data."""
+    candidates = []
+    for path in tree.files:
+        parts = path.split("/")
+        if len(parts) < 2 or any(part.startswith(".") for part in parts) or data_extension(parts[-1]):
+            continue
+        if not any(d.lower() in _DATA_DIRS or d.lower().startswith("input") for d in parts[:-1]):
+            continue
+        if _suffix_of(path) in _NOT_DATA_SUFFIXES or parts[-1].lower().startswith(("readme", "license", "licence")):
+            continue
+        candidates.append(path)
+    if not candidates:
+        return []
+    patterns: list[re.Pattern[str]] = []
+    modules = tree.by_type("python") + tree.by_type("r") + tree.by_type("julia") + tree.by_frontend("matlab")
+    for path in sorted(set(modules)):
+        if tree.role(path) != "source":
+            continue
+        facts = tree.facts(path)
+        for literal in facts.strings if facts is not None else ():
+            text = literal.value.strip()
+            if literal.docstring or "/" not in text or "://" in text or len(text) > 300 \
+                    or any(c.isspace() for c in text) or text.startswith(("/", "~")):
+                continue
+            for base in ("", path.rsplit("/", 1)[0] if "/" in path else ""):
+                joined = posixpath.normpath(posixpath.join(base, text))
+                if joined.startswith(".."):
+                    continue
+                if not any(c.isalnum() for c in TEMPLATE_FIELD_RE.sub("", joined.rsplit("/", 1)[-1])):
+                    continue   # ``{}/{}``: a file name all fields names no file of the tree
+                pieces = TEMPLATE_FIELD_RE.split(joined)
+                patterns.append(re.compile("[^/]*".join(re.escape(piece) for piece in pieces)))
+    return [path for path in candidates if any(pattern.fullmatch(path) for pattern in patterns)]
 
 
 def _suffix_of(path: str) -> str:
@@ -616,7 +668,7 @@ def _suffix_of(path: str) -> str:
     return name[dot:] if dot > 0 else ""
 
 
-@detector("data_pointer", version="2.9.0")
+@detector("data_pointer", version="2.10.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -689,7 +741,13 @@ def data_pointer(tree: TreeIndex) -> Result:
         reads -- only ``.json``/``.tsv``/``.csv`` under the first three before 2.8.0 --; a
         file named as parameters, ``params.json``, ``simulation_parameters.mat`` (2.8.0);
         Nextflow ``nextflow_schema.json``/``output_definition.json``); ``.json`` only under a data
-        folder or above 1 KiB and not a known configuration name; never a test recording
+        folder or above 1 KiB and not a known configuration name; also any file of a data
+        folder (``data/``, ``input*/``, ``raw/``, ``datasets/``; §0.1.21) that a source
+        module opens by a path literal or template whose file name holds a literal
+        (``open("data/ind.{}.{}".format(name, part))`` reads ``data/ind.cora.x``), whatever
+        its suffix but code, prose and bibliographies: the data folder that makes a ``.json``
+        data makes the file the code reads data, as a file the code fetches from a URL is
+        (2.10.0); never a test recording
         (``cassettes/``, ``fixtures/``, a test or recordings-folder JSON holding
         ``http_interactions`` or request/response ``interactions``; §0.2.17), a reference
         output (``expected*/``, ``baseline*/``, ``snapshots/``) or a file only test code
