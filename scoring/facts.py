@@ -308,7 +308,10 @@ class DefinitionFact(_Record):
 
 @dataclass(frozen=True)
 class AssignmentFact(_Record):
-    """A string literal assigned to a name (credential-like names are a detector's call)."""
+    """A string literal assigned to a name (credential-like names are a detector's call).
+    R: also a name bound to a call that builds a string (``paste0``, ``sprintf``,
+    ``file.path``, ``glue``…) whose first argument is a URL literal, with that literal as
+    ``value`` (``uri <- paste0("https://host/api/", util)``: the URL it starts with)."""
 
     name: str
     line: int

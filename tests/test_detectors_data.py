@@ -82,7 +82,16 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # wrappers, software releases, documentation and test data, R drivers;
     # 2.7.1/2.5.1: fix texts in the deposit's own ecosystem (§0.3)
     # data_description 2.6.0: a plain-text README's capital-letter lines are its headings
-    assert REGISTRY[metric_id].version == {"data_pointer": "2.7.1", "data_description": "2.6.0"}.get(metric_id, "2.5.1")
+    # data_acquisition_script 2.6.0: httr POST, URLs built by paste0 & co, evidence at the call
+    # data_pointer 2.8.0: Figshare for Institutions, config* folders and parameter files, files
+    # test code fetches
+    # data_description 2.7.0: the README of a data folder anywhere
+    # 2.8.0/2.9.0/2.6.0/2.7.0: the deposit kind's named datasets, parameter-derived paths,
+    # intermediates, example data named by tests and documentation, documentation-build pages
+    # data_pointer 2.10.0: files of a data folder a source module opens, whatever their suffix
+    assert REGISTRY[metric_id].version == {"data_description": "2.8.0", "data_pointer": "2.10.0",
+                                           "workflow_orchestration": "2.6.0",
+                                           "data_acquisition_script": "2.7.0"}[metric_id]
 
 
 # =========================================================================== A1
@@ -217,6 +226,36 @@ def test_documentation_pointers_count_only_when_the_deposit_fetches_data(run):
     # the deposit fetches data itself: its documentation names the data it retrieves
     assert (m.value, m.counts["ignored_documentation_examples"]) == (100, 0)
     assert evidence(m)[0]["path"] == "docs/guide.ipynb"
+
+
+def test_a_file_test_code_fetches_is_a_test_pointer_never_shown_as_a_pointer(run):
+    files = {
+        "tests/test_world.py": ("import requests\n\nWORLD = 'https://maps.example.org/world/countries.json'\n\n"
+                                "def test_world():\n    assert requests.get(WORLD).ok\n"),
+        # the deposit's own download keeps its documentation and test pointers in the scan
+        "scripts/get.py": "import urllib.request\n\nurllib.request.urlretrieve('https://example.org/regions.csv', 'r.csv')\n",
+    }
+    m = run("data_pointer", files)
+    # the literal in test code and the file the test fetches are both test data (§0.2.3, §0.3)
+    assert (m.value, m.counts["pointers"], m.counts["ignored_test_pointer"]) == (40, 1, 2)
+    assert [(e["path"], e["line_start"], e["rule"]) for e in evidence(m)] == [
+        ("scripts/get.py", 3, "data_pointer.direct_url")]
+
+
+@pytest.mark.parametrize(("files", "local"), [
+    ({"net/io.py": "open('data/ind.{}.{}'.format(name, part))\n", "net/data/ind.cora.x": "x"}, ["net/data/ind.cora.x"]),
+    ({"io.R": "readRDS(file.path('data', 'graph'))\nx <- readLines('inputs/run_{i}.out')\n",
+      "inputs/run_1.out": "1", "inputs/notes": "n"}, ["inputs/run_1.out"]),
+    # a notebook may only demonstrate; a template whose file name is all fields names nothing
+    ({"demo.ipynb": notebook([("code", "open('data/ind.cora.x')")]), "data/ind.cora.x": "x"}, []),
+    ({"pkg/pdf.py": "key = '{}/{}'.format(a, b)\n", "pkg/data/table.x": "x"}, []),
+    # prose and bibliographies are no data, nor are files outside a data folder
+    ({"pkg/cite.py": "open('data/citation.bib')\n", "pkg/data/citation.bib": "@article{x}"}, []),
+    ({"pkg/io.py": "open('models/ind.cora.x')\n", "pkg/models/ind.cora.x": "x"}, []),
+])
+def test_a_file_of_a_data_folder_a_module_opens_is_local_data_whatever_its_suffix(run, files, local):
+    m = run("data_pointer", files)
+    assert [e["path"] for e in evidence(m) if e["rule"] == "data_pointer.local_file"] == local
 
 
 def test_pointer_built_from_pieces_spans_from_its_first_literal(run):
@@ -507,12 +546,21 @@ def test_workflow_download_lines_keep_their_first_letter(run):
         ("main.nf", 6, "SRA toolkit fasterq-dump fetches sequencing runs")]
 
 
-def test_r_download_through_a_url_name_spans_from_its_binding(run):
+def test_r_download_through_a_url_name_is_at_the_call_and_its_binding_follows(run):
+    # each item's snippet is its own line's text: the call, then the line binding its URL
     rmd = ("---\ntitle: t\n---\n\n```{r}\n# where the raw data live\n"
-           "raw_url <- \"https://example.org/study/raw.csv\"\n\nraw <- readr::read_csv(\n  raw_url\n)\n```\n")
+           "raw_url <- \"https://example.org/study/raw.csv\"\n\nraw <- readr::read_csv(\n  raw_url\n)\n"
+           "again <- readr::read_csv(raw_url)\n```\n")
     m = run("data_acquisition_script", {"analysis/report.Rmd": rmd, "data/README.md": "raw data: see report\n"})
     assert m.value == 100
-    assert [(e["path"], e["line_start"], e["line_end"]) for e in evidence(m)] == [("analysis/report.Rmd", 7, 9)]
+    assert [(e["path"], e["line_start"], e["line_end"], e["rule"], e["snippet"]) for e in evidence(m)] == [
+        ("analysis/report.Rmd", 9, 9, "data_acquisition_script.r_call", "raw <- readr::read_csv("),
+        ("analysis/report.Rmd", 7, 7, "data_acquisition_script.url_binding",
+         'raw_url <- "https://example.org/study/raw.csv"'),
+        # a second call through the same name: its binding is shown once
+        ("analysis/report.Rmd", 12, 12, "data_acquisition_script.r_call", "again <- readr::read_csv(raw_url)"),
+    ]
+    assert evidence(m)[0]["reason"] == "read_csv downloads https://example.org/study/raw.csv (the URL bound at line 7)"
 
 
 @pytest.mark.parametrize(
@@ -751,6 +799,101 @@ def test_a_loader_on_a_parameter_is_not_data_use(make_tree):
         "share/params/Ag.json": "{" + '"a": 1, ' * 600 + '"b": 2}',
     })
     assert data_use(tree).none and not any(m.applicable for m in values.values())
+
+
+@pytest.mark.parametrize(("source", "uses_data"), [
+    # a literal supplies the file's name or folder: the deposit's own file
+    ("np.loadtxt('runs/si.eig')", True),
+    ("np.loadtxt(DATA + '/si.eig')", True),
+    ("np.loadtxt(os.path.join(folder, 'si.eig'))", True),
+    ("np.loadtxt(f'runs/{name}.eig')", True),
+    ("np.loadtxt(f'si_{run}.eig')", True),
+    # only an extension or a suffix appended to a parameter: whatever its user passes
+    ("np.loadtxt(seedname + '.gw.unsorted.eig')", False),
+    ("np.loadtxt(f'{seedname}.eig')", False),
+    ("np.loadtxt('{}.eig'.format(seedname))", False),
+    ("np.loadtxt('%s.eig' % seedname)", False),
+    ("np.loadtxt(seedname + '_overlap.dat')", False),
+    ("np.loadtxt(seedname)", False),
+])
+def test_a_path_names_a_file_only_when_a_literal_supplies_its_name_or_folder(make_tree, source, uses_data):
+    tree = TreeIndex.from_path(make_tree({
+        "tools/convert.py": f"import os\nimport sys\n\nimport numpy as np\n\nseedname = sys.argv[1]\nx = {source}\n"}))
+    assert data_use(tree).none is not uses_data
+
+
+@pytest.mark.parametrize(("files", "uses_data"), [
+    ({"gen.R": "write.csv(sim, 'out/series.csv')\n", "fit.R": "x <- read.csv('out/series.csv')\n"}, False),
+    ({"gen.py": "import pandas as pd\nsim.to_csv('series.csv')\n",
+      "fit.jl": "using CSV\nx = CSV.read(\"$(@__DIR__)/series.csv\")\n"}, False),
+    # the file is committed: the deposit's data, whoever wrote it
+    ({"gen.R": "write.csv(sim, 'out/series.csv')\n", "fit.R": "x <- read.csv('out/series.csv')\n",
+      "out/series.csv": "t,x\n0,1\n"}, True),
+    # a test that writes the file makes no source's read of it an intermediate
+    ({"tests/test_gen.R": "write.csv(sim, 'out/series.csv')\n", "fit.R": "x <- read.csv('out/series.csv')\n"}, True),
+    # another file of the same name is read
+    ({"gen.R": "write.csv(sim, 'out/series.csv')\n", "fit.R": "x <- read.csv('input/survey.csv')\n"}, True),
+])
+def test_a_file_the_deposit_writes_and_does_not_ship_is_an_intermediate_not_data(make_tree, files, uses_data):
+    assert data_use(TreeIndex.from_path(make_tree(files))).none is not uses_data
+
+
+@pytest.mark.parametrize(("source", "uses_data"), [
+    ("import torchvision.datasets as D\nD.CIFAR10(root=args.root, download=False)\n", True),
+    ("from torchvision import datasets\ndatasets.MNIST('~/data', train=True)\n", True),
+    ("from tensorflow.keras.datasets import mnist\n(x, y), _ = mnist.load_data()\n", True),
+    ("import tensorflow_datasets as tfds\nds = tfds.load('mnist', download=False)\n", True),
+    ("from sklearn.datasets import fetch_openml\nX = fetch_openml('mnist_784', data_home=cache)\n", True),
+    ("import torchaudio\nds = torchaudio.datasets.SPEECHCOMMANDS(root)\n", True),
+    # generic folder readers and synthetic data name no dataset
+    ("import torchvision.datasets as D\nD.ImageFolder(args.data)\n", False),
+    ("import torchvision.datasets as D\nD.FakeData(size=10)\n", False),
+])
+def test_a_named_dataset_api_loads_data_whatever_its_arguments(make_tree, source, uses_data):
+    tree = TreeIndex.from_path(make_tree({"train.py": source}))
+    assert data_use(tree).none is not uses_data
+
+
+@pytest.mark.parametrize(("files", "sources"), [
+    ({"docs/Makefile": "html:\n\trsync -r ../notebooks/ ./notebooks/\n\tsphinx-build . _build\n",
+      "notebooks/a.ipynb": "{}"}, {"notebooks"}),
+    ({"doc/conf.py": "import shutil\n\nshutil.copytree('../examples/gallery', 'gallery')\n",
+      "examples/gallery/plot.py": "x = 1\n"}, {"examples/gallery"}),
+    # the built pages copied out of the documentation, a copy within it, a folder that is not there
+    ({"docs/Makefile": "sync:\n\trsync -avh _build/html/ ../site/\n\tcp -r static/ _build/\n\tcp -r ../missing/ .\n"},
+     set()),
+    # a Makefile outside the documentation folders copies nothing into them
+    ({"Makefile": "docs:\n\tcp -r notebooks docs/\n", "notebooks/a.ipynb": "{}"}, set()),
+])
+def test_folders_the_documentation_build_copies_in_are_documentation(make_tree, files, sources):
+    from scoring.detectors.data._common import documentation_sources, is_data_use_path
+
+    tree = TreeIndex.from_path(make_tree(files))
+    assert documentation_sources(tree) == sources
+    for folder in sources:
+        example = next(p for p in tree.files if p.startswith(folder + "/"))
+        assert not is_data_use_path(tree, example)
+
+
+@pytest.mark.parametrize(("readme", "extra", "counted"), [
+    ("analysis/data/README.md", {}, True),
+    ("analysis/data/raw_data/README.md", {"analysis/data/raw_data/counts.csv": "a\n1\n"}, True),
+    ("Analysis/FinalData/ReadMe.md", {"Analysis/FinalData/necropsy.csv": "a\n1\n"}, True),
+    ("raw-data/README.md", {"raw-data/x.tsv": "a\n1\n"}, True),
+    # a compound data folder that holds no data file, a folder that is not named for data
+    ("Analysis/FinalData/ReadMe.md", {}, False),
+    ("analysis/Metadata/README.md", {"analysis/Metadata/x.csv": "a\n1\n"}, False),
+    ("src/DataStructures/README.md", {"src/DataStructures/x.csv": "a\n1\n"}, False),
+    ("src/input_parser/README.md", {"src/input_parser/x.json": "{}"}, False),
+    # test and documentation data describe examples
+    ("tests/data/README.md", {}, False),
+    ("docs/data/README.md", {}, False),
+])
+def test_the_readme_of_a_data_folder_is_a_data_document(run, readme, extra, counted):
+    m = run("data_description", {"README.md": "# Study\n\nThe analysis.\n",
+                                 readme: "The counts per sample, one row per gene, from the sequencing run.\n",
+                                 **extra})
+    assert (m.value, [e["path"] for e in evidence(m)]) == ((40, [readme]) if counted else (0, []))
 
 
 # =========================================================================== fix texts by ecosystem

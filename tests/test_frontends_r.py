@@ -151,6 +151,23 @@ def test_strings_assignments_io_cli_and_urls():
         ("abc1…(6 chars)", "api_key"), ("https://example.org/d.zip", ""), ("d.zip", "destfile")]
 
 
+def test_a_name_bound_to_a_url_built_from_a_literal_base_is_an_assignment():
+    result = r.extract(
+        b'uri <- paste0("https://eutils.example.org/eutils/", util, ".fcgi")\n'
+        b'page = sprintf("https://example.org/p/%s.csv", id)\n'
+        b'glue::glue("ftp://example.org/{x}") -> remote\n'
+        b'local <- paste0(base, "https://example.org/")\n'
+        b'stem <- paste0("data/", name)\n'
+        b'again <- paste0(uri, ids)\n', "R/base.R")
+    # the first argument, when it is a URL literal (the built string starts with it); the
+    # rest of the string is not known, and a string that starts with a variable is no URL
+    assert result.assignments == (
+        AssignmentFact("uri", 1, "https://eutils.example.org/eutils/"),
+        AssignmentFact("page", 2, "https://example.org/p/%s.csv"),
+        AssignmentFact("remote", 3, "ftp://example.org/{x}"),
+    )
+
+
 def test_call_arguments_keep_literals_and_mark_expressions():
     call = r.extract(b"f(1L, -2.5, TRUE, NULL, 'a', x, k = NA)\n", "a.R").calls[0]
     assert (call.name, call.args, call.kwargs) == ("f", (1, -2.5, True, None, "a", Expr("x")), (("k", Expr("NA")),))
@@ -233,7 +250,7 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.1.9+")
+    assert result.frontend_version.startswith("1.1.10+")
 
 
 def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():

@@ -38,7 +38,7 @@ from scoring.frontends._credentials import (
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.9"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9; 1.1.9 (S1): a sampler's own seed also given as rnd.seed = (BEST::BESTmcmc) or setSeed = (nimble; FALSE sets none); JAGS seeds (generator "JAGS"): a chain's .RNG.seed = in any call and rjags::jags.seed(); with julia 1.1.2
+VERSION = "1.1.10"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9; 1.1.9 (S1): a sampler's own seed also given as rnd.seed = (BEST::BESTmcmc) or setSeed = (nimble; FALSE sets none); JAGS seeds (generator "JAGS"): a chain's .RNG.seed = in any call and rjags::jags.seed(); with julia 1.1.2; 1.1.10: both 1.1.9 lines: JAGS and sampler seeds (S1) and URL-building assignments (A4)
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -96,6 +96,11 @@ WRITES = {
 PATH_KEYWORDS = ("file", "filename", "path", "con", "description", "dsn", "x")
 CLASS_DEFINERS = {"setClass", "setRefClass", "setGeneric", "setMethod", "R6Class"}
 ASSIGNMENT_OPERATORS = {"<-", "=", "<<-", ":="}
+# Calls that build a string from their arguments in order: a name bound to one whose first
+# argument is a URL literal holds a URL (the AssignmentFact records that literal)
+URL_BUILDERS = frozenset({"paste0", "paste", "sprintf", "file.path", "glue", "glue::glue", "str_c", "stringr::str_c",
+                          "str_glue", "stringr::str_glue", "base::paste0", "base::paste"})
+URL_START = re.compile(r"(?:https?|ftp)://", re.IGNORECASE)
 # what call() looks at beyond the CallFact: the bare name (after pkg::) or the whole name
 SPECIAL_BARE = (ATTACHING.keys() | NAMESPACE_LOADING.keys() | {"source", "try", "set.seed"} | DRAWS | CLI.keys()
                 | READS | WRITES | CLASS_DEFINERS | INSTALLERS)
@@ -527,6 +532,14 @@ class _Walker:
         rhs_kind = rhs.type
         if rhs_kind == "string":
             self.facts.assignments.append(AssignmentFact(ts.text(lhs), line, string_value(rhs)))
+        elif rhs_kind == "call" and callee(rhs) in URL_BUILDERS:
+            # a URL built from a literal base (``uri <- paste0("https://host/api/", util)``):
+            # the name holds a URL that starts with it, which a download call given the
+            # name fetches (A4); a string that starts with anything else is no URL
+            positional, _named = arguments_of(rhs)
+            first = positional[0] if positional else None
+            if first is not None and first.type == "string" and URL_START.match(string_value(first)):
+                self.facts.assignments.append(AssignmentFact(ts.text(lhs), line, string_value(first)))
         elif rhs_kind == "function_definition" and lhs.type in ("identifier", "string") \
                 and node.id in self.top_level_statements:
             name = ts.text(lhs).strip("`'\"")

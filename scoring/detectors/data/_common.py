@@ -15,6 +15,8 @@ from urllib.parse import unquote, urlsplit
 
 from scoring.facts import FileFacts, ImportFact
 from scoring.parsers.markdown import Document
+from scoring.parsers.shell import split_commands
+from scoring.parsers.tasks import is_make_like
 from scoring.registry import Result
 from scoring.tree import TreeIndex
 
@@ -151,12 +153,32 @@ def is_data_heading(text: str) -> bool:
     return True
 
 
+_DATA_FOLDER_NAMES = frozenset({"data", "dataset", "datasets"})
+_NAME_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def _is_data_folder(tree: TreeIndex, folder: str) -> bool:
+    """A folder named for data: ``data/``, ``dataset(s)/``, or a name with ``data`` as one
+    of its words that holds a data file (``OrigData/``, ``FinalData/``, ``raw_data/``,
+    ``derived-data/``; never ``metadata/``, ``database/``, ``data_structures/``)."""
+    name = _name(folder)
+    if name.lower() in _DATA_FOLDER_NAMES:
+        return True
+    words = [w.lower() for w in _NAME_WORD_RE.findall(name)]
+    if "data" not in words or _NOT_DATA_COMPOUND_RE.search(" ".join(words)):
+        return False
+    return any(data_extension(_name(p)) for p in tree.files_under(folder))
+
+
 def data_docs(tree: TreeIndex) -> list[str]:
     """Dedicated data documents (A1 V2): ``DATA.md``, ``DATA_README*``, ``DATASET*.md``,
     ``DATA_AVAILABILITY*``, ``datasheet*.md`` at the root, ``README*`` and ``*.md`` in a
-    top-level ``data/`` folder, and the README of a dataset one level below it
-    (``data/<set>/README*``, §0.3 headings); matched case-insensitively, prose extensions
-    only."""
+    top-level ``data/`` folder, the README of a dataset one level below it
+    (``data/<set>/README*``, §0.3 headings), and the README of a data folder anywhere
+    else in the deposit's own files (``analysis/data/README.md``,
+    ``analysis/data/raw_data/README.md``, ``Analysis/OrigData/ReadMe.md``: §0.3's
+    dataset README by its spirit, a README describing the data files beside it);
+    matched case-insensitively, prose extensions only."""
     found = [
         p for p in tree.files_in("")
         if _ROOT_DATA_DOC_RE.fullmatch(_name(p)) and _suffix(p) in _PROSE_EXTS
@@ -171,6 +193,14 @@ def data_docs(tree: TreeIndex) -> list[str]:
         for dataset in tree.subdirs(folder):
             found += [p for p in tree.files_in(dataset)
                       if _name(p).lower().startswith("readme") and _suffix(p) in _PROSE_EXTS]
+    for path in tree.files:
+        if "/" not in path or not _name(path).lower().startswith("readme") or _suffix(path) not in _PROSE_EXTS:
+            continue
+        folder = path.rsplit("/", 1)[0]
+        if folder.split("/", 1)[0].lower() == "data" and folder.count("/") <= 1:
+            continue   # the top-level data folder and its datasets: the rules above
+        if _is_data_folder(tree, folder) and is_data_use_path(tree, path):
+            found.append(path)
     return sorted(set(found))
 
 
@@ -502,6 +532,10 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
         _host_is(host, "mendeley.com") and lower.startswith("/datasets")
     ):
         return Pointer(100, "data_pointer.archival_host", url, f"data archive URL ({host})")
+    if _FIGSHARE_DATASET_PATH_RE.match(lower):
+        # Figshare for Institutions: a university's research data repository on Figshare
+        # (rdr.ucl.ac.uk, data.bris.ac.uk...) keeps Figshare's record path and mints DOIs
+        return Pointer(100, "data_pointer.archival_host", url, f"Figshare data record ({host})")
     if _host_is(host, *_PDB_HOSTS) and any(p in lower for p in _PDB_DATA_PATHS):
         return Pointer(80, "data_pointer.institutional_host", url, f"Protein Data Bank entry or file ({host})")
     if _host_is(host, "ncbi.nlm.nih.gov"):
@@ -535,6 +569,11 @@ def classify_url(url: str, ctx: _Context, own: OwnIdentifiers) -> Pointer | str:
     if ctx.download and is_data_archive_name(name):
         return Pointer(40, "data_pointer.direct_url", url, "direct URL of a data archive in a data or download context")
     return "not_data"
+
+
+# Figshare's dataset record path, ``/articles/dataset/<title>/<id>[/<version>]``, which only
+# Figshare and the institutional portals it runs use (§0.2.16)
+_FIGSHARE_DATASET_PATH_RE = re.compile(r"^/articles/dataset/[^/]+/\d+(?:/\d+)?/?$")
 
 
 def _figshare_type(path: str) -> str:
@@ -767,11 +806,66 @@ _NOT_DATA_USE_DIRS = frozenset({
 _RESOURCE_DIRS = ("share/", "inst/")
 
 
+# Copies in a documentation build's recipes: ``rsync -r ../notebooks/ ./notebooks/``,
+# ``cp -r ../examples .``
+_COPY_PROGRAMS = frozenset({"rsync", "cp"})
+_COPYTREE_CALLS = frozenset({"shutil.copytree", "shutil.copy", "shutil.copy2", "shutil.copyfile"})
+_DOCS_FOLDERS = frozenset({"docs", "doc"})
+
+
+def documentation_sources(tree: TreeIndex) -> frozenset[str]:
+    """Folders outside the documentation that its build copies into it, so that their
+    notebooks and scripts are pages of the documentation (a Sphinx tutorial of
+    ``notebooks/*.ipynb``): a recipe of a Make-like file in ``docs/`` or ``doc/`` running
+    ``rsync``/``cp`` on ``../<folder>``, or the Sphinx ``conf.py`` there calling
+    ``shutil.copytree``/``copy`` on such a literal; once per tree."""
+    memo = _memo(tree)
+    found = memo.get("documentation_sources")
+    if found is not None:
+        return found
+    folders: set[str] = set()
+    for docs in (d for d in tree.subdirs("") if _name(d).lower() in _DOCS_FOLDERS):
+        sources: list[str] = []
+        for path in tree.files_in(docs):
+            if is_make_like(_name(path)):
+                for target in _guarded(tree, path, "reading task recipes", lambda p=path: tree.task_targets(p), ()):
+                    for _line, command in target.recipe:
+                        for cmd in split_commands(command):
+                            if cmd.program in _COPY_PROGRAMS:
+                                sources += [a for a in cmd.args if not a.startswith("-")]
+            elif _name(path) == "conf.py":
+                facts = tree.facts(path)
+                for call in facts.calls if facts is not None else ():
+                    if call.name in _COPYTREE_CALLS and call.args and isinstance(call.args[0], str):
+                        sources.append(call.args[0])
+        for source in sources:
+            if not source.startswith("../"):
+                continue   # a copy within the documentation, or of the built pages out of it
+            folder = posixpath.normpath(posixpath.join(docs, source))
+            if folder and not folder.startswith("..") and folder != "." and tree.is_dir(folder) \
+                    and _name(folder.split("/", 1)[0]).lower() not in _DOCS_FOLDERS:
+                folders.add(folder)
+    found = memo["documentation_sources"] = frozenset(folders)
+    return found
+
+
+def is_documentation_example(tree: TreeIndex, path: str) -> bool:
+    """A test or documentation file (§0.2.1 roles), or a page the documentation build
+    copies in (``documentation_sources``): its data are examples (§0.3 deposit kind)."""
+    if tree.role(path) in ("docs", "test"):
+        return True
+    sources = documentation_sources(tree)
+    return bool(sources) and any(path.startswith(folder + "/") for folder in sources)
+
+
 def is_data_use_path(tree: TreeIndex, path: str) -> bool:
     """``path`` is where the deposit's own data use can be (not a test, documentation,
-    example, vendored or build file); the README and top-level files always are."""
+    example, vendored or build file, nor a page the documentation build copies in); the
+    README and top-level files always are."""
     if "/" not in path:
         return True
+    if documentation_sources(tree) and is_documentation_example(tree, path):
+        return False
     dirs = {part.lower() for part in path.split("/")[:-1]}
     if dirs & _NOT_DATA_USE_DIRS or any(d.startswith(("test_", "tests_")) for d in dirs):
         return False
@@ -836,35 +930,59 @@ def _path_literals(value: str, where: str) -> Iterator[str]:
             yield joined
 
 
-def named_only_by_tests(tree: TreeIndex, paths: list[str]) -> set[str]:
-    """The files of ``paths`` that only test code names (§0.3 deposit kind: test data is
-    not data use): the most specific of the file and its folders that a string literal of
-    the code names is named by test files alone -- ``files/inputs/`` set as the working
-    folder of ``test/jf_test_01.F90`` and nowhere in the library, documentation aside."""
+_EXAMPLE_CODE_ROLES = frozenset({"test", "docs"})
+
+
+def _bare_file_name(value: str) -> str:
+    """A literal that is a file name alone (``"fmri_timeseries.csv"``, joined to a folder
+    the code computes), or ""."""
+    text = value.strip()
+    if not text or len(text) > 200 or "/" in text or "\\" in text or any(c.isspace() for c in text):
+        return ""
+    if _PLACEHOLDER_RE.search(text) or "." not in text.strip("."):
+        return ""
+    return text
+
+
+def named_only_by_examples(tree: TreeIndex, paths: list[str]) -> set[str]:
+    """The files of ``paths`` that only test and documentation code names (§0.3 deposit
+    kind: test data and documentation examples are not data use): the most specific of
+    the file and its folders that a string literal of the code names is named by tests
+    and documentation (``docs/``, ``doc/``, ``vignettes/``: a gallery's examples) alone --
+    ``files/inputs/`` set as the working folder of ``test/jf_test_01.F90`` and nowhere in
+    the library. A literal names a file by its path (from the root or the code's folder)
+    or by the file's name alone, joined to a folder the code computes
+    (``os.path.join(nitime.__path__[0], 'data')`` and ``'fmri_timeseries.csv'``)."""
     code_files = sorted({p for name in _FRONTENDS for p in tree.by_frontend(name)})
 
-    def literals(role_test: bool) -> set[str]:
+    def literals(examples: bool) -> tuple[set[str], set[str]]:
         names: set[str] = set()
+        bare: set[str] = set()
         for path in code_files:
             role = tree.role(path)
-            if (role == "test") != role_test or (not role_test and role not in ("source", "build")):
+            if (role in _EXAMPLE_CODE_ROLES) != examples or (not examples and role not in ("source", "build")):
                 continue
             facts = tree.facts(path)
             for literal in facts.strings if facts is not None else ():
                 if not literal.docstring:
                     names.update(_path_literals(literal.value, path))
-        return names
+                    file_name = _bare_file_name(literal.value)
+                    if file_name:
+                        bare.add(file_name)
+        return names, bare
 
-    # the test code first: the rest of the code is read only when a test names a data file
-    test_names = literals(True)
-    if not test_names:
+    # the example code first: the rest of the code is read only when an example names a data file
+    example_names = literals(True)
+    if not example_names[0] and not example_names[1]:
         return set()
 
-    def named(path: str, names: set[str]) -> str | None:
+    def named(path: str, names: tuple[set[str], set[str]]) -> str | None:
         parts = path.split("/")
-        return next((p for p in ("/".join(parts[:end]) for end in range(len(parts), 0, -1)) if p in names), None)
+        if path in names[0] or parts[-1] in names[1]:
+            return path
+        return next((p for p in ("/".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)) if p in names[0]), None)
 
-    candidates = {path: prefix for path in paths if (prefix := named(path, test_names))}
+    candidates = {path: prefix for path in paths if (prefix := named(path, example_names))}
     if not candidates:
         return set()
     other_names = literals(False)
@@ -962,17 +1080,86 @@ _MATLAB_LOAD_RE = re.compile(
 _LOAD_PATTERNS = {"python": _PY_LOAD_RE, "r": _R_JL_LOAD_RE, "julia": _R_JL_LOAD_RE, "matlab": _MATLAB_LOAD_RE}
 
 
+# Named-dataset APIs: the call names the dataset it reads (CIFAR-10, MNIST, a hub
+# dataset), so it loads data whatever its arguments (``download=False`` reads the copy
+# on disk); generic folder readers and synthetic data (``ImageFolder``, ``FakeData``) are
+# not among them.
+_NAMED_DATASET_RE = re.compile(
+    r"^(?:(?:torchvision|torchaudio)\.datasets\.(?!(?:ImageFolder|DatasetFolder|VisionDataset|FakeData)$)[A-Z]\w*"
+    r"|torchtext\.datasets\.\w+|(?:tensorflow\.)?keras\.datasets\.\w+\.load_data"
+    r"|tensorflow_datasets\.(?:load|builder)|datasets\.load_dataset|sklearn\.datasets\.fetch_\w+)$"
+)
+# The string literals of an argument's source text (Python prefixes, R, Julia and MATLAB
+# quotes) and the fields a template fills in (f-string and ``str.format`` braces, ``%s``,
+# Julia ``$(x)``/``$x``, shell-style ``${x}``).
+_QUOTED_RE = re.compile(r"""[rRbBuUfF]{0,2}("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+TEMPLATE_FIELD_RE = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdifgeEr]|\$\([^()]*(?:\([^()]*\))?[^()]*\)|\$\{[^}]*\}|\$\w+")
+
+
+def _supplies_a_name(literal: str) -> bool:
+    """A literal of a path supplies a folder or a file name: it holds a path separator,
+    or its text (fields taken out) starts with a name. A bare extension or suffix
+    appended to a variable (``".eig"``, ``"_counts.csv"``, ``f"{seed}.eig"``) names no
+    file: the variable does, and its value comes from the user."""
+    text = TEMPLATE_FIELD_RE.sub("", literal).strip()
+    return "/" in text or "\\" in text or (bool(text) and text[0].isalnum())
+
+
 def _names_a_file(call: Any) -> bool:
-    """The call reads a file the code names (a literal path, a path built from one, a
-    URL): a loader called on a parameter (a library's ``h5py.File(filename)``) reads
+    """The call reads a file the code names: a URL, a literal path, or a path a literal
+    supplies the folder or file name of (``"data/" + name``, ``os.path.join(d, "x.csv")``,
+    ``file.path("data", f)``). A loader called on a parameter (a library's
+    ``h5py.File(filename)``), or on a parameter with only an extension or suffix appended
+    (``np.loadtxt(seedname + ".eig")``, ``paste0(x, ".csv")``, ``"$(x).csv"``), reads
     whatever its user passes, which is not the deposit's data."""
     if call.urls:
         return True
     first = call.args[0] if call.args else next((v for _k, v in call.kwargs), None)
     if isinstance(first, str):
-        return True
+        return _supplies_a_name(first)
     text = getattr(first, "text", "")
-    return isinstance(text, str) and ('"' in text or "'" in text)
+    if not isinstance(text, str):
+        return False
+    return any(_supplies_a_name(match.group(1)[1:-1]) for match in _QUOTED_RE.finditer(text))
+
+
+def _read_file_name(call: Any) -> str:
+    """The name of the file a load call reads, from the last literal of its first
+    argument that ends in a file name (``"$(@__DIR__)/timeseries.csv"``: ``timeseries.csv``);
+    "" when no literal gives one."""
+    first = call.args[0] if call.args else next((v for _k, v in call.kwargs), None)
+    literals = [first] if isinstance(first, str) else [
+        m.group(1)[1:-1] for m in _QUOTED_RE.finditer(getattr(first, "text", "") or "")]
+    for literal in reversed(literals):
+        name = literal.replace("\\", "/").rstrip().rsplit("/", 1)[-1]
+        if "." in name.strip(".") and not TEMPLATE_FIELD_RE.search(name):
+            return name
+    return ""
+
+
+def _written_intermediates(tree: TreeIndex) -> frozenset[str]:
+    """Names of the files the deposit's own source code writes (a write call's path
+    literal: ``writematrix(x, './timeseries.csv')``, ``df.to_csv("out/x.csv")``,
+    ``saveRDS(m, "m.rds")``, ``writedlm``) that are not in the tree: products of its own
+    run, once per tree."""
+    memo = _memo(tree)
+    found = memo.get("written_intermediates")
+    if found is None:
+        names: set[str] = set()
+        for path in sorted({p for name in _FRONTENDS for p in tree.by_frontend(name)}):
+            if tree.role(path) != "source":
+                continue
+            facts = tree.facts(path)
+            for io in facts.file_io if facts is not None else ():
+                if io.mode in ("write", "readwrite") and io.path:
+                    name = io.path.replace("\\", "/").rstrip().rsplit("/", 1)[-1]
+                    if name and not TEMPLATE_FIELD_RE.search(name):
+                        names.add(name)
+        if names:
+            committed = {_name(p) for p in tree.files}
+            names -= committed
+        found = memo["written_intermediates"] = frozenset(names)
+    return found
 
 
 def _load_calls(tree: TreeIndex) -> list[DataSignal]:
@@ -988,7 +1175,11 @@ def _load_calls(tree: TreeIndex) -> list[DataSignal]:
         if pattern is None:
             continue
         for call in facts.calls:
-            if pattern.match(call.name) and _names_a_file(call):
+            if facts.frontend == "python" and _NAMED_DATASET_RE.match(call.name):
+                out.append(DataSignal("call", path, f"named dataset {call.written}() at line {call.line}"))
+                break
+            if pattern.match(call.name) and _names_a_file(call) \
+                    and _read_file_name(call) not in _written_intermediates(tree):
                 out.append(DataSignal("call", path, f"data loading call {call.written}() at line {call.line}"))
                 break
     return out
@@ -996,8 +1187,10 @@ def _load_calls(tree: TreeIndex) -> list[DataSignal]:
 
 def data_use(tree: TreeIndex) -> DataUse:
     """Whether the deposit uses data (METRICS.md §0.3, deposit kind): data files in the
-    data role, data loading or download calls in non-test, non-documentation code, a
-    data section or data document, a data pointer, or a workflow engine's pipeline."""
+    data role, data loading or download calls in non-test, non-documentation code (a
+    named-dataset API; a loader of a file a literal names that the deposit does not
+    write itself), a data section or data document, a data pointer, or a workflow
+    engine's pipeline."""
     memo = _memo(tree)
     found = memo.get("data_use")
     if found is None:

@@ -35,6 +35,7 @@ from scoring.detectors.data._common import (
     classify_url,
     data_probe,
     is_data_use_path,
+    is_documentation_example,
     is_software_download,
     is_software_release,
     nextflow_remote_params,
@@ -101,15 +102,17 @@ def _is_local_url(url: str) -> bool:
     return host in ("localhost", "127.0.0.1", "0.0.0.0") or not host
 
 
-_EXAMPLE_ROLES = frozenset({"docs", "test"})
-
-
 @dataclass(frozen=True)
 class Download:
     rule: str
     reason: str
     installer: bool = False   # an installer URL or a pipe into an interpreter: recorded, not counted
-    bound_line: int | None = None   # where the name the call takes its URL from is bound
+    # the first line of the workflow rule a wrapper belongs to: the evidence spans the rule
+    # from there to the wrapper
+    rule_line: int | None = None
+    # where the name the call takes its URL from is bound (another line): shown as an
+    # evidence item of its own, whose snippet is that line
+    bound_line: int | None = None
 
 
 def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -> Download | None:
@@ -352,7 +355,7 @@ def _scan_workflow_facts(tree: TreeIndex, path: str, facts: FileFacts, scan: _Do
                 scan.add(path, directive.line, None, directive.value, Download(
                     "data_acquisition_script.workflow_wrapper",
                     f"snakemake wrapper {_wrapper_path(directive.value)} downloads data",
-                    bound_line=rule_lines.get(directive.scope)))
+                    rule_line=rule_lines.get(directive.scope)))
         for line, url in snakemake_remote_urls(facts):
             scan.add(path, line, None, tree.snippet(path, line) or url, Download(
                 "data_acquisition_script.workflow_remote", f"workflow input fetched from the remote {url}"))
@@ -491,14 +494,15 @@ def _fallback_download(call: CallFact) -> Download | None:
 
 # ---- R and Julia
 _R_URL_CALL_RE = re.compile(
-    r"(?<![\w.])(?P<name>download\.file|curl_download|GET|request|read\.csv|read\.csv2|read\.table|read\.delim|"
+    r"(?<![\w.])(?P<name>download\.file|curl_download|GET|POST|request|read\.csv|read\.csv2|read\.table|read\.delim|"
     r"read_csv|read_tsv|read_delim|fread|readRDS|read_excel)\s*\(\s*(?P<arg>[^,)]*(?:\([^)]*\)?)?)"
 )
 _R_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>getGEO|pb_download|BiocFileCache|bfcrpath|osf_download)\s*\(")
 _JL_URL_CALL_RE = re.compile(r"(?<![\w.])(?P<name>Downloads\.download|download|HTTP\.download|HTTP\.get)\s*\(\s*(?P<arg>[^,)]*)")
 _JL_TOOL_RE = re.compile(r"(?<![\w.])(?P<name>DataDep)\s*\(|datadep\"")
 _URL_VAR_RE = re.compile(
-    r"""^\s*(?:const\s+|local\s+|global\s+)?([A-Za-z_.][\w.]*)\s*(?:<<-|<-|=)\s*(?:paste0?\(\s*|string\(\s*)?["']((?:https?|ftp)://[^"']*)"""
+    r"""^\s*(?:const\s+|local\s+|global\s+)?([A-Za-z_.][\w.]*)\s*(?:<<-|<-|=)\s*"""
+    r"""(?:(?:paste0?|sprintf|file\.path|glue(?:::glue)?|str_c|string)\(\s*)?["']((?:https?|ftp)://[^"']*)"""
 )
 _ARG_WRAPPERS_RE = re.compile(r"^(?:url|gzcon|paste0?|string|file|sprintf|glue(?:::glue)?|file\.path)\s*\(\s*")
 
@@ -566,7 +570,8 @@ def _scan_r_julia_lines(lines: list[tuple[int, str]], language: str, path: str, 
             break
 
 
-_R_URL_CALLS = frozenset({"download.file", "curl_download", "GET", "request", "read.csv", "read.csv2", "read.table",
+# httr's POST fetches what a query posts (E-utilities takes long id lists by POST)
+_R_URL_CALLS = frozenset({"download.file", "curl_download", "GET", "POST", "request", "read.csv", "read.csv2", "read.table",
                           "read.delim", "read_csv", "read_tsv", "read_delim", "fread", "readRDS", "read_excel"})
 _R_TOOLS = frozenset({"getGEO", "pb_download", "BiocFileCache", "bfcrpath", "osf_download",
                       # data-archive APIs: tidycensus (US Census), fredr (FRED)
@@ -613,6 +618,12 @@ def _fact_arg_url(value: Value, line: int, url_vars: dict[str, tuple[str, int]],
     return bound if bound is not None else (None, None)
 
 
+def _bound_at(bound: int | None, line: int) -> str:
+    """Where the name a call takes its URL from is bound, for the reason: the evidence
+    stays at the call's line, whose text the snippet shows."""
+    return f" (the URL bound at line {bound})" if bound is not None and bound != line else ""
+
+
 def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: str, scan: _DownloadScan) -> None:
     """R and Julia downloads from the file's call facts: a fetching tool, or a reader or
     downloader called with a URL (a literal, a wrapper of one, a name bound to one)."""
@@ -647,8 +658,8 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
         if kind:
             by_line[call.line] = _ignored_software(name, kind)
         else:
-            by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} downloads {url}",
-                                          bound_line=bound)
+            by_line[call.line] = Download(f"data_acquisition_script.{label}",
+                                          f"{name} downloads {url}{_bound_at(bound, call.line)}", bound_line=bound)
     for line in sorted(by_line):
         scan.add(path, line, None, tree.snippet(path, line) or "", by_line[line])
 
@@ -681,7 +692,8 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
         for arg in candidates:
             url, bound = _fact_arg_url(arg, call.line, url_vars, {})
             if url and not _is_local_url(url) and not software_kind(url, scan.own):
-                by_line[call.line] = Download("data_acquisition_script.matlab_call", f"{name} downloads {url}",
+                by_line[call.line] = Download("data_acquisition_script.matlab_call",
+                                              f"{name} downloads {url}{_bound_at(bound, call.line)}",
                                               bound_line=bound)
                 break
     for line in sorted(by_line):
@@ -725,7 +737,7 @@ def _as_example(hit: _Hit) -> _Hit:
     return _Hit(hit.path, hit.line, hit.cell, hit.snippet,
                 Download("data_acquisition_script.example_ignored",
                          f"{hit.download.reason} (documentation or test: example data, not counted)",
-                         bound_line=hit.download.bound_line))
+                         rule_line=hit.download.rule_line, bound_line=hit.download.bound_line))
 
 
 def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
@@ -734,7 +746,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.5.1")
+@detector("data_acquisition_script", version="2.7.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -761,7 +773,10 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``download=True``, ``hf_hub_download``, ``pooch.*``, ``gdown.*``, ``zenodo_get``,
         ``osfclient``, the Kaggle API, ``GEOparse.get_GEO``, ``Entrez.efetch``, Synapse),
         and ``subprocess``/``os.system`` running a shell download; R ``download.file``,
-        ``curl_download``, ``httr::GET``, ``read.csv``/``fread`` of a URL, ``getGEO``,
+        ``curl_download``, ``httr::GET``/``POST`` (2.6.0), ``read.csv``/``fread`` of a URL
+        -- a literal, a wrapper of one, or a name bound to one or to a URL built from a
+        literal base (``uri <- paste0("https://…/eutils/", util)``, also ``sprintf``,
+        ``file.path``, ``glue``, ``str_c``; 2.6.0) --, ``getGEO``,
         ``piggyback::pb_download``, ``BiocFileCache``, ``osf_download``, the data-archive
         APIs ``tidycensus::get_acs``/``get_decennial``/``get_estimates``/``get_pums`` and
         ``fredr::fredr`` (in ``.R`` files and, from the R facts of their chunks, R Markdown
@@ -800,30 +815,53 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         (``(wget … | gzip -dc) > ref.fa``) runs its first word. Python that does not
         parse (Python 2) is scanned with line patterns. README code blocks are
         documentation, not scripts, and a download in a documentation or test file
-        (``docs/``, ``vignettes/``, tests: a tutorial's or a test's example data) is
-        listed as ignored, never counted (§0.3 deposit kind; 2.5.0).
+        (``docs/``, ``vignettes/``, tests: a tutorial's or a test's example data; the
+        notebooks of a folder the documentation build copies in, 2.7.0) is listed as
+        ignored, never counted (§0.3 deposit kind; 2.5.0).
         Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
         data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
         loading call naming a file and no data download outside tests, documentation and
         examples, no data document or README data section, no data pointer and no
         workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
         inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.3.0). Test data is no data use: a data file only test
-        code names (``files/inputs/`` set as the folder of ``test/*.f90`` alone), test
-        recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17) and
-        reference outputs (``expected*/``, ``baseline*/``, ``snapshots/``); in an R
-        package an ``inst/`` file is data use only when the package's ``R/`` code reads
-        it (scripts under ``inst/`` build examples and test fits, like ``data-raw/``);
-        example data under ``examples/**/data/``, with the domain formats ``.xvg .dat
-        .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries). These came
-        with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0.
+        library, not data use (2.3.0). Test data and documentation examples are no data use: a data file only
+        test or documentation code names -- by its path, or by its name alone joined to a
+        folder the code computes (``os.path.join(nitime.__path__[0], 'data')`` and
+        ``'fmri_timeseries.csv'`` in a gallery example and a test) --, test recordings
+        (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference outputs
+        (``expected*/``, ``baseline*/``, ``snapshots/``), and the notebooks and scripts of
+        a folder the documentation build copies in (a recipe of ``docs/Makefile`` running
+        ``rsync``/``cp`` on ``../notebooks/``, or ``shutil.copytree`` in ``docs/conf.py``:
+        tutorial pages, whose downloads and pointers are ignored as those of ``docs/``
+        are); in an R package an ``inst/`` file is data use only when the package's ``R/``
+        code reads it (scripts under ``inst/`` build examples and test fits, like
+        ``data-raw/``); example data under ``examples/**/data/``, with the domain formats
+        ``.xvg .dat .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries).
+        A named-dataset API loads data whatever its arguments (torchvision, torchaudio and
+        torchtext datasets, keras ``load_data``, ``tensorflow_datasets.load``,
+        ``datasets.load_dataset``, ``sklearn.datasets.fetch_*``: ``CIFAR10(root,
+        download=False)`` reads the copy on disk). A load names a file of the deposit only
+        when a literal supplies its name or folder (``"data/" + name``, ``file.path("data",
+        f)``): a loader given a parameter with only an extension or suffix appended
+        (``np.loadtxt(seedname + ".eig")``, ``paste0(x, ".csv")``, ``"$(x).csv"``) reads
+        whatever its user passes. A file the deposit's own source code writes (the path
+        literal of a write call) and does not ship is an intermediate product of its run,
+        and reading it back is no data loading call (§0.3's "no data loading call" read as
+        no call loading input data: a benchmark that writes a synthetic series and times
+        reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
+        the rules of this paragraph from the named-dataset APIs on, the documentation
+        build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
+        A4 2.7.0.
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.
     Evidence:
         Each download with file, line (and notebook cell), the command or call and its
-        URL (from the line binding the name a call takes its URL from, to the call);
-        ignored installer downloads are listed with rule
+        URL; a call that takes its URL from a name bound on another line is followed by
+        that line (rule ``data_acquisition_script.url_binding``, once per binding), and its
+        reason names it: each item's snippet is its own line (2.6.0; the download's item
+        spanned from the binding to the call before); a snakemake wrapper's item spans its
+        rule from the rule's first line. Ignored installer downloads are listed with rule
         ``data_acquisition_script.installer_ignored``. ``counts`` holds the downloads, the
         files holding them, the ignored installers and the DVC tracking files.
     How to fix:
@@ -840,7 +878,8 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``tool.tar.gz``) or of a model checkpoint counts as a data download; any
         ``pooch``/``gdown`` call counts; a downloader in an unused script counts; a
         Nextflow remote parameter of a test profile counts. A URL held in a variable
-        defined in another file, or built at run time, is not resolved (a false negative).
+        defined in another file, or built at run time, is not resolved (a false negative);
+        an ``httr::POST`` that uploads counts as a download.
     """
     return not_applicable_result(tree) or probed(tree, "data_acquisition_script")[0]
 
@@ -888,8 +927,8 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
 
     fetched = [h for h in scan.hits if not h.download.installer]
     # downloads in documentation and tests fetch example and test data (§0.3 deposit kind)
-    downloads = [h for h in fetched if tree.role(h.path) not in _EXAMPLE_ROLES]
-    examples = [h for h in fetched if tree.role(h.path) in _EXAMPLE_ROLES]
+    downloads = [h for h in fetched if not is_documentation_example(tree, h.path)]
+    examples = [h for h in fetched if is_documentation_example(tree, h.path)]
     ignored = [h for h in scan.hits if h.download.installer]
     signals = [DataSignal("call", h.path, h.download.reason) for h in downloads
                if is_data_use_path(tree, h.path) and not h.path.lower().startswith("readme")
@@ -901,13 +940,7 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         "ignored_documentation_and_test_downloads": len(examples),
         "dvc_tracking_files": len(dvc_files),
     }
-    evidence = [
-        # a URL bound to a name above the call: from the binding to the call
-        Evidence(h.path, h.download.reason, rule=h.download.rule,
-                 line_start=min(h.line, h.download.bound_line) if h.line and h.download.bound_line else h.line,
-                 line_end=h.line, snippet=h.snippet, cell=h.cell)
-        for h in (downloads + ignored + [_as_example(h) for h in examples])[:MAX_EVIDENCE]
-    ]
+    evidence = _evidence(tree, downloads + ignored + [_as_example(h) for h in examples])
     if downloads:
         return Result(100, evidence=evidence, counts=counts, reason=downloads[0].download.reason), signals
     reason = "no script, notebook cell, task recipe or workflow rule downloads data"
@@ -916,6 +949,30 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     if examples:
         reason += f" ({len(examples)} download(s) of example or test data in documentation or tests ignored)"
     return Result(0, evidence=evidence, counts=counts, reason=reason, fix=_FETCH_FIX[fix_ecosystem(tree)]), signals
+
+
+def _evidence(tree: TreeIndex, hits: list[_Hit]) -> list[Evidence]:
+    """Each download at its line (a wrapper from its rule's first line), followed by the
+    line binding the name it takes its URL from when that is another line, once per
+    binding: every item's snippet is the text of its own line."""
+    evidence: list[Evidence] = []
+    bindings: set[tuple[str, int]] = set()
+    for h in hits:
+        if len(evidence) >= MAX_EVIDENCE:
+            break
+        evidence.append(Evidence(
+            h.path, h.download.reason, rule=h.download.rule,
+            line_start=min(h.line, h.download.rule_line) if h.line and h.download.rule_line else h.line,
+            line_end=h.line, snippet=h.snippet, cell=h.cell))
+        bound = h.download.bound_line
+        if bound is not None and bound != h.line and (h.path, bound) not in bindings \
+                and len(evidence) < MAX_EVIDENCE:
+            bindings.add((h.path, bound))
+            evidence.append(Evidence(
+                h.path, f"the URL of the download at line {h.line} is bound here",
+                rule="data_acquisition_script.url_binding", line_start=bound, line_end=bound,
+                snippet=tree.snippet(h.path, bound) or "", cell=h.cell))
+    return evidence
 
 
 # How the deposit's own tools fetch archived data (METRICS.md §0.3 A4 row).

@@ -46,7 +46,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_word(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.6.0")
+@detector("data_description", version="2.8.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -54,8 +54,14 @@ def data_description(tree: TreeIndex) -> Result:
         Three sources; the highest value wins (METRICS.md A1 V2, §0.1.13, §0.1.20).
         (a) A dedicated data document, matched case-insensitively: ``DATA.md`` (also
         ``.markdown``/``.rst``), ``DATA_README*``, ``DATASET*.md``, ``DATA_AVAILABILITY*``,
-        ``datasheet*.md`` at the root, ``data/README*`` and ``data/*.md``, and a
-        dataset's README one level below (``data/<set>/README*``, §0.3 headings; 2.5.0).
+        ``datasheet*.md`` at the root, ``data/README*`` and ``data/*.md``, a
+        dataset's README one level below (``data/<set>/README*``, §0.3 headings; 2.5.0),
+        and the README of a data folder anywhere else in the deposit's own files: a
+        folder named ``data``/``dataset(s)``, or with ``data`` as a word of its name and a
+        data file inside (``analysis/data/``, ``analysis/data/raw_data/``,
+        ``Analysis/OrigData/``, ``FinalData/``; never ``metadata/``, ``database/``,
+        ``data_structures/``), outside tests, documentation and examples (§0.3's dataset
+        README by its spirit: the README that describes the data files beside it; 2.7.0).
         Words of its rendered prose: >= 100 -> 100, 30-99 -> 70, 1-29 -> 40.
         (b) A README data section: a real heading (outside code fences; ATX, setext, RST
         or HTML; in a plain-text README, a short line in capitals after a blank line,
@@ -84,15 +90,34 @@ def data_description(tree: TreeIndex) -> Result:
         examples, no data document or README data section, no data pointer and no
         workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
         inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.3.0). Test data is no data use: a data file only test
-        code names (``files/inputs/`` set as the folder of ``test/*.f90`` alone), test
-        recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17) and
-        reference outputs (``expected*/``, ``baseline*/``, ``snapshots/``); in an R
-        package an ``inst/`` file is data use only when the package's ``R/`` code reads
-        it (scripts under ``inst/`` build examples and test fits, like ``data-raw/``);
-        example data under ``examples/**/data/``, with the domain formats ``.xvg .dat
-        .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries). These came
-        with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0.
+        library, not data use (2.3.0). Test data and documentation examples are no data use: a data file only
+        test or documentation code names -- by its path, or by its name alone joined to a
+        folder the code computes (``os.path.join(nitime.__path__[0], 'data')`` and
+        ``'fmri_timeseries.csv'`` in a gallery example and a test) --, test recordings
+        (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference outputs
+        (``expected*/``, ``baseline*/``, ``snapshots/``), and the notebooks and scripts of
+        a folder the documentation build copies in (a recipe of ``docs/Makefile`` running
+        ``rsync``/``cp`` on ``../notebooks/``, or ``shutil.copytree`` in ``docs/conf.py``:
+        tutorial pages, whose downloads and pointers are ignored as those of ``docs/``
+        are); in an R package an ``inst/`` file is data use only when the package's ``R/``
+        code reads it (scripts under ``inst/`` build examples and test fits, like
+        ``data-raw/``); example data under ``examples/**/data/``, with the domain formats
+        ``.xvg .dat .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries).
+        A named-dataset API loads data whatever its arguments (torchvision, torchaudio and
+        torchtext datasets, keras ``load_data``, ``tensorflow_datasets.load``,
+        ``datasets.load_dataset``, ``sklearn.datasets.fetch_*``: ``CIFAR10(root,
+        download=False)`` reads the copy on disk). A load names a file of the deposit only
+        when a literal supplies its name or folder (``"data/" + name``, ``file.path("data",
+        f)``): a loader given a parameter with only an extension or suffix appended
+        (``np.loadtxt(seedname + ".eig")``, ``paste0(x, ".csv")``, ``"$(x).csv"``) reads
+        whatever its user passes. A file the deposit's own source code writes (the path
+        literal of a write call) and does not ship is an intermediate product of its run,
+        and reading it back is no data loading call (§0.3's "no data loading call" read as
+        no call loading input data: a benchmark that writes a synthetic series and times
+        reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
+        the rules of this paragraph from the named-dataset APIs on, the documentation
+        build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
+        A4 2.7.0.
     Why it matters:
         Without a description of the data (where it comes from, its size, format and
         licence) a reader cannot obtain or check the inputs the results depend on.
@@ -110,7 +135,8 @@ def data_description(tree: TreeIndex) -> Result:
     Known false positives:
         Any other heading with the word "data" counts ("Data handling in the GUI",
         "Potential additional data" in a future-work list); a ``data/*.md`` file that is
-        not about the data (a licence, a changelog) counts as a data document; the
+        not about the data (a licence, a changelog) counts as a data document, as does a
+        README in a data folder that only says what goes there ("Raw files go here."); the
         keyword tier fires on a README that merely mentions a dataset.
         The count is prose words, so a data document made mostly of tables without
         sentences scores by its table text. REF counted the heading's own tokens too

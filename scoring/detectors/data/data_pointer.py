@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from scoring.detectors.data._common import (
     _URL_RE,
     GDAL_REMOTE_RE,
     MAX_EVIDENCE,
+    TEMPLATE_FIELD_RE,
     URL_FETCH_CALL_RE,
     DataSignal,
     OwnIdentifiers,
@@ -46,9 +48,10 @@ from scoring.detectors.data._common import (
     data_probe,
     is_data_heading,
     is_data_use_path,
+    is_documentation_example,
     is_software_download,
     is_software_release,
-    named_only_by_tests,
+    named_only_by_examples,
     nextflow_remote_params,
     not_applicable_result,
     own_identifiers,
@@ -106,7 +109,7 @@ _CITATION_BINDING_RE = re.compile(r"cit(?:e|ation)|paper|article|publication|pre
 # The last name of a call that fetches or reads what its argument names: a DOI passed to
 # it is a data source (§0.2.14).
 _FETCH_CALL_RE = re.compile(
-    r"(?:^|[.:])(?:\w*download\w*|fetch\w*|retrieve\w*|read\w*|load\w*|open\w*|get|GET|request|url|urlopen"
+    r"(?:^|[.:])(?:\w*download\w*|fetch\w*|retrieve\w*|read\w*|load\w*|open\w*|get|GET|POST|request|url|urlopen"
     r"|websave|webread|urlread|urlwrite|fread|fromPath|fromSRA|file|pull|getGEO|bfcrpath|import\w*)$")
 _DOI_RULES = frozenset({"data_pointer.archival_doi", "data_pointer.institutional_doi", "data_pointer.doi_in_data_context"})
 
@@ -429,9 +432,9 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
                     if start is not None:
                         scan.starts[(path, call.line, call.cell)] = start
                     url = url.replace("{}", "0")
-                    before = len(scan.found)
+                    before = (len(scan.found), scan.ignored["test_pointer"])
                     scan.scan_code_text(url, "", path, call.line, call.cell, fetched=True)
-                    if len(scan.found) == before:
+                    if (len(scan.found), scan.ignored["test_pointer"]) == before:
                         _add_fetched_file(scan, url, path, call.line, call.cell)
     for path in _script_files(tree):
         facts = tree.facts(path)
@@ -453,10 +456,10 @@ def _scan_code(tree: TreeIndex, scan: _PointerScan) -> None:
                                 downloaded |= values
                 # a literal over several lines: each pointer at its own line
                 for offset, text in enumerate(literal.value[:2000].split("\n")):
-                    before = len(scan.found)
+                    before = (len(scan.found), scan.ignored["test_pointer"])
                     scan.scan_code_text(text, literal.binding, path, literal.line_start + offset, None,
                                         fetched=literal.value in fetched)
-                    if len(scan.found) == before and literal.value in downloaded:
+                    if (len(scan.found), scan.ignored["test_pointer"]) == before and literal.value in downloaded:
                         _add_fetched_file(scan, text.strip(), path, literal.line_start + offset, None)
             continue
         for number, line in _guarded(tree, path, "reading script lines", lambda p=path: tree.script_lines(p), ()):
@@ -483,6 +486,10 @@ def _add_fetched_file(scan: _PointerScan, url: str, path: str, line: int | None,
     suffix = name.rsplit(".", 1)[-1] if "." in name else ""
     if suffix and suffix not in _PAGE_SUFFIXES and not is_software_download(url) \
             and not is_software_release(url, scan.own) and not scan.own.is_own_url(url):
+        if not is_data_use_path_name(path):
+            # a file test code fetches is test data, as a URL in test code is (§0.2.3, §0.3)
+            scan.ignored["test_pointer"] += 1
+            return
         scan.add(Pointer(40, "data_pointer.direct_url", url, "direct URL of a file the code fetches"), path, line, cell)
 
 
@@ -490,7 +497,7 @@ _URL_START_RE = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)
 # The R, Julia and MATLAB calls that download or read the file a URL names (A4's list):
 # the URL they are given is a data file whatever its suffix (2.7.0; Python's since 2.5.0).
 _FILE_FETCH_RE = re.compile(
-    r"(?:^|[.:])(?:download\.file|curl_download|GET|read\.(?:csv2?|table|delim2?)|read_(?:csv2?|tsv|delim|excel)"
+    r"(?:^|[.:])(?:download\.file|curl_download|GET|POST|read\.(?:csv2?|table|delim2?)|read_(?:csv2?|tsv|delim|excel)"
     r"|fread|readRDS|download|websave|webread|urlwrite|urlread)$")
 
 
@@ -522,6 +529,8 @@ _CONFIG_JSON_RE = re.compile(
     re.IGNORECASE,
 )
 _CONFIG_DIRS = frozenset({"config", "configs", "conf", "settings", ".vscode", ".github", ".devcontainer"})
+# a file named as parameters (``params.json``, ``simulation_parameters.mat``, ``model-params.csv``)
+_PARAMETER_NAME_RE = re.compile(r"(?:^|[-_.\s])param(?:eter)?s?(?:[-_.\s]|$)", re.IGNORECASE)
 _DATA_DIRS = frozenset({"data", "raw", "datasets", "dataset"})
 
 
@@ -566,9 +575,10 @@ def local_data_files(tree: TreeIndex) -> list[str]:
     A ``.json`` file counts only under a data folder (``data/``, ``input*/``, ``raw/``,
     ``datasets/``) or when larger than 1 KiB and not a known configuration name. Test
     recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference
-    outputs (``expected*/``, ``baseline*/``, ``snapshots/``) and files only tests name are
-    not data; ``examples/**/data/`` also holds the domain formats ``.xvg .dat .pdb .xyz
-    .gro``.
+    outputs (``expected*/``, ``baseline*/``, ``snapshots/``) and files only test and
+    documentation code names are not data; ``examples/**/data/`` also holds the domain
+    formats ``.xvg .dat .pdb .xyz .gro``, and a data folder any file a source module opens
+    (``_opened_data_folder_files``).
     """
     found = []
     for path in tree.files:
@@ -581,8 +591,11 @@ def local_data_files(tree: TreeIndex) -> list[str]:
         if any(part.startswith(".") for part in parts):
             continue
         dirs = [p.lower() for p in parts[:-1]]
-        if _CONFIG_DIRS & set(dirs) and ext in (".json", ".tsv", ".csv"):
-            continue  # sample sheets and settings in the configuration role (A2 V2 rule 5)
+        if any(d in _CONFIG_DIRS or d.startswith("config") for d in dirs) or _PARAMETER_NAME_RE.search(parts[-1]):
+            # sample sheets, settings, templates and parameter tables in the configuration role
+            # (A2 V2 rule 5): config/, conf/, settings/ and every config* folder (configFiles/,
+            # config_files/, configuration/), and files named as parameters
+            continue
         if _RECORDING_DIRS & set(dirs) or any(_REFERENCE_OUTPUT_DIR_RE.fullmatch(d) for d in dirs):
             continue
         if ext == ".json":
@@ -594,10 +607,59 @@ def local_data_files(tree: TreeIndex) -> list[str]:
             if (tree.role(path) == "test" or _MOCK_DIRS & set(dirs)) and _is_http_recording(tree, path):
                 continue
         found.append(path)
+    found = sorted(found + _opened_data_folder_files(tree))
     if found:
-        test_only = named_only_by_tests(tree, found)
-        found = [p for p in found if p not in test_only]
+        examples_only = named_only_by_examples(tree, found)
+        found = [p for p in found if p not in examples_only]
     return found
+
+
+# Files that are code or prose, never data whatever folder holds them
+_NOT_DATA_SUFFIXES = frozenset({".py", ".pyw", ".ipynb", ".r", ".rmd", ".qmd", ".jl", ".m", ".sh", ".bash", ".c",
+                                ".h", ".cc", ".cpp", ".hpp", ".f90", ".f", ".nf", ".smk", ".md", ".markdown",
+                                ".rst", ".tex", ".bib", ".cff", ".html", ".htm", ".css", ".js", ".yml", ".yaml",
+                                ".toml", ".cfg", ".ini", ".lock"})
+
+
+def _opened_data_folder_files(tree: TreeIndex) -> list[str]:
+    """Files under a data folder (§0.1.21: ``data/``, ``input*/``, ``raw/``, ``datasets/``)
+    with no data extension that a source module of the deposit (a script, not a notebook,
+    which may only demonstrate) opens by a path literal or a template whose file name
+    part holds a literal (``open("data/ind.{}.{}".format(name, part))`` reads
+    ``data/ind.cora.x``): local data whatever their suffix, as the data folder makes a
+    ``.json`` data and as a file the code fetches from a URL is data."""
+    candidates = []
+    for path in tree.files:
+        parts = path.split("/")
+        if len(parts) < 2 or any(part.startswith(".") for part in parts) or data_extension(parts[-1]):
+            continue
+        if not any(d.lower() in _DATA_DIRS or d.lower().startswith("input") for d in parts[:-1]):
+            continue
+        if _suffix_of(path) in _NOT_DATA_SUFFIXES or parts[-1].lower().startswith(("readme", "license", "licence")):
+            continue
+        candidates.append(path)
+    if not candidates:
+        return []
+    patterns: list[re.Pattern[str]] = []
+    modules = tree.by_type("python") + tree.by_type("r") + tree.by_type("julia") + tree.by_frontend("matlab")
+    for path in sorted(set(modules)):
+        if tree.role(path) != "source":
+            continue
+        facts = tree.facts(path)
+        for literal in facts.strings if facts is not None else ():
+            text = literal.value.strip()
+            if literal.docstring or "/" not in text or "://" in text or len(text) > 300 \
+                    or any(c.isspace() for c in text) or text.startswith(("/", "~")):
+                continue
+            for base in ("", path.rsplit("/", 1)[0] if "/" in path else ""):
+                joined = posixpath.normpath(posixpath.join(base, text))
+                if joined.startswith(".."):
+                    continue
+                if not any(c.isalnum() for c in TEMPLATE_FIELD_RE.sub("", joined.rsplit("/", 1)[-1])):
+                    continue   # ``{}/{}``: a file name all fields names no file of the tree
+                pieces = TEMPLATE_FIELD_RE.split(joined)
+                patterns.append(re.compile("[^/]*".join(re.escape(piece) for piece in pieces)))
+    return [path for path in candidates if any(pattern.fullmatch(path) for pattern in patterns)]
 
 
 def _suffix_of(path: str) -> str:
@@ -606,7 +668,7 @@ def _suffix_of(path: str) -> str:
     return name[dot:] if dot > 0 else ""
 
 
-@detector("data_pointer", version="2.7.1")
+@detector("data_pointer", version="2.10.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -621,7 +683,10 @@ def data_pointer(tree: TreeIndex) -> Result:
         PANGAEA 10.1594, UKDS 10.5255, DANDI 10.48324, …) or an archive host URL (zenodo.org,
         figshare.com, osf.io and its subdomains, datadryad.org, a Dataverse, data.mendeley.com,
         pangaea.de, the domain repositories dandiarchive.org and neurovault.org…); DANDI
-        URIs (``dandi://…``, ``s3://dandiarchive/…``) in any language (§0.2.16). An OSF
+        URIs (``dandi://…``, ``s3://dandiarchive/…``) in any language (§0.2.16); a Figshare
+        dataset record on any host (``/articles/dataset/<title>/<id>[/<version>]``: the
+        research data repository a university runs on Figshare for Institutions, such as
+        rdr.ucl.ac.uk, is Figshare with its DOIs; 2.8.0). An OSF
         ``/preprints/`` or ``/meetings/`` record and a Figshare record typed as software,
         code, preprint, poster, presentation, journal contribution, thesis… are
         publications, not data (§0.2.16; 2.7.0).
@@ -653,8 +718,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         (``'https://hitran.org/data/Q/' + 'q' + str(G) + '.txt'``), whatever its suffix
         other than a web page's (2.5.0; nor its assets' -- fonts, styles -- nor a bare
         host's: 2.7.0), and likewise a URL literal an R, Julia or MATLAB
-        download or read call is given (``download.file``, ``read.csv``, ``websave``,
-        ``webread``, ``download``…; 2.7.0), unless it is a software release
+        download or read call is given (``download.file``, ``read.csv``, ``httr::GET``/
+        ``POST`` (2.8.0), ``websave``, ``webread``, ``download``…; 2.7.0), unless it is a
+        software release
         (``tool-1.2.zip``, a code host's ``archive/master.zip``); a remote file read through a GDAL virtual file
         system in a code string of any language (``/vsicurl/https://…``, ``/vsis3/…``,
         ``/vsigs/…``, ``/vsiaz/…``: sf, terra, rasterio, geopandas; 2.7.0); a Nextflow
@@ -669,14 +735,24 @@ def data_pointer(tree: TreeIndex) -> Result:
         the project (the RStudio ``<name>.Rproj``, DESCRIPTION ``Package:``; 2.5.0).
         25 local_file: a data file in the
         tree (``.csv .tsv .parquet .feather .h5 .hdf5 .nc .npy .npz .rds .xlsx .json…``),
-        dot paths and configuration files excluded (``.json``/``.tsv``/``.csv`` under
-        ``config/``, ``conf/``, ``settings/``: sample sheets and settings; Nextflow
-        ``nextflow_schema.json``/``output_definition.json``); ``.json`` only under a data
-        folder or above 1 KiB and not a known configuration name; never a test recording
+        dot paths and configuration files excluded (any data format under ``config/``,
+        ``conf/``, ``settings/`` and every ``config*`` folder such as ``configFiles/``,
+        ``config_files/``, ``configuration/``: sample sheets, settings, templates the method
+        reads -- only ``.json``/``.tsv``/``.csv`` under the first three before 2.8.0 --; a
+        file named as parameters, ``params.json``, ``simulation_parameters.mat`` (2.8.0);
+        Nextflow ``nextflow_schema.json``/``output_definition.json``); ``.json`` only under a data
+        folder or above 1 KiB and not a known configuration name; also any file of a data
+        folder (``data/``, ``input*/``, ``raw/``, ``datasets/``; §0.1.21) that a source
+        module opens by a path literal or template whose file name holds a literal
+        (``open("data/ind.{}.{}".format(name, part))`` reads ``data/ind.cora.x``), whatever
+        its suffix but code, prose and bibliographies: the data folder that makes a ``.json``
+        data makes the file the code reads data, as a file the code fetches from a URL is
+        (2.10.0); never a test recording
         (``cassettes/``, ``fixtures/``, a test or recordings-folder JSON holding
         ``http_interactions`` or request/response ``interactions``; §0.2.17), a reference
         output (``expected*/``, ``baseline*/``, ``snapshots/``) or a file only test code
-        names (2.7.0).
+        names (2.7.0), or only test and documentation code, by its path or by its name
+        alone (2.9.0).
         Per language: Python literals and notebook cells, R/Julia/Snakemake/Nextflow and
         MATLAB/Octave string literals (comments are never pointers; vendored MATLAB
         toolboxes are skipped), shell and Make-like lines. In code a DOI, whatever its
@@ -685,7 +761,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         ``link``, the ``doi`` of a lookup such as ``dataset_search(doi = …)``, never a
         citation's); §0.2.14: a DOI in a message, a citation string or a dict key is none
         (2.7.0 for data-repository DOIs), and
-        a URL, DOI or accession number in test code is test data (§0.2.3, §0.3). Local data
+        a URL, DOI or accession number in test code is test data (§0.2.3, §0.3), as is a
+        file test code fetches (counted as ``ignored_test_pointer``, never shown as a
+        pointer: 2.8.0). Local data
         files are the §0.2.15 formats too (.h5ad, .loom, .zarr, .fa, .gtf, .bed, .tif,
         .sav, .dta, .rda, .arrow...); an R package's data/ datasets count as local data
         but do not by themselves make the deposit use data.
@@ -702,7 +780,8 @@ def data_pointer(tree: TreeIndex) -> Result:
         at <doi>", "a companion analysis compendium at <doi>", a preprint, slides, a
         poster) and of a section about future or planned work ("Future work",
         "Roadmap", "To do": data the deposit does not have). Documentation pages
-        (``docs/``, ``vignettes/``: tutorials and user guides) and tests point to their
+        (``docs/``, ``vignettes/``: tutorials and user guides; the pages of a folder the
+        documentation build copies in, 2.9.0) and tests point to their
         example data: their pointers count only when the deposit's own code fetches data
         (A4 counts a download outside documentation and tests), as a data-access
         package's vignettes name the data it retrieves (§0.3 deposit kind; 2.7.0).
@@ -712,15 +791,34 @@ def data_pointer(tree: TreeIndex) -> Result:
         examples, no data document or README data section, no data pointer and no
         workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
         inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.4.0). Test data is no data use: a data file only test
-        code names (``files/inputs/`` set as the folder of ``test/*.f90`` alone), test
-        recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17) and
-        reference outputs (``expected*/``, ``baseline*/``, ``snapshots/``); in an R
-        package an ``inst/`` file is data use only when the package's ``R/`` code reads
-        it (scripts under ``inst/`` build examples and test fits, like ``data-raw/``);
-        example data under ``examples/**/data/``, with the domain formats ``.xvg .dat
-        .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries). These came
-        with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0.
+        library, not data use (2.4.0). Test data and documentation examples are no data use: a data file only
+        test or documentation code names -- by its path, or by its name alone joined to a
+        folder the code computes (``os.path.join(nitime.__path__[0], 'data')`` and
+        ``'fmri_timeseries.csv'`` in a gallery example and a test) --, test recordings
+        (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference outputs
+        (``expected*/``, ``baseline*/``, ``snapshots/``), and the notebooks and scripts of
+        a folder the documentation build copies in (a recipe of ``docs/Makefile`` running
+        ``rsync``/``cp`` on ``../notebooks/``, or ``shutil.copytree`` in ``docs/conf.py``:
+        tutorial pages, whose downloads and pointers are ignored as those of ``docs/``
+        are); in an R package an ``inst/`` file is data use only when the package's ``R/``
+        code reads it (scripts under ``inst/`` build examples and test fits, like
+        ``data-raw/``); example data under ``examples/**/data/``, with the domain formats
+        ``.xvg .dat .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries).
+        A named-dataset API loads data whatever its arguments (torchvision, torchaudio and
+        torchtext datasets, keras ``load_data``, ``tensorflow_datasets.load``,
+        ``datasets.load_dataset``, ``sklearn.datasets.fetch_*``: ``CIFAR10(root,
+        download=False)`` reads the copy on disk). A load names a file of the deposit only
+        when a literal supplies its name or folder (``"data/" + name``, ``file.path("data",
+        f)``): a loader given a parameter with only an extension or suffix appended
+        (``np.loadtxt(seedname + ".eig")``, ``paste0(x, ".csv")``, ``"$(x).csv"``) reads
+        whatever its user passes. A file the deposit's own source code writes (the path
+        literal of a write call) and does not ship is an intermediate product of its run,
+        and reading it back is no data loading call (§0.3's "no data loading call" read as
+        no call loading input data: a benchmark that writes a synthetic series and times
+        reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
+        the rules of this paragraph from the named-dataset APIs on, the documentation
+        build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
+        A4 2.7.0.
     Why it matters:
         A persistent, archived copy of the data is what lets a third party rerun the
         analysis years later; a link to a code repository or a file on the author's
@@ -746,12 +844,12 @@ def data_pointer(tree: TreeIndex) -> Result:
         of results in the tree scores 25 as "local data". Data files bundled as bare
         archives (``data.zip``) are not recognised by name. A link text that merely looks
         like an author and a year ("Census 2020") is read as a citation on a line that
-        names no data.
+        names no data. A data file the deposit reads through a name held in a variable
+        (``pd.read_csv(path)``) and that a test or documentation example names too is
+        read as example data, not local data.
     """
     return not_applicable_result(tree) or probed(tree, "data_pointer")[0]
 
-
-_EXAMPLE_ROLES = frozenset({"docs", "test"})
 
 # Where to deposit the data and name it, in the deposit's own terms (METRICS.md §0.3).
 _DEPOSIT_FIX = {
@@ -819,7 +917,7 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         # deposit's data). Only a deposit whose own code fetches data keeps them: its
         # documentation then names the data the software retrieves (a data-access
         # package's vignettes citing the download DOIs it produced).
-        kept = [item for item in scan.found if tree.role(item[1]) not in _EXAMPLE_ROLES]
+        kept = [item for item in scan.found if not is_documentation_example(tree, item[1])]
         scan.ignored["documentation_example"] += len(scan.found) - len(kept)
         scan.found = kept
 

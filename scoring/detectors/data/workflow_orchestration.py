@@ -80,7 +80,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.5.1")
+@detector("workflow_orchestration", version="2.6.0")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -114,15 +114,34 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         examples, no data document or README data section, no data pointer and no
         workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
         inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.3.0). Test data is no data use: a data file only test
-        code names (``files/inputs/`` set as the folder of ``test/*.f90`` alone), test
-        recordings (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17) and
-        reference outputs (``expected*/``, ``baseline*/``, ``snapshots/``); in an R
-        package an ``inst/`` file is data use only when the package's ``R/`` code reads
-        it (scripts under ``inst/`` build examples and test fits, like ``data-raw/``);
-        example data under ``examples/**/data/``, with the domain formats ``.xvg .dat
-        .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries). These came
-        with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0.
+        library, not data use (2.3.0). Test data and documentation examples are no data use: a data file only
+        test or documentation code names -- by its path, or by its name alone joined to a
+        folder the code computes (``os.path.join(nitime.__path__[0], 'data')`` and
+        ``'fmri_timeseries.csv'`` in a gallery example and a test) --, test recordings
+        (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference outputs
+        (``expected*/``, ``baseline*/``, ``snapshots/``), and the notebooks and scripts of
+        a folder the documentation build copies in (a recipe of ``docs/Makefile`` running
+        ``rsync``/``cp`` on ``../notebooks/``, or ``shutil.copytree`` in ``docs/conf.py``:
+        tutorial pages, whose downloads and pointers are ignored as those of ``docs/``
+        are); in an R package an ``inst/`` file is data use only when the package's ``R/``
+        code reads it (scripts under ``inst/`` build examples and test fits, like
+        ``data-raw/``); example data under ``examples/**/data/``, with the domain formats
+        ``.xvg .dat .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries).
+        A named-dataset API loads data whatever its arguments (torchvision, torchaudio and
+        torchtext datasets, keras ``load_data``, ``tensorflow_datasets.load``,
+        ``datasets.load_dataset``, ``sklearn.datasets.fetch_*``: ``CIFAR10(root,
+        download=False)`` reads the copy on disk). A load names a file of the deposit only
+        when a literal supplies its name or folder (``"data/" + name``, ``file.path("data",
+        f)``): a loader given a parameter with only an extension or suffix appended
+        (``np.loadtxt(seedname + ".eig")``, ``paste0(x, ".csv")``, ``"$(x).csv"``) reads
+        whatever its user passes. A file the deposit's own source code writes (the path
+        literal of a write call) and does not ship is an intermediate product of its run,
+        and reading it back is no data loading call (§0.3's "no data loading call" read as
+        no call loading input data: a benchmark that writes a synthetic series and times
+        reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
+        the rules of this paragraph from the named-dataset APIs on, the documentation
+        build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
+        A4 2.7.0.
     Why it matters:
         A declared workflow records the order of the analysis steps and their inputs and
         outputs, so the whole analysis can be rerun with one command.
