@@ -2,6 +2,7 @@
 
     python tests/benchmarks/fetch_corpus.py DIR            # DIR/<kind>/<folder>/
     python tests/benchmarks/fetch_corpus.py DIR --kind julia
+    python tests/benchmarks/fetch_corpus.py DIR --list tests/calibration/checked/repositories.txt
 
 Each tree is fetched shallowly at its commit (``git fetch --depth 1 <url> <commit>``,
 which GitHub serves for any reachable commit) and checked out without history; a folder
@@ -59,9 +60,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", type=Path, help="where the trees go: DIR/<kind>/<folder>/")
     parser.add_argument("--kind", help="only the repositories of this kind")
+    parser.add_argument("--list", type=Path, default=LIST,
+                        help="the list of repositories (default: real_repositories.txt, the calibration set)")
     args = parser.parse_args()
     failed = 0
-    for kind, folder, url, commit in read_list():
+    for kind, folder, url, commit in read_list(args.list):
         if args.kind and kind != args.kind:
             continue
         try:

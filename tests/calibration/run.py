@@ -183,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         ranking_file = args.expectations / kind / "ranking.yaml"
         if not ranking_file.is_file() or not rrs[kind]:
             print(f"  {kind}: no ranking.yaml or no trees")
-            status |= 1
+            # the calibration set ranks every kind; another set (a few repositories a kind
+            # judged apart) need not
+            status |= args.expectations == HERE
             continue
         order = [entry["repo"] for entry in yaml.safe_load(ranking_file.read_text())["best_to_worst"]]
         by_rrs = sorted(rrs[kind], key=lambda repo: -rrs[kind][repo])
