@@ -32,6 +32,24 @@ _BY_NAME = {
 }
 
 
+def resolve_in_folder(folder: str, relative: str) -> str | None:
+    """``relative`` resolved against ``folder`` (both repository-relative, ``/``-separated):
+    empty and ``.`` segments dropped, ``..`` climbing; None when it climbs out of the
+    repository. Whether an absolute path or a backslash is acceptable is the caller's
+    rule, not this one's."""
+    parts: list[str] = [part for part in folder.split("/") if part not in ("", ".")]
+    for part in relative.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts)
+
+
 def fix_ecosystem(tree: TreeIndex) -> str:
     """The ecosystem a fix for ``tree`` is written in: a workflow engine when the tree has
     its files (a Snakemake workflow whose steps run Python scripts is a workflow deposit),

@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scoring.detectors._shared import resolve_in_folder
 from scoring.model import Evidence
 from scoring.parsers.dockerfile import is_pinned_image
 from scoring.tree import TreeIndex
@@ -323,17 +324,9 @@ def _parent(path: str) -> str:
 
 
 def _join(directory: str, relative: str) -> str | None:
-    parts: list[str] = [p for p in directory.split("/") if p]
-    for part in relative.replace("\\", "/").split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    return "/".join(parts) or None
+    """``relative`` (Windows separators allowed, as Compose and Dockerfiles written on
+    Windows use them) in ``directory``; None when it leaves the repository or names it."""
+    return resolve_in_folder(directory, relative.replace("\\", "/")) or None
 
 
 def _images(value: str, params: dict[str, str]) -> tuple[str, ...]:

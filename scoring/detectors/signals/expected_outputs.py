@@ -13,6 +13,7 @@ from scoring.detectors._shared import (
     SNAKEMAKE,
     R,
     fix_ecosystem,
+    resolve_in_folder,
 )
 from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
@@ -314,18 +315,8 @@ def _resolve_image(tree: TreeIndex, folder: str, url: str) -> str | None:
         return None
     elif target.startswith("/"):
         target, folder = target.lstrip("/"), ""
-    parts: list[str] = folder.split("/") if folder else []
-    for part in target.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    path = "/".join(parts)
-    return path if tree.is_file(path) else None
+    path = resolve_in_folder(folder, target)
+    return path if path is not None and tree.is_file(path) else None
 
 
 def _after_code(doc, line: int) -> bool:

@@ -13,6 +13,7 @@ from scoring.detectors._shared import (
     SNAKEMAKE,
     R,
     fix_ecosystem,
+    resolve_in_folder,
 )
 from scoring.detectors.signals._common import (
     MAX_EVIDENCE,
@@ -768,17 +769,7 @@ def _joined(folder: str, relative: str) -> str | None:
     the repository or is absolute."""
     if relative.startswith("/"):
         return None
-    parts: list[str] = []
-    for part in f"{folder}/{relative}".split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    return "/".join(parts)
+    return resolve_in_folder(folder, relative)
 
 
 # The fix with no test at all, in the deposit's own ecosystem (§0.3 S3 row)
