@@ -1866,7 +1866,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.17.0")
+@detector("seed_management", version="2.18.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1876,7 +1876,9 @@ def seed_management(tree: TreeIndex) -> Result:
         seeds that reach them; value = 100 · seeded / random files, and with no random
         file the metric is not applicable and scores 100 (alphabet draws, if any, are
         its evidence). Test and vendored files are out of the stochastic set and their
-        seeds seed nothing (§0.2.3); a draw over a character alphabet
+        seeds seed nothing (§0.2.3); the test files are those of the S3 test
+        definition, every file of R's tinytest and RUnit folders (inst/tinytest/,
+        tests/tinytest/, inst/unitTests/, inst/tests/) among them (§0.2.1); a draw over a character alphabet
         (``random.choices(string.ascii_letters, k=10)``) names a file or a token and is
         not stochastic (§0.1.30). Throughout, the seed must reach the generator that
         draws (§0.2.23), and a seed from the clock, the OS or an entropy device seeds
