@@ -256,7 +256,10 @@ def _workflow_run(
 ) -> str | None:
     """``nextflow run … -profile docker`` (or a profile or a setting of the configuration
     that enables a container or conda engine), ``snakemake --use-conda``. ``sources``
-    receives the configuration setting the run relies on."""
+    receives the configuration setting the run relies on. Words are read without the
+    usage notation around them (``[-profile conda,docker]``, ``<--use-conda>``): the
+    brackets mark an option as optional, not a different flag."""
+    words = [_USAGE_BRACKETS_RE.sub("", word) for word in words]
     if program == "snakemake":
         flag = next((w for w in words if _SNAKEMAKE_ENV_FLAG_RE.match(w)), None)
         return f"snakemake {flag}" if flag else None
@@ -266,7 +269,7 @@ def _workflow_run(
     enabling = view.profiles_enabling(_ENGINES)
     for index, word in enumerate(words):
         if word in ("-profile", "--profile") and index + 1 < len(words):
-            for profile in re.split(r"[,/|]", words[index + 1].strip("<>[]'\"")):
+            for profile in re.split(r"[,/|]", words[index + 1].strip("<>[](){}'\"")):
                 name = profile.strip().strip("<>").lower()
                 if name in _ENGINES:
                     return f"nextflow run -profile {name}"
@@ -284,6 +287,11 @@ def _workflow_run(
                                       snippet=tree.snippet(always.path, always.line)))
         return f"nextflow run ({always.engine} enabled in {always.path})"
     return None
+
+
+# usage-notation brackets around a word of a documented command: [optional], <placeholder>,
+# (group), {choice}
+_USAGE_BRACKETS_RE = re.compile(r"^[\[\]()<>{}]+|[\[\]()<>{}]+$")
 
 
 def _add_source(sources: list[Evidence] | None, item: Evidence) -> None:
@@ -715,7 +723,7 @@ def _fix(tree: TreeIndex, documented: bool = False) -> str:
     return f"Add install.sh (or a `make setup` target) that creates the environment, e.g. {suggestion}."
 
 
-@detector("env_bootstrap", version="2.3.0")
+@detector("env_bootstrap", version="2.4.0")
 def env_bootstrap(tree: TreeIndex) -> Result:
     """One command creates the software environment.
 
@@ -765,7 +773,9 @@ def env_bootstrap(tree: TreeIndex) -> Result:
         `nextflow run … -profile docker|singularity|conda|…` (or a profile of
         nextflow.config that enables such an engine, or nextflow run when the
         configuration enables one outside any profile), `snakemake --use-conda`,
-        `--use-singularity`, `--software-deployment-method`; `make|task|just <target>`
+        `--use-singularity`, `--software-deployment-method`, their words read without
+        usage-notation brackets, braces or parentheses at either end, so `nextflow run
+        lab/pipe [-profile conda,docker]` counts (2.4.0); `make|task|just <target>`
         whose recipe, or a prerequisite's two levels deep, invokes a manager or such a
         workflow run. Shell continuations are joined; a code block's line is read
         without the comment its language writes (`#`; `%` in a ```matlab/```octave
