@@ -301,7 +301,9 @@ class DefinitionFact(_Record):
     # keyword-only ones after ``*args`` or a bare ``*``), and those whose default is None (S1, §0.2.25: a seed
     # parameter that falls back to an unseeded generator); a Julia method's likewise (its
     # keyword parameters after a bare ``*``), with those defaulting to the global generator
-    # (``rng = Random.default_rng()``) in ``none_defaults``
+    # (``rng = Random.default_rng()``) in ``none_defaults``; an R function's formals, with
+    # those a call may leave out to no value (a NULL/NA default, or none and tested by
+    # ``missing()``) in ``none_defaults``
     parameters: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     none_defaults: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 

@@ -33,6 +33,10 @@ PRECEDENCE = ("vendored", "test", "build", "docs")
 # some native codes use). R `tests/testthat/`, Julia `test/`, MATLAB and C/C++ `tests/`
 # are among them.
 TEST_DIRS = frozenset({"tests", "test", "testing", "spec", ".test", ".tests", "+tests", "tst"})
+# R package folders of tinytest and RUnit suites (§0.3 S3), which S3 reads as test folders:
+# every file below them is a test, found by its path from the root (an `inst/` holds
+# installed files of every kind, so its name alone says nothing).
+R_TEST_DIRS = ("inst/unitTests/", "inst/tinytest/", "tests/tinytest/", "inst/tests/")
 # Python test modules, MATLAB `*Test.m` classes (a capital T: `latest.m` is no test),
 # nf-test files
 _TEST_NAME = re.compile(r"test_.*\.pyw?|.*_test\.pyw?|conftest\.py|.*\.nf\.test", re.IGNORECASE)
@@ -215,7 +219,7 @@ class RoleClassifier:
                 or (folder in self.foreign and self._has_code(folder)),
                 container=container,
                 in_container=in_container,
-                test=above.test or lowered in TEST_DIRS,
+                test=above.test or lowered in TEST_DIRS or f"{folder}/".startswith(R_TEST_DIRS),
                 docs=above.docs or lowered in DOCS_DIRS,
             )
             self._folders[folder] = found
@@ -258,6 +262,6 @@ SPHINX_OPTIONS = frozenset({"html_theme", "master_doc", "root_doc", "source_suff
 VERSIONEER_MARK = "versioneer"
 
 
-__all__ = ["DOCS_DIRS", "LIBRARY_DIRS", "PRECEDENCE", "ROLES", "RoleClassifier",
+__all__ = ["DOCS_DIRS", "LIBRARY_DIRS", "PRECEDENCE", "R_TEST_DIRS", "ROLES", "RoleClassifier",
            "SETUP_CALLS", "SPHINX_OPTIONS", "TEST_DIRS", "VENDORED_DIRS", "VENDORED_FILES", "VERSIONEER_MARK", "code_counts", "code_dirs",
            "file_role", "foreign_licence_dirs", "is_code_file", "is_licence_file", "licensed_dirs", "normalised"]

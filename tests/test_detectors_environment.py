@@ -43,7 +43,7 @@ def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     # env_bootstrap 2.3.0: a README code line without its block language's comment;
     # python_version_declared 2.3.0: Make include files (make.inc*), own ecosystem's declaration first;
     # dep_pinning 2.3.1: the fix tells unversioned entries from loosely bounded ones
-    assert detector.version == {"dep_pinning": "2.3.1", "container_spec": "2.2.1", "env_bootstrap": "2.3.0",
+    assert detector.version == {"dep_pinning": "2.3.1", "container_spec": "2.2.1", "env_bootstrap": "2.5.0",
                                 "python_version_declared": "2.3.0"}.get(metric_id, "2.1.1")
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
@@ -409,6 +409,10 @@ def test_container_spec_capped_evidence_shows_every_file_first(make_tree):
         ("repo2docker .", 80),
         ('Rscript -e "renv::restore()"', 80),
         ("> renv::restore()", 80),
+        # 2.4.0: usage-notation brackets around a flag
+        ("nextflow run lab/pipe [-profile docker] --input x", 80),
+        ("snakemake [--use-conda] --cores 4", 80),
+        ("nextflow run lab/pipe [-profile cluster]", 0),   # no engine
         ('julia --project -e "using Pkg; Pkg.instantiate()"', 80),
         ("cd repo && conda env create -f env.yml && conda activate x", 80),
         (">>> make install", 0),  # Python REPL input, not shell
@@ -506,7 +510,14 @@ def test_env_bootstrap_make_like_targets(make_tree, name, text, value):
         ("scripts/setup_env.R", "BiocManager::install(\"DESeq2\")\n", 100, 1),
         ("setup.R", "install.packages(\"pak\")\nrenv::init()\n", 0, None),   # the installers, a new project's init
         ("setup.R", "for (p in commandArgs(TRUE)) renv::install(p)\n", 0, None),   # what the user names
-        ("analysis.R", "renv::restore()\n", 0, None),   # not a set-up script's name
+        # 2.5.0: any R script is a set-up script by its content: only installing calls
+        ("analysis.R", "renv::restore()\n", 100, 1),
+        ("bin/get_deps.R", "if (!requireNamespace('BiocManager', quietly = TRUE))\n"
+         "  install.packages('BiocManager')\nBiocManager::install(c('limma', 'edgeR'))\n", 100, 3),
+        ("scripts/restore_packages.R", "renv::restore()\nsource('analysis.R')\n", 0, None),   # it runs more
+        ("analysis.R", "renv::restore()\nx <- read.csv('counts.csv')\n", 0, None),   # it analyses too
+        ("renv_environment.R", "restore <- function() renv::restore()\n", 0, None),   # a function: only when called
+        ("src/packages.R", "renv::restore()\n", 0, None),   # not root, scripts/ or bin/
         ("startup.m", "addpath('lib');\n", 100, 1),
         ("install.m", "matlab.addons.install('deps/Chronux.mltbx');\n", 100, 1),
         ("setup.m", "pkg install -forge io\n", 100, 1),

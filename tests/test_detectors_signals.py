@@ -96,7 +96,7 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # and expected_outputs 2.4.0: the case folders of data-driven regression suites; test_file_presence
     # 2.3.0 and ci_presence 2.0.3: native fixes through the tree's own build system;
     # notebook_exec_order 2.1.0: notebooks over 2 MiB are read, capped on their code (§0.2.5)
-    assert detector.version == {"config_externalised": "2.4.1", "seed_management": "2.17.0",
+    assert detector.version == {"config_externalised": "2.4.1", "seed_management": "2.19.0",
                                 "test_file_presence": "2.3.0", "expected_outputs": "2.4.0",
                                 "ci_presence": "2.0.3", "hardware_requirements": "2.1.0",
                                 "notebook_exec_order": "2.1.0"}.get(metric, "2.0.0")
@@ -242,6 +242,27 @@ def test_r_source_and_julia_seeds(measure_s):
     assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.unseeded")] == [
         ("nullseed.R", 2), ("unseeded.jl", 1)]
     assert [(e["path"], e["line_start"]) for e in evidence_of(m, "seed_management.seeded_importer")] == [("main.R", 1)]
+
+
+@pytest.mark.parametrize(("call", "seeded"), [
+    ("fit(d, 10, 42)", True),                 # by position
+    ("fit(d, reps = 10, 42)", True),          # positions fill the formals no name matched
+    ("fit(d, seed = 42)", True),
+    ("fit(d, 10)", False),                    # left out: missing, no seed
+    ("fit(d, seed = NULL)", False),
+    ("wrap <- function(d, s) fit(d, 10, s)\nwrap(d, 3)", True),    # passed on, and passed to the caller
+    ("wrap <- function(d, s = NULL) fit(d, 10, s)\nwrap(d)", False),
+])
+def test_r_seed_parameter_counts_where_every_call_passes_it(measure_s, call, seeded):
+    # §0.2.25 for R: set.seed(p) with p a parameter seeds only as the calls pass p
+    m = measure_s("seed_management", {
+        "R/fit.R": "fit <- function(d, reps = 5, seed) {\n  if (!missing(seed)) set.seed(seed)\n"
+                   "  replicate(reps, mean(sample(d, replace = TRUE)))\n}\n",
+        "run.R": f"d <- c(1, 2, 3)\n{call}\n",
+    })
+    assert (m.counts["stochastic_files"], m.counts["seeded_files"]) == (1, int(seeded))
+    rule = "seed_management.seed_parameter" if seeded else "seed_management.ineffective_seed"
+    assert [(e["path"], e["line_start"]) for e in evidence_of(m, rule)] == [("R/fit.R", 1 if seeded else 2)]
 
 
 def test_r_resampling_arguments_learner_seeds_and_clock_seeds(measure_s):

@@ -70,8 +70,17 @@ def test_time_seeds_and_permutation_arguments():
     assert r.extract(source, "a.R").randoms == (
         RandomFact(1, "set.seed", "R", "seed", False, "time"),
         RandomFact(2, "adonis2", "R", "draw", False, ""),
-        RandomFact(3, "set.seed", "R", "seed", True, "argument"),
+        RandomFact(3, "set.seed", "R", "seed", True, "argument", seed_text="s"),
     )
+
+
+def test_function_formals_and_those_a_call_may_leave_out():
+    # S1, §0.2.25: a NULL/NA default, or no default and a missing() test, may be left out
+    source = (b"fit <- function(x, folds, seed, k = 5, s2 = NULL, s3 = NA, ...) {\n"
+              b"  if (!missing(seed)) set.seed(seed)\n  x\n}\n")
+    (definition,) = r.extract(source, "a.R").definitions
+    assert definition.parameters == ("x", "folds", "seed", "k", "s2", "s3", "...")
+    assert definition.none_defaults == ("seed", "s2", "s3")
 
 
 def test_jags_seeds_and_other_seed_arguments():
@@ -102,7 +111,7 @@ def test_a_seed_argument_seeds_its_own_call_at_the_arguments_line():
 def test_roxygen_block_documents_the_function_below_it():
     result = facts()
     assert result.definitions == (
-        DefinitionFact("add", "function", 8, True, True, end_line=10),
+        DefinitionFact("add", "function", 8, True, True, end_line=10, parameters=("a", "b")),
         DefinitionFact(".hidden", "function", 11, False, False, end_line=11),
     )
     assert result.comments == (
@@ -250,7 +259,7 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.1.10+")
+    assert result.frontend_version.startswith("1.1.11+")
 
 
 def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():

@@ -13,13 +13,15 @@ from scoring.tree import TreeIndex
     "test_core.py", "pkg/core_test.py", "conftest.py", "pkg/conftest.py",
     "tests/testthat/test-fit.R", "tests/test_report.m", "+tests/+unit/ReadTest.m", "ModelTest.m",
     "modules/local/report/main.nf.test", "tests/grid_test.cpp", ".tests/unit/test_x.py", ".test/config.yaml",
-    "tst/regression/run_tests.py",
+    "tst/regression/run_tests.py", "inst/tinytest/test_fit.R", "tests/tinytest/test_fit.R",
+    "inst/unitTests/runit.fit.R", "inst/tests/test-fit.R",
 ])
 def test_test_files(path):
     assert file_role(path) == "test"
 
 
-@pytest.mark.parametrize("path", ["latest.m", "contest.py", "testdata.csv", "src/attest.jl", "protest/README.md"])
+@pytest.mark.parametrize("path", ["latest.m", "contest.py", "testdata.csv", "src/attest.jl", "protest/README.md",
+                                  "inst/extdata/simulate.R", "src/inst/tinytest/helper.R"])
 def test_names_that_only_contain_test_are_source(path):
     assert file_role(path) == "source"
 

@@ -38,7 +38,7 @@ from scoring.frontends._credentials import (
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.10"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9; 1.1.9 (S1): a sampler's own seed also given as rnd.seed = (BEST::BESTmcmc) or setSeed = (nimble; FALSE sets none); JAGS seeds (generator "JAGS"): a chain's .RNG.seed = in any call and rjags::jags.seed(); with julia 1.1.2; 1.1.10: both 1.1.9 lines: JAGS and sampler seeds (S1) and URL-building assignments (A4)
+VERSION = "1.1.11"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9; 1.1.9 (S1): a sampler's own seed also given as rnd.seed = (BEST::BESTmcmc) or setSeed = (nimble; FALSE sets none); JAGS seeds (generator "JAGS"): a chain's .RNG.seed = in any call and rjags::jags.seed(); with julia 1.1.2; 1.1.10: both 1.1.9 lines: JAGS and sampler seeds (S1) and URL-building assignments (A4); 1.1.11 (S1, §0.2.25): a function's formals (DefinitionFact.parameters) and those a call may leave out to no value (none_defaults: NULL/NA default, or none and tested by missing()), set.seed's seed expression (RandomFact.seed_text)
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -339,6 +339,48 @@ def seed_source(value) -> str:
     return "literal" if not isinstance(literal(value), Expr) else "argument"
 
 
+def formals(function) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A function definition's formal parameters in order (``...`` as written) and those a
+    call may leave out to no value (S1, §0.2.25): a ``NULL`` or ``NA`` default, or no
+    default and tested with ``missing(p)`` in the body (``if (!missing(seed))
+    set.seed(seed)``); a parameter without a default that the body uses untested must be
+    passed."""
+    parameters = function.child_by_field_name("parameters")
+    if parameters is None:
+        return (), ()
+    names, undefaulted, optional = [], [], []
+    for parameter in parameters.named_children:
+        if parameter.type != "parameter":
+            continue
+        name = parameter.child_by_field_name("name")
+        if name is None:
+            continue
+        names.append(ts.text(name))
+        default = parameter.child_by_field_name("default")
+        if default is None:
+            undefaulted.append(names[-1])
+        elif default.type == "null" or ts.text(default) in MISSING_VALUES:
+            optional.append(names[-1])
+    if undefaulted:
+        tested = missing_tested(function.child_by_field_name("body"))
+        optional += [name for name in undefaulted if name in tested]
+    return tuple(names), tuple(name for name in names if name in optional)
+
+
+def missing_tested(body) -> set[str]:
+    """The names ``missing(name)`` tests in a function body."""
+    found: set[str] = set()
+    stack = [body] if body is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type == "call" and callee(node) == "missing":
+            positional, _named = arguments_of(node)
+            if positional and positional[0].type == "identifier":
+                found.add(ts.text(positional[0]))
+        stack.extend(node.named_children)
+    return found
+
+
 # calls whose value is dropped along with the call wrapped in them (C4's discarded try)
 DISCARDING_WRAPPERS = frozenset({"invisible", "suppressWarnings", "suppressMessages",
                                  "suppressPackageStartupMessages"})
@@ -543,11 +585,15 @@ class _Walker:
         elif rhs_kind == "function_definition" and lhs.type in ("identifier", "string") \
                 and node.id in self.top_level_statements:
             name = ts.text(lhs).strip("`'\"")
-            self.define(name, "function", line, node.start_byte, ts.last_line(node))
+            parameters, optional = formals(rhs)
+            self.define(name, "function", line, node.start_byte, ts.last_line(node),
+                        parameters=parameters, none_defaults=optional)
 
-    def define(self, name: str, kind: str, line: int, start: int, end_line: int) -> None:
+    def define(self, name: str, kind: str, line: int, start: int, end_line: int,
+               parameters: tuple[str, ...] = (), none_defaults: tuple[str, ...] = ()) -> None:
         self.facts.definitions.append(DefinitionFact(name, kind, line, not name.startswith("."),
-                                                     self.roxygen_above(start), end_line=end_line))
+                                                     self.roxygen_above(start), end_line=end_line,
+                                                     parameters=parameters, none_defaults=none_defaults))
 
     def roxygen_above(self, start: int) -> bool:
         """Whether the last roxygen block documents the object starting at byte ``start``:
@@ -623,7 +669,9 @@ class _Walker:
         if name in SEEDING or bare == "set.seed":
             seed = first if first is not None else keywords.get("seed")
             source = seed_source(seed)
-            facts.randoms.append(RandomFact(line, name, "R", "seed", source in ("literal", "argument"), source))
+            # the seed's expression, to tell a parameter of the enclosing function (S1, §0.2.25)
+            facts.randoms.append(RandomFact(line, name, "R", "seed", source in ("literal", "argument"), source,
+                                            seed_text=ts.text(seed)[:80] if source == "argument" else ""))
         elif bare in DRAWS or any(key in DRAW_KEYWORDS for key in keywords) or (
                 bare == "boot" and "R" in keywords):
             facts.randoms.append(RandomFact(line, name, "R", "draw"))

@@ -256,7 +256,10 @@ def _workflow_run(
 ) -> str | None:
     """``nextflow run … -profile docker`` (or a profile or a setting of the configuration
     that enables a container or conda engine), ``snakemake --use-conda``. ``sources``
-    receives the configuration setting the run relies on."""
+    receives the configuration setting the run relies on. Words are read without the
+    usage notation around them (``[-profile conda,docker]``, ``<--use-conda>``): the
+    brackets mark an option as optional, not a different flag."""
+    words = [_USAGE_BRACKETS_RE.sub("", word) for word in words]
     if program == "snakemake":
         flag = next((w for w in words if _SNAKEMAKE_ENV_FLAG_RE.match(w)), None)
         return f"snakemake {flag}" if flag else None
@@ -266,7 +269,7 @@ def _workflow_run(
     enabling = view.profiles_enabling(_ENGINES)
     for index, word in enumerate(words):
         if word in ("-profile", "--profile") and index + 1 < len(words):
-            for profile in re.split(r"[,/|]", words[index + 1].strip("<>[]'\"")):
+            for profile in re.split(r"[,/|]", words[index + 1].strip("<>[](){}'\"")):
                 name = profile.strip().strip("<>").lower()
                 if name in _ENGINES:
                     return f"nextflow run -profile {name}"
@@ -284,6 +287,11 @@ def _workflow_run(
                                       snippet=tree.snippet(always.path, always.line)))
         return f"nextflow run ({always.engine} enabled in {always.path})"
     return None
+
+
+# usage-notation brackets around a word of a documented command: [optional], <placeholder>,
+# (group), {choice}
+_USAGE_BRACKETS_RE = re.compile(r"^[\[\]()<>{}]+|[\[\]()<>{}]+$")
 
 
 def _add_source(sources: list[Evidence] | None, item: Evidence) -> None:
@@ -584,14 +592,56 @@ _CODE_SETUP_SCRIPT_RE = re.compile(
 _MATLAB_SETUP_CALLS = ("addpath", "addons.install", "installToolbox")
 
 
+# What else an R script that only installs packages may call: the vectors and lists of the
+# packages it names, a check that an installer is there, the messages it prints
+_R_INSTALL_HELPERS = frozenset({"c", "list", "options", "message", "cat"})
+_R_INSTALLER_LOADERS = frozenset({"library", "require", "requireNamespace"})
+# namespaces all of whose calls install or set up packages, and installing calls of others
+_R_INSTALLER_NAMESPACES = ("renv::", "pak::", "BiocManager::")
+_R_INSTALLING_PREFIXES = ("remotes::install", "devtools::install")
+
+
+def _r_installer_call(call: CallFact) -> bool:
+    """A call an R set-up script is made of: an installing call, or a helper of one."""
+    name = call.name
+    if name in _R_ENVIRONMENT_CALLS or name in _R_PACKAGE_CALLS or name in _R_INSTALL_HELPERS \
+            or name.startswith(_R_INSTALLER_NAMESPACES + _R_INSTALLING_PREFIXES):
+        return True
+    if name in _R_INSTALLER_LOADERS and call.args:
+        first = call.args[0]
+        package = first if isinstance(first, str) else first.text if isinstance(first, Expr) else ""
+        return package in _R_INSTALLERS
+    return False
+
+
+def _r_setup_by_content(facts: FileFacts) -> CallFact | None:
+    """The installing call of an R script that is a set-up script by what it does, whatever
+    its name (§0.3 E3 × R names no file): all its code installs the environment (renv,
+    install.packages, BiocManager, remotes/devtools installs, pak, library(renv), with
+    the vectors, options and messages of those calls); a script that also runs or checks
+    anything else is no set-up script by content."""
+    call = _r_install_call(facts)
+    if call is None or facts.definitions or not all(_r_installer_call(c) for c in facts.calls):
+        return None
+    return call
+
+
 def _code_setup_script(tree: TreeIndex, path: str) -> tuple[bool, Evidence] | None:
     """An R or MATLAB/Octave set-up script (root, scripts/ or bin/): (whether its calls
     install or add dependencies, its evidence), or None for any other file. R: renv::,
     install.packages, BiocManager, remotes, devtools, pak (the calls the Rscript rule
     reads); MATLAB/Octave: addpath, matlab.addons.install, installToolbox, pkg
-    install|load."""
+    install|load. An R script of another name is one by its content
+    (:func:`_r_setup_by_content`)."""
     if not _CODE_SETUP_SCRIPT_RE.fullmatch(_name(path)):
-        return None
+        if not path.lower().endswith(".r"):
+            return None
+        facts = tree.facts(path)
+        call = _r_setup_by_content(facts) if facts is not None and facts.frontend == "r" else None
+        if call is None:
+            return None
+        return True, Evidence(path, f"R script that restores or installs the environment ({call.written or call.name})",
+                              rule="env_bootstrap.script", line_start=call.line, snippet=tree.snippet(path, call.line))
     facts = tree.facts(path)
     if facts is None:
         return None
@@ -715,7 +765,7 @@ def _fix(tree: TreeIndex, documented: bool = False) -> str:
     return f"Add install.sh (or a `make setup` target) that creates the environment, e.g. {suggestion}."
 
 
-@detector("env_bootstrap", version="2.3.0")
+@detector("env_bootstrap", version="2.5.0")
 def env_bootstrap(tree: TreeIndex) -> Result:
     """One command creates the software environment.
 
@@ -738,7 +788,15 @@ def env_bootstrap(tree: TreeIndex) -> Result:
         renv::init); a MATLAB/Octave setup.m, install.m or startup.m that puts
         dependencies on the path (`addpath(genpath(...))`), installs a toolbox
         (matlab.addons.install, installToolbox) or an Octave package (`pkg install`,
-        `pkg load`).
+        `pkg load`). 2.5.0 (§0.3 E3 × R names no set-up file): an R script of any other
+        name at the root or in scripts/ or bin/ is a set-up script by its content when
+        all its code installs the environment: renv::restore/activate/consent,
+        install.packages, BiocManager::install, remotes/devtools installs, pak, and
+        around them only c(), options(), message(), cat() and library()/require()/
+        requireNamespace() of the installers, no function definitions
+        (renv_environment.R holding renv::restore()); a script that runs or checks
+        anything else beside (a restore inside renv::status() branches with CmdStan set-up
+        calls) is not one by content.
         100 (make_target): a target of a Make-like file (Makefile, makefile,
         GNUmakefile, justfile, Taskfile.yml, tasks.py, dodo.py) at the root or in an
         environment location whose name starts with setup, install, env, environment,
@@ -765,7 +823,9 @@ def env_bootstrap(tree: TreeIndex) -> Result:
         `nextflow run … -profile docker|singularity|conda|…` (or a profile of
         nextflow.config that enables such an engine, or nextflow run when the
         configuration enables one outside any profile), `snakemake --use-conda`,
-        `--use-singularity`, `--software-deployment-method`; `make|task|just <target>`
+        `--use-singularity`, `--software-deployment-method`, their words read without
+        usage-notation brackets, braces or parentheses at either end, so `nextflow run
+        lab/pipe [-profile conda,docker]` counts (2.4.0); `make|task|just <target>`
         whose recipe, or a prerequisite's two levels deep, invokes a manager or such a
         workflow run. Shell continuations are joined; a code block's line is read
         without the comment its language writes (`#`; `%` in a ```matlab/```octave

@@ -282,6 +282,7 @@ class _Pending:
     function: DefinitionFact
     parameter: str
     fallback: bool = False     # the call builds the generator used when the parameter is None
+    r: bool = False            # an R set.seed(p): a parameter left out holds no value (NULL, missing)
 
 
 @dataclass
@@ -382,6 +383,7 @@ def _nextflow_scripts(tree: TreeIndex) -> list[str]:
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_R_IDENTIFIER = re.compile(r"^(?:[A-Za-z]|\.(?![0-9]))[A-Za-z0-9._]*$")
 # the names §0.2.25 gives a seed or generator parameter
 _SEED_PARAMETER = re.compile(r"rng|seed|random_state|generator", re.IGNORECASE)
 _UNREPRODUCIBLE_PYTHON = {"time": "this seed comes from the clock: it differs on every run",
@@ -413,7 +415,7 @@ def _enclosing_class(facts: FileFacts, function: DefinitionFact) -> DefinitionFa
 
 def _named_parameter(function: DefinitionFact | None, name: str | None) -> str | None:
     """``name`` when it is a plain parameter of ``function`` (not ``*args``/``**kwargs``)."""
-    if function is None or name is None or not _IDENTIFIER.match(name):
+    if function is None or name is None or not (_IDENTIFIER.match(name) or _R_IDENTIFIER.match(name)):
         return None
     return name if name in function.parameters else None
 
@@ -522,14 +524,16 @@ class _Parameters:
 
     DEPTH = 4
 
-    def __init__(self, tree: TreeIndex, facts_by_path: dict[str, FileFacts], helpers: set[str]):
+    def __init__(self, tree: TreeIndex, facts_by_path: dict[str, FileFacts], helpers: set[str], r: bool = False):
         self.helpers = helpers     # names of the repository's own *seed* functions that seed
+        self.r = r                 # R functions: called by name (dots are part of it, pkg:: is not)
         self.sites: dict[str, list[tuple[FileFacts, CallFact]]] = {}
         for path, facts in facts_by_path.items():
             if tree.role(path) == "vendored":
                 continue
             for call in facts.calls:
-                self.sites.setdefault(call.written.rsplit(".", 1)[-1], []).append((facts, call))
+                name = _r_function(call.name) if r else call.written.rsplit(".", 1)[-1]
+                self.sites.setdefault(name, []).append((facts, call))
 
     def seeded(self, function: DefinitionFact, parameter: str, depth: int = 0,
                seen: frozenset[tuple[int, str, str]] = frozenset(), facts: FileFacts | None = None) -> bool:
@@ -549,7 +553,7 @@ class _Parameters:
         if not sites:
             return not optional
         for facts, call in sites:
-            passed, value = self._argument(function, parameter, call)
+            passed, value = (self._r_argument if self.r else self._argument)(function, parameter, call)
             if not passed:
                 if optional:
                     return False
@@ -568,6 +572,27 @@ class _Parameters:
         end = function.end_line or function.line
         return any(call.cell == function.cell and function.line <= call.line <= end
                    and call.written.rsplit(".", 1)[-1] in self.helpers for call in facts.calls)
+
+    @staticmethod
+    def _r_argument(function: DefinitionFact, parameter: str, call: CallFact) -> tuple[bool, Any]:
+        """Whether an R call passes ``parameter`` and its value: by name, or by position
+        among the formals before ``...`` that no name matched; ``do.call`` or a ``...``
+        passed on may carry it (passed, value unknown)."""
+        for keyword, value in call.kwargs:
+            if keyword == parameter:
+                return True, value
+        named = {keyword for keyword, _ in call.kwargs}
+        positional = []
+        for name in function.parameters:
+            if name == "...":
+                break
+            if name not in named:
+                positional.append(name)
+        if any(type(value) is Expr and value.text == "..." for value in call.args):
+            return True, Expr("...")
+        if parameter in positional and positional.index(parameter) < len(call.args):
+            return True, call.args[positional.index(parameter)]
+        return False, None
 
     @staticmethod
     def _argument(function: DefinitionFact, parameter: str, call: CallFact) -> tuple[bool, Any]:
@@ -928,6 +953,12 @@ def _scan_r(record: _SeedFile, facts: FileFacts, tree: TreeIndex) -> None:
                        tree.snippet(path, fact.line, fact.cell), families=frozenset({fact.generator}))
             if fact.seeded and fact.seed_source in ("literal", "argument"):
                 record.seeds.append(hit)
+                function = _enclosing_definition(facts, fact.line, fact.cell) if fact.seed_text else None
+                parameter = _named_parameter(function, fact.seed_text) if function is not None \
+                    and function.kind == "function" else None
+                if parameter is not None:
+                    # set.seed(seed) in function(…, seed): seeded only as the calls pass it (§0.2.25)
+                    record.pending.append(_Pending(hit, True, function, parameter, r=True))
             elif fact.seed_source == "time":
                 record.unreproducible.append((hit, "this seed comes from the clock: it differs on every run"))
         else:
@@ -1325,10 +1356,13 @@ def _seed_files(tree: TreeIndex) -> tuple[dict[str, _SeedFile], int]:
     if any(record.pending for record in files.values()):
         helpers = {name for record in files.values() if record.seeds for name in _seed_helpers(record)}
         _decide_parameter_seeds(files, _Parameters(tree, python_facts, helpers))
+    r_facts: dict[str, FileFacts] = {}
     for path in tree.by_type("r") + tree.by_type("julia") + tree.by_type("rmd"):
         facts = tree.facts(path)
         if facts is None or facts.language not in ("r", "julia"):
             continue
+        if facts.language == "r":
+            r_facts[path] = facts
         julia = [part for part in facts.embedded if part.language == "julia"]
         if path.lower().endswith((".rmd", ".qmd")) and not (
                 facts.calls or facts.strings or facts.comments or facts.imports or facts.assignments or facts.definitions):
@@ -1354,6 +1388,8 @@ def _seed_files(tree: TreeIndex) -> tuple[dict[str, _SeedFile], int]:
         for part in facts.embedded:
             if part.language in ("r", "julia"):
                 _scan_facts(record, part, tree)
+    if any(record.pending for record in files.values()):
+        _decide_parameter_seeds(files, _Parameters(tree, r_facts, set(), r=True))
     vendored = {p for p in files if tree.role(p) == "vendored"}
     _decide_passed_generators(files, vendored)
     _decide_stored_generators(files, vendored, tree)
@@ -1370,18 +1406,23 @@ def _decide_parameter_seeds(files: dict[str, _SeedFile], parameters: _Parameters
     or generator is not passed at every call site is unseeded; such a seed call seeds
     nothing."""
     for record in files.values():
-        for pending in record.pending:
+        pendings, record.pending = record.pending, []   # each is decided once
+        for pending in pendings:
             hit = pending.hit
-            if parameters.seeded(pending.function, pending.parameter, facts=record.python):
+            if parameters.seeded(pending.function, pending.parameter,
+                                 facts=None if pending.r else record.python):
                 record.parameter_seeds[hit] = (pending.function, pending.parameter)
                 continue
             where = f"the parameter {pending.parameter} of {pending.function.name}()"
+            none = "NULL" if pending.r else "None"
             if pending.fallback:
                 why = f"unseeded fallback for {where}, which not every call passes"
+            elif pending.r and pending.parameter in pending.function.none_defaults:
+                why = f"its seed is {where}, which a call may leave out, and not every call passes it"
             elif pending.parameter in pending.function.none_defaults:
                 why = f"its seed is {where}, None unless passed, and not every call passes it"
             else:
-                why = f"its seed is {where}, which a call passes as None"
+                why = f"its seed is {where}, which a call passes as {none}"
             record.unreproducible.append((hit, why))
             if pending.seed:
                 record.seeds = [h for h in record.seeds if h is not hit]
@@ -1866,7 +1907,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.17.0")
+@detector("seed_management", version="2.19.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1876,7 +1917,9 @@ def seed_management(tree: TreeIndex) -> Result:
         seeds that reach them; value = 100 · seeded / random files, and with no random
         file the metric is not applicable and scores 100 (alphabet draws, if any, are
         its evidence). Test and vendored files are out of the stochastic set and their
-        seeds seed nothing (§0.2.3); a draw over a character alphabet
+        seeds seed nothing (§0.2.3); the test files are those of the S3 test
+        definition, every file of R's tinytest and RUnit folders (inst/tinytest/,
+        tests/tinytest/, inst/unitTests/, inst/tests/) among them (§0.2.1); a draw over a character alphabet
         (``random.choices(string.ascii_letters, k=10)``) names a file or a token and is
         not stochastic (§0.1.30). Throughout, the seed must reach the generator that
         draws (§0.2.23), and a seed from the clock, the OS or an entropy device seeds
@@ -1943,7 +1986,14 @@ def seed_management(tree: TreeIndex) -> Result:
         setSeed =: seeded by seed =, not by NA, and otherwise drawing their seed from
         R's generator), samplers drawing from R's generator (bcp, R2jags'/jagsUI's jags,
         which seed JAGS from it), seeded by set.seed/
-        with_seed (never from Sys.time()) or through source() as in Python. JAGS draws
+        with_seed (never from Sys.time()) or through source() as in Python; a
+        set.seed(p) whose p is a formal parameter of the enclosing function waits for
+        the function's calls (§0.2.25, 2.19.0): a parameter a call may leave out to no
+        value (a NULL or NA default, or none and tested with missing(p), as in ``if
+        (!missing(seed)) set.seed(seed)``) seeds when the function is called and every
+        call in the repository passes it, by name or by position among the formals no
+        name matched (a caller's own such parameter passed on is followed); any other
+        seeds unless a call passes NULL. JAGS draws
         from generators of its own, seeded from the clock, which set.seed does not
         reach (§0.2.23): rjags' jags.model and BEST's BESTmcmc are seeded by a chain's
         .RNG.seed = in the file's initial values, rjags::jags.seed(x) or BESTmcmc's
@@ -2165,7 +2215,8 @@ def seed_management(tree: TreeIndex) -> Result:
             source = files[proof.hit.path].parameter_seeds.get(proof.hit) if proof.hit.path in files else None
             if source is not None:
                 function, parameter = source
-                given = ("is never None at its calls" if parameter not in function.none_defaults
+                none = "NULL" if proof.hit.path.lower().endswith((".r", ".rmd", ".qmd")) else "None"
+                given = (f"is never {none} at its calls" if parameter not in function.none_defaults
                          else "every call passes")
                 evidence.append(Evidence(proof.hit.path,
                                          f"the seed is the parameter {parameter} of {function.name}(), which {given}",

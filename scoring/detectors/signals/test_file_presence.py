@@ -30,6 +30,7 @@ from scoring.facts import FileFacts
 from scoring.model import Evidence
 from scoring.parsers.native_build import native_build_kind
 from scoring.registry import Result, detector
+from scoring.roles import R_TEST_DIRS
 from scoring.tree import TreeIndex
 
 _TEST_DIRS = frozenset({"tests", "test"})
@@ -137,7 +138,6 @@ _NATIVE_TEST_FRAMEWORKS = frozenset({"catch2", "gtest", "googletest", "doctest",
 _RUNIT_CALLS = frozenset({"checkEquals", "checkEqualsNumeric", "checkIdentical", "checkTrue", "checkException"})
 _R_RUNNER_CALLS = frozenset({"testPackage", "test_check", "runTestSuite", "runTestFile", "test_dir", "test_package",
                              "run_test_dir", "test_all"})
-_R_UNIT_DIRS = ("inst/unitTests/", "inst/tinytest/", "tests/tinytest/", "inst/tests/")
 _JULIA_FACTCHECK_MACROS = frozenset({"@fact", "@fact_throws"})
 _MATLAB_RUNNER_CALLS = frozenset({"moxunit_runtests", "runtests", "runTests", "matlab.unittest.TestSuite.fromFolder",
                                   "matlab.unittest.TestSuite.fromPackage", "TestSuite.fromFolder",
@@ -509,7 +509,7 @@ def test_file_presence(tree: TreeIndex) -> Result:
         else:
             count(path, "test notebook with a test", "test_file_presence.notebook", found[0], found[1])
     for path in tree.by_type("r"):
-        unit_dir = path.startswith(_R_UNIT_DIRS)
+        unit_dir = path.startswith(R_TEST_DIRS)
         if not (_is_r_test_module(path) or unit_dir):
             continue
         candidates += 1
