@@ -59,6 +59,25 @@ _LOOKS_LIKE_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:outputs?|results?)\s+(?:(?:should|will|would|might|may)\s+)?looks?\s+like(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
+# A sentence in which a run produces output (§0.3 Python libraries, findings-A omniglot:
+# "This produces figures like this one:"): an output noun followed by "like this / these /
+# the one(s) below / the following", or a production verb taking "this" / "the following"
+# and an output noun ("gives the following output"), shown by an image or a block
+_OUTPUT_NOUN = r"(?:figures?|plots?|images?|outputs?|results?|tables?)"
+_PRODUCTION_VERB = r"(?:produc|generat|creat|giv|output|yield)(?:e|es|ed|s|ing)?|gave|prints?|printed"
+_OUTPUT_LIKE_THIS_RE = re.compile(
+    rf"(?<![A-Za-z0-9]){_OUTPUT_NOUN}\s+like\s+(?:this|these|the\s+following|the\s+ones?\s+below)(?![A-Za-z0-9])"
+    rf"|(?<![A-Za-z0-9])(?:{_PRODUCTION_VERB})\s+(?:this|these|the\s+following)\s+(?:\w+\s+)?{_OUTPUT_NOUN}"
+    r"(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# ... or a production verb taking an output noun ("Running plot.py produces two figures"),
+# shown by an image: a code block after such a sentence is as often the command that
+# produces it ("The following command generates the figures:")
+_PRODUCES_OUTPUT_RE = re.compile(
+    rf"(?<![A-Za-z0-9])(?:{_PRODUCTION_VERB})\s+(?:[\w-]+\s+){{0,3}}?{_OUTPUT_NOUN}(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
 # README files whose images a reader sees on the project page (Markdown, RST, text)
 _README_PROSE_SUFFIXES = frozenset({"", ".md", ".markdown", ".rst", ".txt"})
 # A link into the repository itself on GitHub: .../<owner>/<repo>/(blob|raw)/<ref>/<path>
@@ -275,12 +294,17 @@ def _readme_output_mentions(tree: TreeIndex) -> list[Evidence]:
                               line_start=line, snippet=_line_text(doc.raw_lines, line)))
     seen = {e.line_start for e in found}
     for paragraph in doc.paragraphs:
-        if not _LOOKS_LIKE_RE.search(paragraph.text):
+        pattern = next((p for p in (_LOOKS_LIKE_RE, _OUTPUT_LIKE_THIS_RE, _PRODUCES_OUTPUT_RE)
+                        if p.search(paragraph.text)), None)
+        if pattern is None:
             continue
         line = next((n for n in range(paragraph.line_start, paragraph.line_end + 1)
-                     if _LOOKS_LIKE_RE.search(_line_text(doc.raw_lines, n) or "")), paragraph.line_start)
+                     if pattern.search(_line_text(doc.raw_lines, n) or "")), paragraph.line_start)
         shown = _shown_after(doc, paragraph)
+        if pattern is _PRODUCES_OUTPUT_RE and shown != "an image":
+            continue
         if shown is not None and line not in seen:
+            seen.add(line)
             found.append(Evidence(doc.path, f"README shows what the output looks like ({shown})",
                                   rule="expected_outputs.readme_output_example", line_start=line,
                                   snippet=_line_text(doc.raw_lines, line)))
@@ -429,7 +453,7 @@ def _figure_evidence(figures: list[str]) -> list[Evidence]:
     return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
 
 
-@detector("expected_outputs", version="2.4.0")
+@detector("expected_outputs", version="2.5.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
@@ -452,7 +476,16 @@ def expected_outputs(tree: TreeIndex) -> Result:
         result output. 60: a README heading or sentence about expected / sample /
         example / reference output(s) or result(s), or a sentence saying what the output
         looks like ("The output looks like this:") followed by an image or a code
-        block. 40: a committed figure (.png .pdf
+        block; so is (2.5.0, §0.3 "the output looks like") a sentence showing what a
+        run produces: an output noun (figure, plot, image, output, result, table,
+        singular or plural) followed by "like this", "like these", "like the
+        following" or "like the one(s) below" ("This produces figures like this
+        one:"), or a production verb (produce, generate, create, give, output, yield,
+        print) taking "this", "these" or "the following" and an output noun ("it gives
+        the following output:"), followed by an image or a code block; or a production
+        verb taking an output noun within three words ("Running plot.py produces two
+        figures") followed by an image, not a code block (that is as often the
+        command producing them). 40: a committed figure (.png .pdf
         .svg .jpg .jpeg .eps .tif .tiff) of at least 16 bytes outside documentation and
         asset locations (docs/, doc/, documentation/, man/, manual(s)/, vignettes/,
         _static/, assets/, img/, imgs/, images/, .github/, hidden folders; files with
@@ -517,7 +550,8 @@ def expected_outputs(tree: TreeIndex) -> Result:
         counts; a tests/reference*/ folder of test inputs (a reference genome) counts
         as test outputs; a folder whose name only has the word "output" ("output_maps"
         of inputs) counts; so does a README that only mentions "example output" in
-        passing, a paper PDF at the root, or a notebook whose outputs are warnings
+        passing, a README sentence "… generates plots like this" above a picture of
+        the method rather than of its output, a paper PDF at the root, or a notebook whose outputs are warnings
         printed to stdout. A result figure the README shows without the code that
         made it just above is taken for documentation. A documentation image whose
         name a write call of the code also gives (a bare ``savefig("overview.png")``)
