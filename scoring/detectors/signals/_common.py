@@ -209,11 +209,26 @@ class RegressionCase:
     inputs: tuple[str, ...]          # the folder's other files
 
 
+# Reference-genome and annotation formats (findings-D, rna-seq-pop: a test reference/
+# folder of a genome, its transcripts, features and GO terms): what a bioinformatics run
+# reads as its reference, never a result it writes; compression suffixes are dropped first
+_REFERENCE_DATA_RE = re.compile(r".+\.(?:fa|fasta|fna|ffn|2bit|gff|gff3|gtf|gaf|bed|fai|dict)"
+                                r"(?:\.(?:gz|bgz|bz2|xz|zst))?", re.IGNORECASE)
+
+
+def is_reference_data(name: str) -> bool:
+    """Whether a file name is a reference genome or annotation (``.fa``, ``.fasta``,
+    ``.fna``, ``.2bit``, ``.gff``/``.gff3``/``.gtf``, ``.gaf``, ``.bed``, ``.fai``, ``.dict``,
+    compressed or not): an input of a run, not a reference output."""
+    return bool(_REFERENCE_DATA_RE.fullmatch(name))
+
+
 def _reference_file(tree, path: str) -> bool:
-    """A committed result: at least 16 bytes, not hidden, no placeholder, README or code."""
+    """A committed result: at least 16 bytes, not hidden, no placeholder, README, code or
+    reference genome (reference.fa is the genome a case runs on)."""
     name = _name(path)
     lowered = name.lower()
-    if name.startswith(".") or lowered in _PLACEHOLDERS or lowered.startswith("readme"):
+    if name.startswith(".") or lowered in _PLACEHOLDERS or lowered.startswith("readme") or is_reference_data(name):
         return False
     info = tree.info(path)
     dot = lowered.rfind(".")

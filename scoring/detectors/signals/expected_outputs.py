@@ -23,6 +23,7 @@ from scoring.detectors.signals._common import (
     _line_text,
     _name,
     _parent,
+    is_reference_data,
     regression_cases,
 )
 from scoring.model import Evidence
@@ -47,6 +48,8 @@ _TEST_OUTPUT_DIR_RE = re.compile(
     re.IGNORECASE,
 )
 _REGRESSION_DIR_RE = re.compile(r"regression.*", re.IGNORECASE)
+# a test folder named for a reference, which may be the genome a test runs on
+_REFERENCE_DATA_DIR_RE = re.compile(r"ref|refs|reference.*", re.IGNORECASE)
 _SNAPSHOT_FILE_RE = re.compile(r".+\.nf\.test\.snap", re.IGNORECASE)   # nf-test snapshots (§0.3)
 _EXPECTED_OUTPUT_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:expected|sample|example|reference)\s+(?:outputs?|results?)(?![A-Za-z0-9])",
@@ -239,10 +242,18 @@ def _test_output_dirs(tree: TreeIndex) -> list[tuple[str, list[str]]]:
     sub-folders only (pytest-mpl's baseline_images/<test module>/) is shown as each of
     them."""
     grouped: dict[str, list[str]] = {}
+    genome_folders: set[str] = set()
     for path in tree.files:
         folder = _test_output_folder(path)
-        if folder is not None and _is_output_file(tree, path):
+        if folder is None:
+            continue
+        if _REFERENCE_DATA_DIR_RE.fullmatch(_name(folder)) and is_reference_data(_name(path)):
+            genome_folders.add(folder)
+        elif _is_output_file(tree, path):
             grouped.setdefault(folder, []).append(path)
+    # a reference folder holding a genome or annotation is the reference a test runs on:
+    # its other files (gene lists, regions) go with it, none is a result
+    grouped = {folder: files for folder, files in grouped.items() if folder not in genome_folders}
     split: dict[str, list[str]] = {}
     for folder, files in grouped.items():
         if any(_parent(f) == folder for f in files):
@@ -453,7 +464,7 @@ def _figure_evidence(figures: list[str]) -> list[Evidence]:
     return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
 
 
-@detector("expected_outputs", version="2.5.0")
+@detector("expected_outputs", version="2.6.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
@@ -509,7 +520,14 @@ def expected_outputs(tree: TreeIndex) -> Result:
         folder — tests/, test/, testing/, tst/, unit_tests/, test-suite/ — holding
         inputs and a reference output) keep their reference outputs beside their
         inputs too (testcode's benchmark.out.*, reference*, expected*, *.ref,
-        *.expected): 100.
+        *.expected): 100. 2.6.0: a test folder named ref, refs or reference* that
+        holds a reference genome or annotation (.fa, .fasta, .fna, .ffn, .2bit, .gff,
+        .gff3, .gtf, .gaf, .bed, .fai, .dict, gzip/bgzip/bz2/xz/zstd-compressed or
+        not) is the reference a test runs on, not a folder of committed results
+        (§0.3 "reference/ … with committed results"): none of its files count
+        (.test/resources/reference/ of a genome, its annotation and a gene list); a
+        regression case's reference* file in such a format is its genome, not its
+        reference output.
         (2.2.0: a README sentence saying what the output or result looks
         like, followed by an image or a code block, is the 60 tier (§0.3 Python
         libraries); in the 40 tier an image a README (any folder) embeds is
@@ -547,8 +565,8 @@ def expected_outputs(tree: TreeIndex) -> Result:
         outputs), and describe the expected output in the README.
     Known false positives:
         A results/ or figures/ folder holding data placeholders of 16 bytes or more
-        counts; a tests/reference*/ folder of test inputs (a reference genome) counts
-        as test outputs; a folder whose name only has the word "output" ("output_maps"
+        counts; a tests/reference*/ folder of test inputs in other formats (a
+        reference table a test reads) counts as test outputs; a folder whose name only has the word "output" ("output_maps"
         of inputs) counts; so does a README that only mentions "example output" in
         passing, a README sentence "… generates plots like this" above a picture of
         the method rather than of its output, a paper PDF at the root, or a notebook whose outputs are warnings
@@ -558,7 +576,9 @@ def expected_outputs(tree: TreeIndex) -> Result:
         counts as an output. Reference files kept loose in a test folder
         (tests/fxx_matlab.txt that a test loads and compares with) are not
         recognised: §0.3 names the expected-output folders and baseline images of
-        tests.
+        tests. A reference/ folder of a test that keeps its expected outputs beside
+        the genome it runs on (expected.vcf next to genome.fa) is taken for the
+        genome's folder.
     """
     written = _WrittenByCode(tree)
     dirs = _output_dirs(tree, written)

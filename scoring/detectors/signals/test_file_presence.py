@@ -459,8 +459,10 @@ def test_file_presence(tree: TreeIndex) -> Result:
         tests run by nbval without assertions are not recognised. A CI-run shell
         script named test_* that guards a precondition ([ -d x ] || exit 1) counts; one
         that fails only through set -e on a bare diff is not recognised. A folder of test
-        inputs beside a file named reference* (a reference genome) in a test folder of a
-        tree whose CI runs any tests counts as a regression case.
+        inputs beside a file named reference* (a reference table a test reads) in a test
+        folder of a tree whose CI runs any tests counts as a regression case; a
+        reference genome or annotation (reference.fa, .gff3, .gtf, .bed… compressed or
+        not) is no reference output (2.4.0).
     """
     counted: list[Evidence] = []
     aux: list[Evidence] = []          # runners and frameworks: evidence, not counted
