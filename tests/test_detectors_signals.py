@@ -97,10 +97,11 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # 2.3.0 and ci_presence 2.0.3: native fixes through the tree's own build system;
     # notebook_exec_order 2.1.0: notebooks over 2 MiB are read, capped on their code (§0.2.5);
     # test_file_presence 2.4.0: test-named and shell CI validation scripts; expected_outputs
-    # 2.5.0: README sentences showing what a run produces, 2.6.0: test reference-genome folders
+    # 2.5.0: README sentences showing what a run produces, 2.6.0: test reference-genome folders;
+    # ci_presence 2.0.4: runs_tests through those validation scripts
     assert detector.version == {"config_externalised": "2.4.1", "seed_management": "2.17.0",
                                 "test_file_presence": "2.4.0", "expected_outputs": "2.6.0",
-                                "ci_presence": "2.0.3", "hardware_requirements": "2.1.0",
+                                "ci_presence": "2.0.4", "hardware_requirements": "2.1.0",
                                 "notebook_exec_order": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
