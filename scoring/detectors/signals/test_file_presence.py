@@ -457,7 +457,9 @@ def test_file_presence(tree: TreeIndex) -> Result:
         build's add_test of a linter); a C/C++ main() that fails only by returning a
         non-zero value (not exit()) is not recognised without a registration. Notebook
         tests run by nbval without assertions are not recognised. A CI-run shell
-        script named test_* that guards a precondition ([ -d x ] || exit 1) counts; one
+        script named test_* that guards a precondition ([ -d x ] || exit 1) counts, and
+        so does a runner run_tests.sh that checks its runner's status ([ $? -ne 0 ]
+        then exit 1); one
         that fails only through set -e on a bare diff is not recognised. A folder of test
         inputs beside a file named reference* (a reference table a test reads) in a test
         folder of a tree whose CI runs any tests counts as a regression case; a
