@@ -95,10 +95,13 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # parameters shown first); test_file_presence 2.3.0
     # and expected_outputs 2.4.0: the case folders of data-driven regression suites; test_file_presence
     # 2.3.0 and ci_presence 2.0.3: native fixes through the tree's own build system;
-    # notebook_exec_order 2.1.0: notebooks over 2 MiB are read, capped on their code (§0.2.5)
+    # notebook_exec_order 2.1.0: notebooks over 2 MiB are read, capped on their code (§0.2.5);
+    # test_file_presence 2.4.0: test-named and shell CI validation scripts; expected_outputs
+    # 2.5.0: README sentences showing what a run produces, 2.6.0: test reference-genome folders;
+    # ci_presence 2.0.4: runs_tests through those validation scripts
     assert detector.version == {"config_externalised": "2.4.1", "seed_management": "2.19.0",
-                                "test_file_presence": "2.3.0", "expected_outputs": "2.4.0",
-                                "ci_presence": "2.0.3", "hardware_requirements": "2.1.0",
+                                "test_file_presence": "2.4.0", "expected_outputs": "2.6.0",
+                                "ci_presence": "2.0.4", "hardware_requirements": "2.1.0",
                                 "notebook_exec_order": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()
     assert sections[""].strip()
@@ -716,6 +719,45 @@ def test_a_ci_script_is_a_validation_test_only_when_named_so_and_asserting(measu
     assert (m.value, m.counts["test_files"]) == (50, 1)
     assert [(e.path, e.line_start, e.reason) for e in m.evidence] == [
         ("scripts/compare_runs.R", 2, "validation script run by CI (.gitlab-ci.yml:4)")]
+
+
+
+def test_a_ci_shell_test_script_counts_when_a_check_reaches_a_failing_exit(measure_s):
+    m = measure_s("test_file_presence", {
+        # the check fails the script from the else branch
+        "ci/test_output.sh": ('out=results/out.cram\nif [ -f "$out" ]; then\n  echo ok\nelse\n'
+                              '  echo "no cram"\n  exit 1\nfi\n'),
+        # an elif that compares reaches the exit; the first if checks nothing
+        "ci/tests.sh": ("if true; then\n  echo skip\nelif ! cmp -s a.txt b.txt; then\n  exit 2\nfi\n"),
+        # a check, but the script always succeeds; a failing exit without a check
+        "ci/test_quiet.sh": "diff a.txt b.txt > d.txt || true\nexit 0\n",
+        "ci/test_build.sh": "make\nexit 1\n",
+        # a check that fails, in a script whose name says neither test nor check
+        "ci/testing_env.sh": "grep -q conda env.txt || exit 1\n",
+        ".gitlab-ci.yml": ("test:\n  script:\n    - bash ci/test_output.sh\n    - bash ci/tests.sh\n"
+                           "    - bash ci/test_quiet.sh\n    - bash ci/test_build.sh\n    - bash ci/testing_env.sh\n"),
+    })
+    assert (m.value, m.counts["test_files"]) == (100, 2)
+    assert [(e.path, e.line_start, e.reason) for e in m.evidence] == [
+        ("ci/test_output.sh", 2, "validation script run by CI (.gitlab-ci.yml:3)"),
+        ("ci/tests.sh", 3, "validation script run by CI (.gitlab-ci.yml:4)")]
+
+
+
+def test_a_reference_genome_beside_a_case_is_no_reference_output(measure_s):
+    files = {
+        "tests/run_tests.sh": "for case in tests/*/; do ./align \"$case\"; done\n",
+        "tests/chr1/reads.fq": "@r1\nACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIII\n",
+        "tests/chr1/reference.fa.gz": b"\x1f\x8b" + b"compressed test genome bytes",
+        "tests/chr2/reads.fq": "@r2\nTTTTACGTACGTACGT\n+\nIIIIIIIIIIIIIIII\n",
+        "tests/chr2/reference.sam": "@HD\tVN:1.6\nr2\t0\tchr2\t1\t60\t16M\t*\t0\t0\tTTTTACGTACGTACGT\n",
+    }
+    tests = measure_s("test_file_presence", files)
+    assert (tests.value, [e.path for e in tests.evidence if e.rule == "test_file_presence.regression_case"]) == (
+        50, ["tests/chr2"])
+    outputs = measure_s("expected_outputs", files)
+    assert outputs.value == 100
+    assert [e.path for e in outputs.evidence if e.rule == "expected_outputs.output_file"] == ["tests/chr2/reference.sam"]
 
 
 # --------------------------------------------------------------------------- S4 expected_outputs

@@ -10,6 +10,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.parsers.shell import Command, split_commands
+
 # Evidence lists stay short enough to read; totals always go to ``counts``.
 MAX_EVIDENCE = 20
 
@@ -72,22 +74,92 @@ SOURCE_SUFFIXES = frozenset({
 
 
 # A script whose name says it checks results (validate_outputs.py, check_results.R,
-# compare_to_reference.jl, sanity_checks.py, regression.py)
-_VALIDATION_NAME_RE = re.compile(r"valid|verif|check|compar|sanity|regress|consisten", re.IGNORECASE)
+# compare_to_reference.jl, sanity_checks.py, regression.py) or that it is a test (test as
+# a word at the start or end of the name: test_cram_input.sh, run_test.sh, tests.py)
+_VALIDATION_NAME_RE = re.compile(r"valid|verif|check|compar|sanity|regress|consisten|^tests?(?![a-z])|[-_.]tests?$",
+                                 re.IGNORECASE)
 # the calls that assert in each language: numpy.testing / pandas.testing assert_*, R
 # stopifnot / testthat expect_* / assertthat
 _ASSERTING_CALL_RE = re.compile(r"(?:.*[.:$])?(?:assert\w*|stopifnot|expect_\w+|assert_that)")
+_SHELL_SUFFIXES = (".sh", ".bash")
+# what a shell check runs: a comparison (diff, cmp, git diff), a search (grep), a test
+# (test, [, [[)
+_SHELL_CHECKS = frozenset({"diff", "cmp", "grep", "egrep", "fgrep", "zgrep", "test", "[", "[["})
+# the keywords that open, continue or close a compound command, in front of a command
+_SHELL_KEYWORDS = frozenset({"if", "elif", "then", "else", "fi", "!", "do", "done", "while", "until"})
+# a failing exit inside a command string (bash -c "echo failed && exit 1")
+_FAILING_EXIT_TEXT_RE = re.compile(r"(?:^|[;&|\s])exit\s+[1-9]\d*\b")
+
+
+def _shell_words(command: Command) -> tuple[str, tuple[str, ...]]:
+    """(leading keyword or "", the command's words without it and without a ``!``)."""
+    words = command.words
+    keyword = ""
+    while words and words[0] in _SHELL_KEYWORDS:
+        keyword = keyword or words[0]
+        words = words[1:]
+    return keyword, words
+
+
+def _is_shell_check(words: tuple[str, ...]) -> bool:
+    program = words[0].rsplit("/", 1)[-1] if words else ""
+    return program in _SHELL_CHECKS or (program == "git" and "diff" in words[1:2])
+
+
+def _is_failing_exit(words: tuple[str, ...]) -> bool:
+    """``exit <non-zero>``, or a shell run with ``-c`` on a command string that exits so."""
+    if not words:
+        return False
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "exit":
+        return len(words) > 1 and words[1].isdigit() and int(words[1]) != 0
+    return program in ("bash", "sh") and len(words) > 2 and words[1] == "-c" \
+        and bool(_FAILING_EXIT_TEXT_RE.search(words[2]))
+
+
+def _shell_assertion_line(tree, path: str) -> int | None:
+    """The first check of a shell script that fails the script: an ``if`` (``elif``)
+    whose condition is a check (diff, cmp, git diff, grep, test, ``[ ]``, ``[[ ]]``, negated
+    or not) and whose branches reach ``exit <non-zero>``, or a line chaining a check to
+    a failing exit with ``&&`` / ``||`` (``grep -q x out.txt || exit 1``, ``… && bash -c
+    "echo failed && exit 1"``)."""
+    found: list[int] = []
+    conditions: list[int | None] = []   # for each open if: the line of its check, or None
+    for line, logical in tree.command_lines(path):
+        checked = None
+        for command in split_commands(logical):
+            keyword, words = _shell_words(command)
+            if keyword == "if":
+                conditions.append(line if _is_shell_check(words) else None)
+            elif keyword == "elif" and conditions and conditions[-1] is None and _is_shell_check(words):
+                conditions[-1] = line
+            elif keyword == "fi" and conditions:
+                conditions.pop()
+            if not words:
+                continue
+            if _is_shell_check(words) and not keyword:
+                checked = line
+            if _is_failing_exit(words):
+                open_checks = [c for c in conditions if c is not None]
+                if open_checks:
+                    found.append(open_checks[-1])
+                elif checked is not None:
+                    found.append(checked)
+    return min(found, default=None)
 
 
 def validation_script_line(tree, path: str) -> int | None:
     """The first assertion of a validation script (§0.3 "CI-run validation scripts are
-    tests"): a Python, R or Julia script named after checking results (validate,
-    verify, check, compare, sanity, regression, consistency) that asserts (``assert``
-    statements, ``np.testing.assert_*``, R ``stopifnot``/``expect_*``, Julia ``@test``/
-    ``@assert``); None for any other file."""
+    tests"): a Python, R, Julia or shell script named after checking results (validate,
+    verify, check, compare, sanity, regression, consistency) or after testing (test as a
+    word at the start or end of its name) that asserts (``assert`` statements,
+    ``np.testing.assert_*``, R ``stopifnot``/``expect_*``, Julia ``@test``/``@assert``; in a
+    shell script a check that reaches ``exit <non-zero>``); None for any other file."""
     name = _name(path)
     if not _VALIDATION_NAME_RE.search(name.rsplit(".", 1)[0]):
         return None
+    if name.lower().endswith(_SHELL_SUFFIXES):
+        return _shell_assertion_line(tree, path)
     facts = tree.facts(path)
     if facts is None:
         return None
@@ -137,11 +209,26 @@ class RegressionCase:
     inputs: tuple[str, ...]          # the folder's other files
 
 
+# Reference-genome and annotation formats (findings-D, rna-seq-pop: a test reference/
+# folder of a genome, its transcripts, features and GO terms): what a bioinformatics run
+# reads as its reference, never a result it writes; compression suffixes are dropped first
+_REFERENCE_DATA_RE = re.compile(r".+\.(?:fa|fasta|fna|ffn|2bit|gff|gff3|gtf|gaf|bed|fai|dict)"
+                                r"(?:\.(?:gz|bgz|bz2|xz|zst))?", re.IGNORECASE)
+
+
+def is_reference_data(name: str) -> bool:
+    """Whether a file name is a reference genome or annotation (``.fa``, ``.fasta``,
+    ``.fna``, ``.2bit``, ``.gff``/``.gff3``/``.gtf``, ``.gaf``, ``.bed``, ``.fai``, ``.dict``,
+    compressed or not): an input of a run, not a reference output."""
+    return bool(_REFERENCE_DATA_RE.fullmatch(name))
+
+
 def _reference_file(tree, path: str) -> bool:
-    """A committed result: at least 16 bytes, not hidden, no placeholder, README or code."""
+    """A committed result: at least 16 bytes, not hidden, no placeholder, README, code or
+    reference genome (reference.fa is the genome a case runs on)."""
     name = _name(path)
     lowered = name.lower()
-    if name.startswith(".") or lowered in _PLACEHOLDERS or lowered.startswith("readme"):
+    if name.startswith(".") or lowered in _PLACEHOLDERS or lowered.startswith("readme") or is_reference_data(name):
         return False
     info = tree.info(path)
     dot = lowered.rfind(".")

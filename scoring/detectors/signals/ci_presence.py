@@ -47,7 +47,7 @@ _FIX_NO_CI = {
 }
 
 
-@detector("ci_presence", version="2.0.3")
+@detector("ci_presence", version="2.0.4")
 def ci_presence(tree: TreeIndex) -> Result:
     """A continuous-integration configuration file exists (0 or 100).
 
@@ -64,7 +64,8 @@ def ci_presence(tree: TreeIndex) -> Result:
         nextflow run with a test profile, Snakemake in a .test/ folder (the
         snakemake-github-action's directory: .test, --directory) or with a .test/
         configuration; a validation script it runs, as S3 counts them: §0.3 workflow
-        tests) is recorded but does not change the value.
+        tests, test-named and shell scripts since 2.0.4) is recorded but does not
+        change the value.
     Why it matters:
         CI runs the code on a clean machine at every change: the cheapest continuous
         evidence that the code works outside the author's environment.

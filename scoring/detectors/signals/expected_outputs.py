@@ -23,6 +23,7 @@ from scoring.detectors.signals._common import (
     _line_text,
     _name,
     _parent,
+    is_reference_data,
     regression_cases,
 )
 from scoring.model import Evidence
@@ -47,6 +48,8 @@ _TEST_OUTPUT_DIR_RE = re.compile(
     re.IGNORECASE,
 )
 _REGRESSION_DIR_RE = re.compile(r"regression.*", re.IGNORECASE)
+# a test folder named for a reference, which may be the genome a test runs on
+_REFERENCE_DATA_DIR_RE = re.compile(r"ref|refs|reference.*", re.IGNORECASE)
 _SNAPSHOT_FILE_RE = re.compile(r".+\.nf\.test\.snap", re.IGNORECASE)   # nf-test snapshots (§0.3)
 _EXPECTED_OUTPUT_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:expected|sample|example|reference)\s+(?:outputs?|results?)(?![A-Za-z0-9])",
@@ -57,6 +60,25 @@ _EXPECTED_OUTPUT_RE = re.compile(
 # a block.
 _LOOKS_LIKE_RE = re.compile(
     r"(?<![A-Za-z0-9])(?:outputs?|results?)\s+(?:(?:should|will|would|might|may)\s+)?looks?\s+like(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# A sentence in which a run produces output (§0.3 Python libraries, findings-A omniglot:
+# "This produces figures like this one:"): an output noun followed by "like this / these /
+# the one(s) below / the following", or a production verb taking "this" / "the following"
+# and an output noun ("gives the following output"), shown by an image or a block
+_OUTPUT_NOUN = r"(?:figures?|plots?|images?|outputs?|results?|tables?)"
+_PRODUCTION_VERB = r"(?:produc|generat|creat|giv|output|yield)(?:e|es|ed|s|ing)?|gave|prints?|printed"
+_OUTPUT_LIKE_THIS_RE = re.compile(
+    rf"(?<![A-Za-z0-9]){_OUTPUT_NOUN}\s+like\s+(?:this|these|the\s+following|the\s+ones?\s+below)(?![A-Za-z0-9])"
+    rf"|(?<![A-Za-z0-9])(?:{_PRODUCTION_VERB})\s+(?:this|these|the\s+following)\s+(?:\w+\s+)?{_OUTPUT_NOUN}"
+    r"(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# ... or a production verb taking an output noun ("Running plot.py produces two figures"),
+# shown by an image: a code block after such a sentence is as often the command that
+# produces it ("The following command generates the figures:")
+_PRODUCES_OUTPUT_RE = re.compile(
+    rf"(?<![A-Za-z0-9])(?:{_PRODUCTION_VERB})\s+(?:[\w-]+\s+){{0,3}}?{_OUTPUT_NOUN}(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
 # README files whose images a reader sees on the project page (Markdown, RST, text)
@@ -220,10 +242,18 @@ def _test_output_dirs(tree: TreeIndex) -> list[tuple[str, list[str]]]:
     sub-folders only (pytest-mpl's baseline_images/<test module>/) is shown as each of
     them."""
     grouped: dict[str, list[str]] = {}
+    genome_folders: set[str] = set()
     for path in tree.files:
         folder = _test_output_folder(path)
-        if folder is not None and _is_output_file(tree, path):
+        if folder is None:
+            continue
+        if _REFERENCE_DATA_DIR_RE.fullmatch(_name(folder)) and is_reference_data(_name(path)):
+            genome_folders.add(folder)
+        elif _is_output_file(tree, path):
             grouped.setdefault(folder, []).append(path)
+    # a reference folder holding a genome or annotation is the reference a test runs on:
+    # its other files (gene lists, regions) go with it, none is a result
+    grouped = {folder: files for folder, files in grouped.items() if folder not in genome_folders}
     split: dict[str, list[str]] = {}
     for folder, files in grouped.items():
         if any(_parent(f) == folder for f in files):
@@ -275,12 +305,17 @@ def _readme_output_mentions(tree: TreeIndex) -> list[Evidence]:
                               line_start=line, snippet=_line_text(doc.raw_lines, line)))
     seen = {e.line_start for e in found}
     for paragraph in doc.paragraphs:
-        if not _LOOKS_LIKE_RE.search(paragraph.text):
+        pattern = next((p for p in (_LOOKS_LIKE_RE, _OUTPUT_LIKE_THIS_RE, _PRODUCES_OUTPUT_RE)
+                        if p.search(paragraph.text)), None)
+        if pattern is None:
             continue
         line = next((n for n in range(paragraph.line_start, paragraph.line_end + 1)
-                     if _LOOKS_LIKE_RE.search(_line_text(doc.raw_lines, n) or "")), paragraph.line_start)
+                     if pattern.search(_line_text(doc.raw_lines, n) or "")), paragraph.line_start)
         shown = _shown_after(doc, paragraph)
+        if pattern is _PRODUCES_OUTPUT_RE and shown != "an image":
+            continue
         if shown is not None and line not in seen:
+            seen.add(line)
             found.append(Evidence(doc.path, f"README shows what the output looks like ({shown})",
                                   rule="expected_outputs.readme_output_example", line_start=line,
                                   snippet=_line_text(doc.raw_lines, line)))
@@ -429,7 +464,7 @@ def _figure_evidence(figures: list[str]) -> list[Evidence]:
     return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
 
 
-@detector("expected_outputs", version="2.4.0")
+@detector("expected_outputs", version="2.6.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
@@ -452,7 +487,16 @@ def expected_outputs(tree: TreeIndex) -> Result:
         result output. 60: a README heading or sentence about expected / sample /
         example / reference output(s) or result(s), or a sentence saying what the output
         looks like ("The output looks like this:") followed by an image or a code
-        block. 40: a committed figure (.png .pdf
+        block; so is (2.5.0, §0.3 "the output looks like") a sentence showing what a
+        run produces: an output noun (figure, plot, image, output, result, table,
+        singular or plural) followed by "like this", "like these", "like the
+        following" or "like the one(s) below" ("This produces figures like this
+        one:"), or a production verb (produce, generate, create, give, output, yield,
+        print) taking "this", "these" or "the following" and an output noun ("it gives
+        the following output:"), followed by an image or a code block; or a production
+        verb taking an output noun within three words ("Running plot.py produces two
+        figures") followed by an image, not a code block (that is as often the
+        command producing them). 40: a committed figure (.png .pdf
         .svg .jpg .jpeg .eps .tif .tiff) of at least 16 bytes outside documentation and
         asset locations (docs/, doc/, documentation/, man/, manual(s)/, vignettes/,
         _static/, assets/, img/, imgs/, images/, .github/, hidden folders; files with
@@ -476,7 +520,14 @@ def expected_outputs(tree: TreeIndex) -> Result:
         folder — tests/, test/, testing/, tst/, unit_tests/, test-suite/ — holding
         inputs and a reference output) keep their reference outputs beside their
         inputs too (testcode's benchmark.out.*, reference*, expected*, *.ref,
-        *.expected): 100.
+        *.expected): 100. 2.6.0: a test folder named ref, refs or reference* that
+        holds a reference genome or annotation (.fa, .fasta, .fna, .ffn, .2bit, .gff,
+        .gff3, .gtf, .gaf, .bed, .fai, .dict, gzip/bgzip/bz2/xz/zstd-compressed or
+        not) is the reference a test runs on, not a folder of committed results
+        (§0.3 "reference/ … with committed results"): none of its files count
+        (.test/resources/reference/ of a genome, its annotation and a gene list); a
+        regression case's reference* file in such a format is its genome, not its
+        reference output.
         (2.2.0: a README sentence saying what the output or result looks
         like, followed by an image or a code block, is the 60 tier (§0.3 Python
         libraries); in the 40 tier an image a README (any folder) embeds is
@@ -514,17 +565,20 @@ def expected_outputs(tree: TreeIndex) -> Result:
         outputs), and describe the expected output in the README.
     Known false positives:
         A results/ or figures/ folder holding data placeholders of 16 bytes or more
-        counts; a tests/reference*/ folder of test inputs (a reference genome) counts
-        as test outputs; a folder whose name only has the word "output" ("output_maps"
+        counts; a tests/reference*/ folder of test inputs in other formats (a
+        reference table a test reads) counts as test outputs; a folder whose name only has the word "output" ("output_maps"
         of inputs) counts; so does a README that only mentions "example output" in
-        passing, a paper PDF at the root, or a notebook whose outputs are warnings
+        passing, a README sentence "… generates plots like this" above a picture of
+        the method rather than of its output, a paper PDF at the root, or a notebook whose outputs are warnings
         printed to stdout. A result figure the README shows without the code that
         made it just above is taken for documentation. A documentation image whose
         name a write call of the code also gives (a bare ``savefig("overview.png")``)
         counts as an output. Reference files kept loose in a test folder
         (tests/fxx_matlab.txt that a test loads and compares with) are not
         recognised: §0.3 names the expected-output folders and baseline images of
-        tests.
+        tests. A reference/ folder of a test that keeps its expected outputs beside
+        the genome it runs on (expected.vcf next to genome.fa) is taken for the
+        genome's folder.
     """
     written = _WrittenByCode(tree)
     dirs = _output_dirs(tree, written)

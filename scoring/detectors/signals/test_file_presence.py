@@ -358,7 +358,7 @@ def _spread(items: list[Evidence], limit: int, weight: dict[str, tuple[int, int]
     return sorted(picked, key=lambda e: items.index(e))
 
 
-@detector("test_file_presence", version="2.3.0")
+@detector("test_file_presence", version="2.4.0")
 def test_file_presence(tree: TreeIndex) -> Result:
     """Automated test modules that contain at least one test (0, 50 or 100).
 
@@ -400,10 +400,15 @@ def test_file_presence(tree: TreeIndex) -> Result:
         configfile: resolved in the folder a CI job runs Snakemake in (the
         snakemake-github-action's directory: .test, --directory, a step's
         working-directory; lint-only runs excepted). CI-run validation scripts
-        (§0.3): a Python, R or Julia script a CI job runs whose name says it
+        (§0.3): a Python, R, Julia or shell script a CI job runs whose name says it
         checks results (validate, verify, check, compare, sanity, regression,
-        consistency) and that asserts (assert, np.testing.assert_*, stopifnot,
-        expect_*, @test, @assert). Data-driven regression suites (2.3.0, §0.3 native
+        consistency) or is a test (2.4.0: test or tests as the first or last word of
+        the name: test_cram_input.sh, run_test.sh, a package's tests.py; not
+        testing.py) and that asserts (assert, np.testing.assert_*, stopifnot,
+        expect_*, @test, @assert; in a shell script, 2.4.0, a check that fails the
+        script: an if/elif whose condition is diff, cmp, git diff, grep, test, [ ] or
+        [[ ]] and whose branches reach exit <non-zero>, or a check chained with && or
+        || to exit <non-zero>, bash -c "… exit 1" included). Data-driven regression suites (2.3.0, §0.3 native
         "regression-test folders"): each case folder directly below a test folder
         (tests/, test/, testing/, tst/, unit_tests/, test-suite/), outside hidden and
         vendored folders, that holds input files and a committed reference output (a
@@ -421,7 +426,7 @@ def test_file_presence(tree: TreeIndex) -> Result:
     Evidence:
         Counted test files at their first test (file, line; a build file from its first
         test registration to its last; a regression case folder with its first
-        reference output), up to 50 (the suites are
+        reference output; a shell validation script at its check), up to 50 (the suites are
         what the metric is about), spread over the kinds of test and folders, within a
         kind the files with the most tests (then the most lines) first; test runners
         (run_tests.py, tests/testthat.R, tests/runTests.R, run_tests.m calling
@@ -451,9 +456,15 @@ def test_file_presence(tree: TreeIndex) -> Result:
         registers tests counts even when the registrations run other programs (a
         build's add_test of a linter); a C/C++ main() that fails only by returning a
         non-zero value (not exit()) is not recognised without a registration. Notebook
-        tests run by nbval without assertions are not recognised. A folder of test
-        inputs beside a file named reference* (a reference genome) in a test folder of a
-        tree whose CI runs any tests counts as a regression case.
+        tests run by nbval without assertions are not recognised. A CI-run shell
+        script named test_* that guards a precondition ([ -d x ] || exit 1) counts, and
+        so does a runner run_tests.sh that checks its runner's status ([ $? -ne 0 ]
+        then exit 1); one
+        that fails only through set -e on a bare diff is not recognised. A folder of test
+        inputs beside a file named reference* (a reference table a test reads) in a test
+        folder of a tree whose CI runs any tests counts as a regression case; a
+        reference genome or annotation (reference.fa, .gff3, .gtf, .bed… compressed or
+        not) is no reference output (2.4.0).
     """
     counted: list[Evidence] = []
     aux: list[Evidence] = []          # runners and frameworks: evidence, not counted
@@ -672,7 +683,11 @@ def test_file_presence(tree: TreeIndex) -> Result:
                 continue
             check = validation_script_line(tree, script)
             if check is not None:
-                candidates += 1
+                # a test-named module without a test function is a test when CI runs its checks
+                if script in empty:
+                    empty.remove(script)
+                else:
+                    candidates += 1
                 count(script, f"validation script run by CI ({ci_path}:{line})",
                       "test_file_presence.ci_validation_script", check)
     # data-driven regression suites (§0.3 native "regression-test folders"): each case
