@@ -582,20 +582,52 @@ _JL_TOOLS = frozenset({"DataDep"})
 _URL_LITERAL_RE = re.compile(r"^(?:https?|ftp)://")
 
 
-def _fact_url_vars(facts: FileFacts) -> dict[str, tuple[str, int]]:
-    """Names bound to a URL literal, with the line of the binding (the first of each name)."""
-    table: dict[str, tuple[str, int]] = {}
-    for assignment in facts.assignments:
-        if _URL_LITERAL_RE.match(assignment.value):
-            table.setdefault(assignment.name, (assignment.value, assignment.line))
-    return table
+class _UrlNames:
+    """Names bound to a URL literal, looked up in the scope of a call (METRICS.md §0.1.22,
+    A4): a name takes its URL from a binding in the call's own function -- a parameter of
+    that function hides every other binding --, then (R and Julia, whose functions see the
+    names of the functions around them and of the file's top level) from the enclosing
+    functions and the top level. A MATLAB function sees only its own workspace (a nested
+    function that of the function around it too), never the bindings of a script's code
+    or of another local function."""
+
+    def __init__(self, facts: FileFacts, lexical: bool):
+        self.lexical = lexical
+        self.functions = [d for d in facts.definitions
+                          if d.kind in ("function", "method") and d.end_line >= d.line]
+        # (function line or 0 for the top level, name) -> the first binding's URL and line;
+        # a name bound to anything else in that scope is known there and holds no URL
+        self.bindings: dict[tuple[int, str], tuple[str, int]] = {}
+        self.bound: set[tuple[int, str]] = set()
+        for assignment in facts.assignments:
+            scope = self._enclosing(assignment.line, assignment.cell)
+            key = (scope[0].line if scope else 0, assignment.name)
+            self.bound.add(key)
+            if _URL_LITERAL_RE.match(assignment.value):
+                self.bindings.setdefault(key, (assignment.value, assignment.line))
+
+    def _enclosing(self, line: int, cell: int | None) -> list:
+        """The functions around a line, innermost first."""
+        around = [d for d in self.functions if d.cell == cell and d.line <= line <= d.end_line]
+        return sorted(around, key=lambda d: d.line, reverse=True)
+
+    def lookup(self, name: str, line: int, cell: int | None = None) -> tuple[str, int] | None:
+        scopes = self._enclosing(line, cell)
+        for function in scopes:
+            if name in function.inputs or name in function.parameters:
+                return None
+            if (function.line, name) in self.bound:
+                return self.bindings.get((function.line, name))
+        if scopes and not self.lexical:
+            return None
+        return self.bindings.get((0, name))
 
 
-def _fact_arg_url(value: Value, line: int, url_vars: dict[str, tuple[str, int]],
-                  literal_urls: dict[int, list[str]]) -> tuple[str | None, int | None]:
+def _fact_arg_url(value: Value, line: int, url_vars: _UrlNames,
+                  literal_urls: dict[int, list[str]], cell: int | None = None) -> tuple[str | None, int | None]:
     """The URL an argument stands for: a URL literal, a wrapper call (``url("…")``,
     ``paste0("…", x)``…) whose literal is on the same line, or a name bound to a URL
-    (then also the line of the binding)."""
+    in the call's scope (then also the line of the binding)."""
     if isinstance(value, str):
         return (value if _URL_LITERAL_RE.match(value) else None), None
     if not isinstance(value, Expr):
@@ -614,7 +646,7 @@ def _fact_arg_url(value: Value, line: int, url_vars: dict[str, tuple[str, int]],
             whole = next((u for u in literal_urls.get(line, ()) if u.startswith(match.group(1))), None)
             return whole or match.group(1), None
     ident = re.match(r"^[A-Za-z_.][\w.]*", unwrapped)
-    bound = url_vars.get(ident.group(0)) if ident else None
+    bound = url_vars.lookup(ident.group(0), line, cell) if ident else None
     return bound if bound is not None else (None, None)
 
 
@@ -634,7 +666,7 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
              or name in url_calls]
     if not named:   # most files: no fetching call at all
         return
-    url_vars = _fact_url_vars(facts)
+    url_vars = _UrlNames(facts, lexical=True)
     # URL literals of the lines with such a call (a wrapper's literal is on its line)
     lines = {call.line for call, _ in named}
     literal_urls: dict[int, list[str]] = {}
@@ -651,7 +683,7 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
         if name not in url_calls or call.line in by_line:
             continue
         first = call.args[0] if call.args else (call.kwargs[0][1] if call.kwargs else None)
-        url, bound = _fact_arg_url(first, call.line, url_vars, literal_urls)
+        url, bound = _fact_arg_url(first, call.line, url_vars, literal_urls, call.cell)
         if not url or _is_local_url(url):
             continue
         kind = software_kind(url, scan.own)
@@ -674,7 +706,7 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
     """MATLAB/Octave downloads from the call facts (§0.3): ``websave``/``urlwrite``/
     ``webread`` of a URL (a literal or a name bound to one) and the DANDI client
     ``py.dandi.download.download``."""
-    url_vars: dict[str, tuple[str, int]] | None = None
+    url_vars: _UrlNames | None = None
     by_line: dict[int, Download] = {}
     for call in facts.calls:
         name = call.written
@@ -685,12 +717,12 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
         if name not in _MATLAB_URL_CALLS or call.line in by_line:
             continue
         if url_vars is None:
-            url_vars = _fact_url_vars(facts)
+            url_vars = _UrlNames(facts, lexical=False)
         args = list(call.args)
         # websave(filename, url) / urlwrite(url, filename) / webread(url)
         candidates = args[1:2] + args[:1] if name == "websave" else args[:1]
         for arg in candidates:
-            url, bound = _fact_arg_url(arg, call.line, url_vars, {})
+            url, bound = _fact_arg_url(arg, call.line, url_vars, {}, call.cell)
             if url and not _is_local_url(url) and not software_kind(url, scan.own):
                 by_line[call.line] = Download("data_acquisition_script.matlab_call",
                                               f"{name} downloads {url}{_bound_at(bound, call.line)}",
@@ -746,7 +778,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.7.0")
+@detector("data_acquisition_script", version="2.8.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -784,7 +816,14 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         reader on a URL variable counts); MATLAB/Octave
         ``websave``/``urlwrite``/``webread`` of a URL and the DANDI client
         ``py.dandi.download.download("dandi://…")`` (vendored toolboxes skipped); Julia
-        ``Downloads.download``/``download``/``HTTP.get`` of a URL and ``DataDeps``; and
+        ``Downloads.download``/``download``/``HTTP.get`` of a URL and ``DataDeps``. A
+        name given to an R, Julia or MATLAB download call takes its URL only from a
+        binding in the call's scope (§0.1.22; 2.8.0): the call's own function, then for R
+        and Julia the functions around it and the file's top level (their functions see
+        those names), for MATLAB only a nested function's parent (a local function sees
+        no other function's or script's workspace); a parameter of the function hides
+        every outer binding (``function str = readURL(url)`` / ``webread(url)`` fetches
+        whatever its caller passes, not the ``url`` another function binds); and
         ``*.dvc`` data-tracking files (with ``outs:``). Also (2.5.0): a code string of
         Python, R, Julia or MATLAB that reads a remote file through a GDAL virtual file
         system (``"/vsizip//vsicurl/https://…"``, ``/vsis3/…``, ``/vsigs/…``, ``/vsiaz/…``
@@ -878,7 +917,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``tool.tar.gz``) or of a model checkpoint counts as a data download; any
         ``pooch``/``gdown`` call counts; a downloader in an unused script counts; a
         Nextflow remote parameter of a test profile counts. A URL held in a variable
-        defined in another file, or built at run time, is not resolved (a false negative);
+        defined in another file, built at run time or passed in as a parameter (R,
+        Julia, MATLAB: the call sites are not followed) is not resolved (a false
+        negative);
         an ``httr::POST`` that uploads counts as a download.
     """
     return not_applicable_result(tree) or probed(tree, "data_acquisition_script")[0]
