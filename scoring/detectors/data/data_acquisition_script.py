@@ -890,7 +890,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
         the rules of this paragraph from the named-dataset APIs on, the documentation
         build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
-        A4 2.7.0.
+        A4 2.7.0. MATLAB's ``functionSignatures.json`` and a MATLAB Project's
+        ``resources/project/`` files are configuration, no data files (A1 2.9.0, A2
+        2.11.0, A3 2.7.0, A4 2.8.0).
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.
