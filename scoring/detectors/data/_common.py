@@ -343,6 +343,23 @@ def _norm_url(url: str) -> str:
     return text
 
 
+# Files a code host keeps beside a repository rather than in it: release assets, files
+# attached to an issue or pull request (GitHub ``files/<id>/``, GitLab ``uploads/<hash>/``)
+_HOSTED_ASSET_RE = re.compile(r"/releases/download/|/files/\d+/[^/]+$|/uploads/[0-9a-f]{16,}/[^/]+$")
+
+
+def _hosted_data_file(url: str) -> bool:
+    """A data file or data archive (§0.2.15: ``mnist.tar.gz``, not a versioned or source
+    release, a platform build or a code file) that a code host keeps beside a repository:
+    below the repository's own URL it is data the repository distributes, not the
+    repository itself, whose files (raw and blob views too) stay its own."""
+    path = _split_url(url)[1].rstrip("/")
+    name = path.rsplit("/", 1)[-1].lower()
+    if not name or not _HOSTED_ASSET_RE.search(path.lower()) or _SOFTWARE_URL_RE.search(url):
+        return False
+    return data_extension(name) is not None or is_data_archive_name(name)
+
+
 @dataclass
 class OwnIdentifiers:
     """The repository's own URLs and DOIs, which are never data pointers (§0.1.21)."""
@@ -358,13 +375,15 @@ class OwnIdentifiers:
         host, _, path = norm.partition("/")
         parts = path.split("/")
         if self.names and len(parts) >= 2 and parts[1].lower() in self.names and (
-                host in _CODE_HOSTS or host == "raw.githubusercontent.com"):
+                host in _CODE_HOSTS or host == "raw.githubusercontent.com") and not _hosted_data_file(url):
             return True
         for own in self.urls:
             if norm == own:
                 return True
-            # A host-only homepage must not swallow every link to that host.
-            if "/" in own and norm.startswith(own + "/"):
+            # A host-only homepage must not swallow every link to that host, and a
+            # repository's URL not the data hosted beside it (a release asset or a file
+            # attachment of a data format): the code-host rules classify those.
+            if "/" in own and norm.startswith(own + "/") and not _hosted_data_file(url):
                 return True
         return False
 
@@ -658,6 +677,10 @@ def _code_host_pointer(url: str, host: str, path: str, named_dataset: bool = Fal
         return Pointer(60, "data_pointer.code_host", url, "release asset on a code host")
     if {"raw", "blob", "src"} & set(segments[2:4] + segments[3:5]) and data_extension(segments[-1] if segments else ""):
         return Pointer(60, "data_pointer.code_host", url, "data file on a code host")
+    # a file attached to an issue or a pull request (``owner/repo/files/<id>/<name>``,
+    # ``user-attachments/files/<id>/<name>``), hosted like a release asset
+    if "/releases/download/" not in lower and _hosted_data_file(url):
+        return Pointer(60, "data_pointer.code_host", url, "data file attached on a code host")
     if len(segments) >= 2:
         repo = segments[1].removesuffix(".git")
         if {"data", "dataset", "datasets"} & set(re.split(r"[-_.]", repo)):

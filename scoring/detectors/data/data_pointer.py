@@ -718,7 +718,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         60 code_host: raw/blob data files, release assets, LFS media or data repositories
         on GitHub/GitLab/Bitbucket: named as data (``owner/xyz-data``) or called a
         dataset by the link's text or the word after it ("the [FashionMNIST](…) dataset";
-        2.7.0); also a non-archive DOI in a data context. 40 direct_url: any other URL of a data file (the extension is matched
+        2.7.0); a data file or data archive attached to an issue or pull request
+        (GitHub ``owner/repo/files/<id>/mnist.tar.gz``, ``user-attachments/files/<id>/…``,
+        GitLab ``uploads/<hash>/…``), hosted as a release asset is (2.11.0); also a non-archive DOI in a data context. 40 direct_url: any other URL of a data file (the extension is matched
         after stripping ``.gz .bz2 .xz .zip .tar.gz``); a URL of an archive (``.zip``,
         ``.tar.gz``, ``.tgz``, ``.7z``) in a data or download context -- code, a data section,
         or a document line naming data or ``wget``/``curl``/a download (§0.2.15) -- unless
@@ -742,7 +744,11 @@ def data_pointer(tree: TreeIndex) -> Result:
         2.7.0). The repository's own URLs never count: those
         its metadata names (CITATION.cff, codemeta.json, .zenodo.json, pyproject URLs,
         DESCRIPTION ``URL``/``BugReports``) and code-host URLs of a repository named as
-        the project (the RStudio ``<name>.Rproj``, DESCRIPTION ``Package:``; 2.5.0).
+        the project (the RStudio ``<name>.Rproj``, DESCRIPTION ``Package:``; 2.5.0) --
+        but not a data file or data archive (§0.2.15, not a versioned release or a
+        platform build) kept beside the repository as a release asset or an attachment,
+        which the repository distributes as data (2.11.0; its raw and blob files stay
+        its own).
         25 local_file: a data file in the
         tree (``.csv .tsv .parquet .feather .h5 .hdf5 .nc .npy .npz .rds .xlsx .json…``),
         dot paths and configuration files excluded (any data format under ``config/``,
