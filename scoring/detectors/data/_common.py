@@ -765,16 +765,11 @@ def nextflow_remote_params(tree: TreeIndex) -> list[RemoteParam]:
     if found is not None:
         return found
     readers: dict[str, str] = {}
-    bound: list[tuple[str, int, str, str]] = []
+    bound = _nextflow_remote_bindings(tree)
     for path in tree.by_frontend("nextflow"):
         facts = tree.facts(path)
         if facts is None or facts.frontend != "nextflow":
             continue
-        assigned = {(arg.line, arg.name) for arg in facts.cli_args if arg.kind == "params" and arg.assigned and arg.name}
-        if assigned:
-            for literal in facts.strings:
-                if (literal.line_start, literal.binding) in assigned and _REMOTE_URI_RE.match(literal.value.strip()):
-                    bound.append((path, literal.line_start, literal.binding, literal.value.strip()))
         for call in facts.calls:
             reader = call.name.rsplit(".", 1)[-1]
             if reader not in _NF_READERS:
@@ -786,6 +781,36 @@ def nextflow_remote_params(tree: TreeIndex) -> list[RemoteParam]:
     found = memo["nf_remote_params"] = [RemoteParam(path, line, name, url, readers[name])
                                         for path, line, name, url in bound if name in readers]
     return found
+
+
+def _nextflow_remote_bindings(tree: TreeIndex) -> list[tuple[str, int, str, str]]:
+    """(path, line, name, URL) of each parameter a Nextflow file or config binds to a
+    remote URL, once per tree."""
+    memo = _memo(tree)
+    found = memo.get("nf_remote_bindings")
+    if found is not None:
+        return found
+    bound: list[tuple[str, int, str, str]] = []
+    for path in tree.by_frontend("nextflow"):
+        facts = tree.facts(path)
+        if facts is None or facts.frontend != "nextflow":
+            continue
+        assigned = {(arg.line, arg.name) for arg in facts.cli_args if arg.kind == "params" and arg.assigned and arg.name}
+        if assigned:
+            for literal in facts.strings:
+                if (literal.line_start, literal.binding) in assigned and _REMOTE_URI_RE.match(literal.value.strip()):
+                    bound.append((path, literal.line_start, literal.binding, literal.value.strip()))
+    memo["nf_remote_bindings"] = bound
+    return bound
+
+
+def nextflow_param_urls(tree: TreeIndex) -> dict[str, str]:
+    """The remote URL each Nextflow parameter is bound to (the first binding), by name:
+    a process script's ``${params.name}`` stands for it."""
+    table: dict[str, str] = {}
+    for _path, _line, name, url in _nextflow_remote_bindings(tree):
+        table.setdefault(name.removeprefix("params."), url)
+    return table
 
 
 # Snakemake remote providers by the name the file gives them (``HTTP.remote("host/path")``);

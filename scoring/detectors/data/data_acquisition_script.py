@@ -38,6 +38,7 @@ from scoring.detectors.data._common import (
     is_documentation_example,
     is_software_download,
     is_software_release,
+    nextflow_param_urls,
     nextflow_remote_params,
     not_applicable_result,
     own_identifiers,
@@ -313,6 +314,8 @@ def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None
     facts = tree.facts(path)
     if facts is not None and facts.frontend in ("snakemake", "nextflow"):
         _scan_workflow_facts(tree, path, facts, scan)
+    # a Nextflow script's ${params.name} stands for the remote URL the configuration binds
+    params = nextflow_param_urls(tree) if facts is not None and facts.frontend == "nextflow" else {}
     for number, raw in tree.script_lines(path):
         if _WORKFLOW_REMOTE_RE.search(raw):
             scan.add(path, number, None, raw, Download("data_acquisition_script.workflow_remote",
@@ -328,9 +331,10 @@ def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None
             scan.add(path, number, None, raw, Download("data_acquisition_script.shell_download",
                                                        f"{param.group(1)} downloads the URL in params.{param.group(2)}"))
             continue
-        scan.shell_line(command, path, number, None)
+        scan.shell_line(command, path, number, None, params, _NF_PARAM_REF_RE)
 
 
+_NF_PARAM_REF_RE = re.compile(r"\$\{params\.(\w+)\}|\$params\.(\w+)")
 # A downloader given a workflow parameter as its URL: Snakemake ``{params.url}``
 # (``{params[url]}``), Nextflow ``${params.url}``.
 _PARAM_DOWNLOAD_RE = re.compile(
@@ -661,6 +665,10 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
     downloader called with a URL (a literal, a wrapper of one, a name bound to one)."""
     url_calls, tools = (_R_URL_CALLS, _R_TOOLS) if language == "r" else (_JL_URL_CALLS, _JL_TOOLS)
     label = "r_call" if language == "r" else "julia_call"
+    for call in facts.calls:
+        command = _command_download(call, language, scan.own)
+        if command:
+            scan.add(path, call.line, None, tree.snippet(path, call.line) or call.written, command)
     named = [(call, name) for call in facts.calls
              if (name := call.written.rsplit("::", 1)[-1] if language == "r" else call.written) in tools
              or name in url_calls]
@@ -714,6 +722,10 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
         if _MATLAB_TOOL_RE.match(name) and isinstance(first, str) and first.lower().startswith("dandi://"):
             by_line.setdefault(call.line, Download("data_acquisition_script.matlab_call", f"the DANDI client downloads {first}"))
             continue
+        command = _command_download(call, "matlab", scan.own)
+        if command:
+            by_line.setdefault(call.line, command)
+            continue
         if name not in _MATLAB_URL_CALLS or call.line in by_line:
             continue
         if url_vars is None:
@@ -730,6 +742,63 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
                 break
     for line in sorted(by_line):
         scan.add(path, line, None, tree.snippet(path, line) or "", by_line[line])
+
+
+# Calls that run a command line, by frontend: the shell download a command string holds
+# is a download whatever language runs it, as Python's ``os.system``/``subprocess`` are
+# (A4 V2 "shell: wget/curl/aria2c with a URL (any flags)")
+_COMMAND_CALLS = {
+    "r": frozenset({"system", "shell", "system2"}),
+    "julia": frozenset({"run", "read", "pipeline", "success"}),
+    "matlab": frozenset({"system", "unix", "dos"}),
+    "fortran": frozenset({"execute_command_line", "system"}),
+    "c_cpp": frozenset({"system", "popen", "_popen", "_wsystem", "std::system"}),
+}
+_QUOTED_RE = re.compile(r"""["']([^"']*)["']""")
+
+
+def _command_line(call: CallFact, frontend: str) -> str | None:
+    """The command line a command-running call is given as literals: a string (``system("wget …")``,
+    ``execute_command_line('curl -LO https://…')``), a Julia command literal
+    (``run(`wget …`)``), R ``system2("curl", c("-LO", "https://…"))`` and MATLAB's
+    ``!wget …``."""
+    name = call.written.rsplit("::", 1)[-1] if frontend == "r" else call.written
+    if frontend == "matlab" and name.startswith("!"):
+        return " ".join([name[1:]] + [a for a in call.args if isinstance(a, str)])
+    if name not in _COMMAND_CALLS[frontend] and call.written not in _COMMAND_CALLS[frontend]:
+        return None
+    first = call.args[0] if call.args else None
+    if frontend == "julia":
+        if isinstance(first, Expr) and first.text.startswith("`") and first.text.endswith("`"):
+            return first.text[1:-1]
+        return None
+    if name == "system2" and isinstance(first, str):
+        rest = call.args[1] if len(call.args) > 1 else _kwarg(call, "args")
+        words = [rest] if isinstance(rest, str) else _QUOTED_RE.findall(rest.text) if isinstance(rest, Expr) else []
+        return " ".join([first, *words])
+    return first if isinstance(first, str) else None
+
+
+def _command_download(call: CallFact, frontend: str, own: OwnIdentifiers) -> Download | None:
+    command = _command_line(call, frontend)
+    if not command or not _may_run_a_download(command):
+        return None
+    commands = split_commands(command)
+    found = shell_download(commands, own) if commands else None
+    if found is None:
+        return None
+    if found.installer:
+        return found
+    return Download("data_acquisition_script.command_string", f"{call.written} runs: {found.reason}")
+
+
+def _scan_native_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _DownloadScan) -> None:
+    """C, C++ and Fortran: a shell download in the command string of ``system()``,
+    ``popen()`` or ``execute_command_line()``."""
+    for call in facts.calls:
+        found = _command_download(call, facts.frontend, scan.own)
+        if found:
+            scan.add(path, call.line, None, tree.snippet(path, call.line) or call.written, found)
 
 
 def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:
@@ -838,7 +907,20 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``ensembl-sequence``/``ensembl-variation``, ``bio/vep/cache``, ``bio/vep/plugins``,
         ``bio/sra-tools/*``, ``bio/genomepy``, ``bio/entrez/*``, any wrapper named for a
         download or fetch), and ``wget``/``curl`` given a rule parameter as its URL
-        (``wget -O {output} {params.ftp}…``, ``${params.url}``).
+        (``wget -O {output} {params.ftp}…``, ``${params.url}``); a Nextflow script's
+        ``${params.name}`` reads as the remote URL the configuration binds it to
+        (``git clone ${params.refRepo}`` with ``refRepo = 'https://github.com/lab/reference-data.git'``
+        clones a data repository; 2.8.0). A shell download in the command string of a
+        command-running call counts in every language, as Python's ``os.system`` and
+        ``subprocess`` do (A4 V2 "shell: wget/curl/aria2c with a URL", whatever runs
+        the shell; 2.8.0): R ``system("wget …")``/``system2("curl", c("-LO", "https://…"))``,
+        Julia ``run(`wget …`)``, MATLAB ``system('wget …')``/``!wget …``, C/C++
+        ``system()``/``popen()``, Fortran ``execute_command_line('curl -LO https://…')``
+        (rule ``data_acquisition_script.command_string``); a command built at run time
+        (``'curl -LO ' // url``) names no URL and does not count. ``git clone`` counts only
+        for a repository A2 takes for data (named as data); a code repository cloned by
+        a process (``primer-schemes``) is software, whatever it holds (the A4 tool list
+        names ``datalad clone``, not ``git clone``).
         Not downloads: installer URLs (ending ``.sh .exe .deb .rpm .pkg .dmg .whl``,
         ``repo.anaconda.com``, Miniconda/Miniforge, ``get.docker.com``,
         ``install.python-poetry.org``, ``get-pip.py``, ``astral.sh``, ``sh.rustup.rs``),
@@ -965,6 +1047,14 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         facts = tree.facts(path)
         if facts is not None and facts.frontend == "matlab":
             _guarded(tree, path, "scanning MATLAB calls", lambda p=path, f=facts: _scan_matlab_calls(tree, p, f, scan), None)
+    for frontend in ("c_cpp", "fortran"):
+        for path in tree.by_frontend(frontend):
+            if tree.role(path) == "vendored":
+                continue
+            facts = tree.facts(path)
+            if facts is not None and facts.frontend == frontend:
+                _guarded(tree, path, "scanning command strings",
+                         lambda p=path, f=facts: _scan_native_calls(tree, p, f, scan), None)
     _guarded(tree, "", "scanning notebook cells", lambda: _scan_notebooks(tree, scan), None)
     _guarded(tree, "", "scanning GDAL remote reads", lambda: _scan_gdal_remote(tree, scan), None)
 
