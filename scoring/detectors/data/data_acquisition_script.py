@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scoring.detectors._shared import (
     JULIA,
@@ -463,9 +463,39 @@ def _scan_python(tree: TreeIndex, path: str, facts: FileFacts, scan: _DownloadSc
         if unparsed is not False and call.cell == unparsed:
             found = _fallback_download(call)
         else:
+            if call.urls:
+                call = _without_parameter_urls(call, facts)
             found = python_download(call, modules.get(call.cell, set()), scan.own)
         if found:
             scan.add(path, call.line, call.cell, tree.snippet(path, call.line, call.cell) or call.written, found)
+
+
+def _without_parameter_urls(call: CallFact, facts: FileFacts) -> CallFact:
+    """The call's URLs read in its function's scope: the frontend resolves a name against
+    the unit's first binding of it, but inside a function the name is its latest string
+    binding there before the call, and a parameter not rebound there hides every binding
+    outside the function (§0.1.22, as for R, Julia and MATLAB)."""
+    around = [d for d in facts.definitions if d.cell == call.cell and d.kind in ("function", "method")
+              and d.line <= call.line <= (d.end_line or d.line)]
+    if not around:
+        return call
+    function = max(around, key=lambda d: d.line)
+    kept = []
+    for key, url in call.urls:
+        value = call.args[int(key)] if key.isdigit() and int(key) < len(call.args) else _kwarg(call, key)
+        name = value.text.strip() if isinstance(value, Expr) else ""
+        if name.isidentifier():
+            local = [a for a in facts.assignments
+                     if a.name == name and a.cell == call.cell and function.line < a.line <= call.line]
+            if local:
+                bound = max(local, key=lambda a: a.line).value
+                if _URL_LITERAL_RE.match(bound):
+                    kept.append((key, bound))
+                continue
+            if name in (p.lstrip("*") for p in function.parameters):
+                continue
+        kept.append((key, url))
+    return call if kept == list(call.urls) else replace(call, urls=tuple(kept))
 
 
 _FALLBACK_URL_CALL_RE = re.compile(r"(?:^|\.)(?:urlretrieve|urlopen|requests\.get|httpx\.get|wget\.download|get_file|download_url)$")
@@ -892,7 +922,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         those names), for MATLAB only a nested function's parent (a local function sees
         no other function's or script's workspace); a parameter of the function hides
         every outer binding (``function str = readURL(url)`` / ``webread(url)`` fetches
-        whatever its caller passes, not the ``url`` another function binds); and
+        whatever its caller passes, not the ``url`` another function binds); likewise a
+        Python call's URL name inside a function is its latest string binding there
+        before the call, and a parameter not rebound there names no known URL; and
         ``*.dvc`` data-tracking files (with ``outs:``). Also (2.5.0): a code string of
         Python, R, Julia or MATLAB that reads a remote file through a GDAL virtual file
         system (``"/vsizip//vsicurl/https://…"``, ``/vsis3/…``, ``/vsigs/…``, ``/vsiaz/…``
