@@ -306,6 +306,10 @@ class DefinitionFact(_Record):
     # ``missing()``) in ``none_defaults``
     parameters: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
     none_defaults: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
+    # every parameter name of a MATLAB, R or Julia function (``parameters`` holds only the
+    # methods S1 follows there): a parameter hides a binding of its name outside the
+    # function (A4, the scope of a name a download call is given)
+    inputs: tuple[str, ...] = field(default=(), metadata=OMITTED_WHEN_DEFAULT)
 
 
 @dataclass(frozen=True)

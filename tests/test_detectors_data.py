@@ -89,9 +89,11 @@ def test_every_metric_has_three_fixture_cases(metric_id):
     # 2.8.0/2.9.0/2.6.0/2.7.0: the deposit kind's named datasets, parameter-derived paths,
     # intermediates, example data named by tests and documentation, documentation-build pages
     # data_pointer 2.10.0: files of a data folder a source module opens, whatever their suffix
-    assert REGISTRY[metric_id].version == {"data_description": "2.8.0", "data_pointer": "2.10.0",
-                                           "workflow_orchestration": "2.6.0",
-                                           "data_acquisition_script": "2.7.0"}[metric_id]
+    # 2.9.0/2.11.0/2.7.0/2.8.0: MATLAB toolchain JSON is configuration; data attached on a code
+    # host (own URL too); a download call's URL name in its scope; command-string downloads
+    assert REGISTRY[metric_id].version == {"data_description": "2.9.0", "data_pointer": "2.11.0",
+                                           "workflow_orchestration": "2.7.0",
+                                           "data_acquisition_script": "2.8.0"}[metric_id]
 
 
 # =========================================================================== A1
@@ -321,6 +323,35 @@ def test_url_classes(url, value):
 def test_urls_that_are_not_data_pointers(url, why):
     ctx = _Context(data=False, citation=False)
     assert classify_url(url, ctx, OwnIdentifiers(set(), set())) == why
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        # data hosted beside the repository: an attachment or a data release asset (2.11.0)
+        ("https://github.com/lab/tool/files/8498876/mnist.tar.gz", 60),
+        ("https://github.com/lab/tool/releases/download/v1/inputs.zip", 60),
+        ("https://github.com/user-attachments/files/123/table.csv", 60),
+        ("https://gitlab.com/lab/tool/uploads/0123456789abcdef0123456789abcdef/obs.csv", 60),
+        # the repository itself, its files and its software releases stay its own
+        ("https://github.com/lab/tool", "own"),
+        ("https://github.com/lab/tool/blob/main/data/x.csv", "own"),
+        ("https://raw.githubusercontent.com/lab/tool/main/data/x.csv", "own"),
+        ("https://github.com/lab/tool/releases/download/v1.2/tool-1.2.tar.gz", "own"),
+        ("https://github.com/lab/tool/releases/download/v1/tool-linux-x86_64.tar.gz", "own"),
+        ("https://github.com/lab/tool/files/12/notes.pdf", "own"),
+    ],
+)
+def test_own_repository_url_does_not_swallow_data_hosted_beside_it(url, expected):
+    own = OwnIdentifiers({"github.com/lab/tool", "gitlab.com/lab/tool"}, set())
+    found = classify_url(url, _Context(data=True, citation=False, download=True), own)
+    assert (found.value if isinstance(found, Pointer) else found) == expected
+
+
+def test_an_attachment_that_is_no_data_is_no_pointer():
+    found = classify_url("https://github.com/o/r/files/12/notes.pdf", _Context(data=True, citation=False),
+                         OwnIdentifiers(set(), set()))
+    assert found == "code_host_not_data"
 
 
 def test_doi_classes_by_prefix():
@@ -1047,3 +1078,20 @@ def test_a_fetched_url_is_a_data_file_unless_a_bare_host_or_web_asset(run):
     m = run("data_pointer", files)
     assert [(e["path"], e["line_start"], e["snippet"]) for e in evidence(m) if e["rule"] == "data_pointer.direct_url"] == [
         ("analysis.R", 2, "https://lab.example.org/runs/run1.lfp")]
+
+
+def test_a_matlab_nested_function_sees_its_parent_and_a_local_function_not_the_script(tmp_path):
+    """A4 2.8.0: a MATLAB nested function shares its parent's workspace; a script's local
+    function sees none of the script's variables."""
+    (tmp_path / "fetch_all.m").write_text(
+        "function fetch_all()\n    url = 'https://zenodo.org/record/3/files/waves.csv';\n    get_it();\n"
+        "    function get_it()\n        websave('waves.csv', url);\n    end\nend\n")
+    (tmp_path / "script_then_local.m").write_text(
+        "url = 'https://zenodo.org/record/4/files/tides.csv';\nhelper();\nfunction helper()\n"
+        "    websave('tides.csv', url);\nend\n")
+    result = REGISTRY["data_acquisition_script"].run(TreeIndex.from_path(tmp_path))
+    assert (result.value, result.counts["downloads"]) == (100, 1)
+    assert [(e.path, e.line_start, e.rule) for e in result.evidence] == [
+        ("fetch_all.m", 5, "data_acquisition_script.matlab_call"),
+        ("fetch_all.m", 2, "data_acquisition_script.url_binding"),
+    ]

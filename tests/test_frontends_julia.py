@@ -140,8 +140,8 @@ def test_docstring_documents_the_function_and_export_decides_public():
     result = facts()
     assert result.definitions == (
         DefinitionFact("Sim", "module", 1, True, False, end_line=31),
-        DefinitionFact("simulate", "function", 12, True, True, end_line=16),
-        DefinitionFact("helper", "function", 18, False, False, end_line=18),
+        DefinitionFact("simulate", "function", 12, True, True, end_line=16, inputs=("n",)),
+        DefinitionFact("helper", "function", 18, False, False, end_line=18, inputs=("x",)),
     )
     docstring = [s for s in result.strings if s.docstring]
     assert [(s.line_start, s.line_end) for s in docstring] == [(7, 11)]
@@ -194,7 +194,7 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.2.1+")
+    assert result.frontend_version.startswith("1.3.0+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
 
 
@@ -229,3 +229,13 @@ def test_doc_macro_strings_are_docstrings_and_document_their_target():
         (1, 3, True), (4, 6, True), (7, 7, True), (10, 12, True), (18, 18, True)]
     assert [(s.line_start, s.docstring) for s in result.strings] == [
         (1, True), (4, True), (7, True), (10, True), (18, True), (22, False)]
+
+
+def test_inputs_are_every_parameter_of_a_method():
+    """A4's scope of a name: keyword, typed, defaulted and splatted parameters, long and
+    short form, while ``parameters`` stays empty for a method taking no generator (S1)."""
+    source = b"function fetch(url::String, n = 2; retries::Int = 3)\n    url\nend\nget(path, xs...) = path\n"
+    assert [(d.name, d.inputs, d.parameters) for d in julia.extract(source, "f.jl").definitions] == [
+        ("fetch", ("url", "n", "retries"), ()),
+        ("get", ("path", "xs"), ()),
+    ]

@@ -86,8 +86,8 @@ def test_the_gpu_stream_has_its_own_seeds_and_draws():
 def test_help_block_documents_the_main_function_and_local_functions_are_private():
     result = facts()
     assert result.definitions == (
-        DefinitionFact("run_analysis", "function", 1, True, True),
-        DefinitionFact("helper", "function", 15, False, False),
+        DefinitionFact("run_analysis", "function", 1, True, True, end_line=13, inputs=("input_file", "n")),
+        DefinitionFact("helper", "function", 15, False, False, end_line=17, inputs=("v",)),
     )
     assert result.comments == (CommentFact(
         2, 3, "%RUN_ANALYSIS Run the analysis.\n%   results = RUN_ANALYSIS(file, n) reads the data.", True),)
@@ -95,11 +95,11 @@ def test_help_block_documents_the_main_function_and_local_functions_are_private(
 
 def test_a_help_block_needs_text_and_may_stand_above_the_function_line():
     empty = matlab.extract(b"function y = f(x)\n  %\n  %\n\n  % (C) Copyright\n  y = x;\nend\n", "f.m")
-    assert empty.definitions == (DefinitionFact("f", "function", 1, True, False),)
+    assert empty.definitions == (DefinitionFact("f", "function", 1, True, False, end_line=7, inputs=("x",)),)
     above = matlab.extract(b"% G Double the input.\n\n\nfunction y = g(x)\ny = 2 * x;\nend\n", "g.m")
-    assert above.definitions == (DefinitionFact("g", "function", 4, True, True),)
+    assert above.definitions == (DefinitionFact("g", "function", 4, True, True, end_line=6, inputs=("x",)),)
     script = matlab.extract(b"% a script\nx = 1;\nfunction y = h(x)\ny = x;\nend\n", "s.m")
-    assert script.definitions == (DefinitionFact("h", "function", 3, False, False),)   # a local function
+    assert script.definitions == (DefinitionFact("h", "function", 3, False, False, end_line=5, inputs=("x",)),)   # a local function
 
 
 def test_empty_catch_is_a_silent_handler_and_warning_logs():
@@ -120,8 +120,8 @@ def test_classdef_methods_take_their_access():
               b"    end\n  end\nend\n")
     assert matlab.extract(source, "Model.m").definitions == (
         DefinitionFact("Model", "class", 1, True, False, bases=("handle",)),
-        DefinitionFact("Model", "method", 3, True, True),
-        DefinitionFact("hidden", "method", 9, False, False),
+        DefinitionFact("Model", "method", 3, True, True, end_line=6, inputs=("x",)),
+        DefinitionFact("hidden", "method", 9, False, False, end_line=10, inputs=("obj",)),
     )
 
 

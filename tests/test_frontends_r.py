@@ -111,7 +111,7 @@ def test_a_seed_argument_seeds_its_own_call_at_the_arguments_line():
 def test_roxygen_block_documents_the_function_below_it():
     result = facts()
     assert result.definitions == (
-        DefinitionFact("add", "function", 8, True, True, end_line=10, parameters=("a", "b")),
+        DefinitionFact("add", "function", 8, True, True, end_line=10, parameters=("a", "b"), inputs=("a", "b")),
         DefinitionFact(".hidden", "function", 11, False, False, end_line=11),
     )
     assert result.comments == (
@@ -259,7 +259,7 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.1.11+")
+    assert result.frontend_version.startswith("1.2.1+")
 
 
 def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():

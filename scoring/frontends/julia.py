@@ -38,7 +38,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.2.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6); 1.2.0 (D4, D6): @doc docstrings (raw ones too) and what they document, a documented signature a DefinitionFact of kind "signature"; 1.2.1: with 1.1.2's struct-field generators and method parameters (S1)
+VERSION = "1.3.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6); 1.2.0 (D4, D6): @doc docstrings (raw ones too) and what they document, a documented signature a DefinitionFact of kind "signature"; 1.2.1: with 1.1.2's struct-field generators and method parameters (S1); 1.3.0 (A4): DefinitionFact.inputs, every parameter name of a method
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -178,6 +178,34 @@ FEATURES = {"return_statement": "return", "continue_statement": "continue"}
 
 def is_nothing(statement) -> bool:
     return statement.type == "identifier" and statement.text == b"nothing"
+
+
+
+def parameter_names(call) -> tuple[str, ...]:
+    """Every parameter name of a method's signature, keyword ones too: a parameter hides
+    a binding of its name outside the method (A4's scope of a URL name)."""
+    if call.type != "call_expression":
+        return ()
+    arguments = next((c for c in call.named_children[1:] if c.type == "argument_list"), None)
+    names: list[str] = []
+    for child in arguments.named_children if arguments is not None else ():
+        if child.type == "keyword_parameters":
+            names.extend(parameter_names_of(child.named_children))
+        else:
+            names.extend(parameter_names_of([child]))
+    return tuple(names)
+
+
+def parameter_names_of(children) -> list[str]:
+    names = []
+    for child in children:
+        if child.type in ("assignment", "typed_expression", "splat_expression") and child.named_children:
+            child = child.named_children[0]
+            if child.type == "typed_expression" and child.named_children:
+                child = child.named_children[0]
+        if child.type == "identifier":
+            names.append(ts.text(child))
+    return names
 
 
 class _Walker:
@@ -413,15 +441,18 @@ class _Walker:
             name_node = name_node.named_children[0]
         name = dotted(name_node).split("{")[0].split("<:")[0]
         parameters = self.parameters(call) if kind == "function" and call is not None else ((), ())
+        inputs = parameter_names(call) if kind == "function" and call is not None else ()
         self.add_definition(name, kind, ts.first_line(node), ts.last_line(node), node.id in self.doc_targets,
-                            parameters)
+                            parameters, inputs)
 
     def add_definition(self, name: str, kind: str, line: int, end_line: int, documented: bool = False,
-                       parameters: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> None:
+                       parameters: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
+                       inputs: tuple[str, ...] = ()) -> None:
         documented = documented or (line - 1) in self.docstring_lines
         public = not name.split(".")[-1].startswith("_")
         self.facts.definitions.append(DefinitionFact(name, kind, line, public, documented, end_line=end_line,
-                                                     parameters=parameters[0], none_defaults=parameters[1]))
+                                                     parameters=parameters[0], none_defaults=parameters[1],
+                                                     inputs=inputs))
 
     def parameters(self, call) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """A method's parameters in call order, the keyword ones after a ``*`` (those after
@@ -478,7 +509,7 @@ class _Walker:
                 call = call.named_children[0]
             if call.type == "call_expression" and call.named_children:
                 self.add_definition(dotted(call.named_children[0]), "function", line, ts.last_line(node),
-                                    node.id in self.doc_targets, self.parameters(call))
+                                    node.id in self.doc_targets, self.parameters(call), parameter_names(call))
                 return
         if target.type == "open_tuple" and value.type == "open_tuple":
             # ``s, rng = sg.s, sg.rng``: a generator unpacked from a struct's field

@@ -42,7 +42,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "matlab"
-VERSION = "1.1.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files); 1.0.8: credential facts (C3 2.2.0) with 1.0.7's CRLF normalisation; 1.1.1: with 1.1.0's Objective-C files left out; 1.1.2 (S1): parallel.gpu.rng()/gpurng() seed the GPU stream and gpuArray.rand*/rand(…, 'gpuArray') draw from it (generator "matlab.gpu"), not the global stream
+VERSION = "1.2.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files); 1.0.8: credential facts (C3 2.2.0) with 1.0.7's CRLF normalisation; 1.1.1: with 1.1.0's Objective-C files left out; 1.1.2 (S1): parallel.gpu.rng()/gpurng() seed the GPU stream and gpuArray.rand*/rand(…, 'gpuArray') draw from it (generator "matlab.gpu"), not the global stream; 1.2.0 (A4): DefinitionFact.end_line and inputs (a function's parameters), the scope of a name
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -284,8 +284,13 @@ class _Walker:
             kind = "function"
         line = ts.first_line(node)
         documented = self.help_follows(node) or (public and not in_class and self.help_above(node))
-        self.facts.definitions.append(DefinitionFact(ts.text(name), kind, line, public, documented))
         arguments = next((c for c in node.named_children if c.type == "function_arguments"), None)
+        # the span and inputs scope a name (A4: a name takes its URL from a binding in
+        # its own function; an input hides every other binding)
+        parameters = tuple(ts.text(c) for c in arguments.named_children if c.type == "identifier") \
+            if arguments is not None else ()
+        self.facts.definitions.append(DefinitionFact(ts.text(name), kind, line, public, documented,
+                                                     end_line=ts.last_line(node), inputs=parameters))
         # the inputs of a file's first function are its parameters (S6), a script's too
         if not in_class and self.functions_seen == 1 and arguments is not None and arguments.named_children \
                 and len(ancestors) == 1:

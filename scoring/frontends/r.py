@@ -38,7 +38,7 @@ from scoring.frontends._credentials import (
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.1.11"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9; 1.1.9 (S1): a sampler's own seed also given as rnd.seed = (BEST::BESTmcmc) or setSeed = (nimble; FALSE sets none); JAGS seeds (generator "JAGS"): a chain's .RNG.seed = in any call and rjags::jags.seed(); with julia 1.1.2; 1.1.10: both 1.1.9 lines: JAGS and sampler seeds (S1) and URL-building assignments (A4); 1.1.11 (S1, §0.2.25): a function's formals (DefinitionFact.parameters) and those a call may leave out to no value (none_defaults: NULL/NA default, or none and tested by missing()), set.seed's seed expression (RandomFact.seed_text)
+VERSION = "1.2.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9; 1.1.9 (S1): a sampler's own seed also given as rnd.seed = (BEST::BESTmcmc) or setSeed = (nimble; FALSE sets none); JAGS seeds (generator "JAGS"): a chain's .RNG.seed = in any call and rjags::jags.seed(); with julia 1.1.2; 1.1.10: both 1.1.9 lines: JAGS and sampler seeds (S1) and URL-building assignments (A4); 1.1.11 (S1, §0.2.25): a function's formals (DefinitionFact.parameters) and those a call may leave out to no value (none_defaults: NULL/NA default, or none and tested by missing()), set.seed's seed expression (RandomFact.seed_text); 1.2.0 (A4): DefinitionFact.inputs, a function's parameter names; 1.2.1: both lines (formals for S1, inputs for A4), with julia 1.3.0
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -289,6 +289,21 @@ def literal(node):
         if isinstance(inner, int | float) and not isinstance(inner, bool):
             return -inner
     return Expr(ts.text(node)[:80])
+
+
+def function_parameters(node) -> tuple[str, ...]:
+    """A function's parameter names (``...`` too): a parameter hides a binding of the
+    same name outside the function (A4's scope of a URL name)."""
+    parameters = node.child_by_field_name("parameters")
+    if parameters is None:
+        return ()
+    names = []
+    for parameter in parameters.named_children:
+        if parameter.type == "parameter":
+            name = parameter.child_by_field_name("name") or (parameter.named_children or [None])[0]
+            if name is not None:
+                names.append(ts.text(name))
+    return tuple(names)
 
 
 def callee(node) -> str:
@@ -587,13 +602,15 @@ class _Walker:
             name = ts.text(lhs).strip("`'\"")
             parameters, optional = formals(rhs)
             self.define(name, "function", line, node.start_byte, ts.last_line(node),
-                        parameters=parameters, none_defaults=optional)
+                        parameters=parameters, none_defaults=optional, inputs=function_parameters(rhs))
 
     def define(self, name: str, kind: str, line: int, start: int, end_line: int,
-               parameters: tuple[str, ...] = (), none_defaults: tuple[str, ...] = ()) -> None:
+               parameters: tuple[str, ...] = (), none_defaults: tuple[str, ...] = (),
+               inputs: tuple[str, ...] = ()) -> None:
         self.facts.definitions.append(DefinitionFact(name, kind, line, not name.startswith("."),
                                                      self.roxygen_above(start), end_line=end_line,
-                                                     parameters=parameters, none_defaults=none_defaults))
+                                                     parameters=parameters, none_defaults=none_defaults,
+                                                     inputs=inputs))
 
     def roxygen_above(self, start: int) -> bool:
         """Whether the last roxygen block documents the object starting at byte ``start``:

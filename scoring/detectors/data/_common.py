@@ -343,6 +343,23 @@ def _norm_url(url: str) -> str:
     return text
 
 
+# Files a code host keeps beside a repository rather than in it: release assets, files
+# attached to an issue or pull request (GitHub ``files/<id>/``, GitLab ``uploads/<hash>/``)
+_HOSTED_ASSET_RE = re.compile(r"/releases/download/|/files/\d+/[^/]+$|/uploads/[0-9a-f]{16,}/[^/]+$")
+
+
+def _hosted_data_file(url: str) -> bool:
+    """A data file or data archive (§0.2.15: ``mnist.tar.gz``, not a versioned or source
+    release, a platform build or a code file) that a code host keeps beside a repository:
+    below the repository's own URL it is data the repository distributes, not the
+    repository itself, whose files (raw and blob views too) stay its own."""
+    path = _split_url(url)[1].rstrip("/")
+    name = path.rsplit("/", 1)[-1].lower()
+    if not name or not _HOSTED_ASSET_RE.search(path.lower()) or _SOFTWARE_URL_RE.search(url):
+        return False
+    return data_extension(name) is not None or is_data_archive_name(name)
+
+
 @dataclass
 class OwnIdentifiers:
     """The repository's own URLs and DOIs, which are never data pointers (§0.1.21)."""
@@ -358,13 +375,15 @@ class OwnIdentifiers:
         host, _, path = norm.partition("/")
         parts = path.split("/")
         if self.names and len(parts) >= 2 and parts[1].lower() in self.names and (
-                host in _CODE_HOSTS or host == "raw.githubusercontent.com"):
+                host in _CODE_HOSTS or host == "raw.githubusercontent.com") and not _hosted_data_file(url):
             return True
         for own in self.urls:
             if norm == own:
                 return True
-            # A host-only homepage must not swallow every link to that host.
-            if "/" in own and norm.startswith(own + "/"):
+            # A host-only homepage must not swallow every link to that host, and a
+            # repository's URL not the data hosted beside it (a release asset or a file
+            # attachment of a data format): the code-host rules classify those.
+            if "/" in own and norm.startswith(own + "/") and not _hosted_data_file(url):
                 return True
         return False
 
@@ -658,6 +677,10 @@ def _code_host_pointer(url: str, host: str, path: str, named_dataset: bool = Fal
         return Pointer(60, "data_pointer.code_host", url, "release asset on a code host")
     if {"raw", "blob", "src"} & set(segments[2:4] + segments[3:5]) and data_extension(segments[-1] if segments else ""):
         return Pointer(60, "data_pointer.code_host", url, "data file on a code host")
+    # a file attached to an issue or a pull request (``owner/repo/files/<id>/<name>``,
+    # ``user-attachments/files/<id>/<name>``), hosted like a release asset
+    if "/releases/download/" not in lower and _hosted_data_file(url):
+        return Pointer(60, "data_pointer.code_host", url, "data file attached on a code host")
     if len(segments) >= 2:
         repo = segments[1].removesuffix(".git")
         if {"data", "dataset", "datasets"} & set(re.split(r"[-_.]", repo)):
@@ -742,16 +765,11 @@ def nextflow_remote_params(tree: TreeIndex) -> list[RemoteParam]:
     if found is not None:
         return found
     readers: dict[str, str] = {}
-    bound: list[tuple[str, int, str, str]] = []
+    bound = _nextflow_remote_bindings(tree)
     for path in tree.by_frontend("nextflow"):
         facts = tree.facts(path)
         if facts is None or facts.frontend != "nextflow":
             continue
-        assigned = {(arg.line, arg.name) for arg in facts.cli_args if arg.kind == "params" and arg.assigned and arg.name}
-        if assigned:
-            for literal in facts.strings:
-                if (literal.line_start, literal.binding) in assigned and _REMOTE_URI_RE.match(literal.value.strip()):
-                    bound.append((path, literal.line_start, literal.binding, literal.value.strip()))
         for call in facts.calls:
             reader = call.name.rsplit(".", 1)[-1]
             if reader not in _NF_READERS:
@@ -763,6 +781,36 @@ def nextflow_remote_params(tree: TreeIndex) -> list[RemoteParam]:
     found = memo["nf_remote_params"] = [RemoteParam(path, line, name, url, readers[name])
                                         for path, line, name, url in bound if name in readers]
     return found
+
+
+def _nextflow_remote_bindings(tree: TreeIndex) -> list[tuple[str, int, str, str]]:
+    """(path, line, name, URL) of each parameter a Nextflow file or config binds to a
+    remote URL, once per tree."""
+    memo = _memo(tree)
+    found = memo.get("nf_remote_bindings")
+    if found is not None:
+        return found
+    bound: list[tuple[str, int, str, str]] = []
+    for path in tree.by_frontend("nextflow"):
+        facts = tree.facts(path)
+        if facts is None or facts.frontend != "nextflow":
+            continue
+        assigned = {(arg.line, arg.name) for arg in facts.cli_args if arg.kind == "params" and arg.assigned and arg.name}
+        if assigned:
+            for literal in facts.strings:
+                if (literal.line_start, literal.binding) in assigned and _REMOTE_URI_RE.match(literal.value.strip()):
+                    bound.append((path, literal.line_start, literal.binding, literal.value.strip()))
+    memo["nf_remote_bindings"] = bound
+    return bound
+
+
+def nextflow_param_urls(tree: TreeIndex) -> dict[str, str]:
+    """The remote URL each Nextflow parameter is bound to (the first binding), by name:
+    a process script's ``${params.name}`` stands for it."""
+    table: dict[str, str] = {}
+    for _path, _line, name, url in _nextflow_remote_bindings(tree):
+        table.setdefault(name.removeprefix("params."), url)
+    return table
 
 
 # Snakemake remote providers by the name the file gives them (``HTTP.remote("host/path")``);

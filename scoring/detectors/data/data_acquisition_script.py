@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scoring.detectors._shared import (
     JULIA,
@@ -38,6 +38,7 @@ from scoring.detectors.data._common import (
     is_documentation_example,
     is_software_download,
     is_software_release,
+    nextflow_param_urls,
     nextflow_remote_params,
     not_applicable_result,
     own_identifiers,
@@ -313,6 +314,8 @@ def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None
     facts = tree.facts(path)
     if facts is not None and facts.frontend in ("snakemake", "nextflow"):
         _scan_workflow_facts(tree, path, facts, scan)
+    # a Nextflow script's ${params.name} stands for the remote URL the configuration binds
+    params = nextflow_param_urls(tree) if facts is not None and facts.frontend == "nextflow" else {}
     for number, raw in tree.script_lines(path):
         if _WORKFLOW_REMOTE_RE.search(raw):
             scan.add(path, number, None, raw, Download("data_acquisition_script.workflow_remote",
@@ -328,9 +331,10 @@ def _scan_workflow_file(tree: TreeIndex, path: str, scan: _DownloadScan) -> None
             scan.add(path, number, None, raw, Download("data_acquisition_script.shell_download",
                                                        f"{param.group(1)} downloads the URL in params.{param.group(2)}"))
             continue
-        scan.shell_line(command, path, number, None)
+        scan.shell_line(command, path, number, None, params, _NF_PARAM_REF_RE)
 
 
+_NF_PARAM_REF_RE = re.compile(r"\$\{params\.(\w+)\}|\$params\.(\w+)")
 # A downloader given a workflow parameter as its URL: Snakemake ``{params.url}``
 # (``{params[url]}``), Nextflow ``${params.url}``.
 _PARAM_DOWNLOAD_RE = re.compile(
@@ -459,9 +463,39 @@ def _scan_python(tree: TreeIndex, path: str, facts: FileFacts, scan: _DownloadSc
         if unparsed is not False and call.cell == unparsed:
             found = _fallback_download(call)
         else:
+            if call.urls:
+                call = _without_parameter_urls(call, facts)
             found = python_download(call, modules.get(call.cell, set()), scan.own)
         if found:
             scan.add(path, call.line, call.cell, tree.snippet(path, call.line, call.cell) or call.written, found)
+
+
+def _without_parameter_urls(call: CallFact, facts: FileFacts) -> CallFact:
+    """The call's URLs read in its function's scope: the frontend resolves a name against
+    the unit's first binding of it, but inside a function the name is its latest string
+    binding there before the call, and a parameter not rebound there hides every binding
+    outside the function (§0.1.22, as for R, Julia and MATLAB)."""
+    around = [d for d in facts.definitions if d.cell == call.cell and d.kind in ("function", "method")
+              and d.line <= call.line <= (d.end_line or d.line)]
+    if not around:
+        return call
+    function = max(around, key=lambda d: d.line)
+    kept = []
+    for key, url in call.urls:
+        value = call.args[int(key)] if key.isdigit() and int(key) < len(call.args) else _kwarg(call, key)
+        name = value.text.strip() if isinstance(value, Expr) else ""
+        if name.isidentifier():
+            local = [a for a in facts.assignments
+                     if a.name == name and a.cell == call.cell and function.line < a.line <= call.line]
+            if local:
+                bound = max(local, key=lambda a: a.line).value
+                if _URL_LITERAL_RE.match(bound):
+                    kept.append((key, bound))
+                continue
+            if name in (p.lstrip("*") for p in function.parameters):
+                continue
+        kept.append((key, url))
+    return call if kept == list(call.urls) else replace(call, urls=tuple(kept))
 
 
 _FALLBACK_URL_CALL_RE = re.compile(r"(?:^|\.)(?:urlretrieve|urlopen|requests\.get|httpx\.get|wget\.download|get_file|download_url)$")
@@ -582,20 +616,52 @@ _JL_TOOLS = frozenset({"DataDep"})
 _URL_LITERAL_RE = re.compile(r"^(?:https?|ftp)://")
 
 
-def _fact_url_vars(facts: FileFacts) -> dict[str, tuple[str, int]]:
-    """Names bound to a URL literal, with the line of the binding (the first of each name)."""
-    table: dict[str, tuple[str, int]] = {}
-    for assignment in facts.assignments:
-        if _URL_LITERAL_RE.match(assignment.value):
-            table.setdefault(assignment.name, (assignment.value, assignment.line))
-    return table
+class _UrlNames:
+    """Names bound to a URL literal, looked up in the scope of a call (METRICS.md §0.1.22,
+    A4): a name takes its URL from a binding in the call's own function -- a parameter of
+    that function hides every other binding --, then (R and Julia, whose functions see the
+    names of the functions around them and of the file's top level) from the enclosing
+    functions and the top level. A MATLAB function sees only its own workspace (a nested
+    function that of the function around it too), never the bindings of a script's code
+    or of another local function."""
+
+    def __init__(self, facts: FileFacts, lexical: bool):
+        self.lexical = lexical
+        self.functions = [d for d in facts.definitions
+                          if d.kind in ("function", "method") and d.end_line >= d.line]
+        # (function line or 0 for the top level, name) -> the first binding's URL and line;
+        # a name bound to anything else in that scope is known there and holds no URL
+        self.bindings: dict[tuple[int, str], tuple[str, int]] = {}
+        self.bound: set[tuple[int, str]] = set()
+        for assignment in facts.assignments:
+            scope = self._enclosing(assignment.line, assignment.cell)
+            key = (scope[0].line if scope else 0, assignment.name)
+            self.bound.add(key)
+            if _URL_LITERAL_RE.match(assignment.value):
+                self.bindings.setdefault(key, (assignment.value, assignment.line))
+
+    def _enclosing(self, line: int, cell: int | None) -> list:
+        """The functions around a line, innermost first."""
+        around = [d for d in self.functions if d.cell == cell and d.line <= line <= d.end_line]
+        return sorted(around, key=lambda d: d.line, reverse=True)
+
+    def lookup(self, name: str, line: int, cell: int | None = None) -> tuple[str, int] | None:
+        scopes = self._enclosing(line, cell)
+        for function in scopes:
+            if name in function.inputs or name in function.parameters:
+                return None
+            if (function.line, name) in self.bound:
+                return self.bindings.get((function.line, name))
+        if scopes and not self.lexical:
+            return None
+        return self.bindings.get((0, name))
 
 
-def _fact_arg_url(value: Value, line: int, url_vars: dict[str, tuple[str, int]],
-                  literal_urls: dict[int, list[str]]) -> tuple[str | None, int | None]:
+def _fact_arg_url(value: Value, line: int, url_vars: _UrlNames,
+                  literal_urls: dict[int, list[str]], cell: int | None = None) -> tuple[str | None, int | None]:
     """The URL an argument stands for: a URL literal, a wrapper call (``url("…")``,
     ``paste0("…", x)``…) whose literal is on the same line, or a name bound to a URL
-    (then also the line of the binding)."""
+    in the call's scope (then also the line of the binding)."""
     if isinstance(value, str):
         return (value if _URL_LITERAL_RE.match(value) else None), None
     if not isinstance(value, Expr):
@@ -614,7 +680,7 @@ def _fact_arg_url(value: Value, line: int, url_vars: dict[str, tuple[str, int]],
             whole = next((u for u in literal_urls.get(line, ()) if u.startswith(match.group(1))), None)
             return whole or match.group(1), None
     ident = re.match(r"^[A-Za-z_.][\w.]*", unwrapped)
-    bound = url_vars.get(ident.group(0)) if ident else None
+    bound = url_vars.lookup(ident.group(0), line, cell) if ident else None
     return bound if bound is not None else (None, None)
 
 
@@ -629,12 +695,16 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
     downloader called with a URL (a literal, a wrapper of one, a name bound to one)."""
     url_calls, tools = (_R_URL_CALLS, _R_TOOLS) if language == "r" else (_JL_URL_CALLS, _JL_TOOLS)
     label = "r_call" if language == "r" else "julia_call"
+    for call in facts.calls:
+        command = _command_download(call, language, scan.own)
+        if command:
+            scan.add(path, call.line, None, tree.snippet(path, call.line) or call.written, command)
     named = [(call, name) for call in facts.calls
              if (name := call.written.rsplit("::", 1)[-1] if language == "r" else call.written) in tools
              or name in url_calls]
     if not named:   # most files: no fetching call at all
         return
-    url_vars = _fact_url_vars(facts)
+    url_vars = _UrlNames(facts, lexical=True)
     # URL literals of the lines with such a call (a wrapper's literal is on its line)
     lines = {call.line for call, _ in named}
     literal_urls: dict[int, list[str]] = {}
@@ -651,7 +721,7 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
         if name not in url_calls or call.line in by_line:
             continue
         first = call.args[0] if call.args else (call.kwargs[0][1] if call.kwargs else None)
-        url, bound = _fact_arg_url(first, call.line, url_vars, literal_urls)
+        url, bound = _fact_arg_url(first, call.line, url_vars, literal_urls, call.cell)
         if not url or _is_local_url(url):
             continue
         kind = software_kind(url, scan.own)
@@ -674,7 +744,7 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
     """MATLAB/Octave downloads from the call facts (§0.3): ``websave``/``urlwrite``/
     ``webread`` of a URL (a literal or a name bound to one) and the DANDI client
     ``py.dandi.download.download``."""
-    url_vars: dict[str, tuple[str, int]] | None = None
+    url_vars: _UrlNames | None = None
     by_line: dict[int, Download] = {}
     for call in facts.calls:
         name = call.written
@@ -682,15 +752,19 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
         if _MATLAB_TOOL_RE.match(name) and isinstance(first, str) and first.lower().startswith("dandi://"):
             by_line.setdefault(call.line, Download("data_acquisition_script.matlab_call", f"the DANDI client downloads {first}"))
             continue
+        command = _command_download(call, "matlab", scan.own)
+        if command:
+            by_line.setdefault(call.line, command)
+            continue
         if name not in _MATLAB_URL_CALLS or call.line in by_line:
             continue
         if url_vars is None:
-            url_vars = _fact_url_vars(facts)
+            url_vars = _UrlNames(facts, lexical=False)
         args = list(call.args)
         # websave(filename, url) / urlwrite(url, filename) / webread(url)
         candidates = args[1:2] + args[:1] if name == "websave" else args[:1]
         for arg in candidates:
-            url, bound = _fact_arg_url(arg, call.line, url_vars, {})
+            url, bound = _fact_arg_url(arg, call.line, url_vars, {}, call.cell)
             if url and not _is_local_url(url) and not software_kind(url, scan.own):
                 by_line[call.line] = Download("data_acquisition_script.matlab_call",
                                               f"{name} downloads {url}{_bound_at(bound, call.line)}",
@@ -698,6 +772,63 @@ def _scan_matlab_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _Down
                 break
     for line in sorted(by_line):
         scan.add(path, line, None, tree.snippet(path, line) or "", by_line[line])
+
+
+# Calls that run a command line, by frontend: the shell download a command string holds
+# is a download whatever language runs it, as Python's ``os.system``/``subprocess`` are
+# (A4 V2 "shell: wget/curl/aria2c with a URL (any flags)")
+_COMMAND_CALLS = {
+    "r": frozenset({"system", "shell", "system2"}),
+    "julia": frozenset({"run", "read", "pipeline", "success"}),
+    "matlab": frozenset({"system", "unix", "dos"}),
+    "fortran": frozenset({"execute_command_line", "system"}),
+    "c_cpp": frozenset({"system", "popen", "_popen", "_wsystem", "std::system"}),
+}
+_QUOTED_RE = re.compile(r"""["']([^"']*)["']""")
+
+
+def _command_line(call: CallFact, frontend: str) -> str | None:
+    """The command line a command-running call is given as literals: a string (``system("wget …")``,
+    ``execute_command_line('curl -LO https://…')``), a Julia command literal
+    (``run(`wget …`)``), R ``system2("curl", c("-LO", "https://…"))`` and MATLAB's
+    ``!wget …``."""
+    name = call.written.rsplit("::", 1)[-1] if frontend == "r" else call.written
+    if frontend == "matlab" and name.startswith("!"):
+        return " ".join([name[1:]] + [a for a in call.args if isinstance(a, str)])
+    if name not in _COMMAND_CALLS[frontend] and call.written not in _COMMAND_CALLS[frontend]:
+        return None
+    first = call.args[0] if call.args else None
+    if frontend == "julia":
+        if isinstance(first, Expr) and first.text.startswith("`") and first.text.endswith("`"):
+            return first.text[1:-1]
+        return None
+    if name == "system2" and isinstance(first, str):
+        rest = call.args[1] if len(call.args) > 1 else _kwarg(call, "args")
+        words = [rest] if isinstance(rest, str) else _QUOTED_RE.findall(rest.text) if isinstance(rest, Expr) else []
+        return " ".join([first, *words])
+    return first if isinstance(first, str) else None
+
+
+def _command_download(call: CallFact, frontend: str, own: OwnIdentifiers) -> Download | None:
+    command = _command_line(call, frontend)
+    if not command or not _may_run_a_download(command):
+        return None
+    commands = split_commands(command)
+    found = shell_download(commands, own) if commands else None
+    if found is None:
+        return None
+    if found.installer:
+        return found
+    return Download("data_acquisition_script.command_string", f"{call.written} runs: {found.reason}")
+
+
+def _scan_native_calls(tree: TreeIndex, path: str, facts: FileFacts, scan: _DownloadScan) -> None:
+    """C, C++ and Fortran: a shell download in the command string of ``system()``,
+    ``popen()`` or ``execute_command_line()``."""
+    for call in facts.calls:
+        found = _command_download(call, facts.frontend, scan.own)
+        if found:
+            scan.add(path, call.line, None, tree.snippet(path, call.line) or call.written, found)
 
 
 def _scan_notebooks(tree: TreeIndex, scan: _DownloadScan) -> None:
@@ -746,7 +877,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.7.0")
+@detector("data_acquisition_script", version="2.8.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -784,7 +915,16 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         reader on a URL variable counts); MATLAB/Octave
         ``websave``/``urlwrite``/``webread`` of a URL and the DANDI client
         ``py.dandi.download.download("dandi://…")`` (vendored toolboxes skipped); Julia
-        ``Downloads.download``/``download``/``HTTP.get`` of a URL and ``DataDeps``; and
+        ``Downloads.download``/``download``/``HTTP.get`` of a URL and ``DataDeps``. A
+        name given to an R, Julia or MATLAB download call takes its URL only from a
+        binding in the call's scope (§0.1.22; 2.8.0): the call's own function, then for R
+        and Julia the functions around it and the file's top level (their functions see
+        those names), for MATLAB only a nested function's parent (a local function sees
+        no other function's or script's workspace); a parameter of the function hides
+        every outer binding (``function str = readURL(url)`` / ``webread(url)`` fetches
+        whatever its caller passes, not the ``url`` another function binds); likewise a
+        Python call's URL name inside a function is its latest string binding there
+        before the call, and a parameter not rebound there names no known URL; and
         ``*.dvc`` data-tracking files (with ``outs:``). Also (2.5.0): a code string of
         Python, R, Julia or MATLAB that reads a remote file through a GDAL virtual file
         system (``"/vsizip//vsicurl/https://…"``, ``/vsis3/…``, ``/vsigs/…``, ``/vsiaz/…``
@@ -799,7 +939,20 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``ensembl-sequence``/``ensembl-variation``, ``bio/vep/cache``, ``bio/vep/plugins``,
         ``bio/sra-tools/*``, ``bio/genomepy``, ``bio/entrez/*``, any wrapper named for a
         download or fetch), and ``wget``/``curl`` given a rule parameter as its URL
-        (``wget -O {output} {params.ftp}…``, ``${params.url}``).
+        (``wget -O {output} {params.ftp}…``, ``${params.url}``); a Nextflow script's
+        ``${params.name}`` reads as the remote URL the configuration binds it to
+        (``git clone ${params.refRepo}`` with ``refRepo = 'https://github.com/lab/reference-data.git'``
+        clones a data repository; 2.8.0). A shell download in the command string of a
+        command-running call counts in every language, as Python's ``os.system`` and
+        ``subprocess`` do (A4 V2 "shell: wget/curl/aria2c with a URL", whatever runs
+        the shell; 2.8.0): R ``system("wget …")``/``system2("curl", c("-LO", "https://…"))``,
+        Julia ``run(`wget …`)``, MATLAB ``system('wget …')``/``!wget …``, C/C++
+        ``system()``/``popen()``, Fortran ``execute_command_line('curl -LO https://…')``
+        (rule ``data_acquisition_script.command_string``); a command built at run time
+        (``'curl -LO ' // url``) names no URL and does not count. ``git clone`` counts only
+        for a repository A2 takes for data (named as data); a code repository cloned by
+        a process (``primer-schemes``) is software, whatever it holds (the A4 tool list
+        names ``datalad clone``, not ``git clone``).
         Not downloads: installer URLs (ending ``.sh .exe .deb .rpm .pkg .dmg .whl``,
         ``repo.anaconda.com``, Miniconda/Miniforge, ``get.docker.com``,
         ``install.python-poetry.org``, ``get-pip.py``, ``astral.sh``, ``sh.rustup.rs``),
@@ -851,7 +1004,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
         the rules of this paragraph from the named-dataset APIs on, the documentation
         build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
-        A4 2.7.0.
+        A4 2.7.0. MATLAB's ``functionSignatures.json`` and a MATLAB Project's
+        ``resources/project/`` files are configuration, no data files (A1 2.9.0, A2
+        2.11.0, A3 2.7.0, A4 2.8.0).
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.
@@ -878,7 +1033,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         ``tool.tar.gz``) or of a model checkpoint counts as a data download; any
         ``pooch``/``gdown`` call counts; a downloader in an unused script counts; a
         Nextflow remote parameter of a test profile counts. A URL held in a variable
-        defined in another file, or built at run time, is not resolved (a false negative);
+        defined in another file, built at run time or passed in as a parameter (R,
+        Julia, MATLAB: the call sites are not followed) is not resolved (a false
+        negative);
         an ``httr::POST`` that uploads counts as a download.
     """
     return not_applicable_result(tree) or probed(tree, "data_acquisition_script")[0]
@@ -922,6 +1079,14 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
         facts = tree.facts(path)
         if facts is not None and facts.frontend == "matlab":
             _guarded(tree, path, "scanning MATLAB calls", lambda p=path, f=facts: _scan_matlab_calls(tree, p, f, scan), None)
+    for frontend in ("c_cpp", "fortran"):
+        for path in tree.by_frontend(frontend):
+            if tree.role(path) == "vendored":
+                continue
+            facts = tree.facts(path)
+            if facts is not None and facts.frontend == frontend:
+                _guarded(tree, path, "scanning command strings",
+                         lambda p=path, f=facts: _scan_native_calls(tree, p, f, scan), None)
     _guarded(tree, "", "scanning notebook cells", lambda: _scan_notebooks(tree, scan), None)
     _guarded(tree, "", "scanning GDAL remote reads", lambda: _scan_gdal_remote(tree, scan), None)
 

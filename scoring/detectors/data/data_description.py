@@ -46,7 +46,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_word(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.8.0")
+@detector("data_description", version="2.9.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -117,7 +117,9 @@ def data_description(tree: TreeIndex) -> Result:
         reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
         the rules of this paragraph from the named-dataset APIs on, the documentation
         build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
-        A4 2.7.0.
+        A4 2.7.0. MATLAB's ``functionSignatures.json`` and a MATLAB Project's
+        ``resources/project/`` files are configuration, no data files (A1 2.9.0, A2
+        2.11.0, A3 2.7.0, A4 2.8.0).
     Why it matters:
         Without a description of the data (where it comes from, its size, format and
         licence) a reader cannot obtain or check the inputs the results depend on.

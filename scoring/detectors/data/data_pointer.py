@@ -525,10 +525,19 @@ def _script_files(tree: TreeIndex) -> list[str]:
 _CONFIG_JSON_RE = re.compile(
     r"package.*\.json|tsconfig.*\.json|codemeta\.json|\.zenodo\.json|citation\.json|.*\.schema\.json|"
     r"renovate\.json|composer\.json|lerna\.json|angular\.json|vercel\.json|app\.json|manifest\.json|"
-    r"\.?eslintrc.*\.json|nextflow_schema\.json|output_definition\.json|.*config.*\.json|.*settings.*\.json|jsconfig\.json|bower\.json|.*\.code-workspace",
+    r"\.?eslintrc.*\.json|nextflow_schema\.json|output_definition\.json|.*config.*\.json|.*settings.*\.json|jsconfig\.json|bower\.json|.*\.code-workspace|"
+    # MATLAB reads these by name: code suggestions and argument validation
+    r"functionSignatures\.json",
     re.IGNORECASE,
 )
 _CONFIG_DIRS = frozenset({"config", "configs", "conf", "settings", ".vscode", ".github", ".devcontainer"})
+
+
+def _is_matlab_project_metadata(dirs: list[str]) -> bool:
+    """A file a MATLAB Project keeps about itself (``resources/project/**``)."""
+    return any(a == "resources" and b == "project" for a, b in zip(dirs, dirs[1:], strict=False))
+
+
 # a file named as parameters (``params.json``, ``simulation_parameters.mat``, ``model-params.csv``)
 _PARAMETER_NAME_RE = re.compile(r"(?:^|[-_.\s])param(?:eter)?s?(?:[-_.\s]|$)", re.IGNORECASE)
 _DATA_DIRS = frozenset({"data", "raw", "datasets", "dataset"})
@@ -591,7 +600,8 @@ def local_data_files(tree: TreeIndex) -> list[str]:
         if any(part.startswith(".") for part in parts):
             continue
         dirs = [p.lower() for p in parts[:-1]]
-        if any(d in _CONFIG_DIRS or d.startswith("config") for d in dirs) or _PARAMETER_NAME_RE.search(parts[-1]):
+        if any(d in _CONFIG_DIRS or d.startswith("config") for d in dirs) or _PARAMETER_NAME_RE.search(parts[-1]) \
+                or _is_matlab_project_metadata(dirs):
             # sample sheets, settings, templates and parameter tables in the configuration role
             # (A2 V2 rule 5): config/, conf/, settings/ and every config* folder (configFiles/,
             # config_files/, configuration/), and files named as parameters
@@ -668,7 +678,7 @@ def _suffix_of(path: str) -> str:
     return name[dot:] if dot > 0 else ""
 
 
-@detector("data_pointer", version="2.10.0")
+@detector("data_pointer", version="2.11.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -708,7 +718,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         60 code_host: raw/blob data files, release assets, LFS media or data repositories
         on GitHub/GitLab/Bitbucket: named as data (``owner/xyz-data``) or called a
         dataset by the link's text or the word after it ("the [FashionMNIST](…) dataset";
-        2.7.0); also a non-archive DOI in a data context. 40 direct_url: any other URL of a data file (the extension is matched
+        2.7.0); a data file or data archive attached to an issue or pull request
+        (GitHub ``owner/repo/files/<id>/mnist.tar.gz``, ``user-attachments/files/<id>/…``,
+        GitLab ``uploads/<hash>/…``), hosted as a release asset is (2.11.0); also a non-archive DOI in a data context. 40 direct_url: any other URL of a data file (the extension is matched
         after stripping ``.gz .bz2 .xz .zip .tar.gz``); a URL of an archive (``.zip``,
         ``.tar.gz``, ``.tgz``, ``.7z``) in a data or download context -- code, a data section,
         or a document line naming data or ``wget``/``curl``/a download (§0.2.15) -- unless
@@ -732,7 +744,11 @@ def data_pointer(tree: TreeIndex) -> Result:
         2.7.0). The repository's own URLs never count: those
         its metadata names (CITATION.cff, codemeta.json, .zenodo.json, pyproject URLs,
         DESCRIPTION ``URL``/``BugReports``) and code-host URLs of a repository named as
-        the project (the RStudio ``<name>.Rproj``, DESCRIPTION ``Package:``; 2.5.0).
+        the project (the RStudio ``<name>.Rproj``, DESCRIPTION ``Package:``; 2.5.0) --
+        but not a data file or data archive (§0.2.15, not a versioned release or a
+        platform build) kept beside the repository as a release asset or an attachment,
+        which the repository distributes as data (2.11.0; its raw and blob files stay
+        its own).
         25 local_file: a data file in the
         tree (``.csv .tsv .parquet .feather .h5 .hdf5 .nc .npy .npz .rds .xlsx .json…``),
         dot paths and configuration files excluded (any data format under ``config/``,
@@ -740,7 +756,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         ``config_files/``, ``configuration/``: sample sheets, settings, templates the method
         reads -- only ``.json``/``.tsv``/``.csv`` under the first three before 2.8.0 --; a
         file named as parameters, ``params.json``, ``simulation_parameters.mat`` (2.8.0);
-        Nextflow ``nextflow_schema.json``/``output_definition.json``); ``.json`` only under a data
+        Nextflow ``nextflow_schema.json``/``output_definition.json``; MATLAB's toolchain
+        files, ``functionSignatures.json`` (argument completion and validation) and a
+        MATLAB Project's ``resources/project/`` metadata, 2.11.0); ``.json`` only under a data
         folder or above 1 KiB and not a known configuration name; also any file of a data
         folder (``data/``, ``input*/``, ``raw/``, ``datasets/``; §0.1.21) that a source
         module opens by a path literal or template whose file name holds a literal
@@ -818,7 +836,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
         the rules of this paragraph from the named-dataset APIs on, the documentation
         build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
-        A4 2.7.0.
+        A4 2.7.0. MATLAB's ``functionSignatures.json`` and a MATLAB Project's
+        ``resources/project/`` files are configuration, no data files (A1 2.9.0, A2
+        2.11.0, A3 2.7.0, A4 2.8.0).
     Why it matters:
         A persistent, archived copy of the data is what lets a third party rerun the
         analysis years later; a link to a code repository or a file on the author's
