@@ -129,10 +129,11 @@ def _comment_starting_at(comments: tuple[CommentFact, ...], line: int) -> Commen
     return comments[index] if index < len(comments) and comments[index].line_start == line else None
 
 
-# a `//` line that is a commented-out statement, not prose: a directive with its value
-# (`//publishDir "$params.out"`, `// cpus 4`) or a section label (`// input:`)
+# a `//` line that describes nothing: a commented-out statement, a directive with its
+# value (`//publishDir "$params.out"`, `// cpus 4`) or a section label (`// input:`), or
+# a work note (`// TODO: …`)
 _NEXTFLOW_COMMENTED_CODE = re.compile(r"//\s*(?:(?:input|output|script|shell|exec|when|stub)\s*:"
-                                      r"|[A-Za-z_]\w*\s*[(\[\"'$\d{])")
+                                      r"|(?:TODO|FIXME|XXX|HACK)\b|[A-Za-z_]\w*\s*[(\[\"'$\d{])")
 
 
 # --------------------------------------------------------------------------- languages
@@ -286,7 +287,8 @@ def _nextflow(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
     (the nf-core layout: main.nf beside meta.yml), a Groovydoc ``/** */`` above, or a
     comment block (any form) opening the body on the line below the definition line:
     the process's description, Groovy's analogue of a docstring, unless it is a
-    commented-out directive or section (``//publishDir "…"``, ``// input:``). A plain
+    commented-out directive or section (``//publishDir "…"``, ``// input:``) or a work
+    note (``// TODO: …``). A plain
     ``//`` note above is a comment (D4), not a description."""
     for path in paths:
         facts = tree.facts(path)
@@ -429,7 +431,7 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         */ or /** */) opening the body on the line below the process or workflow line:
         the process description §0.3 names (3.5.0), unless it is a commented-out
         directive with its value or a section label (`//publishDir "…"`, `// cpus 4`,
-        `// input:`). A plain // note above a process is a comment (D4's `//`
+        `// input:`) or a work note (`// TODO: …`, FIXME, XXX, HACK). A plain // note above a process is a comment (D4's `//`
         comments), not its description.
         Test files and vendored files (file roles, METRICS §0.2.1-3) are out of the
         denominator and reported separately in counts. No public definition at all →
