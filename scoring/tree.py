@@ -87,6 +87,8 @@ _EXT_TO_TYPE = {ext: kind for kind, exts in FILE_TYPES.items() for ext in exts}
 CONDA_ENV_DIRS = ("envs", "workflow/envs", "conda", "environments")
 
 README_ORDER = ("readme.md", "readme.markdown", "readme.rst", "readme.txt", "readme.ipynb", "readme")
+# the separators a README's name may be spelt with (READ_ME.txt, Read-Me.md, read.me)
+_README_SEPARATORS = re.compile(r"[_\-. ]")
 
 # An embedded interpreter's library folder (lib/python3.11), not a package named python_x.
 _INTERPRETER_DIR = re.compile(r"python\d+(?:\.\d+)*t?")
@@ -1115,7 +1117,9 @@ class TreeIndex:
 
     @cached_property
     def readme(self) -> str | None:
-        """The root README by the priority of §0.1.13, case-insensitive."""
+        """The root README by the priority of §0.1.13, case-insensitive; when no root file
+        has one of those names, a root file whose name, separators (``_ - .`` and
+        spaces) removed, is one of them (``READ_ME.txt``, ``Read-Me.md``)."""
         by_lower: dict[str, list[str]] = {}
         for path in self.files_in(""):
             by_lower.setdefault(path.lower(), []).append(path)
@@ -1123,6 +1127,15 @@ class TreeIndex:
             if candidate in by_lower:
                 # Ties by exact name: prefer the conventional upper-case spelling.
                 return sorted(by_lower[candidate], key=lambda p: (not p.startswith("README"), p))[0]
+        # None of those names: a README spelt with separators (READ_ME.txt), which a
+        # reader opens as the README all the same, by the same extension priority
+        for candidate in README_ORDER:
+            suffix = candidate[len("readme"):]
+            spelt = sorted(path for lower, paths in by_lower.items() for path in paths
+                           if lower.endswith(suffix)
+                           and _README_SEPARATORS.sub("", lower[:len(lower) - len(suffix)]) == "readme")
+            if spelt:
+                return spelt[0]
         return None
 
     def readme_document(self) -> Document | None:

@@ -464,11 +464,15 @@ def test_install_conda_package_of_the_native_project(make_tree, build):
 # --------------------------------------------------------------------------- D3
 
 
-def test_usage_inline_code_counts_as_runnable(make_tree):
+def test_usage_inline_code_in_a_sentence_is_no_command_but_a_lone_span_is(make_tree):
+    # D3 V2: "a block line is a runnable invocation"; a span alone on its line is displayed as one
     m = measure("usage_examples", make_tree({"README.md": "# T\n\nThen run `python main.py` to reproduce.\n"}))
+    assert (m.value, m.counts["code_blocks"], m.counts["runnable_commands"]) == (0, 0, 0)
+    m = measure("usage_examples", make_tree({"README.md": "# T\n\nThen run:\n\n`python main.py`\n"}))
     assert m.value == 100
-    assert m.counts["code_blocks"] == 0
-    assert (m.evidence[0].line_start, m.evidence[0].rule) == (3, "usage_examples.python_script")
+    assert (m.evidence[0].line_start, m.evidence[0].rule) == (5, "usage_examples.python_script")
+    m = measure("usage_examples", make_tree({"README.md": "# T\n\n- $ `python main.py`\n"}))
+    assert (m.value, m.evidence[0].line_start, m.evidence[0].snippet) == (100, 3, "python main.py")
 
 
 def test_usage_empty_examples_directory_does_not_count(tmp_path):

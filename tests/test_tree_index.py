@@ -390,3 +390,16 @@ def test_a_plain_text_readme_marks_its_sections_by_lines_in_capitals():
         ("INSTALLATION", 3, 2), ("DATA FORMAT", 6, 2), ("NOTE", 10, 2)]
     # the same lines in a Markdown file are prose
     assert parse_document(text, "README.md").headings == []
+
+
+def test_readme_spelt_with_separators_only_when_no_listed_name(make_tree):
+    """§0.1.13's names first; failing them, a root README spelt with separators
+    (READ_ME.txt, Read-Me.md) by the same extension priority, never a README_<x> variant
+    or one below the root."""
+    spelt = TreeIndex.from_path(make_tree({"READ_ME.txt": "Run analysis.R\n", "Read-Me.md": "# Title\n",
+                                           "README_figures.md": "# Figures\n", "docs/README.md": "# Docs\n"}))
+    assert spelt.readme == "Read-Me.md"
+    listed = TreeIndex.from_path(make_tree({"READ_ME.md": "# Spelt\n", "readme.txt": "Listed\n"}))
+    assert listed.readme == "readme.txt"
+    variant = TreeIndex.from_path(make_tree({"README_figures.md": "# Figures\n", "readmes.md": "# Many\n"}))
+    assert variant.readme is None

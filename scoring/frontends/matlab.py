@@ -42,7 +42,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "matlab"
-VERSION = "1.2.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files); 1.0.8: credential facts (C3 2.2.0) with 1.0.7's CRLF normalisation; 1.1.1: with 1.1.0's Objective-C files left out; 1.1.2 (S1): parallel.gpu.rng()/gpurng() seed the GPU stream and gpuArray.rand*/rand(…, 'gpuArray') draw from it (generator "matlab.gpu"), not the global stream; 1.2.0 (A4): DefinitionFact.end_line and inputs (a function's parameters), the scope of a name
+VERSION = "1.2.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: a help block holds text; the main function's help may stand above its function line; a script's local functions are not public; 1.0.3: FileFacts.blank_lines (D4); a help block is the first contiguous comment block; 1.0.4: an identifier below `catch` is a body statement, not the caught error; 1.0.5: a class's superclasses (DefinitionFact.bases, S3); 1.0.6 (S1): a RandStream bound to a variable is that generator (its draws rand(s, …), setGlobalStream(s) seeded as s was), a seed computed from the clock (sum(100*clock)) is time; 1.0.7: CRLF line ends read as LF (tree-sitter-matlab misreads `...` continuations, blank lines and help blocks in CRLF files); 1.0.8: credential facts (C3 2.2.0) with 1.0.7's CRLF normalisation; 1.1.1: with 1.1.0's Objective-C files left out; 1.1.2 (S1): parallel.gpu.rng()/gpurng() seed the GPU stream and gpuArray.rand*/rand(…, 'gpuArray') draw from it (generator "matlab.gpu"), not the global stream; 1.2.0 (A4): DefinitionFact.end_line and inputs (a function's parameters), the scope of a name; 1.2.1 (D6): with 1.1.3's line, the file's first comment block is the main function's help when more comment blocks follow it before the function line
 
 DRAWS = {"rand", "randn", "randi", "randperm", "normrnd", "unifrnd", "binornd", "poissrnd", "exprnd",
          "gamrnd", "betarnd", "datasample", "randsample", "random", "cvpartition", "mvnrnd", "lhsdesign",
@@ -240,13 +240,15 @@ class _Walker:
         return first is not None and first.id == node.id
 
     def help_above(self, node) -> bool:
-        """The file's first comment block, with text, stands right above the main
-        function's line (MATLAB shows it as the help too)."""
+        """The file's first comment block, with text, stands above the main function's
+        line with only comments between: MATLAB's ``help`` prints the file's first
+        comment block, even when a change log or a copyright block follows it before
+        the function line."""
         comments = self.facts.comments
-        if len(comments) != 1 or not comments[0].doc:
+        if not comments or not comments[0].doc or not COMMENT_MARKERS.sub(b"", comments[0].text.encode()):
             return False
         previous = node.prev_named_sibling
-        return previous is not None and previous.type == "comment" and has_text(previous)
+        return previous is not None and previous.type == "comment"
 
     def comment(self, node) -> None:
         # a help block: the first comment block inside a function/classdef, before its

@@ -46,7 +46,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_word(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.9.0")
+@detector("data_description", version="2.10.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 

@@ -678,7 +678,7 @@ def _suffix_of(path: str) -> str:
     return name[dot:] if dot > 0 else ""
 
 
-@detector("data_pointer", version="2.11.0")
+@detector("data_pointer", version="2.12.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 

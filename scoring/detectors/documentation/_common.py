@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from scoring.detectors._shared import own_project_names
 from scoring.facts import FileFacts
 from scoring.parsers.manifests import normalize_name
-from scoring.parsers.markdown import Document
+from scoring.parsers.markdown import Document, InlineCode
 from scoring.parsers.native_build import native_build_kind
 from scoring.parsers.shell import (
     Command,
@@ -79,11 +79,15 @@ MATLAB_BLOCKS = frozenset({"matlab", "octave"})
 _MATLAB_PROMPT = re.compile(r"^\s*>>\s?(?!>)")
 
 
-def doc_lines(doc: Document) -> list[DocLine]:
+def doc_lines(doc: Document, *, inline: bool = True) -> list[DocLine]:
     """Code-block lines (backslash continuations joined), inline code spans and the prose
     lines that start with a shell prompt (a list item, a blockquote, a plain-text README:
     METRICS.md §0.2.10) of ``doc``. In a MATLAB/Octave block the ``>>`` prompt is
-    stripped and comment lines (``% …``) are no lines."""
+    stripped and comment lines (``% …``) are no lines. ``inline=False``: the lines a
+    reader sees displayed as code only (D3 V2 counts block lines and §0.2.10 prompt
+    lines): no inline code inside a sentence or a list item, but a line that holds
+    nothing but one inline code span, a one-line code display; a prompt line's
+    backticks are only markup (``$ `python main.py` ``)."""
     out: list[DocLine] = []
     for block in doc.code_blocks:
         language = block.language
@@ -98,16 +102,25 @@ def doc_lines(doc: Document) -> list[DocLine]:
                 out.append(DocLine(doc.path, _file_line(doc, block.line_start + offset - 1), text, repl, True,
                                    language))
     for span in doc.inline_code:
+        if not inline and not _displayed_alone(doc, span):
+            continue
         text, repl = strip_prompt(span.text)
         if text:
             out.append(DocLine(doc.path, _file_line(doc, span.line), text, repl, False))
     for prompt in doc.prompt_lines:
-        if "`" in prompt.text:
+        if "`" in prompt.text and inline:
             continue   # its inline code is read as such
-        text, _repl = strip_prompt(prompt.text)
+        text, _repl = strip_prompt(prompt.text.replace("`", ""))
         if text:
             out.append(DocLine(doc.path, _file_line(doc, prompt.line), text, False, False))
     return out
+
+
+def _displayed_alone(doc: Document, span: InlineCode) -> bool:
+    """Whether ``span`` fills its line on its own, with no prose or list marker around it
+    (`` `nextflow run x --in y` `` as a paragraph of its own)."""
+    raw = doc.raw_lines[span.line - 1].strip() if 0 < span.line <= len(doc.raw_lines) else ""
+    return raw.startswith("`") and raw.strip("`").strip() == span.text.strip()
 
 
 _PYTHON_PROGRAM = re.compile(r"(?:python|pythonw|py)(?:\d+(?:\.\d+)*)?(?:\.exe)?", re.IGNORECASE)
@@ -540,7 +553,7 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0,
         return "usage_examples.container_run"
     if program in scripts:
         return "usage_examples.console_script"
-    if program in programs:
+    if program in programs or program.startswith("./") and program[2:] in programs:
         return "usage_examples.native_program"
     return None
 
@@ -601,9 +614,12 @@ def runnable_commands(doc: Document, scripts: frozenset[str], *, builds: bool = 
     program (:func:`compiled_sources`), so it is never one; ``runners``: the task
     runners the deposit has (:func:`task_runners`); ``programs``: the programs its build
     declares (:func:`native_programs`). A line that runs ``make install`` (``make && make
-    install``) builds and installs: its bare ``make`` is set-up too (METRICS §0.2.11)."""
+    install``) builds and installs: its bare ``make`` is set-up too (METRICS §0.2.11).
+    Only code-block lines and §0.2.10 prompt lines are invocations (D3 V2: "a block line
+    is a runnable invocation"); a command in inline code within a sentence or a bullet
+    is not."""
     found: list[_Runnable] = []
-    for line in doc_lines(doc):
+    for line in doc_lines(doc, inline=False):
         commands = line.commands
         installs = any(_is_make(c) and set(_make_targets(c.args)) & _MAKE_INSTALL_TARGETS for c in commands)
         for cmd in commands:
@@ -631,7 +647,9 @@ def native_programs(tree: TreeIndex) -> dict[str, tuple[str, int | None]]:
     """The programs the deposit's build declares, each with the file and line that declares
     it (METRICS §0.3 native codes): CMake ``add_executable`` (a literal ``OUTPUT_NAME``),
     Makefile targets whose recipe links their own name (``bwa: … main.o`` then ``$(CC) …
-    -o $@``), fpm.toml ``[[executable]]`` names and, when fpm discovers them
+    -o $@``; a target written as a variable, ``$(TARGET)`` with ``TARGET = bin/tool``,
+    expanded through the file's assignments and declared by its path and its base
+    name), fpm.toml ``[[executable]]`` names and, when fpm discovers them
     (``auto-executables``, the default), the program files of ``app/``. Vendored builds
     are left out."""
     declared: dict[str, tuple[str, int | None]] = {}
@@ -641,8 +659,14 @@ def native_programs(tree: TreeIndex) -> dict[str, tuple[str, int | None]]:
             continue
         if kind == "make":
             for target in tree.task_targets(path):
-                if any(_LINKS_TARGET_RE.search(command.replace(target.name, "$@")) for _, command in target.recipe):
-                    declared.setdefault(target.name, (path, target.line))
+                for name in target.expand(target.name).split():
+                    if "$" in name or not any(_LINKS_TARGET_RE.search(command.replace(target.name, "$@")
+                                                                       .replace(name, "$@"))
+                                              for _, command in target.recipe):
+                        continue
+                    # a built binary runs by its path (`bin/tool -h`) or, copied onto PATH, by its name
+                    for program in dict.fromkeys((name, name.rsplit("/", 1)[-1])):
+                        declared.setdefault(program, (path, target.line))
             continue
         build = tree.native_build(path)
         for program in build.executables if build is not None else ():

@@ -16,12 +16,15 @@ from scoring.tree import TreeIndex
 _HEADINGS_SHOWN = 5
 
 
-@detector("doc_structure", version="2.4.0")
+@detector("doc_structure", version="2.5.0")
 def doc_structure(tree: TreeIndex) -> Result:
     """The README has sections on installation, usage, expected output and requirements.
 
     What it checks:
-        The headings of the root README (chosen by the §0.1.13 priority, any case):
+        The headings of the root README (chosen by the §0.1.13 priority, any case;
+        when no root file has one of its names, a README spelt with separators such as
+        READ_ME.txt or Read-Me.md, which a reader opens as the README all the same,
+        2.5.0):
         Markdown ATX and setext headings outside code fences, RST section titles,
         HTML <h1>–<h6>, and in a plain-text README (``README``, ``README.txt``) a short
         line in capitals after a blank line (``INSTALLATION``, ``DATA FORMAT:``). Four families are looked for, each as a whole word or phrase in

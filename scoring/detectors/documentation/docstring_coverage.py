@@ -121,8 +121,19 @@ def _ford_block_above(facts: FileFacts, line: int) -> CommentFact | None:
 
 
 def _comment_starts_at(comments: tuple[CommentFact, ...], line: int) -> bool:
+    return _comment_starting_at(comments, line) is not None
+
+
+def _comment_starting_at(comments: tuple[CommentFact, ...], line: int) -> CommentFact | None:
     index = bisect_left(comments, line, key=_line_start)
-    return index < len(comments) and comments[index].line_start == line
+    return comments[index] if index < len(comments) and comments[index].line_start == line else None
+
+
+# a `//` line that describes nothing: a commented-out statement, a directive with its
+# value (`//publishDir "$params.out"`, `// cpus 4`) or a section label (`// input:`), or
+# a work note (`// TODO: …`)
+_NEXTFLOW_COMMENTED_CODE = re.compile(r"//\s*(?:(?:input|output|script|shell|exec|when|stub)\s*:"
+                                      r"|(?:TODO|FIXME|XXX|HACK)\b|[A-Za-z_]\w*\s*[(\[\"'$\d{])")
 
 
 # --------------------------------------------------------------------------- languages
@@ -273,7 +284,12 @@ def _fortran(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
 
 def _nextflow(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
     """Named processes and workflows of .nf files; documented by the module's meta.yml
-    (the nf-core layout: main.nf beside meta.yml) or a Groovydoc ``/** */`` above."""
+    (the nf-core layout: main.nf beside meta.yml), a Groovydoc ``/** */`` above, or a
+    comment block (any form) opening the body on the line below the definition line:
+    the process's description, Groovy's analogue of a docstring, unless it is a
+    commented-out directive or section (``//publishDir "…"``, ``// input:``) or a work
+    note (``// TODO: …``). A plain
+    ``//`` note above is a comment (D4), not a description."""
     for path in paths:
         facts = tree.facts(path)
         if facts is None:
@@ -283,9 +299,12 @@ def _nextflow(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
         for definition in facts.definitions:
             if definition.kind not in _NEXTFLOW_UNITS or not definition.name:
                 continue
-            above = _comment_ending_at(facts.comments, definition.line - 1)
-            yield _Definition("nextflow", path, definition.name, definition.line,
-                              described or (above is not None and above.doc))
+            line = definition.line
+            above = _comment_ending_at(facts.comments, line - 1)
+            opening = _comment_starting_at(facts.comments, line + 1)
+            yield _Definition("nextflow", path, definition.name, line,
+                              described or (above is not None and above.doc)
+                              or opening is not None and not _NEXTFLOW_COMMENTED_CODE.match(opening.text))
 
 
 def _files(tree: TreeIndex, frontend: str) -> list[str]:
@@ -363,7 +382,7 @@ def _fix(ecosystem: str, missing: list[_Definition]) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-@detector("docstring_coverage", version="3.4.0")
+@detector("docstring_coverage", version="3.5.0")
 def docstring_coverage(tree: TreeIndex) -> Result:
     """Public definitions are documented, pooled over every language of the tree.
 
@@ -386,7 +405,9 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         the text to the name or method signature it is written before).
         MATLAB/Octave: each file's main function and each classdef, outside private/
         folders and +internal packages, documented by a help comment block (below the
-        function line, or above it).
+        function line, or above it: the file's first comment block, even when a change
+        log or copyright block follows it before the function line, as MATLAB's help
+        prints it; 3.5.0).
         C/C++: public declarations in headers (.h, .hpp, .hh, .hxx, .cuh): function
         prototypes and definitions, classes and structs with a body, public methods, and
         function-like macros (#define f(x) …), which are what macro-generic C libraries
@@ -406,7 +427,12 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         plain ! lines continuing it also across blank lines, as FORD attaches it) or a
         comment block directly above the procedure or directly below its first line.
         Nextflow: named processes and workflows, documented by a meta.yml beside the
-        module (nf-core) or a Groovydoc /** */ comment above.
+        module (nf-core), a Groovydoc /** */ comment above, or a comment block (//, /*
+        */ or /** */) opening the body on the line below the process or workflow line:
+        the process description §0.3 names (3.5.0), unless it is a commented-out
+        directive with its value or a section label (`//publishDir "…"`, `// cpus 4`,
+        `// input:`) or a work note (`// TODO: …`, FIXME, XXX, HACK). A plain // note above a process is a comment (D4's `//`
+        comments), not its description.
         Test files and vendored files (file roles, METRICS §0.2.1-3) are out of the
         denominator and reported separately in counts. No public definition at all →
         50, not applicable. Notebooks and R Markdown are not counted.
@@ -441,7 +467,9 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         man/<name>.Rd page counts as undocumented: §0.3 names roxygen blocks as R's
         documentation for D6. In C/C++ headers, helper macros a header defines for its
         own use (MAX(a, b), a logging shorthand) are counted as API like the rest, and a
-        type named only by a typedef (typedef struct {…} name_t;) is not counted.
+        type named only by a typedef (typedef struct {…} name_t;) is not counted. A
+        Nextflow process whose body opens with a commented-out statement that is not a
+        directive with its value or a section label (`//tag = x`) counts as described.
     """
     counted: list[_Definition] = []
     excluded = {"test": 0, "vendored": 0}

@@ -226,7 +226,7 @@ def _fix(tree: TreeIndex, documented: bool) -> str:
             f"function); an analysis built on the {kind} gets a top-level {script} that runs it end to end.")
 
 
-@detector("execution_entry_point", version="2.6.0")
+@detector("execution_entry_point", version="2.7.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
@@ -253,7 +253,10 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         a program a CMake build declares (``add_executable``, a literal ``OUTPUT_NAME``)
         that a README command runs (``./raxml-ng --msa …``; §0.3 native D5, 2.2.0), or a
         Makefile target whose recipe links its own name (``bwa: … main.o`` then
-        ``$(CC) … -o $@``) that a README command runs (``bwa index ref.fa``; 2.3.0), or
+        ``$(CC) … -o $@``) that a README command runs (``bwa index ref.fa``; 2.3.0; a
+        target written as a variable, ``$(TARGET)`` with ``TARGET = bin/tool``, is
+        expanded and its program run by path or base name, ``bin/tool -h`` or ``tool
+        in.txt``, 2.7.0), or
         an fpm package's executable (fpm.toml ``[[executable]]``, or a program of
         ``app/``) that a README ``fpm run`` runs (2.4.0). A console script whose
         function its module (found in the tree) neither defines nor imports is no entry
@@ -264,7 +267,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         usage_examples (a ```matlab block read without its `>>` prompt and `%` comment
         lines, 2.6.0; set-up is never one: make in a deposit with C/C++/Fortran
         sources, `make && make install`, `python -m ipykernel install`; prompt lines of
-        the prose count, §0.2.10). The README title (its first heading when it is a
+        the prose count, §0.2.10; inline code inside a sentence or a list item does
+        not, a line holding nothing but one inline code span does, 2.7.0). The README title (its first heading when it is a
         top-level one over deeper headings) names the project and is no run heading
         (2.4.0, METRICS §0.2.6). 0 otherwise.
     Why it matters:

@@ -545,12 +545,13 @@ def _one_command(command: str) -> str:
     return f"Give the one command that creates the environment, `{command}`, in a README code block."
 
 
-@detector("install_instructions", version="2.5.0")
+@detector("install_instructions", version="2.6.0")
 def install_instructions(tree: TreeIndex) -> Result:
     """Install instructions: one command that creates the whole environment.
 
     What it checks:
-        Code blocks and inline code (console prompts stripped) of the README, of INSTALL*
+        Code blocks and inline code (console prompts stripped) of the README (a README
+        spelt with separators, READ_ME.txt, when no §0.1.13 name exists, 2.6.0), of INSTALL*
         files at the root and of docs/install* (also doc/ and docs/source/), and the
         lines of their prose that start with a shell prompt ($ or %) in a list item, a
         blockquote or a plain-text README (METRICS §0.2.10, 2.3.0); the maximum over

@@ -92,15 +92,19 @@ def _example_files(tree: TreeIndex, directory: str) -> list[str]:
     return [p for p in tree.files_under(directory) if p.lower().endswith(_EXAMPLE_SUFFIXES)]
 
 
-@detector("usage_examples", version="2.3.0")
+@detector("usage_examples", version="2.4.0")
 def usage_examples(tree: TreeIndex) -> Result:
     """The README shows a runnable command, or at least a code example.
 
     What it checks:
         Code blocks of the root README (fenced with backticks or tildes, indented, RST
-        literal and code-block), its inline code and the lines of its prose that start
-        with a shell prompt ($ or %) in a list item, a blockquote or a plain-text README
-        (METRICS §0.2.10, 2.2.0); console prompts ($, %, >, !) stripped, and in a
+        literal and code-block), the lines of its prose that start with a shell prompt
+        ($ or %) in a list item, a blockquote or a plain-text README (METRICS §0.2.10,
+        2.2.0) and the lines that hold nothing but one inline code span (a one-line code
+        display: `` `nextflow run lab/pipe --input x` `` as a paragraph of its own); inline
+        code inside a sentence or a list item is no command line (2.4.0, D3 V2: "a block
+        line is a runnable invocation");
+        console prompts ($, %, >, !) stripped, and in a
         ```matlab/```octave block the `>>` prompt, its `%` comment lines being no lines
         (2.3.0). 100: a line is
         a runnable invocation — python/python3/py with a script or -m, bash/sh/zsh with
@@ -113,7 +117,9 @@ def usage_examples(tree: TreeIndex) -> Result:
         x.m` / `octave --eval "…"` that run more than set-up (setup, startup, addpath,
         cd, matlab.addons.*, pkg, exit), `fpm run`, and a program the build declares
         (CMake add_executable, a Makefile target linking its own name, fpm
-        [[executable]] or app/ programs) run by its name (`bwa index ref.fa`). Install
+        [[executable]] or app/ programs) run by its name (`bwa index ref.fa`; a Makefile
+        target written as a variable, `$(TARGET)` with `TARGET = bin/tool`, is expanded
+        and run by its path or its base name, `bin/tool -h`, `tool in.txt`, 2.4.0). Install
         and bootstrap commands (setup.py, python -m pip|venv|ensurepip|build|twine,
         `python -m <module> install|setup|register|develop` such as `python -m
         ipykernel install --user`, make install|setup|env, install- or bootstrap-named
@@ -147,8 +153,9 @@ def usage_examples(tree: TreeIndex) -> Result:
     Known false positives:
         A runnable command counts even when it runs a demo unrelated to the paper, or
         names a script that does not exist (existence is not checked). A bare `make`
-        counts although the default target might only compile code. Inline code such
-        as `python main.py` in a sentence counts like a block line. A prose line
+        counts although the default target might only compile code. A line holding
+        only an inline code span counts even if it names a file rather than showing a
+        command (it rarely parses as a runnable one). A prose line
         starting with "$ " or "% " is read as a command even when it is a sum of money
         or a LaTeX comment (it rarely parses as a runnable one).
     """

@@ -561,7 +561,7 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     return f"Commit a lockfile to also fix transitive dependencies (e.g. {tool})."
 
 
-@detector("dep_pinning", version="2.3.1")
+@detector("dep_pinning", version="2.4.0")
 def dep_pinning(tree: TreeIndex) -> Result:
     """Dependencies are locked or pinned to exact versions.
 

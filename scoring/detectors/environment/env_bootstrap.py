@@ -765,7 +765,7 @@ def _fix(tree: TreeIndex, documented: bool = False) -> str:
     return f"Add install.sh (or a `make setup` target) that creates the environment, e.g. {suggestion}."
 
 
-@detector("env_bootstrap", version="2.5.0")
+@detector("env_bootstrap", version="2.6.0")
 def env_bootstrap(tree: TreeIndex) -> Result:
     """One command creates the software environment.
 

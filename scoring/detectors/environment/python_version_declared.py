@@ -312,7 +312,7 @@ def _rule_suffix(source: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", source.lower()).strip("_")
 
 
-@detector("python_version_declared", version="2.3.0")
+@detector("python_version_declared", version="2.4.0")
 def python_version_declared(tree: TreeIndex) -> Result:
     """The language or runtime version the code needs is declared (Python, R, Julia, MATLAB, C/C++/Fortran, workflows).
 

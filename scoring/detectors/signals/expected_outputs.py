@@ -464,7 +464,7 @@ def _figure_evidence(figures: list[str]) -> list[Evidence]:
     return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
 
 
-@detector("expected_outputs", version="2.6.0")
+@detector("expected_outputs", version="2.7.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 

@@ -389,7 +389,7 @@ def _environment_declarations(tree: TreeIndex) -> Iterator[Evidence]:
                                line_start=found[0], snippet=found[1])
 
 
-@detector("hardware_requirements", version="2.1.0")
+@detector("hardware_requirements", version="2.2.0")
 def hardware_requirements(tree: TreeIndex) -> Result:
     """Code that can use a GPU states its hardware requirements (0 or 100; N/A → 100).
 
