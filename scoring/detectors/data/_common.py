@@ -115,10 +115,12 @@ def _word(pattern: str) -> str:
 _DATA_HEADING_RE = re.compile(_word(r"data(?:sets?)?|input\s+files?"), re.IGNORECASE)
 # Compounds that are not about the deposit's data (§0.2.7, A1 V2): "Big data", "Data
 # science", "Data-intensive", "Data-driven", "Meta-data", databases and data structures;
-# a heading holding one is not a data heading.
+# "Missing data", "Missing values", "Incomplete data" name a property of the user's input
+# that a method handles (how NaN samples are treated), not data the deposit uses; a
+# heading holding one is not a data heading.
 _NOT_DATA_COMPOUND_RE = re.compile(
     _word(r"databases?|data\s+structures?|big\s+data|data[\s-]+science|data-(?:intensive|driven|centric)"
-          r"|meta-?data"),
+          r"|meta-?data|(?:missing|incomplete)\s+(?:data|values)"),
     re.IGNORECASE,
 )
 _PROSE_EXTS = ("", ".md", ".markdown", ".rst", ".txt")
@@ -141,7 +143,8 @@ def is_data_heading(text: str) -> bool:
     """A heading about the data: ``data``/``dataset(s)`` as a word of prose (so ``Input
     data``, ``Data availability``) or ``Input files`` (§0.3 workflow data); never a
     compound about something else (``Database``, ``Data structures``, ``Big data``, ``Data
-    science``, ``Data-intensive``, ``Metadata``; §0.2.7) nor a data word inside an
+    science``, ``Data-intensive``, ``Metadata``, ``Missing data``, ``Incomplete data``;
+    §0.2.7) nor a data word inside an
     identifier (``my_dataset``). Headings are noun phrases (§0.2.7): a sentence-like
     heading (more than 8 words, or ending in ``.`` or ``?``, e.g. an FAQ question) matches
     only a multi-word data phrase."""
@@ -153,17 +156,39 @@ def is_data_heading(text: str) -> bool:
     return True
 
 
+def document_title(doc: Document):
+    """The document's first heading when it is top-level: the title, which names the
+    project and is never a section (§0.2.6), so never a data section (A1, A2)."""
+    first = doc.sections[0].heading if doc.sections else None
+    return first if first is not None and first.level == 1 else None
+
+
 _DATA_FOLDER_NAMES = frozenset({"data", "dataset", "datasets"})
 _NAME_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
+def _is_code_package(tree: TreeIndex, folder: str) -> bool:
+    """A folder of code, not data (§0.3: a data word in a module name is no data word): it
+    holds no data file anywhere below it, and it is an import package (``__init__.py``)
+    or holds only source files besides its prose (a ``datasets/`` of loader modules)."""
+    if any(data_extension(_name(p)) for p in tree.files_under(folder)):
+        return False
+    own = [p for p in tree.files_in(folder) if _suffix(p) not in _PROSE_EXTS]
+    if any(_name(p) == "__init__.py" for p in own):
+        return True
+    sources = {p for name in _FRONTENDS for p in tree.by_frontend(name)}
+    return bool(own) and all(p in sources for p in own)
+
+
 def _is_data_folder(tree: TreeIndex, folder: str) -> bool:
-    """A folder named for data: ``data/``, ``dataset(s)/``, or a name with ``data`` as one
-    of its words that holds a data file (``OrigData/``, ``FinalData/``, ``raw_data/``,
-    ``derived-data/``; never ``metadata/``, ``database/``, ``data_structures/``)."""
+    """A folder named for data: ``data/``, ``dataset(s)/`` unless it is a code package
+    (``datasets/__init__.py`` with loader modules and no data file), or a name with
+    ``data`` as one of its words that holds a data file (``OrigData/``, ``FinalData/``,
+    ``raw_data/``, ``derived-data/``; never ``metadata/``, ``database/``,
+    ``data_structures/``)."""
     name = _name(folder)
     if name.lower() in _DATA_FOLDER_NAMES:
-        return True
+        return not _is_code_package(tree, folder)
     words = [w.lower() for w in _NAME_WORD_RE.findall(name)]
     if "data" not in words or _NOT_DATA_COMPOUND_RE.search(" ".join(words)):
         return False
@@ -178,13 +203,15 @@ def data_docs(tree: TreeIndex) -> list[str]:
     else in the deposit's own files (``analysis/data/README.md``,
     ``analysis/data/raw_data/README.md``, ``Analysis/OrigData/ReadMe.md``: §0.3's
     dataset README by its spirit, a README describing the data files beside it);
-    matched case-insensitively, prose extensions only."""
+    matched case-insensitively, prose extensions only. A folder named ``data``/
+    ``dataset(s)`` that is a code package (an ``__init__.py`` or only source files, no
+    data file below it) is code: its README documents modules, not data."""
     found = [
         p for p in tree.files_in("")
         if _ROOT_DATA_DOC_RE.fullmatch(_name(p)) and _suffix(p) in _PROSE_EXTS
     ]
     for folder in tree.subdirs(""):
-        if _name(folder).lower() != "data":
+        if _name(folder).lower() != "data" or _is_code_package(tree, folder):
             continue
         for path in tree.files_in(folder):
             lower = _name(path).lower()

@@ -877,7 +877,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.8.0")
+@detector("data_acquisition_script", version="2.9.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -1007,6 +1007,10 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         A4 2.7.0. MATLAB's ``functionSignatures.json`` and a MATLAB Project's
         ``resources/project/`` files are configuration, no data files (A1 2.9.0, A2
         2.11.0, A3 2.7.0, A4 2.8.0).
+        A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
+        title naming data ("… from Data") and the README of a ``datasets/`` code package
+        are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
+        A2 2.13.0, A3 2.8.0, A4 2.9.0).
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.

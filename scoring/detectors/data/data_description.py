@@ -23,6 +23,7 @@ from scoring.detectors.data._common import (
     _word,
     data_docs,
     data_probe,
+    document_title,
     is_data_heading,
     not_applicable_result,
     probed,
@@ -46,7 +47,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_word(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.10.0")
+@detector("data_description", version="2.11.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -62,6 +63,11 @@ def data_description(tree: TreeIndex) -> Result:
         ``Analysis/OrigData/``, ``FinalData/``; never ``metadata/``, ``database/``,
         ``data_structures/``), outside tests, documentation and examples (§0.3's dataset
         README by its spirit: the README that describes the data files beside it; 2.7.0).
+        A folder named ``data``/``dataset(s)`` that is a code package -- an
+        ``__init__.py``, or only source files besides its prose, and no data file below
+        it (``datasets/`` holding ``mnist.py``, ``factory.py``) -- is code, and its README
+        documents modules, not data (§0.3: a data word in a module name is no data word;
+        2.11.0).
         Words of its rendered prose: >= 100 -> 100, 30-99 -> 70, 1-29 -> 40.
         (b) A README data section: a real heading (outside code fences; ATX, setext, RST
         or HTML; in a plain-text README, a short line in capitals after a blank line,
@@ -69,7 +75,9 @@ def data_description(tree: TreeIndex) -> Result:
         "Data availability", "Data access"), or "Input files" (§0.3 workflow data; 2.5.0),
         but none of the compounds that are not about the deposit's data: ``database``,
         ``data structure(s)``, "big data", "data science", "data-intensive",
-        "data-driven", "metadata" (§0.2.7; 2.5.0). The README's first heading, when
+        "data-driven", "metadata" (§0.2.7; 2.5.0), "missing data", "missing values",
+        "incomplete data" (a property of the user's input a method handles, such as how
+        NaN samples are treated; 2.11.0). The README's first heading, when
         top-level, is the document title and never a section (§0.2.6); a sentence-like
         heading (more than 8 words, or ending in ``.`` or ``?``, such as an FAQ question)
         matches only a multi-word data phrase ("input data", "input files", "data
@@ -120,6 +128,10 @@ def data_description(tree: TreeIndex) -> Result:
         A4 2.7.0. MATLAB's ``functionSignatures.json`` and a MATLAB Project's
         ``resources/project/`` files are configuration, no data files (A1 2.9.0, A2
         2.11.0, A3 2.7.0, A4 2.8.0).
+        A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
+        title naming data ("… from Data") and the README of a ``datasets/`` code package
+        are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
+        A2 2.13.0, A3 2.8.0, A4 2.9.0).
     Why it matters:
         Without a description of the data (where it comes from, its size, format and
         licence) a reader cannot obtain or check the inputs the results depend on.
@@ -183,7 +195,7 @@ def _measure(tree: TreeIndex) -> Result:
     doc = _document(tree, readme) if readme else None
     if readme and doc is not None:
         locate = _cell_locator(tree, readme)
-        title = _document_title(doc)
+        title = document_title(doc)
         for section in doc.sections:
             if section.heading is title or not is_data_heading(section.heading.text):
                 continue
@@ -251,13 +263,6 @@ def _a1_fix(tree: TreeIndex, value: int, best: Evidence) -> str | None:
         return ("Add DATA.md of at least 100 words (or grow the README data section to 60 words) "
                 "covering the data's source, size, format and licence.")
     return _DESCRIBE_FIX[fix_ecosystem(tree)]
-
-
-def _document_title(doc: Document):
-    """The README's first heading when it is top-level: the document title, which
-    names the project and is never a section (§0.2.6)."""
-    first = doc.sections[0].heading if doc.sections else None
-    return first if first is not None and first.level == 1 else None
 
 
 def _raw_line(doc: Document, line: int) -> str:

@@ -46,6 +46,7 @@ from scoring.detectors.data._common import (
     data_docs,
     data_extension,
     data_probe,
+    document_title,
     is_data_heading,
     is_data_use_path,
     is_documentation_example,
@@ -99,6 +100,13 @@ _CITATION_HEADING_RE = re.compile(
 _BIBTEX_START_RE = re.compile(r"^\s*@[A-Za-z]+\s*\{")
 _RST_IMAGE_RE = re.compile(r"^\s*\.\.\s+(?:\|[^|]+\|\s+)?(?:image|figure)::", re.IGNORECASE)
 _HTML_BADGE_ANCHOR_RE = re.compile(r"""<a\s[^>]*href\s*=\s*["']([^"']+)["'][^>]*>\s*<img""", re.IGNORECASE)
+# An HTML anchor whose whole content is one image, on whatever lines it spans (§0.1.21:
+# ``<a href="…doi…">`` / ``<img src="…badge…svg">`` / ``</a>`` is a badge construct).
+_HTML_BADGE_BLOCK_RE = re.compile(
+    r"""<a\s[^>]*href\s*=\s*["']([^"']+)["'][^>]*>\s*<img\b[^>]*>\s*</a\s*>""", re.IGNORECASE)
+# A paragraph opening with a bold or italic run-in label ("**Availability of data and
+# materials:** …", "*Data availability.* …", "**Data**: …"): the label is read as a heading.
+_RUN_IN_LABEL_RE = re.compile(r"^\s{0,3}(\*\*|__|\*|_)(?![\s*_])([^*_\n]{1,100}?)\s*(?:[:.]\s*\1|\1\s*[:.])")
 
 
 # A variable naming a data source (§0.2.14): url, uri, link, source, data, dataset, remote,
@@ -239,9 +247,35 @@ def _bibtex_lines(lines: list[str]) -> set[int]:
 _LINK_DEFINITION_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?\S+")
 
 
+def _multiline_html_badges(doc: Document) -> dict[int, list[str]]:
+    """Per line of its ``href``, the targets of HTML anchors around one ``<img>`` that span
+    several lines (the one-line form is matched line by line)."""
+    if not any("<img" in raw.lower() for raw in doc.raw_lines):
+        return {}
+    text = "\n".join(doc.raw_lines)
+    found: dict[int, list[str]] = {}
+    for match in _HTML_BADGE_BLOCK_RE.finditer(text):
+        if "\n" in match.group(0):
+            found.setdefault(text.count("\n", 0, match.start(1)) + 1, []).append(match.group(1))
+    return found
+
+
+def _run_in_data_ranges(doc: Document) -> list[tuple[int, int]]:
+    """The line ranges of paragraphs opening with a run-in label that is a data heading
+    ("**Availability of data and materials:** Raw reads are in SRA [SRP062005]")."""
+    ranges = []
+    for para in doc.paragraphs:
+        raw = doc.raw_lines[para.line_start - 1] if 0 < para.line_start <= len(doc.raw_lines) else ""
+        match = _RUN_IN_LABEL_RE.match(raw)
+        if match and is_data_heading(match.group(2)):
+            ranges.append((para.line_start, para.line_end))
+    return ranges
+
+
 def _document_badges(doc: Document) -> tuple[dict[int, frozenset[str]], set[int]]:
     """Badge URLs per line (image links, links wrapping an image, HTML anchors around an
-    ``<img>``, and reference definitions used by a badge) and RST image-directive lines.
+    ``<img>`` on one line or several, and reference definitions used by a badge) and RST
+    image-directive lines.
 
     Badges are matched on their own line: the same URL written elsewhere in prose is
     not a badge construct and is classified like any other link.
@@ -270,6 +304,8 @@ def _document_badges(doc: Document) -> tuple[dict[int, frozenset[str]], set[int]
         if "<img" in raw.lower():
             for match in _HTML_BADGE_ANCHOR_RE.finditer(raw):
                 by_line.setdefault(number, set()).update({match.group(1), _norm_url(match.group(1))})
+    for number, urls in _multiline_html_badges(doc).items():
+        by_line.setdefault(number, set()).update(u for url in urls for u in (url, _norm_url(url)))
     return {n: frozenset(u) for n, u in by_line.items()}, lines
 
 
@@ -281,7 +317,12 @@ def _scan_document(tree: TreeIndex, path: str, doc: Document, scan: _PointerScan
         return
     badges_by_line, badge_lines = _document_badges(doc)
     badge_targets = _badge_targets(doc)
-    data_ranges = [(s.line_start, s.line_end) for s in doc.sections if is_data_heading(s.heading.text)]
+    # the document title names the project, never a data section (§0.2.6); a run-in
+    # label opening a paragraph is matched like a heading
+    title = document_title(doc)
+    data_ranges = [(s.line_start, s.line_end) for s in doc.sections
+                   if s.heading is not title and is_data_heading(s.heading.text)]
+    data_ranges += _run_in_data_ranges(doc)
     cite_ranges = [(s.line_start, s.line_end) for s in doc.sections if _CITATION_HEADING_RE.search(s.heading.text)]
     cite_ranges += [(b.line_start, b.line_end) for b in doc.code_blocks if b.info.lower() in ("bibtex", "bib", "biblatex")]
     future_ranges = [(s.line_start, s.line_end) for s in doc.sections if _FUTURE_HEADING_RE.search(s.heading.text)]
@@ -378,6 +419,8 @@ def _badge_targets(doc: Document) -> dict[int, list[str]]:
         if "<img" in raw.lower():
             for match in _HTML_BADGE_ANCHOR_RE.finditer(raw):
                 found.setdefault(number, []).append(match.group(1))
+    for number, urls in _multiline_html_badges(doc).items():
+        found.setdefault(number, []).extend(urls)
     return {n: list(dict.fromkeys(urls)) for n, urls in found.items()}
 
 
@@ -678,7 +721,7 @@ def _suffix_of(path: str) -> str:
     return name[dot:] if dot > 0 else ""
 
 
-@detector("data_pointer", version="2.12.0")
+@detector("data_pointer", version="2.13.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -785,7 +828,14 @@ def data_pointer(tree: TreeIndex) -> Result:
         files are the §0.2.15 formats too (.h5ad, .loom, .zarr, .fa, .gtf, .bed, .tif,
         .sav, .dta, .rda, .arrow...); an R package's data/ datasets count as local data
         but do not by themselves make the deposit use data.
-        Ignored: badges (image and link target) -- except a badge whose sentence names
+        A data context in a document is a data section (a heading matched as A1's, never
+        the document title, which names the project: "# Discovery of Physics from Data"
+        puts no citation DOI below it in a data context, §0.2.6; 2.13.0), a paragraph
+        opening with a bold or italic run-in label that is a data heading
+        ("**Availability of data and materials:** … [SRP062005]", "*Data availability.*",
+        read like a heading; 2.13.0), a data document, or a line naming data.
+        Ignored: badges (image and link target; an HTML ``<a href>`` whose content up to
+        its ``</a>`` is one ``<img>``, on whatever lines it spans, §0.1.21; 2.13.0) -- except a badge whose sentence names
         data ("the data are available at [![DOI](…)](…)"), whose link target is read in a
         data context (§0.2.13; 2.7.0) --, the repository's own URLs and DOIs (from
         ``CITATION.cff``, ``codemeta.json``, ``.zenodo.json``, ``[project.urls]``), CI,
@@ -839,6 +889,10 @@ def data_pointer(tree: TreeIndex) -> Result:
         A4 2.7.0. MATLAB's ``functionSignatures.json`` and a MATLAB Project's
         ``resources/project/`` files are configuration, no data files (A1 2.9.0, A2
         2.11.0, A3 2.7.0, A4 2.8.0).
+        A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
+        title naming data ("… from Data") and the README of a ``datasets/`` code package
+        are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
+        A2 2.13.0, A3 2.8.0, A4 2.9.0).
     Why it matters:
         A persistent, archived copy of the data is what lets a third party rerun the
         analysis years later; a link to a code repository or a file on the author's

@@ -80,7 +80,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.7.0")
+@detector("workflow_orchestration", version="2.8.0")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -144,6 +144,10 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         A4 2.7.0. MATLAB's ``functionSignatures.json`` and a MATLAB Project's
         ``resources/project/`` files are configuration, no data files (A1 2.9.0, A2
         2.11.0, A3 2.7.0, A4 2.8.0).
+        A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
+        title naming data ("… from Data") and the README of a ``datasets/`` code package
+        are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
+        A2 2.13.0, A3 2.8.0, A4 2.9.0).
     Why it matters:
         A declared workflow records the order of the analysis steps and their inputs and
         outputs, so the whole analysis can be rerun with one command.
