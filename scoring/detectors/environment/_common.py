@@ -336,7 +336,12 @@ def workflow_folder_environments(tree: TreeIndex) -> list[str]:
     for folder in folders:
         envs = f"{folder}/{_WORKFLOW_ENV_FOLDER}" if folder else _WORKFLOW_ENV_FOLDER
         for path in sorted(tree.files_in(folder) + tree.files_in(envs)):
-            if path.lower().endswith(_YAML_SUFFIXES) and _is_conda_environment(tree.yaml(path)):
+            if not path.lower().endswith(_YAML_SUFFIXES):
+                continue
+            # read as YAML only once it parsed as an environment with dependencies, so
+            # that an invalid file is reported once, as the manifest parser words it
+            environment = tree.conda_environment(path)
+            if environment is not None and environment.dependencies and _is_conda_environment(tree.yaml(path)):
                 found.append(path)
     return found
 
