@@ -336,7 +336,8 @@ def workflow_folder_environments(tree: TreeIndex) -> list[str]:
     for folder in folders:
         envs = f"{folder}/{_WORKFLOW_ENV_FOLDER}" if folder else _WORKFLOW_ENV_FOLDER
         for path in sorted(tree.files_in(folder) + tree.files_in(envs)):
-            if not path.lower().endswith(_YAML_SUFFIXES):
+            # dotfiles (.gitpod.yml, .pre-commit-config.yaml) configure tools, not environments
+            if not path.lower().endswith(_YAML_SUFFIXES) or path.rsplit("/", 1)[-1].startswith("."):
                 continue
             # read as YAML only once it parsed as an environment with dependencies, so
             # that an invalid file is reported once, as the manifest parser words it
