@@ -29,10 +29,12 @@ BY_SUFFIX = {
 }
 BY_NAME = {"nextflow.config": "nextflow", "snakefile": "snakemake"}
 # Nextflow configurations besides nextflow.config: a profile's or site's own file anywhere
-# (nextflow_test.config, nextflow_hpcc.config, passed with -c), and conf/base.config and the
-# other includeConfig files of conf/
+# (nextflow_test.config, nextflow_hpcc.config, passed with -c), and the includeConfig files of
+# a pipeline's conf/ or configs/ folder (conf/base.config, configs/container.config: the
+# withLabel container and conda settings of a profile)
 NEXTFLOW_CONFIG = re.compile(r"nextflow[._-].*\.config")
 NAME_PATTERNS = (("*.config", "nextflow"),)
+_CONFIG_FOLDERS = {"conf", "configs"}
 FRONTENDS = ("python", "r", "julia", "matlab", "c_cpp", "fortran", "nextflow", "snakemake")
 # The language of the facts of a ``.m`` file the MATLAB frontend finds to be Objective-C:
 # the tree index leaves such files out of the MATLAB files (METRICS.md §0.3).
@@ -49,7 +51,7 @@ def frontend_name(path: str) -> str | None:
     dot = lowered.rfind(".")
     if dot > 0 and lowered[dot:] in BY_SUFFIX:
         return BY_SUFFIX[lowered[dot:]]
-    if "/conf/" in f"/{path}" or path.startswith("conf/"):
+    if _CONFIG_FOLDERS & set(path.split("/")[:-1]):
         for pattern, frontend in NAME_PATTERNS:
             if fnmatch.fnmatch(lowered, pattern):
                 return frontend

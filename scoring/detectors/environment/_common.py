@@ -319,6 +319,39 @@ def workflow_environment_files(tree: TreeIndex) -> list[str]:
     return list(_workflows(tree).environment_files)
 
 
+_WORKFLOW_ENV_FOLDER = "envs"
+_YAML_SUFFIXES = (".yml", ".yaml")
+
+
+def workflow_folder_environments(tree: TreeIndex) -> list[str]:
+    """The conda environment files that sit in the
+    folder of a Snakefile, ``*.smk`` or ``*.nf`` file, or in that folder's ``envs/``,
+    whether or not a rule names them (METRICS.md §0.3: workflow dependency declarations
+    are manifests wherever they are). A conda environment file is a YAML file whose top
+    level has a ``dependencies:`` list beside ``channels:`` or ``name:``; its dependencies
+    declare what the workflow's scripts import, like those of an environment a rule names."""
+    folders = sorted({_parent(path) for frontend in ("snakemake", "nextflow") for path in tree.by_frontend(frontend)
+                      if frontend == "snakemake" or path.lower().endswith(".nf")})
+    found: list[str] = []
+    for folder in folders:
+        envs = f"{folder}/{_WORKFLOW_ENV_FOLDER}" if folder else _WORKFLOW_ENV_FOLDER
+        for path in sorted(tree.files_in(folder) + tree.files_in(envs)):
+            # dotfiles (.gitpod.yml, .pre-commit-config.yaml) configure tools, not environments
+            if not path.lower().endswith(_YAML_SUFFIXES) or path.rsplit("/", 1)[-1].startswith("."):
+                continue
+            # read as YAML only once it parsed as an environment with dependencies, so
+            # that an invalid file is reported once, as the manifest parser words it
+            environment = tree.conda_environment(path)
+            if environment is not None and environment.dependencies and _is_conda_environment(tree.yaml(path)):
+                found.append(path)
+    return found
+
+
+def _is_conda_environment(data: object) -> bool:
+    return (isinstance(data, dict) and isinstance(data.get("dependencies"), list)
+            and ("channels" in data or "name" in data))
+
+
 def _parent(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 

@@ -268,7 +268,7 @@ def _base_image_example(tree: TreeIndex) -> str:
     return _BASE_IMAGES[fix_ecosystem_checked(tree)]
 
 
-@detector("container_spec", version="2.2.1")
+@detector("container_spec", version="2.3.0")
 def container_spec(tree: TreeIndex) -> Result:
     """A container definition rebuilds the environment from a pinned base image.
 
@@ -285,8 +285,11 @@ def container_spec(tree: TreeIndex) -> Result:
         definition with a pinned From: and a %post section 100, otherwise 80
         (other_container). A compose file 80 (other_container), or the level of a
         Dockerfile its build: contexts point to when that is higher. Workflows
-        (§0.3): a Nextflow `container` directive (in a process or in nextflow.config's
-        process scope, withLabel/withName selectors included, ${params.…} resolved;
+        (§0.3): a Nextflow `container` directive (in a process or in the process scope
+        of a Nextflow configuration: nextflow.config, nextflow_*.config, and the
+        `*.config` files of a conf/ or configs/ folder that nextflow.config pulls in
+        with includeConfig, such as configs/container.config; withLabel/withName
+        selectors included, ${params.…} resolved;
         each alternative of a `engine == 'singularity' ? … : …` value) or a Snakemake
         `container:`/`containerized:` directive (a rule's whether or not a wrapper or
         conda environment also pins the rule) is 100 when its image is pinned (a

@@ -19,7 +19,10 @@ from scoring.detectors._imports import (
 from scoring.detectors._imports import (  # the execution tier's E′ probe asks C2 for them
     third_party_python_imports as third_party_python_imports,
 )
-from scoring.detectors.environment._common import workflow_environment_files
+from scoring.detectors.environment._common import (
+    workflow_environment_files,
+    workflow_folder_environments,
+)
 from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join
 from scoring.manifests_index import (
     collect_manifests_in,
@@ -175,6 +178,8 @@ def _scoped_manifests(tree: TreeIndex, seen: set[str]) -> list[tuple[Manifest, _
             found.append((manifest, scope))
 
     for path in workflow_environment_files(tree):
+        add(tree.conda_environment(path), None)
+    for path in workflow_folder_environments(tree):
         add(tree.conda_environment(path), None)
     env = set(tree.env_locations)
     folders = sorted({
@@ -395,7 +400,7 @@ def _suggested_distribution(use: _ImportUse) -> str:
 # requirements file a setup script opens, packrat.lock and a Pluto notebook's embedded
 # Project declare (§0.2.20, §0.3); the fix names the rule's conda environment or the one
 # holding the project's R packages
-@detector("import_resolvability", version="2.7.0")
+@detector("import_resolvability", version="2.8.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -436,8 +441,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ``BiocManager::install``, ``devtools|remotes::install_github('owner/pkg@ref')``
         naming ``pkg``, 2.7.0). Beyond the environment locations
         (§0.2.20, §0.3): the conda environment files workflow steps run in (Nextflow
-        ``conda "bin/env.yml"``, Snakemake ``conda: "envs/x.yaml"``) count for the whole
-        tree; the manifests of a sub-project folder (one with its own ``setup.py``,
+        ``conda "bin/env.yml"``, Snakemake ``conda: "envs/x.yaml"``) and those that sit
+        in the folder of a Snakefile, ``*.smk`` or ``*.nf`` file or in its ``envs/``
+        whether or not a rule names them (a YAML file with a ``dependencies:`` list beside
+        ``channels:`` or ``name:``, such as ``KmerCount/pipeline_env.yaml`` beside
+        ``KmerCount/pipeline.smk``, 2.8.0) count for the whole tree; the manifests of a sub-project folder (one with its own ``setup.py``,
         ``pyproject.toml``, ``DESCRIPTION``, ``Project.toml``, ``renv.lock`` or
         ``.Rproj``, such as Julia's ``docs/`` and ``test/`` Projects) and any other conda
         environment file (``environment*.yml``, ``*conda*.yml``) count for the files under

@@ -126,6 +126,11 @@ def _code_values(kind: str, facts: FileFacts) -> Iterator[tuple[int | None, int,
                 literal = line_literal(magic)
                 if literal:
                     yield (cell.index if jupyter else None), line, literal
+    # the cells of another language than the file's own (a Julia- or R-kernel notebook,
+    # %%R cells, the Python chunks of an R Markdown document) are parsed by their
+    # language's frontend: their literals are code of the file like its own (§0.1.9)
+    for inner in facts.embedded:
+        yield from _code_values("embedded", inner)
 
 
 # A sed substitution ``s<d>pattern<d>replacement<d>flags`` (any delimiter but a letter,
@@ -280,12 +285,15 @@ def _not_counted(ignored_by_file: dict[str, list[_Hit]], room: int, snippet_of: 
     return [replace(hit, snippet=snippet_of(hit)).evidence() for hit in (firsts + rest)[:min(room, _NOT_COUNTED_SHOWN)]]
 
 
-@detector("no_absolute_paths", version="2.2.0")
+@detector("no_absolute_paths", version="2.3.0")
 def no_absolute_paths(tree: TreeIndex) -> Result:
     """Source and parameter files contain no machine-specific absolute paths.
 
     What it checks:
-        Every Python file, notebook code cell, R/R Markdown/Quarto, Julia and shell file,
+        Every Python file, notebook code cell (in every language the notebook holds: a
+        Julia- or R-kernel notebook's cells, ``%%R`` cells, an R Markdown document's
+        Python and Julia chunks, each with its cell and line), R/R Markdown/Quarto,
+        Julia and shell file,
         the MATLAB/Octave, C/C++, Fortran, Nextflow and Snakemake files (string literals,
         and MATLAB command-syntax arguments such as ``cd /Users/me/data``), vendored
         files excepted, plus parameter files (YAML/JSON/TOML/INI named like configuration

@@ -167,6 +167,12 @@ def _c4_hits(path: str, frontend: str, facts: FileFacts, processes: _Processes |
         hits.append(_Hit(path, handler.start_line or handler.line, rule, reason,
                          mask_line(handler.excerpt) if handler.excerpt else None,
                          handler.cell, handler.end_line))
+    # the cells of another language (a Julia- or R-kernel notebook, %%R cells, an R
+    # Markdown document's Python and Julia chunks) follow their own language's rule; the
+    # Python frontend also lists the swallowing handlers of R cells as the notebook's own
+    own = {(hit.cell, hit.line) for hit in hits}
+    for inner in facts.embedded:
+        hits.extend(hit for hit in _c4_hits(path, inner.language, inner) if (hit.cell, hit.line) not in own)
     hits.sort(key=lambda h: (h.cell or 0, h.line))
     return hits
 
@@ -243,12 +249,15 @@ def _fix(hits_by_file: dict[str, list[_Hit]], kinds: dict[str, str]) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
-@detector("silent_failure_masking", version="2.2.0")
+@detector("silent_failure_masking", version="2.3.0")
 def silent_failure_masking(tree: TreeIndex) -> Result:
     """No exception handler silently swallows every error.
 
     What it checks:
-        Python files, notebook code cells, R, R Markdown and Quarto files, and the
+        Python files, notebook code cells (in every language the notebook holds: a
+        Julia- or R-kernel notebook's cells and ``%%R`` cells follow the Julia or R
+        rule, an R Markdown document's Python and Julia chunks theirs), R, R Markdown
+        and Quarto files, and the
         Julia, MATLAB/Octave, C++, Nextflow and Snakemake files. In Python (AST; a
         line-based fallback for code that does not parse) a handler masks when it
         catches everything (bare ``except:``, ``Exception`` or ``BaseException``, alone
