@@ -645,7 +645,7 @@ _FORTRAN_SUFFIXES = (".f90", ".f95", ".f03", ".f08", ".f", ".for")
 
 def native_programs(tree: TreeIndex) -> dict[str, tuple[str, int | None]]:
     """The programs the deposit's build declares, each with the file and line that declares
-    it (METRICS §0.3 native codes): CMake ``add_executable`` (a literal ``OUTPUT_NAME``),
+    it (METRICS §0.3 native codes): CMake ``add_executable`` (a literal ``OUTPUT_NAME``, either spelling),
     Makefile targets whose recipe links their own name (``bwa: … main.o`` then ``$(CC) …
     -o $@``; a target written as a variable, ``$(TARGET)`` with ``TARGET = bin/tool``,
     expanded through the file's assignments and declared by its path and its base

@@ -226,7 +226,7 @@ def _fix(tree: TreeIndex, documented: bool) -> str:
             f"function); an analysis built on the {kind} gets a top-level {script} that runs it end to end.")
 
 
-@detector("execution_entry_point", version="2.7.0")
+@detector("execution_entry_point", version="2.8.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
@@ -250,7 +250,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         (2.6.0, METRICS §0.2.11: wannier90's `all: wannier lib post …`); a prerequisite
         variable that expands to no names (`$(patsubst …)`) stands for what the whole
         file's recipes run; a top-level Snakefile (or workflow/Snakefile) or main.nf;
-        a program a CMake build declares (``add_executable``, a literal ``OUTPUT_NAME``)
+        a program a CMake build declares (``add_executable``, a literal ``OUTPUT_NAME``
+        set by ``set_target_properties`` or, 2.8.0, ``set_property(TARGET …)``)
         that a README command runs (``./raxml-ng --msa …``; §0.3 native D5, 2.2.0), or a
         Makefile target whose recipe links its own name (``bwa: … main.o`` then
         ``$(CC) … -o $@``) that a README command runs (``bwa index ref.fa``; 2.3.0; a
