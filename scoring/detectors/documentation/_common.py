@@ -124,6 +124,20 @@ def _displayed_alone(doc: Document, span: InlineCode) -> bool:
 
 
 _PYTHON_PROGRAM = re.compile(r"(?:python|pythonw|py)(?:\d+(?:\.\d+)*)?(?:\.exe)?", re.IGNORECASE)
+# the interpreter as a shell names it: lower case (`Python (3.7.5)` is a version list's
+# entry); only Windows' `.exe` suffix is free of case
+_PYTHON_RUN_PROGRAM = re.compile(r"(?:python|pythonw|py)(?:\d+(?:\.\d+)*)?(?:\.(?i:exe))?")
+# a script argument is a file path (`run.py`, `scripts/fit.py`, `$SRC/x.py`, `C:\\a\\b.py`),
+# never a version written after a program's name (`(3.7.5)`, `3.8`)
+_SCRIPT_PATH = re.compile(r"[\w.~/${}<>\\:+%@ -]+")
+_VERSION_WORD = re.compile(r"\(?v?\d+(?:\.\d+)*\+?\)?")
+
+
+def runs_python(program: str) -> bool:
+    """Whether a command's program is the Python interpreter, as a shell names it."""
+    return bool(_PYTHON_RUN_PROGRAM.fullmatch(program))
+
+
 _SHELL_PROGRAMS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "-Q"})
 
@@ -145,6 +159,8 @@ def _python_target(args: Sequence[str]) -> tuple[str, str, tuple[str, ...]] | No
         if arg.startswith("-"):
             i += 1
             continue
+        if not _SCRIPT_PATH.fullmatch(arg) or _VERSION_WORD.fullmatch(arg):
+            return None
         return "script", arg, tuple(args[i + 1:])
     return None
 
@@ -480,7 +496,7 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0,
     program = cmd.program
     lower = program.lower()
     args = cmd.args
-    if _PYTHON_PROGRAM.fullmatch(lower):
+    if runs_python(program):
         target = _python_target(args)
         if target is None:
             return None

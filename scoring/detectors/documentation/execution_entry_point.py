@@ -15,7 +15,6 @@ from scoring.detectors._shared import (
     fix_ecosystem,
 )
 from scoring.detectors.documentation._common import (
-    _PYTHON_PROGRAM,
     MAX_EVIDENCE,
     MODULE_SETUP_ACTIONS,
     DocLine,
@@ -34,6 +33,7 @@ from scoring.detectors.documentation._common import (
     project_names,
     run_heading,
     runnable_commands,
+    runs_python,
     section_headings,
     task_runners,
 )
@@ -139,7 +139,7 @@ def _documented_main_modules(tree: TreeIndex, doc: Document | None) -> list[tupl
     found = []
     for line in doc_lines(doc):
         for cmd in line.commands:
-            if not _PYTHON_PROGRAM.fullmatch(cmd.program.lower()):
+            if not runs_python(cmd.program):
                 continue
             target = _python_target(cmd.args)
             if target is None or target[0] != "module" or target[2][:1] and target[2][0] in MODULE_SETUP_ACTIONS:
@@ -226,7 +226,7 @@ def _fix(tree: TreeIndex, documented: bool) -> str:
             f"function); an analysis built on the {kind} gets a top-level {script} that runs it end to end.")
 
 
-@detector("execution_entry_point", version="2.8.0")
+@detector("execution_entry_point", version="2.9.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
@@ -269,7 +269,9 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         lines, 2.6.0; set-up is never one: make in a deposit with C/C++/Fortran
         sources, `make && make install`, `python -m ipykernel install`; prompt lines of
         the prose count, §0.2.10; inline code inside a sentence or a list item does
-        not, a line holding nothing but one inline code span does, 2.7.0). The README title (its first heading when it is a
+        not, a line holding nothing but one inline code span does, 2.7.0; the Python
+        interpreter in lower case with a file path as its script, never `Python
+        (3.7.5)` in a version list, 2.9.0). The README title (its first heading when it is a
         top-level one over deeper headings) names the project and is no run heading
         (2.4.0, METRICS §0.2.6). 0 otherwise.
     Why it matters:

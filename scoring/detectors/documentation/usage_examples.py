@@ -92,7 +92,7 @@ def _example_files(tree: TreeIndex, directory: str) -> list[str]:
     return [p for p in tree.files_under(directory) if p.lower().endswith(_EXAMPLE_SUFFIXES)]
 
 
-@detector("usage_examples", version="2.5.0")
+@detector("usage_examples", version="2.6.0")
 def usage_examples(tree: TreeIndex) -> Result:
     """The README shows a runnable command, or at least a code example.
 
@@ -107,7 +107,9 @@ def usage_examples(tree: TreeIndex) -> Result:
         console prompts ($, %, >, !) stripped, and in a
         ```matlab/```octave block the `>>` prompt, its `%` comment lines being no lines
         (2.3.0). 100: a line is
-        a runnable invocation — python/python3/py with a script or -m, bash/sh/zsh with
+        a runnable invocation — python/python3/py (lower case, as a shell names it) with a
+        script or -m, the script a file path, never a version (`Python (3.7.5)` in a
+        version list runs nothing, 2.6.0), bash/sh/zsh with
         a script, ./script, Rscript, R CMD BATCH, julia, make (with a target, or bare),
         task / just (Taskfile, justfile), snakemake, nextflow run, jupyter nbconvert
         --execute / jupyter execute, papermill, docker/podman run,
