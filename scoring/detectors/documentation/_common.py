@@ -325,6 +325,10 @@ def sentence_like(heading: str) -> bool:
     return len(text.split()) > _HEADING_WORDS or text.endswith((".", "?", "!"))
 
 
+_SOFTWARE_NOUNS = r"(?:software|packages?|tools|toolbox(?:es)?|librar(?:y|ies)|dependencies|programs|modules)"
+_PARENTHETICAL = re.compile(r"\([^()]*\)")
+
+
 @dataclass(frozen=True)
 class _Family:
     key: str
@@ -337,6 +341,9 @@ class _Family:
     nouns: re.Pattern[str] | None = None
 
     def matches(self, heading: str) -> bool:
+        # a qualifier in parentheses ("Read files (required)", "Docker (optional)") is
+        # not the heading's head (§0.2.7)
+        heading = _PARENTHETICAL.sub(" ", heading)
         text = self.exclude.sub(" ", heading) if self.exclude else heading
         if sentence_like(heading):
             wanted = self.phrases
@@ -382,10 +389,12 @@ FAMILIES: tuple[_Family, ...] = (
     ),
     _Family(
         "requirements", "Requirements",
-        # a heading about required software ("Required Matlab toolboxes") is one too; §0.2
+        # a heading about required software ("Required Matlab toolboxes", "Necessary
+        # tools": required, necessary or needed leading a software noun) is one too; §0.2
         # headings: "Software" (as the heading's head: "Software", "Software used", not
         # "Software license"), "Pre-requisites", "Packages used"
-        _word_re(r"(?:system )?requirements?|dependenc(?:y|ies)|pre-?requisites?|hardware|compute|required"
+        _word_re(r"(?:system )?requirements?|dependenc(?:y|ies)|pre-?requisites?|hardware|compute"
+                 r"|(?:required|necessary|needed)\s+(?:[\w+.-]+\s+)?" + _SOFTWARE_NOUNS +
                  r"|software(?:\s+(?:used|needed))?(?=\s*:?\s*$)|packages? used"),
         None,
         _word_re(r"(?:system|hardware|software|computational) requirements?|packages used"),

@@ -264,7 +264,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         point (2.2.0); a documented `python -m <package> install|setup|register|…` is
         set-up, no entry point (2.4.0, METRICS §0.2.11).
         80: a README heading of the run family of doc_structure (usage, run, quick
-        start, how to use, "Using <project name>", …) or a runnable README command as in
+        start, how to use, "Using <project name>", …; a qualifier in parentheses is no
+        head, "Setup (run once)" is no run heading, 2.9.0) or a runnable README command as in
         usage_examples (a ```matlab block read without its `>>` prompt and `%` comment
         lines, 2.6.0; set-up is never one: make in a deposit with C/C++/Fortran
         sources, `make && make install`, `python -m ipykernel install`; prompt lines of
