@@ -53,16 +53,13 @@ _LANGUAGE_TERMS = {
                 "add a FORD !> comment block above each public procedure"),
     "nextflow": ("Nextflow process or workflow", "Nextflow processes and workflows", "meta.yml",
                  "describe each module in a meta.yml beside its main.nf, as nf-core modules do"),
-    "snakemake": ("Snakemake rule", "Snakemake rules", "docstring",
-                  'open each rule with a docstring ("""…""" on the line below `rule name:`), '
-                  "which snakemake --list shows"),
 }
 _LANGUAGE_ORDER = tuple(_LANGUAGE_TERMS)
 # The languages of each fix ecosystem's own definitions (a Snakefile's functions are
 # Python): the fix asks for them first.
 _ECOSYSTEM_LANGUAGES = {
     PYTHON: ("python",), R: ("r",), JULIA: ("julia",), MATLAB: ("matlab",), NATIVE: ("c_cpp", "fortran"),
-    NEXTFLOW: ("nextflow",), SNAKEMAKE: ("snakemake", "python"),
+    NEXTFLOW: ("nextflow",), SNAKEMAKE: ("python",),
 }
 
 # @overload stubs and property setters/deleters share the main definition's docs; the
@@ -162,30 +159,12 @@ def _python_definitions(path: str, facts: FileFacts, language: str) -> Iterator[
                           definition.header or definition.name)
 
 
-# the named workflow steps of a Snakefile, as a Nextflow process is one (`use rule … as`
-# derives a step from a documented one and is left out)
-_SNAKEMAKE_UNITS = frozenset({"rule", "checkpoint"})
-
-
 def _snakemake(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
-    """The Python functions and classes of Snakefiles, and their rules and checkpoints
-    (METRICS §0.3 D4/D6, Nextflow/Snakemake: a process's description; a rule's is the
-    docstring opening its body, which ``snakemake --list`` shows; a ``#`` note above is
-    a comment, D4, as a ``//`` note above a Nextflow process is)."""
+    """The Python functions and classes of Snakefiles (rules are not API)."""
     for path in paths:
         facts = tree.facts(path)
-        if facts is None:
-            continue
-        yield from _python_definitions(path, facts, "python")
-        starts = sorted(d.line for d in facts.definitions)
-        docstrings = [s.line_start for s in facts.strings if s.docstring]
-        for definition in facts.definitions:
-            if definition.kind not in _SNAKEMAKE_UNITS or not definition.name:
-                continue
-            end = next((line for line in starts if line > definition.line), None)
-            described = any(definition.line <= line and (end is None or line < end) for line in docstrings)
-            yield _Definition("snakemake", path, definition.name, definition.line, described,
-                              f"{definition.kind} {definition.name}:")
+        if facts is not None:
+            yield from _python_definitions(path, facts, "python")
 
 
 def _r(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
@@ -411,11 +390,6 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         Value = 100 × documented / public over the public definitions of every language
         the tree uses (METRICS §0.3, replacing §0.1.26), each read as its ecosystem
         documents its API:
-        Snakemake (3.6.0, §0.3 D4/D6 Nextflow/Snakemake "process description"): the
-        rules and checkpoints of Snakefiles and .smk files, the workflow's named steps as
-        Nextflow processes are, documented by the docstring opening the rule's body
-        (what `snakemake --list` shows); a `#` note above is a comment (D4), and `use
-        rule … as` derives from a rule and is left out.
         Python (.py/.pyw, and the functions of Snakefiles): module-level functions and
         classes whose name does not start with "_" (also inside module-level if/try/with
         blocks) and the methods of public classes (dunder methods excluded; @overload
