@@ -194,7 +194,7 @@ def test_macro_calls_by_name_outside_strings_and_comments():
         "test/runtests.jl")
     assert result.macros == (MacroFact("@testset", 4), MacroFact("@test", 5), MacroFact("@test_throws", 6),
                              MacroFact("@view", 11))
-    assert result.frontend_version.startswith("1.3.0+")
+    assert result.frontend_version.startswith("1.3.1+")
     assert julia.extract(b"x = 1\n", "a.jl").to_dict().get("macros") is None
 
 
@@ -239,3 +239,14 @@ def test_inputs_are_every_parameter_of_a_method():
         ("fetch", ("url", "n", "retries"), ()),
         ("get", ("path", "xs"), ()),
     ]
+
+
+def test_a_docstring_above_a_const_binding_or_a_bare_name_documents_that_name():
+    source = (b'module Dx\nexport alias, plotit, f, g, h\nf(x) = x\n"""alias(x) -- same as f"""\nconst alias = f\n'
+              b'"""plotit(x) -- a recipe"""\nplotit\n"""h -- a value"""\nh = 2\ng = 3\nend\n')
+    result = julia.extract(source, "src/Dx.jl")
+    # documented as @doc documents a name (kind "signature"); an undocumented binding
+    # (g) defines nothing
+    assert [(d.name, d.kind, d.line, d.documented) for d in result.definitions] == [
+        ("Dx", "module", 1, False), ("f", "function", 3, False), ("alias", "signature", 5, True),
+        ("plotit", "signature", 7, True), ("h", "signature", 9, True)]

@@ -108,11 +108,15 @@ def test_cmake_executables_and_their_output_names():
         "add_executable(${PROJECT_NAME} main.cpp)\n"
         "set_target_properties(raxml_module PROPERTIES OUTPUT_NAME raxml-ng)\n"
         "set_target_properties(other PROPERTIES OUTPUT_NAME ${BINARY})\n"
+        "add_executable(tool_exe main.cpp)\n"
+        "set_property(TARGET tool_exe PROPERTY OUTPUT_NAME tool)\n"
+        "set_property(TARGET tool_exe PROPERTY CXX_STANDARD 11)\n"
     )
     build = parse_native_build(text, "src/CMakeLists.txt")
-    # the program named by OUTPUT_NAME is declared where its target is (line 5); a
-    # computed name (${...}) names nothing
-    assert [(e.name, e.line) for e in build.executables] == [("raxml_module", 5), ("raxml-ng", 5)]
+    # the program named by OUTPUT_NAME (either spelling) is declared where its target is
+    # (lines 5 and 10); a computed name (${...}) and another property name nothing
+    assert [(e.name, e.line) for e in build.executables] == [("raxml_module", 5), ("raxml-ng", 5),
+                                                              ("tool_exe", 10), ("tool", 10)]
 
 
 def test_project_names_of_cmake_and_meson():

@@ -38,7 +38,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.3.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6); 1.2.0 (D4, D6): @doc docstrings (raw ones too) and what they document, a documented signature a DefinitionFact of kind "signature"; 1.2.1: with 1.1.2's struct-field generators and method parameters (S1); 1.3.0 (A4): DefinitionFact.inputs, every parameter name of a method
+VERSION = "1.3.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6); 1.2.0 (D4, D6): @doc docstrings (raw ones too) and what they document, a documented signature a DefinitionFact of kind "signature"; 1.2.1: with 1.1.2's struct-field generators and method parameters (S1); 1.3.0 (A4): DefinitionFact.inputs, every parameter name of a method; 1.3.1 (D6): a docstring above `const a = b`, a binding `a = b` or a bare name `a` documents that name (a "signature" definition)
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -291,8 +291,11 @@ class _Walker:
         elif kind == "string_literal":
             if not in_string:
                 self.string_end = node.end_byte
-            if node.id in self.doc_texts or (node.id in self.statements and is_docstring(node, node.parent)):
+            if node.id in self.doc_texts:
                 self.docstring(node, string_value(node))
+            elif node.id in self.statements and is_docstring(node, node.parent):
+                self.docstring(node, string_value(node))
+                self.documented_binding(node.next_named_sibling)
             else:
                 binding = self.binding(node, node.parent) if node.id in self.bindable else ""
                 facts.string(string_value(node), node, binding=binding)
@@ -381,6 +384,24 @@ class _Walker:
             if name.type in ("identifier", "field_expression", "parametrized_type_expression"):
                 self.add_definition(dotted(name).split("{")[0], "signature", ts.first_line(target), 0,
                                     documented=True)
+
+    def documented_binding(self, target) -> None:
+        """A docstring above ``const a = b``, a plain binding ``a = b`` or a bare name
+        ``a`` documents that name, as ``@doc`` does (kind ``signature``): Julia's way to
+        document a name bound to another function or one whose methods a macro defines
+        (``@recipe function a(…)``)."""
+        if target is None:
+            return
+        if target.type == "const_statement":
+            target = next((c for c in target.named_children if c.type == "assignment"), None)
+            if target is None:
+                return
+        if target.type == "assignment":
+            target = target.named_children[0] if target.named_children else None
+            if target is None:
+                return
+        if target.type == "identifier":
+            self.add_definition(ts.text(target), "signature", ts.first_line(target), 0, documented=True)
 
     def binding(self, node, parent) -> str:
         if parent is not None and parent.type in ("assignment", "named_argument", "pair_expression") \

@@ -301,6 +301,19 @@ _CMAKE_OWN_TEST_RE = re.compile(r"add_\w+_tests?")
 _MESON_PROJECT_RE = re.compile(r"^\s*project\s*\(\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
 
 
+def _cmake_output_name(command: str, values: list[str]) -> tuple[str, str] | None:
+    """The (target, program name) an ``OUTPUT_NAME`` property gives, or None: both
+    spellings CMake has, ``set_target_properties(t PROPERTIES OUTPUT_NAME name)`` and
+    ``set_property(TARGET t PROPERTY OUTPUT_NAME name)``."""
+    if command == "set_target_properties" and "OUTPUT_NAME" in values[:-1]:
+        return values[0], values[values.index("OUTPUT_NAME") + 1]
+    if (command == "set_property" and values[:1] == ["TARGET"] and "PROPERTY" in values
+            and values[values.index("PROPERTY") + 1:values.index("PROPERTY") + 2] == ["OUTPUT_NAME"]
+            and len(values) > values.index("PROPERTY") + 2 and len(values) > 1):
+        return values[1], values[values.index("PROPERTY") + 2]
+    return None
+
+
 def _cmake(text: str, path: str) -> NativeBuildFile:
     standards: list[LanguageStandard] = []
     dependencies: list[Dependency] = []
@@ -319,10 +332,10 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
             modules.append(BuiltModule(values[0], command.line))
         elif (module := _wrapped_module(values)) is not None:
             modules.append(BuiltModule(module, command.line))
-        elif command.name == "set_target_properties" and "OUTPUT_NAME" in values[:-1]:
+        elif (renamed := _cmake_output_name(command.name, values)) is not None:
             # the program is the target's, declared where the target is
-            name = values[values.index("OUTPUT_NAME") + 1]
-            target = next((e.line for e in executables if e.name == values[0]), command.line)
+            target_name, name = renamed
+            target = next((e.line for e in executables if e.name == target_name), command.line)
             if "$" not in name:
                 executables.append(Executable(name, target))
         if command.name in ("function", "macro"):

@@ -124,6 +124,20 @@ def _displayed_alone(doc: Document, span: InlineCode) -> bool:
 
 
 _PYTHON_PROGRAM = re.compile(r"(?:python|pythonw|py)(?:\d+(?:\.\d+)*)?(?:\.exe)?", re.IGNORECASE)
+# the interpreter as a shell names it: lower case (`Python (3.7.5)` is a version list's
+# entry); only Windows' `.exe` suffix is free of case
+_PYTHON_RUN_PROGRAM = re.compile(r"(?:python|pythonw|py)(?:\d+(?:\.\d+)*)?(?:\.(?i:exe))?")
+# a script argument is a file path (`run.py`, `scripts/fit.py`, `$SRC/x.py`, `C:\\a\\b.py`),
+# never a version written after a program's name (`(3.7.5)`, `3.8`)
+_SCRIPT_PATH = re.compile(r"[\w.~/${}<>\\:+%@ -]+")
+_VERSION_WORD = re.compile(r"\(?v?\d+(?:\.\d+)*\+?\)?")
+
+
+def runs_python(program: str) -> bool:
+    """Whether a command's program is the Python interpreter, as a shell names it."""
+    return bool(_PYTHON_RUN_PROGRAM.fullmatch(program))
+
+
 _SHELL_PROGRAMS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "-Q"})
 
@@ -145,6 +159,8 @@ def _python_target(args: Sequence[str]) -> tuple[str, str, tuple[str, ...]] | No
         if arg.startswith("-"):
             i += 1
             continue
+        if not _SCRIPT_PATH.fullmatch(arg) or _VERSION_WORD.fullmatch(arg):
+            return None
         return "script", arg, tuple(args[i + 1:])
     return None
 
@@ -309,6 +325,10 @@ def sentence_like(heading: str) -> bool:
     return len(text.split()) > _HEADING_WORDS or text.endswith((".", "?", "!"))
 
 
+_SOFTWARE_NOUNS = r"(?:software|packages?|tools|toolbox(?:es)?|librar(?:y|ies)|dependencies|programs|modules)"
+_PARENTHETICAL = re.compile(r"\([^()]*\)")
+
+
 @dataclass(frozen=True)
 class _Family:
     key: str
@@ -321,6 +341,9 @@ class _Family:
     nouns: re.Pattern[str] | None = None
 
     def matches(self, heading: str) -> bool:
+        # a qualifier in parentheses ("Read files (required)", "Docker (optional)") is
+        # not the heading's head (§0.2.7)
+        heading = _PARENTHETICAL.sub(" ", heading)
         text = self.exclude.sub(" ", heading) if self.exclude else heading
         if sentence_like(heading):
             wanted = self.phrases
@@ -366,10 +389,12 @@ FAMILIES: tuple[_Family, ...] = (
     ),
     _Family(
         "requirements", "Requirements",
-        # a heading about required software ("Required Matlab toolboxes") is one too; §0.2
+        # a heading about required software ("Required Matlab toolboxes", "Necessary
+        # tools": required, necessary or needed leading a software noun) is one too; §0.2
         # headings: "Software" (as the heading's head: "Software", "Software used", not
         # "Software license"), "Pre-requisites", "Packages used"
-        _word_re(r"(?:system )?requirements?|dependenc(?:y|ies)|pre-?requisites?|hardware|compute|required"
+        _word_re(r"(?:system )?requirements?|dependenc(?:y|ies)|pre-?requisites?|hardware|compute"
+                 r"|(?:required|necessary|needed)\s+(?:[\w+.-]+\s+)?" + _SOFTWARE_NOUNS +
                  r"|software(?:\s+(?:used|needed))?(?=\s*:?\s*$)|packages? used"),
         None,
         _word_re(r"(?:system|hardware|software|computational) requirements?|packages used"),
@@ -480,7 +505,7 @@ def _runnable(cmd: Command, scripts: frozenset[str], depth: int = 0,
     program = cmd.program
     lower = program.lower()
     args = cmd.args
-    if _PYTHON_PROGRAM.fullmatch(lower):
+    if runs_python(program):
         target = _python_target(args)
         if target is None:
             return None
@@ -645,7 +670,7 @@ _FORTRAN_SUFFIXES = (".f90", ".f95", ".f03", ".f08", ".f", ".for")
 
 def native_programs(tree: TreeIndex) -> dict[str, tuple[str, int | None]]:
     """The programs the deposit's build declares, each with the file and line that declares
-    it (METRICS §0.3 native codes): CMake ``add_executable`` (a literal ``OUTPUT_NAME``),
+    it (METRICS §0.3 native codes): CMake ``add_executable`` (a literal ``OUTPUT_NAME``, either spelling),
     Makefile targets whose recipe links their own name (``bwa: … main.o`` then ``$(CC) …
     -o $@``; a target written as a variable, ``$(TARGET)`` with ``TARGET = bin/tool``,
     expanded through the file's assignments and declared by its path and its base

@@ -16,7 +16,7 @@ from scoring.tree import TreeIndex
 _HEADINGS_SHOWN = 5
 
 
-@detector("doc_structure", version="2.5.0")
+@detector("doc_structure", version="2.6.0")
 def doc_structure(tree: TreeIndex) -> Result:
     """The README has sections on installation, usage, expected output and requirements.
 
@@ -45,6 +45,12 @@ def doc_structure(tree: TreeIndex) -> Result:
         being one the deposit's metadata declares (pyproject.toml, setup.py/setup.cfg,
         DESCRIPTION, Project.toml, fpm.toml, CMake/meson project(), a root *.Rproj) or
         a short README title ("Using minimap2" counts, "Using Conda" does not).
+        2.6.0 (§0.2.7, headings are noun phrases): a qualifier in parentheses is no
+        head and is dropped before matching ("Read files (required)" is about input
+        files, "Docker (optional)" about Docker); "required", "necessary" or "needed"
+        puts a heading in the requirements family only when it leads a software noun
+        (software, package(s), tools, toolbox(es), library/libraries, dependencies,
+        programs, modules: "Required Matlab toolboxes", "Necessary tools").
     Why it matters:
         A reader who cannot find how to install, run and check a result will not
         reproduce it; these four sections are the minimum map of a research deposit.

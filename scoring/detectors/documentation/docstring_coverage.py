@@ -382,7 +382,7 @@ def _fix(ecosystem: str, missing: list[_Definition]) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-@detector("docstring_coverage", version="3.5.0")
+@detector("docstring_coverage", version="3.7.0")
 def docstring_coverage(tree: TreeIndex) -> Result:
     """Public definitions are documented, pooled over every language of the tree.
 
@@ -402,7 +402,10 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         Julia: the names export statements list, pooled over the tree; a name is
         documented when a docstring stands above one of its definitions or a @doc call
         documents it (@doc "…" f, @doc raw"…" f(x) = …, @doc (@doc g) f: Julia attaches
-        the text to the name or method signature it is written before).
+        the text to the name or method signature it is written before); a docstring
+        above `const a = b`, a binding `a = b` or a bare name `a` documents that name
+        (3.7.0: an alias of another function, a name whose methods a macro such as
+        @recipe defines).
         MATLAB/Octave: each file's main function and each classdef, outside private/
         folders and +internal packages, documented by a help comment block (below the
         function line, or above it: the file's first comment block, even when a change

@@ -15,7 +15,6 @@ from scoring.detectors._shared import (
     fix_ecosystem,
 )
 from scoring.detectors.documentation._common import (
-    _PYTHON_PROGRAM,
     MAX_EVIDENCE,
     MODULE_SETUP_ACTIONS,
     DocLine,
@@ -34,6 +33,7 @@ from scoring.detectors.documentation._common import (
     project_names,
     run_heading,
     runnable_commands,
+    runs_python,
     section_headings,
     task_runners,
 )
@@ -139,7 +139,7 @@ def _documented_main_modules(tree: TreeIndex, doc: Document | None) -> list[tupl
     found = []
     for line in doc_lines(doc):
         for cmd in line.commands:
-            if not _PYTHON_PROGRAM.fullmatch(cmd.program.lower()):
+            if not runs_python(cmd.program):
                 continue
             target = _python_target(cmd.args)
             if target is None or target[0] != "module" or target[2][:1] and target[2][0] in MODULE_SETUP_ACTIONS:
@@ -226,7 +226,7 @@ def _fix(tree: TreeIndex, documented: bool) -> str:
             f"function); an analysis built on the {kind} gets a top-level {script} that runs it end to end.")
 
 
-@detector("execution_entry_point", version="2.7.0")
+@detector("execution_entry_point", version="2.9.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
@@ -250,7 +250,8 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         (2.6.0, METRICS §0.2.11: wannier90's `all: wannier lib post …`); a prerequisite
         variable that expands to no names (`$(patsubst …)`) stands for what the whole
         file's recipes run; a top-level Snakefile (or workflow/Snakefile) or main.nf;
-        a program a CMake build declares (``add_executable``, a literal ``OUTPUT_NAME``)
+        a program a CMake build declares (``add_executable``, a literal ``OUTPUT_NAME``
+        set by ``set_target_properties`` or, 2.8.0, ``set_property(TARGET …)``)
         that a README command runs (``./raxml-ng --msa …``; §0.3 native D5, 2.2.0), or a
         Makefile target whose recipe links its own name (``bwa: … main.o`` then
         ``$(CC) … -o $@``) that a README command runs (``bwa index ref.fa``; 2.3.0; a
@@ -263,12 +264,15 @@ def execution_entry_point(tree: TreeIndex) -> Result:
         point (2.2.0); a documented `python -m <package> install|setup|register|…` is
         set-up, no entry point (2.4.0, METRICS §0.2.11).
         80: a README heading of the run family of doc_structure (usage, run, quick
-        start, how to use, "Using <project name>", …) or a runnable README command as in
+        start, how to use, "Using <project name>", …; a qualifier in parentheses is no
+        head, "Setup (run once)" is no run heading, 2.9.0) or a runnable README command as in
         usage_examples (a ```matlab block read without its `>>` prompt and `%` comment
         lines, 2.6.0; set-up is never one: make in a deposit with C/C++/Fortran
         sources, `make && make install`, `python -m ipykernel install`; prompt lines of
         the prose count, §0.2.10; inline code inside a sentence or a list item does
-        not, a line holding nothing but one inline code span does, 2.7.0). The README title (its first heading when it is a
+        not, a line holding nothing but one inline code span does, 2.7.0; the Python
+        interpreter in lower case with a file path as its script, never `Python
+        (3.7.5)` in a version list, 2.9.0). The README title (its first heading when it is a
         top-level one over deeper headings) names the project and is no run heading
         (2.4.0, METRICS §0.2.6). 0 otherwise.
     Why it matters:

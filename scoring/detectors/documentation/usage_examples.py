@@ -92,7 +92,7 @@ def _example_files(tree: TreeIndex, directory: str) -> list[str]:
     return [p for p in tree.files_under(directory) if p.lower().endswith(_EXAMPLE_SUFFIXES)]
 
 
-@detector("usage_examples", version="2.4.0")
+@detector("usage_examples", version="2.6.0")
 def usage_examples(tree: TreeIndex) -> Result:
     """The README shows a runnable command, or at least a code example.
 
@@ -107,7 +107,9 @@ def usage_examples(tree: TreeIndex) -> Result:
         console prompts ($, %, >, !) stripped, and in a
         ```matlab/```octave block the `>>` prompt, its `%` comment lines being no lines
         (2.3.0). 100: a line is
-        a runnable invocation — python/python3/py with a script or -m, bash/sh/zsh with
+        a runnable invocation — python/python3/py (lower case, as a shell names it) with a
+        script or -m, the script a file path, never a version (`Python (3.7.5)` in a
+        version list runs nothing, 2.6.0), bash/sh/zsh with
         a script, ./script, Rscript, R CMD BATCH, julia, make (with a target, or bare),
         task / just (Taskfile, justfile), snakemake, nextflow run, jupyter nbconvert
         --execute / jupyter execute, papermill, docker/podman run,
@@ -116,7 +118,9 @@ def usage_examples(tree: TreeIndex) -> Result:
         2.2.0 (§0.3): MATLAB `matlab -batch "…"` / `matlab -r "…"` and Octave `octave
         x.m` / `octave --eval "…"` that run more than set-up (setup, startup, addpath,
         cd, matlab.addons.*, pkg, exit), `fpm run`, and a program the build declares
-        (CMake add_executable, a Makefile target linking its own name, fpm
+        (CMake add_executable, renamed by a literal OUTPUT_NAME in either spelling,
+        `set_target_properties(t PROPERTIES OUTPUT_NAME x)` or `set_property(TARGET t
+        PROPERTY OUTPUT_NAME x)`, 2.5.0; a Makefile target linking its own name, fpm
         [[executable]] or app/ programs) run by its name (`bwa index ref.fa`; a Makefile
         target written as a variable, `$(TARGET)` with `TARGET = bin/tool`, is expanded
         and run by its path or its base name, `bin/tool -h`, `tool in.txt`, 2.4.0). Install
