@@ -202,9 +202,10 @@ def _output_dirs(tree: TreeIndex, written: _WrittenByCode,
     """Output directories at depth ≤ 2 with the output files they hold (recursively,
     hidden ones left out), and for one in a documentation location, where the code writes
     into it: there only the files the deposit's code writes count (None elsewhere). A
-    folder whose files are all documentation images (a README embeds each, or it is a
-    logo, banner, icon or badge) and none written by the code is a documentation figure
-    folder whatever its name (§0.2.18), and no output folder."""
+    folder whose files are all documentation images (a README embeds each, not under a
+    heading naming results or outputs, or it is a logo, banner, icon or badge) and none
+    written by the code is a documentation figure folder whatever its name (§0.2.18), and
+    no output folder."""
     found = []
     level_one = [d for d in tree.subdirs("") if not _name(d).startswith(".")]
     level_two = [s for d in level_one for s in tree.subdirs(d) if not _name(s).startswith(".")]
@@ -218,8 +219,8 @@ def _output_dirs(tree: TreeIndex, written: _WrittenByCode,
             writers = [(p, w) for p in files if (w := written.writer(p)) is not None]
             files = [p for p, _ in writers]
             writer = min((w for _, w in writers), default=None)
-        elif files and all((f in documentation.embedded or _ASSET_NAME_RE.fullmatch(_name(f)))
-                           and written.writer(f) is None for f in files):
+        elif files and all(((f in documentation.embedded and f not in documentation.shown_as_results)
+                            or _ASSET_NAME_RE.fullmatch(_name(f))) and written.writer(f) is None for f in files):
             continue
         if files:
             found.append((directory, files, writer))
@@ -371,6 +372,14 @@ def _after_code(doc, line: int) -> bool:
     return bool(before) and max(before)[1]
 
 
+def _under_result_heading(doc, line: int) -> bool:
+    """Whether ``line`` of a README lies in a section whose heading names results or
+    outputs (``## Some results``): an image there shows what the code produced."""
+    section = doc.section_of(line)
+    return section is not None and any(
+        w in _OUTPUT_WORDS or w == "result" for w in _WORD_SPLIT_RE.split(section.heading.text.lower()))
+
+
 class _DocumentationImages:
     """The images a reader sees as documentation: those a README (any folder) embeds,
     except the output of an example the README shows just above them, and byte-identical
@@ -380,6 +389,8 @@ class _DocumentationImages:
     def __init__(self, tree: TreeIndex):
         self.tree = tree
         self.embedded: dict[str, tuple[str, int]] = {}   # image -> (README, line)
+        # embedded images shown as results: under a README heading naming results or outputs
+        self.shown_as_results: set[str] = set()
         for path in tree.files:
             name = _name(path)
             if not _README_RE.fullmatch(name) or _suffix(name) not in _README_PROSE_SUFFIXES or _is_hidden(path):
@@ -389,6 +400,8 @@ class _DocumentationImages:
                 if link.is_image and (target := _resolve_image(tree, _parent(path), link.url)) is not None \
                         and not _after_code(doc, link.line):
                     self.embedded.setdefault(target, (path, link.line))
+                    if _under_result_heading(doc, link.line):
+                        self.shown_as_results.add(target)
             # an image of a commented-out passage is still the README's own figure
             for link in doc.commented_images if doc is not None else ():
                 if (target := _resolve_image(tree, _parent(path), link.url)) is not None:
@@ -545,7 +558,9 @@ def expected_outputs(tree: TreeIndex) -> Result:
         by a README (a commented-out passage included) or named logo, banner, icon or
         badge — and none written by the deposit's code is a documentation figure
         folder whatever its name, no output folder (a pipeline's figures/ of its
-        logo and workflow diagram).
+        logo and workflow diagram); an image the README shows in a section whose
+        heading names results or outputs (``## Some results``) is a result shown, so
+        its folder stays an output folder.
         (2.2.0: a README sentence saying what the output or result looks
         like, followed by an image or a code block, is the 60 tier (§0.3 Python
         libraries); in the 40 tier an image a README (any folder) embeds is
