@@ -552,6 +552,18 @@ _CONFIGFILE_OPTION_RE = re.compile(r"(?:^|\s)--configfiles?(?:[\s=]|$)")
 _YAML_JSON_RE = re.compile(r".+\.(?:ya?ml|json)", re.IGNORECASE)
 
 
+def _snakemake_configfile_directive(tree: TreeIndex) -> bool:
+    """Whether a Snakefile of the tree loads its config with a top-level ``configfile:``
+    (its config reads, and those of the rule files it includes, are that file's)."""
+    for path in tree.files:
+        name = _name(path).lower()
+        if (name == "snakefile" or name.endswith(".smk")) and _code_file(tree, path):
+            facts = tree.facts(path)
+            if facts and any(d.kind == "configfile" and not d.scope for d in facts.directives):
+                return True
+    return False
+
+
 def _snakemake_config_given(tree: TreeIndex, path: str, facts: FileFacts) -> Evidence | None:
     """A Snakefile with no ``configfile:`` that reads its ``config`` dictionary
     (``config["samples"]``, ``config.get(...)``) is configured from outside as a
@@ -589,6 +601,7 @@ def _snakemake_config_given(tree: TreeIndex, path: str, facts: FileFacts) -> Evi
 def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
     """Snakemake configfile:, Nextflow params, papermill parameters cells, R Markdown params."""
     found: list[Evidence] = []
+    configured = None   # whether a Snakefile of the tree has a configfile: directive
     for path in tree.files:
         name = _name(path).lower()
         if not _code_file(tree, path):
@@ -597,7 +610,9 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
             rule, reason = "config_externalised.snakemake_configfile", "Snakemake configfile:"
             facts = tree.facts(path)
             lines = [d.line for d in facts.directives if d.kind == "configfile" and not d.scope] if facts else []
-            if not lines and facts:
+            if configured is None:
+                configured = _snakemake_configfile_directive(tree)
+            if not lines and facts and not configured:
                 given = _snakemake_config_given(tree, path, facts)
                 if given is not None:
                     found.append(given)
@@ -728,8 +743,9 @@ def config_externalised(tree: TreeIndex) -> Result:
         (``with open('experiments/cfgs/default_cfg.yml') as f: cfg = yaml.load(f)``);
         cfg is a parameter word and cfg/, cfgs/ are config directories. A Snakefile
         with no ``configfile:`` that reads ``config["x"]`` or ``config.get("x")``
-        counts as configfile: does (100) when the file filling the dictionary is
-        there: a YAML/JSON file named for parameters in the Snakefile's folder, its
+        counts as configfile: does (100), when no Snakefile of the tree has a
+        configfile: (which fills the dictionary of the files it includes), if the file
+        filling the dictionary is there: a YAML/JSON file named for parameters in the Snakefile's folder, its
         config/ folder or the root config/, or a README (the root one or the
         Snakefile folder's) running snakemake with ``--configfile``. Julia's ArgMacros
         and SimpleArgParse are command-line parsers (80) as ArgParse is.

@@ -93,13 +93,19 @@ def _is_r_test_module(path: str) -> bool:
     return folder == "tests"
 
 
+# testthat's support files (helper-*.R, setup-*.R, teardown-*.R): sourced before the tests
+_R_SUPPORT_NAME_RE = re.compile(r"(?:helper|setup|teardown)", re.IGNORECASE)
+
+
 def _r_test_elsewhere(path: str, facts: FileFacts | None) -> int | None:
     """The first test of an R file outside tests/ and testthat/ that is a test module all
     the same (§0.1.31 "R ``test_that(``… count as tests"): one in any test folder
     (test/, testing/, tst/, unit_tests/, unittests/, at any depth) or named
     ``test[-_]*.R`` anywhere, holding a ``test_that(`` or an ``expect_*`` call; None for
-    any other file (a test-named helper with no test is no candidate)."""
-    if facts is None or not (_in_other_test_dir(path) or _R_TESTTHAT_NAME_RE.fullmatch(_name(path))):
+    any other file (a test-named helper with no test is no candidate, nor a testthat/
+    file the testthat rule leaves out, nor a helper-, setup- or teardown- file)."""
+    if facts is None or not (_in_other_test_dir(path) or _R_TESTTHAT_NAME_RE.fullmatch(_name(path))) \
+            or "testthat" in _parts(path) or _R_SUPPORT_NAME_RE.match(_name(path)):
         return None
     return _first(c.line for c in facts.calls
                   if (tail := _R_CALL_TAIL_RE.split(c.name)[-1]) == "test_that" or tail.startswith("expect_"))
@@ -387,8 +393,8 @@ def test_file_presence(tree: TreeIndex) -> Result:
         2.5.0 (§0.1.31), an R file in any other test folder (test/, testing/, tst/,
         unit_tests/, unittests/, at any depth, outside vendored folders) or named
         test[-_]*.R anywhere, with a test_that( or an expect_* call (a test-named
-        helper without one is no candidate; what runs them, testthat::test_dir(), may
-        live anywhere). Julia .jl files in test/ or any folder below it (test/chaosdetection/gali.jl)
+        helper without one is no candidate, nor are helper-, setup- and teardown-
+        files; what runs them, testthat::test_dir(), may live anywhere). Julia .jl files in test/ or any folder below it (test/chaosdetection/gali.jl)
         with a Test.jl @test/@testset macro or a FactCheck @fact; a file whose only test
         macros are @testset blocks is a runner when it is runtests.jl and includes files,
         or includes test files of the test folder (include("x.jl"), testfile("x.jl")).
