@@ -100,9 +100,13 @@ def test_every_s_metric_has_three_fixtures_and_a_documented_detector(metric):
     # 2.5.0: README sentences showing what a run produces, 2.6.0: test reference-genome folders;
     # ci_presence 2.0.4: runs_tests through those validation scripts
     # a README spelt otherwise (READ_ME.txt) is found when no listed name exists (TreeIndex.readme,
-    # §0.1.13 fallback): every detector that reads the README bumped
-    assert detector.version == {"config_externalised": "2.4.1", "seed_management": "2.19.0",
-                                "test_file_presence": "2.4.0", "expected_outputs": "2.7.0",
+    # §0.1.13 fallback): every detector that reads the README bumped; config_externalised 2.5.0:
+    # structured files handed to a loader, Snakefile config reads, Julia ArgMacros; test_file_presence
+    # 2.5.0: R tests in any test folder or test-named anywhere; expected_outputs 2.8.0: a folder of
+    # README images only is a documentation figure folder; seed_management 2.20.0: dotted calls
+    # bound by no import are no module calls, seeds under a test their default fails
+    assert detector.version == {"config_externalised": "2.5.0", "seed_management": "2.20.0",
+                                "test_file_presence": "2.5.0", "expected_outputs": "2.8.0",
                                 "ci_presence": "2.0.4", "hardware_requirements": "2.2.0",
                                 "notebook_exec_order": "2.1.0"}.get(metric, "2.0.0")
     sections = detector.sections()

@@ -575,7 +575,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.2.14+py{PYTHON}"
+    assert facts.frontend_version == f"1.2.15+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -1090,3 +1090,26 @@ def test_the_embedded_facts_of_r_cells_are_redacted():
     assert [s.line_start for s in r_cells.strings] == [2]
     from scoring.facts_cache import facts_secret_free
     assert facts_secret_free(result)
+
+
+def test_a_seed_under_a_test_its_option_default_fails_is_guarded():
+    source = '''import argparse
+import torch
+parser = argparse.ArgumentParser()
+parser.add_argument("--seed", default=0, type=int)
+parser.add_argument("--init-seed", type=int)
+parser.add_argument("--other", default=3, type=int)
+args = parser.parse_args()
+if args.seed != 0:
+    torch.manual_seed(args.seed)
+if args.init_seed:
+    torch.manual_seed(args.init_seed)
+if args.other > 0:
+    torch.manual_seed(args.other)
+if args.seed != 0:
+    pass
+else:
+    torch.manual_seed(args.seed)
+'''
+    assert [(r.line, r.seeded, r.seed_source) for r in extract(source).randoms] == [
+        (9, False, "guarded"), (11, False, "guarded"), (13, True, "argument"), (17, True, "argument")]

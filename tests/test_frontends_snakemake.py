@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scoring.facts import (
+    CliArgFact,
     CommentFact,
     DefinitionFact,
     DirectiveFact,
@@ -110,6 +111,15 @@ def test_a_rule_file_with_singularity_and_a_wrapper():
     assert snakemake.extract(source, "rules/trim.smk").directives == (
         DirectiveFact("singularity", "docker://x/trim:1.0", 2, "trim"),
         DirectiveFact("wrapper", "v1.0.0/bio/trimmomatic", 4, "trim"),
+    )
+
+
+def test_reads_of_the_config_dictionary_are_config_arguments():
+    source = (b'samples = config["samples"]\nconfig["out"] = "x"\n'
+              b'rule all:\n    input: expand("{s}", s=config.get("names", []))\n')
+    assert snakemake.extract(source, "wf/run.smk").cli_args == (
+        CliArgFact(1, "config", "samples"),
+        CliArgFact(4, "config", "names"),
     )
 
 

@@ -85,3 +85,10 @@ def test_make_variable_prerequisites_and_expansion():
 
 def test_nice_is_a_wrapper():
     assert split_commands("nice python run.py")[0].words == ("python", "run.py")
+
+
+def test_images_of_a_commented_out_block_are_kept_apart_from_the_links():
+    doc = parse_document("# P\n\n![a](fig/a.png)\n\n<!-- # Chart\n\n![chart](fig/chart.png) -->\n", "README.md")
+    assert [(link.url, link.line) for link in doc.links] == [("fig/a.png", 3)]
+    assert [(link.url, link.line, link.is_image) for link in doc.commented_images] == [("fig/chart.png", 7, True)]
+    assert parse_document("<!-- a note -->\n\n![a](a.png)\n", "README.md").commented_images == []

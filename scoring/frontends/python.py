@@ -191,7 +191,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment, strip_unquoted_comment
 
 LANGUAGE = "python"
-VERSION = "1.2.14"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5 (S1): CallFact.spread_keys and spread_known, the keywords a ``**name`` argument can be seen to pass (a name bound in its scope only to dicts written out); 1.2.6: with r 1.1.5 and julia 1.0.7 (end lines of the definitions of R and Julia cells); 1.2.7 (S1): the R of %R line magics in Python cells embedded with the R cells (§0.2.24); 1.2.8: with main's credential facts (FileFacts.credentials, read as the file is walked); 1.2.9: with the credential facts of every language and each found secret masked in all of a file's facts (C3 2.2.0); 1.2.10: with r 1.1.9 and julia 1.1.2 (R and Julia cells); 1.2.11: with r 1.1.10 and julia 1.2.1 (R and Julia cells); 1.2.12: with r 1.1.11 (R cells: function formals, set.seed seed expressions); 1.2.13: with r 1.2.1 and julia 1.3.0 (R and Julia cells: definition inputs); 1.2.14: with r 1.2.2 and julia 1.3.1 (Julia cells: docstrings above const bindings and bare names)
+VERSION = "1.2.15"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5 (S1): CallFact.spread_keys and spread_known, the keywords a ``**name`` argument can be seen to pass (a name bound in its scope only to dicts written out); 1.2.6: with r 1.1.5 and julia 1.0.7 (end lines of the definitions of R and Julia cells); 1.2.7 (S1): the R of %R line magics in Python cells embedded with the R cells (§0.2.24); 1.2.8: with main's credential facts (FileFacts.credentials, read as the file is walked); 1.2.9: with the credential facts of every language and each found secret masked in all of a file's facts (C3 2.2.0); 1.2.10: with r 1.1.9 and julia 1.1.2 (R and Julia cells); 1.2.11: with r 1.1.10 and julia 1.2.1 (R and Julia cells); 1.2.12: with r 1.1.11 (R cells: function formals, set.seed seed expressions); 1.2.13: with r 1.2.1 and julia 1.3.0 (R and Julia cells: definition inputs); 1.2.14: with r 1.2.2 and julia 1.3.1 (Julia cells: docstrings above const bindings and bare names); 1.2.15: both 1.2.14 lines, the second being (S1, §0.2.25): a seed call under an ``if`` its own default fails (``if args.seed != 0:`` with ``--seed`` defaulting to 0, ``if args.seed:`` with no default) has seed source "guarded", not seeded
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -598,6 +598,12 @@ class _Walker:
         self.asserts: list[AssertFact] = []     # S3: assert statements
         self.installs: list[InstallFact] = []   # the packages R and Julia cells install
         self.blocks: list[BlockFact] = []       # S1: __main__ blocks and lambdas, what import does not run
+        # S1 (§0.2.25): ``if`` bodies whose test a seed's default may fail, (first line, last
+        # line, cell, conjuncts (subject, operator, constant)); command-line option defaults
+        # (dest -> default); seed facts under such a test (index in randoms, conjunct)
+        self.seed_guards: list[tuple[int, int, int | None, tuple]] = []
+        self.option_defaults: dict[str, object] = {}
+        self.guarded_seeds: list[tuple[int, tuple]] = []
         self.main_blocks: set[int] = set()      # ids of the unit's module-level __main__ ifs
         self.subscripted: set[int] = set()      # S6: ids of argv names read by a subscript
         # S1: name -> the keywords of the dicts written out it is bound to in the current
@@ -1036,6 +1042,10 @@ class _Walker:
             # D6 counts the direct members of a class body only
             body_frame = (body_frame or frame).but(public_kinds=_NO_KINDS)
             else_frame = (else_frame or frame).but(public_kinds=_NO_KINDS)
+        conjuncts = _seed_guard(test, self.segment)
+        if conjuncts and node.body:
+            self.seed_guards.append((node.body[0].lineno, node.body[-1].end_lineno or node.lineno, self.cell,
+                                     conjuncts))
         self.body(node.orelse, else_frame)
         self.body(node.body, body_frame)
         self.stack.append(test)
@@ -1474,6 +1484,8 @@ class _Walker:
         self.randomness(node, name, written, method, line)
         if name in CLI_CALLS or method in CLI_METHODS:
             self.cli(name, method, literal_args, line)
+            if method in CLI_METHODS:
+                self.option_default(node, literal_args)
         if name in OPEN_CALLS or name in FILE_CALLS or name.startswith(READ_PREFIXES) or (
                 type(node.func) is ast.Attribute and (method in WRITE_METHODS or method in PATH_METHODS)):
             self.file_call(node, name, method, literal_args, line)
@@ -1492,6 +1504,35 @@ class _Walker:
             return "entropy"
         return "argument"
 
+    def note_guard(self, seed, line: int) -> None:
+        """Remember a seed call inside an ``if`` whose test is about the seed itself
+        (``if args.seed != 0: torch.manual_seed(args.seed)``), innermost test first."""
+        text = self.segment(seed)
+        for first, last, cell, conjuncts in reversed(self.seed_guards):
+            if cell == self.cell and first <= line <= last:
+                conjunct = next((c for c in conjuncts if c[0] == text), None)
+                if conjunct is not None:
+                    self.guarded_seeds.append((len(self.randoms), conjunct))
+                    return
+
+    def default_of(self, subject: str) -> object:
+        """The default of a seed expression that reads a parsed command line (``args.seed``
+        -> the default of ``--seed``); _UNKNOWN otherwise. A function parameter's seed
+        waits for the function's call sites instead (the detector's reading)."""
+        head, dot, attribute = subject.rpartition(".")
+        if dot and head.isidentifier():
+            return self.option_defaults.get(attribute, _UNKNOWN)
+        return _UNKNOWN
+
+    def unguard_seeds(self) -> None:
+        """A seed set only under a test its own default fails seeds nothing in a default
+        run (§0.2.25): seed source ``guarded``, not seeded."""
+        for index, (subject, operator, constant) in self.guarded_seeds:
+            fact = self.randoms[index]
+            default = self.default_of(subject)
+            if default is not _UNKNOWN and _fails(operator, default, constant):
+                self.randoms[index] = replace(fact, seeded=False, seed_source="guarded")
+
     @staticmethod
     def seed_argument(node):
         if node.args:
@@ -1505,7 +1546,10 @@ class _Walker:
         cell = self.cell
         randoms = self.randoms
         if name in SEEDS:
-            source = self.seed_source(self.seed_argument(node), "entropy")
+            seed = self.seed_argument(node)
+            source = self.seed_source(seed, "entropy")
+            if source == "argument" and self.seed_guards:
+                self.note_guard(seed, line)
             randoms.append(RandomFact(line, name, SEEDS[name], "seed", source in ("literal", "argument"),
                                       source, cell))
             return
@@ -1541,6 +1585,31 @@ class _Walker:
             engine, _, _ = name.rpartition("().")
             if engine in ENGINES and "(" not in engine and method not in ENGINE_NOT_DRAWS:
                 randoms.append(RandomFact(line, name, engine + "()", "draw", False, "", cell))
+
+    def option_default(self, node, args: tuple) -> None:
+        """The default of an argparse/optparse option, under its destination: ``dest=``,
+        else the first long option (``--random-seed`` -> random_seed), else the first
+        name; argparse's own default (None, False for store_true) when none is given."""
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        dest = keywords.get("dest")
+        names = [a for a in args if type(a) is str]
+        if dest is not None:
+            if not _is_str(dest):
+                return
+            key = dest.value
+        else:
+            option = next((n for n in names if n.startswith("--")), None) or (names[0] if names else "")
+            key = option.lstrip("-").replace("-", "_")
+        if not key:
+            return
+        default = keywords.get("default")
+        action = keywords.get("action")
+        if default is None:
+            value = False if _is_str(action) and action.value == "store_true" else \
+                True if _is_str(action) and action.value == "store_false" else None
+        else:
+            value = default.value if type(default) is ast.Constant else _UNKNOWN
+        self.option_defaults[key] = value
 
     def cli(self, name: str, method: str, args: tuple, line: int) -> None:
         kind = CLI_CALLS.get(name) or CLI_METHODS[method]
@@ -1928,6 +1997,8 @@ class _Walker:
                embedded: tuple = (), credentials: tuple = ()) -> FileFacts:
         """The facts, redacted (``_common.redact_facts``) before they leave the frontend
         (``embedded`` facts come redacted from their own frontends)."""
+        if self.guarded_seeds:
+            self.unguard_seeds()
         return redact_facts(FileFacts(
             language=LANGUAGE, frontend="python", frontend_version=frontend_version(),
             imports=tuple(self.imports), calls=tuple(self.calls), strings=tuple(self.strings),
@@ -2100,6 +2171,40 @@ def _parameter_names(args: ast.arguments) -> tuple[str, ...]:
     if args.kwarg is not None:
         names.append("**" + args.kwarg.arg)
     return tuple(names)
+
+
+_UNKNOWN = object()   # a default the file does not show
+_GUARD_OPERATORS = {ast.NotEq: "!=", ast.IsNot: "is not", ast.Gt: ">", ast.GtE: ">="}
+
+
+def _seed_guard(test, segment) -> tuple:
+    """The conjuncts of an ``if`` test a seed's default can fail: ``x != c``, ``x is not
+    None``, ``x > c``, ``x >= c`` or a bare ``x`` (truthy), ``x`` a name or attribute, on
+    their own or joined by ``and``."""
+    parts = test.values if type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
+    found = []
+    for part in parts:
+        kind = type(part)
+        if kind is ast.Name or kind is ast.Attribute:
+            found.append((segment(part), "truthy", None))
+        elif kind is ast.Compare and len(part.ops) == 1 and type(part.ops[0]) in _GUARD_OPERATORS \
+                and type(part.comparators[0]) is ast.Constant and type(part.left) in (ast.Name, ast.Attribute):
+            found.append((segment(part.left), _GUARD_OPERATORS[type(part.ops[0])], part.comparators[0].value))
+    return tuple(found)
+
+
+def _fails(operator: str, default, constant) -> bool:
+    """Whether a seed's default fails a guard's conjunct (so a default run skips the seed)."""
+    if operator == "truthy":
+        return not default
+    if operator == "!=":
+        return default == constant
+    if operator == "is not":
+        return default is constant
+    numbers = (int, float)
+    if isinstance(default, numbers) and isinstance(constant, numbers) and not isinstance(default, bool):
+        return default <= constant if operator == ">" else default < constant
+    return False
 
 
 def _none_defaults(args: ast.arguments) -> tuple[str, ...]:

@@ -54,7 +54,7 @@ from scoring.frontends._common import (
 from scoring.frontends._credentials import Credentials, with_credentials
 
 LANGUAGE = "snakemake"
-VERSION = "1.0.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3: FileFacts.credentials (C3); a rule's keyword value named like a credential is masked in its DirectiveFact; 1.0.4: handlers as the Python frontend writes them (C4): "..." caught by a bare except, the end line, "empty" swallows and the excerpt of a handler whose body does nothing
+VERSION = "1.0.5"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4); 1.0.3: FileFacts.credentials (C3); a rule's keyword value named like a credential is masked in its DirectiveFact; 1.0.4: handlers as the Python frontend writes them (C4): "..." caught by a bare except, the end line, "empty" swallows and the excerpt of a handler whose body does nothing; 1.0.5: reads of the config dictionary (config["x"], config.get("x")) as CliArgFact kind "config" (S6)
 
 RULE_KEYWORDS = {"rule", "checkpoint"}
 HANDLER_BLOCKS = {"onstart", "onsuccess", "onerror"}
@@ -330,6 +330,11 @@ class _Facts:
             self.handler(node)
         elif isinstance(node, ast.Attribute) and _dotted(node) == "sys.argv" and isinstance(node.ctx, ast.Load):
             self.cli_args.append(CliArgFact(node.lineno, "sys.argv"))
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "config" \
+                and isinstance(node.ctx, ast.Load):
+            # a read of the workflow's config dictionary, filled by configfile: or --configfile
+            key = node.slice.value if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) else ""
+            self.cli_args.append(CliArgFact(node.lineno, "config", key))
 
     @staticmethod
     def is_marker(node, name: str) -> bool:
@@ -445,6 +450,9 @@ class _Facts:
             self.randoms.append(RandomFact(line, name, name, "engine", source in ("literal", "argument"), source))
         elif name in RANDOM_DRAWS:
             self.randoms.append(RandomFact(line, name, name.rsplit(".", 1)[0], "draw"))
+        if written == "config.get":
+            key = args[0] if args and isinstance(args[0], str) else ""
+            self.cli_args.append(CliArgFact(line, "config", key))
         if name in ("argparse.ArgumentParser",):
             self.cli_args.append(CliArgFact(line, "argparse"))
         if name == "open" and node.args:

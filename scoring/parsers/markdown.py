@@ -23,6 +23,7 @@ from markdown_it import MarkdownIt
 
 URL_RE = re.compile(r"""(?:https?|ftp)://[^\s<>"'`)\]]+""")
 _WORD_RE = re.compile(r"[^\W_](?:[\w'’.-]*\w)?", re.UNICODE)
+_MD_IMAGE_RE = re.compile(r"!\[[^\]\n]*\]\(\s*<?([^)\s>]+)")
 _HTML_HEADING_RE = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"<[^>]+>")
 _INFO_LANGUAGE_RE = re.compile(r"\s*\{?\s*\.?([A-Za-z][\w+#-]*)")
@@ -124,6 +125,9 @@ class Document:
     prompt_lines: list[PromptLine] = field(default_factory=list)
     # lines of code blocks (fences and directives included) and HTML blocks: never prose
     verbatim_lines: list[int] = field(default_factory=list, repr=False)
+    # Markdown images (``![x](figures/chart.png)``) inside an HTML comment block: no link a
+    # reader follows, but the file is still the document's figure (S4, §0.2.18)
+    commented_images: list[Link] = field(default_factory=list, repr=False)
 
     @cached_property
     def sections(self) -> list[Section]:
@@ -272,6 +276,10 @@ def parse_markdown(text: str, path: str) -> Document:
             _collect_inline(doc, tok, tok.map[0] + 1, prose=True, line_end=tok.map[1])
         elif tok.type == "html_block" and tok.map:
             _collect_html(doc, tok.content, tok.map[0] + 1)
+            if tok.content.lstrip().startswith("<!--"):
+                doc.commented_images += [
+                    Link(m.group(1), tok.map[0] + 1 + tok.content.count("\n", 0, m.start()), is_image=True)
+                    for m in _MD_IMAGE_RE.finditer(tok.content)]
         i += 1
     return doc
 

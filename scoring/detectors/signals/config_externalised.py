@@ -31,8 +31,8 @@ from scoring.tree import TreeIndex
 
 _PARAM_FILE_RE = re.compile(r"(?:config|params|settings|hyperparams)\.(?:ya?ml|json|toml|ini|cfg)", re.IGNORECASE)
 _PARAM_SUFFIX_RE = re.compile(r".+\.(?:ya?ml|json|toml|ini|cfg)", re.IGNORECASE)
-_CONFIG_DIR_NAMES = frozenset({"config", "configs", "conf", "params", "settings", "configuration", "configurations",
-                               "parameters"})
+_CONFIG_DIR_NAMES = frozenset({"config", "configs", "conf", "cfg", "cfgs", "params", "settings", "configuration",
+                               "configurations", "parameters"})
 _TOOL_CONFIG_NAMES = frozenset({
     "setup.cfg", "tox.ini", "pyproject.toml", "pytest.ini", "mypy.ini", "ruff.toml", "codecov.yml",
     "mkdocs.yml", "package.json", "package-lock.json", "tsconfig.json", "renovate.json",
@@ -45,7 +45,8 @@ _CLI_IMPORTS = frozenset({"argparse", "optparse", "getopt", "click", "typer", "d
 _ABSL_FLAGS = ("absl.flags", "absl.app")
 _R_CLI_PACKAGES = frozenset({"optparse", "argparse", "docopt", "getopt"})
 _R_LOADS = frozenset({"library", "require", "requireNamespace", "p_load", "pkg::"})
-_JULIA_CLI_PACKAGES = frozenset({"ArgParse", "DocOpt", "Comonicon"})
+# Julia's registered argument parsers; ArgMacros' macros read ARGS inside the package
+_JULIA_CLI_PACKAGES = frozenset({"ArgParse", "ArgMacros", "DocOpt", "Comonicon", "SimpleArgParse"})
 # CliArgFact kinds of the native and MATLAB frontends that are a command line (§0.3 S6 row):
 # a MATLAB function's inputs are its interface, so only inputParser here (a driver
 # function's arguments are read apart, _matlab_driver_arguments)
@@ -64,7 +65,7 @@ _TEMPLATE_STEMS = frozenset({"makefile", "gnumakefile", "manifest", "configure",
                              "version", "meson_options", "cmakelists", "pytest", "tox", "mypy", "setup.cfg",
                              "flake8", "pylintrc", "desktop", "php"})
 # A parameter-like name (§0.3: parameter files the code reads): run settings by their name
-_PARAM_STEM_RE = re.compile(r"(?:^|[-_.])(?:config|conf|configuration|param|params|parameters|parameterset|"
+_PARAM_STEM_RE = re.compile(r"(?:^|[-_.])(?:config|conf|cfg|configuration|param|params|parameters|parameterset|"
                             r"settings|options|hyperparams?|input)(?:$|[-_.\d])|^param", re.IGNORECASE)
 # what a parameter file is not: code, a notebook, a document or an image
 _NOT_PARAMETER_SUFFIXES = SOURCE_SUFFIXES | {".ipynb", ".md", ".rst", ".txt.in", ".html", ".css", ".tex", ".bib",
@@ -171,6 +172,47 @@ def _code_literals(tree: TreeIndex) -> dict[str, list[tuple[str, int]]]:
     return names
 
 
+# Structured configuration formats, and the calls that load them (the last part of the
+# callee: yaml.safe_load, json.load, tomllib.load, OmegaConf.load, yaml::read_yaml,
+# YAML.load_file, TOML.parsefile, jsondecode)
+_STRUCTURED_SUFFIX_RE = re.compile(r".+\.(?:ya?ml|json|toml|ini)", re.IGNORECASE)
+_LOADER_CALLS = frozenset({"load", "safe_load", "full_load", "unsafe_load", "load_all", "safe_load_all", "loads",
+                           "read_yaml", "load_file", "parsefile", "read_json", "fromJSON",
+                           "jsondecode", "read_toml", "parse_file", "read_file"})
+_OPEN_CALLS = frozenset({"open", "io.open", "codecs.open", "fileread", "readLines", "file"})
+# how many lines below an ``open(...)`` the loader of its handle may be
+_LOADER_REACH = 3
+
+
+def _loader_opened_names(tree: TreeIndex) -> set[str]:
+    """The names of the structured files (YAML, JSON, TOML, INI) a string literal of
+    runnable code hands to a loader: an argument of a loader call
+    (``yaml::read_yaml("cfgs/run.yml")``), or of ``open(...)`` whose handle a loader of
+    the same file reads at most three lines below (``with open('cfgs/default_cfg.yml')
+    as f: cfg = yaml.load(f)``)."""
+    names: set[str] = set()
+    for path, facts in sorted(tree.all_facts().items()):
+        if not _runnable(tree, path):
+            continue
+        loaders = [(c.cell, c.line) for c in facts.calls if _callee_tail(c.name) in _LOADER_CALLS]
+        if not loaders:
+            continue
+        for call in facts.calls:
+            tail = _callee_tail(call.name)
+            if tail in _LOADER_CALLS or (call.name in _OPEN_CALLS and any(
+                    cell == call.cell and call.line <= line <= call.line + _LOADER_REACH for cell, line in loaders)):
+                for arg in call.args:
+                    if isinstance(arg, str) and _STRUCTURED_SUFFIX_RE.fullmatch(arg):
+                        names.add(arg.replace("\\", "/").rsplit("/", 1)[-1])
+    return names
+
+
+def _callee_tail(name: str) -> str:
+    """A callee without its module or package (``yaml.safe_load`` -> safe_load,
+    ``yaml::read_yaml`` -> read_yaml, ``YAML.load_file`` -> load_file)."""
+    return re.split(r"::|\.", name)[-1]
+
+
 def _loaded_parameter_files(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence]]:
     """Parameter files the code names (§0.3: a path literal the code loads, wherever the
     file is): a file with a parameter-like name (config, param, settings, options, input)
@@ -179,6 +221,7 @@ def _loaded_parameter_files(tree: TreeIndex) -> tuple[list[Evidence], list[Evide
     Returns (the first mention of each, then the parameter files and the other files'
     mentions, taken in turn from each parameter file)."""
     literals = None
+    opened: set[str] | None = None
     found: list[Evidence] = []
     more: list[list[Evidence]] = []
     for path in tree.files:
@@ -186,9 +229,16 @@ def _loaded_parameter_files(tree: TreeIndex) -> tuple[list[Evidence], list[Evide
         lower = name.lower()
         dot = lower.rfind(".")
         if dot <= 0 or lower[dot:] in _NOT_PARAMETER_SUFFIXES or _is_tool_config(name) or _is_hidden(path) \
-                or tree.role(path) in ("vendored", "test") or not _PARAM_STEM_RE.search(name[:dot]) \
+                or tree.role(path) in ("vendored", "test") \
                 or any(part.lower() in _RESULT_DIR_NAMES for part in path.split("/")[:-1]):
             continue
+        if not _PARAM_STEM_RE.search(name[:dot]):
+            if not _STRUCTURED_SUFFIX_RE.fullmatch(name):
+                continue
+            if opened is None:
+                opened = _loader_opened_names(tree)
+            if name not in opened:
+                continue
         if literals is None:
             literals = _code_literals(tree)
         mentions = literals.get(name)
@@ -498,9 +548,60 @@ def _text_config_signals(tree: TreeIndex) -> tuple[list[Evidence], list[Evidence
     return full, [e for e in cli if e.path not in seen_full]
 
 
+_CONFIGFILE_OPTION_RE = re.compile(r"(?:^|\s)--configfiles?(?:[\s=]|$)")
+_YAML_JSON_RE = re.compile(r".+\.(?:ya?ml|json)", re.IGNORECASE)
+
+
+def _snakemake_configfile_directive(tree: TreeIndex) -> bool:
+    """Whether a Snakefile of the tree loads its config with a top-level ``configfile:``
+    (its config reads, and those of the rule files it includes, are that file's)."""
+    for path in tree.files:
+        name = _name(path).lower()
+        if (name == "snakefile" or name.endswith(".smk")) and _code_file(tree, path):
+            facts = tree.facts(path)
+            if facts and any(d.kind == "configfile" and not d.scope for d in facts.directives):
+                return True
+    return False
+
+
+def _snakemake_config_given(tree: TreeIndex, path: str, facts: FileFacts) -> Evidence | None:
+    """A Snakefile with no ``configfile:`` that reads its ``config`` dictionary
+    (``config["samples"]``, ``config.get(...)``) is configured from outside as a
+    ``configfile:`` one is (§0.3 S6 Snakemake 100, "parameter files loaded by the code")
+    when the file that fills the dictionary is there: a YAML/JSON file named for
+    parameters (run_config.yaml, params.json) in the Snakefile's folder, in its config/
+    folder or in the root config/, or a README (the root one or one in the Snakefile's
+    folder) running snakemake with ``--configfile``."""
+    reads = sorted(a.line for a in facts.cli_args if a.kind == "config")
+    if not reads:
+        return None
+    line = reads[0]
+    folder = _parent(path)
+    places = [folder, f"{folder}/config" if folder else "config", "config"]
+    for place in dict.fromkeys(places):
+        for candidate in tree.files_in(place):
+            name = _name(candidate)
+            if _YAML_JSON_RE.fullmatch(name) and not _is_tool_config(name) \
+                    and _PARAM_STEM_RE.search(name.rsplit(".", 1)[0]):
+                return Evidence(path, f"reads the config dictionary filled from {candidate}",
+                                rule="config_externalised.snakemake_config", line_start=line,
+                                snippet=tree.snippet(path, line))
+    readmes = [p for p in tree.files_in(folder) if _name(p).lower().startswith("readme")]
+    for readme in dict.fromkeys(readmes + ([tree.readme] if tree.readme else [])):
+        doc = tree.document(readme)
+        command = next((number for number, text, _ in doc.command_lines() if "snakemake" in text
+                        and _CONFIGFILE_OPTION_RE.search(text)), None) if doc is not None else None
+        if command is not None:
+            return Evidence(path, f"reads the config dictionary given with --configfile ({readme}:{command})",
+                            rule="config_externalised.snakemake_config", line_start=line,
+                            snippet=tree.snippet(path, line))
+    return None
+
+
 def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
     """Snakemake configfile:, Nextflow params, papermill parameters cells, R Markdown params."""
     found: list[Evidence] = []
+    configured = None   # whether a Snakefile of the tree has a configfile: directive
     for path in tree.files:
         name = _name(path).lower()
         if not _code_file(tree, path):
@@ -509,6 +610,13 @@ def _workflow_config_signals(tree: TreeIndex) -> list[Evidence]:
             rule, reason = "config_externalised.snakemake_configfile", "Snakemake configfile:"
             facts = tree.facts(path)
             lines = [d.line for d in facts.directives if d.kind == "configfile" and not d.scope] if facts else []
+            if configured is None:
+                configured = _snakemake_configfile_directive(tree)
+            if not lines and facts and not configured:
+                given = _snakemake_config_given(tree, path, facts)
+                if given is not None:
+                    found.append(given)
+                    continue
         elif name.endswith(".nf") or name == "nextflow.config":
             rule, reason = "config_externalised.nextflow_params", "Nextflow params"
             facts = tree.facts(path)
@@ -573,7 +681,7 @@ _FIX_COMMAND_LINE = {
 }
 
 
-@detector("config_externalised", version="2.4.1")
+@detector("config_externalised", version="2.5.0")
 def config_externalised(tree: TreeIndex) -> Result:
     """Run parameters live outside the code: parameter files (100) or a command line (80).
 
@@ -587,8 +695,9 @@ def config_externalised(tree: TreeIndex) -> Result:
         in an R Markdown/Quarto YAML header. 80: a command-line parser imported
         (argparse, optparse, getopt, click, typer, docopt, fire, absl.flags/app), a
         sys.argv subscript, R optparse/argparse/docopt/getopt or commandArgs(), Julia
-        ARGS or ArgParse/DocOpt/Comonicon. 0: none. Imports are read from the parsed
-        code, never from comments or prose; the highest tier found wins.
+        ARGS or ArgParse/ArgMacros/DocOpt/Comonicon/SimpleArgParse. 0: none. Imports
+        are read from the parsed code, never from comments or prose; the highest tier
+        found wins.
         Every ecosystem (METRICS.md §0.3 S6 row; 2.1.0): 100 also for a parameter file
         the code loads wherever it is — a file whose name says parameters (config, conf,
         configuration, param, params, parameters, settings, options, input) with no code
@@ -626,7 +735,20 @@ def config_externalised(tree: TreeIndex) -> Result:
         settings/…), that runnable code of the deposit runs: ``run(...)`` with a literal
         naming it (``run(fullfile(configDir, 'StandardConfig.m'))``) or a call by its
         name. The driver runs it to build the options the pipeline takes, and a user
-        copies and edits it.
+        copies and edits it. 2.5.0 (§0.3 "parameter files loaded by the code count for
+        S6 wherever they are"): a YAML, JSON, TOML or INI file counts whatever its name
+        when a string literal of runnable code hands it to a loader — an argument of a
+        loader call (yaml::read_yaml, TOML.parsefile, json.load…) or of ``open(...)``
+        whose handle a loader of the same file reads at most three lines below
+        (``with open('experiments/cfgs/default_cfg.yml') as f: cfg = yaml.load(f)``);
+        cfg is a parameter word and cfg/, cfgs/ are config directories. A Snakefile
+        with no ``configfile:`` that reads ``config["x"]`` or ``config.get("x")``
+        counts as configfile: does (100), when no Snakefile of the tree has a
+        configfile: (which fills the dictionary of the files it includes), if the file
+        filling the dictionary is there: a YAML/JSON file named for parameters in the Snakefile's folder, its
+        config/ folder or the root config/, or a README (the root one or the
+        Snakefile folder's) running snakemake with ``--configfile``. Julia's ArgMacros
+        and SimpleArgParse are command-line parsers (80) as ArgParse is.
     Why it matters:
         Parameters buried in code must be edited by hand to rerun or vary an analysis;
         externalised parameters record exactly what the published run used.
@@ -663,7 +785,9 @@ def config_externalised(tree: TreeIndex) -> Result:
         analysis itself may hard-code its parameters; a DEFINE_* method of an object
         other than a flags module, in a file importing tensorflow, absl or gflags,
         counts as a flag definition. A MATLAB script named for settings that a driver
-        runs counts as a parameter file even when it computes more than settings.
+        runs counts as a parameter file even when it computes more than settings. A
+        YAML/JSON data file a loader reads by a literal path counts as a parameter file
+        unless it sits in a data or results folder.
     """
     files, more_files = _parameter_files(tree)
     loaded, more_loaded = _loaded_parameter_files(tree)

@@ -197,10 +197,15 @@ def _is_output_dir_name(name: str) -> bool:
     return lowered in _OUTPUT_DIR_NAMES or any(w in _OUTPUT_WORDS for w in _WORD_SPLIT_RE.split(lowered))
 
 
-def _output_dirs(tree: TreeIndex, written: _WrittenByCode) -> list[tuple[str, list[str], tuple[str, int] | None]]:
+def _output_dirs(tree: TreeIndex, written: _WrittenByCode,
+                 documentation: _DocumentationImages) -> list[tuple[str, list[str], tuple[str, int] | None]]:
     """Output directories at depth ≤ 2 with the output files they hold (recursively,
     hidden ones left out), and for one in a documentation location, where the code writes
-    into it: there only the files the deposit's code writes count (None elsewhere)."""
+    into it: there only the files the deposit's code writes count (None elsewhere). A
+    folder whose files are all documentation images (a README embeds each, not under a
+    heading naming results or outputs, or it is a logo, banner, icon or badge) and none
+    written by the code is a documentation figure folder whatever its name (§0.2.18), and
+    no output folder."""
     found = []
     level_one = [d for d in tree.subdirs("") if not _name(d).startswith(".")]
     level_two = [s for d in level_one for s in tree.subdirs(d) if not _name(s).startswith(".")]
@@ -214,6 +219,9 @@ def _output_dirs(tree: TreeIndex, written: _WrittenByCode) -> list[tuple[str, li
             writers = [(p, w) for p in files if (w := written.writer(p)) is not None]
             files = [p for p, _ in writers]
             writer = min((w for _, w in writers), default=None)
+        elif files and all(((f in documentation.embedded and f not in documentation.shown_as_results)
+                            or _ASSET_NAME_RE.fullmatch(_name(f))) and written.writer(f) is None for f in files):
+            continue
         if files:
             found.append((directory, files, writer))
     return found
@@ -364,6 +372,14 @@ def _after_code(doc, line: int) -> bool:
     return bool(before) and max(before)[1]
 
 
+def _under_result_heading(doc, line: int) -> bool:
+    """Whether ``line`` of a README lies in a section whose heading names results or
+    outputs (``## Some results``): an image there shows what the code produced."""
+    section = doc.section_of(line)
+    return section is not None and any(
+        w in _OUTPUT_WORDS or w == "result" for w in _WORD_SPLIT_RE.split(section.heading.text.lower()))
+
+
 class _DocumentationImages:
     """The images a reader sees as documentation: those a README (any folder) embeds,
     except the output of an example the README shows just above them, and byte-identical
@@ -373,6 +389,8 @@ class _DocumentationImages:
     def __init__(self, tree: TreeIndex):
         self.tree = tree
         self.embedded: dict[str, tuple[str, int]] = {}   # image -> (README, line)
+        # embedded images shown as results: under a README heading naming results or outputs
+        self.shown_as_results: set[str] = set()
         for path in tree.files:
             name = _name(path)
             if not _README_RE.fullmatch(name) or _suffix(name) not in _README_PROSE_SUFFIXES or _is_hidden(path):
@@ -381,6 +399,12 @@ class _DocumentationImages:
             for link in doc.links if doc is not None else ():
                 if link.is_image and (target := _resolve_image(tree, _parent(path), link.url)) is not None \
                         and not _after_code(doc, link.line):
+                    self.embedded.setdefault(target, (path, link.line))
+                    if _under_result_heading(doc, link.line):
+                        self.shown_as_results.add(target)
+            # an image of a commented-out passage is still the README's own figure
+            for link in doc.commented_images if doc is not None else ():
+                if (target := _resolve_image(tree, _parent(path), link.url)) is not None:
                     self.embedded.setdefault(target, (path, link.line))
         self._originals: dict[int, list[str]] | None = None   # size -> documentation images
 
@@ -464,7 +488,7 @@ def _figure_evidence(figures: list[str]) -> list[Evidence]:
     return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
 
 
-@detector("expected_outputs", version="2.7.0")
+@detector("expected_outputs", version="2.8.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
@@ -501,7 +525,8 @@ def expected_outputs(tree: TreeIndex) -> Result:
         asset locations (docs/, doc/, documentation/, man/, manual(s)/, vignettes/,
         _static/, assets/, img/, imgs/, images/, .github/, hidden folders; files with
         logo, banner, icon or badge as a word of their name; vendored files; images a
-        README embeds other than an example's output, and copies of documentation
+        README embeds other than an example's output, those of a commented-out passage
+        of a README included (2.8.0), and copies of documentation
         images), or a Jupyter notebook with a
         stored execute_result, display_data or stdout stream output in a code cell
         (error tracebacks and stderr alone do not count). 0: none. The highest tier
@@ -527,7 +552,15 @@ def expected_outputs(tree: TreeIndex) -> Result:
         (§0.3 "reference/ … with committed results"): none of its files count
         (.test/resources/reference/ of a genome, its annotation and a gene list); a
         regression case's reference* file in such a format is its genome, not its
-        reference output.
+        reference output. 2.8.0 (§0.2.18 "documentation figure folders beside a README
+        that embeds them are excluded from every tier"): an output-named folder
+        (figures/, results/…) whose files are all documentation images — each embedded
+        by a README (a commented-out passage included) or named logo, banner, icon or
+        badge — and none written by the deposit's code is a documentation figure
+        folder whatever its name, no output folder (a pipeline's figures/ of its
+        logo and workflow diagram); an image the README shows in a section whose
+        heading names results or outputs (``## Some results``) is a result shown, so
+        its folder stays an output folder.
         (2.2.0: a README sentence saying what the output or result looks
         like, followed by an image or a code block, is the 60 tier (§0.3 Python
         libraries); in the 40 tier an image a README (any folder) embeds is
@@ -581,12 +614,12 @@ def expected_outputs(tree: TreeIndex) -> Result:
         genome's folder.
     """
     written = _WrittenByCode(tree)
-    dirs = _output_dirs(tree, written)
+    documentation = _DocumentationImages(tree)
+    dirs = _output_dirs(tree, written, documentation)
     test_dirs = _test_output_dirs(tree)
     suites = _regression_references(tree)
     snapshots = _snapshot_files(tree)
     mentions = _readme_output_mentions(tree)
-    documentation = _DocumentationImages(tree)
     figures = [p for p in tree.files if _is_result_figure(tree, p, documentation, written)]
     notebook_outputs: list[tuple[str, int]] = []   # (notebook, first cell with stored output)
     for path in tree.by_type("notebook"):

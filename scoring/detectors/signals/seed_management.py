@@ -388,7 +388,9 @@ _R_IDENTIFIER = re.compile(r"^(?:[A-Za-z]|\.(?![0-9]))[A-Za-z0-9._]*$")
 _SEED_PARAMETER = re.compile(r"rng|seed|random_state|generator", re.IGNORECASE)
 _UNREPRODUCIBLE_PYTHON = {"time": "this seed comes from the clock: it differs on every run",
                           "entropy": "this seed comes from the operating system: it differs on every run",
-                          "discarded": "this generator is built and thrown away: its seed seeds nothing"}
+                          "discarded": "this generator is built and thrown away: its seed seeds nothing",
+                          "guarded": "this seed is set only under a test its option's default fails: a default "
+                                     "run is unseeded"}
 
 
 def _enclosing_function(facts: FileFacts, line: int, cell: int | None) -> DefinitionFact | None:
@@ -456,6 +458,14 @@ def _scan_python(tree: TreeIndex, record: _SeedFile, facts: FileFacts, own_sampl
         if base is not None and head.endswith("()"):
             base += "()"
         candidates = [f"{base}.{rest}" if rest else base] if base else [site.written]
+        if base is None and rest and not record.unparseable and facts.language != "snakemake" and _named_parameter(
+                _enclosing_function(facts, call.line, call.cell) if facts.definitions else None, head) is None:
+            # a dotted call is a module's only when an import binds its first name:
+            # ``random = np.random.default_rng(42); random.uniform(…)`` draws from that
+            # generator (seeded or not at its construction), not from the random module
+            # (a generator parameter named so is followed to the callers below; a
+            # Snakefile shares the imports of the Snakefile including it)
+            candidates = []
         if base is None and stars:
             candidates.extend(f"{module}.{site.written}" for module in stars)
         verdict = None
@@ -1907,7 +1917,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.19.0")
+@detector("seed_management", version="2.20.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -1993,7 +2003,15 @@ def seed_management(tree: TreeIndex) -> Result:
         (!missing(seed)) set.seed(seed)``) seeds when the function is called and every
         call in the repository passes it, by name or by position among the formals no
         name matched (a caller's own such parameter passed on is followed); any other
-        seeds unless a call passes NULL. JAGS draws
+        seeds unless a call passes NULL. 2.20.0: a dotted Python call is a module's
+        only when an import binds its first name (§0.2.23: the seed must match the
+        generator): ``random = np.random.default_rng(42); random.uniform(…)`` draws from
+        that generator, seeded at its construction, not from the random module; and a
+        seed call under an ``if`` whose test the seed option's own default fails
+        (``if args.seed != 0: torch.manual_seed(args.seed)`` with ``--seed`` defaulting
+        to 0, ``if args.seed:`` or ``if args.seed is not None:`` with no default) seeds
+        nothing in a default run (§0.2.25, the fallback reading), nor the files that
+        rely on it; a function parameter's seed still waits for the call sites. JAGS draws
         from generators of its own, seeded from the clock, which set.seed does not
         reach (§0.2.23): rjags' jags.model and BEST's BESTmcmc are seeded by a chain's
         .RNG.seed = in the file's initial values, rjags::jags.seed(x) or BESTmcmc's
@@ -2112,8 +2130,11 @@ def seed_management(tree: TreeIndex) -> Result:
         gen(seed) from a --seed option with a constant default, not time(NULL)); in
         Fortran call random_seed(put=seed) before random_number.
     Known false positives:
-        A local variable that shadows an imported module (random = …) is read as the
-        module. A `**kwargs` whose keywords cannot be seen (a parameter, a call's
+        A local variable that shadows an imported module (random = … after import
+        random) is read as the module. An option default is matched by the attribute's
+        name (``cfg.seed`` takes the default of a ``--seed`` option of the same file),
+        and a guard is read only when it tests the very expression passed as the seed.
+        A `**kwargs` whose keywords cannot be seen (a parameter, a call's
         result, a dict changed through another name) is assumed to carry a seed.
         A seed call anywhere in the file counts for its family, even after the random
         call; a torch draw is taken for a CPU draw whatever its device, so

@@ -93,6 +93,24 @@ def _is_r_test_module(path: str) -> bool:
     return folder == "tests"
 
 
+# testthat's support files (helper-*.R, setup-*.R, teardown-*.R): sourced before the tests
+_R_SUPPORT_NAME_RE = re.compile(r"(?:helper|setup|teardown)", re.IGNORECASE)
+
+
+def _r_test_elsewhere(path: str, facts: FileFacts | None) -> int | None:
+    """The first test of an R file outside tests/ and testthat/ that is a test module all
+    the same (§0.1.31 "R ``test_that(``… count as tests"): one in any test folder
+    (test/, testing/, tst/, unit_tests/, unittests/, at any depth) or named
+    ``test[-_]*.R`` anywhere, holding a ``test_that(`` or an ``expect_*`` call; None for
+    any other file (a test-named helper with no test is no candidate, nor a testthat/
+    file the testthat rule leaves out, nor a helper-, setup- or teardown- file)."""
+    if facts is None or not (_in_other_test_dir(path) or _R_TESTTHAT_NAME_RE.fullmatch(_name(path))) \
+            or "testthat" in _parts(path) or _R_SUPPORT_NAME_RE.match(_name(path)):
+        return None
+    return _first(c.line for c in facts.calls
+                  if (tail := _R_CALL_TAIL_RE.split(c.name)[-1]) == "test_that" or tail.startswith("expect_"))
+
+
 def _is_julia_test_module(path: str) -> bool:
     """A ``.jl`` file in a test/ folder or any folder below it (test/chaosdetection/gali.jl)."""
     return _in_test_dir(path)
@@ -358,7 +376,7 @@ def _spread(items: list[Evidence], limit: int, weight: dict[str, tuple[int, int]
     return sorted(picked, key=lambda e: items.index(e))
 
 
-@detector("test_file_presence", version="2.4.0")
+@detector("test_file_presence", version="2.5.0")
 def test_file_presence(tree: TreeIndex) -> Result:
     """Automated test modules that contain at least one test (0, 50 or 100).
 
@@ -371,8 +389,12 @@ def test_file_presence(tree: TreeIndex) -> Result:
         tests folder inside a regression* folder) defining analyze(); notebooks under
         tests/. R tests/testthat/test-*.R or test_*.R and tests/*.R with a test_that(
         call; RUnit files (inst/unitTests/, inst/tests/) with test* functions or check*
-        calls; tinytest files (inst/tinytest/, tests/tinytest/) with expect_* calls.
-        Julia .jl files in test/ or any folder below it (test/chaosdetection/gali.jl)
+        calls; tinytest files (inst/tinytest/, tests/tinytest/) with expect_* calls;
+        2.5.0 (§0.1.31), an R file in any other test folder (test/, testing/, tst/,
+        unit_tests/, unittests/, at any depth, outside vendored folders) or named
+        test[-_]*.R anywhere, with a test_that( or an expect_* call (a test-named
+        helper without one is no candidate, nor are helper-, setup- and teardown-
+        files; what runs them, testthat::test_dir(), may live anywhere). Julia .jl files in test/ or any folder below it (test/chaosdetection/gali.jl)
         with a Test.jl @test/@testset macro or a FactCheck @fact; a file whose only test
         macros are @testset blocks is a runner when it is runtests.jl and includes files,
         or includes test files of the test folder (include("x.jl"), testfile("x.jl")).
@@ -522,6 +544,9 @@ def test_file_presence(tree: TreeIndex) -> Result:
     for path in tree.by_type("r"):
         unit_dir = path.startswith(R_TEST_DIRS)
         if not (_is_r_test_module(path) or unit_dir):
+            if tree.role(path) != "vendored" and (line := _r_test_elsewhere(path, tree.facts(path))) is not None:
+                candidates += 1
+                count(path, "test file with a test", "test_file_presence.r_testthat", line)
             continue
         candidates += 1
         facts = tree.facts(path)
