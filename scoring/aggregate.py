@@ -95,6 +95,8 @@ class CompiledRubric:
         "category_keys",
         "penalty_ids",
         "_categories",
+        "_category_ids",
+        "_inapplicable_by_pattern",
         "_penalties",
         "_low",
         "_high",
@@ -114,6 +116,12 @@ class CompiledRubric:
             )
             for rule in rubric.categories.values()
         )
+        self._category_ids = tuple(
+            frozenset(METRIC_IDS[index] for index, _ in terms) for terms, _w, _tau, _k in self._categories
+        )
+        # a collection has few distinct not-applicable patterns (one per deposit kind and
+        # ecosystem, roughly): a rescore decides each once
+        self._inapplicable_by_pattern: dict[frozenset[str], frozenset[int]] = {}
         category_position = {key: i for i, key in enumerate(self.category_keys)}
         self._penalties = tuple(
             (
@@ -137,11 +145,13 @@ class CompiledRubric:
         """
         if not applicable:
             return frozenset()
-        return frozenset(
-            i
-            for i, (terms, _weight, _tau, _k) in enumerate(self._categories)
-            if terms and not any(applicable.get(METRIC_IDS[index], True) for index, _ in terms)
-        )
+        pattern = frozenset(metric for metric, is_applicable in applicable.items() if not is_applicable)
+        found = self._inapplicable_by_pattern.get(pattern)
+        if found is None:
+            found = frozenset(i for i, ids in enumerate(self._category_ids) if ids and ids <= pattern)
+            if len(self._inapplicable_by_pattern) < 4096:
+                self._inapplicable_by_pattern[pattern] = found
+        return found
 
     def __call__(
         self, values: Sequence[float], inapplicable: Collection[int] = ()
