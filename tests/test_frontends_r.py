@@ -259,7 +259,7 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.2.2+")
+    assert result.frontend_version.startswith("1.2.3+")
 
 
 def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():

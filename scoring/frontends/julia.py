@@ -9,6 +9,10 @@ what it documents is documented (a bare name or signature ``@doc "…" f(x::Int)
 ``DefinitionFact`` of kind ``signature``). Docstrings are reported both as
 ``StringFact(docstring=True)`` and as ``CommentFact(doc=True)``.
 
+When the grammar's error recovery loses a whole file (its root an ERROR node), the file
+is parsed again in top-level chunks (``_chunked_facts``), so that the damage stays in
+the statements the grammar cannot read (METRICS §0.1.9).
+
 Traversal: one parse, then one tree-sitter query (``SELECTED``) that hands Python only
 the nodes facts come from (comments, string literals, imports, exports, definitions,
 assignments, calls), in document order, plus marks for the context a fact depends on;
@@ -38,7 +42,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "julia"
-VERSION = "1.3.1"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6); 1.2.0 (D4, D6): @doc docstrings (raw ones too) and what they document, a documented signature a DefinitionFact of kind "signature"; 1.2.1: with 1.1.2's struct-field generators and method parameters (S1); 1.3.0 (A4): DefinitionFact.inputs, every parameter name of a method; 1.3.1 (D6): a docstring above `const a = b`, a binding `a = b` or a bare name `a` documents that name (a "signature" definition)
+VERSION = "1.3.2"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, macro calls (MacroFact); 1.0.3: ARGS in interpolations; 1.0.4: Pkg.add installs (InstallFact); 1.0.5: exported names (ExportFact); 1.0.6 (S1): each random fact names its generator: an engine bound to a variable is that variable (within its function), Random.default_rng() and variables bound to it are the global one, a draw's first argument named like a generator (rng) is one passed in, an engine built in place is its own; TaskLocalRNG() is the global generator, no engine; 1.0.7 (S1): DefinitionFact.end_line, the last line of a definition (what include() does not run); 1.0.8: with main's credential facts (1.0.6-1.0.7 of both lines merged); 1.0.9: each found secret masked in all of a file's facts (C3 2.2.0); 1.1.1: with 1.1.0's short-form methods with where/return types (D6); 1.2.0 (D4, D6): @doc docstrings (raw ones too) and what they document, a documented signature a DefinitionFact of kind "signature"; 1.2.1: with 1.1.2's struct-field generators and method parameters (S1); 1.3.0 (A4): DefinitionFact.inputs, every parameter name of a method; 1.3.1 (D6): a docstring above `const a = b`, a binding `a = b` or a bare name `a` documents that name (a "signature" definition); 1.3.2: (D6, §0.1.9) a file whose parse the grammar loses entirely (its root an ERROR node, e.g. `v[begin+1:end-1]` in some shapes) is re-parsed in top-level chunks: the chunks that parse together, the failing ones apart, facts merged, so the damage stays in the failing statements
 
 DEFINITIONS = {
     "function_definition": "function", "macro_definition": "macro", "struct_definition": "struct",
@@ -72,7 +76,10 @@ def extract(data: bytes, path: str, *, credentials: bool = True) -> FileFacts:
     """The facts of a Julia file; ``credentials=False`` leaves out ``FileFacts.credentials``
     (code a notebook cell or an R Markdown chunk holds: the document reads the credentials
     of all its cells together)."""
-    facts = _Walker(data).run()
+    walker = _Walker(data)
+    facts = walker.run()
+    if walker.root.type == "ERROR":
+        facts = _chunked_facts(data) or facts
     text = data.decode("utf-8", "replace")
     blank = ts.blank_line_numbers(text)
     if blank:
@@ -127,6 +134,125 @@ def literal(node):
 
 
 dotted = ts.squeezed_text
+
+
+# A line at column 0 that cannot start a top-level statement: it closes or continues one
+CONTINUATION = re.compile(rb"(?:end|else|elseif|catch|finally)\b|[)\]}.,|&=+*/<>-]")
+TRIPLE_QUOTE = b'"""'
+# chunks a failing chunk is joined with, at most, to find a piece that parses (a
+# statement whose continuation lines stand at column 0)
+JOIN_LIMIT = 3
+
+
+MODULE_LINE = re.compile(rb"(?:bare)?module\s+[\w.]+\s*(?:#.*)?$")
+
+
+def top_level_chunks(data: bytes) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The byte spans of the file's top-level statements, as the text shows them, and
+    those of the lines of a module wrapping them (a column-0 ``module X`` line and, for
+    each, one of the last column-0 ``end`` lines). A statement starts at a column-0 line
+    outside a triple-quoted string that does not close or continue one; a docstring and
+    the definition on the line below it stay in one chunk."""
+    lines: list[tuple[int, bytes]] = []
+    offset = 0
+    for line in data.split(b"\n"):
+        lines.append((offset, line))
+        offset += len(line) + 1
+    starts: set[int] = {0}
+    wrappers: list[int] = []     # indexes of the module lines
+    in_triple = False
+    closed_docstring = False     # the previous line closed a triple-quoted string
+    for index, (_offset, line) in enumerate(lines):
+        first = line[:1]
+        if (not in_triple and first not in (b"", b" ", b"\t", b"\r", b"#") and not closed_docstring
+                and not CONTINUATION.match(line)):
+            starts.add(index)
+            if MODULE_LINE.match(line):
+                wrappers.append(index)
+        odd = line.count(TRIPLE_QUOTE) % 2 == 1
+        # a docstring closing on this line, or one standing on it alone ("""Doc.""")
+        closed_docstring = (in_triple and odd) or (not in_triple and not odd
+                                                   and line.startswith(TRIPLE_QUOTE)
+                                                   and line.rstrip().endswith(TRIPLE_QUOTE))
+        in_triple ^= odd
+    closing = [i for i, (_o, line) in enumerate(lines) if line.rstrip() == b"end"][-len(wrappers):] if wrappers else []
+    wrapper_lines = set(wrappers) | set(closing)
+    for index in wrapper_lines:
+        starts.update((index, index + 1))
+    ordered = sorted(i for i in starts if i < len(lines))
+    spans = [(lines[i][0], lines[j][0] if j < len(lines) else len(data))
+             for i, j in zip(ordered, [*ordered[1:], len(lines)], strict=True)]
+    chunks = [span for i, span in zip(ordered, spans, strict=True) if i not in wrapper_lines]
+    wrapper_spans = [span for i, span in zip(ordered, spans, strict=True) if i in wrapper_lines]
+    return chunks, wrapper_spans
+
+
+def blanked(data: bytes, keep: list[tuple[int, int]]) -> bytes:
+    """``data`` with every byte outside the ``keep`` spans made a space (line breaks
+    kept): the kept code parses on its own at its own lines and byte offsets."""
+    out = bytearray(re.sub(rb"[^\r\n]", b" ", data))
+    for start, end in keep:
+        out[start:end] = data[start:end]
+    return bytes(out)
+
+
+def _chunked_facts(data: bytes) -> FileFacts | None:
+    """The facts of a file whose parse lost all structure (its root an ERROR node: the
+    grammar fails on a construct such as ``v[begin+1:end]`` and its error recovery takes
+    the whole file): the top-level chunks that parse alone are parsed together with the
+    failing ones blanked, the failing ones on their own, and the facts merged, so that
+    the damage stays in the statements that fail (METRICS §0.1.9: an unparseable part
+    is scanned without losing the rest). The lines of a module wrapping the chunks are
+    kept in both parses. None when no chunk fails alone."""
+    chunks, wrappers = top_level_chunks(data)
+    good: list[tuple[int, int]] = []
+    bad: list[tuple[int, int]] = []
+    index = 0
+    while index < len(chunks):
+        start, end = chunks[index]
+        for joined in range(index, min(index + JOIN_LIMIT, len(chunks))):
+            end = chunks[joined][1]
+            if not ts.parse(data[start:end], LANGUAGE).root_node.has_error:
+                good.append((start, end))
+                index = joined + 1
+                break
+        else:
+            bad.append(chunks[index])
+            index += 1
+    if not bad or not good:
+        return None
+    parsed = _Walker(blanked(data, good + wrappers)).run()
+    failing = _Walker(blanked(data, bad + wrappers)).run()
+    return merged_facts(parsed, failing, data)
+
+
+def merged_facts(parsed: FileFacts, failing: FileFacts, data: bytes) -> FileFacts:
+    """One file's facts from those of its chunks that parse and of those that fail, in
+    line order; the export rule applied over both (a module's exports say what is
+    public wherever the definition is)."""
+    merged = {}
+    for name in ("imports", "calls", "strings", "comments", "definitions", "assignments", "handlers", "randoms",
+                 "cli_args", "file_io", "urls", "directives", "macros", "installs", "exports", "asserts"):
+        # a fact both parses give comes from the module lines both keep: once (the two
+        # read disjoint lines otherwise, and one parse may give equal facts of one line)
+        kept = getattr(parsed, name)
+        seen = set(kept)
+        items = kept + tuple(fact for fact in getattr(failing, name) if fact not in seen)
+        merged[name] = tuple(sorted(items, key=fact_line))
+    exported = {export.name for export in merged["exports"]}
+    if exported:
+        merged["definitions"] = tuple(replace(d, public=d.name in exported or d.kind == "module")
+                                      for d in merged["definitions"])
+    return replace(parsed, **merged, parse_error=failing.parse_error or parsed.parse_error,
+                   lines=ts.count_lines(data))
+
+
+def fact_line(fact) -> int:
+    for name in ("line", "line_start", "start_line"):
+        value = getattr(fact, name, None)
+        if isinstance(value, int):
+            return value
+    return 0
 
 
 def is_docstring(node, parent) -> bool:

@@ -69,6 +69,14 @@ _SKIP_DECORATORS = re.compile(r"(?:typing\.)?overload|\w+\.(?:setter|deleter)")
 # The header suffixes of the C/C++ frontend: D6 reads a native code's API where its users
 # read it, in the declarations of its headers.
 _HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh"})
+# The manifests of a package whose build compiles native sources into its own modules:
+# its users call the host language's API, and only the headers the build installs or an
+# include/ folder exposes are a native API. R CMD INSTALL never installs src/; a setup.py
+# may also be the Python binding of a native code, whose headers stay its API.
+_R_PACKAGE_MANIFESTS = ("DESCRIPTION",)
+_PYTHON_PACKAGE_MANIFESTS = ("setup.py", "setup.cfg", "pyproject.toml")
+# the quoted header paths of setup(headers=[…]) (setuptools installs them)
+_QUOTED_HEADER_RE = re.compile(r"""["']([^"'\s]+\.(?:h|hh|hpp|hxx|cuh))["']""")
 # MATLAB folders whose functions callers outside cannot reach (private/) or are told not
 # to (+internal packages)
 _MATLAB_HIDDEN_DIRS = frozenset({"private", "+internal"})
@@ -263,6 +271,49 @@ def _c_cpp(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
         yield from found
 
 
+def _installed_headers(tree: TreeIndex) -> set[str]:
+    """The headers a setup.py's ``setup(headers=[…])`` installs, as tree paths."""
+    installed: set[str] = set()
+    for setup in tree.files:
+        if setup.rpartition("/")[2] != "setup.py" or (facts := tree.facts(setup)) is None:
+            continue
+        folder = setup.rpartition("/")[0]
+        for call in facts.calls:
+            if call.name.rpartition(".")[2] != "setup":
+                continue
+            for keyword, value in call.kwargs:
+                if keyword == "headers":   # a list: an expression, its text cut to 80 characters
+                    text = getattr(value, "text", "")
+                    installed.update(f"{folder}/{h}" if folder else h for h in _QUOTED_HEADER_RE.findall(text))
+    return installed
+
+
+def _under_manifest(tree: TreeIndex, path: str, manifests: tuple[str, ...]) -> bool:
+    """Whether one of ``manifests`` stands in the folder of ``path`` or above."""
+    parts = path.split("/")[:-1]
+    for depth in range(len(parts), -1, -1):
+        folder = "/".join(parts[:depth])
+        if any(tree.is_file(f"{folder}/{m}" if folder else m) for m in manifests):
+            return True
+    return False
+
+
+def _private_headers(tree: TreeIndex, headers: list[str]) -> set[str]:
+    """The headers of an R or Python package that its build neither installs nor
+    exposes: not under an include/ folder (inst/include/ in R) and not in
+    setup(headers=…). Under a Python manifest only when the deposit is a Python package
+    (its fix ecosystem, the language of most source files): a native code that ships a
+    Python binding keeps its headers as its API."""
+    python_package = fix_ecosystem(tree) == PYTHON
+    candidates = [p for p in headers if "include" not in p.split("/")[:-1]
+                  and (_under_manifest(tree, p, _R_PACKAGE_MANIFESTS)
+                       or python_package and _under_manifest(tree, p, _PYTHON_PACKAGE_MANIFESTS))]
+    if not candidates:
+        return set()
+    installed = _installed_headers(tree)
+    return {p for p in candidates if p not in installed}
+
+
 def _fortran(tree: TreeIndex, paths: list[str]) -> Iterator[_Definition]:
     """Public subroutines and functions (module procedures by the module's
     public/private statements and the bindings of its public derived types, as the
@@ -382,7 +433,7 @@ def _fix(ecosystem: str, missing: list[_Definition]) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
-@detector("docstring_coverage", version="3.7.0")
+@detector("docstring_coverage", version="3.9.0")
 def docstring_coverage(tree: TreeIndex) -> Result:
     """Public definitions are documented, pooled over every language of the tree.
 
@@ -405,7 +456,10 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         the text to the name or method signature it is written before); a docstring
         above `const a = b`, a binding `a = b` or a bare name `a` documents that name
         (3.7.0: an alias of another function, a name whose methods a macro such as
-        @recipe defines).
+        @recipe defines). A file whose whole parse the Julia grammar loses to one error
+        (`v[begin+1:end-1]` can do it) is read in top-level chunks by the Julia
+        frontend, so the docstrings of every statement that parses still count and
+        only the failing statement's are lost (§0.1.9; 3.9.0).
         MATLAB/Octave: each file's main function and each classdef, outside private/
         folders and +internal packages, documented by a help comment block (below the
         function line, or above it: the file's first comment block, even when a change
@@ -422,7 +476,19 @@ def docstring_coverage(tree: TreeIndex) -> Result:
         implementation (__x and _X everywhere, every _x at file scope), so a library that
         uses one marks an internal (struct __kstring_t, __ac_isempty). Documented by a
         Doxygen comment (///, //!, /** */, /*! */, a trailing ///<) or a comment block
-        ending directly above.
+        ending directly above. Only public headers count (§0.3): a header is public when
+        the build installs or exposes it. In a Python or R package (a setup.py,
+        setup.cfg, pyproject.toml or DESCRIPTION in the header's folder or above) the
+        native sources are compiled into the package's own modules and its users call
+        the R or Python API, so only the headers under an include/ folder (R's
+        inst/include/, which R CMD INSTALL installs for LinkingTo) or listed in
+        setup(headers=[…]) are public; the others (an R package's src/*.h, a C
+        extension's helper header) are private, reported as c_cpp_private_headers in
+        counts (3.8.0). Under a setup.py, setup.cfg or pyproject.toml only when the
+        deposit is a Python package (Python has the most source files): a native code's
+        headers are all public, also when it ships a Python binding beside them (a
+        setup.py building a module of the C library), since its users compile against
+        them.
         Fortran: public subroutines and functions (module public/private statements
         applied; a procedure bound to a public derived type by a public binding, or a
         specific of a public generic binding, is public: object-oriented libraries
@@ -477,8 +543,12 @@ def docstring_coverage(tree: TreeIndex) -> Result:
     counted: list[_Definition] = []
     excluded = {"test": 0, "vendored": 0}
     files = unparsed = 0
+    private_headers: set[str] = set()
     for frontend, collect in _COLLECTORS:
         paths = _files(tree, frontend)
+        if frontend == "c_cpp":
+            private_headers = _private_headers(tree, [p for p in paths if tree.role(p) not in excluded])
+            paths = [p for p in paths if p not in private_headers]
         for path in paths:
             if tree.role(path) in excluded:
                 continue
@@ -506,6 +576,8 @@ def docstring_coverage(tree: TreeIndex) -> Result:
             counts[f"{language}_documented_defs"] = sum(d.documented for d in mine)
     counts["test_defs_excluded"] = excluded["test"]
     counts["vendored_defs_excluded"] = excluded["vendored"]
+    if private_headers:
+        counts["c_cpp_private_headers"] = len(private_headers)
     if not public:
         reason = "no source files of a measured language" if files == 0 else "no public definitions"
         return Result(50, applicable=False, counts=counts, reason=reason)
