@@ -136,3 +136,12 @@ def test_stated_compiler_versions():
     assert [(s.compiler, s.version, s.line) for s in stated_compilers(document)] == [
         ("Intel Fortran", "13.1.0", 4), ("gfortran", "4.9", 4), ("GCC", "13", 6), ("clang", "15", 6),
         ("Visual Studio", "2019", 6)]
+
+
+def test_stated_releases_skip_changelog_entries_and_sections():
+    doc = parse_document(
+        "# Tool\n\nRequires MATLAB R2019b.\n\n## Version history\n\nFixed a bug for MATLAB R2018a.\n\n"
+        "# Usage\n\n- v2.4 - fixing issue in parallel for Matlab 2020a\n",
+        "README.md",
+    )
+    assert [(s.product, s.release, s.line) for s in stated_releases(doc)] == [("MATLAB", "R2019b", 3)]

@@ -561,7 +561,7 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     return f"Commit a lockfile to also fix transitive dependencies (e.g. {tool})."
 
 
-@detector("dep_pinning", version="2.4.0")
+@detector("dep_pinning", version="2.5.0")
 def dep_pinning(tree: TreeIndex) -> Result:
     """Dependencies are locked or pinned to exact versions.
 
@@ -596,7 +596,8 @@ def dep_pinning(tree: TreeIndex) -> Result:
         and the environment a Pluto notebook embeds, wherever the notebook is (a [deps]
         entry the embedded Manifest records exact, else pinned by the embedded [compat]);
         MATLAB/Octave: the README's statement of the release (`MATLAB R2019b or newer`,
-        `Octave 5.2.0`), or else the release a toolbox packaging project (`*.prj`,
+        `Octave 5.2.0`; a release named in a changelog section or a `v2.4 - fix …`
+        entry is history, not a statement), or else the release a toolbox packaging project (`*.prj`,
         `<param.release.start>R2019b</…>`) supports from, is one bounded entry per
         product, no statement one unpinned entry, whenever MATLAB code exists (`.m`
         files that parse as MATLAB/Octave, not Objective-C);
