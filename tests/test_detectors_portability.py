@@ -343,7 +343,7 @@ def test_c2_version():
     # a Pluto notebook's own environment (§0.2.20, §0.3); fixes in the deposit's terms
     # 2.7.0: R packages a post-deploy `Rscript -e` installs; extension modules the build
     # produces are local; the fix names the set of the importing file's role
-    assert REGISTRY["import_resolvability"].version == "2.8.0"
+    assert REGISTRY["import_resolvability"].version == "2.9.0"
 
 
 def test_c2_reads_the_maintained_pipreqs_mapping_under_the_projects_own():

@@ -400,7 +400,11 @@ def _suggested_distribution(use: _ImportUse) -> str:
 # requirements file a setup script opens, packrat.lock and a Pluto notebook's embedded
 # Project declare (§0.2.20, §0.3); the fix names the rule's conda environment or the one
 # holding the project's R packages
-@detector("import_resolvability", version="2.8.0")
+_GUARDED = "guarded against ImportError"
+_OPTIONAL_HOW = {"r": "used only where the code tested for it with requireNamespace()/require()"}
+
+
+@detector("import_resolvability", version="2.9.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -424,7 +428,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ``extension_module``, 2.7.0: wannier90's ``wan90``).
         Imports anywhere inside the body of a ``try`` that handles ImportError, in the
         handler of such a ``try`` (the fallback import) and under ``if TYPE_CHECKING:``
-        are optional and not counted (METRICS.md §0.2.21).
+        are optional and not counted (METRICS.md §0.2.21); so is an R package an ``if``
+        condition tests for (``if (requireNamespace("x", quietly = TRUE))``, ``if
+        (require(x))``: R's form of the find_spec test, Writing R Extensions' idiom for
+        Suggests), with its uses in that ``if``'s then-branch (2.9.0; a negated test,
+        ``if (!require(x)) stop(…)``, goes on to need the package and is counted).
         The declared set is every parsed manifest and every set it declares (METRICS.md
         §0.2.20: dependencies, build requirements, pyproject extras and
         ``[dependency-groups]``, Poetry's groups and dev-dependencies, setup.py/cfg
@@ -547,7 +555,8 @@ def import_resolvability(tree: TreeIndex) -> Result:
     if includes.files:
         counts.update(resolved_includes=includes.resolved, unresolved_includes=len(includes.missing))
     # imports guarded against their absence: named, not counted (up to three, after the rest)
-    optional = [Evidence(u.path, f"optional import {u.written!r} (guarded against ImportError): not counted",
+    optional = [Evidence(u.path, f"optional import {u.written!r} ({_OPTIONAL_HOW.get(u.language, _GUARDED)}): "
+                         "not counted",
                          rule="import_resolvability.optional", line_start=u.line,
                          snippet=mask_line(tree.snippet(u.path, u.line, u.cell) or ""), cell=u.cell)
                 for u in sorted(optional_uses, key=lambda u: (u.path, u.cell or 0, u.line))[:3]]
