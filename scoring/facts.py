@@ -33,8 +33,9 @@ __all__ = [
 
 # where an import sits: "try" in the body of a try whose handler catches import errors,
 # "except" in such a handler (the fallback import), "type_checking" under
-# ``if TYPE_CHECKING:``, "conditional" under any other condition
-GUARDS = ("none", "try", "except", "type_checking", "conditional")
+# ``if TYPE_CHECKING:``, "conditional" under any other condition, "probe" (R) in an if
+# condition that tests for the package (requireNamespace/require) or its then-branch
+GUARDS = ("none", "try", "except", "type_checking", "conditional", "probe")
 HANDLER_ACTIONS = ("pass", "continue", "return", "log", "reraise", "other")
 # kind of a RandomFact: a call that sets a generator's state, a generator object built,
 # or a draw from a generator

@@ -45,8 +45,8 @@ def test_documented_versioned_and_at_least_three_fixtures(metric_id):
     # dep_pinning 2.3.1: the fix tells unversioned entries from loosely bounded ones
     # a README spelt otherwise (READ_ME.txt) is found when no listed name exists (TreeIndex.readme,
     # §0.1.13 fallback): every detector that reads the README bumped
-    assert detector.version == {"dep_pinning": "2.4.0", "container_spec": "2.3.0", "env_bootstrap": "2.6.0",
-                                "python_version_declared": "2.4.0"}.get(metric_id, "2.1.1")
+    assert detector.version == {"dep_pinning": "2.6.0", "container_spec": "2.3.0", "env_bootstrap": "2.6.0",
+                                "python_version_declared": "2.5.0"}.get(metric_id, "2.1.1")
     sections = detector.sections()
     assert all(sections.get(s) for s in DOC_SECTIONS), sections.keys()
     assert sections[""].strip()

@@ -343,7 +343,7 @@ def test_c2_version():
     # a Pluto notebook's own environment (§0.2.20, §0.3); fixes in the deposit's terms
     # 2.7.0: R packages a post-deploy `Rscript -e` installs; extension modules the build
     # produces are local; the fix names the set of the importing file's role
-    assert REGISTRY["import_resolvability"].version == "2.8.0"
+    assert REGISTRY["import_resolvability"].version == "2.10.0"
 
 
 def test_c2_reads_the_maintained_pipreqs_mapping_under_the_projects_own():
@@ -970,3 +970,15 @@ def test_c2_workflow_includes_resolve_by_path(make_tree):
         100, True, "no third-party imports; every workflow include resolves to a file (1)")
     none = measure("import_resolvability", make_tree({"scale.m": "function y = scale(x)\ny = 2 * x;\nend\n"}))
     assert (none.applicable, none.reason) == (False, "no Python, R, Julia, Nextflow or Snakemake source files")
+
+
+def test_one_command_environment_creations_name_their_files():
+    from scoring.detectors.portability.import_resolvability import _created_from
+    from scoring.parsers.shell import split_commands
+
+    lines = ["conda env create -f install/environment.yml", "mamba env update --file=envs/a.yml",
+             "conda create -n x --file spec.txt", "conda create -f -n x", "python -m pip install -r req/run.txt",
+             "uv pip install --requirement req/uv.txt", "pip install numpy", "micromamba create -f m.yml"]
+    assert [_created_from(c) for line in lines for c in split_commands(line)] == [
+        ["install/environment.yml"], ["envs/a.yml"], ["spec.txt"], [], ["req/run.txt"], ["req/uv.txt"], [],
+        ["m.yml"]]

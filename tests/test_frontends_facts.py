@@ -173,7 +173,7 @@ def test_snakemake_walks_the_rewritten_module_once(monkeypatch):
 
 def test_frontend_version_names_the_grammar_release():
     facts = frontend_for("a.R").extract(b"x <- 1\n", "a.R")
-    assert facts.frontend_version == "1.2.2+tslp0.13.0"
+    assert facts.frontend_version == "1.2.4+tslp0.13.0"
     assert (facts.language, facts.frontend, facts.lines) == ("r", "r", 1)
 
 

@@ -575,7 +575,7 @@ def test_file_reads_and_writes_with_their_path_literals():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.2.16+py{PYTHON}"
+    assert facts.frontend_version == f"1.2.17+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 

@@ -58,6 +58,17 @@ def test_imports_inside_try_are_guarded():
     assert r.extract(b"ok <- try(library(foo))\n", "a.R").imports == (ImportFact("foo", 1, "try", "library"),)
 
 
+def test_a_package_tested_for_in_an_if_condition_is_probed():
+    # §0.2.21: the test and the same package's uses in the then-branch are optional; a
+    # negated test goes on to need the package, another package in the branch is counted
+    source = (b'if (requireNamespace("opt", quietly = TRUE) & require(two)) {\n  opt::run()\n'
+              b'  library(other)\n} else {\n  opt::fallback()\n}\nif (!require("need")) stop("install need")\n')
+    assert [(i.module, i.line, i.guard, i.kind) for i in r.extract(source, "a.R").imports] == [
+        ("opt", 1, "probe", "requireNamespace"), ("two", 1, "probe", "require"), ("opt", 2, "probe", "pkg::"),
+        ("other", 3, "conditional", "library"), ("opt", 5, "conditional", "pkg::"),
+        ("need", 7, "conditional", "require")]
+
+
 def test_set_seed_is_a_literal_seed_and_runif_a_draw_of_the_same_generator():
     assert facts().randoms == (
         RandomFact(12, "set.seed", "R", "seed", True, "literal"),
@@ -259,7 +270,7 @@ def test_rmarkdown_chunk_code_setting_eval_false_is_still_code():
            b"```{r}\n#| eval = FALSE\nlibrary(skipped)\n```\n")
     result = r.extract(doc, "v.Rmd")
     assert [(c.name, c.line) for c in result.calls] == [("knitr::opts_chunk$set", 3), ("set.seed", 5)]
-    assert result.frontend_version.startswith("1.2.3+")
+    assert result.frontend_version.startswith("1.2.4+")
 
 
 def test_rmarkdown_python_and_julia_chunks_are_embedded_with_the_documents_lines():

@@ -136,3 +136,28 @@ def test_stated_compiler_versions():
     assert [(s.compiler, s.version, s.line) for s in stated_compilers(document)] == [
         ("Intel Fortran", "13.1.0", 4), ("gfortran", "4.9", 4), ("GCC", "13", 6), ("clang", "15", 6),
         ("Visual Studio", "2019", 6)]
+
+
+def test_cpm_declarations_are_fetched_dependencies():
+    # E1: CPM's wrappers are FetchContent declarations; a find_package inside a function
+    # body (a bundled CPM.cmake's git lookup) is the module's internals, not a dependency
+    text = ("function(cpm_helper)\n  find_package(Git REQUIRED)\nendfunction()\n"
+            "CPMFindPackage(\n  NAME Eigen3\n  VERSION 3.4.0\n"
+            "  URL https://gitlab.com/libeigen/eigen/-/archive/3.4.0/eigen-3.4.0.tar.gz\n)\n"
+            'CPMAddPackage("gh:fmtlib/fmt#7.1.3")\n'
+            "CPMAddPackage(NAME json GITHUB_REPOSITORY nlohmann/json VERSION 3.9.1)\n"
+            "CPMDeclarePackage(doctest GIT_TAG 0123456789abcdef0123456789abcdef01234567)\n"
+            "find_package(Boost 1.70)\n")
+    deps = parse_native_build(text, "CMakeLists.txt").dependencies
+    assert [(d.name, d.pin, d.line, d.source) for d in deps] == [
+        ("Eigen3", "exact", 7, "cpm"), ("fmt", "bounded", 9, "cpm"), ("json", "bounded", 10, "cpm"),
+        ("doctest", "exact", 11, "cpm"), ("Boost", "bounded", 12, "find_package")]
+
+
+def test_stated_releases_skip_changelog_entries_and_sections():
+    doc = parse_document(
+        "# Tool\n\nRequires MATLAB R2019b.\n\n## Version history\n\nFixed a bug for MATLAB R2018a.\n\n"
+        "# Usage\n\n- v2.4 - fixing issue in parallel for Matlab 2020a\n",
+        "README.md",
+    )
+    assert [(s.product, s.release, s.line) for s in stated_releases(doc)] == [("MATLAB", "R2019b", 3)]

@@ -84,8 +84,9 @@ def _name(path: str) -> str:
 
 # METRICS.md §0.2.21: an import in the body or the handler of a try that catches import
 # errors, or under ``if TYPE_CHECKING:``, is optional (the frontend's ImportFact.guard; an
-# import in a function called from such a try body is ``import_try``)
-_OPTIONAL_GUARDS = frozenset({"try", "except", "type_checking"})
+# import in a function called from such a try body is ``import_try``); so is an R package
+# an if condition tests for (``if (requireNamespace("x", quietly = TRUE))``, "probe")
+_OPTIONAL_GUARDS = frozenset({"try", "except", "type_checking", "probe"})
 
 # Build tools a ``setup.py`` may import: pip provides them while it runs the file.
 _SETUP_PY_PROVIDED = frozenset({"setuptools", "pkg_resources", "distutils", "pip", "wheel"})
@@ -155,6 +156,8 @@ class _PackageSegment:
     cell: int | None                                    # a notebook's cell (evidence numbering)
     used: list[tuple[str, int]] = field(default_factory=list)
     installed: list[tuple[str, int]] = field(default_factory=list)
+    # R packages used only where the code tested for them first (guard "probe": optional)
+    probed: list[tuple[str, int]] = field(default_factory=list)
 
 
 def _package_segments(source: _Source) -> list[_PackageSegment]:
@@ -194,7 +197,7 @@ def _package_segments(source: _Source) -> list[_PackageSegment]:
             continue
         if segment.language == "r":
             if ref.kind in _R_USES and _R_PACKAGE_RE.match(ref.module):
-                segment.used.append((ref.module, ref.line))
+                (segment.probed if ref.guard == "probe" else segment.used).append((ref.module, ref.line))
         elif ref.kind in ("using", "import") and not ref.module.startswith("."):
             segment.used.append((ref.module.split(".", 1)[0], ref.line))
     for install in facts.installs:
@@ -390,18 +393,19 @@ def _imports(tree: TreeIndex, sources: Sequence[_Source], local: _LocalModules
                 builtin, own = r_shipped_packages(), local.own
             else:
                 builtin, own = julia_stdlib(), local.julia | local.own
-            for package, line in segment.used:
+            for uses, package, line in ([(third, *use) for use in segment.used]
+                                        + [(optional, *use) for use in segment.probed]):
                 if package in builtin:
                     tally["stdlib"] += 1
                 elif package in own or normalize_name(package) in own:
                     tally["local"] += 1
                 else:
-                    existing = third.get((segment.language, package))
+                    existing = uses.get((segment.language, package))
                     if existing is not None:
                         existing.sites.setdefault(path, (line, segment.cell))
                     else:
-                        third[segment.language, package] = _ImportUse(segment.language, package, package, path,
-                                                                      line, segment.cell)
+                        uses[segment.language, package] = _ImportUse(segment.language, package, package, path,
+                                                                     line, segment.cell)
     tally["optional"] = sum(1 for k in optional if k not in third)
     return third, tally, [use for k, use in optional.items() if k not in third]
 

@@ -38,7 +38,7 @@ from scoring.frontends._credentials import (
 from scoring.parsers.notebook import Notebook, other_language_lines, parse_rmarkdown, shell_commands
 
 LANGUAGE = "r"
-VERSION = "1.2.3"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9; 1.1.9 (S1): a sampler's own seed also given as rnd.seed = (BEST::BESTmcmc) or setSeed = (nimble; FALSE sets none); JAGS seeds (generator "JAGS"): a chain's .RNG.seed = in any call and rjags::jags.seed(); with julia 1.1.2; 1.1.10: both 1.1.9 lines: JAGS and sampler seeds (S1) and URL-building assignments (A4); 1.1.11 (S1, §0.2.25): a function's formals (DefinitionFact.parameters) and those a call may leave out to no value (none_defaults: NULL/NA default, or none and tested by missing()), set.seed's seed expression (RandomFact.seed_text); 1.2.0 (A4): DefinitionFact.inputs, a function's parameter names; 1.2.1: both lines (formals for S1, inputs for A4), with julia 1.3.0; 1.2.2: with julia 1.3.1 (Julia chunks: docstrings above const bindings and bare names); 1.2.3: with julia 1.3.2 (Julia chunks: chunked re-parse of a file the grammar loses)
+VERSION = "1.2.4"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines, cells of R Markdown, handlers that swallow (C4), eval = FALSE in chunk code is code; 1.0.3: InstallFact, NotebookCellFact.commands and line_offset, requireNamespace(name) reads a variable; 1.1.0: the facts of R Markdown's Python and Julia chunks (FileFacts.embedded); 1.1.1: with main's 1.0.4-1.0.6 (code_lines, roxygen across blank lines, magic_lines); 1.1.2: the seed argument of a call that takes its own (`run_ml(seed = 1)`), at its line; `seed = NA` picks no seed (S1); 1.1.3: with julia 1.0.6 (embedded Julia chunks); 1.1.4: with python 1.2.5 (embedded Python chunks: CallFact.spread_keys); 1.1.5 (S1): DefinitionFact.end_line, the last line of a definition (what sourcing the file does not run); with julia 1.0.7; 1.1.6: with python 1.2.7; 1.1.7: with main's credential facts and python 1.2.8; 1.1.8: with handler end lines and each found secret masked in all facts (C3 2.2.0), python 1.2.9; 1.1.9 (S1): a sampler's own seed also given as rnd.seed = (BEST::BESTmcmc) or setSeed = (nimble; FALSE sets none); JAGS seeds (generator "JAGS"): a chain's .RNG.seed = in any call and rjags::jags.seed(); with julia 1.1.2; 1.1.10: both 1.1.9 lines: JAGS and sampler seeds (S1) and URL-building assignments (A4); 1.1.11 (S1, §0.2.25): a function's formals (DefinitionFact.parameters) and those a call may leave out to no value (none_defaults: NULL/NA default, or none and tested by missing()), set.seed's seed expression (RandomFact.seed_text); 1.2.0 (A4): DefinitionFact.inputs, a function's parameter names; 1.2.1: both lines (formals for S1, inputs for A4), with julia 1.3.0; 1.2.2: with julia 1.3.1 (Julia chunks: docstrings above const bindings and bare names); 1.2.3: with julia 1.3.2 (Julia chunks: chunked re-parse of a file the grammar loses); 1.2.4: with the other 1.2.3 line (C2, §0.2.21): guard "probe", a require()/requireNamespace() call in an if condition (not negated) and the same package's library()/require()/pkg:: uses in its then-branch
 
 ATTACHING = {"library": "library", "require": "require"}
 NAMESPACE_LOADING = {"requireNamespace": "requireNamespace", "loadNamespace": "requireNamespace"}
@@ -48,6 +48,10 @@ MULTI_PACKAGE_LOADERS = {"p_load", "pacman::p_load"}
 INSTALLERS = {"install.packages", "install", "pkg_install", "pak", "p_install", "install_github", "install_gitlab",
               "install_bitbucket", "install_git"}
 INSTALL_OWNERS = {"BiocManager", "renv", "pak", "remotes"}
+# the calls that test whether a package is installed: in an if condition they make it
+# optional (§0.2.21, R's form of Python's find_spec test; Writing R Extensions' idiom for
+# Suggests)
+PROBING_CALLS = frozenset({"require", "requireNamespace", "base::require", "base::requireNamespace"})
 GUARDING_CALLS = {"try", "tryCatch", "withCallingHandlers", "base::try", "base::tryCatch"}
 HANDLER_CALLS = {"tryCatch", "withCallingHandlers", "base::tryCatch", "base::withCallingHandlers",
                  "rlang::try_fetch", "try_fetch"}
@@ -311,6 +315,27 @@ def callee(node) -> str:
     return "" if function is None else ts.squeezed_text(function)
 
 
+def _within(node, outer) -> bool:
+    return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
+
+
+def probed_packages(condition) -> set[str]:
+    """The packages an if condition tests for with a require()/requireNamespace() call
+    that is not negated (``!require(x)``)."""
+    found: set[str] = set()
+    stack = [(condition, None)]
+    while stack:
+        current, parent = stack.pop()
+        if current.type == "call" and callee(current) in PROBING_CALLS and not (
+                parent is not None and parent.type == "unary_operator" and parent.children[0].text == b"!"):
+            positional, named = arguments_of(current)
+            target = positional[0] if positional else dict(named).get("package")
+            if target is not None and target.type in ("string", "identifier"):
+                found.add(string_value(target) if target.type == "string" else ts.text(target))
+        stack.extend((child, current) for child in current.named_children)
+    return found
+
+
 def arguments_of(call):
     """Positional and named argument value nodes of a call, in order."""
     positional, named = [], []
@@ -537,8 +562,9 @@ class _Walker:
     def namespace(self, node) -> None:
         package = node.child_by_field_name("lhs")
         if package is not None:
-            self.facts.imports.append(ImportFact(ts.text(package), ts.first_line(node),
-                                                 self.guard(self.ancestors(node)), "pkg::"))
+            module = ts.text(package)
+            self.facts.imports.append(ImportFact(module, ts.first_line(node), self.import_guard(node, module),
+                                                 "pkg::"))
 
     def cli_identifier(self, node) -> None:
         # selected only when its text is commandArgs
@@ -563,6 +589,25 @@ class _Walker:
             if symbol in ("->", "->>") and lhs is not None and lhs.id == node.id and rhs is not None:
                 return ts.text(rhs)
         return ""
+
+    def import_guard(self, node, module: str) -> str:
+        """``guard``, or "probe" when ``node`` tests for ``module`` in an if condition
+        (``if (requireNamespace("x", quietly = TRUE))``, ``if (require(x) && …)``) or uses
+        it in the then-branch of such a test: the code runs without the package. A negated
+        test (``if (!require(x)) stop(…)``/``install.packages(…)``) goes on to need it."""
+        ancestors = self.ancestors(node)
+        for ancestor in ancestors:
+            if ancestor.type != "if_statement":
+                continue
+            condition = ancestor.child_by_field_name("condition")
+            consequence = ancestor.child_by_field_name("consequence")
+            if condition is not None and _within(node, condition):
+                if node.type == "call" and module in probed_packages(condition):
+                    return "probe"
+            elif consequence is not None and _within(node, consequence) and condition is not None \
+                    and module in probed_packages(condition):
+                return "probe"
+        return self.guard(ancestors)
 
     @staticmethod
     def guard(ancestors) -> str:
@@ -653,7 +698,7 @@ class _Walker:
             if target is not None and (target.type == "string" or (target.type == "identifier" and not computed)):
                 module = string_value(target) if target.type == "string" else ts.text(target)
                 kind = ATTACHING.get(bare) or NAMESPACE_LOADING[bare]
-                facts.imports.append(ImportFact(module, line, self.guard(self.ancestors(node)), kind))
+                facts.imports.append(ImportFact(module, line, self.import_guard(node, module), kind))
         elif name in MULTI_PACKAGE_LOADERS:
             for value in positional:
                 if value.type in ("identifier", "string"):

@@ -5,10 +5,13 @@ environment (METRICS.md §0.3, native codes).
   N)``, a ``<LANG>_STANDARD`` target property, ``target_compile_features(… cxx_std_N)``,
   a ``-std=`` compiler flag (CMake, Make, meson), meson's ``c_std=``/``cpp_std=``/
   ``fortran_std=`` options;
-* the third-party code the build fetches or requires (E1): CMake ``FetchContent_Declare``
-  and ``ExternalProject_Add`` (a 40-hex ``GIT_TAG``, a ``URL_HASH`` or a versioned release
+* the third-party code the build fetches or requires (E1): CMake ``FetchContent_Declare``,
+  ``ExternalProject_Add`` and CPM's ``CPMAddPackage``/``CPMFindPackage``/
+  ``CPMDeclarePackage`` (FetchContent wrappers, read the same way; a bare ``VERSION`` is
+  the tag CPM fetches) (a 40-hex ``GIT_TAG``, a ``URL_HASH`` or a versioned release
   tarball is exact, another tag bounded, a branch or nothing unpinned), ``find_package(X
-  1.2)`` (bounded, ``EXACT`` exact, no version unpinned), meson ``subprojects/*.wrap``
+  1.2)`` (bounded, ``EXACT`` exact, no version unpinned; not inside a ``function``/``macro``
+  body, whose code runs only if called: a bundled ``CPM.cmake``'s ``find_package(Git)``), meson ``subprojects/*.wrap``
   (a 40-hex ``revision`` or a ``source_hash`` exact, a tag bounded) and git submodules in
   a dependency folder (``.gitmodules``: git records each at a commit, so exact);
 * the tests the build registers (S3): CMake ``add_test``, ``gtest_discover_tests``,
@@ -357,7 +360,12 @@ def _cmake(text: str, path: str) -> NativeBuildFile:
                     standards.append(LanguageStandard(line, value))
         elif command.name in ("fetchcontent_declare", "externalproject_add") and values:
             dependencies.append(_fetched(command, path))
-        elif command.name == "find_package" and values:
+        elif command.name in _CPM_COMMANDS and values:
+            if (fetched := _cpm_package(command, path)) is not None:
+                dependencies.append(fetched)
+        elif command.name == "find_package" and values and body_depth == 0:
+            # inside a function/macro body (a bundled CPM.cmake's find_package(Git)) the
+            # call runs only if the function is called: the module's internals
             dependencies.append(_found_package(command, path))
         for value, line in command.args:
             flag = _STD_FLAG_RE.search(value)
@@ -388,6 +396,54 @@ def _fetched(command: _CMakeCommand, path: str) -> Dependency:
         pin = PIN_EXACT if _VERSIONED_ARCHIVE_RE.search(url.split("?", 1)[0]) else PIN_UNPINNED
         return _dependency(name, f"URL {url}", pin, line, source, path, f"URL {url}")
     return _dependency(name, "", PIN_UNPINNED, command.line, source, path, name)
+
+
+# CPM.cmake's wrappers around FetchContent: CPMAddPackage, CPMFindPackage, CPMDeclarePackage
+_CPM_COMMANDS = frozenset({"cpmaddpackage", "cpmfindpackage", "cpmdeclarepackage"})
+_CPM_OPTIONS = frozenset({"NAME", "VERSION", "GIT_TAG", "URL", "URL_HASH", "URL_MD5", "URI", "GITHUB_REPOSITORY",
+                          "GITLAB_REPOSITORY", "BITBUCKET_REPOSITORY", "GIT_REPOSITORY"})
+# the single-argument shorthand: "gh:owner/repo@1.2.3" (a version), "gh:owner/repo#<tag or commit>"
+_CPM_SHORTHAND_RE = re.compile(r"(?:(?:gh|gl|bb):)?[^@#\s]*?([^/@#\s]+?)(?:\.git)?(?:@([^#\s]+))?(?:#(\S+))?")
+
+
+def _cpm_package(command: _CMakeCommand, path: str) -> Dependency | None:
+    """A CPM declaration, pinned like a FetchContent one: its URL_HASH, GIT_TAG, a
+    versioned release URL, else its VERSION (CPM fetches the tag ``v<VERSION>``)."""
+    options: dict[str, tuple[str, int]] = {}
+    args = command.args
+    if len(args) == 1 or (args and args[0][0] not in _CPM_OPTIONS):
+        options["URI"] = args[0]
+    for index, (value, line) in enumerate(args[:-1]):
+        if value in _CPM_OPTIONS:
+            options.setdefault(value, (args[index + 1][0], line))
+    if "URI" in options:
+        uri, line = options["URI"]
+        shorthand = _CPM_SHORTHAND_RE.fullmatch(uri.split()[0]) if uri.split() else None
+        if shorthand is None:
+            return None
+        options.setdefault("NAME", (shorthand.group(1), line))
+        if shorthand.group(3):
+            options.setdefault("GIT_TAG", (shorthand.group(3), line))
+        if shorthand.group(2):
+            options.setdefault("VERSION", (shorthand.group(2), line))
+    if "NAME" not in options:
+        return None
+    name = options["NAME"][0]
+    if "URL_HASH" in options or "URL_MD5" in options:
+        key = "URL_HASH" if "URL_HASH" in options else "URL_MD5"
+        return _dependency(name, f"{key} {options[key][0][:20]}", PIN_EXACT, options[key][1], "cpm", path, name)
+    if "GIT_TAG" in options:
+        ref, line = options["GIT_TAG"]
+        return _dependency(name, f"GIT_TAG {ref}", _ref_pin(ref), line, "cpm", path, f"GIT_TAG {ref}")
+    if "URL" in options:
+        url, line = options["URL"]
+        pin = PIN_EXACT if _VERSIONED_ARCHIVE_RE.search(url.split("?", 1)[0]) else PIN_UNPINNED
+        return _dependency(name, f"URL {url}", pin, line, "cpm", path, f"URL {url}")
+    if "VERSION" in options and "${" not in options["VERSION"][0]:
+        version, line = options["VERSION"]
+        return _dependency(name, f"VERSION {version}", _ref_pin(f"v{version}"), line, "cpm", path,
+                           f"VERSION {version}")
+    return _dependency(name, "", PIN_UNPINNED, command.line, "cpm", path, name)
 
 
 def _found_package(command: _CMakeCommand, path: str) -> Dependency:

@@ -7,6 +7,10 @@ requirements prose is where a deposit says which release it runs on: "MATLAB R20
 newer", "tested in version r2016a" (in a sentence about MATLAB), "Octave 5.2.0 or newer".
 Only rendered prose counts (a code block naming a release is not a statement), and a
 release alone without MATLAB in the same paragraph does not count.
+
+A changelog is history, not a requirement: a release named in a section headed "Version
+history", "Changelog", "Changes", "Release notes", "News" or "History", or on a line that
+opens with a version tag ("v2.4 - fixing issue … for Matlab 2020a"), is not stated.
 """
 
 from __future__ import annotations
@@ -38,8 +42,29 @@ _OCTAVE_RELEASE_RE = re.compile(
 )
 
 
+# the headings of a changelog: what a release fixed, not what the code needs
+_HISTORY_HEADING_RE = re.compile(
+    r"\b(?:version\s+history|change\s?log|changes|release\s+notes|news|history|what'?s\s+new)\b", re.IGNORECASE
+)
+# a changelog entry: "v2.4 - fixing …", "- 1.2.0: …", "* v3.0 – …"
+_VERSION_ENTRY_RE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?v?\d+(?:\.\d+)+[a-z]?\s*[-:\u2013\u2014]", re.IGNORECASE)
+
+
 def stated_releases(document: Document) -> tuple[StatedRelease, ...]:
-    """Every MATLAB or Octave release stated in the document's prose, in line order."""
+    """Every MATLAB or Octave release stated in the document's prose, in line order,
+    outside changelog sections and changelog entries."""
+    found = [s for s in _named_releases(document) if not _in_history(document, s.line)]
+    return tuple(found)
+
+
+def _in_history(document: Document, line: int) -> bool:
+    if 0 < line <= len(document.raw_lines) and _VERSION_ENTRY_RE.match(document.raw_lines[line - 1]):
+        return True
+    return any(section.line_start <= line <= section.line_end and _HISTORY_HEADING_RE.search(section.heading.text)
+               for section in document.sections)
+
+
+def _named_releases(document: Document) -> list[StatedRelease]:
     found: list[StatedRelease] = []
     for paragraph in document.paragraphs:
         text = paragraph.text
@@ -51,7 +76,7 @@ def stated_releases(document: Document) -> tuple[StatedRelease, ...]:
         for match in _OCTAVE_RELEASE_RE.finditer(text):
             found.append(_statement(document, paragraph, "Octave", match.group(1)))
     found.sort(key=lambda s: s.line)
-    return tuple(found)
+    return found
 
 
 def _statement(document: Document, paragraph, product: str, release: str) -> StatedRelease:

@@ -141,6 +141,7 @@ _ECOSYSTEM_NAMES = {"native": "C/C++/Fortran"}
 _NATIVE_MANIFESTS = {
     "fetchcontent": "cmake-fetch",
     "externalproject": "cmake-fetch",
+    "cpm": "cmake-fetch",
     "find_package": "cmake-find-package",
     "meson-wrap": "meson-wrap",
     "git-submodule": "git-submodules",
@@ -561,7 +562,7 @@ def _dep_fix(tree: TreeIndex, m: Manifest | None) -> str:
     return f"Commit a lockfile to also fix transitive dependencies (e.g. {tool})."
 
 
-@detector("dep_pinning", version="2.4.0")
+@detector("dep_pinning", version="2.6.0")
 def dep_pinning(tree: TreeIndex) -> Result:
     """Dependencies are locked or pinned to exact versions.
 
@@ -596,13 +597,17 @@ def dep_pinning(tree: TreeIndex) -> Result:
         and the environment a Pluto notebook embeds, wherever the notebook is (a [deps]
         entry the embedded Manifest records exact, else pinned by the embedded [compat]);
         MATLAB/Octave: the README's statement of the release (`MATLAB R2019b or newer`,
-        `Octave 5.2.0`), or else the release a toolbox packaging project (`*.prj`,
+        `Octave 5.2.0`; a release named in a changelog section or a `v2.4 - fix …`
+        entry is history, not a statement), or else the release a toolbox packaging project (`*.prj`,
         `<param.release.start>R2019b</…>`) supports from, is one bounded entry per
         product, no statement one unpinned entry, whenever MATLAB code exists (`.m`
         files that parse as MATLAB/Octave, not Objective-C);
-        C/C++/Fortran: CMake FetchContent_Declare/ExternalProject_Add (a 40-hex GIT_TAG,
-        a URL_HASH or a versioned release tarball exact, another tag bounded, a branch
-        unpinned), find_package (a version bounded, EXACT exact), meson
+        C/C++/Fortran: CMake FetchContent_Declare/ExternalProject_Add and CPM's
+        CPMAddPackage/CPMFindPackage/CPMDeclarePackage (FetchContent wrappers; a 40-hex
+        GIT_TAG, a URL_HASH or a versioned release tarball exact, another tag or a CPM
+        VERSION/`gh:owner/repo@1.2` bounded, a branch unpinned), find_package (a version
+        bounded, EXACT exact; not inside a function/macro body, e.g. a bundled CPM.cmake's
+        find_package(Git): the module's internals), meson
         subprojects/*.wrap (a commit or source_hash exact, a tag bounded) and git
         submodules in a dependency folder (libs/, external/, third_party/…: exact, git
         records the commit), one manifest per kind, outside vendored and test folders;

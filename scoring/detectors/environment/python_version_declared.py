@@ -312,7 +312,7 @@ def _rule_suffix(source: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", source.lower()).strip("_")
 
 
-@detector("python_version_declared", version="2.4.0")
+@detector("python_version_declared", version="2.5.0")
 def python_version_declared(tree: TreeIndex) -> Result:
     """The language or runtime version the code needs is declared (Python, R, Julia, MATLAB, C/C++/Fortran, workflows).
 
@@ -330,8 +330,10 @@ def python_version_declared(tree: TreeIndex) -> Result:
         jupyter/* with a python-X.Y tag, conda images only together with an explicit
         python spec in a RUN). Per ecosystem (§0.3): Julia also a versioned
         Manifest-v1.10.toml's julia_version; MATLAB/Octave the release the README states
-        (`MATLAB R2019b or newer`, `tested in version r2016a`, `Octave 5.2.0`) or a
-        toolbox packaging project (`*.prj`, `<param.release.start>R2019b</…>`) names;
+        (`MATLAB R2019b or newer`, `tested in version r2016a`, `Octave 5.2.0`; not in a
+        changelog: a "Version history"/"Changelog"/"Release notes"/"News" section or a
+        line opening with a version tag, `v2.4 - fix … for Matlab 2020a`, is history,
+        not a requirement) or a toolbox packaging project (`*.prj`, `<param.release.start>R2019b</…>`) names;
         C/C++/Fortran the language standard the build declares (CMake
         `set(CMAKE_<LANG>_STANDARD N)`, a `<LANG>_STANDARD` property,
         `target_compile_features(… cxx_std_N)`, a `-std=` flag in CMake, Make, meson or

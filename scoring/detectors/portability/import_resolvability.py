@@ -20,9 +20,11 @@ from scoring.detectors._imports import (  # the execution tier's E′ probe asks
     third_party_python_imports as third_party_python_imports,
 )
 from scoring.detectors.environment._common import (
+    _dockerfiles,
     workflow_environment_files,
     workflow_folder_environments,
 )
+from scoring.detectors.environment.env_bootstrap import _setup_documents
 from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join
 from scoring.manifests_index import (
     collect_manifests_in,
@@ -41,6 +43,7 @@ from scoring.parsers.manifests import (
     parse_rscript_installs,
 )
 from scoring.parsers.secrets import mask_line
+from scoring.parsers.shell import Command, split_commands, strip_prompt
 from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
@@ -162,6 +165,87 @@ def _renv_packages(tree: TreeIndex, path: str) -> list[str]:
     return [str(name).lower() for name in packages] if isinstance(packages, dict) else []
 
 
+_CONDA_PROGRAMS = frozenset({"conda", "mamba", "micromamba"})
+_PIP_PROGRAMS = frozenset({"pip", "pip3"})
+
+
+def _created_from(command: Command) -> list[str]:
+    """The files a one-command environment creation reads: ``conda|mamba|micromamba env
+    create|update -f <file>``, ``conda create --file <file>``, ``pip install -r <file>``
+    (also ``python -m pip``, ``uv pip``)."""
+    words = list(command.words)
+    program = command.program
+    if program.startswith("python") and words[1:3] == ["-m", "pip"]:
+        program, words = "pip", words[2:]
+    elif program == "uv" and words[1:2] == ["pip"]:
+        program, words = "pip", words[1:]
+    if program in _CONDA_PROGRAMS:
+        if words[1:3] in (["env", "create"], ["env", "update"]):
+            flags = ("-f", "--file")
+        elif words[1:2] == ["create"]:
+            flags = ("--file",) if program == "conda" else ("-f", "--file")
+        else:
+            return []
+    elif program in _PIP_PROGRAMS and "install" in words[1:]:
+        flags = ("-r", "--requirement")
+    else:
+        return []
+    found = []
+    for index, word in enumerate(words):
+        if word in flags and index + 1 < len(words):
+            found.append(words[index + 1])
+        elif word.startswith(tuple(f"{flag}=" for flag in flags if flag.startswith("--"))):
+            found.append(word.split("=", 1)[1])
+    return found
+
+
+def _tree_path(reference: str) -> str:
+    reference = reference.strip("'\"")
+    return posixpath.normpath(reference).lstrip("/") if reference else ""
+
+
+def _documented_environment_files(tree: TreeIndex) -> set[str]:
+    """The files a documented one-command environment creation names (§0.2.20 "every
+    declared set counts"): a README/CONTRIBUTING/install page command, or a Dockerfile
+    that copies the file into the image and creates the environment from its copy."""
+    found: set[str] = set()
+    for path in _setup_documents(tree):
+        document = tree.document(path)
+        for _, code, _ in document.command_lines() if document is not None else ():
+            text, is_repl = strip_prompt(code)
+            for command in () if is_repl else split_commands(text):
+                found.update(_tree_path(reference) for reference in _created_from(command))
+    for path in _dockerfiles(tree.files):
+        dockerfile = tree.dockerfile(path)
+        if dockerfile is None:
+            continue
+        copies: list[tuple[str, str]] = []   # (destination in the image, source in the context)
+        for instruction in dockerfile.instructions:
+            if instruction.keyword in ("COPY", "ADD"):
+                words = [w for w in instruction.args.split() if not w.startswith("--")]
+                if len(words) >= 2 and not words[0].startswith("["):
+                    copies.extend((posixpath.normpath(words[-1]), source) for source in words[:-1])
+            elif instruction.keyword == "RUN":
+                for command in split_commands(instruction.args):
+                    for reference in _created_from(command):
+                        found.update(_copied_source(reference, copies, _folder(path)))
+    return {path for path in found if path and tree.is_file(path)}
+
+
+def _copied_source(reference: str, copies: list[tuple[str, str]], context: str) -> list[str]:
+    """The build-context file a path in the image was copied from (``COPY a/env.yml
+    /env.yml``, ``COPY a/ /opt/a/``)."""
+    target = posixpath.normpath(reference)
+    found = []
+    for destination, source in copies:
+        source = posixpath.normpath(posixpath.join(context, source))
+        if target == destination:
+            found.append(source)
+        elif target.startswith(destination.rstrip("/") + "/"):
+            found.append(posixpath.normpath(posixpath.join(source, target[len(destination.rstrip("/")) + 1:])))
+    return [_tree_path(f) for f in found]
+
+
 def _scoped_manifests(tree: TreeIndex, seen: set[str]) -> list[tuple[Manifest, _Scope | None]]:
     """Manifests beyond the environment locations (METRICS.md §0.2.20, §0.3), each with the
     files it holds for (None: the whole tree): the conda environments workflow steps run
@@ -169,8 +253,16 @@ def _scoped_manifests(tree: TreeIndex, seen: set[str]) -> list[tuple[Manifest, _
     ``pyproject.toml``, ``DESCRIPTION``, ``Project.toml``, ``renv.lock`` or ``.Rproj``:
     Julia's ``docs/`` and ``test/`` Projects); conda environment files elsewhere (their
     folder); documentation requirements (``docs/requirements*.txt``, the files a
-    ``.readthedocs.yaml`` names: docs files)."""
+    ``.readthedocs.yaml`` names: docs files). A manifest a documented one-command
+    environment creation names (``conda env create -f install/environment.yml`` in the
+    README, a Dockerfile creating the environment from its copy) holds for the whole
+    tree, wherever it is, unless it is the documentation's."""
     found: list[tuple[Manifest, _Scope | None]] = []
+    documented = {path for path in _documented_environment_files(tree)
+                  if _folder(path).split("/", 1)[0] not in _DOCS_FOLDERS and not _hidden_or_vendored(tree, path)}
+
+    def scope_of(path: str) -> _Scope | None:
+        return None if path in documented else _Scope(_folder(path), False)
 
     def add(manifest: Manifest | None, scope: _Scope | None) -> None:
         if manifest is not None and manifest.path not in seen:
@@ -188,10 +280,10 @@ def _scoped_manifests(tree: TreeIndex, seen: set[str]) -> list[tuple[Manifest, _
         and (_name(path) in _SUBPROJECT_MARKERS or _name(path).lower().endswith(".rproj"))
     })
     for manifest in collect_manifests_in(tree, folders):
-        add(manifest, _Scope(_folder(manifest.path), False))
+        add(manifest, scope_of(manifest.path))
     for path in tree.files:
         if "/" in path and is_conda_environment_name(_name(path)) and not _hidden_or_vendored(tree, path):
-            add(tree.conda_environment(path), _Scope(_folder(path), False))
+            add(tree.conda_environment(path), scope_of(path))
     docs: list[str] = []
     for folder in _DOCS_FOLDERS:
         docs.extend(p for p in tree.files_in(folder) if "requirements" in _name(p).lower()
@@ -209,6 +301,8 @@ def _scoped_manifests(tree: TreeIndex, seen: set[str]) -> list[tuple[Manifest, _
             docs.append(target.strip("/"))
     for path in docs:
         add(manifest_at(tree, path), _Scope(None, True))
+    for path in sorted(documented):
+        add(manifest_at(tree, path), None)
     return found
 
 
@@ -400,7 +494,11 @@ def _suggested_distribution(use: _ImportUse) -> str:
 # requirements file a setup script opens, packrat.lock and a Pluto notebook's embedded
 # Project declare (§0.2.20, §0.3); the fix names the rule's conda environment or the one
 # holding the project's R packages
-@detector("import_resolvability", version="2.8.0")
+_GUARDED = "guarded against ImportError"
+_OPTIONAL_HOW = {"r": "used only where the code tested for it with requireNamespace()/require()"}
+
+
+@detector("import_resolvability", version="2.10.0")
 def import_resolvability(tree: TreeIndex) -> Result:
     """Every third-party import is declared in a dependency manifest.
 
@@ -424,7 +522,11 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ``extension_module``, 2.7.0: wannier90's ``wan90``).
         Imports anywhere inside the body of a ``try`` that handles ImportError, in the
         handler of such a ``try`` (the fallback import) and under ``if TYPE_CHECKING:``
-        are optional and not counted (METRICS.md §0.2.21).
+        are optional and not counted (METRICS.md §0.2.21); so is an R package an ``if``
+        condition tests for (``if (requireNamespace("x", quietly = TRUE))``, ``if
+        (require(x))``: R's form of the find_spec test, Writing R Extensions' idiom for
+        Suggests), with its uses in that ``if``'s then-branch (2.9.0; a negated test,
+        ``if (!require(x)) stop(…)``, goes on to need the package and is counted).
         The declared set is every parsed manifest and every set it declares (METRICS.md
         §0.2.20: dependencies, build requirements, pyproject extras and
         ``[dependency-groups]``, Poetry's groups and dev-dependencies, setup.py/cfg
@@ -449,7 +551,13 @@ def import_resolvability(tree: TreeIndex) -> Result:
         ``pyproject.toml``, ``DESCRIPTION``, ``Project.toml``, ``renv.lock`` or
         ``.Rproj``, such as Julia's ``docs/`` and ``test/`` Projects) and any other conda
         environment file (``environment*.yml``, ``*conda*.yml``) count for the files under
-        their folder; ``docs/requirements*.txt`` and the files ``.readthedocs.yaml`` names
+        their folder, unless a documented one-command environment creation names the file:
+        a README, CONTRIBUTING or install-page command ``conda|mamba|micromamba env create
+        -f <file>``, ``conda create --file <file>``, ``pip install -r <file>``, or a
+        Dockerfile that COPYs it and runs such a command on the copy, makes it the
+        environment of the whole tree (2.10.0: ``install/environment.yml`` of a Snakemake
+        workflow declares snakemake for its ``profiles/`` scripts; a manifest under
+        ``docs/`` stays the documentation's); ``docs/requirements*.txt`` and the files ``.readthedocs.yaml`` names
         count for documentation files; the environment a Pluto notebook embeds
         (PLUTO_PROJECT_TOML_CONTENTS, §0.3 Julia) counts for that notebook. The native
         package managers' manifests (conan, vcpkg, spack, fpm) name no import and are not
@@ -547,7 +655,8 @@ def import_resolvability(tree: TreeIndex) -> Result:
     if includes.files:
         counts.update(resolved_includes=includes.resolved, unresolved_includes=len(includes.missing))
     # imports guarded against their absence: named, not counted (up to three, after the rest)
-    optional = [Evidence(u.path, f"optional import {u.written!r} (guarded against ImportError): not counted",
+    optional = [Evidence(u.path, f"optional import {u.written!r} ({_OPTIONAL_HOW.get(u.language, _GUARDED)}): "
+                         "not counted",
                          rule="import_resolvability.optional", line_start=u.line,
                          snippet=mask_line(tree.snippet(u.path, u.line, u.cell) or ""), cell=u.cell)
                 for u in sorted(optional_uses, key=lambda u: (u.path, u.cell or 0, u.line))[:3]]
