@@ -32,6 +32,29 @@ _BY_NAME = {
 }
 
 
+_DOC_SUFFIXES = frozenset({"", ".md", ".markdown", ".rst", ".txt", ".rest"})
+_CONTRIBUTING_RE = re.compile(r"contributing.*", re.IGNORECASE)
+_CONTRIBUTING_OR_INSTALL_RE = re.compile(r"(?:contributing|install).*", re.IGNORECASE)
+
+
+def setup_documents(tree: TreeIndex) -> list[str]:
+    """The documents whose commands count like the README's, as METRICS §0.3 (Python
+    libraries) names them: the README, CONTRIBUTING* (at the root, or in .github/ where
+    GitHub shows the same file), docs/contributing* and docs/install*; prose documents
+    only. E3 reads their set-up commands, C2 the environment files they create."""
+    found = [tree.readme] if tree.readme else []
+    for folder, pattern in (("", _CONTRIBUTING_RE), (".github", _CONTRIBUTING_RE), ("docs", _CONTRIBUTING_OR_INSTALL_RE)):
+        if folder == "" or tree.is_dir(folder):
+            found += [p for p in tree.match(pattern, folder) if _doc_suffix(p) in _DOC_SUFFIXES]
+    return list(dict.fromkeys(found))
+
+
+def _doc_suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
+
+
 def resolve_in_folder(folder: str, relative: str) -> str | None:
     """``relative`` resolved against ``folder`` (both repository-relative, ``/``-separated):
     empty and ``.`` segments dropped, ``..`` climbing; None when it climbs out of the

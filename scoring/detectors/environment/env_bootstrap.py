@@ -15,6 +15,7 @@ from scoring.detectors._shared import (
     R,
     fix_ecosystem,
     own_project_names,
+    setup_documents,
 )
 from scoring.detectors.environment._common import (
     MAX_EVIDENCE,
@@ -456,28 +457,6 @@ def _logical_code_lines(lines) -> list[tuple[int, str, str]]:
     return joined
 
 
-_DOC_SUFFIXES = frozenset({"", ".md", ".markdown", ".rst", ".txt", ".rest"})
-_CONTRIBUTING_RE = re.compile(r"contributing.*", re.IGNORECASE)
-_CONTRIBUTING_OR_INSTALL_RE = re.compile(r"(?:contributing|install).*", re.IGNORECASE)
-
-
-def _suffix(path: str) -> str:
-    name = _name(path)
-    dot = name.rfind(".")
-    return name[dot:].lower() if dot > 0 else ""
-
-
-def _setup_documents(tree: TreeIndex) -> list[str]:
-    """The documents whose commands count like the README's, as §0.3 (Python libraries)
-    names them: the README, CONTRIBUTING* (at the root, or in .github/ where GitHub
-    shows the same file), docs/contributing* and docs/install*; prose documents only."""
-    found = [tree.readme] if tree.readme else []
-    for folder, pattern in (("", _CONTRIBUTING_RE), (".github", _CONTRIBUTING_RE), ("docs", _CONTRIBUTING_OR_INSTALL_RE)):
-        if folder == "" or tree.is_dir(folder):
-            found += [p for p in tree.match(pattern, folder) if _suffix(p) in _DOC_SUFFIXES]
-    return list(dict.fromkeys(found))
-
-
 @dataclass(frozen=True)
 class _OwnImages:
     """What makes a container image the deposit's own: the names its metadata gives it,
@@ -495,7 +474,7 @@ def _readme_bootstrap(tree: TreeIndex, sources: list[Evidence]) -> list[Evidence
     create the environment, code lines and prompt lines of the prose alike (§0.2.10);
     ``sources`` receives, once each, the Make-like targets and workflow settings they go
     through."""
-    documents = [(path, doc) for path in _setup_documents(tree) if (doc := tree.document(path)) is not None]
+    documents = [(path, doc) for path in setup_documents(tree) if (doc := tree.document(path)) is not None]
     lines = [(doc, _logical_code_lines(doc.command_lines())) for _, doc in documents]
     built = frozenset(tag for _, logical in lines for _, _, code in logical
                       for command in split_commands(strip_prompt(code)[0]) for tag in container_build_tags(command))

@@ -19,12 +19,12 @@ from scoring.detectors._imports import (
 from scoring.detectors._imports import (  # the execution tier's E′ probe asks C2 for them
     third_party_python_imports as third_party_python_imports,
 )
+from scoring.detectors._shared import setup_documents
 from scoring.detectors.environment._common import (
     _dockerfiles,
     workflow_environment_files,
     workflow_folder_environments,
 )
-from scoring.detectors.environment.env_bootstrap import _setup_documents
 from scoring.detectors.portability._common import MAX_EVIDENCE, _Hit, _join
 from scoring.manifests_index import (
     collect_manifests_in,
@@ -209,7 +209,7 @@ def _documented_environment_files(tree: TreeIndex) -> set[str]:
     declared set counts"): a README/CONTRIBUTING/install page command, or a Dockerfile
     that copies the file into the image and creates the environment from its copy."""
     found: set[str] = set()
-    for path in _setup_documents(tree):
+    for path in setup_documents(tree):
         document = tree.document(path)
         for _, code, _ in document.command_lines() if document is not None else ():
             text, is_repl = strip_prompt(code)
