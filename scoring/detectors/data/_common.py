@@ -667,13 +667,33 @@ def is_software_archive_name(name: str) -> bool:
     return False
 
 
+# GitHub's archive endpoints of a repository at a ref: the REST API's
+# ``api.github.com/repos/<owner>/<repo>/tarball|zipball[/<ref>]`` and the download host
+# ``codeload.github.com/<owner>/<repo>/tar.gz|zip/<ref>`` (group 1: the repository name)
+_GITHUB_API_ARCHIVE_RE = re.compile(r"/repos/[^/]+/([^/]+)/(?:tarball|zipball)(?:/.*)?", re.IGNORECASE)
+_CODELOAD_ARCHIVE_RE = re.compile(r"/[^/]+/([^/]+)/(?:legacy\.)?(?:tar\.gz|zip)(?:/.*)?", re.IGNORECASE)
+
+
+def _github_archive_repo(host: str, path: str) -> str | None:
+    """The repository name of a GitHub source-archive URL, else None."""
+    pattern = {"api.github.com": _GITHUB_API_ARCHIVE_RE, "codeload.github.com": _CODELOAD_ARCHIVE_RE}.get(host)
+    match = pattern.fullmatch(path) if pattern is not None else None
+    return match.group(1).lower() if match else None
+
+
 def is_software_release(url: str, own: OwnIdentifiers | None = None) -> bool:
     """A URL of a software release, never data (METRICS.md §0.3 native codes: software
     downloads are never data acquisition): a library tarball or versioned source archive
     (``fftw-3.3.10.tar.gz``, ``openmpi-4.1.5.tar.bz2``, ``archive/v1.2.tar.gz``, a code
     host's ``archive/master.zip``) that no data archive hosts (a versioned dataset on
-    Zenodo or an institutional archive stays data)."""
+    Zenodo or an institutional archive stays data); GitHub's source archive of a
+    repository at a ref (``api.github.com/repos/<o>/<r>/tarball/<ref>``, ``…/zipball``,
+    ``codeload.github.com/<o>/<r>/tar.gz/<ref>``), unless the repository is named as
+    data (``<o>/xyz-data``)."""
     host, path = _split_url(url)
+    archived = _github_archive_repo(host, path)
+    if archived is not None:
+        return not {"data", "dataset", "datasets"} & set(re.split(r"[-_.]", archived.removesuffix(".git")))
     name = path.rstrip("/").rsplit("/", 1)[-1].lower()
     if not name or data_extension(name) is not None:
         return False

@@ -877,7 +877,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.9.0")
+@detector("data_acquisition_script", version="2.10.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -914,7 +914,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         and Quarto documents outside vignettes, tests, documentation and ``inst/``: a
         reader on a URL variable counts); MATLAB/Octave
         ``websave``/``urlwrite``/``webread`` of a URL and the DANDI client
-        ``py.dandi.download.download("dandi://…")`` (vendored toolboxes skipped); Julia
+        ``py.dandi.download.download("dandi://…")`` vendored code in every language
+        (``renv/activate.R`` bootstrapping renv, toolboxes, ``third_party/``) is never
+        evidence (§0.2.2; R and Julia 2.10.0); Julia
         ``Downloads.download``/``download``/``HTTP.get`` of a URL and ``DataDeps``. A
         name given to an R, Julia or MATLAB download call takes its URL only from a
         binding in the call's scope (§0.1.22; 2.8.0): the call's own function, then for R
@@ -959,7 +961,10 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         software releases (METRICS.md §0.3 native codes; 2.5.0): a library tarball or
         versioned source archive (``fftw-3.3.10.tar.gz``, ``openmpi-4.1.5.tar.bz2``,
         ``archive/v1.2.tar.gz``, ``archive/master.zip``) that no data archive hosts (a
-        versioned dataset on Zenodo stays data),
+        versioned dataset on Zenodo stays data), and GitHub's source archive of a
+        repository at a ref (``api.github.com/repos/<o>/<r>/tarball/<ref>``,
+        ``…/zipball``, ``codeload.github.com/<o>/<r>/tar.gz/<ref>``) unless the
+        repository is named as data (2.10.0),
         any download piped into an interpreter (``curl … | sh``), localhost URLs,
         ``curl`` uploads, and a data tool run with only a help or version flag
         (``prefetch --help &> /dev/null`` checks that the tool runs; 2.4.0). A workflow
@@ -1069,6 +1074,8 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
     for kind in ("r", "julia", "rmd"):
         language = "r" if kind == "rmd" else kind
         for path in tree.by_type(kind):
+            if tree.role(path) == "vendored":
+                continue  # renv/activate.R fetching renv itself: never the deposit's data (§0.2.2)
             if kind == "rmd" and not is_data_use_path(tree, path):
                 continue  # vignettes, test-suite and documentation documents: examples, not the deposit's data use
             facts = tree.facts(path)
