@@ -952,7 +952,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.11.0")
+@detector("data_acquisition_script", version="2.12.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -1097,7 +1097,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
         title naming data ("… from Data") and the README of a ``datasets/`` code package
         are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
-        A2 2.13.0, A3 2.8.0, A4 2.9.0).
+        A2 2.13.0, A3 2.8.0, A4 2.9.0). Nor is a heading whose data word is not its head
+        (§0.2.7): "High pass filter the data", "Additional removal of 'bad data' periods"
+        (A1 2.12.0, A2 2.14.0, A3 2.10.0, A4 2.12.0).
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.
