@@ -139,6 +139,111 @@ _DATA_PHRASE_RE = re.compile(
 )
 
 
+# The head-noun reading of a short heading (§0.2.7: the family word is the *head*). A
+# heading splits into parts at a title separator (``CEBRA - Figures and Data``, ``Public
+# datasets: Leng et al.``), a part into coordinated phrases at and/or/&/``,``/``/``.
+_HEADING_PART_SPLIT_RE = re.compile(r"\s[-–—|]\s|:\s|:$")
+_HEADING_NOISE_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)|\([^)]*\)|\{[^}]*\}|<[^>]*>|\b\w+://\S+")
+_HEADING_TOKEN_RE = re.compile(r"[A-Za-z0-9][\w'’-]*|[,&/]")
+_CONJUNCTIONS = frozenset({"and", "or", "&", ",", "/"})
+_DETERMINERS = frozenset({"the", "a", "an", "your", "our", "my", "their", "this", "these", "that", "those",
+                          "some", "its"})
+# prepositions and the like end a noun phrase: what follows modifies it
+_PHRASE_ENDS = frozenset({"of", "for", "from", "in", "on", "with", "to", "by", "at", "after", "before", "into",
+                          "via", "using", "as", "per", "under", "over", "without", "within", "across", "between",
+                          "through", "vs", "versus", "than", "like", "is", "are"})
+_LEADING_TOPIC = frozenset({"about", "on", "regarding"})
+# verbs of obtaining or supplying data: "Downloading the data", "Get the data", "Access
+# the data", "Adding a data set" name the data, whereas "Filter the data" names a
+# processing step
+_ACQUISITION_VERB_RE = re.compile(
+    r"(?:download|get|gett|obtain|access|acquir|acquire|fetch|retriev|retrieve|load|read|import|install|add)"
+    r"(?:s|es|ed|ing)?", re.IGNORECASE)
+# the deposit's own data, whatever the verb: "Citing this data set", "Describing our data"
+_OWN_DETERMINERS = frozenset({"this", "these", "our"})
+# nouns that make the data their topic: with the data word before them ("Additional data
+# information", "RNA-seq data preprocessing") or after of/on/about ("Availability of data
+# and materials", "General overview of full data", "A note on the data sets")
+_DATA_TOPIC_NOUNS = frozenset({"availability", "source", "sources", "access", "description", "descriptions",
+                               "download", "downloads", "collection", "preparation", "acquisition",
+                               "provenance", "overview", "summary", "information", "details",
+                               "preprocessing", "processing", "note", "notes"})
+_TOPIC_PREPOSITIONS = frozenset({"of", "on", "about"})
+_DATA_UNIT_WORDS = frozenset({"data", "dataset", "datasets"})
+
+
+def _heading_phrases(tokens: list[str]) -> list[list[str]]:
+    """The coordinated noun phrases a heading part opens with: each phrase up to the word
+    that ends it (a preposition, or a determiner after a verb that obtains no data); after
+    such an end the rest modifies the phrase and names no head."""
+    phrases: list[list[str]] = []
+    current: list[str] = []
+    for token in tokens:
+        lower = token.lower()
+        if lower in _CONJUNCTIONS:
+            if current:
+                phrases.append(current)
+            current = []
+            continue
+        if lower in _PHRASE_ENDS:
+            break
+        if lower in _DETERMINERS:
+            if current and lower not in _OWN_DETERMINERS and not _ACQUISITION_VERB_RE.fullmatch(current[-1]):
+                break
+            current = []  # "Get the data": the object of a verb of obtaining is the phrase
+            continue
+        if current and current[-1].lower() in _DATA_UNIT_WORDS and token.lower().endswith("ed"):
+            break  # "data used by …", "data needed for …": a participle after the head
+        current.append(token)
+    if current:
+        phrases.append(current)
+    return phrases
+
+
+def _data_unit_tokens(part: str) -> list[str]:
+    """The words of a heading part, with ``data set(s)``/``data file(s)``/``input
+    file(s)`` joined into one data word."""
+    tokens = _HEADING_TOKEN_RE.findall(part)
+    joined: list[str] = []
+    for token in tokens:
+        lower = token.lower()
+        if joined and (joined[-1].lower(), lower) in (("data", "set"), ("data", "sets"), ("data", "file"),
+                                                      ("data", "files"), ("input", "file"), ("input", "files")):
+            joined[-1] = "data"
+            continue
+        joined.append(token)
+    return joined
+
+
+def _data_is_head(part: str) -> bool:
+    """The data word is the head of the part's opening noun phrase: its first word
+    (``Data availability``, ``Datasets and preprocessing``), the last word of a
+    coordinated phrase (``Input data``, ``Code and data``, ``Downloading the data``), or
+    the object of a data topic noun (``Availability of data``)."""
+    tokens = _data_unit_tokens(part)
+    while tokens and tokens[0].lower() in _DETERMINERS | _LEADING_TOPIC:
+        tokens = tokens[1:]
+    if not tokens:
+        return False
+    if tokens[0].lower() in _DATA_UNIT_WORDS:
+        return True
+    phrases = _heading_phrases(tokens)
+    for phrase in phrases:
+        lower = [t.lower() for t in phrase]
+        if lower[-1] in _DATA_UNIT_WORDS or (len(lower) >= 2 and lower[-2] in _DATA_UNIT_WORDS
+                                             and lower[-1] in _DATA_TOPIC_NOUNS):
+            return True
+    # "Availability of (the) data": a data topic noun with the data as its object
+    if phrases and phrases[0][-1].lower() in _DATA_TOPIC_NOUNS:
+        after = [t.lower() for t in tokens]
+        at = len([t for p in phrases[:1] for t in p])
+        while at < len(after) and after[at] not in _TOPIC_PREPOSITIONS:
+            at += 1
+        rest = [t for t in tokens[at + 1:] if t.lower() not in _DETERMINERS]
+        return bool(rest) and any(p[-1].lower() in _DATA_UNIT_WORDS for p in _heading_phrases(rest))
+    return False
+
+
 def is_data_heading(text: str) -> bool:
     """A heading about the data: ``data``/``dataset(s)`` as a word of prose (so ``Input
     data``, ``Data availability``) or ``Input files`` (§0.3 workflow data); never a
@@ -147,13 +252,23 @@ def is_data_heading(text: str) -> bool:
     §0.2.7) nor a data word inside an
     identifier (``my_dataset``). Headings are noun phrases (§0.2.7): a sentence-like
     heading (more than 8 words, or ending in ``.`` or ``?``, e.g. an FAQ question) matches
-    only a multi-word data phrase."""
+    only a multi-word data phrase. In a short heading the data word must be the head
+    (§0.2.7): the first word (``Data availability``), the last word of the opening noun
+    phrase or of one coordinated with it (``Input data``, ``Raw data``, ``Code and data``),
+    the object of a verb of obtaining or supplying (``Downloading the data``, ``Get the
+    data``, ``Access the data``, ``Adding a data set``) or of a data topic noun
+    (``Availability of data and materials``, ``A note on the data sets``), the deposit's own
+    data (``Citing this data set``); never the object of another verb (``High pass filter the data``, ``Centering the data``), a
+    word after a preposition (``Fitting a polynomial to arbitrary data``) or a modifier of
+    a following noun (``Additional removal of 'bad data' periods``, ``Extended Data
+    Figure 9``)."""
     if not _DATA_HEADING_RE.search(text) or _NOT_DATA_COMPOUND_RE.search(text):
         return False
     stripped = text.strip()
     if len(stripped.split()) > 8 or stripped.endswith((".", "?")):
         return _DATA_PHRASE_RE.search(stripped) is not None
-    return True
+    cleaned = _HEADING_NOISE_RE.sub(lambda m: f" {m.group(1)} " if m.group(1) else " ", stripped)
+    return any(_data_is_head(part) for part in _HEADING_PART_SPLIT_RE.split(cleaned))
 
 
 def document_title(doc: Document):
@@ -667,13 +782,33 @@ def is_software_archive_name(name: str) -> bool:
     return False
 
 
+# GitHub's archive endpoints of a repository at a ref: the REST API's
+# ``api.github.com/repos/<owner>/<repo>/tarball|zipball[/<ref>]`` and the download host
+# ``codeload.github.com/<owner>/<repo>/tar.gz|zip/<ref>`` (group 1: the repository name)
+_GITHUB_API_ARCHIVE_RE = re.compile(r"/repos/[^/]+/([^/]+)/(?:tarball|zipball)(?:/.*)?", re.IGNORECASE)
+_CODELOAD_ARCHIVE_RE = re.compile(r"/[^/]+/([^/]+)/(?:legacy\.)?(?:tar\.gz|zip)(?:/.*)?", re.IGNORECASE)
+
+
+def _github_archive_repo(host: str, path: str) -> str | None:
+    """The repository name of a GitHub source-archive URL, else None."""
+    pattern = {"api.github.com": _GITHUB_API_ARCHIVE_RE, "codeload.github.com": _CODELOAD_ARCHIVE_RE}.get(host)
+    match = pattern.fullmatch(path) if pattern is not None else None
+    return match.group(1).lower() if match else None
+
+
 def is_software_release(url: str, own: OwnIdentifiers | None = None) -> bool:
     """A URL of a software release, never data (METRICS.md §0.3 native codes: software
     downloads are never data acquisition): a library tarball or versioned source archive
     (``fftw-3.3.10.tar.gz``, ``openmpi-4.1.5.tar.bz2``, ``archive/v1.2.tar.gz``, a code
     host's ``archive/master.zip``) that no data archive hosts (a versioned dataset on
-    Zenodo or an institutional archive stays data)."""
+    Zenodo or an institutional archive stays data); GitHub's source archive of a
+    repository at a ref (``api.github.com/repos/<o>/<r>/tarball/<ref>``, ``…/zipball``,
+    ``codeload.github.com/<o>/<r>/tar.gz/<ref>``), unless the repository is named as
+    data (``<o>/xyz-data``)."""
     host, path = _split_url(url)
+    archived = _github_archive_repo(host, path)
+    if archived is not None:
+        return not {"data", "dataset", "datasets"} & set(re.split(r"[-_.]", archived.removesuffix(".git")))
     name = path.rstrip("/").rsplit("/", 1)[-1].lower()
     if not name or data_extension(name) is not None:
         return False

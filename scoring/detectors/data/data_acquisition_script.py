@@ -114,6 +114,9 @@ class Download:
     # where the name the call takes its URL from is bound (another line): shown as an
     # evidence item of its own, whose snippet is that line
     bound_line: int | None = None
+    # a call of a local downloader function: the file and line of the download call inside
+    # it that fetches the URL passed here, shown as an evidence item of its own
+    via: tuple[str, int] | None = None
 
 
 def shell_download(commands: list[Command], own: OwnIdentifiers | None = None) -> Download | None:
@@ -690,18 +693,78 @@ def _bound_at(bound: int | None, line: int) -> str:
     return f" (the URL bound at line {bound})" if bound is not None and bound != line else ""
 
 
-def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: str, scan: _DownloadScan) -> None:
+# The download calls (not readers) whose URL argument, when it is a parameter of the
+# function around the call, makes that function a downloader of whatever its callers pass
+_R_DOWNLOAD_CALLS = frozenset({"download.file", "curl_download"})
+_JL_DOWNLOAD_CALLS = frozenset({"Downloads.download", "download", "HTTP.download"})
+
+
+@dataclass(frozen=True)
+class _Downloader:
+    """A local R or Julia function that downloads the URL its caller passes: the parameter
+    (and its position) that reaches the URL argument of a download call, and that call."""
+    param: str
+    position: int
+    path: str
+    line: int
+    call: str
+
+
+def _callee(call: CallFact, language: str) -> str:
+    return call.written.rsplit("::", 1)[-1] if language == "r" else call.written
+
+
+def _local_downloaders(tree: TreeIndex, sources: list[tuple[str, FileFacts, str]]) -> dict[str, dict[str, _Downloader]]:
+    """Per language, the deposit's functions whose parameter is passed as the URL of a
+    download call in their own body (``get_data <- function(url) curl::curl_download(url,
+    …)``); the first definition of a name wins."""
+    found: dict[str, dict[str, _Downloader]] = {"r": {}, "julia": {}}
+    for path, facts, language in sources:
+        calls = _R_DOWNLOAD_CALLS if language == "r" else _JL_DOWNLOAD_CALLS
+        functions = [d for d in facts.definitions
+                     if d.kind in ("function", "method") and d.inputs and d.end_line >= d.line]
+        if not functions:
+            continue
+        for call in facts.calls:
+            if _callee(call, language) not in calls:
+                continue
+            first = call.args[0] if call.args else None
+            if not isinstance(first, Expr):
+                continue
+            around = [d for d in functions if d.cell == call.cell and d.line <= call.line <= d.end_line]
+            if not around:
+                continue
+            function = max(around, key=lambda d: d.line)
+            name = first.text.strip()
+            if name in function.inputs and function.name:
+                found[language].setdefault(function.name, _Downloader(
+                    name, function.inputs.index(name), path, call.line, _callee(call, language)))
+    return found
+
+
+def _downloader_argument(call: CallFact, downloader: _Downloader) -> Value | None:
+    """The argument a call passes for the downloader's URL parameter: by name, else by
+    position among the positional arguments."""
+    for key, value in call.kwargs:
+        if key == downloader.param:
+            return value
+    return call.args[downloader.position] if downloader.position < len(call.args) else None
+
+
+def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: str, scan: _DownloadScan,
+                        downloaders: dict[str, _Downloader] | None = None) -> None:
     """R and Julia downloads from the file's call facts: a fetching tool, or a reader or
-    downloader called with a URL (a literal, a wrapper of one, a name bound to one)."""
+    downloader called with a URL (a literal, a wrapper of one, a name bound to one),
+    or a local downloader function called with one."""
     url_calls, tools = (_R_URL_CALLS, _R_TOOLS) if language == "r" else (_JL_URL_CALLS, _JL_TOOLS)
+    downloaders = downloaders or {}
     label = "r_call" if language == "r" else "julia_call"
     for call in facts.calls:
         command = _command_download(call, language, scan.own)
         if command:
             scan.add(path, call.line, None, tree.snippet(path, call.line) or call.written, command)
     named = [(call, name) for call in facts.calls
-             if (name := call.written.rsplit("::", 1)[-1] if language == "r" else call.written) in tools
-             or name in url_calls]
+             if (name := _callee(call, language)) in tools or name in url_calls or name in downloaders]
     if not named:   # most files: no fetching call at all
         return
     url_vars = _UrlNames(facts, lexical=True)
@@ -718,15 +781,26 @@ def _scan_r_julia_calls(tree: TreeIndex, path: str, facts: FileFacts, language: 
         if name in tools:
             by_line[call.line] = Download(f"data_acquisition_script.{label}", f"{name} fetches data")
             continue
-        if name not in url_calls or call.line in by_line:
+        if call.line in by_line:
             continue
-        first = call.args[0] if call.args else (call.kwargs[0][1] if call.kwargs else None)
+        downloader = downloaders.get(name) if name not in url_calls else None
+        if name not in url_calls and downloader is None:
+            continue
+        if downloader is not None:
+            first = _downloader_argument(call, downloader)
+        else:
+            first = call.args[0] if call.args else (call.kwargs[0][1] if call.kwargs else None)
         url, bound = _fact_arg_url(first, call.line, url_vars, literal_urls, call.cell)
         if not url or _is_local_url(url):
             continue
         kind = software_kind(url, scan.own)
         if kind:
             by_line[call.line] = _ignored_software(name, kind)
+        elif downloader is not None:
+            by_line[call.line] = Download(
+                f"data_acquisition_script.{label}",
+                f"{name} downloads {url}{_bound_at(bound, call.line)} through {downloader.call} "
+                f"({downloader.path}:{downloader.line})", bound_line=bound, via=(downloader.path, downloader.line))
         else:
             by_line[call.line] = Download(f"data_acquisition_script.{label}",
                                           f"{name} downloads {url}{_bound_at(bound, call.line)}", bound_line=bound)
@@ -868,7 +942,8 @@ def _as_example(hit: _Hit) -> _Hit:
     return _Hit(hit.path, hit.line, hit.cell, hit.snippet,
                 Download("data_acquisition_script.example_ignored",
                          f"{hit.download.reason} (documentation or test: example data, not counted)",
-                         rule_line=hit.download.rule_line, bound_line=hit.download.bound_line))
+                         rule_line=hit.download.rule_line, bound_line=hit.download.bound_line,
+                         via=hit.download.via))
 
 
 def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
@@ -877,7 +952,7 @@ def _dvc_tracking_files(tree: TreeIndex) -> list[str]:
             if path.lower().endswith(".dvc") and not path.startswith(".dvc/") and tree.dvc_tracking(path)]
 
 
-@detector("data_acquisition_script", version="2.9.0")
+@detector("data_acquisition_script", version="2.12.0")
 def data_acquisition_script(tree: TreeIndex) -> Result:
     """Code in the repository downloads the data: a script, notebook cell, task recipe or workflow rule.
 
@@ -914,7 +989,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         and Quarto documents outside vignettes, tests, documentation and ``inst/``: a
         reader on a URL variable counts); MATLAB/Octave
         ``websave``/``urlwrite``/``webread`` of a URL and the DANDI client
-        ``py.dandi.download.download("dandi://…")`` (vendored toolboxes skipped); Julia
+        ``py.dandi.download.download("dandi://…")`` vendored code in every language
+        (``renv/activate.R`` bootstrapping renv, toolboxes, ``third_party/``) is never
+        evidence (§0.2.2; R and Julia 2.10.0); Julia
         ``Downloads.download``/``download``/``HTTP.get`` of a URL and ``DataDeps``. A
         name given to an R, Julia or MATLAB download call takes its URL only from a
         binding in the call's scope (§0.1.22; 2.8.0): the call's own function, then for R
@@ -922,7 +999,14 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         those names), for MATLAB only a nested function's parent (a local function sees
         no other function's or script's workspace); a parameter of the function hides
         every outer binding (``function str = readURL(url)`` / ``webread(url)`` fetches
-        whatever its caller passes, not the ``url`` another function binds); likewise a
+        whatever its caller passes, not the ``url`` another function binds) -- and one
+        level of that flow counts (2.11.0, in the spirit of §0.2.25's "every call site"): an
+        R or Julia function of the deposit whose parameter is the URL argument of a
+        download call in its body (``download.file``, ``curl_download``; Julia
+        ``Downloads.download``, ``download``, ``HTTP.download``) is a downloader, and a call
+        of it anywhere in the deposit (``source()``d or the same package) passing a URL for
+        that parameter, by position or by name, is a download, with the inner download
+        line as a second evidence item (``data_acquisition_script.downloader``); likewise a
         Python call's URL name inside a function is its latest string binding there
         before the call, and a parameter not rebound there names no known URL; and
         ``*.dvc`` data-tracking files (with ``outs:``). Also (2.5.0): a code string of
@@ -959,7 +1043,10 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         software releases (METRICS.md §0.3 native codes; 2.5.0): a library tarball or
         versioned source archive (``fftw-3.3.10.tar.gz``, ``openmpi-4.1.5.tar.bz2``,
         ``archive/v1.2.tar.gz``, ``archive/master.zip``) that no data archive hosts (a
-        versioned dataset on Zenodo stays data),
+        versioned dataset on Zenodo stays data), and GitHub's source archive of a
+        repository at a ref (``api.github.com/repos/<o>/<r>/tarball/<ref>``,
+        ``…/zipball``, ``codeload.github.com/<o>/<r>/tar.gz/<ref>``) unless the
+        repository is named as data (2.10.0),
         any download piped into an interpreter (``curl … | sh``), localhost URLs,
         ``curl`` uploads, and a data tool run with only a help or version flag
         (``prefetch --help &> /dev/null`` checks that the tool runs; 2.4.0). A workflow
@@ -1010,7 +1097,9 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
         title naming data ("… from Data") and the README of a ``datasets/`` code package
         are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
-        A2 2.13.0, A3 2.8.0, A4 2.9.0).
+        A2 2.13.0, A3 2.8.0, A4 2.9.0). Nor is a heading whose data word is not its head
+        (§0.2.7): "High pass filter the data", "Additional removal of 'bad data' periods"
+        (A1 2.12.0, A2 2.14.0, A3 2.10.0, A4 2.12.0).
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.
@@ -1066,17 +1155,24 @@ def _measure(tree: TreeIndex) -> tuple[Result, list[DataSignal]]:
             f"Nextflow stages params.{param.name} ({param.url}), read by {param.reader}()"))
     for path, facts in _python_facts(tree):
         _guarded(tree, path, "scanning Python calls", lambda p=path, f=facts: _scan_python(tree, p, f, scan), None)
+    r_julia: list[tuple[str, FileFacts, str]] = []
     for kind in ("r", "julia", "rmd"):
         language = "r" if kind == "rmd" else kind
         for path in tree.by_type(kind):
+            if tree.role(path) == "vendored":
+                continue  # renv/activate.R fetching renv itself: never the deposit's data (§0.2.2)
             if kind == "rmd" and not is_data_use_path(tree, path):
                 continue  # vignettes, test-suite and documentation documents: examples, not the deposit's data use
             facts = tree.facts(path)
             if facts is not None and facts.frontend == language:
-                # R Markdown / Quarto: the R facts of its chunks (a call's argument on the
-                # next line, a URL in a variable of an earlier chunk)
-                _guarded(tree, path, "scanning R/Julia calls",
-                         lambda p=path, f=facts, k=language: _scan_r_julia_calls(tree, p, f, k, scan), None)
+                r_julia.append((path, facts, language))
+    downloaders = _guarded(tree, "", "finding local downloader functions",
+                           lambda: _local_downloaders(tree, r_julia), {"r": {}, "julia": {}})
+    for path, facts, language in r_julia:
+        # R Markdown / Quarto: the R facts of its chunks (a call's argument on the next
+        # line, a URL in a variable of an earlier chunk)
+        _guarded(tree, path, "scanning R/Julia calls",
+                 lambda p=path, f=facts, k=language: _scan_r_julia_calls(tree, p, f, k, scan, downloaders[k]), None)
     for path in tree.by_frontend("matlab"):
         if tree.role(path) == "vendored":
             continue
@@ -1141,6 +1237,13 @@ def _evidence(tree: TreeIndex, hits: list[_Hit]) -> list[Evidence]:
                 h.path, f"the URL of the download at line {h.line} is bound here",
                 rule="data_acquisition_script.url_binding", line_start=bound, line_end=bound,
                 snippet=tree.snippet(h.path, bound) or "", cell=h.cell))
+        via = h.download.via
+        if via is not None and via not in bindings and len(evidence) < MAX_EVIDENCE:
+            bindings.add(via)
+            evidence.append(Evidence(
+                via[0], f"the download call that fetches the URL passed at {h.path}:{h.line}",
+                rule="data_acquisition_script.downloader", line_start=via[1], line_end=via[1],
+                snippet=tree.snippet(via[0], via[1]) or ""))
     return evidence
 
 

@@ -47,7 +47,7 @@ def _a1_section_value(words: int) -> int:
 _DATA_KEYWORD_RE = re.compile(_word(r"datasets?|data\s+availability|data\s+sources?"), re.IGNORECASE)
 
 
-@detector("data_description", version="2.11.0")
+@detector("data_description", version="2.12.0")
 def data_description(tree: TreeIndex) -> Result:
     """The data the analysis uses is described in prose: a DATA file or a README data section.
 
@@ -81,7 +81,19 @@ def data_description(tree: TreeIndex) -> Result:
         top-level, is the document title and never a section (§0.2.6); a sentence-like
         heading (more than 8 words, or ending in ``.`` or ``?``, such as an FAQ question)
         matches only a multi-word data phrase ("input data", "input files", "data
-        availability", "data sources"…; §0.2.7). The section runs to the next heading of
+        availability", "data sources"…; §0.2.7). In a short heading the data word must be
+        its head (§0.2.7; 2.12.0): the first word ("Data availability"), the last word of
+        the opening noun phrase or of one coordinated with it ("Input data", "Raw data",
+        "Code and data"), the object of a verb of obtaining ("Downloading the data", "Get
+        the data", "Access the data", "Load the data", "Adding a data set") or of a data
+        topic noun ("Availability of data and materials", "Additional data information",
+        "A note on the data sets"), or the deposit's own data after this/these/our
+        ("Citing this data set"); never the
+        object of another verb ("High pass filter the data", "Centering the data"), a word
+        after a preposition ("Fitting a polynomial to arbitrary data") or a modifier of a
+        following noun ("Additional removal of 'bad data' periods", "Extended Data Figure
+        9"). Without parts of speech, a verb is seen only through the determiner of its
+        object: "Filter data" still counts. The section runs to the next heading of
         the same or higher level, sub-sections included. Words: >= 60 -> 80, 20-59 -> 50,
         fewer -> 20.
         (c) The README prose uses ``dataset(s)``, ``data availability`` or
@@ -131,7 +143,9 @@ def data_description(tree: TreeIndex) -> Result:
         A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
         title naming data ("… from Data") and the README of a ``datasets/`` code package
         are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
-        A2 2.13.0, A3 2.8.0, A4 2.9.0).
+        A2 2.13.0, A3 2.8.0, A4 2.9.0). Nor is a heading whose data word is not its head
+        (§0.2.7): "High pass filter the data", "Additional removal of 'bad data' periods"
+        (A1 2.12.0, A2 2.14.0, A3 2.10.0, A4 2.12.0).
     Why it matters:
         Without a description of the data (where it comes from, its size, format and
         licence) a reader cannot obtain or check the inputs the results depend on.

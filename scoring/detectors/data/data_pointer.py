@@ -721,7 +721,7 @@ def _suffix_of(path: str) -> str:
     return name[dot:] if dot > 0 else ""
 
 
-@detector("data_pointer", version="2.13.0")
+@detector("data_pointer", version="2.14.0")
 def data_pointer(tree: TreeIndex) -> Result:
     """The repository points to where its data lives: an archive, a domain database, a URL or local files.
 
@@ -828,7 +828,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         files are the §0.2.15 formats too (.h5ad, .loom, .zarr, .fa, .gtf, .bed, .tif,
         .sav, .dta, .rda, .arrow...); an R package's data/ datasets count as local data
         but do not by themselves make the deposit use data.
-        A data context in a document is a data section (a heading matched as A1's, never
+        A data context in a document is a data section (a heading matched as A1's -- the
+        data word its head, §0.2.7, A1 2.12.0: "High pass filter the data" is no data
+        section; 2.14.0 --, never
         the document title, which names the project: "# Discovery of Physics from Data"
         puts no citation DOI below it in a data context, §0.2.6; 2.13.0), a paragraph
         opening with a bold or italic run-in label that is a data heading
@@ -892,7 +894,9 @@ def data_pointer(tree: TreeIndex) -> Result:
         A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
         title naming data ("… from Data") and the README of a ``datasets/`` code package
         are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
-        A2 2.13.0, A3 2.8.0, A4 2.9.0).
+        A2 2.13.0, A3 2.8.0, A4 2.9.0). Nor is a heading whose data word is not its head
+        (§0.2.7): "High pass filter the data", "Additional removal of 'bad data' periods"
+        (A1 2.12.0, A2 2.14.0, A3 2.10.0, A4 2.12.0).
     Why it matters:
         A persistent, archived copy of the data is what lets a third party rerun the
         analysis years later; a link to a code repository or a file on the author's

@@ -67,12 +67,15 @@ _ENGINES: tuple[tuple[str, str], ...] = (
     ("dvc", r"dvc\.yaml"),
     ("galaxy", r".*\.ga"),
     ("targets", r"_targets\.r|_targets\.rmd"),  # _targets.Rmd: Target Markdown
+    ("drake", r"_drake\.r"),  # what drake::r_make() runs, the predecessor of _targets.R
 )
 # All name patterns in one: a single match per file names the first engine (in table
 # order) whose pattern the name matches.
 _ENGINE_NAME_RE = re.compile("|".join(f"(?P<{engine}>{pattern})" for engine, pattern in _ENGINES), re.DOTALL)
 _NEXTFLOW_STEPS = ("process", "workflow")
-_LOCATED_ENGINES = frozenset({"snakemake", "nextflow", "cwl", "wdl", "dvc", "targets"})
+_LOCATED_ENGINES = frozenset({"snakemake", "nextflow", "cwl", "wdl", "dvc", "targets", "drake"})
+# The calls of a drake master file that declare or run the plan
+_DRAKE_STEP_CALLS = frozenset({"drake_config", "drake_plan", "make", "r_make"})
 
 _ENGINE_MODULES = ("airflow", "luigi", "prefect")
 _AIRFLOW_DAG_CALLS = re.compile(r"^airflow(?:\.models(?:\.dag)?|\.sdk)?\.DAG$|^airflow(?:\.decorators|\.sdk)?\.dag$")
@@ -80,7 +83,7 @@ _PREFECT_FLOW = re.compile(r"^prefect(?:\.flows)?\.(?:flow|Flow)$")
 _LUIGI_TASK = re.compile(r"^luigi(?:\.\w+)*\.\w*Task$")
 
 
-@detector("workflow_orchestration", version="2.8.0")
+@detector("workflow_orchestration", version="2.10.0")
 def workflow_orchestration(tree: TreeIndex) -> Result:
     """The analysis is driven by a declared workflow: an engine, a Make-like file or a pipeline script.
 
@@ -89,7 +92,9 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         100 workflow_engine: Snakemake (``Snakefile`` anywhere, ``*.smk``), Nextflow
         (``*.nf``, ``nextflow.config``), CWL (``*.cwl``), WDL (``*.wdl``), ``dvc.yaml``
         (bare ``*.dvc`` data-tracking files do not count), a Galaxy workflow (``*.ga``
-        holding ``a_galaxy_workflow``), R targets (``_targets.R``), a Kedro project
+        holding ``a_galaxy_workflow``), R targets (``_targets.R``), R drake (``_drake.R``,
+        the file ``drake::r_make()`` runs; evidence at its first ``drake_config()``,
+        ``drake_plan()`` or ``make()`` call; 2.9.0), a Kedro project
         (``[tool.kedro]`` in pyproject.toml, or ``conf/base/`` with ``kedro`` declared),
         Target Markdown (``_targets.Rmd``), an Airflow DAG, a Luigi task class or a Prefect flow (Python, resolved through
         imports).
@@ -147,7 +152,9 @@ def workflow_orchestration(tree: TreeIndex) -> Result:
         A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
         title naming data ("… from Data") and the README of a ``datasets/`` code package
         are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
-        A2 2.13.0, A3 2.8.0, A4 2.9.0).
+        A2 2.13.0, A3 2.8.0, A4 2.9.0). Nor is a heading whose data word is not its head
+        (§0.2.7): "High pass filter the data", "Additional removal of 'bad data' periods"
+        (A1 2.12.0, A2 2.14.0, A3 2.10.0, A4 2.12.0).
     Why it matters:
         A declared workflow records the order of the analysis steps and their inputs and
         outputs, so the whole analysis can be rerun with one command.
@@ -322,11 +329,13 @@ def _first_step_line(tree: TreeIndex, path: str, engine: str) -> int | None:
     """The first rule/process line of an engine file: from the facts of the languages a
     frontend reads (Snakemake rules, Nextflow processes and workflows, R ``tar_target``
     calls), else from the file's parsed form."""
-    facts = tree.facts(path) if engine in ("snakemake", "nextflow", "targets") else None
+    facts = tree.facts(path) if engine in ("snakemake", "nextflow", "targets", "drake") else None
     if facts is not None and facts.frontend == {"snakemake": "snakemake", "nextflow": "nextflow",
-                                                 "targets": "r"}[engine]:
+                                                 "targets": "r", "drake": "r"}[engine]:
         if engine == "targets":
             lines = [c.line for c in facts.calls if c.name.rsplit(":", 1)[-1] == "tar_target"]
+        elif engine == "drake":
+            lines = [c.line for c in facts.calls if c.name.rsplit(":", 1)[-1] in _DRAKE_STEP_CALLS]
         elif engine == "snakemake":
             lines = [d.line for d in facts.definitions if d.kind in ("rule", "checkpoint") and d.name]
         else:

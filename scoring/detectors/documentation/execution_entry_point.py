@@ -45,9 +45,10 @@ from scoring.registry import Result, detector
 from scoring.tree import TreeIndex
 
 _ENTRY_SCRIPT = re.compile(r"(?:run|run[_-]?all|start|execute|main)\.(?:sh|py|r|jl|m|bat)", re.IGNORECASE)
-# A targets pipeline (R) runs with targets::tar_make(); a Comonicon.toml builds a Julia
-# package's console command (METRICS §0.3 D5)
-_PIPELINE_FILES = {"_targets.r": "targets pipeline (_targets.R)", "comonicon.toml": "Julia console command (Comonicon)"}
+# A targets pipeline (R) runs with targets::tar_make(), a drake one (_drake.R) with
+# drake::r_make(); a Comonicon.toml builds a Julia package's console command (METRICS §0.3 D5)
+_PIPELINE_FILES = {"_targets.r": "targets pipeline (_targets.R)", "_drake.r": "drake pipeline (_drake.R)",
+                   "comonicon.toml": "Julia console command (Comonicon)"}
 _ENTRY_TARGETS = frozenset({"run", "all", "execute", "analysis", "main", "reproduce"})
 _WORKFLOW_FILE = re.compile(r"snakefile|main\.nf", re.IGNORECASE)
 
@@ -226,14 +227,15 @@ def _fix(tree: TreeIndex, documented: bool) -> str:
             f"function); an analysis built on the {kind} gets a top-level {script} that runs it end to end.")
 
 
-@detector("execution_entry_point", version="2.9.0")
+@detector("execution_entry_point", version="2.10.0")
 def execution_entry_point(tree: TreeIndex) -> Result:
     """There is one obvious way to start the analysis.
 
     What it checks:
         100: a top-level script named run, run_all (runall), start, execute or main
         (.sh, .py, .R, .jl, .m, .bat; any case: MATLAB's main.m too); a top-level
-        _targets.R (an R targets pipeline) or Comonicon.toml (a Julia package's console
+        _targets.R (an R targets pipeline), _drake.R (an R drake pipeline, run by
+        `drake::r_make()`; 2.10.0) or Comonicon.toml (a Julia package's console
         command); a package __main__.py whose `python -m` is documented
         in the README; a declared console script ([project.scripts],
         [tool.poetry.scripts], setup.py/setup.cfg console_scripts); a target run, all,
