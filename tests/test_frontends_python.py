@@ -573,9 +573,32 @@ def test_file_reads_and_writes_with_their_path_literals():
     )
 
 
+def test_write_paths_joined_of_literals_are_one_literal():
+    source = (
+        "import os\nimport os.path as op\nfrom pathlib import Path\nimport matplotlib.pyplot as plt\n"
+        "plt.savefig(op.join('img', 'velhist.svg'), bbox_inches='tight')\n"
+        "plt.savefig(os.path.join('img', 'sub', '/abs.svg'))\n"
+        "fig.savefig(Path('out') / 'runs' / 'b.png')\n"
+        "plt.savefig(op.join('img', 'x_{}.svg'.format(1)))\n"
+        "frame.to_csv(path_or_buf=op.join('res', 't.csv'))\n"
+        "open(op.join('data', 'in.txt'))\n"
+    )
+    assert extract(source).file_io == (
+        FileIOFact(5, "write", "img/velhist.svg", "matplotlib.pyplot.savefig"),
+        # an absolute part starts the path afresh, as os.path.join does
+        FileIOFact(6, "write", "/abs.svg", "matplotlib.pyplot.savefig"),
+        FileIOFact(7, "write", "out/runs/b.png", "fig.savefig"),
+        # a computed part: no literal
+        FileIOFact(8, "write", "", "matplotlib.pyplot.savefig"),
+        FileIOFact(9, "write", "res/t.csv", "frame.to_csv"),
+        # reads keep their plain literals only
+        FileIOFact(10, "read", "", "open"),
+    )
+
+
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.2.15+py{PYTHON}"
+    assert facts.frontend_version == f"1.2.16+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 

@@ -66,7 +66,7 @@ from scoring.frontends import r as r_frontend
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "nextflow"
-VERSION = "1.1.7"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;; 1.0.7: with python 1.2.8 and r 1.1.7 (their credential facts in the embedded process scripts); 1.1.2: with r 1.1.9 and python 1.2.10 (R and Python process scripts); 1.1.3: with r 1.1.10 and python 1.2.11 (embedded process scripts); 1.1.4: with r 1.1.11 (R process scripts: function formals, set.seed seed expressions); 1.1.5: with r 1.2.1 (R process scripts: definition inputs); 1.1.6: with r 1.2.2 and python 1.2.14; 1.1.7: with python 1.2.15 (guarded seeds)
+VERSION = "1.1.8"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: BlockFact, CliArgFact.assigned;; 1.0.7: with python 1.2.8 and r 1.1.7 (their credential facts in the embedded process scripts); 1.1.2: with r 1.1.9 and python 1.2.10 (R and Python process scripts); 1.1.3: with r 1.1.10 and python 1.2.11 (embedded process scripts); 1.1.4: with r 1.1.11 (R process scripts: function formals, set.seed seed expressions); 1.1.5: with r 1.2.1 (R process scripts: definition inputs); 1.1.6: with r 1.2.2 and python 1.2.14; 1.1.7: with python 1.2.15 (guarded seeds); 1.1.8: with python 1.2.16 (joined write paths)
 # 1.0.3: DirectiveFact("exec") where a process's exec: section starts; 1.0.4: FileFacts.blank_lines (D4);
 # 1.0.5 (S1): the facts of R and Python process scripts (a shebang) in FileFacts.embedded, with r 1.1.5 and python 1.2.6; 1.0.6: with r 1.1.6 and python 1.2.7; 1.0.8: FileFacts.credentials (C3 2.2.0) with the embedded process scripts
 # 1.1.0: triple-quoted literals masked before the parse and read whole; a line scan adds the definitions,
