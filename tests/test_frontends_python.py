@@ -598,7 +598,7 @@ def test_write_paths_joined_of_literals_are_one_literal():
 
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.2.16+py{PYTHON}"
+    assert facts.frontend_version == f"1.2.17+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -1136,3 +1136,26 @@ else:
 '''
     assert [(r.line, r.seeded, r.seed_source) for r in extract(source).randoms] == [
         (9, False, "guarded"), (11, False, "guarded"), (13, True, "argument"), (17, True, "argument")]
+
+
+def test_star_imports_bind_the_known_readers_and_writers_of_their_module():
+    source = ("from numpy import *\nfrom h5py import *\ndata = genfromtxt('temps.dat')\nsavetxt('out.txt', data)\n"
+              "x = rand(3)\nf = File('a.h5')\ndef loadtxt(path):\n    return path\nloadtxt('mine.txt')\n"
+              "from .local import *\nread_csv('t.csv')\n")
+    result = extract(source)
+    # rand is no reader or writer: left as written; the file's own loadtxt hides numpy's
+    assert [(c.name, c.line) for c in result.calls] == [
+        ("numpy.genfromtxt", 3), ("numpy.savetxt", 4), ("rand", 5), ("h5py.File", 6), ("loadtxt", 9),
+        ("read_csv", 11),
+    ]
+    assert [(f.line, f.mode, f.path, f.call) for f in result.file_io] == [
+        (3, "read", "temps.dat", "numpy.genfromtxt"), (4, "write", "out.txt", "numpy.savetxt"),
+        (6, "read", "a.h5", "h5py.File"),
+    ]
+
+
+def test_pylab_magic_binds_numpy_and_pyplot_names_from_its_cell_on():
+    result = extract(notebook(code("loadtxt('before.txt')\n", 1), code("%pylab inline\nx = loadtxt('t.txt')\n", 2),
+                              code("savefig('fig.png')\n", 3)), "Lecture.ipynb")
+    assert [(c.name, c.cell) for c in result.calls] == [
+        ("loadtxt", 1), ("numpy.loadtxt", 2), ("matplotlib.pyplot.savefig", 3)]
