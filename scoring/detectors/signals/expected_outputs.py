@@ -639,7 +639,9 @@ def expected_outputs(tree: TreeIndex) -> Result:
         tests. A reference/ folder of a test that keeps its expected outputs beside
         the genome it runs on (expected.vcf next to genome.fa) is taken for the
         genome's folder. An img/ folder of documentation screenshots no README embeds
-        (a docs site's pages link them instead) counts as committed figures.
+        (a docs site's pages or notebooks show them instead), or whose README embeds
+        its images in a form the README reader does not see (an HTML ``<img src=…>``
+        with an unquoted attribute), counts as committed figures.
     """
     written = _WrittenByCode(tree)
     documentation = _DocumentationImages(tree)
