@@ -160,3 +160,16 @@ def test_function_like_macros_of_headers_are_definitions_and_underscore_names_ar
     # a source file's macros are its own shorthand, no API
     assert c_cpp.extract(b"#define SQ(x) ((x) * (x))\nint f(int x) { return SQ(x); }\n", "kv.c").definitions == (
         DefinitionFact("f", "function", 2, True, False, end_line=2),)
+
+
+def test_a_bare_draw_named_by_a_method_of_its_class_is_the_class_generator():
+    source = (b"#include <cstdlib>\ntemplate <typename T>\nclass Lcg {\n    long s;\npublic:\n"
+              b"    explicit Lcg(long seed) : s(seed) {}\n    T random() { s = s * 16807 % 2147483647; return T(s); }\n"
+              b"    T twice() { return random() + random(); }\n    int libc() { return rand(); }\n};\n"
+              b"struct Other { int draw() { return random(); } };\n")
+    result = c_cpp.extract(source, "lcg.h")
+    # Lcg::random() shadows the C library inside Lcg only; rand() in Lcg and random() in Other are libc draws
+    assert [(r.line, r.call, r.generator, r.kind) for r in result.randoms] == [
+        (9, "rand", "c.rand", "draw"),
+        (11, "random", "c.random", "draw"),
+    ]

@@ -95,7 +95,7 @@ def test_config_settings_are_directives_scoped_by_their_blocks():
 
 def test_blocks_of_a_script_the_entry_workflow_not_processes_or_includes():
     assert facts().blocks == (BlockFact("workflow", 21),)
-    assert facts().frontend_version.startswith("1.1.9+")
+    assert facts().frontend_version.startswith("1.1.10+")
 
 
 def test_parse_error_is_a_fact_and_the_rest_is_still_read():

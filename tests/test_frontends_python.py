@@ -573,9 +573,32 @@ def test_file_reads_and_writes_with_their_path_literals():
     )
 
 
+def test_write_paths_joined_of_literals_are_one_literal():
+    source = (
+        "import os\nimport os.path as op\nfrom pathlib import Path\nimport matplotlib.pyplot as plt\n"
+        "plt.savefig(op.join('img', 'velhist.svg'), bbox_inches='tight')\n"
+        "plt.savefig(os.path.join('img', 'sub', '/abs.svg'))\n"
+        "fig.savefig(Path('out') / 'runs' / 'b.png')\n"
+        "plt.savefig(op.join('img', 'x_{}.svg'.format(1)))\n"
+        "frame.to_csv(path_or_buf=op.join('res', 't.csv'))\n"
+        "open(op.join('data', 'in.txt'))\n"
+    )
+    assert extract(source).file_io == (
+        FileIOFact(5, "write", "img/velhist.svg", "matplotlib.pyplot.savefig"),
+        # an absolute part starts the path afresh, as os.path.join does
+        FileIOFact(6, "write", "/abs.svg", "matplotlib.pyplot.savefig"),
+        FileIOFact(7, "write", "out/runs/b.png", "fig.savefig"),
+        # a computed part: no literal
+        FileIOFact(8, "write", "", "matplotlib.pyplot.savefig"),
+        FileIOFact(9, "write", "res/t.csv", "frame.to_csv"),
+        # reads keep their plain literals only
+        FileIOFact(10, "read", "", "open"),
+    )
+
+
 def test_frontend_version_names_the_interpreter_and_the_file_is_registered():
     facts = extract("x = 1\n")
-    assert facts.frontend_version == f"1.2.17+py{PYTHON}"
+    assert facts.frontend_version == f"1.2.18+py{PYTHON}"
     assert (facts.language, facts.frontend, facts.lines, facts.parse_error) == ("python", "python", 1, None)
     assert frontend_for("src/pkg/mod.py") is py and frontend_for("nb/Analysis.ipynb") is py
 
@@ -1113,3 +1136,26 @@ else:
 '''
     assert [(r.line, r.seeded, r.seed_source) for r in extract(source).randoms] == [
         (9, False, "guarded"), (11, False, "guarded"), (13, True, "argument"), (17, True, "argument")]
+
+
+def test_star_imports_bind_the_known_readers_and_writers_of_their_module():
+    source = ("from numpy import *\nfrom h5py import *\ndata = genfromtxt('temps.dat')\nsavetxt('out.txt', data)\n"
+              "x = rand(3)\nf = File('a.h5')\ndef loadtxt(path):\n    return path\nloadtxt('mine.txt')\n"
+              "from .local import *\nread_csv('t.csv')\n")
+    result = extract(source)
+    # rand is no reader or writer: left as written; the file's own loadtxt hides numpy's
+    assert [(c.name, c.line) for c in result.calls] == [
+        ("numpy.genfromtxt", 3), ("numpy.savetxt", 4), ("rand", 5), ("h5py.File", 6), ("loadtxt", 9),
+        ("read_csv", 11),
+    ]
+    assert [(f.line, f.mode, f.path, f.call) for f in result.file_io] == [
+        (3, "read", "temps.dat", "numpy.genfromtxt"), (4, "write", "out.txt", "numpy.savetxt"),
+        (6, "read", "a.h5", "h5py.File"),
+    ]
+
+
+def test_pylab_magic_binds_numpy_and_pyplot_names_from_its_cell_on():
+    result = extract(notebook(code("loadtxt('before.txt')\n", 1), code("%pylab inline\nx = loadtxt('t.txt')\n", 2),
+                              code("savefig('fig.png')\n", 3)), "Lecture.ipynb")
+    assert [(c.name, c.cell) for c in result.calls] == [
+        ("loadtxt", 1), ("numpy.loadtxt", 2), ("matplotlib.pyplot.savefig", 3)]

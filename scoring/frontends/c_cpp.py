@@ -31,7 +31,7 @@ from scoring.frontends import _common as ts
 from scoring.frontends._credentials import with_script_credentials
 
 LANGUAGE = "c_cpp"
-VERSION = "1.1.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4), the `//` comment after a #define value; 1.0.3 (S1): seed_value facts (a value given to a variable named like a seed, or the clock given to any variable; sscanf into a seed), RandomFact.seed_text of a seed or engine given an expression, the end line of a function definition; 1.0.4: FileFacts.credentials (C3); 1.1.0 (D6): function-like macros of headers are definitions (kind "macro"), names with a leading underscore are never public
+VERSION = "1.2.0"   # 1.0.1: facts redacted (_common.redact_facts); 1.0.2: FileFacts.blank_lines (D4), the `//` comment after a #define value; 1.0.3 (S1): seed_value facts (a value given to a variable named like a seed, or the clock given to any variable; sscanf into a seed), RandomFact.seed_text of a seed or engine given an expression, the end line of a function definition; 1.0.4: FileFacts.credentials (C3); 1.1.0 (D6): function-like macros of headers are definitions (kind "macro"), names with a leading underscore are never public; 1.2.0 (S1, §0.2.23): a bare rand()/random()/drand48() inside a class or struct that declares a method of that name is the class's own generator, no C library draw
 C_SUFFIXES = (".c",)
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".cuh")
 
@@ -526,6 +526,24 @@ class _Walker:
         elif type_name in CLI_CALLS or base in CLI_CALLS:
             facts.cli_args.append(CliArgFact(line, CLI_CALLS.get(type_name) or CLI_CALLS[base]))
 
+    def member_of_enclosing_class(self, node, written: str) -> bool:
+        """Whether a bare call names a method of the class or struct whose body holds it
+        (``random()`` in a class that defines ``Scalar random()``): the class's own
+        generator, found before the C library's (§0.2.23)."""
+        if written != written.split("::")[-1]:
+            return False
+        for ancestor in reversed(self.ancestors(node)):
+            if ancestor.type != "field_declaration_list":
+                continue
+            for member in ancestor.named_children:
+                if member.type not in ("function_definition", "field_declaration", "declaration"):
+                    continue
+                declarator = function_declarator(member.child_by_field_name("declarator"))
+                name = declarator_name(declarator.child_by_field_name("declarator")) if declarator is not None else None
+                if name is not None and ts.text(name) == written:
+                    return True
+        return False
+
     def call(self, node) -> None:
         facts = self.facts
         if facts.open_handlers:
@@ -556,7 +574,8 @@ class _Walker:
                 source = "argument" if isinstance(values[0], Expr) else "literal"
             facts.randoms.append(RandomFact(line, name, C_SEEDS[short], "seed", source in ("literal", "argument"), source,
                                             seed_text=squeeze(arguments[0])[:80] if source == "argument" else ""))
-        elif short in C_DRAWS and not arguments or short == "rand_r":
+        elif (short in C_DRAWS and not arguments or short == "rand_r") \
+                and not self.member_of_enclosing_class(node, written):
             facts.randoms.append(RandomFact(line, name, C_DRAWS[short], "draw"))
         elif bare in SHUFFLES:
             generator = ts.text(arguments[-1]) if len(arguments) >= 3 else "c.rand"

@@ -101,7 +101,11 @@ as the Julia frontend does, so comment spans cover every explanatory line.
   write, ``+`` readwrite, computed unknown), ``pandas``/``polars`` readers, writer methods
   on any object (``.to_csv(path)``, ``.savefig``; ``to_csv()`` without a path writes no
   file), numpy, torch, joblib, scipy.io, xarray, image and neuroimaging loaders, and
-  ``Path("literal").read_text()``-style methods. ``json.load``/``pickle.load`` read from a
+  ``Path("literal").read_text()``-style methods. After a star import (``from numpy
+  import *``; ``%pylab`` gives numpy's and pyplot's names) a bare name the file does not
+  define resolves to that module's reader or writer of the name (``genfromtxt``). A
+  write call's path joined of literals only (``os.path.join("img", "fig.svg")``,
+  ``Path("out") / "t.csv"``) is one literal. ``json.load``/``pickle.load`` read from a
   file object, whose ``open`` is the fact.
 * Redaction: every text value passes through ``_common.redact_facts`` (the evidence
   snippet redaction) before the facts are returned.
@@ -191,7 +195,7 @@ from scoring.parsers.python import parse_source
 from scoring.parsers.textfile import strip_hash_comment, strip_unquoted_comment
 
 LANGUAGE = "python"
-VERSION = "1.2.17"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5 (S1): CallFact.spread_keys and spread_known, the keywords a ``**name`` argument can be seen to pass (a name bound in its scope only to dicts written out); 1.2.6: with r 1.1.5 and julia 1.0.7 (end lines of the definitions of R and Julia cells); 1.2.7 (S1): the R of %R line magics in Python cells embedded with the R cells (§0.2.24); 1.2.8: with main's credential facts (FileFacts.credentials, read as the file is walked); 1.2.9: with the credential facts of every language and each found secret masked in all of a file's facts (C3 2.2.0); 1.2.10: with r 1.1.9 and julia 1.1.2 (R and Julia cells); 1.2.11: with r 1.1.10 and julia 1.2.1 (R and Julia cells); 1.2.12: with r 1.1.11 (R cells: function formals, set.seed seed expressions); 1.2.13: with r 1.2.1 and julia 1.3.0 (R and Julia cells: definition inputs); 1.2.14: with r 1.2.2 and julia 1.3.1 (Julia cells: docstrings above const bindings and bare names); 1.2.15: both 1.2.14 lines, the second being (S1, §0.2.25): a seed call under an ``if`` its own default fails (``if args.seed != 0:`` with ``--seed`` defaulting to 0, ``if args.seed:`` with no default) has seed source "guarded", not seeded; 1.2.16: with julia 1.3.2 (Julia cells: chunked re-parse of a file the grammar loses); 1.2.17: with r 1.2.4 (R chunks of notebooks: the "probe" guard) and julia 1.3.2
+VERSION = "1.2.18"   # 1.1.0: the facts the detectors aggregate (issue 15): definition headers, decorator lines, bases, handlers that swallow, call URLs and commands, asserts, argv subscripts, cell details, blank lines; 1.1.1: ImportFact.import_try and line_scan, NotebookCellFact.commands, the imports and installs of R and Julia cells; 1.2.0 (S1): import asnames, definition end lines, __main__ and lambda blocks, the arguments of calls of code that does not parse (comments left out), star imports and definition ends read by the line scan, the facts of R and Julia cells (FileFacts.embedded: notebooks embed the R and Julia frontends' facts, so bump this with theirs); 1.2.1: with main's 1.1.2-1.1.3 (NotebookCellFact.code_lines, StringFact.line_scan, magic_lines); 1.2.2: hash_scan_comments gone (D4 3.0.0 reads the comment blocks); 1.2.3 (S1): DefinitionFact.parameters and none_defaults, a generator built as a statement has seed source "discarded"; with r 1.1.2 (seed arguments in R cells); 1.2.4: with julia 1.0.6 (generators of Julia cells); 1.2.5 (S1): CallFact.spread_keys and spread_known, the keywords a ``**name`` argument can be seen to pass (a name bound in its scope only to dicts written out); 1.2.6: with r 1.1.5 and julia 1.0.7 (end lines of the definitions of R and Julia cells); 1.2.7 (S1): the R of %R line magics in Python cells embedded with the R cells (§0.2.24); 1.2.8: with main's credential facts (FileFacts.credentials, read as the file is walked); 1.2.9: with the credential facts of every language and each found secret masked in all of a file's facts (C3 2.2.0); 1.2.10: with r 1.1.9 and julia 1.1.2 (R and Julia cells); 1.2.11: with r 1.1.10 and julia 1.2.1 (R and Julia cells); 1.2.12: with r 1.1.11 (R cells: function formals, set.seed seed expressions); 1.2.13: with r 1.2.1 and julia 1.3.0 (R and Julia cells: definition inputs); 1.2.14: with r 1.2.2 and julia 1.3.1 (Julia cells: docstrings above const bindings and bare names); 1.2.15: both 1.2.14 lines, the second being (S1, §0.2.25): a seed call under an ``if`` its own default fails (``if args.seed != 0:`` with ``--seed`` defaulting to 0, ``if args.seed:`` with no default) has seed source "guarded", not seeded; 1.2.16: with julia 1.3.2 (Julia cells: chunked re-parse of a file the grammar loses); 1.2.17: with r 1.2.4 (R chunks of notebooks: the "probe" guard) and julia 1.3.2; 1.2.18: with the other 1.2.16/1.2.17 line: (S4) a write call's path joined of string literals (os.path.join, pathlib's /) is one path literal; (A1-A4) a bare name a star import (``from numpy import *``, ``%pylab``) binds resolves to the module's reader or writer of that name (``genfromtxt`` -> numpy.genfromtxt)
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
 
@@ -313,6 +317,11 @@ WRITE_METHODS = {
 PATH_METHODS = {"read_text": "read", "read_bytes": "read", "write_text": "write", "write_bytes": "write",
                 "open": "open"}
 PATH_TYPES = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "pathlib.WindowsPath", "Path"})
+# the modules a star import of a module re-exports the names of: pylab (and ``%pylab``)
+# gives numpy's and matplotlib.pyplot's
+STAR_EXPORTS = {"pylab": ("numpy", "matplotlib.pyplot"), "matplotlib.pylab": ("numpy", "matplotlib.pyplot")}
+# calls that join path parts: a write call's path built of literals with them is one literal
+PATH_JOINS = PATH_TYPES | {"os.path.join", "posixpath.join", "ntpath.join"}
 
 # command-line interfaces: resolved name -> kind; the name is read from the arguments
 CLI_CALLS = {
@@ -615,6 +624,8 @@ class _Walker:
         self.spread_pending: dict[int, frozenset[str] | None] = {}
         self.track_spreads = False   # on for a text with a ``**`` call argument (track_spreads_in)
         self.aliases: dict[str, str] = {}       # local name -> qualified name
+        # the modules of star imports (``from numpy import *``, ``%pylab``), latest first
+        self.star_modules: list[str] = []
         self.engines: set[str] = set()          # variables bound to a generator object
         self.argv_names: set[str] = set()       # local names bound to sys.argv
         self.resolved: dict[str, str] = {}     # callee as written -> resolved, emptied when aliases change
@@ -879,10 +890,32 @@ class _Walker:
         call = head.endswith("()")
         qualified = self.aliases.get(head[:-2] if call else head)
         if qualified is None:
+            if self.star_modules and not dot and not call:
+                return self.star_resolved(written)
             return written
         if call:
             qualified += "()"
         return f"{qualified}.{rest}" if dot else qualified
+
+    def star_resolved(self, name: str) -> str:
+        """A bare name a star import binds: the star-imported module's function of that
+        name when it is a reader or writer the frontend knows (``genfromtxt`` after
+        ``from numpy import *`` is ``numpy.genfromtxt``), unless the file defines the
+        name itself; the name as written otherwise."""
+        if any(d.name == name for d in self.definitions):
+            return name
+        for module in self.star_modules:
+            for exporter in STAR_EXPORTS.get(module, (module,)):
+                qualified = f"{exporter}.{name}"
+                if qualified in FILE_CALLS or qualified in OPEN_CALLS or qualified.startswith(READ_PREFIXES):
+                    return qualified
+        return name
+
+    def star_import(self, module: str) -> None:
+        self.resolved = {}
+        if module in self.star_modules:
+            self.star_modules.remove(module)
+        self.star_modules.insert(0, module)
 
     # ------------------------------------------------------------ module, definitions
     def module(self, tree: ast.Module) -> None:
@@ -910,6 +943,8 @@ class _Walker:
         first = body[0] if body else None
         documented = type(first) is ast.Expr and _is_str(first.value) and bool(first.value.value.strip())
         public = kind in frame.public_kinds and not name.startswith("_")
+        if self.star_modules:
+            self.resolved.pop(name, None)   # the file's own function hides a star-imported one
         self.definitions.append(DefinitionFact(name, kind, node.lineno, public, documented,
                                                tuple(self.decorator(d) for d in node.decorator_list), self.cell,
                                                self.header(node.lineno, public and not documented),
@@ -1199,6 +1234,8 @@ class _Walker:
             name = alias.name
             names.append(name)
             if name == "*":
+                if not prefix and node.module:
+                    self.star_import(node.module)
                 continue
             qualified = f"{module}{joint}{name}" if module else name
             local = alias.asname or name
@@ -1624,13 +1661,17 @@ class _Walker:
     def file_call(self, node, name: str, method: str, args: tuple, line: int) -> None:
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
 
-        def literal_at(index: int, names: tuple) -> str | None:
+        def literal_at(index: int, names: tuple, fold: bool = False) -> str | None:
             if index < len(args):
-                return args[index] if type(args[index]) is str else ""
+                if type(args[index]) is str:
+                    return args[index]
+                return (self.joined_literal(node.args[index]) or "") if fold else ""
             for keyword in names:
                 if keyword in keywords:
                     value = keywords[keyword]
-                    return value.value if _is_str(value) else ""
+                    if _is_str(value):
+                        return value.value
+                    return (self.joined_literal(value) or "") if fold else ""
             return None
 
         cell = self.cell
@@ -1641,13 +1682,13 @@ class _Walker:
             self.file_io.append(FileIOFact(line, _mode(mode_node, default), path or "", name, cell))
         elif name in FILE_CALLS:
             mode, index, names = FILE_CALLS[name]
-            path = literal_at(index, names)
+            path = literal_at(index, names, fold=mode == "write")
             self.file_io.append(FileIOFact(line, mode, path or "", name, cell))
         elif name.startswith(READ_PREFIXES):
             path = literal_at(0, PANDAS_PATH_KEYWORDS)
             self.file_io.append(FileIOFact(line, "read", path or "", name, cell))
         elif method in WRITE_METHODS:
-            path = literal_at(0, WRITE_METHODS[method])
+            path = literal_at(0, WRITE_METHODS[method], fold=True)
             if path is not None:     # df.to_csv() without a path returns text
                 self.file_io.append(FileIOFact(line, "write", path, name, cell))
         elif method in PATH_METHODS:
@@ -1661,6 +1702,29 @@ class _Walker:
                 mode_node = node.args[0] if node.args else keywords.get("mode")
                 mode = _mode(mode_node, "r")
             self.file_io.append(FileIOFact(line, mode, path, name, cell))
+
+    def joined_literal(self, node, depth: int = 0) -> str | None:
+        """The one path a write call's argument names when it joins string literals only
+        (``os.path.join("img", "fig.svg")``, ``Path("img") / "fig.svg"``, nested too):
+        ``img/fig.svg``, the file the code writes (S4). None for anything computed."""
+        kind = type(node)
+        if kind is ast.Constant:
+            return node.value if type(node.value) is str else None
+        if depth > 8:
+            return None
+        if kind is ast.BinOp and type(node.op) is ast.Div:
+            left, right = self.joined_literal(node.left, depth + 1), self.joined_literal(node.right, depth + 1)
+            return None if left is None or right is None else _join_path(left, right)
+        if kind is ast.Call and node.args and not node.keywords \
+                and self.resolve(_dotted(node.func)) in PATH_JOINS:
+            path = None
+            for argument in node.args:
+                part = self.joined_literal(argument, depth + 1)
+                if part is None:
+                    return None
+                path = part if path is None else _join_path(path, part)
+            return path
+        return None
 
     # ------------------------------------------------------------ definition headers
     def header(self, line: int, wanted: bool) -> str:
@@ -2269,6 +2333,13 @@ def _is_passive(statement, magic_lines: frozenset[int]) -> bool:
     return False
 
 
+def _join_path(head: str, tail: str) -> str:
+    """``os.path.join``'s rule: an absolute part starts the path afresh."""
+    if tail.startswith("/") or not head:
+        return tail
+    return head + tail if head.endswith("/") else f"{head}/{tail}"
+
+
 def _mode(node, default: str) -> str:
     if node is None:
         mode = default
@@ -2400,6 +2471,8 @@ def _notebook(data: bytes, path: str) -> FileFacts:
             continue
         lines += count_lines(cell.source.encode("utf-8", "surrogatepass"))
         if cell.language == "python":
+            if any(m.text.lstrip().startswith("%pylab") for m in cell.magics):
+                walker.star_import("pylab")
             if cell.python_source.strip():
                 walker.unit(cell.python_source, cell.index, frozenset(m.line for m in cell.magics))
                 credentials.python(cell.python_source, walker.tree, cell.index, cell.line_offset)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from scoring.detectors._shared import (
     JULIA,
@@ -93,7 +94,11 @@ _FIGURE_SUFFIXES = frozenset({".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", "
 # Documentation and asset locations (§0.2.18): excluded from every tier. R's man/ (man/figures
 # holds README and pkgdown images), vignettes/, a manual/ folder (a user manual PDF).
 _ASSET_DIRS = frozenset({"docs", "doc", "documentation", "man", "manual", "manuals", "vignettes", "_static",
-                         "assets", "img", "imgs", "images", ".github"})
+                         "assets", ".github"})
+# §0.2.18 excludes img/ and images/ only beside a README that embeds them: a paper's
+# committed figures often sit in img/ too, so such a folder is a documentation location
+# only when a README beside or above it embeds one of its files.
+_IMAGE_DIRS = frozenset({"img", "imgs", "images"})
 # an asset's name: logo, banner, icon or badge as its first word or any word of it
 # (json-fortran-logo.png, project_banner.svg; not "silicon.png")
 _ASSET_NAME_RE = re.compile(r"(?:.*[-_.\s])?(?:logo|banner|icon|badge)s?(?:[-_.\s\d].*)?", re.IGNORECASE)
@@ -113,8 +118,12 @@ def _suffix(name: str) -> str:
     return name[dot:].lower() if dot > 0 else ""
 
 
-def _in_asset_location(path: str) -> bool:
-    return any(part.lower() in _ASSET_DIRS for part in path.split("/")[:-1])
+def _in_asset_location(path: str, image_folders: frozenset[str] = frozenset()) -> bool:
+    """Whether ``path`` lies in a documentation location: a folder of ``_ASSET_DIRS``, or
+    one of the ``image_folders`` a README embeds files of."""
+    parts = path.split("/")[:-1]
+    return any(part.lower() in _ASSET_DIRS for part in parts) or any(
+        "/".join(parts[:k + 1]) in image_folders for k, part in enumerate(parts) if part.lower() in _IMAGE_DIRS)
 
 
 # what a write call's path literal must not hold to name one file: an interpolation or a
@@ -215,7 +224,7 @@ def _output_dirs(tree: TreeIndex, written: _WrittenByCode,
         prefix = len(directory) + 1
         files = [p for p in tree.files_under(directory) if not _is_hidden(p[prefix:]) and _is_output_file(tree, p)]
         writer = None
-        if any(part.lower() in _ASSET_DIRS for part in directory.split("/")):
+        if _in_asset_location(directory + "/", documentation.image_folders):
             writers = [(p, w) for p in files if (w := written.writer(p)) is not None]
             files = [p for p, _ in writers]
             writer = min((w for _, w in writers), default=None)
@@ -407,12 +416,26 @@ class _DocumentationImages:
                 if (target := _resolve_image(tree, _parent(path), link.url)) is not None:
                     self.embedded.setdefault(target, (path, link.line))
         self._originals: dict[int, list[str]] | None = None   # size -> documentation images
+        self.image_folders = frozenset(self._image_folders())
+
+    def _image_folders(self) -> Iterable[str]:
+        """The img/, imgs/ and images/ folders a README beside or above them embeds a file
+        of (§0.2.18): documentation locations."""
+        for image, (readme, _) in self.embedded.items():
+            parts = image.split("/")[:-1]
+            home = _parent(readme)
+            for k, part in enumerate(parts):
+                folder = "/".join(parts[:k + 1])
+                above = "/".join(parts[:k])
+                if part.lower() in _IMAGE_DIRS and (not home or above == home or above.startswith(home + "/")):
+                    yield folder
 
     def copy_of(self, path: str) -> str | None:
         """The documentation image ``path`` is a byte-identical copy of, or None."""
         if self._originals is None:
             self._originals = {}
-            for image in sorted(set(self.embedded) | {p for p in self.tree.files if _in_asset_location(p)}):
+            for image in sorted(set(self.embedded) | {p for p in self.tree.files
+                                                      if _in_asset_location(p, self.image_folders)}):
                 info = self.tree.info(image)
                 if info is not None and _suffix(image) in _FIGURE_SUFFIXES:
                     self._originals.setdefault(info.size, []).append(image)
@@ -434,7 +457,7 @@ def _is_result_figure(tree: TreeIndex, path: str, documentation: _DocumentationI
     info = tree.info(path)
     if info is None or info.size < _MIN_OUTPUT_BYTES or tree.role(path) == "vendored":
         return False
-    if not _in_asset_location(path) and path not in documentation.embedded and documentation.copy_of(path) is None:
+    if not _in_asset_location(path, documentation.image_folders) and path not in documentation.embedded and documentation.copy_of(path) is None:
         return True
     return written.writer(path) is not None
 
@@ -488,7 +511,7 @@ def _figure_evidence(figures: list[str]) -> list[Evidence]:
     return evidence + [Evidence(p, "committed figure", rule="expected_outputs.figure") for p in in_turn[:_FIGURES_SHOWN]]
 
 
-@detector("expected_outputs", version="2.8.0")
+@detector("expected_outputs", version="2.9.0")
 def expected_outputs(tree: TreeIndex) -> Result:
     """Reference outputs are committed, so a rerun has something to compare with (0/40/60/100).
 
@@ -523,7 +546,10 @@ def expected_outputs(tree: TreeIndex) -> Result:
         command producing them). 40: a committed figure (.png .pdf
         .svg .jpg .jpeg .eps .tif .tiff) of at least 16 bytes outside documentation and
         asset locations (docs/, doc/, documentation/, man/, manual(s)/, vignettes/,
-        _static/, assets/, img/, imgs/, images/, .github/, hidden folders; files with
+        _static/, assets/, .github/, hidden folders; an img/, imgs/ or images/ folder
+        only when a README beside or above it embeds one of its files (2.9.0,
+        §0.2.18: a paper's figures committed in img/ with no README showing them
+        are committed figures); files with
         logo, banner, icon or badge as a word of their name; vendored files; images a
         README embeds other than an example's output, those of a commented-out passage
         of a README included (2.8.0), and copies of documentation
@@ -536,7 +562,8 @@ def expected_outputs(tree: TreeIndex) -> Result:
         pdf, savefig, to_csv, write.csv, writematrix…) of a source-role file (not a
         test, documentation page, build or vendored file) whose path literal, ./ and
         ../ steps dropped, the file's path ends with (``ggsave("figures/Fig_5.svg")``
-        in R/functions.R writes vignettes/figures/Fig_5.svg). In a documentation or
+        in R/functions.R writes vignettes/figures/Fig_5.svg; a path joined of literals,
+        ``savefig(os.path.join("img", "fig1.svg"))``, is the literal img/fig1.svg). In a documentation or
         asset location such files, and only they, make an output folder (100) or a
         result figure (40); so do figures the code writes that a README embeds or that
         copy a documentation image; a path with an interpolation names no file. 2.4.0:
@@ -611,7 +638,10 @@ def expected_outputs(tree: TreeIndex) -> Result:
         recognised: §0.3 names the expected-output folders and baseline images of
         tests. A reference/ folder of a test that keeps its expected outputs beside
         the genome it runs on (expected.vcf next to genome.fa) is taken for the
-        genome's folder.
+        genome's folder. An img/ folder of documentation screenshots no README embeds
+        (a docs site's pages or notebooks show them instead), or whose README embeds
+        its images in a form the README reader does not see (an HTML ``<img src=…>``
+        with an unquoted attribute), counts as committed figures.
     """
     written = _WrittenByCode(tree)
     documentation = _DocumentationImages(tree)

@@ -1112,9 +1112,17 @@ class _Native:
     def __init__(self, tree: TreeIndex):
         self.tree = tree
         self.facts: dict[str, FileFacts] = {}
+        self.own_functions: set[str] = set()
 
     def add(self, path: str, facts: FileFacts) -> None:
         self.facts[path] = facts
+
+    def note_definitions(self, facts: FileFacts) -> None:
+        """The C library's generator names the tree defines as functions (or header macros)
+        of its own, in any of its source files."""
+        self.own_functions.update(
+            d.name for d in facts.definitions
+            if d.name in _C_FUNCTIONS and (d.kind == "function" and d.end_line or d.kind == "macro"))
 
     def hit(self, path: str, line: int, cell: int | None, name: str) -> _Hit:
         return _Hit(path, line, cell, name, self.tree.snippet(path, line, cell), family="native")
@@ -1134,7 +1142,23 @@ class _Native:
                         members.setdefault(name, []).append((path, fact))
         return local, members
 
+    def _drop_own_functions(self) -> None:
+        """A bare ``rand()``/``random()``/``drand48()`` calls the tree's own function of
+        that name when the tree defines one (a free function or a header macro): the
+        project's generator, found before the C library's (§0.2.23), so no draw of the
+        process-wide generator. A method of that name shadows it only inside its class,
+        which the frontend sees."""
+        own = self.own_functions
+        if not own:
+            return
+        for path, facts in self.facts.items():
+            kept = [f for f in facts.randoms if not (f.kind == "draw" and f.generator.startswith("c.")
+                                                     and "::" not in f.call and f.call in own)]
+            if len(kept) != len(facts.randoms):
+                self.facts[path] = replace(facts, randoms=type(facts.randoms)(kept))
+
     def decide(self, files: dict[str, _SeedFile]) -> None:
+        self._drop_own_functions()
         local, members = self._seed_values()
 
         def values_of(path: str, name: str) -> list[tuple[str, RandomFact]]:
@@ -1342,9 +1366,13 @@ def _seed_files(tree: TreeIndex) -> tuple[dict[str, _SeedFile], int]:
     for frontend in ("c_cpp", "fortran"):
         for path in tree.by_frontend(frontend):
             facts = tree.facts(path)
-            if facts is None or not (facts.randoms or facts.calls):
+            if facts is None:
                 continue
             role = tree.role(path)
+            if frontend == "c_cpp" and role != "test":
+                native.note_definitions(facts)
+            if not (facts.randoms or facts.calls):
+                continue
             if role == "test":
                 native_tests += any(f.kind == "draw" for f in facts.randoms)
             if role in ("test", "vendored"):
@@ -1917,7 +1945,7 @@ def _hit_evidence(hit: _Hit, reason: str, rule: str) -> Evidence:
     return Evidence(hit.path, reason, rule=rule, line_start=hit.line, snippet=hit.snippet, cell=hit.cell)
 
 
-@detector("seed_management", version="2.20.0")
+@detector("seed_management", version="2.21.0")
 def seed_management(tree: TreeIndex) -> Result:
     """Files that make random calls also set a seed (σ = seeded / random files).
 
@@ -2066,8 +2094,15 @@ def seed_management(tree: TreeIndex) -> Result:
         process-wide generator reaches the draws of the functions its function calls,
         transitively and across files (seeded_caller). A call of a project's own
         generator (ran2, randum …) passed a seed-state variable (&iseed) is a draw with
-        an explicit seed, unseeded when that state is given the clock.
-        (2.17.0: R's Bayesian samplers (JAGS's own generators, bcp, R2jags,
+        an explicit seed, unseeded when that state is given the clock. A bare
+        rand()/random()/drand48() is the C library's only when the tree defines no
+        function (or header macro) of that name and, inside a class or struct, the class
+        declares no method of that name (a class's own seeded LCG drawn through its
+        random() member, as in header-only C++ libraries, is no process-wide draw); a
+        member call (obj.random(), this->random()) never is (§0.2.23).
+        (2.21.0: a bare C library draw name shadowed by the tree's own function or the
+        enclosing class's method is no C library draw.
+        2.17.0: R's Bayesian samplers (JAGS's own generators, bcp, R2jags,
         nimble, MCMCpack's fixed default seed); TensorFlow 1 draws and dropout; Julia
         generators held in a struct's field traced to its constructions; MATLAB's GPU
         stream apart; the seed in effect at a draw cited; an unseeded file's other
