@@ -782,7 +782,9 @@ class TreeIndex:
                     return None
                 return parse_document("\n\n".join(c.source for c in nb.markdown_cells), path)
             return self._cached("document", path, build_nb)
-        return self._cached("document", path, lambda text: parse_document(text, path))
+        # a document names its path (evidence cites it), so trees share it by content and
+        # path: a deposit's next version parses again only the documents it changed
+        return self._cached(f"document:{path}", path, lambda text: parse_document(text, path), shared=True)
 
     def notebook(self, path: str) -> Notebook | None:
         """A Jupyter notebook or an R Markdown / Quarto document as cells; None if invalid,

@@ -166,6 +166,8 @@ def corpus_files(root: Path, cap_bytes: int) -> dict[str, list[tuple[str, bytes]
                 data = path.read_bytes()
             except OSError:
                 continue
+            if b"\x00" in data[:8192]:
+                continue   # binary content (joblib pickles named *.jl): TreeIndex never parses it
             found[frontend].append((relative, data))
             taken[frontend] += len(data)
     return found
