@@ -59,7 +59,9 @@ class Detector:
 
     @property
     def doc(self) -> str:
-        return inspect.cleandoc(self.func.__doc__ or "")
+        """The docstring, with each ``{shared:NAME}`` line replaced by the fragment of that
+        name (:func:`shared_doc`) at the line's indentation."""
+        return _expand_shared(inspect.cleandoc(self.func.__doc__ or ""))
 
     def sections(self) -> dict[str, str]:
         """The docstring split into its titled sections (title → body)."""
@@ -85,6 +87,25 @@ class Detector:
             detector_version=self.version,
             truncated=result.truncated,
         )
+
+
+# Rules several detectors apply through one shared fact (A1-A4's deposit kind) are
+# documented once: each docstring names the fragment on a line of its own.
+SHARED_DOCS: dict[str, str] = {}
+_SHARED_LINE = re.compile(r"^(?P<indent>[ \t]*)\{shared:(?P<name>\w+)\}[ \t]*$", re.MULTILINE)
+
+
+def shared_doc(name: str, text: str) -> str:
+    """Register ``text`` as the documentation fragment ``name``; returns its name."""
+    SHARED_DOCS[name] = inspect.cleandoc(text)
+    return name
+
+
+def _expand_shared(doc: str) -> str:
+    def expand(match: re.Match[str]) -> str:
+        indent = match["indent"]
+        return "\n".join(indent + line if line else line for line in SHARED_DOCS[match["name"]].splitlines())
+    return _SHARED_LINE.sub(expand, doc)
 
 
 REGISTRY: dict[str, Detector] = {}

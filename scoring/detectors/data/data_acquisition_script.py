@@ -1058,48 +1058,7 @@ def data_acquisition_script(tree: TreeIndex) -> Result:
         (``docs/``, ``vignettes/``, tests: a tutorial's or a test's example data; the
         notebooks of a folder the documentation build copies in, 2.7.0) is listed as
         ignored, never counted (§0.3 deposit kind; 2.5.0).
-        Not applicable (fill value 0, ``applicable: false``) when the deposit uses no
-        data (METRICS.md §0.3, deposit kind): no data file in the data role, no data
-        loading call naming a file and no data download outside tests, documentation and
-        examples, no data document or README data section, no data pointer and no
-        workflow engine (one fact shared by A1-A4, ``_common.data_use``). A pointer
-        inside a code block of an R or Julia package's README is a usage example of the
-        library, not data use (2.3.0). Test data and documentation examples are no data use: a data file only
-        test or documentation code names -- by its path, or by its name alone joined to a
-        folder the code computes (``os.path.join(nitime.__path__[0], 'data')`` and
-        ``'fmri_timeseries.csv'`` in a gallery example and a test) --, test recordings
-        (``cassettes/``, ``fixtures/``, a JSON HTTP recording; §0.2.17), reference outputs
-        (``expected*/``, ``baseline*/``, ``snapshots/``), and the notebooks and scripts of
-        a folder the documentation build copies in (a recipe of ``docs/Makefile`` running
-        ``rsync``/``cp`` on ``../notebooks/``, or ``shutil.copytree`` in ``docs/conf.py``:
-        tutorial pages, whose downloads and pointers are ignored as those of ``docs/``
-        are); in an R package an ``inst/`` file is data use only when the package's ``R/``
-        code reads it (scripts under ``inst/`` build examples and test fits, like
-        ``data-raw/``); example data under ``examples/**/data/``, with the domain formats
-        ``.xvg .dat .pdb .xyz .gro``, is local data and data use (§0.3 Python libraries).
-        A named-dataset API loads data whatever its arguments (torchvision, torchaudio and
-        torchtext datasets, keras ``load_data``, ``tensorflow_datasets.load``,
-        ``datasets.load_dataset``, ``sklearn.datasets.fetch_*``: ``CIFAR10(root,
-        download=False)`` reads the copy on disk). A load names a file of the deposit only
-        when a literal supplies its name or folder (``"data/" + name``, ``file.path("data",
-        f)``): a loader given a parameter with only an extension or suffix appended
-        (``np.loadtxt(seedname + ".eig")``, ``paste0(x, ".csv")``, ``"$(x).csv"``) reads
-        whatever its user passes. A file the deposit's own source code writes (the path
-        literal of a write call) and does not ship is an intermediate product of its run,
-        and reading it back is no data loading call (§0.3's "no data loading call" read as
-        no call loading input data: a benchmark that writes a synthetic series and times
-        reading it uses no data). These came with A1 2.5.0, A2 2.7.0, A3 2.5.0, A4 2.5.0;
-        the rules of this paragraph from the named-dataset APIs on, the documentation
-        build's pages and the match by name alone with A1 2.8.0, A2 2.9.0, A3 2.6.0,
-        A4 2.7.0. MATLAB's ``functionSignatures.json`` and a MATLAB Project's
-        ``resources/project/`` files are configuration, no data files (A1 2.9.0, A2
-        2.11.0, A3 2.7.0, A4 2.8.0).
-        A multi-line HTML DOI badge (``<a href>`` around one ``<img>``), the README
-        title naming data ("… from Data") and the README of a ``datasets/`` code package
-        are no data pointer or data section, nor are "Missing data" headings (A1 2.11.0,
-        A2 2.13.0, A3 2.8.0, A4 2.9.0). Nor is a heading whose data word is not its head
-        (§0.2.7): "High pass filter the data", "Additional removal of 'bad data' periods"
-        (A1 2.12.0, A2 2.14.0, A3 2.10.0, A4 2.12.0).
+        {shared:deposit_kind}
     Why it matters:
         A script that fetches the exact input files removes the most error-prone manual
         step of a rerun and records where the data came from.
