@@ -373,10 +373,8 @@ def _lex_other(text: str, regex: re.Pattern[str]) -> list[Token]:
             append(("text", group[3:-3] if closed else group[3:], line))
             line += group.count("\n")
         elif kind == "craw":
-            closing = ")" + match.group("delim") + '"'
-            close_at = text.find(closing, match.end())
-            stop = end if close_at < 0 else close_at + len(closing)
-            append(("str", text[match.end(): close_at if close_at >= 0 else end], line))
+            body, stop = _raw_body(text, match.end(), ")" + match.group("delim") + '"', end)
+            append(("str", body, line))
             line += text.count("\n", match.start(), stop)
             pos = stop
             continue
@@ -448,15 +446,23 @@ def lex(text: str, language: str) -> list[Token]:
             append(("num", match.group("chr"), line))
         elif kind == "raw":
             # R raw string r"(...)" closes with the mirrored bracket, dashes and quote.
-            closing = _RAW_CLOSE[match.group("open")] + match.group("dash") + match.group("rq")
-            close_at = text.find(closing, match.end())
-            stop = end if close_at < 0 else close_at + len(closing)
-            append(("str", text[match.end(): close_at if close_at >= 0 else end], line))
+            body, stop = _raw_body(text, match.end(), _RAW_CLOSE[match.group("open")] + match.group("dash")
+                                   + match.group("rq"), end)
+            append(("str", body, line))
             line += text.count("\n", match.start(), stop)
             pos = stop
             continue
         pos = match.end()
     return tokens
+
+
+def _raw_body(text: str, start: int, closing: str, end: int) -> tuple[str, int]:
+    """A raw string's body from ``start`` to its ``closing`` delimiter (C++ ``R"d(…)d"``,
+    R ``r"(…)"``) and the position after it; an unclosed one runs to ``end``."""
+    close_at = text.find(closing, start)
+    if close_at < 0:
+        return text[start:end], end
+    return text[start:close_at], close_at + len(closing)
 
 
 def _prev_index(tokens: Sequence[Token], index: int) -> int:
